@@ -1,0 +1,40 @@
+import getRawBody from "raw-body";
+import type { Context } from "koa";
+import { HttpError } from "./errors.js";
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+
+function hasBody(ctx: Context): boolean {
+  const length = ctx.get("content-length");
+  return (length !== "" && length !== "0") || ctx.get("transfer-encoding") !== "";
+}
+
+/**
+ * Reads a JSON request body within `limit` bytes: undefined when there is none, 413 when too
+ * large, 415 when not JSON, 400 when it does not parse.
+ */
+export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+  if (!hasBody(ctx)) return undefined;
+  const mediaType = (ctx.get("content-type").split(";")[0] ?? "").trim();
+  let raw: string;
+  try {
+    raw = await getRawBody(ctx.req, { limit, encoding: "utf8", length: ctx.get("content-length") || undefined });
+  } catch (error) {
+    const type = (error as { type?: string }).type;
+    if (type === "entity.too.large") {
+      throw new HttpError(413, "payload_too_large", `The request body is larger than ${limit} bytes.`);
+    }
+    throw new HttpError(400, "invalid_body", `The request body could not be read: ${(error as Error).message}.`);
+  }
+  if (raw.trim() === "") return undefined;
+  if (!JSON_TYPE.test(mediaType)) {
+    throw new HttpError(415, "unsupported_media_type", `Send the body as application/json, not ${mediaType || "an unlabelled body"}.`);
+  }
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch (error) {
+    throw new HttpError(400, "invalid_json", `The request body is not valid JSON: ${(error as Error).message}.`, [
+      { in: "body", field: "", message: "is not valid JSON" },
+    ]);
+  }
+}

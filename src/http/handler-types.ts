@@ -1,0 +1,69 @@
+import type { operations } from "../../generated/openapi.js";
+import type { CanonicalOperationId } from "../../generated/operations.js";
+import type { Config } from "../config.js";
+import type { Logger } from "../logger.js";
+
+type Operation<O extends CanonicalOperationId> = operations[O];
+type Responses<O extends CanonicalOperationId> = Operation<O>["responses"];
+
+/** Statuses a `default` response stands for. */
+export type ErrorStatus = 404 | 405 | 409 | 413 | 415 | 429 | 500 | 501 | 502 | 503 | 504;
+
+type BodyOf<R> = R extends { content: infer C } ? C[keyof C] : R extends { content?: never } ? undefined : never;
+
+/** Declared response headers, without the index signature openapi-typescript adds. */
+type DeclaredHeaders<R> = R extends { headers: infer H }
+  ? { [K in keyof H as string extends K ? never : K]: H[K] }
+  : Record<never, never>;
+
+/** Media types other than JSON must be named by the reply, so the adapter labels the body right. */
+type MediaTypeOf<R> = R extends { content: infer C } ? Exclude<keyof C, "application/json"> : never;
+
+type ReplyFor<Status, R> = {
+  status: Status extends "default" ? ErrorStatus : Status;
+  headers?: Record<string, string>;
+} & (keyof DeclaredHeaders<R> extends never ? unknown : { headers: DeclaredHeaders<R> }) &
+  (BodyOf<R> extends undefined ? { body?: undefined } : { body: BodyOf<R> | PreRendered }) &
+  ([MediaTypeOf<R>] extends [never] ? unknown : { contentType: MediaTypeOf<R> });
+
+/** A body already serialised (for example a cached document), sent as is. */
+export interface PreRendered {
+  readonly preRendered: Buffer;
+}
+
+/** What a handler of operation O may answer: only the statuses, headers and bodies of the contract. */
+export type Reply<O extends CanonicalOperationId> = {
+  [S in keyof Responses<O>]: ReplyFor<S, Responses<O>[S]>;
+}[keyof Responses<O>];
+
+type Params<O extends CanonicalOperationId> = Operation<O>["parameters"];
+type BodyIn<O extends CanonicalOperationId> = Operation<O> extends { requestBody?: infer B }
+  ? B extends { content: infer C }
+    ? C[keyof C]
+    : undefined
+  : undefined;
+
+/** The validated request a handler receives. */
+export interface Input<O extends CanonicalOperationId> {
+  /** The routed operationId (an alias or the canonical one). */
+  operationId: string;
+  path: string;
+  query: NonNullable<Params<O>["query"]>;
+  /** Request headers, lower-cased names. */
+  headers: Record<string, string | undefined>;
+  body: BodyIn<O> | undefined;
+}
+
+/** Everything a handler may use besides its input. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  /** The compiled contract, as served at /openapi.json. */
+  contract: { document: Record<string, unknown>; bytes: Buffer };
+  now(): Date;
+}
+
+export type Handler<O extends CanonicalOperationId> = (input: Input<O>, services: Services) => Promise<Reply<O>> | Reply<O>;
+
+/** One handler per canonical operation: the compiler refuses a missing one. */
+export type HandlerMap = { [O in CanonicalOperationId]: Handler<O> };

@@ -1,0 +1,105 @@
+import addFormats from "ajv-formats";
+import { OpenAPIBackend, type Context, type Document, type Operation } from "openapi-backend";
+import { canonicalOf, type RoutedOperationId } from "../../generated/operations.js";
+import type { Contract } from "./contract.js";
+import { HttpError, fieldErrorsFromAjv, summarise } from "./errors.js";
+import type { HandlerMap, Input, Reply, Services } from "./handler-types.js";
+
+export interface RoutedRequest {
+  method: string;
+  path: string;
+  /** The raw query string, without `?`. */
+  query: string;
+  headers: Record<string, string | string[]>;
+  body: unknown;
+}
+
+/** A handler's reply once it left the typed world: the adapter only needs its shape. */
+export interface AnyReply {
+  operationId: string;
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** Set for bodies that are not JSON. */
+  contentType?: string;
+}
+
+/**
+ * openapi-backend rebuilds its operation list (lodash chains over every path) on each
+ * request; the contract never changes at run time, so compute it once.
+ */
+function memoiseOperations(api: OpenAPIBackend): void {
+  const router = api.router;
+  const operations = router.getOperations();
+  const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
+  router.getOperations = () => operations;
+  router.getOperation = (operationId: string) => byId.get(operationId);
+}
+
+export interface Router {
+  dispatch(request: RoutedRequest): Promise<AnyReply>;
+  /** openapi-backend itself, for response validation in tests. */
+  api: OpenAPIBackend;
+}
+
+export async function createRouter(contract: Contract, handlers: HandlerMap, services: Services): Promise<Router> {
+  const api = new OpenAPIBackend({
+    definition: contract.document as unknown as Document,
+    strict: true,
+    // Quick mode compiles each operation's validators on first use instead of all ~150 at start
+    // (3 s). It skips the definition check, which the contract test runs instead.
+    quick: true,
+    validate: true,
+    coerceTypes: true,
+    ajvOpts: { allErrors: true, useDefaults: true },
+    customizeAjv: (ajv) => {
+      addFormats.default(ajv, { mode: "full" });
+      return ajv;
+    },
+  });
+
+  const allowOf = (path: string): string => {
+    const normalised = path.length > 1 ? path.replace(/\/+$/, "") : path;
+    return (contract.methodsByPath.get(normalised) ?? []).join(", ");
+  };
+
+  api.register({
+    notFound: (context: Context) => {
+      const { method, path } = context.request;
+      throw new HttpError(404, "not_found", `No route ${method.toUpperCase()} ${path}. Every route is listed in /openapi.json.`);
+    },
+    methodNotAllowed: (context: Context) => {
+      const { method, path } = context.request;
+      const allow = allowOf(path);
+      throw new HttpError(405, "method_not_allowed", `${method.toUpperCase()} is not allowed on ${path}; use ${allow}.`, undefined, { Allow: allow });
+    },
+    validationFail: (context: Context) => {
+      const fields = fieldErrorsFromAjv(context.validation.errors ?? []);
+      throw new HttpError(400, "invalid_request", `Invalid request: ${summarise(fields)}.`, fields);
+    },
+  });
+
+  for (const [operationId, canonical] of Object.entries(canonicalOf) as [RoutedOperationId, keyof HandlerMap][]) {
+    const handler = handlers[canonical] as (input: Input<typeof canonical>, services: Services) => Promise<Reply<typeof canonical>> | Reply<typeof canonical>;
+    api.register(operationId, async (context: Context) => {
+      const input = {
+        operationId,
+        path: context.request.path,
+        query: context.request.query,
+        headers: context.request.headers,
+        body: context.request.requestBody,
+      } as unknown as Input<typeof canonical>;
+      const reply = await handler(input, services);
+      return { ...reply, operationId } as AnyReply;
+    });
+  }
+
+  await api.init();
+  memoiseOperations(api);
+  return {
+    api,
+    dispatch: (request) => api.handleRequest(request) as Promise<AnyReply>,
+  };
+}
+
+export type { Operation };

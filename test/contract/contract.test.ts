@@ -1,0 +1,66 @@
+import { readFileSync } from "node:fs";
+import { OpenAPIBackend, type Document } from "openapi-backend";
+import { describe, expect, it } from "vitest";
+import { canonicalOf, canonicalOperationIds } from "../../generated/operations.js";
+import { handlers } from "../../src/handlers/index.js";
+import { readAliasTable } from "../../tools/alias-table.js";
+import { renderAll, root } from "../../tools/contract-build.js";
+
+const committed = readFileSync("generated/openapi.json", "utf8");
+type Paths = Record<string, Record<string, { operationId: string }>>;
+const contract = JSON.parse(committed) as Document;
+const paths = (document: Document) => document.paths as unknown as Paths;
+const routedOperationIds = (document: Document) =>
+  Object.values(paths(document)).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+const specRoutes = (JSON.parse(readFileSync("test/contract/spec-routes.json", "utf8")) as { routes: Array<{ method: string; path: string }> }).routes;
+
+describe("the compiled contract", () => {
+  it("declares every method and path of the spec's endpoint tables", () => {
+    const missing = specRoutes.filter(({ method, path }) => !paths(contract)[path]?.[method.toLowerCase()]);
+    expect(missing).toEqual([]);
+    expect(specRoutes.length).toBe(142);
+  });
+
+  it("is a valid OpenAPI 3.0 document for openapi-backend in strict mode", async () => {
+    const api = new OpenAPIBackend({ definition: structuredClone(contract), strict: true, validate: false });
+    await api.init();
+    expect(api.router.getOperations().length).toBe(Object.keys(canonicalOf).length);
+  });
+
+  it("has a handler for every canonical operation and a canonical operation for every route", () => {
+    expect(Object.keys(handlers).sort()).toEqual([...canonicalOperationIds].sort());
+    expect(routedOperationIds(contract).sort()).toEqual(Object.keys(canonicalOf).sort());
+  });
+
+  it("closes the listing request to unknown fields and sets additionalProperties false", () => {
+    const schemas = (contract.components as { schemas: Record<string, { additionalProperties?: unknown }> }).schemas;
+    expect(schemas.ListingRequest!.additionalProperties).toBe(false);
+  });
+
+  it("explodes every query parameter, so openapi-backend does not split scalars into arrays", () => {
+    expect(committed).not.toContain('"explode": false');
+  });
+});
+
+describe("the alias table", () => {
+  it("adds a routed operation for a new alias on regeneration, answered by the canonical handler", async () => {
+    const table = readAliasTable(root);
+    const extended = { ...table, getFeeCard: [...(table.getFeeCard as string[]), "/fees/listing.json"] };
+    const files = await renderAll({ aliasTable: extended, contractOnly: true });
+    const regenerated = JSON.parse(files.get("generated/openapi.json")!) as Document;
+    expect(paths(regenerated)["/fees/listing.json"]?.get?.operationId).toBe("getFeeCard__feesListingJson");
+    expect(files.get("generated/operations.ts")).toContain('getFeeCard__feesListingJson: "getFeeCard"');
+    expect(Object.keys(paths(regenerated)).length).toBe(Object.keys(paths(contract)).length + 1);
+  });
+
+  it("refuses a malformed path and a route declared twice", async () => {
+    const table = readAliasTable(root);
+    await expect(renderAll({ aliasTable: { ...table, getFeeCard: ["fee.json"] }, contractOnly: true })).rejects.toThrow(/malformed path/);
+    await expect(renderAll({ aliasTable: { ...table, getFeeCard: ["/fee.json", "/status"] }, contractOnly: true })).rejects.toThrow(/duplicate-operation|Duplicate operation/);
+  });
+
+  it("is what the committed contract was compiled from", async () => {
+    const files = await renderAll({ contractOnly: true });
+    expect(files.get("generated/openapi.json")).toBe(committed);
+  });
+});
