@@ -7,19 +7,27 @@ import { loadContract } from "./http/contract.js";
 import type { Services } from "./http/handler-types.js";
 import { createRouter, type Router } from "./http/router.js";
 import type { Logger } from "./logger.js";
+import { openDatabase, type Database } from "./storage/database.js";
+import { ListingStore } from "./storage/listing-store.js";
+import { applyMigrations } from "./storage/migrate.js";
+import { redact } from "./storage/connection.js";
 
 export interface RunningServer {
   url: string;
+  database: Database;
   server: Server;
   router: Router;
   services: Services;
   close(): Promise<void>;
 }
 
-/** Builds the service from its parts and listens; `config.port` 0 picks a free port. */
+/** Migrates and opens the database, builds the service from its parts and listens; `config.port` 0 picks a free port. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  const { applied } = await applyMigrations(config.databaseUrl);
+  if (applied.length > 0) logger.info({ database: redact(config.databaseUrl), applied }, "applied migrations");
+  const database = await openDatabase(config.databaseUrl);
   const contract = loadContract();
-  const services: Services = { config, logger, contract, now: () => new Date() };
+  const services: Services = { config, logger, contract, store: new ListingStore(database), now: () => new Date() };
   const router = await createRouter(contract, handlers, services);
   const app = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes });
   const server = createServer(app.callback());
@@ -35,13 +43,16 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   return {
     url,
+    database,
     server,
     router,
     services,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
-      }),
+      });
+      await database.close();
+    },
   };
 }

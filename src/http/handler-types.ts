@@ -2,6 +2,7 @@ import type { operations } from "../../generated/openapi.js";
 import type { CanonicalOperationId } from "../../generated/operations.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
+import type { ListingStore } from "../storage/listing-store.js";
 
 type Operation<O extends CanonicalOperationId> = operations[O];
 type Responses<O extends CanonicalOperationId> = Operation<O>["responses"];
@@ -60,6 +61,7 @@ export interface Services {
   logger: Logger;
   /** The compiled contract, as served at /openapi.json. */
   contract: { document: Record<string, unknown>; bytes: Buffer };
+  store: ListingStore;
   now(): Date;
 }
 

@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
@@ -11,7 +14,8 @@ export interface TestServer extends RunningServer {
 }
 
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const config = loadConfig({ PORT: "0", LOG_LEVEL: "silent", LOAD_SEED: "false", ...env });
+  const databaseUrl = `file:${join(mkdtempSync(join(tmpdir(), "marketplace-test-")), "marketplace.db")}`;
+  const config = loadConfig({ PORT: "0", LOG_LEVEL: "silent", LOAD_SEED: "false", DATABASE_URL: databaseUrl, ...env });
   const running = await startServer(config, createLogger(config.logLevel));
   const { api } = running.router;
   return {

@@ -1,0 +1,60 @@
+import type { PrismaClient } from "../../generated/prisma/sqlite/client.js";
+import { createAdapterFactory, parseDatabaseUrl, type DatabaseKind } from "./connection.js";
+
+export type { DatabaseKind } from "./connection.js";
+export type { PrismaClient } from "../../generated/prisma/sqlite/client.js";
+
+export interface Database {
+  kind: DatabaseKind;
+  /**
+   * Typed as the SQLite client: both clients come from one model definition and have
+   * the same API. Raw SQL must still respect `kind`.
+   */
+  prisma: PrismaClient;
+  /**
+   * Runs fn alone on this Database (SQLite) or directly (PostgreSQL). adapter-better-sqlite3
+   * shares ONE connection: a query issued while an interactive transaction is open runs
+   * inside that transaction (it reads uncommitted rows, and a rollback undoes it).
+   * ListingStore wraps every call in this; do the same for other SQLite access that
+   * must not interleave with a transaction.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Serialises async work: each call starts after the previous one settled. */
+function createQueue(): <T>(fn: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (fn) => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => {});
+    return run;
+  };
+}
+
+/**
+ * Opens (without migrating) the database behind a URL:
+ * `file:./data/marketplace.db` (relative to the working directory; the directory is
+ * created; WAL, busy timeout) or `postgresql://…[?schema=name]`.
+ * Open a SQLite file once per process: better-sqlite3 waits for a lock synchronously,
+ * so a second connection blocked by the first stalls the event loop the first needs
+ * to commit, and gives up with SQLITE_BUSY after the busy timeout (5 s).
+ */
+export async function openDatabase(databaseUrl: string): Promise<Database> {
+  const target = parseDatabaseUrl(databaseUrl);
+  const adapter = createAdapterFactory(target);
+  if (target.kind === "postgres") {
+    const { PrismaClient: PgClient } = await import("../../generated/prisma/postgres/client.js");
+    const prisma = new PgClient({ adapter }) as unknown as PrismaClient;
+    await prisma.$connect();
+    return { kind: "postgres", prisma, exclusive: (fn) => fn(), close: () => prisma.$disconnect() };
+  }
+  const { PrismaClient: SqliteClient } = await import("../../generated/prisma/sqlite/client.js");
+  const prisma = new SqliteClient({ adapter });
+  if (target.file !== ":memory:") await prisma.$queryRawUnsafe("PRAGMA journal_mode = WAL");
+  // WAL makes NORMAL durable against application crashes; only power loss can drop the last commits.
+  await prisma.$executeRawUnsafe("PRAGMA synchronous = NORMAL");
+  await prisma.$executeRawUnsafe("PRAGMA foreign_keys = ON");
+  const exclusive = createQueue();
+  return { kind: "sqlite", prisma, exclusive, close: () => exclusive(() => prisma.$disconnect()) };
+}

@@ -1,0 +1,292 @@
+// The catalog's data layer. Every read takes `now` and returns only rows with state
+// "active" and expiresAt > now, so a listing disappears the instant it expires.
+// Every listing write bumps CatalogState in the same transaction.
+import { isDeepStrictEqual } from "node:util";
+import { getAddress } from "viem";
+import { Prisma } from "../../generated/prisma/sqlite/client.js";
+import type { Database } from "./database.js";
+import {
+  EPOCH,
+  readCatalogStamp,
+  readCounts,
+  readFeed,
+  readPage,
+  readSearch,
+  type FeedQuery,
+  type PageQuery,
+  type SearchQuery,
+} from "./listing-reads.js";
+import {
+  DuplicatePaymentError,
+  ListingStateError,
+  normalizePaymentKey,
+  normalizePrice,
+  type CatalogStamp,
+  type Listing,
+  type ListingInput,
+  type Page,
+  type Payment,
+  type PaymentInput,
+  type PaymentKey,
+  type SeedListingInput,
+} from "./listing-types.js";
+
+export * from "./listing-types.js";
+export { catalogStampSql, type FeedQuery, type PageQuery, type SearchQuery } from "./listing-reads.js";
+
+type Tx = Prisma.TransactionClient;
+
+export const LISTING_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+function listingFields(input: ListingInput) {
+  return {
+    resource: input.resource,
+    method: input.method,
+    ...normalizePrice(input.priceUsdc),
+    description: input.description,
+    sellerPayTo: getAddress(input.sellerPayTo),
+    inputSchema: input.inputSchema ?? Prisma.DbNull,
+    network: input.network,
+  };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown }).code === "P2002";
+}
+
+export class ListingStore {
+  private readonly ttlMs: number;
+
+  constructor(
+    private readonly db: Database,
+    options: { ttlMs?: number } = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? LISTING_TTL_MS;
+  }
+
+  private get prisma() {
+    return this.db.prisma;
+  }
+
+  private read<T>(fn: () => Promise<T>): Promise<T> {
+    return this.db.exclusive(fn);
+  }
+
+  /**
+   * One write transaction. It first touches the CatalogState row: on PostgreSQL that row
+   * lock serialises listing writers across instances (so the renewal check below cannot
+   * race); on SQLite the first statement being a write takes the write lock up front,
+   * which avoids SQLITE_BUSY on a read-then-write upgrade. The version is bumped only
+   * when fn reports a change.
+   */
+  private write<T>(now: Date, fn: (tx: Tx) => Promise<{ result: T; changed: boolean }>): Promise<T> {
+    return this.db.exclusive(() =>
+      this.prisma.$transaction(
+        async (tx) => {
+          await tx.$executeRaw`INSERT INTO "CatalogState" ("id", "version", "changedAt") VALUES (1, 0, ${EPOCH})
+            ON CONFLICT ("id") DO UPDATE SET "version" = "CatalogState"."version"`;
+          const { result, changed } = await fn(tx);
+          if (changed) await tx.catalogState.update({ where: { id: 1 }, data: { version: { increment: 1 }, changedAt: now } });
+          return result;
+        },
+        { maxWait: 10_000, timeout: 20_000 },
+      ),
+    );
+  }
+
+  /** Inserts an active listing directly (no payment): dev tools and tests. */
+  createListing(input: ListingInput, now: Date): Promise<Listing> {
+    return this.write(now, async (tx) => {
+      const listing = await tx.listing.create({
+        data: { ...listingFields(input), state: "active", listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
+      });
+      return { result: listing, changed: true };
+    });
+  }
+
+  /**
+   * Paid flow step 3: a pending (invisible) listing and its pending payment, in one
+   * transaction. A payment whose (network, asset, payer, nonce) exists already raises
+   * DuplicatePaymentError with the earlier payment and listing, and writes nothing.
+   */
+  async createPendingListingWithPayment(input: ListingInput, payment: PaymentInput, now: Date): Promise<{ listing: Listing; payment: Payment }> {
+    // Addresses and the nonce are stored lowercase, so the unique (network, asset,
+    // payer, nonce) key cannot be dodged by re-casing a replayed authorization.
+    const key = normalizePaymentKey(payment);
+    try {
+      return await this.write(now, async (tx) => {
+        const created = await tx.payment.create({
+          data: {
+            ...key,
+            amount: payment.amount,
+            payTo: payment.payTo.toLowerCase(),
+            state: "pending",
+            createdAt: now,
+            listing: {
+              // listedAt/expiresAt are placeholders until activation sets them.
+              create: { ...listingFields(input), state: "pending", listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
+            },
+          },
+          include: { listing: true },
+        });
+        const { listing, ...paymentRow } = created;
+        return { result: { listing: listing!, payment: paymentRow }, changed: true };
+      });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const existing = await this.findPayment(key);
+      if (!existing) throw error;
+      throw new DuplicatePaymentError(existing.payment, existing.listing);
+    }
+  }
+
+  /**
+   * Paid flow step 5: settlement succeeded. If the same seller already has a live
+   * listing for the same (resource, method), that listing is renewed instead: its
+   * fields are replaced, its expiry extended by one TTL, the payment moves to it and
+   * the pending row is deleted. Returns the listing buyers will see. Calling it again
+   * for an already active listing returns it unchanged.
+   */
+  activateListing(listingId: string, settlement: { txHash: string; now: Date }): Promise<{ listing: Listing; renewed: boolean }> {
+    const { txHash, now } = settlement;
+    return this.write<{ listing: Listing; renewed: boolean }>(now, async (tx) => {
+      const pending = await tx.listing.findUnique({ where: { id: listingId } });
+      if (pending?.state === "active") return { result: { listing: pending, renewed: false }, changed: false };
+      if (pending?.state !== "pending") throw new ListingStateError(`listing ${listingId} is ${pending ? pending.state : "missing"}, not pending`);
+      const settled = { state: "settled", txHash, settledAt: now };
+      const current = await tx.listing.findFirst({
+        where: {
+          resource: pending.resource,
+          method: pending.method,
+          sellerPayTo: pending.sellerPayTo,
+          leftoverSeed: false,
+          state: "active",
+          expiresAt: { gt: now },
+        },
+        orderBy: { expiresAt: "desc" },
+      });
+      if (!current) {
+        await tx.payment.updateMany({ where: { listingId }, data: settled });
+        const listing = await tx.listing.update({
+          where: { id: listingId },
+          data: { state: "active", listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
+        });
+        return { result: { listing, renewed: false }, changed: true };
+      }
+      await tx.payment.updateMany({ where: { listingId }, data: { ...settled, listingId: current.id } });
+      await tx.listing.delete({ where: { id: listingId } });
+      const listing = await tx.listing.update({
+        where: { id: current.id },
+        data: {
+          priceUsdc: pending.priceUsdc,
+          priceAtomic: pending.priceAtomic,
+          description: pending.description,
+          inputSchema: pending.inputSchema ?? Prisma.DbNull,
+          network: pending.network,
+          expiresAt: new Date(Math.max(current.expiresAt.getTime(), now.getTime()) + this.ttlMs),
+        },
+      });
+      return { result: { listing, renewed: true }, changed: true };
+    });
+  }
+
+  /** Paid flow step 4: settlement failed. Idempotent for an already failed listing. */
+  failListing(listingId: string, failure: { reason: string; txHash?: string | null; now: Date }): Promise<Listing> {
+    return this.write(failure.now, async (tx) => {
+      const pending = await tx.listing.findUnique({ where: { id: listingId } });
+      if (pending?.state === "failed") return { result: pending, changed: false };
+      if (pending?.state !== "pending") throw new ListingStateError(`listing ${listingId} is ${pending ? pending.state : "missing"}, not pending`);
+      await tx.payment.updateMany({
+        where: { listingId },
+        data: { state: "failed", failureReason: failure.reason, txHash: failure.txHash ?? null },
+      });
+      const listing = await tx.listing.update({ where: { id: listingId }, data: { state: "failed" } });
+      return { result: listing, changed: true };
+    });
+  }
+
+  findPayment(key: PaymentKey): Promise<{ payment: Payment; listing: Listing | null } | null> {
+    const { network, asset, payer, nonce } = normalizePaymentKey(key);
+    return this.read(async () => {
+      const found = await this.prisma.payment.findUnique({
+        where: { network_asset_payer_nonce: { network, asset, payer, nonce } },
+        include: { listing: true },
+      });
+      if (!found) return null;
+      const { listing, ...payment } = found;
+      return { payment, listing };
+    });
+  }
+
+  /** For the reconciler: payments still pending that were created before `olderThan`. */
+  pendingPayments(olderThan: Date, limit = 100): Promise<Payment[]> {
+    return this.read(() =>
+      this.prisma.payment.findMany({ where: { state: "pending", createdAt: { lt: olderThan } }, orderBy: { createdAt: "asc" }, take: limit }),
+    );
+  }
+
+  /**
+   * Idempotent load of first-party demo rows, keyed by (resource, method). Rows that
+   * already match are left alone, and the version moves only if something changed.
+   */
+  upsertSeedListings(rows: SeedListingInput[], now: Date): Promise<{ created: number; updated: number; unchanged: number }> {
+    return this.write(now, async (tx) => {
+      const counts = { created: 0, updated: 0, unchanged: 0 };
+      for (const row of rows) {
+        const data = { ...listingFields(row), state: "active", leftoverSeed: true, listedAt: row.listedAt, expiresAt: row.expiresAt };
+        const existing = await tx.listing.findFirst({
+          where: { resource: row.resource, method: row.method, leftoverSeed: true },
+          orderBy: { id: "asc" },
+        });
+        if (!existing) {
+          await tx.listing.create({ data });
+          counts.created++;
+        } else if (
+          (Object.keys(data) as (keyof typeof data)[]).every((k) => {
+            const want = data[k] === Prisma.DbNull ? null : data[k];
+            return isDeepStrictEqual(existing[k] instanceof Date ? existing[k].getTime() : existing[k], want instanceof Date ? want.getTime() : want);
+          })
+        ) {
+          counts.unchanged++;
+        } else {
+          await tx.listing.update({ where: { id: existing.id }, data });
+          counts.updated++;
+        }
+      }
+      return { result: counts, changed: counts.created + counts.updated > 0 };
+    });
+  }
+
+  /** Newest first (listedAt desc, id desc). */
+  page(q: PageQuery): Promise<Page<Listing>> {
+    return this.read(() => readPage(this.prisma, q));
+  }
+
+  /** Ranked: description match, then resource, then sellerPayTo; newest first within each. */
+  search(q: SearchQuery): Promise<Page<Listing>> {
+    return this.read(() => readSearch(this.prisma, this.db.kind, q));
+  }
+
+  /** Foreign rows listed strictly after `since`, newest first. */
+  feed(q: FeedQuery): Promise<Listing[]> {
+    return this.read(() => readFeed(this.prisma, q));
+  }
+
+  /** Visible foreign and seed rows, and every stored row in any state (rawAll). */
+  counts(now: Date): Promise<{ foreign: number; seed: number; rawAll: number }> {
+    return this.read(() => readCounts(this.prisma, now));
+  }
+
+  /** Cheap (one indexed statement): build caches and ETags from it. */
+  catalogStamp(now: Date): Promise<CatalogStamp> {
+    return this.read(() => readCatalogStamp(this.prisma, now));
+  }
+
+  /** Deletes rows (any state) that expired before `before`; their payments are kept. */
+  deleteExpired(before: Date): Promise<number> {
+    return this.write(new Date(), async (tx) => {
+      const { count } = await tx.listing.deleteMany({ where: { expiresAt: { lt: before } } });
+      return { result: count, changed: count > 0 };
+    });
+  }
+}

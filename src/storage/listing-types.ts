@@ -1,0 +1,87 @@
+import { formatUnits, parseUnits } from "viem";
+import type { Listing, Payment, Prisma } from "../../generated/prisma/sqlite/client.js";
+
+export type { Listing, Payment } from "../../generated/prisma/sqlite/client.js";
+
+export type ListingMethod = "GET" | "POST";
+export type ListingState = "pending" | "active" | "failed";
+export type PaymentState = "pending" | "settled" | "failed";
+
+/** What a seller submits (already validated by the HTTP layer). */
+export interface ListingInput {
+  resource: string;
+  method: ListingMethod;
+  /** Decimal in token units, at most 6 decimals; stored canonical ("0.030" -> "0.03"). */
+  priceUsdc: string;
+  description: string;
+  /** 0x address; stored in checksummed form. */
+  sellerPayTo: string;
+  inputSchema?: Prisma.InputJsonObject | null | undefined;
+  network: string;
+}
+
+/** First-party demo row (leftoverSeed): dates are explicit so a reload changes nothing. */
+export interface SeedListingInput extends ListingInput {
+  listedAt: Date;
+  expiresAt: Date;
+}
+
+/** The EIP-3009 authorization that identifies a payment. */
+export interface PaymentKey {
+  network: string;
+  asset: string;
+  payer: string;
+  /** 0x-prefixed 32-byte hex. */
+  nonce: string;
+}
+
+export interface PaymentInput extends PaymentKey {
+  /** Integer string in the token's smallest unit. */
+  amount: string;
+  payTo: string;
+}
+
+export interface Page<T> {
+  rows: T[];
+  total: number;
+}
+
+export interface CatalogStamp {
+  version: number;
+  changedAt: Date;
+  /** Earliest expiresAt > now among active rows: a cache built at `now` is stale from then on. */
+  nextExpiry: Date | null;
+}
+
+/** The payment was seen before; nothing was written. Carries the earlier result. */
+export class DuplicatePaymentError extends Error {
+  override readonly name = "DuplicatePaymentError";
+  constructor(
+    readonly payment: Payment,
+    readonly listing: Listing | null,
+  ) {
+    super(`payment ${payment.nonce} from ${payment.payer} on ${payment.network} was already submitted (state ${payment.state})`);
+  }
+}
+
+/** activateListing / failListing on a listing that is missing or not pending. */
+export class ListingStateError extends Error {
+  override readonly name = "ListingStateError";
+}
+
+export const USDC_DECIMALS = 6;
+
+/** Canonical decimal and atomic integer strings; RangeError on a malformed price. */
+export function normalizePrice(priceUsdc: string): { priceUsdc: string; priceAtomic: string } {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(priceUsdc);
+  if (!match || (match[2]?.length ?? 0) > USDC_DECIMALS) {
+    throw new RangeError(`price must be a decimal with at most ${USDC_DECIMALS} decimals: ${priceUsdc}`);
+  }
+  const atomic = parseUnits(priceUsdc, USDC_DECIMALS);
+  return { priceUsdc: formatUnits(atomic, USDC_DECIMALS), priceAtomic: atomic.toString() };
+}
+
+/** The unique key in stored form: addresses and nonce lowercase (see createPendingListingWithPayment). */
+export function normalizePaymentKey(key: PaymentKey): PaymentKey {
+  return { network: key.network, asset: key.asset.toLowerCase(), payer: key.payer.toLowerCase(), nonce: key.nonce.toLowerCase() };
+}

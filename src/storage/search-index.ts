@@ -1,0 +1,54 @@
+// Search indexes that Prisma's schema language cannot declare. tools/new-migration.ts
+// appends them to a migration that creates (or, on SQLite, redefines) Listing.
+
+/** FTS5 table and its shadow tables: Prisma's diff must leave them alone. */
+export const SQLITE_SEARCH_TABLES = [
+  "ListingSearch",
+  "ListingSearch_config",
+  "ListingSearch_data",
+  "ListingSearch_docsize",
+  "ListingSearch_idx",
+];
+
+/**
+ * External-content FTS5 table keyed by Listing's implicit rowid. Idempotent, and it
+ * ends with a rebuild, because Prisma's SQLite "RedefineTables" migrations copy
+ * Listing into a new table: that drops the triggers and renumbers the rowids.
+ */
+export const SQLITE_SEARCH_SQL = `-- Search: FTS5 trigram index over Listing (description, resource, sellerPayTo), kept in sync by triggers.
+CREATE VIRTUAL TABLE IF NOT EXISTS "ListingSearch" USING fts5(
+    "description", "resource", "sellerPayTo",
+    content = 'Listing', content_rowid = 'rowid', tokenize = 'trigram'
+);
+
+DROP TRIGGER IF EXISTS "Listing_search_insert";
+CREATE TRIGGER "Listing_search_insert" AFTER INSERT ON "Listing" BEGIN
+    INSERT INTO "ListingSearch" ("rowid", "description", "resource", "sellerPayTo")
+    VALUES (new."rowid", new."description", new."resource", new."sellerPayTo");
+END;
+
+DROP TRIGGER IF EXISTS "Listing_search_delete";
+CREATE TRIGGER "Listing_search_delete" AFTER DELETE ON "Listing" BEGIN
+    INSERT INTO "ListingSearch" ("ListingSearch", "rowid", "description", "resource", "sellerPayTo")
+    VALUES ('delete', old."rowid", old."description", old."resource", old."sellerPayTo");
+END;
+
+DROP TRIGGER IF EXISTS "Listing_search_update";
+CREATE TRIGGER "Listing_search_update" AFTER UPDATE OF "description", "resource", "sellerPayTo" ON "Listing" BEGIN
+    INSERT INTO "ListingSearch" ("ListingSearch", "rowid", "description", "resource", "sellerPayTo")
+    VALUES ('delete', old."rowid", old."description", old."resource", old."sellerPayTo");
+    INSERT INTO "ListingSearch" ("rowid", "description", "resource", "sellerPayTo")
+    VALUES (new."rowid", new."description", new."resource", new."sellerPayTo");
+END;
+
+INSERT INTO "ListingSearch" ("ListingSearch") VALUES ('rebuild');
+`;
+
+/**
+ * The GIN trigram indexes themselves are declared in the schema (pg-only lines), so
+ * Prisma's diff knows them; only the extension is raw SQL. It goes to public, where
+ * search_path always finds its operator classes, also for `?schema=` databases.
+ */
+export const POSTGRES_SEARCH_SQL = `-- Search: pg_trgm backs the GIN trigram indexes on Listing.
+CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+`;

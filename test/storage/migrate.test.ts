@@ -1,0 +1,67 @@
+import { readFile, readdir } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type Database } from "../../src/storage/database.js";
+import { applyMigrations, diffMigration, migrationsDir, schemaPath } from "../../src/storage/migrate.js";
+import { testDatabaseKinds, type TestDatabase } from "./databases.js";
+
+const committed = async (kind: "sqlite" | "postgres") =>
+  (await readdir(migrationsDir(kind))).filter((name) => /^\d{14}_/.test(name)).sort();
+
+describe.each(testDatabaseKinds())("migrations on $kind", ({ kind, create }) => {
+  let test: TestDatabase;
+  let db: Database | undefined;
+
+  beforeAll(async () => {
+    test = await create();
+  });
+  afterAll(async () => {
+    await db?.close();
+    await test.drop();
+  });
+
+  it("applies every committed migration to a fresh database, and a second apply is a no-op", async () => {
+    const names = await committed(kind);
+    expect(names.length).toBeGreaterThan(0);
+    expect(await applyMigrations(test.url)).toEqual({ applied: names });
+    expect(await applyMigrations(test.url)).toEqual({ applied: [] });
+
+    db = await openDatabase(test.url);
+    const history = await db.prisma.$queryRawUnsafe<{ migration_name: string; finished: unknown }[]>(
+      `SELECT "migration_name", "finished_at" AS "finished" FROM "_prisma_migrations" ORDER BY "migration_name"`,
+    );
+    expect(history.map((h) => h.migration_name)).toEqual(names);
+    expect(history.every((h) => h.finished !== null)).toBe(true);
+    expect(await db.prisma.listing.count()).toBe(0);
+  });
+
+  it("creates the search index", async () => {
+    const sql =
+      kind === "sqlite"
+        ? `SELECT name FROM sqlite_master WHERE name IN ('ListingSearch', 'Listing_search_insert', 'Listing_search_update', 'Listing_search_delete') ORDER BY name`
+        : `SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND indexdef LIKE '%gin_trgm_ops%' ORDER BY indexname`;
+    const names = (await db!.prisma.$queryRawUnsafe<{ name: string }[]>(sql)).map((r) => r.name);
+    expect(names).toEqual(
+      kind === "sqlite"
+        ? ["ListingSearch", "Listing_search_delete", "Listing_search_insert", "Listing_search_update"]
+        : ["Listing_description_trgm_idx", "Listing_resource_trgm_idx", "Listing_sellerPayTo_trgm_idx"],
+    );
+  });
+
+  if (kind === "sqlite") {
+    it("opens SQLite in WAL mode with a busy timeout", async () => {
+      const [mode] = await db!.prisma.$queryRawUnsafe<{ journal_mode: string }[]>("PRAGMA journal_mode");
+      const [busy] = await db!.prisma.$queryRawUnsafe<{ timeout: unknown }[]>("PRAGMA busy_timeout");
+      expect(mode?.journal_mode).toBe("wal");
+      expect(Number(busy?.timeout)).toBeGreaterThan(0);
+    });
+  }
+
+  it("diffs the committed migrations against the schema: nothing to do, and a new column when the schema grows", async () => {
+    const shadowDatabaseUrl = process.env.TEST_POSTGRES_URL;
+    const schema = await readFile(schemaPath(kind), "utf8");
+    expect(await diffMigration({ kind, schema, shadowDatabaseUrl })).toBeNull();
+    const grown = schema.replace(/(model Listing \{\n)/, "$1  note String?\n");
+    const sql = await diffMigration({ kind, schema: grown, shadowDatabaseUrl });
+    expect(sql).toMatch(kind === "sqlite" ? /ALTER TABLE "Listing" ADD COLUMN "note" TEXT/ : /ALTER TABLE "Listing" ADD COLUMN\s+"note" TEXT/);
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * `npm run bench:routing`: what routing and validation through openapi-backend cost.
+ * 1. In process, no HTTP: one dispatch through our router (memoised operation list) against
+ *    stock openapi-backend on the same contract.
+ * 2. Over HTTP with autocannon: the same bytes from bare node:http, plain Koa, and the service.
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import autocannon from "autocannon";
+import { OpenAPIBackend, type Document } from "openapi-backend";
+import { loadContract } from "../../src/http/contract.js";
+import { createRouter } from "../../src/http/router.js";
+import { handlers } from "../../src/handlers/index.js";
+import { loadConfig } from "../../src/config.js";
+import { createLogger } from "../../src/logger.js";
+import { exampleListing } from "../../src/documents/listing-request.js";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+
+async function timeDispatch(dispatch: () => Promise<unknown>, iterations: number): Promise<number> {
+  for (let i = 0; i < 200; i++) await dispatch();
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i++) await dispatch();
+  return Number(process.hrtime.bigint() - started) / 1e3 / iterations;
+}
+
+async function inProcess(): Promise<void> {
+  const contract = loadContract();
+  const config = loadConfig({ LOG_LEVEL: "silent" });
+  // Routing alone: the handler measured reads no storage.
+  const services = { config, logger: createLogger("silent"), contract, store: undefined as never, now: () => new Date() };
+  const router = await createRouter(contract, handlers, services);
+  const request = { method: "GET", path: "/listings/example.json", query: "", headers: {}, body: undefined };
+  const ours = await timeDispatch(() => router.dispatch(request), 20_000);
+
+  const stock = new OpenAPIBackend({ definition: structuredClone(contract.document) as unknown as Document, quick: true, coerceTypes: true });
+  stock.register({ notFound: () => 404, methodNotAllowed: () => 405, validationFail: () => 400 });
+  stock.register("getListingExample__listingsExampleJson", () => exampleListing(config));
+  await stock.init();
+  const theirs = await timeDispatch(() => stock.handleRequest(request), 2_000);
+  console.log("\nIn-process dispatch of GET /listings/example.json (routing + validation + handler)");
+  console.table({ "openapi-backend, operations memoised (ours)": { "µs per request": ours.toFixed(1) }, "openapi-backend as shipped": { "µs per request": theirs.toFixed(1) } });
+}
+
+async function serve(kind: string, body: string): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "tools/bench/serve.ts", kind, body], { stdio: ["ignore", "pipe", "inherit"] });
+  const [line] = (await once(child.stdout!, "data")) as [Buffer];
+  return { url: (JSON.parse(line.toString()) as { url: string }).url, stop: () => child.kill() };
+}
+
+async function load(url: string): Promise<autocannon.Result> {
+  return autocannon({ url, connections: 32, pipelining: 1, duration: SECONDS });
+}
+
+async function overHttp(): Promise<void> {
+  const body = JSON.stringify(exampleListing({ network: "eip155:8453" }));
+  const rows: Record<string, Record<string, string>> = {};
+  for (const [name, kind, path] of [
+    ["bare node:http, same bytes", "node", "/"],
+    ["plain Koa, same bytes", "koa", "/"],
+    ["service: GET /listings/example.json", "app", "/listings/example.json"],
+    ["service: 400 on /discovery/resources?limit=0", "app", "/discovery/resources?limit=0"],
+  ] as const) {
+    const server = await serve(kind, body);
+    try {
+      const result = await load(`${server.url}${path}`);
+      rows[name] = {
+        "req/s": result.requests.average.toFixed(0),
+        "p50 ms": String(result.latency.p50),
+        "p99 ms": String(result.latency.p99),
+        non2xx: String(result.non2xx),
+      };
+    } finally {
+      server.stop();
+    }
+  }
+  const base = Number(rows["plain Koa, same bytes"]!["req/s"]);
+  for (const row of Object.values(rows)) row["vs plain Koa"] = `${((Number(row["req/s"]) / base) * 100).toFixed(0)}%`;
+  console.log(`\nOver HTTP: autocannon, 32 connections, ${SECONDS} s each, servers in their own process`);
+  console.table(rows);
+}
+
+await inProcess();
+await overHttp();
