@@ -1,4 +1,4 @@
-// Runs the anvil binary shipped in the @foundry-rs/anvil npm package as a child process.
+// Runs the anvil binary shipped in foundry's per-platform npm package as a child process.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createRequire } from "node:module";
@@ -21,13 +21,23 @@ export interface AnvilProcess {
 const READY_TIMEOUT_MS = 15_000;
 const STOP_TIMEOUT_MS = 3_000;
 
-/** Path of the platform binary that the @foundry-rs/anvil wrapper would run (without going through its bin script). */
+/**
+ * The anvil binary: ANVIL_PATH when set, else the per-platform package the @foundry-rs/anvil
+ * wrapper would run. The project depends on that package directly (an optional dependency)
+ * because the registry reachable here serves only the linux-amd64 build, and a lockfile naming
+ * the wrapper's other platform packages cannot be installed with `npm ci`.
+ */
 export function anvilBinaryPath(): string {
+  if (process.env.ANVIL_PATH) return process.env.ANVIL_PATH;
   const require = createRequire(import.meta.url);
-  const fromWrapper = createRequire(require.resolve("@foundry-rs/anvil/package.json"));
   const arch = process.arch === "x64" ? "amd64" : process.arch;
   const exe = process.platform === "win32" ? "anvil.exe" : "anvil";
-  return fromWrapper.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/bin/${exe}`);
+  const name = `@foundry-rs/anvil-${process.platform}-${arch}`;
+  try {
+    return require.resolve(`${name}/bin/${exe}`);
+  } catch {
+    throw new Error(`anvil is not installed for ${process.platform}-${arch} (npm package ${name}); install foundry's anvil and set ANVIL_PATH to it`);
+  }
 }
 
 /** Checks that `port` is free (0: picks a free one) so that we never mistake another node there for ours. */

@@ -1,5 +1,6 @@
 import type { operations } from "../../generated/openapi.js";
 import type { CanonicalOperationId } from "../../generated/operations.js";
+import type { MarketFacts } from "../catalog/market.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { ListingStore } from "../storage/listing-store.js";
@@ -62,6 +63,8 @@ export interface Services {
   /** The compiled contract, as served at /openapi.json. */
   contract: { document: Record<string, unknown>; bytes: Buffer };
   store: ListingStore;
+  /** Fee, wallet, chain and token: the one source every document reads. */
+  market: MarketFacts;
   now(): Date;
 }
 

@@ -14,6 +14,7 @@ import { handlers } from "../../src/handlers/index.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
 import { exampleListing } from "../../src/documents/listing-request.js";
+import { marketFacts } from "../../src/catalog/market.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
@@ -28,7 +29,8 @@ async function inProcess(): Promise<void> {
   const contract = loadContract();
   const config = loadConfig({ LOG_LEVEL: "silent" });
   // Routing alone: the handler measured reads no storage.
-  const services = { config, logger: createLogger("silent"), contract, store: undefined as never, now: () => new Date() };
+  const market = marketFacts(config, "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");
+  const services = { config, logger: createLogger("silent"), contract, market, store: undefined as never, now: () => new Date() };
   const router = await createRouter(contract, handlers, services);
   const request = { method: "GET", path: "/listings/example.json", query: "", headers: {}, body: undefined };
   const ours = await timeDispatch(() => router.dispatch(request), 20_000);
