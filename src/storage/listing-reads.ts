@@ -44,18 +44,21 @@ export async function readPage(prisma: PrismaClient, q: PageQuery): Promise<Page
 export async function readSearch(prisma: PrismaClient, kind: DatabaseKind, q: SearchQuery): Promise<Page<Listing>> {
   if (q.scheme !== undefined && q.scheme !== "exact") return { rows: [], total: 0 };
   const sql = buildSearchSql(kind, q);
-  const [{ total } = { total: 0 }] = await prisma.$queryRaw<{ total: number | bigint }[]>(sql.count);
-  const ids = (await prisma.$queryRaw<{ id: string }[]>(sql.page(q.limit, q.offset))).map((r) => r.id);
-  const byId = new Map((await prisma.listing.findMany({ where: { id: { in: ids } } })).map((l) => [l.id, l]));
-  return { rows: ids.flatMap((id) => byId.get(id) ?? []), total: Number(total) };
+  const page = await prisma.$queryRaw<{ id: string; total: number | bigint }[]>(sql.page(q.limit, q.offset));
+  const total = page[0] ? Number(page[0].total) : q.offset === 0 ? 0 : Number((await prisma.$queryRaw<{ total: number | bigint }[]>(sql.count))[0]?.total ?? 0);
+  if (page.length === 0) return { rows: [], total };
+  const byId = new Map((await prisma.listing.findMany({ where: { id: { in: page.map((r) => r.id) } } })).map((l) => [l.id, l]));
+  return { rows: page.flatMap((r) => byId.get(r.id) ?? []), total };
 }
 
-export function readFeed(prisma: PrismaClient, q: FeedQuery): Promise<Listing[]> {
-  return prisma.listing.findMany({
-    where: { ...visibleWhere(q.now, false), ...(q.since ? { listedAt: { gt: q.since } } : {}) },
-    orderBy: NEWEST_FIRST,
+export async function readFeed(prisma: PrismaClient, q: FeedQuery): Promise<Listing[]> {
+  if (!q.since) return prisma.listing.findMany({ where: visibleWhere(q.now, false), orderBy: NEWEST_FIRST, take: q.limit });
+  const oldestFirst = await prisma.listing.findMany({
+    where: { ...visibleWhere(q.now, false), listedAt: { gt: q.since } },
+    orderBy: [{ listedAt: "asc" }, { id: "asc" }],
     take: q.limit,
   });
+  return oldestFirst.reverse();
 }
 
 export async function readCounts(prisma: PrismaClient, now: Date): Promise<{ foreign: number; seed: number; rawAll: number }> {

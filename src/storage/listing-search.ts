@@ -43,7 +43,10 @@ export function buildSearchSql(kind: DatabaseKind, filter: SearchFilter): { coun
   if (text !== "") {
     const pattern = likePattern(text);
     if (kind === "sqlite" && [...text].length >= MIN_TRIGRAM_CHARS) {
-      from = Prisma.sql`"ListingSearch" s JOIN "Listing" l ON l.rowid = s.rowid`;
+      // CROSS JOIN pins the join order in SQLite: the FTS match drives and each hit is one rowid
+      // lookup. With a plain JOIN the planner may loop over every active listing and probe the FTS
+      // table per row instead (measured: 100-270 ms at 1,000 rows, against 1 ms).
+      from = Prisma.sql`"ListingSearch" s CROSS JOIN "Listing" l ON l.rowid = s.rowid`;
       conditions.push(Prisma.sql`"ListingSearch" MATCH ${ftsPhrase(text)}`);
     } else {
       conditions.push(
@@ -55,8 +58,9 @@ export function buildSearchSql(kind: DatabaseKind, filter: SearchFilter): { coun
   const where = Prisma.join(conditions, " AND ");
   return {
     count: Prisma.sql`SELECT COUNT(*) AS "total" FROM ${from} WHERE ${where}`,
+    // The window count rides along with the page, saving a round trip when the page has rows.
     page: (limit, offset) =>
-      Prisma.sql`SELECT l."id" FROM ${from} WHERE ${where}
+      Prisma.sql`SELECT l."id", COUNT(*) OVER () AS "total" FROM ${from} WHERE ${where}
         ORDER BY ${rank} l."listedAt" DESC, l."id" DESC LIMIT ${limit} OFFSET ${offset}`,
   };
 }

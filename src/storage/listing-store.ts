@@ -56,12 +56,23 @@ function isUniqueViolation(error: unknown): boolean {
 
 export class ListingStore {
   private readonly ttlMs: number;
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(
     private readonly db: Database,
     options: { ttlMs?: number } = {},
   ) {
     this.ttlMs = options.ttlMs ?? LISTING_TTL_MS;
+  }
+
+  /** Called after every committed write that changed the catalog (this process's writes only). */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  get kind(): Database["kind"] {
+    return this.db.kind;
   }
 
   private get prisma() {
@@ -79,19 +90,23 @@ export class ListingStore {
    * which avoids SQLITE_BUSY on a read-then-write upgrade. The version is bumped only
    * when fn reports a change.
    */
-  private write<T>(now: Date, fn: (tx: Tx) => Promise<{ result: T; changed: boolean }>): Promise<T> {
-    return this.db.exclusive(() =>
+  private async write<T>(now: Date, fn: (tx: Tx) => Promise<{ result: T; changed: boolean }>): Promise<T> {
+    let committedChange = false;
+    const result = await this.db.exclusive(() =>
       this.prisma.$transaction(
         async (tx) => {
           await tx.$executeRaw`INSERT INTO "CatalogState" ("id", "version", "changedAt") VALUES (1, 0, ${EPOCH})
             ON CONFLICT ("id") DO UPDATE SET "version" = "CatalogState"."version"`;
           const { result, changed } = await fn(tx);
           if (changed) await tx.catalogState.update({ where: { id: 1 }, data: { version: { increment: 1 }, changedAt: now } });
+          committedChange = changed;
           return result;
         },
         { maxWait: 10_000, timeout: 20_000 },
       ),
     );
+    if (committedChange) for (const listener of this.changeListeners) listener();
+    return result;
   }
 
   /** Inserts an active listing directly (no payment): dev tools and tests. */
@@ -257,6 +272,19 @@ export class ListingStore {
     });
   }
 
+  /** The stored seed rows, any state or expiry. */
+  seedRows(): Promise<Listing[]> {
+    return this.read(() => this.prisma.listing.findMany({ where: { leftoverSeed: true }, orderBy: { id: "asc" } }));
+  }
+
+  /** Removes seed rows whose resource is not in `keep` (for example after the public origin changed). */
+  deleteSeedRowsExcept(keep: string[], now: Date): Promise<number> {
+    return this.write(now, async (tx) => {
+      const { count } = await tx.listing.deleteMany({ where: { leftoverSeed: true, resource: { notIn: keep } } });
+      return { result: count, changed: count > 0 };
+    });
+  }
+
   /** Newest first (listedAt desc, id desc). */
   page(q: PageQuery): Promise<Page<Listing>> {
     return this.read(() => readPage(this.prisma, q));
@@ -267,7 +295,11 @@ export class ListingStore {
     return this.read(() => readSearch(this.prisma, this.db.kind, q));
   }
 
-  /** Foreign rows listed strictly after `since`, newest first. */
+  /**
+   * Foreign rows listed strictly after `since`, newest first. With `since`, the page is the
+   * OLDEST `limit` rows after it, so a poller that passes the newest listedAt it saw as the
+   * next `since` receives every row exactly once however many arrived meanwhile.
+   */
   feed(q: FeedQuery): Promise<Listing[]> {
     return this.read(() => readFeed(this.prisma, q));
   }

@@ -44,6 +44,7 @@ const { WebAssembly: Wasm } = globalThis as unknown as {
  * handing the instance to the wasm-bindgen glue does the same without the flag.
  */
 function loadEngineModule(): Promise<typeof engineBindings> {
+  if (released) return Promise.reject(new Error("the migration engine was released in this process; run `npm run db:migrate` instead"));
   engineModule ??= (async () => {
     const glue = createRequire(import.meta.url).resolve("@prisma/schema-engine-wasm/schema_engine_bg");
     const bytes = await readFile(glue.replace(/\.js$/, ".wasm"));
@@ -53,6 +54,19 @@ function loadEngineModule(): Promise<typeof engineBindings> {
     return engineBindings;
   })();
   return engineModule;
+}
+
+let released = false;
+
+/**
+ * Drops the engine's wasm instance (about 17 MB) once a long-running process has migrated at
+ * start. The wasm-bindgen glue cannot load a second instance, so this process can no longer
+ * migrate afterwards.
+ */
+export function releaseMigrationEngine(): void {
+  released = true;
+  engineModule = undefined;
+  engineBindings.__wbg_set_wasm(undefined);
 }
 
 type PgAdapter = Awaited<ReturnType<PrismaPg["connect"]>>;
