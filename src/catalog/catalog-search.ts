@@ -1,0 +1,43 @@
+import type { Services } from "../http/handler-types.js";
+import { searchDocument, type DiscoveryDocument } from "./discovery-documents.js";
+import { decodeCursor, type CursorScope } from "./search-cursor.js";
+import { showsSeed, type SeedFilterQuery } from "./seed-filter.js";
+
+/** The search parameters of the discovery routes (and of the MCP tool `list_market`). */
+export interface SearchQuery extends SeedFilterQuery {
+  query?: string;
+  q?: string;
+  type?: "http" | "mcp";
+  payTo?: string;
+  network?: string;
+  scheme?: string;
+  cursor?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export const DEFAULT_SEARCH_LIMIT = 20;
+
+/**
+ * One page of the catalog search, as a discovery document. `route` selects the seed-filter
+ * semantics (`search` is the lenient `/search`). A bad cursor throws a 400 naming `cursor`.
+ */
+export async function searchCatalogDocument(query: SearchQuery, route: "catalog" | "search", services: Services): Promise<DiscoveryDocument> {
+  const text = (query.query ?? query.q)?.trim() || null;
+  const scope: CursorScope = {
+    query: text,
+    includeSeed: showsSeed(query, route),
+    type: query.type,
+    payTo: query.payTo,
+    network: query.network,
+    scheme: query.scheme,
+  };
+  const limit = query.limit ?? DEFAULT_SEARCH_LIMIT;
+  const offset = query.cursor === undefined ? (query.offset ?? 0) : decodeCursor(query.cursor, scope);
+  // Every listed endpoint is an HTTP resource: an `mcp` type filter matches nothing.
+  const page =
+    query.type === "mcp"
+      ? { rows: [], total: 0 }
+      : await services.store.search({ ...scope, query: text ?? undefined, limit, offset, now: services.now() });
+  return searchDocument(services, { page, limit, offset, cursor: query.cursor ?? null, scope });
+}

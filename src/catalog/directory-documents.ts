@@ -1,0 +1,106 @@
+import type { components } from "../../generated/openapi.js";
+import { canonicalOf } from "../../generated/operations.js";
+import type { Services } from "../http/handler-types.js";
+import { linksTo } from "./links.js";
+import { listingFeeSummary, urlOf, type MarketFacts } from "./market.js";
+
+type Schemas = components["schemas"];
+
+export function discoveryIndex(services: Services): Schemas["DiscoveryIndex"] {
+  const { market } = services;
+  return {
+    x402Version: 2,
+    role: "marketplace",
+    name: market.name,
+    note: "Discovery index of a free catalog of x402-paid endpoints: list with resources, find with search, then pay the seller directly.",
+    resources: urlOf(market, "/discovery/resources"),
+    search: urlOf(market, "/discovery/search"),
+    catalog: urlOf(market, "/bazaar.json"),
+    foreign: urlOf(market, "/foreign.json"),
+    feed: urlOf(market, "/feed.json"),
+    status: urlOf(market, "/status.json"),
+    listingFee: listingFeeSummary(market),
+    links: linksTo(market, ["market", "list", "resources", "search", "playbook", "challenge", "mcp", "llms", "feed", "status", "openapi"]),
+  };
+}
+
+/** RFC 9264 linkset; registered relation types where one fits, `urn:x402:marketplace:*` otherwise. */
+export function linkset(market: MarketFacts): Schemas["Linkset"] {
+  const to = (path: string, type: string, title: string) => [{ href: urlOf(market, path), type, title }];
+  const json = "application/json";
+  return {
+    linkset: [
+      {
+        anchor: urlOf(market, "/"),
+        "service-desc": to("/openapi.json", json, "OpenAPI description of every route"),
+        "service-doc": to("/llms.txt", "text/plain", "How to sell and buy, for language models"),
+        status: to("/status.json", json, "Status and counts"),
+        alternate: [
+          { href: urlOf(market, "/feed.atom"), type: "application/atom+xml", title: "New listings (Atom)" },
+          { href: urlOf(market, "/feed.rss"), type: "application/rss+xml", title: "New listings (RSS)" },
+          { href: urlOf(market, "/feed.json"), type: json, title: "New listings (JSON)" },
+        ],
+        "urn:x402:marketplace:sell": to("/sell.json", json, "Sell: list your x402 endpoint"),
+        "urn:x402:marketplace:list": to("/listings", json, "POST a listing here, paying the fee with x402"),
+        "urn:x402:marketplace:validate": to("/listings/validate", json, "Dry-run a listing for free"),
+        "urn:x402:marketplace:buy": to("/buy.json", json, "Buy: pay sellers directly"),
+        "urn:x402:marketplace:discovery": to("/discovery/resources", json, "The catalog, facilitator-shaped"),
+        "urn:x402:marketplace:search": to("/discovery/search", json, "Search the catalog"),
+        "urn:x402:marketplace:mcp": to("/mcp", json, "MCP server (Streamable HTTP)"),
+      },
+    ],
+  };
+}
+
+/** Routes worth fetching first, in order; every other free GET route follows in contract order. */
+const FIRST = ["/discovery", "/discovery/resources", "/discovery/search", "/bazaar.json", "/foreign.json", "/feed.json", "/listings", "/sell.json", "/buy.json", "/playbook.json", "/start.json", "/status.json", "/llms.txt", "/openapi.json", "/mcp"];
+
+interface ContractOperation {
+  operationId: string;
+  description?: string;
+  responses?: Record<string, { content?: Record<string, unknown> }>;
+}
+
+let memo: { key: string; value: Schemas["CrawlDocument"] } | undefined;
+
+/** Every free GET document once (its first path), with its aliases, most useful first. */
+export function crawlDocument(services: Services): Schemas["CrawlDocument"] {
+  const { market, contract } = services;
+  if (memo?.key === market.baseUrl) return memo.value;
+  const paths = (contract.document as { paths: Record<string, Record<string, ContractOperation>> }).paths;
+  const byCanonical = new Map<string, { path: string; operation: ContractOperation; aliases: string[] }>();
+  for (const [path, item] of Object.entries(paths)) {
+    const operation = item.get;
+    if (!operation || path.startsWith("/kr-") || path === "/openapi.yaml") continue;
+    const canonical = canonicalOf[operation.operationId as keyof typeof canonicalOf] ?? operation.operationId;
+    const entry = byCanonical.get(canonical) ?? { path, operation, aliases: [] };
+    byCanonical.set(canonical, entry);
+    // The route whose operationId is the canonical one is the document's own path; others are aliases.
+    if (operation.operationId === canonical) {
+      if (entry.path !== path) entry.aliases.push(entry.path);
+      entry.path = path;
+      entry.operation = operation;
+    } else if (entry.path !== path) {
+      entry.aliases.push(path);
+    }
+  }
+  const rank = (path: string) => (FIRST.includes(path) ? FIRST.indexOf(path) : FIRST.length);
+  const routes = [...byCanonical.values()]
+    .sort((a, b) => rank(a.path) - rank(b.path))
+    .map(({ path, operation, aliases }, index) => ({
+      priority: index + 1,
+      url: urlOf(market, path),
+      method: "GET" as const,
+      mediaType: Object.keys(operation.responses?.["200"]?.content ?? {})[0] ?? "application/json",
+      description: operation.description ?? "",
+      aliases,
+    }));
+  const value = {
+    name: market.name,
+    x402Version: 2 as const,
+    note: "Every route here is free (no payment, no credential). Fetch in priority order; aliases return the same document.",
+    routes,
+  };
+  memo = { key: market.baseUrl, value };
+  return value;
+}

@@ -1,0 +1,78 @@
+import type { components } from "../../generated/openapi.js";
+import type { Services } from "../http/handler-types.js";
+import type { Listing, Page } from "../storage/listing-store.js";
+import { toCatalogItem } from "./catalog-item.js";
+import { DISCOVERY_LINKS, linksTo } from "./links.js";
+import { listingFeeDetail } from "./market.js";
+import { encodeCursor, type CursorScope } from "./search-cursor.js";
+
+export type DiscoveryDocument = components["schemas"]["DiscoveryDocument"];
+
+export const SEED_INVENTORY_NOTE =
+  "First-party /kr-* paths on this origin are leftover seed inventory (demo endpoints), not catalog items proper; they are hidden unless a seed parameter asks for them.";
+
+export const SEED_FILTERS: Record<string, string> = {
+  default: "foreign-first: leftover seed rows (/kr-* demo endpoints) are omitted",
+  includeSeed: "includeSeed=true includes leftover seed rows",
+  excludeSeed: "excludeSeed=false includes seed rows (legacy; true keeps the default)",
+  leftoverSeed: "leftoverSeed=true includes seed rows; false keeps the default",
+  foreign: "foreign=false includes seed rows; true keeps the default",
+};
+
+interface ListView {
+  page: Page<Listing>;
+  limit: number;
+  offset: number;
+  /** The default seed view of the resources document describes the filters. */
+  describeFilters: boolean;
+}
+
+function base(services: Services, note: string): Pick<DiscoveryDocument, "x402Version" | "role" | "name" | "note" | "listingFee" | "links" | "seedInventoryNote"> {
+  const { market, contract } = services;
+  return {
+    x402Version: 2,
+    role: "marketplace",
+    name: market.name,
+    note,
+    listingFee: listingFeeDetail(market, contract.document),
+    links: linksTo(market, DISCOVERY_LINKS),
+    seedInventoryNote: SEED_INVENTORY_NOTE,
+  };
+}
+
+export function listDocument(services: Services, view: ListView): DiscoveryDocument {
+  const note = "Free catalog of x402-paid endpoints. Buy directly from each item's resource: on HTTP 402, pay its accepts[0].payTo (the seller), not the marketplace.";
+  return {
+    ...base(services, note),
+    items: view.page.rows.map((row) => toCatalogItem(row, services.market)),
+    pagination: { limit: view.limit, offset: view.offset, total: view.page.total },
+    ...(view.describeFilters ? { filters: SEED_FILTERS } : {}),
+  };
+}
+
+interface SearchView {
+  page: Page<Listing>;
+  limit: number;
+  offset: number;
+  cursor: string | null;
+  scope: CursorScope;
+}
+
+export function searchDocument(services: Services, view: SearchView): DiscoveryDocument {
+  const items = view.page.rows.map((row) => toCatalogItem(row, services.market));
+  const next = view.offset + view.limit;
+  const note = "Matches description, resource URL and sellerPayTo, case-insensitively, best first. Page on with pagination.nextCursor.";
+  return {
+    ...base(services, note),
+    query: view.scope.query,
+    resources: items,
+    items,
+    pagination: {
+      limit: view.limit,
+      offset: view.offset,
+      total: view.page.total,
+      cursor: view.cursor,
+      nextCursor: next < view.page.total ? encodeCursor(next, view.scope) : null,
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import type { Logger } from "../logger.js";
+import type { ListingStore } from "../storage/listing-store.js";
+import type { MarketFacts } from "./market.js";
+import { loadSeedInventory } from "./seed-loader.js";
+
+/** Expired rows stay stored (and counted in sellerListingCountRawKv) this long before cleanup. */
+export const EXPIRED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface MaintenanceOptions {
+  store: ListingStore;
+  market: MarketFacts;
+  logger: Logger;
+  loadSeed: boolean;
+  intervalMs: number;
+  now: () => Date;
+}
+
+/**
+ * Housekeeping that no read depends on: expired listings are already invisible the instant they
+ * expire; this deletes them after the retention, and keeps the seed rows loaded and renewed.
+ * Idempotent, so every instance sharing one PostgreSQL may run it.
+ */
+export async function startMaintenance(options: MaintenanceOptions): Promise<{ stop(): void }> {
+  const { store, market, logger, loadSeed, intervalMs, now } = options;
+  const run = async () => {
+    const at = now();
+    const deleted = await store.deleteExpired(new Date(at.getTime() - EXPIRED_RETENTION_MS));
+    const seed = loadSeed ? await loadSeedInventory(store, market, at) : undefined;
+    if (deleted > 0 || (seed && seed.created + seed.updated + seed.removed > 0)) logger.info({ deleted, seed }, "catalog maintenance");
+  };
+  await run();
+  const timer = setInterval(() => {
+    run().catch((error: unknown) => logger.error({ err: error }, "catalog maintenance failed"));
+  }, intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

@@ -1,0 +1,32 @@
+import type { ListingStore } from "../storage/listing-store.js";
+import { urlOf, type MarketFacts } from "./market.js";
+import { SEED_INVENTORY } from "./seed-inventory.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** A seed row closer than this to its expiry is renewed when the loader runs. */
+const RENEW_WITHIN_MS = 7 * DAY_MS;
+
+/**
+ * Loads the first-party `/kr-*` rows idempotently: a row keeps its dates until it nears expiry,
+ * so a restart changes nothing; rows of another origin or wallet are replaced.
+ */
+export async function loadSeedInventory(store: ListingStore, market: MarketFacts, now: Date) {
+  const existing = await store.seedRows();
+  const rows = SEED_INVENTORY.map((item) => {
+    const resource = urlOf(market, item.path);
+    const found = existing.find((row) => row.resource === resource && row.method === item.method && row.state === "active");
+    const fresh = found && found.expiresAt.getTime() - now.getTime() > RENEW_WITHIN_MS;
+    return {
+      resource,
+      method: item.method,
+      priceUsdc: item.priceUsdc,
+      description: item.description,
+      sellerPayTo: market.payTo,
+      network: market.network,
+      listedAt: found?.listedAt ?? now,
+      expiresAt: fresh ? found.expiresAt : new Date(now.getTime() + market.ttlDays * DAY_MS),
+    };
+  });
+  const removed = await store.deleteSeedRowsExcept(rows.map((row) => row.resource), now);
+  return { removed, ...(await store.upsertSeedListings(rows, now)) };
+}

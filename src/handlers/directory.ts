@@ -1,0 +1,11 @@
+import { crawlDocument, discoveryIndex, linkset } from "../catalog/directory-documents.js";
+import type { Handler } from "../http/handler-types.js";
+
+/** `/discovery` and aliases. */
+export const getDiscoveryIndex: Handler<"getDiscoveryIndex"> = (_input, services) => ({ status: 200, body: discoveryIndex(services) });
+
+/** `/bazaar.links.json`, `/linkset.json`. */
+export const getLinkset: Handler<"getLinkset"> = (_input, services) => ({ status: 200, body: linkset(services.market) });
+
+/** `/crawl.json`, `/crawl`. */
+export const getCrawl: Handler<"getCrawl"> = (_input, services) => ({ status: 200, body: crawlDocument(services) });

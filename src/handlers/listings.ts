@@ -1,0 +1,31 @@
+import { toCatalogItem } from "../catalog/catalog-item.js";
+import { linksTo } from "../catalog/links.js";
+import { urlOf } from "../catalog/market.js";
+import { exampleListing, listingRequestSchema } from "../documents/listing-request.js";
+import type { Handler } from "../http/handler-types.js";
+
+/** Items shown by `GET /listings`; the discovery routes page through all of them. */
+const NEWEST = 50;
+
+/** `GET /listings`: the free catalog of active third-party listings plus fee, schema and example. */
+export const getListings: Handler<"getListings"> = async (_input, services) => {
+  const { market, store, contract } = services;
+  const page = await store.page({ includeSeed: false, limit: NEWEST, offset: 0, now: services.now() });
+  return {
+    status: 200,
+    body: {
+      listingFeeUsdc: market.feeUsdc,
+      listingFeePayTo: market.payTo,
+      ttlDays: market.ttlDays,
+      count: page.total,
+      items: page.rows.map((row) => toCatalogItem(row, market)),
+      schema: listingRequestSchema(contract.document),
+      example: exampleListing(market),
+      links: {
+        ...linksTo(market, ["resources", "search", "challenge", "feed"]),
+        validate: urlOf(market, "/listings/validate"),
+        schema: urlOf(market, "/listings/schema"),
+      },
+    },
+  };
+};

@@ -1,0 +1,10 @@
+import { taggedJson } from "../catalog/rendered.js";
+import { statusDocument } from "../catalog/status-document.js";
+import type { Handler } from "../http/handler-types.js";
+
+/** `/status.json`, `/status`: counts and the listing fee. */
+export const getStatus: Handler<"getStatus"> = async (_input, services) => {
+  const { token, stamp } = await services.freshness.current();
+  const counts = await services.store.counts(services.now());
+  return taggedJson(statusDocument(services, counts, stamp.changedAt), token);
+};

@@ -1,0 +1,58 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { canonicalOf } from "../../generated/operations.js";
+import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
+
+describe("discovery index, linkset and crawl documents", () => {
+  let market: CatalogServer;
+  beforeAll(async () => {
+    market = await startCatalogServer(databaseKinds[0]!);
+  });
+  afterAll(async () => {
+    await market?.close();
+  });
+
+  it("serves the discovery index at every alias, pointing at resources and search", async () => {
+    const { body } = await market.json<{ resources: string; search: string; x402Version: number }>("/discovery");
+    const base = market.server.services.config.publicBaseUrl;
+    expect(body).toMatchObject({ x402Version: 2, resources: `${base}/discovery/resources`, search: `${base}/discovery/search` });
+    market.server.expectContractShape("GET", "/discovery", 200, body);
+    for (const alias of ["/discovery.json", "/discover", "/discover.json", "/index.json"]) {
+      expect(await (await market.server.fetch(alias)).text()).toBe(JSON.stringify(body));
+    }
+  });
+
+  it("serves an RFC 9264 linkset: anchors with arrays of absolute link targets", async () => {
+    const { body } = await market.json<{ linkset: Array<Record<string, unknown>> }>("/linkset.json");
+    market.server.expectContractShape("GET", "/linkset.json", 200, body);
+    expect(body.linkset.length).toBeGreaterThan(0);
+    for (const context of body.linkset) {
+      expect(typeof context.anchor).toBe("string");
+      for (const [relation, targets] of Object.entries(context)) {
+        if (relation === "anchor") continue;
+        expect(Array.isArray(targets), relation).toBe(true);
+        for (const target of targets as Array<{ href: string }>) expect(new URL(target.href).origin).toBe(market.server.services.config.publicBaseUrl);
+      }
+    }
+    expect(Object.keys(body.linkset[0]!)).toEqual(expect.arrayContaining(["service-desc", "urn:x402:marketplace:sell", "urn:x402:marketplace:buy", "urn:x402:marketplace:mcp"]));
+    expect(await (await market.server.fetch("/bazaar.links.json")).text()).toBe(JSON.stringify(body));
+  });
+
+  it("lists every free GET document once, in priority order, each answering", async () => {
+    const { body } = await market.json<{ routes: Array<{ priority: number; url: string; aliases: string[]; mediaType: string }> }>("/crawl.json");
+    market.server.expectContractShape("GET", "/crawl.json", 200, body);
+    expect(body.routes.map((route) => route.priority)).toEqual(body.routes.map((_, index) => index + 1));
+    expect(new URL(body.routes[0]!.url).pathname).toBe("/discovery");
+    const contract = JSON.parse(readFileSync("generated/openapi.json", "utf8")) as { paths: Record<string, { get?: { operationId: string } }> };
+    const freeGetDocuments = new Set(
+      Object.entries(contract.paths)
+        .filter(([path, item]) => item.get && !path.startsWith("/kr-") && path !== "/openapi.yaml")
+        .map(([, item]) => canonicalOf[item.get!.operationId as keyof typeof canonicalOf]),
+    );
+    expect(body.routes).toHaveLength(freeGetDocuments.size);
+    for (const route of body.routes) {
+      const response = await fetch(route.url.replace(market.server.services.config.publicBaseUrl, market.server.url));
+      expect(response.status, route.url).not.toBe(404);
+    }
+  });
+});
