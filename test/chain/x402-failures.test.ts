@@ -1,15 +1,15 @@
 // Every way a listing-fee payment can be wrong must come back from the facilitator as a precise
 // reason, with no token movement (the replay moves exactly one fee).
-import { randomBytes } from "node:crypto";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
-import { authorizationTypes, type ExactEIP3009Payload } from "@x402/evm";
-import { toHex, type Address, type Hex } from "viem";
+import type { ExactEIP3009Payload } from "@x402/evm";
+import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
 import { createBuyerClient } from "../../src/payments/buyer.js";
 import { createInProcessFacilitator, type InProcessFacilitator } from "../../src/payments/facilitator.js";
 import { listingFeeRequirements } from "../../src/payments/listing-fee.js";
+import { handSignedPayload } from "../support/payments.js";
 
 let chain: LocalChain;
 let facilitator: InProcessFacilitator["facilitator"];
@@ -34,32 +34,7 @@ const sdkPayload = (key: Hex, accepted: PaymentRequirements = requirements): Pro
   );
 };
 
-/** A payload signed by hand, for authorizations the SDK buyer would never produce. */
-async function handSignedPayload(key: Hex, overrides: Partial<ExactEIP3009Payload["authorization"]>): Promise<PaymentPayload> {
-  const account = privateKeyToAccount(key);
-  const now = Math.floor(Date.now() / 1000);
-  const authorization = {
-    from: account.address,
-    to: requirements.payTo as Address,
-    value: requirements.amount,
-    validAfter: "0",
-    validBefore: String(now + 300),
-    nonce: toHex(randomBytes(32)),
-    ...overrides,
-  };
-  const signature = await account.signTypedData({
-    domain: { name: "USD Coin", version: "2", chainId: 8453, verifyingContract: requirements.asset as Address },
-    types: authorizationTypes,
-    primaryType: "TransferWithAuthorization",
-    message: {
-      ...authorization,
-      value: BigInt(authorization.value),
-      validAfter: BigInt(authorization.validAfter),
-      validBefore: BigInt(authorization.validBefore),
-    },
-  });
-  return { x402Version: 2, accepted: requirements, payload: { authorization, signature } };
-}
+const handSigned = (key: Hex, overrides: Partial<ExactEIP3009Payload["authorization"]>) => handSignedPayload(key, requirements, overrides);
 
 const authorizationOf = (payload: PaymentPayload) => (payload.payload as unknown as ExactEIP3009Payload).authorization;
 
@@ -127,12 +102,12 @@ describe("x402 verify and settle failures on the local chain", () => {
 
   it("expired or not yet valid authorization", async () => {
     const now = Math.floor(Date.now() / 1000);
-    const expired = await handSignedPayload(buyerKey, { validBefore: String(now - 60) });
+    const expired = await handSigned(buyerKey, { validBefore: String(now - 60) });
     expect(await rejectReasons(expired, requirements, true)).toMatchObject({
       verify: "invalid_exact_evm_payload_authorization_valid_before",
       settle: "invalid_exact_evm_payload_authorization_valid_before",
     });
-    const early = await handSignedPayload(buyerKey, { validAfter: String(now + 3600) });
+    const early = await handSigned(buyerKey, { validAfter: String(now + 3600) });
     expect((await rejectReasons(early, requirements)).verify).toBe("invalid_exact_evm_payload_authorization_valid_after");
   });
 

@@ -1,0 +1,233 @@
+// The x402 gate of every paid route (the listing fee and the /kr-* demo endpoints), on the SDK's
+// x402ResourceServer: it states the terms, checks and verifies a payment, and settles it when the
+// caller says so. It never settles by itself: the caller decides when (after its own row exists).
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader, type FacilitatorClient } from "@x402/core/http";
+import { PaymentPayloadV2Schema, z } from "@x402/core/schemas";
+import { x402ResourceServer } from "@x402/core/server";
+import { SettleError, VerifyError, type Network, type PaymentPayload, type PaymentRequired, type PaymentRequirements, type ResourceInfo, type SettleResponse } from "@x402/core/types";
+import { registerExactEvmScheme } from "@x402/evm/exact/server";
+import { getAddress, type Address, type Hex } from "viem";
+import { FacilitatorUnavailableError, type UnavailableKind } from "./facilitator-client.js";
+
+export const PAYMENT_TIMEOUT_SECONDS = 300;
+/** Clock difference tolerated between a buyer and us when bounding an authorization's lifetime. */
+export const CLOCK_SKEW_SECONDS = 60;
+/**
+ * An accepted authorization expires at most this long after we first saw it, so a pending payment
+ * older than this can no longer settle: the reconciler may then fail it when it is unused on chain.
+ */
+export const AUTHORIZATION_LIFETIME_LIMIT_MS = (PAYMENT_TIMEOUT_SECONDS + CLOCK_SKEW_SECONDS) * 1000;
+
+export interface TokenTerms {
+  network: Network;
+  asset: string;
+  tokenName: string;
+  tokenVersion: string;
+}
+
+/** What one paid route charges, and for what. */
+export interface Charge {
+  /** Atomic units of the token. */
+  amount: string;
+  payTo: string;
+  resource: ResourceInfo;
+}
+
+/** A signed payment that fits the charge (and, once past `verify`, verified by the facilitator); never settled here unasked. */
+export interface SignedPayment {
+  payload: PaymentPayload;
+  requirements: PaymentRequirements;
+  payer: Address;
+  nonce: Hex;
+}
+
+type Unpaid = { kind: "unpaid"; paymentRequired: PaymentRequired };
+type Rejected = { kind: "rejected"; reason: string; message: string; paymentRequired: PaymentRequired };
+
+export type InspectOutcome = Unpaid | Rejected | { kind: "signed"; payment: SignedPayment; charge: Charge };
+type Verified = { kind: "verified"; payment: SignedPayment };
+export type GateOutcome = Unpaid | Rejected | Verified;
+
+export type SettleOutcome =
+  | { kind: "settled"; transaction: string; paymentResponse: string }
+  | { kind: "failed"; reason: string; message: string; transaction: string; paymentResponse: string }
+  /** No definite answer: the authorization may still settle. */
+  | { kind: "unconfirmed"; reason: UnavailableKind | "settlement_pending"; message: string; transaction: string };
+
+const eip3009Authorization = z.object({
+  authorization: z.object({
+    from: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+    to: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+    value: z.string().regex(/^\d{1,78}$/),
+    validAfter: z.string().regex(/^\d{1,78}$/),
+    validBefore: z.string().regex(/^\d{1,78}$/),
+    nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+  }),
+  signature: z.string().regex(/^0x[0-9a-fA-F]+$/),
+});
+
+const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** The first term of `accepted` that differs from ours, as a named reason; null when none does. */
+function termMismatch(ours: PaymentRequirements, accepted: PaymentRequirements): { reason: string; message: string } | null {
+  const differs = (field: string, theirs: unknown, wanted: unknown) => ({
+    reason: `payment_${field}_mismatch`,
+    message: `the payment's accepted ${field} is ${JSON.stringify(theirs)}; this route requires ${JSON.stringify(wanted)}`,
+  });
+  if (accepted.scheme !== ours.scheme) return differs("scheme", accepted.scheme, ours.scheme);
+  if (accepted.network !== ours.network) return differs("network", accepted.network, ours.network);
+  if (!sameAddress(accepted.asset, ours.asset)) return differs("asset", accepted.asset, ours.asset);
+  if (accepted.amount !== ours.amount) return differs("amount", accepted.amount, ours.amount);
+  if (!sameAddress(accepted.payTo, ours.payTo)) return differs("pay_to", accepted.payTo, ours.payTo);
+  return null;
+}
+
+export class PaymentGate {
+  private constructor(
+    private readonly server: x402ResourceServer,
+    readonly token: TokenTerms,
+  ) {}
+
+  /** Registers the `exact` EVM scheme and loads the facilitator's supported kinds (mandatory in the SDK). */
+  static async create(facilitator: FacilitatorClient, token: TokenTerms): Promise<PaymentGate> {
+    const server = registerExactEvmScheme(new x402ResourceServer(facilitator), { networks: [token.network] });
+    await server.initialize();
+    return new PaymentGate(server, token);
+  }
+
+  async requirementsFor(charge: Charge): Promise<PaymentRequirements> {
+    const [requirements] = await this.server.buildPaymentRequirements({
+      scheme: "exact",
+      network: this.token.network,
+      payTo: charge.payTo,
+      price: { amount: charge.amount, asset: this.token.asset, extra: { name: this.token.tokenName, version: this.token.tokenVersion } },
+      maxTimeoutSeconds: PAYMENT_TIMEOUT_SECONDS,
+    });
+    return requirements!;
+  }
+
+  /** The x402 v2 PaymentRequired object: what the `PAYMENT-REQUIRED` header carries, decoded. */
+  async challenge(charge: Charge, error = "payment_required"): Promise<PaymentRequired> {
+    return this.server.createPaymentRequiredResponse([await this.requirementsFor(charge)], charge.resource, error);
+  }
+
+  /**
+   * Reads the payment sent with a request and checks it against the charge, without asking the
+   * facilitator: a signed payment comes back with its dedupe key, for the caller to look up first.
+   */
+  async inspect(headers: Record<string, string | undefined>, charge: Charge, now: Date): Promise<InspectOutcome> {
+    const requirements = await this.requirementsFor(charge);
+    const reject = (reason: string, message: string) => this.rejection(requirements, charge, reason, message);
+
+    const header = headers["payment-signature"];
+    if (!header) {
+      if (headers["x-payment"]) return reject("x402_v1_not_supported", "X-PAYMENT is x402 v1; send an x402 v2 payment in PAYMENT-SIGNATURE");
+      return { kind: "unpaid", paymentRequired: await this.server.createPaymentRequiredResponse([requirements], charge.resource, "payment_required") };
+    }
+    let decoded: unknown;
+    try {
+      decoded = decodePaymentSignatureHeader(header);
+    } catch {
+      return reject("invalid_payment_signature_header", "PAYMENT-SIGNATURE must be base64-encoded JSON of an x402 v2 payment payload");
+    }
+    const parsed = PaymentPayloadV2Schema.safeParse(decoded);
+    if (!parsed.success) {
+      const version = (decoded as { x402Version?: unknown } | null)?.x402Version;
+      if (version !== undefined && version !== 2) return reject("unsupported_x402_version", `x402Version ${JSON.stringify(version)} is not accepted; use 2`);
+      return reject("invalid_payment_payload", `the payment payload is not an x402 v2 payload: ${parsed.error.issues[0]?.message ?? "malformed"}`);
+    }
+    const payload = parsed.data as PaymentPayload;
+    const mismatch = termMismatch(requirements, payload.accepted);
+    if (mismatch) return reject(mismatch.reason, mismatch.message);
+    const matching = this.server.findMatchingRequirements([requirements], payload);
+    if (!matching) return reject("payment_terms_mismatch", "the payment's accepted terms differ from this route's requirements (timeout or token data)");
+    const authorization = eip3009Authorization.safeParse(payload.payload);
+    if (!authorization.success) {
+      return reject("invalid_payment_payload", "an exact payment on this route must be an EIP-3009 authorization with a signature");
+    }
+    const { from, nonce, validBefore } = authorization.data.authorization;
+    const latestExpiry = Math.floor(now.getTime() / 1000) + PAYMENT_TIMEOUT_SECONDS + CLOCK_SKEW_SECONDS;
+    if (BigInt(validBefore) > BigInt(latestExpiry)) {
+      return reject(
+        "authorization_validity_too_long",
+        `validBefore ${validBefore} is more than ${PAYMENT_TIMEOUT_SECONDS} s (+${CLOCK_SKEW_SECONDS} s clock skew) ahead; sign an authorization that expires within maxTimeoutSeconds`,
+      );
+    }
+    return {
+      kind: "signed",
+      payment: { payload, requirements: matching, payer: getAddress(from), nonce: nonce.toLowerCase() as Hex },
+      charge,
+    };
+  }
+
+  /** Has the facilitator verify a signed payment. Throws FacilitatorUnavailableError when it gives no answer. */
+  async verify(signed: Extract<InspectOutcome, { kind: "signed" }>): Promise<Rejected | Verified> {
+    const { payment, charge } = signed;
+    const reject = (reason: string, message: string) => this.rejection(payment.requirements, charge, reason, message);
+    let verified;
+    try {
+      verified = await this.server.verifyPayment(payment.payload, payment.requirements);
+    } catch (error) {
+      if (error instanceof VerifyError) return reject(error.invalidReason ?? "payment_invalid", error.invalidMessage ?? error.message);
+      throw error;
+    }
+    if (!verified.isValid) {
+      const reason = verified.invalidReason ?? "payment_invalid";
+      return reject(reason, verified.invalidMessage ?? `the facilitator rejected the payment: ${reason}`);
+    }
+    return { kind: "verified", payment };
+  }
+
+  /** inspect, then verify. */
+  async check(headers: Record<string, string | undefined>, charge: Charge, now: Date): Promise<GateOutcome> {
+    const inspected = await this.inspect(headers, charge, now);
+    return inspected.kind === "signed" ? this.verify(inspected) : inspected;
+  }
+
+  private async rejection(requirements: PaymentRequirements, charge: Charge, reason: string, message: string): Promise<Rejected> {
+    return { kind: "rejected", reason, message, paymentRequired: await this.server.createPaymentRequiredResponse([requirements], charge.resource, reason) };
+  }
+
+  /** Settles a verified payment. Call it once the caller's own record of the payment exists. */
+  async settle(payment: SignedPayment): Promise<SettleOutcome> {
+    let result: SettleResponse;
+    try {
+      result = await this.server.settlePayment(payment.payload, payment.requirements);
+    } catch (error) {
+      if (error instanceof SettleError && error.statusCode < 500) {
+        return this.failed({ success: false, errorReason: error.errorReason, errorMessage: error.errorMessage, transaction: error.transaction ?? "", network: payment.requirements.network, payer: payment.payer });
+      }
+      if (error instanceof FacilitatorUnavailableError) {
+        return { kind: "unconfirmed", reason: error.kind, message: error.message, transaction: "" };
+      }
+      return { kind: "unconfirmed", reason: "bad_response", message: error instanceof Error ? error.message : String(error), transaction: "" };
+    }
+    if (result.success) {
+      return { kind: "settled", transaction: result.transaction, paymentResponse: encodePaymentResponseHeader(result) };
+    }
+    if (result.errorReason === "settlement_pending") {
+      return { kind: "unconfirmed", reason: "settlement_pending", message: result.errorMessage ?? "the settlement was broadcast but not confirmed in time", transaction: result.transaction };
+    }
+    return this.failed(result);
+  }
+
+  private failed(result: SettleResponse): SettleOutcome {
+    const reason = result.errorReason || "settlement_failed";
+    return {
+      kind: "failed",
+      reason,
+      message: result.errorMessage || reason,
+      transaction: result.transaction,
+      paymentResponse: encodePaymentResponseHeader({ ...result, success: false, errorReason: reason }),
+    };
+  }
+}
+
+export function paymentRequiredHeader(paymentRequired: PaymentRequired): string {
+  return encodePaymentRequiredHeader(paymentRequired);
+}
+
+/** A `PAYMENT-RESPONSE` header for a settlement recorded earlier (a repeated request gets the same). */
+export function settledPaymentResponse(settled: { transaction: string; network: Network; payer: string }): string {
+  return encodePaymentResponseHeader({ success: true, ...settled });
+}

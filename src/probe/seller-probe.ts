@@ -1,0 +1,222 @@
+// The seller probe: an unpaid request to a listed resource must be answered 402 with an x402 v2
+// challenge that has an `exact` requirement on Base paying the seller the listed price in our token.
+// It is SSRF-safe (see address-policy.ts and pinned-request.ts) and rate-limited, since
+// validation is free.
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { PaymentRequiredV2Schema } from "@x402/core/schemas";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import type { ProbeConfig } from "../config.js";
+import { judgeAddress, type AddressVerdict } from "./address-policy.js";
+import { pinnedRequest, type PinnedResponse } from "./pinned-request.js";
+import { TokenBuckets } from "./rate-limiter.js";
+
+export interface ProbeTarget {
+  resource: string;
+  method: "GET" | "POST";
+  /** The listed price in atomic units; null when the price itself is invalid (then not compared). */
+  priceAtomic: string | null;
+  sellerPayTo: string;
+}
+
+/** What every accepted challenge must name besides the seller: our network and token. */
+export interface ProbeExpectations {
+  network: string;
+  asset: string;
+}
+
+export type ProbeFailureCode =
+  | "invalid_url"
+  | "not_https"
+  | "host_unresolvable"
+  | "address_not_allowed"
+  | "unreachable"
+  | "tls_error"
+  | "timeout"
+  | "redirect"
+  | "not_402"
+  | "no_challenge"
+  | "x402_v1_challenge"
+  | "malformed_challenge"
+  | "no_exact_base_requirement"
+  | "pay_to_mismatch"
+  | "asset_mismatch"
+  | "price_mismatch";
+
+export type ProbeResult =
+  | { ok: true; detail: string; requirement: PaymentRequirements }
+  | { ok: false; code: ProbeFailureCode; detail: string };
+
+export type ProbeAttempt = ProbeResult | { ok: false; code: "rate_limited"; scope: "client" | "host"; retryAfterSeconds: number; detail: string };
+
+export type Resolver = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+
+const defaultResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
+
+const USER_AGENT = "x402-marketplace-probe/1 (+seller listing check)";
+const fail = (code: ProbeFailureCode, detail: string): Extract<ProbeResult, { ok: false }> => ({ ok: false, code, detail });
+const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+export class SellerProbe {
+  private readonly perClient: TokenBuckets;
+  private readonly perHost: TokenBuckets;
+
+  constructor(
+    private readonly config: ProbeConfig,
+    private readonly expected: ProbeExpectations,
+    private readonly resolve: Resolver = defaultResolver,
+  ) {
+    this.perClient = new TokenBuckets(config.perClientPerMinute);
+    this.perHost = new TokenBuckets(config.perHostPerMinute);
+  }
+
+  /** Probes `target` on behalf of `clientIp`, within the per-client and per-host rate limits. */
+  async probe(target: ProbeTarget, clientIp: string): Promise<ProbeAttempt> {
+    let url: URL;
+    try {
+      url = new URL(target.resource);
+    } catch {
+      return fail("invalid_url", `${JSON.stringify(target.resource)} is not an absolute URL`);
+    }
+    if (url.protocol !== "https:" && !(url.protocol === "http:" && this.config.allowLoopbackSellers)) {
+      return fail("not_https", `the resource must be https, not ${url.protocol.replace(":", "")}`);
+    }
+    const host = url.hostname.toLowerCase();
+    const clientWait = this.perClient.take(clientIp);
+    if (clientWait > 0) return { ok: false, code: "rate_limited", scope: "client", retryAfterSeconds: clientWait, detail: `too many probes from ${clientIp}; retry in ${clientWait} s` };
+    const hostWait = this.perHost.take(host);
+    if (hostWait > 0) {
+      this.perClient.refund(clientIp);
+      return { ok: false, code: "rate_limited", scope: "host", retryAfterSeconds: hostWait, detail: `too many probes of ${host}; retry in ${hostWait} s` };
+    }
+    return this.probeUrl(url, target);
+  }
+
+  private async probeUrl(url: URL, target: ProbeTarget): Promise<ProbeResult> {
+    const destination = await this.destination(url);
+    if ("code" in destination) return destination;
+    if (url.protocol === "http:" && destination.range !== "loopback") {
+      return fail("not_https", "the resource must be https (plain http is allowed for loopback test sellers only)");
+    }
+    const response = await pinnedRequest({
+      url,
+      method: target.method,
+      address: destination.address,
+      family: destination.family,
+      timeoutMs: this.config.timeoutMs,
+      maxBytes: this.config.maxResponseBytes,
+      insecureTls: destination.range === "loopback",
+      userAgent: USER_AGENT,
+    });
+    const where = `${target.method} ${url.href}`;
+    if (!response.ok) return fail(response.reason, `${where}: ${response.detail}`);
+    if (response.status >= 300 && response.status < 400) {
+      return fail("redirect", `${where} answered ${response.status} to ${response.headers.location ?? "(no Location)"}; redirects are not followed: list the final URL`);
+    }
+    if (response.status !== 402) {
+      return fail("not_402", `${where} answered ${response.status} without payment; an x402 endpoint must answer 402 with a payment challenge`);
+    }
+    const challenge = readChallenge(response);
+    if ("code" in challenge) return fail(challenge.code, `${where}: ${challenge.detail}`);
+    return this.matchRequirement(challenge, target);
+  }
+
+  /** Resolves the host and judges every address it has: one refused address refuses the host. */
+  private async destination(url: URL): Promise<Extract<AddressVerdict, { allowed: true }> | Extract<ProbeResult, { ok: false }>> {
+    const hostname = url.hostname.replace(/^\[|\]$/g, "");
+    let addresses: Array<{ address: string; family: number }>;
+    if (isIP(hostname)) {
+      addresses = [{ address: hostname, family: isIP(hostname) }];
+    } else {
+      try {
+        addresses = await withDeadline(this.resolve(hostname), this.config.timeoutMs);
+      } catch (error) {
+        return fail("host_unresolvable", `${hostname} does not resolve: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+      if (addresses.length === 0) return fail("host_unresolvable", `${hostname} has no address`);
+    }
+    const verdicts = addresses.map(({ address }) => judgeAddress(address, this.config.allowLoopbackSellers));
+    const refused = verdicts.find((verdict) => !verdict.allowed);
+    if (refused) {
+      const where = isIP(hostname) ? `${hostname} is` : `${hostname} resolves to ${refused.address},`;
+      return fail("address_not_allowed", `${where} ${refused.range}; only public unicast addresses are probed`);
+    }
+    return verdicts[0] as Extract<AddressVerdict, { allowed: true }>;
+  }
+
+  private matchRequirement(challenge: PaymentRequired, target: ProbeTarget): ProbeResult {
+    const offered = challenge.accepts.map((requirement) => `${requirement.scheme} on ${requirement.network}`).join(", ");
+    const candidates = challenge.accepts.filter((requirement) => requirement.scheme === "exact" && requirement.network === this.expected.network);
+    if (candidates.length === 0) {
+      return fail("no_exact_base_requirement", `the challenge offers ${offered || "nothing"}; it needs an exact requirement on ${this.expected.network}`);
+    }
+    const judged = candidates.map((requirement) => ({ requirement, mismatches: this.mismatches(requirement, target) }));
+    const match = judged.find(({ mismatches }) => mismatches.length === 0);
+    if (match) {
+      return {
+        ok: true,
+        detail: `402 with an exact ${this.expected.network} requirement paying ${match.requirement.payTo} ${match.requirement.amount} atomic units of ${match.requirement.asset}`,
+        requirement: match.requirement,
+      };
+    }
+    const { mismatches } = judged[0]!;
+    return fail(mismatches[0]!.code, mismatches.map(({ detail }) => detail).join("; "));
+  }
+
+  private mismatches(requirement: PaymentRequirements, target: ProbeTarget): Array<{ code: ProbeFailureCode; detail: string }> {
+    const found: Array<{ code: ProbeFailureCode; detail: string }> = [];
+    if (!sameAddress(requirement.payTo, target.sellerPayTo)) {
+      found.push({ code: "pay_to_mismatch", detail: `payTo is ${requirement.payTo}, but sellerPayTo is ${target.sellerPayTo}` });
+    }
+    if (!sameAddress(requirement.asset, this.expected.asset)) {
+      found.push({ code: "asset_mismatch", detail: `asset is ${requirement.asset}; this marketplace lists payments in ${this.expected.asset}` });
+    }
+    if (target.priceAtomic !== null && requirement.amount !== target.priceAtomic) {
+      found.push({ code: "price_mismatch", detail: `amount is ${requirement.amount}, but priceUsdc is ${target.priceAtomic} in atomic units (6 decimals)` });
+    }
+    return found;
+  }
+}
+
+/** The x402 challenge of a 402: the PAYMENT-REQUIRED header, or an x402 v2 JSON body. */
+export function readChallenge(response: Extract<PinnedResponse, { ok: true }>): PaymentRequired | { code: ProbeFailureCode; detail: string } {
+  const header = response.headers["payment-required"];
+  if (typeof header === "string" && header !== "") {
+    let decoded: unknown;
+    try {
+      decoded = decodePaymentRequiredHeader(header);
+    } catch {
+      return { code: "malformed_challenge", detail: "the PAYMENT-REQUIRED header is not base64-encoded JSON" };
+    }
+    return parseChallenge(decoded, "the PAYMENT-REQUIRED header");
+  }
+  if (response.truncated) {
+    return { code: "no_challenge", detail: `402 without a PAYMENT-REQUIRED header, and a body longer than the ${response.body.length} bytes the probe reads` };
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(response.body.toString("utf8"));
+  } catch {
+    return { code: "no_challenge", detail: "402 without a PAYMENT-REQUIRED header or a JSON body carrying an x402 challenge" };
+  }
+  return parseChallenge(body, "the 402 body");
+}
+
+function parseChallenge(value: unknown, where: string): PaymentRequired | { code: ProbeFailureCode; detail: string } {
+  const version = (value as { x402Version?: unknown } | null)?.x402Version;
+  if (version === 1) return { code: "x402_v1_challenge", detail: `${where} is an x402 v1 challenge; x402 v2 is required` };
+  const parsed = PaymentRequiredV2Schema.safeParse(value);
+  if (parsed.success) return parsed.data as PaymentRequired;
+  if (version === undefined) return { code: "no_challenge", detail: `${where} carries no x402 challenge (no x402Version)` };
+  const issue = parsed.error.issues[0];
+  return { code: "malformed_challenge", detail: `${where} is not a valid x402 v2 challenge: ${issue ? `${issue.path.join(".") || "value"} ${issue.message}` : "malformed"}` };
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: "ETIMEOUT" })), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}

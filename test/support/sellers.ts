@@ -1,0 +1,68 @@
+// Seller endpoints on loopback for the probe: https with the repository's self-signed localhost
+// certificate (tools/demo/tls), or plain http.
+import { readFileSync } from "node:fs";
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { encodePaymentRequiredHeader } from "@x402/core/http";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+
+const TLS = {
+  key: readFileSync(new URL("../../tools/demo/tls/localhost.key", import.meta.url)),
+  cert: readFileSync(new URL("../../tools/demo/tls/localhost.crt", import.meta.url)),
+};
+
+export interface SellerAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Wait this long before answering (timeouts). */
+  delayMs?: number;
+}
+
+export interface Seller {
+  /** Base URL, e.g. https://127.0.0.1:12345 */
+  url: string;
+  /** Requests received, as "METHOD /path". */
+  requests: string[];
+  answer: (request: IncomingMessage) => SellerAnswer;
+  close(): Promise<void>;
+}
+
+export async function startSeller(answer: Seller["answer"], options: { https?: boolean } = {}): Promise<Seller> {
+  const requests: string[] = [];
+  const seller = { requests, answer } as Seller;
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    requests.push(`${req.method} ${req.url}`);
+    req.resume();
+    const { status, headers = {}, body = "", delayMs = 0 } = seller.answer(req);
+    setTimeout(() => {
+      if (res.destroyed) return;
+      res.writeHead(status, headers);
+      res.end(body);
+    }, delayMs);
+  };
+  const https = options.https ?? true;
+  const server: Server = https ? createHttpsServer(TLS, handle) : createHttpServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  seller.url = `${https ? "https" : "http"}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  seller.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return seller;
+}
+
+export function requirement(overrides: Partial<PaymentRequirements> & Pick<PaymentRequirements, "payTo" | "amount" | "asset">): PaymentRequirements {
+  return { scheme: "exact", network: "eip155:8453", maxTimeoutSeconds: 300, extra: { name: "USD Coin", version: "2" }, ...overrides };
+}
+
+export function challenge(accepts: PaymentRequirements[], url = "https://seller.test/x"): PaymentRequired {
+  return { x402Version: 2, error: "Payment required", resource: { url, description: "test seller", mimeType: "application/json" }, accepts };
+}
+
+/** A 402 with the challenge in PAYMENT-REQUIRED (and `{}` as the body, as the SDK sends it). */
+export function challengeAnswer(paymentRequired: PaymentRequired): SellerAnswer {
+  return { status: 402, headers: { "content-type": "application/json", "PAYMENT-REQUIRED": encodePaymentRequiredHeader(paymentRequired) }, body: "{}" };
+}
