@@ -1,0 +1,81 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { LATEST_PROTOCOL_VERSION, type Implementation, type ServerCapabilities, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CONTRACT_VERSION, type MarketFacts } from "../catalog/market.js";
+import { marketSummary, POLICY } from "../documents/agent-facts.js";
+import type { Services } from "../http/handler-types.js";
+import { registerMarketTools, type ToolContext } from "./tools.js";
+
+/** The machine name `initialize` announces; the human title is the marketplace's name. */
+export const MCP_SERVER_NAME = "x402-marketplace";
+
+export function serverIdentity(market: MarketFacts): Implementation {
+  return { name: MCP_SERVER_NAME, title: market.name, version: CONTRACT_VERSION, websiteUrl: market.baseUrl };
+}
+
+export function serverInstructions(market: MarketFacts): string {
+  return [
+    marketSummary(market),
+    "Tools: list_market reads the catalog (query, includeSeed, limit, offset or cursor); how_to_sell and how_to_buy return the playbooks; " +
+      "validate_listing dry-runs a listing body (it never charges and never saves). Listing itself is the paid HTTP route POST /listings (x402), not a tool.",
+    `Policy: ${POLICY.join(" ")}`,
+  ].join("\n");
+}
+
+/**
+ * A fresh server for one HTTP request: the transport is stateless, and the SDK allows one
+ * transport per server.
+ */
+export function createMarketMcpServer(context: ToolContext): McpServer {
+  const { market } = context.services;
+  const server = new McpServer(serverIdentity(market), { instructions: serverInstructions(market) });
+  registerMarketTools(server, context);
+  return server;
+}
+
+/** The server as a client sees it after `initialize` and `tools/list`. */
+export interface ServerDescription {
+  serverInfo: Implementation;
+  protocolVersion: string;
+  capabilities: ServerCapabilities;
+  instructions: string;
+  tools: Tool[];
+}
+
+async function introspect(services: Services): Promise<ServerDescription> {
+  const server = createMarketMcpServer({ services, clientIp: "self-description" });
+  const client = new Client({ name: `${MCP_SERVER_NAME}-self-description`, version: CONTRACT_VERSION });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  try {
+    await client.connect(clientSide);
+    const { tools } = await client.listTools();
+    return {
+      serverInfo: client.getServerVersion()!,
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      capabilities: client.getServerCapabilities()!,
+      instructions: client.getInstructions() ?? "",
+      tools,
+    };
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}
+
+const described = new WeakMap<Services, Promise<ServerDescription>>();
+
+/**
+ * What the live server says about itself, asked once per service through the SDK's own client:
+ * the MCP documents are built from this, so they cannot disagree with `tools/list`.
+ */
+export function describeMarketServer(services: Services): Promise<ServerDescription> {
+  let description = described.get(services);
+  if (!description) {
+    description = introspect(services);
+    described.set(services, description);
+    description.catch(() => described.delete(services));
+  }
+  return description;
+}

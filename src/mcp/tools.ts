@@ -1,0 +1,180 @@
+// The four tools of the MCP server. tools/list, /mcp/tools.json and the server card all read
+// these registrations through the live server, so there is no second copy of any schema.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod";
+import type { components } from "../../generated/openapi.js";
+import { DEFAULT_SEARCH_LIMIT, searchCatalogDocument } from "../catalog/catalog-search.js";
+import type { DiscoveryDocument } from "../catalog/discovery-documents.js";
+import { MCP_TOOLS } from "../documents/agent-facts.js";
+import { buyPlaybook, sellPlaybook } from "../documents/playbooks.js";
+import { HttpError } from "../http/errors.js";
+import type { Services } from "../http/handler-types.js";
+import { dryRunListing } from "../listing/dry-run.js";
+import type { ListingRequest, ValidationReport } from "../listing/listing-checks.js";
+import { contractSchema } from "./contract-schemas.js";
+
+type Schemas = components["schemas"];
+type ToolName = (typeof MCP_TOOLS)[number]["name"];
+
+export interface ToolContext {
+  services: Services;
+  /** The caller's address: the seller probe of validate_listing is rate-limited per client. */
+  clientIp: string;
+}
+
+/** The one-line purpose every agent document also states; the tool description goes on from there. */
+function purposeOf(name: ToolName): string {
+  return MCP_TOOLS.find((tool) => tool.name === name)!.description;
+}
+
+function result(text: string, structuredContent: object): CallToolResult {
+  return { content: [{ type: "text", text }], structuredContent: structuredContent as Record<string, unknown> };
+}
+
+function toolError(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/**
+ * A 4xx of the shared code paths (a bad cursor, for instance) is the caller's mistake: a tool error
+ * naming it. Anything else is logged and reported without internals.
+ */
+async function answering(services: Services, tool: string, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof HttpError && error.status < 500) return toolError(error.message);
+    services.logger.error({ err: error, tool }, "MCP tool failed");
+    return toolError(`${tool} failed on the server; the failure has been logged. Try again later.`);
+  }
+}
+
+const READ_ONLY = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
+
+const listMarketInput = z.strictObject({
+  query: z.string().max(200).optional().describe("Text matched against description, resource URL and sellerPayTo, case-insensitively. Omit to list everything."),
+  includeSeed: z.boolean().optional().describe("True also lists the first-party /kr-* demo rows (leftover seed inventory). Default false."),
+  limit: z.number().int().min(1).max(200).optional().describe(`Page size, 1 to 200. Default ${DEFAULT_SEARCH_LIMIT}.`),
+  offset: z.number().int().min(0).optional().describe("Page offset, from 0. Ignored when cursor is given."),
+  cursor: z.string().min(1).max(512).optional().describe("pagination.nextCursor of the previous page, with the same query and includeSeed."),
+});
+
+function catalogText(document: DiscoveryDocument): string {
+  const { items, pagination } = document;
+  const scope = document.query ? ` matching ${JSON.stringify(document.query)}` : "";
+  if (items.length === 0) return `No listings${scope} at offset ${pagination.offset} (total ${pagination.total}).`;
+  const lines = items.map((item, index) => {
+    const pay = item.accepts[0];
+    return `${pagination.offset + index + 1}. ${item.description}\n   ${item.metadata.priceUsdc} USDC, ${item.method} ${item.resource}, pays ${pay?.payTo ?? item.metadata.salePayTo} on ${pay?.network ?? "?"}`;
+  });
+  const next = pagination.nextCursor ? `\nNext page: call list_market again with cursor ${JSON.stringify(pagination.nextCursor)}.` : "\nThis is the last page.";
+  return (
+    `${items.length} of ${pagination.total} listings${scope} (from ${pagination.offset + 1}):\n${lines.join("\n")}${next}\n` +
+    "Buy from each item's resource directly: it answers HTTP 402; pay its accepts[0] (the seller), not the marketplace."
+  );
+}
+
+interface PlaybookLike {
+  title: string;
+  summary: string;
+  requirements?: string[];
+  steps: Schemas["PlaybookStep"][];
+  notes?: string[];
+  policy: string[];
+}
+
+function playbookText(playbook: PlaybookLike): string {
+  const list = (title: string, lines: string[] | undefined) => (lines?.length ? [`${title}:`, ...lines.map((line) => `- ${line}`)] : []);
+  const steps = playbook.steps.map((step) => {
+    const call = step.method && step.url ? `\n   ${step.method} ${step.url}` : "";
+    return `${step.step}. ${step.title}: ${step.action}${call}\n   Expect: ${step.expect}`;
+  });
+  return [`${playbook.title}`, playbook.summary, ...list("You need", playbook.requirements), "Steps:", ...steps, ...list("Notes", playbook.notes), ...list("Policy", playbook.policy)].join(
+    "\n",
+  );
+}
+
+function reportText(report: ValidationReport): string {
+  const lines = report.checks.map((check) => `${check.ok ? "ok  " : "FAIL"} ${check.name}${check.code ? ` (${check.code})` : ""}: ${check.reason ?? ""}`);
+  const verdict = report.ok
+    ? "Every check passed: this body is ready for POST /listings (the fee is paid there, with x402)."
+    : `${report.checks.filter((check) => !check.ok).length} check(s) failed: fix them before paying for POST /listings.`;
+  return `${verdict}\n${lines.join("\n")}\nNothing was charged and nothing was saved.`;
+}
+
+export function registerMarketTools(server: McpServer, { services, clientIp }: ToolContext): void {
+  const { market, contract } = services;
+
+  server.registerTool(
+    "list_market",
+    {
+      title: "List the market",
+      description:
+        `${purposeOf("list_market")} The same search, filters and paging as GET /discovery/search: query, includeSeed, limit, offset or cursor. ` +
+        "Each item names its resource, method, price and accepts[0] (what to pay whom): buy from the seller directly.",
+      inputSchema: listMarketInput,
+      outputSchema: contractSchema(contract.document, "DiscoveryDocument"),
+      annotations: READ_ONLY,
+    },
+    (args) =>
+      answering(services, "list_market", async () => {
+        const document = await searchCatalogDocument(args, "catalog", services);
+        return result(catalogText(document), document);
+      }),
+  );
+
+  server.registerTool(
+    "how_to_sell",
+    {
+      title: "How to sell",
+      description: `${purposeOf("how_to_sell")} Steps with URLs, the ${market.feeUsdc} USDC listing fee (x402, ${market.network}), the body schema and an example.`,
+      inputSchema: z.strictObject({}),
+      outputSchema: contractSchema(contract.document, "SellPlaybook"),
+      annotations: READ_ONLY,
+    },
+    () => {
+      const playbook = sellPlaybook(market);
+      return result(playbookText(playbook), playbook);
+    },
+  );
+
+  server.registerTool(
+    "how_to_buy",
+    {
+      title: "How to buy",
+      description: `${purposeOf("how_to_buy")} Find a listing, call its resource, pay the seller's own x402 challenge; the marketplace holds no funds.`,
+      inputSchema: z.strictObject({}),
+      outputSchema: contractSchema(contract.document, "BuyPlaybook"),
+      annotations: READ_ONLY,
+    },
+    () => {
+      const playbook = buyPlaybook(market);
+      return result(playbookText(playbook), playbook);
+    },
+  );
+
+  server.registerTool(
+    "validate_listing",
+    {
+      title: "Validate a listing (dry run)",
+      description:
+        `${purposeOf("validate_listing")} The arguments are the body of POST /listings. The answer is the per-check report of POST /listings/validate, ` +
+        "including a probe of the seller's endpoint (it must answer 402 with a matching x402 challenge).",
+      inputSchema: contractSchema(contract.document, "ListingRequest"),
+      outputSchema: contractSchema(contract.document, "ValidationReport"),
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+    },
+    (args) =>
+      answering(services, "validate_listing", async () => {
+        const reply = await dryRunListing(args as ListingRequest, clientIp, services.probe);
+        if (reply.status === 200 || reply.status === 422) {
+          const report = reply.body as ValidationReport;
+          return result(reportText(report), report);
+        }
+        const { message } = reply.body as { message?: string };
+        const retry = reply.headers?.["Retry-After"];
+        return toolError(`${message ?? `The dry run answered ${reply.status}.`}${retry ? ` Retry after ${retry} s.` : ""}`);
+      }),
+  );
+}
