@@ -1,62 +1,88 @@
 import type { HandlerMap } from "../http/handler-types.js";
+import { getCatalog, listResources } from "./catalog.js";
+import { createListing } from "./create-listing.js";
+import { getDemoResource, postDemoResource } from "./demo-resources.js";
+import { getCrawl, getDiscoveryIndex, getLinkset } from "./directory.js";
+import { getAtomFeed, getFeed, getRssFeed } from "./feeds.js";
+import { getFacilitator, getFeeCard, getListingChallenge } from "./fee-documents.js";
+import { getForeignCatalog } from "./foreign-catalog.js";
 import { getListingExample, getListingSchema } from "./listing-schema.js";
-import { notImplemented } from "./not-implemented.js";
+import { getListings } from "./listings.js";
+import { getMcpDiscovery, getMcpServerCard, getMcpServers, getMcpTools, postMcp } from "./mcp.js";
+import { searchCatalog, searchResources } from "./search.js";
+import { getStatus } from "./status.js";
+import { getAgentCard } from "./agent-card.js";
+import { getAgents, getAgentsText } from "./agents-directory.js";
+import { getBuyPlaybook } from "./buy-playbook.js";
+import { getBuyScript } from "./buy-script.js";
+import { getExamples } from "./examples.js";
+import { getHowTo } from "./how-to.js";
+import { getIntegrationCard } from "./integration-card.js";
+import { getInvite } from "./invite.js";
+import { getJoinCard } from "./join-card.js";
+import { getListScript } from "./list-script.js";
+import { getLlmsFullText } from "./llms-full-text.js";
+import { getLlmsText } from "./llms-text.js";
+import { getPlaybook } from "./machine-playbook.js";
+import { getMarketplaceCard } from "./marketplace-card.js";
+import { getPluginManifest } from "./plugin-manifest.js";
+import { getQuickstart } from "./quickstart.js";
+import { getSellPlaybook } from "./sell-playbook.js";
 import { getOpenApi, redirectOpenApiYaml } from "./openapi.js";
+import { getValidationGuide, validateListing } from "./validate-listing.js";
 
-const CATALOG = "the catalog (issue #3)";
-const PAID_LISTING = "the paid listing (issue #4)";
-const DOCUMENTS = "the agent-facing documents (issue #5)";
-const MCP = "the MCP server (issue #6)";
 
 /** Every canonical operation of the contract and the handler that answers it and its aliases. */
 export const handlers: HandlerMap = {
-  createListing: notImplemented("createListing", PAID_LISTING),
-  getListings: notImplemented("getListings", CATALOG),
-  validateListing: notImplemented("validateListing", PAID_LISTING),
-  getValidationGuide: notImplemented("getValidationGuide", PAID_LISTING),
+  createListing,
+  getListings,
+  validateListing,
+  getValidationGuide,
   getListingSchema,
   getListingExample,
-  getListingChallenge: notImplemented("getListingChallenge", PAID_LISTING),
-  getFeeCard: notImplemented("getFeeCard", PAID_LISTING),
-  getFacilitator: notImplemented("getFacilitator", PAID_LISTING),
+  getListingChallenge,
+  getFeeCard,
+  getFacilitator,
+  getDemoResource,
+  postDemoResource,
 
-  getCatalog: notImplemented("getCatalog", CATALOG),
-  listResources: notImplemented("listResources", CATALOG),
-  searchResources: notImplemented("searchResources", CATALOG),
-  searchCatalog: notImplemented("searchCatalog", CATALOG),
-  getForeignCatalog: notImplemented("getForeignCatalog", CATALOG),
-  getFeed: notImplemented("getFeed", CATALOG),
-  getAtomFeed: notImplemented("getAtomFeed", CATALOG),
-  getRssFeed: notImplemented("getRssFeed", CATALOG),
-  getDiscoveryIndex: notImplemented("getDiscoveryIndex", CATALOG),
-  getLinkset: notImplemented("getLinkset", CATALOG),
-  getStatus: notImplemented("getStatus", CATALOG),
-  getCrawl: notImplemented("getCrawl", CATALOG),
+  getCatalog,
+  listResources,
+  searchResources,
+  searchCatalog,
+  getForeignCatalog,
+  getFeed,
+  getAtomFeed,
+  getRssFeed,
+  getDiscoveryIndex,
+  getLinkset,
+  getStatus,
+  getCrawl,
 
-  getMcpDiscovery: notImplemented("getMcpDiscovery", MCP),
-  postMcp: notImplemented("postMcp", MCP),
-  getMcpServers: notImplemented("getMcpServers", MCP),
-  getMcpTools: notImplemented("getMcpTools", MCP),
-  getMcpServerCard: notImplemented("getMcpServerCard", MCP),
+  getMcpDiscovery,
+  postMcp,
+  getMcpServers,
+  getMcpTools,
+  getMcpServerCard,
 
-  getSellPlaybook: notImplemented("getSellPlaybook", DOCUMENTS),
-  getBuyPlaybook: notImplemented("getBuyPlaybook", DOCUMENTS),
-  getPlaybook: notImplemented("getPlaybook", DOCUMENTS),
-  getQuickstart: notImplemented("getQuickstart", DOCUMENTS),
-  getInvite: notImplemented("getInvite", DOCUMENTS),
-  getJoinCard: notImplemented("getJoinCard", DOCUMENTS),
-  getHowTo: notImplemented("getHowTo", DOCUMENTS),
-  getExamples: notImplemented("getExamples", DOCUMENTS),
-  getListScript: notImplemented("getListScript", DOCUMENTS),
-  getBuyScript: notImplemented("getBuyScript", DOCUMENTS),
-  getMarketplaceCard: notImplemented("getMarketplaceCard", DOCUMENTS),
-  getIntegrationCard: notImplemented("getIntegrationCard", DOCUMENTS),
-  getAgents: notImplemented("getAgents", DOCUMENTS),
-  getAgentsText: notImplemented("getAgentsText", DOCUMENTS),
-  getAgentCard: notImplemented("getAgentCard", DOCUMENTS),
-  getPluginManifest: notImplemented("getPluginManifest", DOCUMENTS),
-  getLlmsText: notImplemented("getLlmsText", DOCUMENTS),
-  getLlmsFullText: notImplemented("getLlmsFullText", DOCUMENTS),
+  getSellPlaybook,
+  getBuyPlaybook,
+  getPlaybook,
+  getQuickstart,
+  getInvite,
+  getJoinCard,
+  getHowTo,
+  getExamples,
+  getListScript,
+  getBuyScript,
+  getMarketplaceCard,
+  getIntegrationCard,
+  getAgents,
+  getAgentsText,
+  getAgentCard,
+  getPluginManifest,
+  getLlmsText,
+  getLlmsFullText,
   getOpenApi,
   redirectOpenApiYaml,
 };
