@@ -1309,6 +1309,57 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/kr-echo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description A `/kr-*` demo endpoint called with POST and any JSON body; x402-paid to the marketplace wallet. */
+        post: operations["postDemoResource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kr-fortune": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A `/kr-*` demo endpoint read with GET; x402-paid to the marketplace wallet. */
+        get: operations["getDemoResource__krFortune"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kr-time": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A `/kr-*` demo endpoint read with GET; x402-paid to the marketplace wallet. */
+        get: operations["getDemoResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/linkset.json": {
         parameters: {
             query?: never;
@@ -1726,10 +1777,18 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Discovery JSON of the MCP server. */
+        /**
+         * @description Discovery JSON of the MCP server. The server is stateless: a request for an SSE stream
+         *     (`Accept: text/event-stream`) is answered 405.
+         */
         get: operations["getMcpDiscovery"];
         put?: never;
-        /** @description MCP JSON-RPC 2.0 over Streamable HTTP. Free. */
+        /**
+         * @description MCP JSON-RPC 2.0 over Streamable HTTP (stateless, JSON answers). Free. Send
+         *     `Accept: application/json, text/event-stream` and `Content-Type: application/json`.
+         *     The body is read as text and handed to the MCP SDK: malformed JSON is the JSON-RPC error
+         *     -32700 (not `invalid_json`), and every refusal before a method runs is a JSON-RPC error.
+         */
         post: operations["postMcp"];
         delete?: never;
         options?: never;
@@ -1778,7 +1837,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Tool catalog. */
+        /** @description Tool catalog: the live server's `tools/list`, schemas included. */
         get: operations["getMcpTools"];
         put?: never;
         post?: never;
@@ -2288,7 +2347,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Tool catalog. */
+        /** @description Tool catalog: the live server's `tools/list`, schemas included. */
         get: operations["getMcpTools__skillsJson"];
         put?: never;
         post?: never;
@@ -2441,7 +2500,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Tool catalog. */
+        /** @description Tool catalog: the live server's `tools/list`, schemas included. */
         get: operations["getMcpTools__toolsJson"];
         put?: never;
         post?: never;
@@ -2455,6 +2514,28 @@ export type paths = {
 export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
+        /** @description Optional capabilities of an A2A agent. */
+        AgentCapabilities: {
+            pushNotifications?: boolean;
+            stateTransitionHistory?: boolean;
+            streaming?: boolean;
+        };
+        /** @description An A2A AgentCard (A2A protocol 0.3). */
+        AgentCard: {
+            capabilities: components["schemas"]["AgentCapabilities"];
+            defaultInputModes: string[];
+            defaultOutputModes: string[];
+            description: string;
+            /** Format: uri */
+            documentationUrl?: string;
+            name: string;
+            /** @description The A2A protocol version the card follows. */
+            protocolVersion: string;
+            skills: components["schemas"]["AgentSkill"][];
+            /** Format: uri */
+            url: string;
+            version: string;
+        };
         /**
          * @description An agent-facing JSON document (playbook, card, index, manifest). Its fields are
          *     specified per document as each one is built; every such document is a JSON object.
@@ -2462,8 +2543,61 @@ export type components = {
         AgentDocument: {
             [key: string]: unknown;
         };
+        /** @description One kind of agent and where it starts. */
+        AgentEntry: {
+            /** @description Who this entry is for. */
+            audience: string;
+            id: string;
+            note: string;
+            /** @description Further documents, most useful first. */
+            read: string[];
+            /**
+             * Format: uri
+             * @description The first document to read.
+             */
+            start: string;
+        };
+        /** @description Agents directory: where each kind of agent starts. */
+        AgentsDirectory: {
+            agents: components["schemas"]["AgentEntry"][];
+            links: components["schemas"]["Links"];
+            name: string;
+            note: string;
+            /** @enum {number} */
+            x402Version: 2;
+        };
+        /** @description A distinct capability of an A2A agent. */
+        AgentSkill: {
+            description: string;
+            examples?: string[];
+            id: string;
+            inputModes?: string[];
+            name: string;
+            outputModes?: string[];
+            tags: string[];
+        };
         /** @description An integer count of the token's smallest units (6 decimals): `0.03` is `30000`. */
         AtomicAmount: string;
+        /** @description Buy playbook: how a buyer agent finds a listing and pays its seller. */
+        BuyPlaybook: {
+            links: components["schemas"]["Links"];
+            name: string;
+            /** @description Facts a buyer should know: who gets paid, what the marketplace does not do. */
+            notes: string[];
+            policy: components["schemas"]["Policy"];
+            /** @enum {string} */
+            role: "marketplace";
+            /**
+             * Format: uri
+             * @description URL of the shell script that finds a listing and buys it.
+             */
+            script: string;
+            steps: components["schemas"]["PlaybookStep"][];
+            summary: string;
+            title: string;
+            /** @enum {number} */
+            x402Version: 2;
+        };
         /** @description One listed endpoint, Bazaar-shaped. */
         CatalogItem: {
             accepts: components["schemas"]["PaymentRequirement"][];
@@ -2486,8 +2620,41 @@ export type components = {
             mimeType?: string;
             url: string;
         };
+        /** @description Priority-ordered list of the free routes. */
+        CrawlDocument: {
+            name: string;
+            note: string;
+            routes: components["schemas"]["CrawlRoute"][];
+            /** @enum {number} */
+            x402Version: 2;
+        };
+        /** @description One free route, in crawl order. */
+        CrawlRoute: {
+            /** @description Other paths answering the same document. */
+            aliases: string[];
+            description: string;
+            mediaType: string;
+            /** @enum {string} */
+            method: "GET";
+            /**
+             * Format: int32
+             * @description 1 is the most useful to fetch first.
+             */
+            priority: number;
+            /** Format: uri */
+            url: string;
+        };
         /** @description A decimal amount of the payment token, for example `0.10`. */
         DecimalAmount: string;
+        /** @description The answer of a paid `/kr-*` demo endpoint. */
+        DemoAnswer: {
+            /** @description The demo path that answered, for example `/kr-time`. */
+            demo: string;
+            /** @description What it returns: the echoed body, the time, or a fortune. */
+            result: unknown;
+            /** @description The settlement transaction of the payment. */
+            transaction: string;
+        };
         /** @description Facilitator-shaped catalog (resources, search and catalog views). */
         DiscoveryDocument: {
             /** @description Default view of the resources document: the seed filter parameters, described. */
@@ -2511,6 +2678,35 @@ export type components = {
             /** @enum {number} */
             x402Version: 2;
         };
+        /** @description Discovery index: the parent of resources and search. */
+        DiscoveryIndex: {
+            /** Format: uri */
+            catalog: string;
+            /** Format: uri */
+            feed: string;
+            /** Format: uri */
+            foreign: string;
+            links: components["schemas"]["Links"];
+            listingFee: components["schemas"]["ListingFeeSummary"];
+            name: string;
+            note: string;
+            /**
+             * Format: uri
+             * @description Facilitator-shaped catalog.
+             */
+            resources: string;
+            /** @enum {string} */
+            role: "marketplace";
+            /**
+             * Format: uri
+             * @description Facilitator-shaped search.
+             */
+            search: string;
+            /** Format: uri */
+            status: string;
+            /** @enum {number} */
+            x402Version: 2;
+        };
         /** @description Every 4xx and 5xx answer carries this JSON body. */
         ErrorBody: {
             /** @description Stable machine code, for example `invalid_request`, `not_found`, `payment_required`. */
@@ -2524,21 +2720,71 @@ export type components = {
         };
         /** @description An EVM address, `0x` and 40 hex digits. */
         EvmAddress: string;
+        /** @description One free example. */
+        ExampleEntry: {
+            description: string;
+            /** @description Environment variables it reads, with their meaning. */
+            env?: {
+                [key: string]: string;
+            };
+            id: string;
+            mediaType: string;
+            /** @description What it needs to run, when it is a program. */
+            requires?: string[];
+            title: string;
+            /** Format: uri */
+            url: string;
+        };
+        /** @description Index of free examples. */
+        ExamplesIndex: {
+            examples: components["schemas"]["ExampleEntry"][];
+            links: components["schemas"]["Links"];
+            name: string;
+            note: string;
+            /** @enum {number} */
+            x402Version: 2;
+        };
         /** @description Facilitator and settlement notes. */
         FacilitatorDocument: {
             asset: components["schemas"]["EvmAddress"];
-            /** @description The facilitator that verifies and settles listing fees. */
+            /** @description The facilitator that verifies and settles listing fees: its URL, or `in-process`. */
             facilitator: string;
+            /** @description Present in the embedded development mode only. */
+            localChain?: components["schemas"]["LocalChainInfo"];
+            mode: components["schemas"]["FacilitatorMode"];
             network: components["schemas"]["Network"];
             /** @description Settlement and no-escrow notes. */
             notes: string[];
             payTo: components["schemas"]["EvmAddress"];
+            /** @description False on the embedded local chain. */
+            realMoney: boolean;
+            /** @enum {string} */
+            scheme: "exact";
+            /** @description The account that broadcasts settlements and pays their gas (in-process modes). */
+            settler?: components["schemas"]["EvmAddress"];
         };
+        /**
+         * @description How listing fees are verified and settled.
+         * @enum {string}
+         */
+        FacilitatorMode: "remote" | "self-settlement" | "embedded-local-chain";
         /** @description Compact listing-fee card. */
         FeeCard: {
             /** @description Fee in the token's smallest units: `100000` for 0.10. */
             amount: components["schemas"]["AtomicAmount"];
             asset: components["schemas"]["EvmAddress"];
+            /**
+             * Format: uri
+             * @description URL of the full challenge as JSON (`GET /listings/challenge`).
+             */
+            challenge: string;
+            /** @description The token's EIP-712 domain, as sent in the requirement's `extra`. */
+            extra: components["schemas"]["TokenExtra"];
+            /**
+             * Format: int32
+             * @description Seconds a signed payment stays valid.
+             */
+            maxTimeoutSeconds: number;
             /** @enum {string} */
             method: "POST";
             network: components["schemas"]["Network"];
@@ -2549,6 +2795,11 @@ export type components = {
             scheme: "exact";
             /** @description Fee as a decimal string: `0.10`. */
             usdc: string;
+            /**
+             * Format: uri
+             * @description URL of the free dry run (`POST /listings/validate`).
+             */
+            validate: string;
         };
         /** @description Chronological, newest-first feed of foreign listings. */
         FeedDocument: {
@@ -2622,6 +2873,135 @@ export type components = {
             foreignParam: string;
             leftoverSeedParam: string;
         };
+        /** @description Minimal how-to. */
+        HowTo: {
+            buy: string[];
+            links: components["schemas"]["Links"];
+            name: string;
+            sell: string[];
+            /** @enum {number} */
+            x402Version: 2;
+        };
+        /** @description How to buy, in the integration card. */
+        IntegrationBuy: {
+            /** Format: uri */
+            catalog: string;
+            /** Format: uri */
+            feed: string;
+            note: string;
+            /** Format: uri */
+            playbook: string;
+        };
+        /** @description Integration card: listing, buying, MCP and discovery in one object. */
+        IntegrationCard: {
+            buy: components["schemas"]["IntegrationBuy"];
+            /**
+             * @description Always false: plain HTTP and any x402 client will do.
+             * @enum {boolean}
+             */
+            clientPackageRequired: false;
+            discovery: components["schemas"]["IntegrationDiscovery"];
+            /**
+             * @description Always false: the marketplace never holds funds in escrow.
+             * @enum {boolean}
+             */
+            escrow: false;
+            list: components["schemas"]["IntegrationList"];
+            mcp: components["schemas"]["IntegrationMcp"];
+            name: string;
+            note: string;
+            /** @enum {string} */
+            role: "marketplace";
+            /**
+             * @description This card's own version.
+             * @enum {string}
+             */
+            version: "1.65.0";
+            /** @enum {number} */
+            x402Version: 2;
+        };
+        /** @description Where discovery starts, in the integration card. */
+        IntegrationDiscovery: {
+            /** Format: uri */
+            openapi: string;
+            /** Format: uri */
+            playbook: string;
+            /** Format: uri */
+            start: string;
+            /** Format: uri */
+            status: string;
+        };
+        /** @description How to list, in the integration card. */
+        IntegrationList: {
+            asset: components["schemas"]["EvmAddress"];
+            /** @description An example listing body. */
+            body: components["schemas"]["ListingRequest"];
+            /**
+             * Format: uri
+             * @description URL of the fee challenge as JSON.
+             */
+            challenge: string;
+            /**
+             * Format: uri
+             * @description URL of a shell script that validates and lists with curl.
+             */
+            curl: string;
+            feeAtomic: components["schemas"]["AtomicAmount"];
+            feeUsdc: string;
+            /** @enum {string} */
+            method: "POST";
+            network: components["schemas"]["Network"];
+            /** @enum {string} */
+            path: "/listings";
+            payTo: components["schemas"]["EvmAddress"];
+            /**
+             * Format: uri
+             * @description URL of the listing request JSON Schema.
+             */
+            schema: string;
+            /** @enum {string} */
+            scheme: "exact";
+            /** Format: uri */
+            url: string;
+            /**
+             * Format: uri
+             * @description URL of the free dry run.
+             */
+            validate: string;
+        };
+        /** @description The MCP server, in the integration card. */
+        IntegrationMcp: {
+            /** Format: uri */
+            serverCard: string;
+            tools: string[];
+            /** Format: uri */
+            url: string;
+        };
+        /** @description Shareable invite card. */
+        InviteCard: {
+            forBuyers: string;
+            forSellers: string;
+            headline: string;
+            links: components["schemas"]["Links"];
+            listingFee: components["schemas"]["ListingFeeSummary"];
+            /** @description A short message to pass on to another agent or person. */
+            message: string;
+            name: string;
+            /** @enum {string} */
+            role: "marketplace";
+            /**
+             * Format: uri
+             * @description The first document to read.
+             */
+            start: string;
+            /**
+             * Format: uri
+             * @description Where this invite lives.
+             */
+            url: string;
+            /** @enum {number} */
+            x402Version: 2;
+        };
         /** @description Marketplace data of a catalog item. */
         ItemMetadata: {
             /**
@@ -2633,7 +3013,7 @@ export type components = {
             leftoverSeed: boolean;
             /**
              * Format: date-time
-             * @description When the listing was made (or last renewed).
+             * @description When the listing became active; a renewal keeps it.
              */
             listedAt: string;
             /** Format: uuid */
@@ -2650,9 +3030,72 @@ export type components = {
              */
             saleTakeBps: number;
         };
+        /** @description Seller join card: the fee, then validate, then list. */
+        JoinCard: {
+            /** Format: uri */
+            example: string;
+            feeAtomic: components["schemas"]["AtomicAmount"];
+            links: components["schemas"]["Links"];
+            listingFee: components["schemas"]["ListingFeeSummary"];
+            name: string;
+            /** @enum {string} */
+            role: "marketplace";
+            /** Format: uri */
+            schema: string;
+            steps: components["schemas"]["PlaybookStep"][];
+            /** @enum {number} */
+            x402Version: 2;
+        };
+        /** @description A JSON-RPC 2.0 error object. */
+        JsonRpcError: {
+            /**
+             * Format: int32
+             * @description -32700 parse error, -32600 invalid request, -32601 unknown method, -32602 bad params, -32000 transport refusal.
+             */
+            code: number;
+            data?: unknown;
+            message: string;
+        };
+        /** @description A request refused before any method ran (malformed message, Host/Origin, Accept, media type). */
+        JsonRpcErrorResponse: {
+            error: components["schemas"]["JsonRpcError"];
+            /** @description Null: the refused message's id is not known. */
+            id: unknown;
+            /** @enum {string} */
+            jsonrpc: "2.0";
+        };
+        /** @description The answer to one JSON-RPC request: `result` or `error`. */
+        JsonRpcResponse: {
+            error?: components["schemas"]["JsonRpcError"];
+            /** @description The id of the request answered: a string or a number. */
+            id: unknown;
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            result?: {
+                [key: string]: unknown;
+            };
+        };
         /** @description Absolute URLs of related routes, by name. */
         Links: {
             [key: string]: string;
+        };
+        /** @description RFC 9264 linkset of the sell, buy, discovery and MCP endpoints. */
+        Linkset: {
+            linkset: components["schemas"]["LinksetContext"][];
+        };
+        /** @description One link context of a linkset: an anchor and relation types, each with an array of targets. */
+        LinksetContext: {
+            /** Format: uri */
+            anchor: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A link target of a linkset (RFC 9264). */
+        LinkTarget: {
+            /** Format: uri */
+            href: string;
+            title?: string;
+            type?: string;
         };
         /** @description The answer to a paid `POST /listings`. */
         ListingCreated: {
@@ -2759,6 +3202,8 @@ export type components = {
             count: number;
             example: components["schemas"]["ListingRequest"];
             items: components["schemas"]["CatalogItem"][];
+            /** @description Where to page through every listing, validate, and pay. */
+            links: components["schemas"]["Links"];
             listingFeePayTo: components["schemas"]["EvmAddress"];
             listingFeeUsdc: string;
             /** @description The listing request JSON Schema. */
@@ -2767,6 +3212,219 @@ export type components = {
             };
             /** Format: int32 */
             ttlDays: number;
+        };
+        /** @description The embedded development chain. */
+        LocalChainInfo: {
+            /** @description File with the chain's addresses and funded buyer keys. */
+            chainFile: string;
+            /** Format: int32 */
+            chainId: number;
+            /** @description JSON-RPC URL of the local chain. */
+            rpcUrl: string;
+        };
+        /** @description Machine playbook: both recipes in one document. */
+        MachinePlaybook: {
+            buy: components["schemas"]["PlaybookStep"][];
+            links: components["schemas"]["Links"];
+            listingFee: components["schemas"]["ListingFeeSummary"];
+            name: string;
+            policy: components["schemas"]["Policy"];
+            /** @enum {string} */
+            role: "marketplace";
+            sell: components["schemas"]["PlaybookStep"][];
+            version: string;
+            /** @enum {number} */
+            x402Version: 2;
+        };
+        /** @description Marketplace card. */
+        MarketplaceCard: {
+            /** Format: uri */
+            buy: string;
+            /** Format: uri */
+            catalog: string;
+            description: string;
+            /**
+             * @description Always false: the marketplace never holds funds.
+             * @enum {boolean}
+             */
+            escrow: false;
+            /** Format: uri */
+            feed: string;
+            links: components["schemas"]["Links"];
+            listingFee: components["schemas"]["ListingFeeSummary"];
+            /** Format: uri */
+            mcp: string;
+            name: string;
+            policy: components["schemas"]["Policy"];
+            /** @enum {string} */
+            role: "marketplace";
+            /**
+             * Format: int32
+             * @description The marketplace's cut of sales in basis points.
+             */
+            saleTakeBps: number;
+            /** Format: uri */
+            search: string;
+            /** Format: uri */
+            sell: string;
+            version: string;
+            /** @enum {number} */
+            x402Version: 2;
+        };
+        /** @description No credential is needed. */
+        McpAuthentication: {
+            /** @enum {boolean} */
+            required: false;
+            schemes: string[];
+        };
+        /** @description `GET /mcp`: how to talk to the MCP server. */
+        McpDiscovery: {
+            /** @description Which Host and Origin headers are accepted (DNS-rebinding protection). */
+            allowedHosts: string[];
+            allowedOrigins: string[];
+            description: string;
+            /** @description The server's instructions: what it does and its policy. */
+            instructions: string;
+            links: components["schemas"]["McpLinks"];
+            methods: string[];
+            name: string;
+            /** @enum {boolean} */
+            paid: false;
+            /** @enum {string} */
+            protocol: "mcp";
+            /** @description The protocol version the server prefers, and every version it accepts. */
+            protocolVersion: string;
+            /** @description Headers a POST must carry. */
+            requestHeaders: {
+                [key: string]: string;
+            };
+            /**
+             * @description No sessions, no SSE stream: each POST is answered on its own with JSON.
+             * @enum {boolean}
+             */
+            stateless: true;
+            supportedProtocolVersions: string[];
+            title: string;
+            tools: components["schemas"]["McpToolSummary"][];
+            /** @enum {string} */
+            transport: "streamable-http";
+            /**
+             * Format: uri
+             * @description POST JSON-RPC 2.0 messages here.
+             */
+            url: string;
+            version: string;
+        };
+        /** @description URLs of the MCP documents. */
+        McpLinks: {
+            /** Format: uri */
+            endpoint: string;
+            /** Format: uri */
+            openapi: string;
+            /** Format: uri */
+            serverCard: string;
+            /** Format: uri */
+            servers: string;
+            /** Format: uri */
+            tools: string;
+        };
+        /** @description A remote endpoint, as the MCP registry's `server.json` lists it. */
+        McpRemote: {
+            /** @enum {string} */
+            type: "streamable-http";
+            /** Format: uri */
+            url: string;
+        };
+        /** @description The server card (`/mcp-server.json` and aliases): the server described without connecting. */
+        McpServerCard: {
+            authentication: components["schemas"]["McpAuthentication"];
+            /** @description The capabilities `initialize` announces. */
+            capabilities: {
+                [key: string]: unknown;
+            };
+            description: string;
+            instructions: string;
+            links: components["schemas"]["McpLinks"];
+            prompts: unknown[];
+            protocolVersion: string;
+            remotes: components["schemas"]["McpRemote"][];
+            /** @description Empty: the server offers tools only. */
+            resources: unknown[];
+            serverInfo: components["schemas"]["McpServerInfo"];
+            tools: components["schemas"]["McpTool"][];
+            transport: components["schemas"]["McpTransport"];
+        };
+        /** @description One entry of the servers document. */
+        McpServerEntry: {
+            description: string;
+            /** Format: uri */
+            serverCard: string;
+            title: string;
+            /** Format: uri */
+            tools: string;
+            /** @enum {string} */
+            transport: "streamable-http";
+            /**
+             * @description Client configuration type: a remote server over HTTP.
+             * @enum {string}
+             */
+            type: "http";
+            /** Format: uri */
+            url: string;
+        };
+        /** @description Identity of the server, as `initialize` answers it. */
+        McpServerInfo: {
+            name: string;
+            title?: string;
+            version: string;
+        };
+        /** @description `/mcp.json`, `/.well-known/mcp.json`: the MCP servers of this origin, in client configuration shape. */
+        McpServersDocument: {
+            mcpServers: {
+                [key: string]: components["schemas"]["McpServerEntry"];
+            };
+        };
+        /** @description A tool exactly as `tools/list` describes it. */
+        McpTool: {
+            /** @description Hints: read-only, idempotent, open world. */
+            annotations?: {
+                [key: string]: unknown;
+            };
+            description?: string;
+            /** @description JSON Schema of the arguments. */
+            inputSchema: {
+                [key: string]: unknown;
+            };
+            name: string;
+            /** @description JSON Schema of `structuredContent`. */
+            outputSchema?: {
+                [key: string]: unknown;
+            };
+            title?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `/mcp/tools.json` and aliases: the tool list of the live server. */
+        McpToolCatalog: {
+            /** Format: int32 */
+            count: number;
+            server: string;
+            tools: components["schemas"]["McpTool"][];
+            /** Format: uri */
+            url: string;
+        };
+        /** @description A tool's name and purpose. */
+        McpToolSummary: {
+            description?: string;
+            name: string;
+            title?: string;
+        };
+        /** @description Where and how the server is reached. */
+        McpTransport: {
+            /** Format: uri */
+            endpoint: string;
+            /** @enum {string} */
+            type: "streamable-http";
         };
         /** @description A CAIP-2 chain id; only Base (`eip155:8453`) is supported. */
         Network: string;
@@ -2794,11 +3452,16 @@ export type components = {
             /** @enum {number} */
             x402Version: 2;
         };
-        /** @description The body of a 402 answer (the challenge itself travels in the `PAYMENT-REQUIRED` header). */
+        /**
+         * @description The body of a 402 answer. The challenge travels in the `PAYMENT-REQUIRED` header; the body repeats
+         *     it (x402Version, error, resource, accepts) and adds a human-readable message.
+         */
         PaymentRequiredBody: {
             accepts?: components["schemas"]["PaymentRequirement"][];
+            /** @description Why payment is required or was refused: `payment_required`, or a precise reason such as `invalid_exact_evm_insufficient_balance`. */
             error?: string;
             message?: string;
+            resource?: components["schemas"]["ChallengeResource"];
             /** Format: int32 */
             x402Version?: number;
         };
@@ -2817,11 +3480,100 @@ export type components = {
             /** @enum {string} */
             scheme: "exact";
         };
+        /** @description One step of a recipe: what to do, where, and what comes back. */
+        PlaybookStep: {
+            /** @description What to do, in one or two sentences. */
+            action: string;
+            /** @description Request body to send (JSON). */
+            body?: unknown;
+            /** @description What answers when it worked, and what else may. */
+            expect: string;
+            /** @description Request headers to send, by name. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            method?: "GET" | "POST";
+            /**
+             * Format: int32
+             * @description 1-based position.
+             */
+            step: number;
+            title: string;
+            /** Format: uri */
+            url?: string;
+        };
+        /** @description The API of a plugin manifest: an OpenAPI description. */
+        PluginApi: {
+            is_user_authenticated?: boolean;
+            /** @enum {string} */
+            type: "openapi";
+            /** Format: uri */
+            url: string;
+        };
+        /** @description Authentication of a plugin manifest: none. */
+        PluginAuth: {
+            /** @enum {string} */
+            type: "none";
+        };
+        /** @description Plugin manifest (`ai-plugin.json`). */
+        PluginManifest: {
+            api: components["schemas"]["PluginApi"];
+            auth: components["schemas"]["PluginAuth"];
+            contact_email?: string;
+            description_for_human: string;
+            description_for_model: string;
+            /** Format: uri */
+            legal_info_url?: string;
+            /** Format: uri */
+            logo_url?: string;
+            name_for_human: string;
+            name_for_model: string;
+            /** @enum {string} */
+            schema_version: "v1";
+        };
+        /** @description The service's policy statements. */
+        Policy: string[];
+        /** @description Three-step onboarding: validate, pay `POST /listings`, buy from the listings. */
+        Quickstart: {
+            links: components["schemas"]["Links"];
+            listingFee: components["schemas"]["ListingFeeSummary"];
+            name: string;
+            steps: components["schemas"]["PlaybookStep"][];
+            title: string;
+            /** @enum {number} */
+            x402Version: 2;
+        };
         /**
          * @description Kind of a catalog resource.
          * @enum {string}
          */
         ResourceType: "http" | "mcp";
+        /** @description Sell playbook: how a seller agent lists its x402 endpoint. */
+        SellPlaybook: {
+            example: components["schemas"]["ListingRequest"];
+            /** @description The fee in the token's smallest units (`100000` for 0.10). */
+            feeAtomic: components["schemas"]["AtomicAmount"];
+            links: components["schemas"]["Links"];
+            listingFee: components["schemas"]["ListingFeeSummary"];
+            name: string;
+            policy: components["schemas"]["Policy"];
+            /** @description What the seller needs before starting. */
+            requirements: string[];
+            /** @enum {string} */
+            role: "marketplace";
+            /**
+             * Format: uri
+             * @description URL of the shell script that validates and lists with curl.
+             */
+            script: string;
+            statuses: components["schemas"]["StatusHint"][];
+            steps: components["schemas"]["PlaybookStep"][];
+            summary: string;
+            title: string;
+            /** @enum {number} */
+            x402Version: 2;
+        };
         /** @description Service status and counts. */
         StatusDocument: {
             /** @enum {string} */
@@ -2853,6 +3605,12 @@ export type components = {
             /** @enum {number} */
             x402Version: 2;
         };
+        /** @description An HTTP status an agent may meet, and what to do about it. */
+        StatusHint: {
+            meaning: string;
+            /** Format: int32 */
+            status: number;
+        };
         /** @description Extra token data of a payment requirement. */
         TokenExtra: {
             /** @description Token display name (EIP-712 domain name). */
@@ -2870,7 +3628,9 @@ export type components = {
         };
         /** @description One named check of a dry-run validation. */
         ValidationCheck: {
-            /** @description The check, for example `schema`, `network`, `price`, `seller-probe`. */
+            /** @description Machine-readable cause of a failure, for example `pay_to_mismatch`, `not_402`, `price_not_positive`. */
+            code?: string;
+            /** @description The check: `schema`, `network`, `price`, `description`, `sellerPayTo`, `resource`, `seller-probe`. */
             name: string;
             ok: boolean;
             /** @description Why it failed, or what it found. */
@@ -2943,10 +3703,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["AgentCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -2972,10 +3732,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["AgentCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3001,10 +3761,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["AgentCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3030,10 +3790,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["PluginManifest"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3062,7 +3822,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3088,10 +3848,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["McpServersDocument"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3117,10 +3877,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["AgentCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3146,10 +3906,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["AgentCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3175,10 +3935,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["AgentCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3204,10 +3964,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["AgentCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3233,10 +3993,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["AgentsDirectory"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3262,10 +4022,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["AgentsDirectory"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3294,7 +4054,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3320,10 +4080,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["PluginManifest"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3363,7 +4123,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3425,7 +4185,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3451,10 +4211,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["Linkset"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3494,7 +4254,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3534,7 +4294,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3560,10 +4320,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["BuyPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3589,10 +4349,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["BuyPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3618,10 +4378,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["BuyPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3647,10 +4407,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["BuyPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3712,7 +4472,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3774,7 +4534,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3814,7 +4574,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3840,10 +4600,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["CrawlDocument"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3869,10 +4629,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["CrawlDocument"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3901,7 +4661,7 @@ export interface operations {
                     "text/x-shellscript": string;
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3927,10 +4687,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["DiscoveryIndex"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3956,10 +4716,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["DiscoveryIndex"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3985,10 +4745,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["DiscoveryIndex"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4014,10 +4774,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["DiscoveryIndex"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4043,10 +4803,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["AgentsDirectory"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4072,10 +4832,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["BuyPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4101,10 +4861,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["BuyPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4166,7 +4926,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4228,7 +4988,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4290,7 +5050,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4352,7 +5112,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4426,7 +5186,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4500,7 +5260,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4526,10 +5286,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4555,10 +5315,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4584,10 +5344,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["MachinePlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4613,10 +5373,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["MachinePlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4645,7 +5405,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListingRequest"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4671,10 +5431,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["ExamplesIndex"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4700,10 +5460,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["ExamplesIndex"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4732,7 +5492,7 @@ export interface operations {
                     "text/x-shellscript": string;
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4761,7 +5521,7 @@ export interface operations {
                     "text/x-shellscript": string;
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4790,7 +5550,7 @@ export interface operations {
                     "application/json": components["schemas"]["FacilitatorDocument"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4819,7 +5579,7 @@ export interface operations {
                     "application/json": components["schemas"]["FeeCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4848,7 +5608,7 @@ export interface operations {
                     "application/json": components["schemas"]["FeeCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4902,7 +5662,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4942,7 +5702,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4996,7 +5756,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5036,7 +5796,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5076,7 +5836,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5116,7 +5876,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5156,7 +5916,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5182,10 +5942,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["Quickstart"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5211,10 +5971,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["HowTo"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5240,10 +6000,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["BuyPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5269,10 +6029,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["BuyPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5298,10 +6058,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5327,10 +6087,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5356,10 +6116,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5385,10 +6145,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5414,10 +6174,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["HowTo"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5443,10 +6203,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["DiscoveryIndex"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5472,10 +6232,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["IntegrationCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5501,10 +6261,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["IntegrationCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5530,10 +6290,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["InviteCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5559,10 +6319,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["InviteCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5588,10 +6348,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["JoinCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5617,10 +6377,164 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["JoinCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postDemoResource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The x402 v2 payment payload, base64 JSON. */
+                "PAYMENT-SIGNATURE"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description 200 of a paid route, with the settlement in `PAYMENT-RESPONSE`. */
+            200: {
+                headers: {
+                    /** @description The settlement, base64 JSON: success, transaction, network, payer. */
+                    "PAYMENT-RESPONSE": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DemoAnswer"];
+                };
+            };
+            /** @description The request has a malformed parameter, header or body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 402: pay first, or the payment was refused (then `error` names the reason). */
+            402: {
+                headers: {
+                    /** @description The x402 v2 challenge, base64 JSON (absent when a settlement failed: see `PAYMENT-RESPONSE`). */
+                    "PAYMENT-REQUIRED"?: string;
+                    /** @description The failed settlement, base64 JSON. */
+                    "PAYMENT-RESPONSE"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequiredBody"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDemoResource__krFortune: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The x402 v2 payment payload, base64 JSON. */
+                "PAYMENT-SIGNATURE"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 of a paid route, with the settlement in `PAYMENT-RESPONSE`. */
+            200: {
+                headers: {
+                    /** @description The settlement, base64 JSON: success, transaction, network, payer. */
+                    "PAYMENT-RESPONSE": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DemoAnswer"];
+                };
+            };
+            /** @description 402: pay first, or the payment was refused (then `error` names the reason). */
+            402: {
+                headers: {
+                    /** @description The x402 v2 challenge, base64 JSON (absent when a settlement failed: see `PAYMENT-RESPONSE`). */
+                    "PAYMENT-REQUIRED"?: string;
+                    /** @description The failed settlement, base64 JSON. */
+                    "PAYMENT-RESPONSE"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequiredBody"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDemoResource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The x402 v2 payment payload, base64 JSON. */
+                "PAYMENT-SIGNATURE"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 of a paid route, with the settlement in `PAYMENT-RESPONSE`. */
+            200: {
+                headers: {
+                    /** @description The settlement, base64 JSON: success, transaction, network, payer. */
+                    "PAYMENT-RESPONSE": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DemoAnswer"];
+                };
+            };
+            /** @description 402: pay first, or the payment was refused (then `error` names the reason). */
+            402: {
+                headers: {
+                    /** @description The x402 v2 challenge, base64 JSON (absent when a settlement failed: see `PAYMENT-RESPONSE`). */
+                    "PAYMENT-REQUIRED"?: string;
+                    /** @description The failed settlement, base64 JSON. */
+                    "PAYMENT-RESPONSE"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequiredBody"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5646,10 +6560,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["Linkset"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5675,10 +6589,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5704,10 +6618,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5736,7 +6650,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListingRequest"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5765,7 +6679,7 @@ export interface operations {
                     "application/json": components["schemas"]["FeeCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5794,7 +6708,7 @@ export interface operations {
                     "application/json": components["schemas"]["FeeCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5825,7 +6739,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5854,7 +6768,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListingsCatalog"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5901,10 +6815,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Client error */
+            /** @description 402: pay first, or the payment was refused (then `error` names the reason). */
             402: {
                 headers: {
+                    /** @description The x402 v2 challenge, base64 JSON (absent when a settlement failed: see `PAYMENT-RESPONSE`). */
                     "PAYMENT-REQUIRED"?: string;
+                    /** @description The failed settlement, base64 JSON. */
                     "PAYMENT-RESPONSE"?: string;
                     [name: string]: unknown;
                 };
@@ -5921,7 +6837,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationReport"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5950,7 +6866,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListingsCatalog"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5979,7 +6895,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentChallenge"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6008,7 +6924,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListingRequest"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6037,7 +6953,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListingRequest"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6091,7 +7007,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6131,7 +7047,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6162,7 +7078,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6193,7 +7109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6222,7 +7138,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListingRequest"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6251,7 +7167,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentDocument"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6302,7 +7218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationReport"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6331,7 +7247,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6360,7 +7276,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6386,10 +7302,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["MarketplaceCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6451,7 +7367,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6513,7 +7429,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6539,10 +7455,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["MarketplaceCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6568,10 +7484,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["McpDiscovery"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6589,7 +7505,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        /** @description A JSON-RPC 2.0 message (`initialize`, `tools/list`, `tools/call`, `ping`, notifications) or a batch. */
+        requestBody?: {
             content: {
                 "application/json": unknown;
             };
@@ -6601,7 +7518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["JsonRpcResponse"] | components["schemas"]["JsonRpcResponse"][];
                 };
             };
             /** @description The request has been accepted for processing, but processing has not yet completed. */
@@ -6611,7 +7528,43 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description The server could not understand the request due to invalid syntax. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcErrorResponse"];
+                };
+            };
+            /** @description Access is forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcErrorResponse"];
+                };
+            };
+            /** @description Client error */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcErrorResponse"];
+                };
+            };
+            /** @description Client error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcErrorResponse"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6637,10 +7590,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["McpServerCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6666,10 +7619,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["McpServersDocument"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6695,10 +7648,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["McpToolCatalog"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6724,10 +7677,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["InviteCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6753,10 +7706,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["InviteCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6782,10 +7735,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["InviteCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6827,7 +7780,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6855,7 +7808,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6884,7 +7837,7 @@ export interface operations {
                     "application/json": components["schemas"]["FeeCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6910,10 +7863,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["MachinePlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6939,10 +7892,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["PluginManifest"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6971,7 +7924,7 @@ export interface operations {
                     "application/json": components["schemas"]["FeeCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7000,7 +7953,7 @@ export interface operations {
                     "application/json": components["schemas"]["FeeCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7026,10 +7979,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["Quickstart"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7055,10 +8008,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7120,7 +8073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7182,7 +8135,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7258,7 +8211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7334,7 +8287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7374,7 +8327,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7405,7 +8358,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7436,7 +8389,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7512,7 +8465,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7588,7 +8541,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7614,10 +8567,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7643,10 +8596,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7672,10 +8625,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7701,10 +8654,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7744,7 +8697,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7784,7 +8737,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7810,10 +8763,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["McpServerCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7839,10 +8792,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["McpServerCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7868,10 +8821,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["McpToolCatalog"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7897,10 +8850,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["McpServerCard"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7926,10 +8879,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["Quickstart"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7955,10 +8908,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["Quickstart"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7998,7 +8951,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -8038,7 +8991,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -8064,10 +9017,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -8093,10 +9046,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["SellPlaybook"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -8138,7 +9091,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -8164,10 +9117,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AgentDocument"];
+                    "application/json": components["schemas"]["McpToolCatalog"];
                 };
             };
-            /** @description Any other error: 404, 405, 413, 415, 429, 501, 502, 503. */
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {
                 headers: {
                     [name: string]: unknown;

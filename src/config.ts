@@ -1,4 +1,4 @@
-import { isAddress } from "viem";
+import { isAddress, type Hex } from "viem";
 
 /** Base mainnet USDC, the asset `price: "$0.10"` resolves to on eip155:8453. */
 export const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
@@ -19,8 +19,52 @@ export interface Config {
   marketplaceName: string;
   logLevel: string;
   maxBodyBytes: number;
+  /** Behind a reverse proxy: take the client address from X-Forwarded-For (per-client probe limits). */
+  trustProxy: boolean;
   /** Load the first-party `/kr-*` demo rows at start. */
   loadSeed: boolean;
+  payments: PaymentsConfig;
+  probe: ProbeConfig;
+}
+
+/**
+ * How listing fees are verified and settled: a remote facilitator, our own in-process facilitator
+ * settling with our key over an RPC URL, or (development only) an embedded local chain.
+ */
+export type FacilitatorMode = "remote" | "self" | "embedded";
+
+export interface PaymentsConfig {
+  mode: FacilitatorMode;
+  /** Remote mode: the facilitator's base URL (it serves /verify, /settle, /supported). */
+  facilitatorUrl: string | null;
+  /** Remote mode: headers sent with every facilitator call (e.g. Authorization). */
+  facilitatorAuthHeaders: Record<string, string>;
+  /** Bound on one verify or settle call, remote or in-process. */
+  facilitatorTimeoutMs: number;
+  /** Self mode: node the settler broadcasts through. */
+  settlementRpcUrl: string | null;
+  settlerPrivateKey: Hex | null;
+  /** Node the reconciler reads authorizationState from; defaults to settlementRpcUrl. */
+  chainRpcUrl: string | null;
+  /** EIP-712 domain of the payment token, sent as `extra` in every requirement. */
+  tokenName: string;
+  tokenVersion: string;
+  /** 0 turns the reconciler off. */
+  reconcileIntervalMs: number;
+  /** How far back the reconciler looks for the settlement event of a used authorization. */
+  reconcileLookbackBlocks: number;
+  /** Embedded mode: where the local chain's addresses and buyer keys are written. */
+  devChainFile: string;
+}
+
+export interface ProbeConfig {
+  timeoutMs: number;
+  maxResponseBytes: number;
+  /** Token buckets, per instance: probes per minute for one client address and for one target host. */
+  perClientPerMinute: number;
+  perHostPerMinute: number;
+  /** Test and local-development setting: sellers on loopback addresses, over http or self-signed https. */
+  allowLoopbackSellers: boolean;
 }
 
 export class ConfigError extends Error {
@@ -77,6 +121,20 @@ export function loadConfig(env: Env = process.env): Config {
   const marketplacePayTo = address("MARKETPLACE_PAY_TO");
   if (production && !marketplacePayTo) problems.push("MARKETPLACE_PAY_TO is required in production (NODE_ENV=production)");
   const asset = address("ASSET_ADDRESS") ?? BASE_USDC;
+  const payments = parsePayments(env, production, integer, problems);
+  const probe: ProbeConfig = {
+    timeoutMs: integer("PROBE_TIMEOUT_MS", 5000, 500, 30_000),
+    maxResponseBytes: integer("PROBE_MAX_BYTES", 64 * 1024, 1024, 1024 * 1024),
+    perClientPerMinute: integer("PROBE_RATE_PER_CLIENT", 20, 1, 10_000),
+    perHostPerMinute: integer("PROBE_RATE_PER_HOST", 30, 1, 10_000),
+    allowLoopbackSellers: flag("ALLOW_LOOPBACK_SELLERS", !production && payments.mode === "embedded"),
+  };
+  if (production && probe.allowLoopbackSellers) {
+    problems.push("ALLOW_LOOPBACK_SELLERS must not be true in production (NODE_ENV=production): it is a test and local-development setting");
+  }
+  if (production && asset.toLowerCase() !== BASE_USDC.toLowerCase() && !(env.TOKEN_NAME && env.TOKEN_VERSION)) {
+    problems.push("TOKEN_NAME and TOKEN_VERSION are required in production when ASSET_ADDRESS is not Base USDC: they are the token's EIP-712 domain that buyers sign against");
+  }
   const logLevel = env.LOG_LEVEL || "info";
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
 
@@ -93,7 +151,10 @@ export function loadConfig(env: Env = process.env): Config {
     marketplaceName: env.MARKETPLACE_NAME || "x402 agent marketplace",
     logLevel,
     maxBodyBytes: integer("MAX_BODY_BYTES", 64 * 1024, 1024, 10 * 1024 * 1024),
+    trustProxy: flag("TRUST_PROXY", false),
     loadSeed: flag("LOAD_SEED", true),
+    payments,
+    probe,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -113,4 +174,91 @@ function parseBaseUrl(raw: string | undefined, fallback: string, problems: strin
     return fallback;
   }
   return url.origin;
+}
+
+type IntegerReader = (name: string, fallback: number, min: number, max: number) => number;
+
+function parsePayments(env: Env, production: boolean, integer: IntegerReader, problems: string[]): PaymentsConfig {
+  const url = (name: string): string | null => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return null;
+    try {
+      const parsed = new URL(raw);
+      if (["http:", "https:"].includes(parsed.protocol)) return raw.replace(/\/+$/, "");
+    } catch {
+      // reported below
+    }
+    problems.push(`${name} must be an absolute http(s) URL, got "${raw}"`);
+    return null;
+  };
+  const facilitatorUrl = url("FACILITATOR_URL");
+  const settlementRpcUrl = url("SETTLEMENT_RPC_URL");
+  const chainRpcUrl = url("CHAIN_RPC_URL") ?? settlementRpcUrl;
+  const rawKey = env.SETTLER_PRIVATE_KEY;
+  let settlerPrivateKey: Hex | null = null;
+  if (rawKey) {
+    if (/^0x[0-9a-fA-F]{64}$/.test(rawKey)) settlerPrivateKey = rawKey as Hex;
+    else problems.push("SETTLER_PRIVATE_KEY must be 0x and 64 hex digits (the value is not shown)");
+  }
+  const facilitatorAuthHeaders = parseHeaders(env.FACILITATOR_AUTH_HEADERS, problems);
+
+  const selfSettlement = Boolean(env.SETTLEMENT_RPC_URL || env.SETTLER_PRIVATE_KEY);
+  let mode: FacilitatorMode = "embedded";
+  if (env.FACILITATOR_URL && selfSettlement) {
+    problems.push("choose one facilitator: FACILITATOR_URL (remote) or SETTLEMENT_RPC_URL + SETTLER_PRIVATE_KEY (self-settlement), not both");
+  } else if (env.FACILITATOR_URL) {
+    mode = "remote";
+    if (production && facilitatorUrl && !facilitatorUrl.startsWith("https://")) problems.push("FACILITATOR_URL must be https in production");
+  } else if (selfSettlement) {
+    mode = "self";
+    if (!env.SETTLEMENT_RPC_URL) problems.push("SETTLEMENT_RPC_URL is required with SETTLER_PRIVATE_KEY (self-settlement)");
+    if (!env.SETTLER_PRIVATE_KEY) problems.push("SETTLER_PRIVATE_KEY is required with SETTLEMENT_RPC_URL (self-settlement)");
+  } else if (production) {
+    problems.push(
+      "a facilitator is required in production (NODE_ENV=production): set FACILITATOR_URL (remote facilitator) or SETTLEMENT_RPC_URL and SETTLER_PRIVATE_KEY (self-settlement); the embedded local chain is for development only",
+    );
+  }
+  if (mode !== "embedded" && !production && !env.MARKETPLACE_PAY_TO) {
+    problems.push("MARKETPLACE_PAY_TO is required with FACILITATOR_URL or SETTLEMENT_RPC_URL: it is the wallet listing fees are paid to");
+  }
+
+  const reconcileIntervalMs = integer("RECONCILE_INTERVAL_SECONDS", 60, 0, 3600) * 1000;
+  if (production && mode === "remote" && !chainRpcUrl && reconcileIntervalMs > 0) {
+    problems.push(
+      "CHAIN_RPC_URL is required in production with FACILITATOR_URL: the reconciler reads authorizationState from it (or set RECONCILE_INTERVAL_SECONDS=0 to turn the reconciler off)",
+    );
+  }
+  return {
+    mode,
+    facilitatorUrl,
+    facilitatorAuthHeaders,
+    facilitatorTimeoutMs: integer("FACILITATOR_TIMEOUT_MS", 15_000, 1000, 120_000),
+    settlementRpcUrl,
+    settlerPrivateKey,
+    chainRpcUrl,
+    tokenName: env.TOKEN_NAME || "USD Coin",
+    tokenVersion: env.TOKEN_VERSION || "2",
+    reconcileIntervalMs,
+    reconcileLookbackBlocks: integer("RECONCILE_LOOKBACK_BLOCKS", 10_000, 1, 10_000_000),
+    devChainFile: env.DEV_CHAIN_FILE || ".dev/chain.json",
+  };
+}
+
+/** FACILITATOR_AUTH_HEADERS: a JSON object of header name -> value. Values are never echoed. */
+function parseHeaders(raw: string | undefined, problems: string[]): Record<string, string> {
+  if (raw === undefined || raw === "") return {};
+  const problem = 'FACILITATOR_AUTH_HEADERS must be a JSON object of header names to string values, e.g. {"Authorization":"Bearer <token>"}';
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    const valid =
+      typeof parsed === "object" &&
+      parsed !== null &&
+      !Array.isArray(parsed) &&
+      Object.entries(parsed).every(([name, value]) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) && typeof value === "string");
+    if (valid) return parsed as Record<string, string>;
+  } catch {
+    // reported below
+  }
+  problems.push(problem);
+  return {};
 }

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
 import { startServer } from "./server.js";
+import { releaseMigrationEngine } from "./storage/migrate.js";
 
 async function main(): Promise<void> {
   let config;
@@ -14,7 +15,18 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const running = await startServer(config, logger);
+  let running;
+  try {
+    running = await startServer(config, logger);
+  } catch (error) {
+    // Checks that need the network (the facilitator's supported kinds, the chain id) end here too.
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  releaseMigrationEngine();
   logger.info({ url: running.url, publicBaseUrl: config.publicBaseUrl, production: config.production }, "marketplace listening");
 
   let stopping = false;

@@ -1,18 +1,24 @@
 import type { AddressInfo } from "node:net";
 import { createServer, type RequestListener, type Server } from "node:http";
-import { marketFacts } from "./catalog/market.js";
-import { deriveAccounts, ANVIL_MNEMONIC } from "./chain/local-chain.js";
 import type { Config } from "./config.js";
 import { handlers } from "./handlers/index.js";
+import { CatalogFreshness } from "./catalog/freshness.js";
+import { startMaintenance } from "./catalog/maintenance.js";
 import { createApp } from "./http/app.js";
+import { ResponseCache } from "./http/response-cache.js";
 import { loadContract } from "./http/contract.js";
 import type { Services } from "./http/handler-types.js";
 import { createRouter, type Router } from "./http/router.js";
+import { startReconciler } from "./listing/reconciler.js";
 import type { Logger } from "./logger.js";
+import { marketFactsFor, setupPayments, type Payments } from "./payments/setup.js";
+import { SellerProbe } from "./probe/seller-probe.js";
 import { redact } from "./storage/connection.js";
 import { openDatabase, type Database } from "./storage/database.js";
 import { ListingStore } from "./storage/listing-store.js";
 import { applyMigrations } from "./storage/migrate.js";
+
+const HOUR_MS = 60 * 60 * 1000;
 
 export interface RunningServer {
   url: string;
@@ -21,11 +27,6 @@ export interface RunningServer {
   router: Router;
   services: Services;
   close(): Promise<void>;
-}
-
-/** In development without MARKETPLACE_PAY_TO: the local chain's marketplace wallet (anvil account 2). */
-function developmentPayTo(): string {
-  return deriveAccounts(ANVIL_MNEMONIC, 3)[2]!.address;
 }
 
 async function listen(config: Config, listener: { current?: RequestListener }): Promise<{ server: Server; port: number }> {
@@ -48,7 +49,15 @@ async function listen(config: Config, listener: { current?: RequestListener }): 
  * Migrates and opens the database, listens (`config.port` 0 picks a free port), then builds the
  * service from its parts. Without PUBLIC_BASE_URL, links follow the port actually bound.
  */
-export async function startServer(configIn: Config, logger: Logger): Promise<RunningServer> {
+export interface ServerOptions {
+  /** The clock every read and write uses (tests move it to cross an expiry). */
+  now?: () => Date;
+  /** Payments built by the caller, who also closes them; default: from the configuration (src/payments/setup.ts). */
+  payments?: Payments;
+}
+
+export async function startServer(configIn: Config, logger: Logger, options: ServerOptions = {}): Promise<RunningServer> {
+  const payments = options.payments ?? (await setupPayments(configIn, logger));
   const { applied } = await applyMigrations(configIn.databaseUrl);
   if (applied.length > 0) logger.info({ database: redact(configIn.databaseUrl), applied }, "applied migrations");
   const database = await openDatabase(configIn.databaseUrl);
@@ -57,16 +66,32 @@ export async function startServer(configIn: Config, logger: Logger): Promise<Run
   const config = configIn.publicBaseUrlExplicit ? configIn : { ...configIn, publicBaseUrl: `http://localhost:${port}` };
 
   const contract = loadContract();
+  const now = options.now ?? (() => new Date());
+  const store = new ListingStore(database);
+  const freshness = new CatalogFreshness(store, now);
   const services: Services = {
     config,
     logger,
     contract,
-    market: marketFacts(config, config.marketplacePayTo ?? developmentPayTo()),
-    store: new ListingStore(database),
-    now: () => new Date(),
+    market: marketFactsFor(config, payments),
+    store,
+    freshness,
+    payments,
+    probe: new SellerProbe(config.probe, { network: config.network, asset: payments.asset }),
+    now,
   };
+  const { reconcileIntervalMs } = config.payments;
+  const reconciler =
+    payments.chain && reconcileIntervalMs > 0 ? startReconciler({ store, chain: payments.chain, logger, now, intervalMs: reconcileIntervalMs }) : null;
+  const maintenance = await startMaintenance({ store, market: services.market, logger, loadSeed: config.loadSeed, intervalMs: HOUR_MS, now });
   const router = await createRouter(contract, handlers, services);
-  listener.current = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes }).callback();
+  const responseCache = new ResponseCache(freshness);
+  const koa = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, trustProxy: config.trustProxy }).callback();
+  listener.current = (req, res) => {
+    void responseCache.tryServe(req, res).then((served) => {
+      if (!served) void koa(req, res);
+    });
+  };
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   return {
@@ -76,11 +101,14 @@ export async function startServer(configIn: Config, logger: Logger): Promise<Run
     router,
     services,
     close: async () => {
+      maintenance.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await reconciler?.stop();
       await database.close();
+      if (!options.payments) await payments.close();
     },
   };
 }

@@ -1,15 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { BASE_USDC, ConfigError, loadConfig } from "../src/config.js";
+import { BASE_USDC, loadConfig } from "../src/config.js";
+import { problemsOf } from "./support/config.js";
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 describe("configuration from the environment", () => {
   it("has defaults that serve on 8402 with the embedded SQLite", () => {

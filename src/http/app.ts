@@ -1,22 +1,23 @@
 import cors from "@koa/cors";
 import Koa, { type Context } from "koa";
 import type { Logger } from "../logger.js";
-import { readJsonBody } from "./body.js";
+import { readBodyText, readJsonBody } from "./body.js";
+import { ifNoneMatchMatches } from "./conditional.js";
+import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from "./cors.js";
 import { HttpError } from "./errors.js";
+import type { ResponseCache } from "./response-cache.js";
 import type { AnyReply, Router } from "./router.js";
 
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-/** `If-None-Match` matches when any listed tag equals the ETag, weakly compared (RFC 9110 §13.1.2). */
-export function ifNoneMatchMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === "*") return true;
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
-  return header.split(",").some((tag) => opaque(tag) === opaque(etag));
+/** HEAD is answered as GET without a body; it must never spend a payment, so it never carries one. */
+function withoutPayment(headers: Context["headers"]): Context["headers"] {
+  const { "payment-signature": _signature, "x-payment": _legacy, ...rest } = headers;
+  return rest;
 }
 
-function send(ctx: Context, reply: AnyReply): void {
+function send(ctx: Context, reply: AnyReply, cache: ResponseCache | undefined): void {
   const headers: Record<string, string> = { ...(reply.headers as Record<string, string> | undefined) };
   const etag = headers.ETag;
   if (reply.status === 200 && etag && ifNoneMatchMatches(ctx.get("if-none-match"), etag)) {
@@ -24,17 +25,27 @@ function send(ctx: Context, reply: AnyReply): void {
     ctx.set("ETag", etag);
     return;
   }
-  const contentType = reply.contentType;
+  const contentType = reply.contentType && `${reply.contentType}; charset=utf-8`;
   ctx.status = reply.status;
   ctx.set(headers);
   const body = reply.body as unknown;
-  if (body === undefined) return;
+  if (body === undefined) {
+    // An explicit null keeps Koa from writing the status text as a body (202 has none); it resets the status.
+    ctx.body = null;
+    ctx.status = reply.status;
+    return;
+  }
   if (typeof body === "string") {
-    ctx.type = contentType ? `${contentType}; charset=utf-8` : "text/plain; charset=utf-8";
+    ctx.type = contentType ?? "text/plain; charset=utf-8";
     ctx.body = body;
   } else if (typeof body === "object" && body !== null && "preRendered" in body) {
     ctx.type = contentType ?? JSON_CONTENT_TYPE;
-    ctx.body = (body as { preRendered: Buffer }).preRendered;
+    const bytes = (body as { preRendered: Buffer }).preRendered;
+    ctx.body = bytes;
+    if (cache && reply.cacheToken && etag && reply.status === 200) {
+      delete headers.ETag;
+      cache.remember(ctx.url, { token: reply.cacheToken, etag, contentType: ctx.response.get("Content-Type"), body: bytes, headers });
+    }
   } else {
     ctx.type = contentType ?? JSON_CONTENT_TYPE;
     ctx.body = Buffer.from(JSON.stringify(body));
@@ -52,11 +63,15 @@ export interface AppOptions {
   router: Router;
   logger: Logger;
   maxBodyBytes: number;
+  /** Where replies marked with a freshness token are kept for the node:http fast path. */
+  responseCache?: ResponseCache;
+  /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
+  trustProxy?: boolean;
 }
 
 /** The Koa adapter: body and errors in, openapi-backend dispatch, contract-shaped replies out. */
-export function createApp({ router, logger, maxBodyBytes }: AppOptions): Koa {
-  const app = new Koa();
+export function createApp({ router, logger, maxBodyBytes, responseCache, trustProxy = false }: AppOptions): Koa {
+  const app = new Koa({ proxy: trustProxy });
   app.silent = true;
 
   app.use(async (ctx, next) => {
@@ -79,24 +94,29 @@ export function createApp({ router, logger, maxBodyBytes }: AppOptions): Koa {
   app.use(
     cors({
       origin: "*",
-      allowMethods: ["GET", "HEAD", "POST", "OPTIONS"],
-      allowHeaders: ["Content-Type", "PAYMENT-SIGNATURE", "X-PAYMENT", "If-None-Match", "Mcp-Protocol-Version", "Mcp-Session-Id"],
-      exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "ETag", "Location", "Allow"],
+      allowMethods: CORS_ALLOW_METHODS,
+      allowHeaders: CORS_ALLOW_HEADERS,
+      exposeHeaders: CORS_EXPOSE_HEADERS,
       maxAge: 600,
     }),
   );
 
   app.use(async (ctx) => {
     const method = ctx.method === "HEAD" ? "GET" : ctx.method;
-    const body = BODY_METHODS.has(method) ? await readJsonBody(ctx, maxBodyBytes) : undefined;
+    // POST /mcp takes its body unparsed: the MCP SDK answers malformed JSON itself (-32700), not 400.
+    const raw = BODY_METHODS.has(method) && router.takesRawBody(method, ctx.path);
+    const body = BODY_METHODS.has(method) && !raw ? await readJsonBody(ctx, maxBodyBytes) : undefined;
+    const rawBody = raw ? await readBodyText(ctx, maxBodyBytes) : undefined;
     const reply = await router.dispatch({
       method,
       path: ctx.path,
       query: ctx.querystring,
-      headers: ctx.headers as Record<string, string | string[]>,
+      headers: (ctx.method === "HEAD" ? withoutPayment(ctx.headers) : ctx.headers) as Record<string, string | string[]>,
       body,
+      rawBody,
+      clientIp: ctx.ip,
     });
-    send(ctx, reply);
+    send(ctx, reply, responseCache);
   });
 
   return app;

@@ -9,16 +9,11 @@ function hasBody(ctx: Context): boolean {
   return (length !== "" && length !== "0") || ctx.get("transfer-encoding") !== "";
 }
 
-/**
- * Reads a JSON request body within `limit` bytes: undefined when there is none, 413 when too
- * large, 415 when not JSON, 400 when it does not parse.
- */
-export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+/** Reads a request body as text within `limit` bytes, unparsed: undefined when there is none, 413 when too large. */
+export async function readBodyText(ctx: Context, limit: number): Promise<string | undefined> {
   if (!hasBody(ctx)) return undefined;
-  const mediaType = (ctx.get("content-type").split(";")[0] ?? "").trim();
-  let raw: string;
   try {
-    raw = await getRawBody(ctx.req, { limit, encoding: "utf8", length: ctx.get("content-length") || undefined });
+    return await getRawBody(ctx.req, { limit, encoding: "utf8", length: ctx.get("content-length") || undefined });
   } catch (error) {
     const type = (error as { type?: string }).type;
     if (type === "entity.too.large") {
@@ -26,7 +21,16 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
     }
     throw new HttpError(400, "invalid_body", `The request body could not be read: ${(error as Error).message}.`);
   }
-  if (raw.trim() === "") return undefined;
+}
+
+/**
+ * Reads a JSON request body within `limit` bytes: undefined when there is none, 413 when too
+ * large, 415 when not JSON, 400 when it does not parse.
+ */
+export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+  const raw = await readBodyText(ctx, limit);
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const mediaType = (ctx.get("content-type").split(";")[0] ?? "").trim();
   if (!JSON_TYPE.test(mediaType)) {
     throw new HttpError(415, "unsupported_media_type", `Send the body as application/json, not ${mediaType || "an unlabelled body"}.`);
   }

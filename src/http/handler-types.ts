@@ -1,8 +1,11 @@
 import type { operations } from "../../generated/openapi.js";
 import type { CanonicalOperationId } from "../../generated/operations.js";
+import type { CatalogFreshness } from "../catalog/freshness.js";
 import type { MarketFacts } from "../catalog/market.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
+import type { Payments } from "../payments/setup.js";
+import type { SellerProbe } from "../probe/seller-probe.js";
 import type { ListingStore } from "../storage/listing-store.js";
 
 type Operation<O extends CanonicalOperationId> = operations[O];
@@ -24,6 +27,8 @@ type MediaTypeOf<R> = R extends { content: infer C } ? Exclude<keyof C, "applica
 type ReplyFor<Status, R> = {
   status: Status extends "default" ? ErrorStatus : Status;
   headers?: Record<string, string>;
+  /** Freshness token of a pre-rendered catalog document: the fast path may serve it again while current. */
+  cacheToken?: string;
 } & (keyof DeclaredHeaders<R> extends never ? unknown : { headers: DeclaredHeaders<R> }) &
   (BodyOf<R> extends undefined ? { body?: undefined } : { body: BodyOf<R> | PreRendered }) &
   ([MediaTypeOf<R>] extends [never] ? unknown : { contentType: MediaTypeOf<R> });
@@ -53,7 +58,11 @@ export interface Input<O extends CanonicalOperationId> {
   query: NonNullable<Params<O>["query"]>;
   /** Request headers, lower-cased names. */
   headers: Record<string, string | undefined>;
+  /** The client's address (from X-Forwarded-For when TRUST_PROXY is on), for per-client limits. */
+  clientIp: string;
   body: BodyIn<O> | undefined;
+  /** The body text as received, for operations the contract marks `x-raw-body` (`body` is then undefined). */
+  rawBody?: string;
 }
 
 /** Everything a handler may use besides its input. */
@@ -65,6 +74,12 @@ export interface Services {
   store: ListingStore;
   /** Fee, wallet, chain and token: the one source every document reads. */
   market: MarketFacts;
+  /** Whether rendered catalog documents are still current. */
+  freshness: CatalogFreshness;
+  /** Listing-fee and demo payments: the x402 gate, the facilitator, the chain. */
+  payments: Payments;
+  /** The SSRF-safe seller probe, with its per-instance rate limits. */
+  probe: SellerProbe;
   now(): Date;
 }
 

@@ -12,6 +12,10 @@ export interface RoutedRequest {
   query: string;
   headers: Record<string, string | string[]>;
   body: unknown;
+  /** The body as received, for operations marked `x-raw-body` (their `body` is undefined). */
+  rawBody?: string;
+  /** The client's address, handed to handlers as `clientIp`. */
+  clientIp?: string;
 }
 
 /** A handler's reply once it left the typed world: the adapter only needs its shape. */
@@ -22,6 +26,8 @@ export interface AnyReply {
   body?: unknown;
   /** Set for bodies that are not JSON. */
   contentType?: string;
+  /** The catalog freshness the body was rendered at: the reply may be served again while it holds. */
+  cacheToken?: string;
 }
 
 /**
@@ -38,6 +44,8 @@ function memoiseOperations(api: OpenAPIBackend): void {
 
 export interface Router {
   dispatch(request: RoutedRequest): Promise<AnyReply>;
+  /** Whether the contract marks this route `x-raw-body`: its body is handed over unparsed (POST /mcp). */
+  takesRawBody(method: string, path: string): boolean;
   /** openapi-backend itself, for response validation in tests. */
   api: OpenAPIBackend;
 }
@@ -58,10 +66,15 @@ export async function createRouter(contract: Contract, handlers: HandlerMap, ser
     },
   });
 
-  const allowOf = (path: string): string => {
-    const normalised = path.length > 1 ? path.replace(/\/+$/, "") : path;
-    return (contract.methodsByPath.get(normalised) ?? []).join(", ");
-  };
+  const normalise = (path: string): string => (path.length > 1 ? path.replace(/\/+$/, "") : path);
+  const allowOf = (path: string): string => (contract.methodsByPath.get(normalise(path)) ?? []).join(", ");
+
+  const rawBodyRoutes = new Set<string>();
+  for (const [path, item] of Object.entries(contract.document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if ((operation as { "x-raw-body"?: boolean })["x-raw-body"] === true) rawBodyRoutes.add(`${method.toUpperCase()} ${path}`);
+    }
+  }
 
   api.register({
     notFound: (context: Context) => {
@@ -81,13 +94,15 @@ export async function createRouter(contract: Contract, handlers: HandlerMap, ser
 
   for (const [operationId, canonical] of Object.entries(canonicalOf) as [RoutedOperationId, keyof HandlerMap][]) {
     const handler = handlers[canonical] as (input: Input<typeof canonical>, services: Services) => Promise<Reply<typeof canonical>> | Reply<typeof canonical>;
-    api.register(operationId, async (context: Context) => {
+    api.register(operationId, async (context: Context, request: RoutedRequest) => {
       const input = {
         operationId,
         path: context.request.path,
         query: context.request.query,
         headers: context.request.headers,
         body: context.request.requestBody,
+        rawBody: request.rawBody,
+        clientIp: request.clientIp ?? "unknown",
       } as unknown as Input<typeof canonical>;
       const reply = await handler(input, services);
       return { ...reply, operationId } as AnyReply;
@@ -98,7 +113,8 @@ export async function createRouter(contract: Contract, handlers: HandlerMap, ser
   memoiseOperations(api);
   return {
     api,
-    dispatch: (request) => api.handleRequest(request) as Promise<AnyReply>,
+    dispatch: (request) => api.handleRequest(request, request) as Promise<AnyReply>,
+    takesRawBody: (method, path) => rawBodyRoutes.has(`${method} ${normalise(path)}`),
   };
 }
 

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { canonicalOf } from "../../generated/operations.js";
 import { exampleListing } from "../../src/documents/listing-request.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
@@ -24,7 +23,9 @@ function validRequest(method: string, path: string): [string, RequestInit] {
     "/listings": "",
   };
   if (method === "post") {
-    return [path, { method: "POST", headers: { "content-type": "application/json" }, body: bodies[path] }];
+    // The MCP transport requires a client to accept both JSON and SSE answers.
+    const accept: Record<string, string> = path === "/mcp" ? { accept: "application/json, text/event-stream" } : {};
+    return [path, { method: "POST", headers: { "content-type": "application/json", ...accept }, body: bodies[path] }];
   }
   return [path.startsWith("/discovery/search") ? `${path}?query=weather` : path, { method: method.toUpperCase(), redirect: "manual" }];
 }
@@ -32,17 +33,21 @@ function validRequest(method: string, path: string): [string, RequestInit] {
 describe("every route of the contract", () => {
   const routes = Object.entries(contract.paths).flatMap(([path, item]) => Object.keys(item).map((method) => ({ method, path })));
 
-  it("is routed: nothing answers 404, and every answer fits its contract", async () => {
+  it("is routed and built: nothing answers 404 or 501, and every answer fits its contract", async () => {
     expect(routes.length).toBeGreaterThanOrEqual(147);
     for (const { method, path } of routes) {
       const [target, init] = validRequest(method, path);
       const response = await server.fetch(target, init);
-      expect([200, 307, 402, 501], `${method} ${target}`).toContain(response.status);
+      expect([200, 307, 402, 422], `${method} ${target}`).toContain(response.status);
       if (response.status === 307) continue;
       const type = response.headers.get("content-type") ?? "";
-      const body = type.includes("json") ? await response.json() : await response.text();
-      server.expectContractShape(method, path, response.status, body);
-      if (response.status === 501) expect((body as { operation: string }).operation).toBe(canonicalOf[contract.paths[path]![method]!.operationId as keyof typeof canonicalOf]);
+      if (!type.startsWith("application/json")) {
+        // openapi-backend validates JSON bodies only: check the declared media type instead.
+        const responses = (contract.paths[path]![method] as unknown as { responses: Record<string, { content: object }> }).responses;
+        expect(Object.keys(responses[String(response.status)]!.content), `${method} ${path}`).toContain(type.split(";")[0]);
+        continue;
+      }
+      server.expectContractShape(method, path, response.status, await response.json());
     }
   });
 

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
-import { startServer, type RunningServer } from "../../src/server.js";
+import { startServer, type RunningServer, type ServerOptions } from "../../src/server.js";
+import { offlinePayments } from "./payments.js";
 
 export interface TestServer extends RunningServer {
   /** Fetches a path of the server. */
@@ -13,10 +14,13 @@ export interface TestServer extends RunningServer {
   expectContractShape(method: string, path: string, status: number, body: unknown): void;
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/** A server on a free port over a fresh SQLite file, unless `env.DATABASE_URL` names another database. */
+export async function startTestServer(env: Record<string, string> = {}, options: ServerOptions = {}): Promise<TestServer> {
   const databaseUrl = `file:${join(mkdtempSync(join(tmpdir(), "marketplace-test-")), "marketplace.db")}`;
   const config = loadConfig({ PORT: "0", LOG_LEVEL: "silent", LOAD_SEED: "false", DATABASE_URL: databaseUrl, ...env });
-  const running = await startServer(config, createLogger(config.logLevel));
+  // No chain unless a test brings one: payments default to an offline facilitator.
+  const payments = options.payments ?? (await offlinePayments(config));
+  const running = await startServer(config, createLogger(config.logLevel), { ...options, payments });
   const { api } = running.router;
   return {
     ...running,

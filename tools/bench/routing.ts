@@ -4,8 +4,10 @@
  *    stock openapi-backend on the same contract.
  * 2. Over HTTP with autocannon: the same bytes from bare node:http, plain Koa, and the service.
  */
-import { spawn } from "node:child_process";
-import { once } from "node:events";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bodyFile, serve } from "./servers.js";
 import autocannon from "autocannon";
 import { OpenAPIBackend, type Document } from "openapi-backend";
 import { loadContract } from "../../src/http/contract.js";
@@ -30,7 +32,7 @@ async function inProcess(): Promise<void> {
   const config = loadConfig({ LOG_LEVEL: "silent" });
   // Routing alone: the handler measured reads no storage.
   const market = marketFacts(config, "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");
-  const services = { config, logger: createLogger("silent"), contract, market, store: undefined as never, now: () => new Date() };
+  const services = { config, logger: createLogger("silent"), contract, market, store: undefined as never, freshness: undefined as never, payments: undefined as never, probe: undefined as never, now: () => new Date() };
   const router = await createRouter(contract, handlers, services);
   const request = { method: "GET", path: "/listings/example.json", query: "", headers: {}, body: undefined };
   const ours = await timeDispatch(() => router.dispatch(request), 20_000);
@@ -44,18 +46,13 @@ async function inProcess(): Promise<void> {
   console.table({ "openapi-backend, operations memoised (ours)": { "µs per request": ours.toFixed(1) }, "openapi-backend as shipped": { "µs per request": theirs.toFixed(1) } });
 }
 
-async function serve(kind: string, body: string): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "tools/bench/serve.ts", kind, body], { stdio: ["ignore", "pipe", "inherit"] });
-  const [line] = (await once(child.stdout!, "data")) as [Buffer];
-  return { url: (JSON.parse(line.toString()) as { url: string }).url, stop: () => child.kill() };
-}
 
 async function load(url: string): Promise<autocannon.Result> {
   return autocannon({ url, connections: 32, pipelining: 1, duration: SECONDS });
 }
 
 async function overHttp(): Promise<void> {
-  const body = JSON.stringify(exampleListing({ network: "eip155:8453" }));
+  const body = bodyFile(JSON.stringify(exampleListing({ network: "eip155:8453" })));
   const rows: Record<string, Record<string, string>> = {};
   for (const [name, kind, path] of [
     ["bare node:http, same bytes", "node", "/"],
@@ -63,7 +60,7 @@ async function overHttp(): Promise<void> {
     ["service: GET /listings/example.json", "app", "/listings/example.json"],
     ["service: 400 on /discovery/resources?limit=0", "app", "/discovery/resources?limit=0"],
   ] as const) {
-    const server = await serve(kind, body);
+    const server = await serve(kind, [body], { DATABASE_URL: `file:${join(mkdtempSync(join(tmpdir(), "bench-routing-")), "bench.db")}` });
     try {
       const result = await load(`${server.url}${path}`);
       rows[name] = {

@@ -1,19 +1,17 @@
 /**
  * One server for the benchmarks, in its own process so it does not share an event loop with the
- * load generator. `tsx tools/bench/serve.ts <node|koa|app>`; prints `{"url": ...}` when listening.
+ * load generator: `serve.ts node|koa <body file> [etag]` serves those bytes (bare node:http also
+ * answers 304 to a matching If-None-Match). The service itself is measured through `npm start`'s command.
+ * Prints `{"url": ..., "pid": ...}` when listening.
  */
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import Koa from "koa";
-import { loadConfig } from "../../src/config.js";
-import { createLogger } from "../../src/logger.js";
-import { startServer } from "../../src/server.js";
 
 const kind = process.argv[2];
-const body = Buffer.from(process.argv[3] ?? "{}");
+const body = process.argv[3] ? readFileSync(process.argv[3]) : Buffer.from("{}");
+const etag = process.argv[4];
 
 async function listen(listener: RequestListener): Promise<string> {
   const server = createServer(listener);
@@ -23,8 +21,13 @@ async function listen(listener: RequestListener): Promise<string> {
 
 let url: string;
 if (kind === "node") {
-  url = await listen((_req, res) => {
-    res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": body.length });
+  url = await listen((req, res) => {
+    if (etag && req.headers["if-none-match"] === etag) {
+      res.writeHead(304, { etag });
+      res.end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": body.length, ...(etag ? { etag } : {}) });
     res.end(body);
   });
 } else if (kind === "koa") {
@@ -35,9 +38,7 @@ if (kind === "node") {
   });
   url = await listen(app.callback());
 } else {
-  const databaseUrl = process.env.DATABASE_URL ?? `file:${join(mkdtempSync(join(tmpdir(), "bench-")), "bench.db")}`;
-  const config = loadConfig({ ...process.env, PORT: "0", LOG_LEVEL: "silent", LOAD_SEED: "false", DATABASE_URL: databaseUrl });
-  url = (await startServer(config, createLogger("silent"))).url;
+  throw new Error(`serve.ts serves node or koa, not ${kind}`);
 }
-console.log(JSON.stringify({ url }));
+console.log(JSON.stringify({ url, pid: process.pid }));
 process.on("SIGINT", () => process.exit(0));
