@@ -88,9 +88,13 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const responseCache = new ResponseCache(freshness);
   const koa = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, trustProxy: config.trustProxy }).callback();
   listener.current = (req, res) => {
-    void responseCache.tryServe(req, res).then((served) => {
-      if (!served) void koa(req, res);
-    });
+    const served = responseCache.tryServe(req, res);
+    if (served === false) void koa(req, res);
+    else if (served !== true) {
+      void served.then((done) => {
+        if (!done) void koa(req, res);
+      });
+    }
   };
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;

@@ -23,8 +23,17 @@ export interface FreshnessSource {
  * routing, validation nor a rebuild. Only URLs whose identical request was already validated and
  * answered 200 by the handler are ever stored, so nothing bypasses validation.
  */
+interface Entry {
+  token: string;
+  etag: string;
+  body: Buffer;
+  /** Complete header sets, merged once when the entry is stored. */
+  ok: Record<string, string | number>;
+  notModified: Record<string, string>;
+}
+
 export class ResponseCache {
-  private readonly entries: LRUCache<string, CachedResponse>;
+  private readonly entries: LRUCache<string, Entry>;
 
   constructor(
     private readonly freshness: FreshnessSource,
@@ -33,32 +42,50 @@ export class ResponseCache {
     this.entries = new LRUCache({
       max: options.maxEntries ?? 5_000,
       maxSize: options.maxBytes ?? 16 * 1024 * 1024,
-      sizeCalculation: (entry) => entry.body.length + 256,
+      sizeCalculation: (entry) => entry.body.length + 512,
     });
   }
 
-  remember(url: string, entry: CachedResponse): void {
-    this.entries.set(url, entry);
+  remember(url: string, response: CachedResponse): void {
+    const notModified = { ...CORS_RESPONSE_HEADERS, ...response.headers, ETag: response.etag };
+    this.entries.set(url, {
+      token: response.token,
+      etag: response.etag,
+      body: response.body,
+      notModified,
+      ok: { ...notModified, "Content-Type": response.contentType, "Content-Length": response.body.length },
+    });
   }
 
-  /** Answers a GET or HEAD from the cache when its document is still current; false otherwise. */
-  async tryServe(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  /**
+   * Answers a GET or HEAD from the cache when its document is still current. Synchronous when the
+   * freshness is known in memory (SQLite); a promise when it must be read (PostgreSQL). False: the
+   * app must answer.
+   */
+  tryServe(req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
     if ((req.method !== "GET" && req.method !== "HEAD") || !req.url) return false;
     const entry = this.entries.get(req.url);
     if (!entry) return false;
-    const freshness = this.freshness.peek() ?? (await this.freshness.current().catch(() => undefined));
-    if (freshness?.token !== entry.token) {
-      this.entries.delete(req.url);
+    const known = this.freshness.peek();
+    if (known) return this.answer(entry, known.token, req, res);
+    return this.freshness.current().then(
+      (current) => this.answer(entry, current.token, req, res),
+      () => false,
+    );
+  }
+
+  private answer(entry: Entry, token: string, req: IncomingMessage, res: ServerResponse): boolean {
+    if (token !== entry.token) {
+      this.entries.delete(req.url!);
       return false;
     }
-    const headers: Record<string, string | number> = { ...CORS_RESPONSE_HEADERS, ...entry.headers, ETag: entry.etag };
     if (ifNoneMatchMatches(req.headers["if-none-match"], entry.etag)) {
-      res.writeHead(304, headers);
+      res.writeHead(304, entry.notModified);
       res.end();
-      return true;
+    } else {
+      res.writeHead(200, entry.ok);
+      res.end(req.method === "HEAD" ? undefined : entry.body);
     }
-    res.writeHead(200, { ...headers, "Content-Type": entry.contentType, "Content-Length": entry.body.length });
-    res.end(req.method === "HEAD" ? undefined : entry.body);
     return true;
   }
 }

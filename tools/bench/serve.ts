@@ -1,7 +1,9 @@
 /**
  * One server for the benchmarks, in its own process so it does not share an event loop with the
- * load generator: `serve.ts node|koa <body file> [etag]` serves those bytes (bare node:http also
- * answers 304 to a matching If-None-Match). The service itself is measured through `npm start`'s command.
+ * load generator: `serve.ts node|koa <body file> [headers file]` serves those bytes; bare node:http
+ * also answers 304 to a matching If-None-Match, and with a headers file (`{ "200": {...}, "304":
+ * {...} }`, captured from the service) it sends exactly the service's headers, so both put the same
+ * bytes on the wire. The service itself is measured through `npm start`'s command.
  * Prints `{"url": ..., "pid": ...}` when listening.
  */
 import { createServer, type RequestListener } from "node:http";
@@ -11,7 +13,8 @@ import Koa from "koa";
 
 const kind = process.argv[2];
 const body = process.argv[3] ? readFileSync(process.argv[3]) : Buffer.from("{}");
-const etag = process.argv[4];
+const headers = process.argv[4] ? (JSON.parse(readFileSync(process.argv[4], "utf8")) as Record<"200" | "304", Record<string, string>>) : undefined;
+const etag = headers?.["200"].etag;
 
 async function listen(listener: RequestListener): Promise<string> {
   const server = createServer(listener);
@@ -23,11 +26,11 @@ let url: string;
 if (kind === "node") {
   url = await listen((req, res) => {
     if (etag && req.headers["if-none-match"] === etag) {
-      res.writeHead(304, { etag });
+      res.writeHead(304, headers!["304"]);
       res.end();
       return;
     }
-    res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": body.length, ...(etag ? { etag } : {}) });
+    res.writeHead(200, { "content-type": "application/json; charset=utf-8", ...headers?.["200"], "content-length": body.length });
     res.end(body);
   });
 } else if (kind === "koa") {
