@@ -21,8 +21,9 @@ function send(ctx: Context, reply: AnyReply, cache: ResponseCache | undefined): 
   const headers: Record<string, string> = { ...(reply.headers as Record<string, string> | undefined) };
   const etag = headers.ETag;
   if (reply.status === 200 && etag && ifNoneMatchMatches(ctx.get("if-none-match"), etag)) {
+    // A 304 carries the validators and caching headers the 200 would have (RFC 9110 §15.4.5).
     ctx.status = 304;
-    ctx.set("ETag", etag);
+    ctx.set(headers);
     return;
   }
   const contentType = reply.contentType && `${reply.contentType}; charset=utf-8`;
