@@ -3,13 +3,14 @@
 import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalChain, writeChainFile, type LocalChain } from "../../src/chain/local-chain.js";
 import type { Payments } from "../../src/payments/setup.js";
 import { chainPayments } from "../support/payments.js";
-import { SELLER_CERTIFICATE, startSettlingSeller, type SettlingSeller } from "../support/settling-seller.js";
+import { DEMO_SELLER_CERTIFICATE, startDemoSeller, type DemoSeller } from "../../tools/demo/seller.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 const SELLER = privateKeyToAccount(generatePrivateKey()).address;
@@ -18,7 +19,7 @@ const ANSWER = { summary: ["one", "two", "three", "four", "five"] };
 
 let chain: LocalChain;
 let payments: Payments;
-let seller: SettlingSeller;
+let seller: DemoSeller;
 let server: TestServer;
 /** A directory without node_modules: the scripts must find the SDK through X402_SDK_DIR. */
 let work: string;
@@ -26,7 +27,14 @@ let work: string;
 beforeAll(async () => {
   chain = await startLocalChain({ buyers: 3 });
   payments = await chainPayments(chain);
-  seller = await startSettlingSeller(chain, { payTo: SELLER, amount: PRICE_ATOMIC, settlerKey: chain.buyers[2]!.privateKey, answer: ANSWER });
+  seller = await startDemoSeller({
+    asset: chain.asset,
+    payTo: SELLER,
+    priceAtomic: PRICE_ATOMIC,
+    description: "Summarises a page in five bullet points.",
+    settle: { rpcUrl: chain.rpcUrl, settlerKey: chain.buyers[2]!.privateKey },
+    answer: () => ANSWER,
+  });
   server = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000", LOAD_SEED: "true" }, { payments });
   work = mkdtempSync(join(tmpdir(), "example-scripts-"));
   await writeChainFile(join(work, "chain.json"), chain);
@@ -108,7 +116,7 @@ describe("the example scripts, end to end on the local chain", () => {
       BASE_URL: server.url,
       QUERY: "five bullet points",
       BUYER_PRIVATE_KEY: buyerKey,
-      CURL_CA_BUNDLE: resolve(SELLER_CERTIFICATE),
+      CURL_CA_BUNDLE: fileURLToPath(DEMO_SELLER_CERTIFICATE),
     });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual(ANSWER);
@@ -137,7 +145,7 @@ describe("the example scripts, end to end on the local chain", () => {
         BASE_URL: server.url,
         RESOURCE: `${seller.url}/api/summarise`,
         BUYER_PRIVATE_KEY: chain.buyers[1]!.privateKey,
-        CURL_CA_BUNDLE: resolve(SELLER_CERTIFICATE),
+        CURL_CA_BUNDLE: fileURLToPath(DEMO_SELLER_CERTIFICATE),
       });
       expect(run.code).toBe(1);
       expect(run.stderr).toContain("refusing to pay: no requirement of the challenge pays");

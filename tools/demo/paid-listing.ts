@@ -6,16 +6,14 @@
  * DEV_CHAIN_FILE (default .dev/chain.json) point it elsewhere.
  */
 import { readFileSync } from "node:fs";
-import { createServer } from "node:https";
-import type { AddressInfo } from "node:net";
-import { decodePaymentResponseHeader, encodePaymentRequiredHeader } from "@x402/core/http";
-import type { PaymentRequired } from "@x402/core/types";
+import { decodePaymentResponseHeader } from "@x402/core/http";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { createPublicClient, formatUnits, http, type Address } from "viem";
 import type { ChainFile } from "../../src/chain/local-chain.js";
 import { testUsdcAbi } from "../../src/chain/contracts.js";
 import { chainForRpc } from "../../src/chain/viem-chain.js";
 import { createBuyerClient } from "../../src/payments/buyer.js";
+import { startDemoSeller } from "./seller.js";
 
 const marketplace = (process.env.MARKETPLACE_URL ?? "http://localhost:8402").replace(/\/+$/, "");
 const chainFile = process.env.DEV_CHAIN_FILE ?? ".dev/chain.json";
@@ -29,19 +27,8 @@ const balanceOf = async (address: Address) =>
 const show = (title: string, value: unknown) => console.log(`\n== ${title}\n${typeof value === "string" ? value : JSON.stringify(value, null, 2)}`);
 
 // 1. The seller: an x402 endpoint that asks 0.02 paid to its own wallet (it never needs to settle here).
-const tls = { key: readFileSync(new URL("tls/localhost.key", import.meta.url)), cert: readFileSync(new URL("tls/localhost.crt", import.meta.url)) };
-const sellerServer = createServer(tls, (req, res) => {
-  const challenge: PaymentRequired = {
-    x402Version: 2,
-    error: "payment_required",
-    resource: { url: `https://127.0.0.1:${(sellerServer.address() as AddressInfo).port}${req.url}`, description: "Demo: a haiku about agents", mimeType: "application/json" },
-    accepts: [{ scheme: "exact", network: "eip155:8453", amount: PRICE.atomic, asset: chain.asset, payTo: seller.address, maxTimeoutSeconds: 300, extra: { name: "USD Coin", version: "2" } }],
-  };
-  res.writeHead(402, { "content-type": "application/json", "PAYMENT-REQUIRED": encodePaymentRequiredHeader(challenge) });
-  res.end("{}");
-});
-await new Promise<void>((resolve) => sellerServer.listen(0, "127.0.0.1", resolve));
-const resource = `https://127.0.0.1:${(sellerServer.address() as AddressInfo).port}/haiku`;
+const sellerServer = await startDemoSeller({ asset: chain.asset, payTo: seller.address, priceAtomic: PRICE.atomic, description: "Demo: a haiku about agents" });
+const resource = `${sellerServer.url}/haiku`;
 
 try {
   const listing = { resource, method: "POST", priceUsdc: PRICE.usdc, description: "Writes a haiku about autonomous agents.", sellerPayTo: seller.address, network: "eip155:8453" };
@@ -65,5 +52,5 @@ try {
   const bought = await pay(`${marketplace}/kr-fortune`);
   show(`bought GET /kr-fortune: ${bought.status}`, await bought.json());
 } finally {
-  sellerServer.close();
+  await sellerServer.close();
 }
