@@ -41,7 +41,7 @@ export class ResponseCache {
   ) {
     this.entries = new LRUCache({
       max: options.maxEntries ?? 5_000,
-      maxSize: options.maxBytes ?? 16 * 1024 * 1024,
+      maxSize: options.maxBytes ?? 4 * 1024 * 1024,
       sizeCalculation: (entry) => entry.body.length + 512,
     });
   }
