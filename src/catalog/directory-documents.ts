@@ -2,6 +2,7 @@ import type { components } from "../../generated/openapi.js";
 import { canonicalOf } from "../../generated/operations.js";
 import type { Services } from "../http/handler-types.js";
 import { linksTo } from "./links.js";
+import { linkTo, type ServicePath } from "../documents/service-links.js";
 import { listingFeeSummary, urlOf, type MarketFacts } from "./market.js";
 
 type Schemas = components["schemas"];
@@ -13,12 +14,12 @@ export function discoveryIndex(services: Services): Schemas["DiscoveryIndex"] {
     role: "marketplace",
     name: market.name,
     note: "Discovery index of a free catalog of x402-paid endpoints: list with resources, find with search, then pay the seller directly.",
-    resources: urlOf(market, "/discovery/resources"),
-    search: urlOf(market, "/discovery/search"),
-    catalog: urlOf(market, "/bazaar.json"),
-    foreign: urlOf(market, "/foreign.json"),
-    feed: urlOf(market, "/feed.json"),
-    status: urlOf(market, "/status.json"),
+    resources: linkTo(market, "/discovery/resources"),
+    search: linkTo(market, "/discovery/search"),
+    catalog: linkTo(market, "/bazaar.json"),
+    foreign: linkTo(market, "/foreign.json"),
+    feed: linkTo(market, "/feed.json"),
+    status: linkTo(market, "/status.json"),
     listingFee: listingFeeSummary(market),
     links: linksTo(market, ["market", "list", "resources", "search", "playbook", "challenge", "mcp", "llms", "feed", "status", "openapi"]),
   };
@@ -26,7 +27,7 @@ export function discoveryIndex(services: Services): Schemas["DiscoveryIndex"] {
 
 /** RFC 9264 linkset; registered relation types where one fits, `urn:x402:marketplace:*` otherwise. */
 export function linkset(market: MarketFacts): Schemas["Linkset"] {
-  const to = (path: string, type: string, title: string) => [{ href: urlOf(market, path), type, title }];
+  const to = (path: ServicePath, type: string, title: string) => [{ href: linkTo(market, path), type, title }];
   const json = "application/json";
   return {
     linkset: [
@@ -36,9 +37,9 @@ export function linkset(market: MarketFacts): Schemas["Linkset"] {
         "service-doc": to("/llms.txt", "text/plain", "How to sell and buy, for language models"),
         status: to("/status.json", json, "Status and counts"),
         alternate: [
-          { href: urlOf(market, "/feed.atom"), type: "application/atom+xml", title: "New listings (Atom)" },
-          { href: urlOf(market, "/feed.rss"), type: "application/rss+xml", title: "New listings (RSS)" },
-          { href: urlOf(market, "/feed.json"), type: json, title: "New listings (JSON)" },
+          { href: linkTo(market, "/feed.atom"), type: "application/atom+xml", title: "New listings (Atom)" },
+          { href: linkTo(market, "/feed.rss"), type: "application/rss+xml", title: "New listings (RSS)" },
+          { href: linkTo(market, "/feed.json"), type: json, title: "New listings (JSON)" },
         ],
         "urn:x402:marketplace:sell": to("/sell.json", json, "Sell: list your x402 endpoint"),
         "urn:x402:marketplace:list": to("/listings", json, "POST a listing here, paying the fee with x402"),

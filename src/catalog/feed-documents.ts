@@ -4,7 +4,7 @@ import type { Services } from "../http/handler-types.js";
 import type { Listing } from "../storage/listing-store.js";
 import { toCatalogItem } from "./catalog-item.js";
 import { linksTo } from "./links.js";
-import { urlOf } from "./market.js";
+import { linkTo } from "../documents/service-links.js";
 
 export type FeedDocument = components["schemas"]["FeedDocument"];
 
@@ -24,8 +24,8 @@ export function feedDocument(services: Services, rows: Listing[], query: { since
     items: rows.map((row) => toCatalogItem(row, services.market)),
     links: {
       ...linksTo(services.market, ["market", "resources", "search", "list"]),
-      atom: urlOf(services.market, "/feed.atom"),
-      rss: urlOf(services.market, "/feed.rss"),
+      atom: linkTo(services.market, "/feed.atom"),
+      rss: linkTo(services.market, "/feed.rss"),
     },
   };
 }
@@ -33,15 +33,15 @@ export function feedDocument(services: Services, rows: Listing[], query: { since
 function syndication(services: Services, rows: Listing[], updatedAt: Date): Feed {
   const { market } = services;
   const feed = new Feed({
-    id: urlOf(market, "/feed.atom"),
+    id: linkTo(market, "/feed.atom"),
     title: `${market.name}: new listings`,
     description: "Newest x402-paid endpoints listed by third-party sellers. Buy directly from each listed resource.",
-    link: urlOf(market, "/bazaar.json"),
+    link: linkTo(market, "/bazaar.json"),
     updated: updatedAt,
     generator: market.name,
     copyright: "Listings are their sellers' own descriptions.",
     author: { name: market.name, link: market.baseUrl },
-    feedLinks: { atom: urlOf(market, "/feed.atom"), rss: urlOf(market, "/feed.rss"), json: urlOf(market, "/feed.json") },
+    feedLinks: { atom: linkTo(market, "/feed.atom"), rss: linkTo(market, "/feed.rss"), json: linkTo(market, "/feed.json") },
   });
   for (const row of rows) {
     const price = `${row.priceUsdc} USDC per call, paid to ${row.sellerPayTo} on ${row.network}`;

@@ -4,7 +4,8 @@ import type { Listing } from "../storage/listing-store.js";
 import { toCatalogItem } from "./catalog-item.js";
 import { SEED_INVENTORY_NOTE } from "./discovery-documents.js";
 import { linksTo } from "./links.js";
-import { CONTRACT_VERSION, listingFeeSummary, urlOf } from "./market.js";
+import { linkTo } from "../documents/service-links.js";
+import { CONTRACT_VERSION, listingFeeSummary } from "./market.js";
 
 export type ForeignDocument = components["schemas"]["ForeignDocument"];
 
@@ -38,17 +39,17 @@ export function foreignDocument(
     ],
     howToPoll: [
       `Send If-None-Match with the ETag of your last read: 304 means nothing changed.`,
-      `Or poll ${urlOf(market, "/feed.json")}?since=<nextSince of your last read> for new listings only.`,
+      `Or poll ${linkTo(market, "/feed.json")}?since=<nextSince of your last read> for new listings only.`,
     ],
     howToSell: [
-      `Dry-run your listing body free at POST ${urlOf(market, "/listings/validate")}.`,
-      `POST it to ${urlOf(market, "/listings")} and pay the ${market.feeUsdc} USDC fee with x402 (${market.network}).`,
+      `Dry-run your listing body free at POST ${linkTo(market, "/listings/validate")}.`,
+      `POST it to ${linkTo(market, "/listings")} and pay the ${market.feeUsdc} USDC fee with x402 (${market.network}).`,
       `It is listed for ${market.ttlDays} days; paying again renews it.`,
     ],
     listingFee: listingFeeSummary(market),
     filters: {
-      equivalentSearch: urlOf(market, "/search"),
-      equivalentResources: urlOf(market, "/discovery/resources"),
+      equivalentSearch: linkTo(market, "/search"),
+      equivalentResources: linkTo(market, "/discovery/resources"),
       leftoverSeedParam: "leftoverSeed=true on the discovery routes includes the /kr-* demo rows",
       foreignParam: "foreign=false on the discovery routes includes the /kr-* demo rows",
     },

@@ -1,7 +1,8 @@
 import type { components } from "../../generated/openapi.js";
 import type { Services } from "../http/handler-types.js";
 import { linksTo } from "./links.js";
-import { listingFeeSummary, urlOf } from "./market.js";
+import { linkTo } from "../documents/service-links.js";
+import { listingFeeSummary } from "./market.js";
 
 export type StatusDocument = components["schemas"]["StatusDocument"];
 
@@ -27,11 +28,11 @@ export function statusDocument(services: Services, counts: { foreign: number; se
     unpaidListingsProbe: {
       method: "POST",
       path: "/listings",
-      note: `Without payment, POST /listings answers 402 with a PAYMENT-REQUIRED challenge for the ${market.feeUsdc} USDC fee; the same challenge is at ${urlOf(market, "/listings/challenge")}.`,
+      note: `Without payment, POST /listings answers 402 with a PAYMENT-REQUIRED challenge for the ${market.feeUsdc} USDC fee; the same challenge is at ${linkTo(market, "/listings/challenge")}.`,
     },
     leftoverSeedNote: "Leftover seed rows are first-party /kr-* demo endpoints; they are counted apart and hidden from catalog reads by default.",
     links: {
-      status: urlOf(market, "/status.json"),
+      status: linkTo(market, "/status.json"),
       ...linksTo(market, ["market", "foreign", "feed", "playbook", "challenge", "mcp", "openapi"]),
     },
   };

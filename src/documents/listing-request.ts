@@ -18,8 +18,18 @@ function inline(node: unknown, schemas: Record<string, Schema>): unknown {
   return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inline(value, schemas)]));
 }
 
-/** The bare JSON Schema of the listing request body, from the compiled contract. */
+const schemaOf = new WeakMap<Record<string, unknown>, Schema>();
+
+/** The bare JSON Schema of the listing request body, from the compiled contract (built once per contract). */
 export function listingRequestSchema(contract: Record<string, unknown>): Schema {
+  const known = schemaOf.get(contract);
+  if (known) return known;
+  const schema = inlinedListingSchema(contract);
+  schemaOf.set(contract, schema);
+  return schema;
+}
+
+function inlinedListingSchema(contract: Record<string, unknown>): Schema {
   const schemas = (contract.components as { schemas: Record<string, Schema> }).schemas;
   const body = inline(schemas.ListingRequest, schemas) as Schema;
   return {

@@ -1,7 +1,7 @@
 import { toCatalogItem } from "../catalog/catalog-item.js";
 import { linksTo } from "../catalog/links.js";
-import { urlOf } from "../catalog/market.js";
 import { exampleListing, listingRequestSchema } from "../documents/listing-request.js";
+import { linkTo } from "../documents/service-links.js";
 import type { Handler } from "../http/handler-types.js";
 
 /** Items shown by `GET /listings`; the discovery routes page through all of them. */
@@ -23,8 +23,8 @@ export const getListings: Handler<"getListings"> = async (_input, services) => {
       example: exampleListing(market),
       links: {
         ...linksTo(market, ["resources", "search", "challenge", "feed"]),
-        validate: urlOf(market, "/listings/validate"),
-        schema: urlOf(market, "/listings/schema"),
+        validate: linkTo(market, "/listings/validate"),
+        schema: linkTo(market, "/listings/schema"),
       },
     },
   };
