@@ -711,6 +711,7 @@ export const PaymentScalarFieldEnum = {
   state: 'state',
   txHash: 'txHash',
   failureReason: 'failureReason',
+  chainCheckedAt: 'chainCheckedAt',
   createdAt: 'createdAt',
   settledAt: 'settledAt',
   listingId: 'listingId'

@@ -36,6 +36,7 @@ export type PaymentMinAggregateOutputType = {
   state: string | null
   txHash: string | null
   failureReason: string | null
+  chainCheckedAt: Date | null
   createdAt: Date | null
   settledAt: Date | null
   listingId: string | null
@@ -52,6 +53,7 @@ export type PaymentMaxAggregateOutputType = {
   state: string | null
   txHash: string | null
   failureReason: string | null
+  chainCheckedAt: Date | null
   createdAt: Date | null
   settledAt: Date | null
   listingId: string | null
@@ -68,6 +70,7 @@ export type PaymentCountAggregateOutputType = {
   state: number
   txHash: number
   failureReason: number
+  chainCheckedAt: number
   createdAt: number
   settledAt: number
   listingId: number
@@ -86,6 +89,7 @@ export type PaymentMinAggregateInputType = {
   state?: true
   txHash?: true
   failureReason?: true
+  chainCheckedAt?: true
   createdAt?: true
   settledAt?: true
   listingId?: true
@@ -102,6 +106,7 @@ export type PaymentMaxAggregateInputType = {
   state?: true
   txHash?: true
   failureReason?: true
+  chainCheckedAt?: true
   createdAt?: true
   settledAt?: true
   listingId?: true
@@ -118,6 +123,7 @@ export type PaymentCountAggregateInputType = {
   state?: true
   txHash?: true
   failureReason?: true
+  chainCheckedAt?: true
   createdAt?: true
   settledAt?: true
   listingId?: true
@@ -207,6 +213,7 @@ export type PaymentGroupByOutputType = {
   state: string
   txHash: string | null
   failureReason: string | null
+  chainCheckedAt: Date | null
   createdAt: Date
   settledAt: Date | null
   listingId: string | null
@@ -244,6 +251,7 @@ export type PaymentWhereInput = {
   state?: Prisma.StringFilter<"Payment"> | string
   txHash?: Prisma.StringNullableFilter<"Payment"> | string | null
   failureReason?: Prisma.StringNullableFilter<"Payment"> | string | null
+  chainCheckedAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Payment"> | Date | string
   settledAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
   listingId?: Prisma.StringNullableFilter<"Payment"> | string | null
@@ -261,6 +269,7 @@ export type PaymentOrderByWithRelationInput = {
   state?: Prisma.SortOrder
   txHash?: Prisma.SortOrderInput | Prisma.SortOrder
   failureReason?: Prisma.SortOrderInput | Prisma.SortOrder
+  chainCheckedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   settledAt?: Prisma.SortOrderInput | Prisma.SortOrder
   listingId?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -282,6 +291,7 @@ export type PaymentWhereUniqueInput = Prisma.AtLeast<{
   state?: Prisma.StringFilter<"Payment"> | string
   txHash?: Prisma.StringNullableFilter<"Payment"> | string | null
   failureReason?: Prisma.StringNullableFilter<"Payment"> | string | null
+  chainCheckedAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Payment"> | Date | string
   settledAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
   listingId?: Prisma.StringNullableFilter<"Payment"> | string | null
@@ -299,6 +309,7 @@ export type PaymentOrderByWithAggregationInput = {
   state?: Prisma.SortOrder
   txHash?: Prisma.SortOrderInput | Prisma.SortOrder
   failureReason?: Prisma.SortOrderInput | Prisma.SortOrder
+  chainCheckedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   settledAt?: Prisma.SortOrderInput | Prisma.SortOrder
   listingId?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -321,6 +332,7 @@ export type PaymentScalarWhereWithAggregatesInput = {
   state?: Prisma.StringWithAggregatesFilter<"Payment"> | string
   txHash?: Prisma.StringNullableWithAggregatesFilter<"Payment"> | string | null
   failureReason?: Prisma.StringNullableWithAggregatesFilter<"Payment"> | string | null
+  chainCheckedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Payment"> | Date | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Payment"> | Date | string
   settledAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Payment"> | Date | string | null
   listingId?: Prisma.StringNullableWithAggregatesFilter<"Payment"> | string | null
@@ -337,6 +349,7 @@ export type PaymentCreateInput = {
   state: string
   txHash?: string | null
   failureReason?: string | null
+  chainCheckedAt?: Date | string | null
   createdAt?: Date | string
   settledAt?: Date | string | null
   listing?: Prisma.ListingCreateNestedOneWithoutPaymentsInput
@@ -353,6 +366,7 @@ export type PaymentUncheckedCreateInput = {
   state: string
   txHash?: string | null
   failureReason?: string | null
+  chainCheckedAt?: Date | string | null
   createdAt?: Date | string
   settledAt?: Date | string | null
   listingId?: string | null
@@ -369,6 +383,7 @@ export type PaymentUpdateInput = {
   state?: Prisma.StringFieldUpdateOperationsInput | string
   txHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   failureReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  chainCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   listing?: Prisma.ListingUpdateOneWithoutPaymentsNestedInput
@@ -385,6 +400,7 @@ export type PaymentUncheckedUpdateInput = {
   state?: Prisma.StringFieldUpdateOperationsInput | string
   txHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   failureReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  chainCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   listingId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -401,6 +417,7 @@ export type PaymentCreateManyInput = {
   state: string
   txHash?: string | null
   failureReason?: string | null
+  chainCheckedAt?: Date | string | null
   createdAt?: Date | string
   settledAt?: Date | string | null
   listingId?: string | null
@@ -417,6 +434,7 @@ export type PaymentUpdateManyMutationInput = {
   state?: Prisma.StringFieldUpdateOperationsInput | string
   txHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   failureReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  chainCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -432,6 +450,7 @@ export type PaymentUncheckedUpdateManyInput = {
   state?: Prisma.StringFieldUpdateOperationsInput | string
   txHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   failureReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  chainCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   listingId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -465,6 +484,7 @@ export type PaymentCountOrderByAggregateInput = {
   state?: Prisma.SortOrder
   txHash?: Prisma.SortOrder
   failureReason?: Prisma.SortOrder
+  chainCheckedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   settledAt?: Prisma.SortOrder
   listingId?: Prisma.SortOrder
@@ -481,6 +501,7 @@ export type PaymentMaxOrderByAggregateInput = {
   state?: Prisma.SortOrder
   txHash?: Prisma.SortOrder
   failureReason?: Prisma.SortOrder
+  chainCheckedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   settledAt?: Prisma.SortOrder
   listingId?: Prisma.SortOrder
@@ -497,6 +518,7 @@ export type PaymentMinOrderByAggregateInput = {
   state?: Prisma.SortOrder
   txHash?: Prisma.SortOrder
   failureReason?: Prisma.SortOrder
+  chainCheckedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   settledAt?: Prisma.SortOrder
   listingId?: Prisma.SortOrder
@@ -563,6 +585,7 @@ export type PaymentCreateWithoutListingInput = {
   state: string
   txHash?: string | null
   failureReason?: string | null
+  chainCheckedAt?: Date | string | null
   createdAt?: Date | string
   settledAt?: Date | string | null
 }
@@ -578,6 +601,7 @@ export type PaymentUncheckedCreateWithoutListingInput = {
   state: string
   txHash?: string | null
   failureReason?: string | null
+  chainCheckedAt?: Date | string | null
   createdAt?: Date | string
   settledAt?: Date | string | null
 }
@@ -621,6 +645,7 @@ export type PaymentScalarWhereInput = {
   state?: Prisma.StringFilter<"Payment"> | string
   txHash?: Prisma.StringNullableFilter<"Payment"> | string | null
   failureReason?: Prisma.StringNullableFilter<"Payment"> | string | null
+  chainCheckedAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Payment"> | Date | string
   settledAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
   listingId?: Prisma.StringNullableFilter<"Payment"> | string | null
@@ -637,6 +662,7 @@ export type PaymentCreateManyListingInput = {
   state: string
   txHash?: string | null
   failureReason?: string | null
+  chainCheckedAt?: Date | string | null
   createdAt?: Date | string
   settledAt?: Date | string | null
 }
@@ -652,6 +678,7 @@ export type PaymentUpdateWithoutListingInput = {
   state?: Prisma.StringFieldUpdateOperationsInput | string
   txHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   failureReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  chainCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -667,6 +694,7 @@ export type PaymentUncheckedUpdateWithoutListingInput = {
   state?: Prisma.StringFieldUpdateOperationsInput | string
   txHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   failureReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  chainCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -682,6 +710,7 @@ export type PaymentUncheckedUpdateManyWithoutListingInput = {
   state?: Prisma.StringFieldUpdateOperationsInput | string
   txHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   failureReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  chainCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -699,6 +728,7 @@ export type PaymentSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   state?: boolean
   txHash?: boolean
   failureReason?: boolean
+  chainCheckedAt?: boolean
   createdAt?: boolean
   settledAt?: boolean
   listingId?: boolean
@@ -716,6 +746,7 @@ export type PaymentSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   state?: boolean
   txHash?: boolean
   failureReason?: boolean
+  chainCheckedAt?: boolean
   createdAt?: boolean
   settledAt?: boolean
   listingId?: boolean
@@ -733,6 +764,7 @@ export type PaymentSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   state?: boolean
   txHash?: boolean
   failureReason?: boolean
+  chainCheckedAt?: boolean
   createdAt?: boolean
   settledAt?: boolean
   listingId?: boolean
@@ -750,12 +782,13 @@ export type PaymentSelectScalar = {
   state?: boolean
   txHash?: boolean
   failureReason?: boolean
+  chainCheckedAt?: boolean
   createdAt?: boolean
   settledAt?: boolean
   listingId?: boolean
 }
 
-export type PaymentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "network" | "asset" | "payer" | "nonce" | "amount" | "payTo" | "state" | "txHash" | "failureReason" | "createdAt" | "settledAt" | "listingId", ExtArgs["result"]["payment"]>
+export type PaymentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "network" | "asset" | "payer" | "nonce" | "amount" | "payTo" | "state" | "txHash" | "failureReason" | "chainCheckedAt" | "createdAt" | "settledAt" | "listingId", ExtArgs["result"]["payment"]>
 export type PaymentInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   listing?: boolean | Prisma.Payment$listingArgs<ExtArgs>
 }
@@ -800,6 +833,11 @@ export type $PaymentPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     state: string
     txHash: string | null
     failureReason: string | null
+    /**
+     * When a failure was confirmed by the chain (the authorization can no longer pay the fee);
+     * the reconciler re-checks failed payments without it.
+     */
+    chainCheckedAt: Date | null
     createdAt: Date
     settledAt: Date | null
     listingId: string | null
@@ -1237,6 +1275,7 @@ export interface PaymentFieldRefs {
   readonly state: Prisma.FieldRef<"Payment", 'String'>
   readonly txHash: Prisma.FieldRef<"Payment", 'String'>
   readonly failureReason: Prisma.FieldRef<"Payment", 'String'>
+  readonly chainCheckedAt: Prisma.FieldRef<"Payment", 'DateTime'>
   readonly createdAt: Prisma.FieldRef<"Payment", 'DateTime'>
   readonly settledAt: Prisma.FieldRef<"Payment", 'DateTime'>
   readonly listingId: Prisma.FieldRef<"Payment", 'String'>
