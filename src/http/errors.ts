@@ -34,9 +34,29 @@ const LOCATIONS: Record<string, FieldError["in"]> = {
   path: "path",
 };
 
+const refusesControls = new Map<string, boolean>();
+
+/**
+ * Whether a contract pattern is the plain-text one (anything but control characters): its Ajv
+ * message would quote the regular expression, which tells a client less than the plain words.
+ */
+function isPlainTextPattern(pattern: string): boolean {
+  let known = refusesControls.get(pattern);
+  if (known === undefined) {
+    const regex = new RegExp(pattern, "u");
+    known = regex.test("any text, 'quoted' & <marked>") && ["\u0000", "\u001f", "\u007f"].every((c) => !regex.test(`a${c}b`));
+    if (refusesControls.size < 64) refusesControls.set(pattern, known);
+  }
+  return known;
+}
+
 function describe(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
+    case "pattern":
+      return isPlainTextPattern(String(params.pattern))
+        ? "must not contain control characters (U+0000 to U+001F, U+007F)"
+        : (error.message ?? "is invalid");
     case "required":
       return "is required";
     case "additionalProperties":
