@@ -30,6 +30,43 @@ export function feedDocument(services: Services, rows: Listing[], query: { since
   };
 }
 
+// Listing fields are the sellers' own text. The `feed` package writes titles and summaries into
+// CDATA marked `type="html"` (escaping only the first `]]>`), and hrefs with only `&` escaped; it
+// cannot carry a character XML 1.0 forbids at all. So every value is made safe before it goes in.
+
+/** Everything outside XML 1.0's Char production (C0 controls but tab, LF and CR; unpaired surrogates; U+FFFE, U+FFFF). */
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/** Text any XML document can carry: forbidden characters become U+FFFD. */
+function xmlChars(text: string): string {
+  return text.replace(NOT_XML_CHAR, "\uFFFD");
+}
+
+const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "\r": "&#13;" };
+
+/**
+ * Plain text as the HTML that `type="html"` content is: a seller's `<script>` is shown, not run, and
+ * with `>` escaped no `]]>` can close the CDATA section early. (A carriage return is written as a
+ * reference because XML parsers turn a literal one into a line feed.)
+ */
+function htmlText(text: string): string {
+  return xmlChars(text).replace(/[&<>"'\r]/g, (char) => HTML_ESCAPES[char]!);
+}
+
+/**
+ * A listing's URL for an `href`: its WHATWG serialisation, which percent-encodes `<`, `>`, `"`,
+ * spaces and controls (listings are stored that way since the listing checks normalise them; older
+ * rows may not be). `feed` escapes the `&`.
+ */
+function hrefOf(resource: string): string {
+  const text = xmlChars(resource);
+  try {
+    return new URL(text).href;
+  } catch {
+    return encodeURI(text);
+  }
+}
+
 function syndication(services: Services, rows: Listing[], updatedAt: Date): Feed {
   const { market } = services;
   const feed = new Feed({
@@ -46,13 +83,13 @@ function syndication(services: Services, rows: Listing[], updatedAt: Date): Feed
   for (const row of rows) {
     const price = `${row.priceUsdc} USDC per call, paid to ${row.sellerPayTo} on ${row.network}`;
     feed.addItem({
-      title: `${row.method} ${row.resource} — ${row.priceUsdc} USDC`,
+      title: htmlText(`${row.method} ${row.resource} — ${row.priceUsdc} USDC`),
       id: `urn:uuid:${row.id}`,
       guid: `urn:uuid:${row.id}`,
-      link: row.resource,
+      link: hrefOf(row.resource),
       date: row.updatedAt,
       published: row.listedAt,
-      description: `${row.description} (${price})`,
+      description: htmlText(`${row.description} (${price})`),
     });
   }
   return feed;
