@@ -223,9 +223,9 @@ function parsePayments(env: Env, production: boolean, integer: IntegerReader, pr
   }
 
   const reconcileIntervalMs = integer("RECONCILE_INTERVAL_SECONDS", 60, 0, 3600) * 1000;
-  if (production && mode === "remote" && !chainRpcUrl && reconcileIntervalMs > 0) {
+  if (production && mode === "remote" && !chainRpcUrl) {
     problems.push(
-      "CHAIN_RPC_URL is required in production with FACILITATOR_URL: the reconciler reads authorizationState from it (or set RECONCILE_INTERVAL_SECONDS=0 to turn the reconciler off)",
+      "CHAIN_RPC_URL is required in production with FACILITATOR_URL: a listing is activated only when the chain shows the fee transfer, and the reconciler reads it too",
     );
   }
   return {

@@ -3,9 +3,8 @@
 import { randomInt } from "node:crypto";
 import { SEED_INVENTORY, type SeedResource } from "../catalog/seed-inventory.js";
 import type { Handler, Reply, Services } from "../http/handler-types.js";
-import { FacilitatorUnavailableError } from "../payments/facilitator-client.js";
 import type { Charge } from "../payments/payment-gate.js";
-import { facilitatorUnavailableReply, paymentRequiredReply } from "../payments/replies.js";
+import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } from "../payments/replies.js";
 import { normalizePrice } from "../storage/listing-store.js";
 
 const FORTUNES = [
@@ -50,11 +49,11 @@ async function serveDemo(path: string, body: unknown, headers: Record<string, st
 
   const settled = await gate.settle(outcome.payment);
   if (settled.kind === "failed") {
-    return { status: 402, headers: { "PAYMENT-RESPONSE": settled.paymentResponse }, body: { error: settled.reason, message: `The settlement failed: ${settled.message}.`, x402Version: 2 } };
+    return { status: 402, headers: { "PAYMENT-RESPONSE": settled.paymentResponse }, body: { error: settled.reason, message: `The settlement failed (${settled.reason}).`, x402Version: 2 } };
   }
+  if (settled.kind === "not_sent") return unavailableReply(settled.reason, "Nothing was charged.");
   if (settled.kind === "unconfirmed") {
-    const kind = settled.reason === "settlement_pending" ? "timeout" : settled.reason;
-    return facilitatorUnavailableReply(new FacilitatorUnavailableError("settle", kind, settled.message), "The payment may still settle; do not pay again for a minute.");
+    return unavailableReply(settled.reason === "settlement_pending" ? "timeout" : settled.reason, "The payment may still settle; do not pay again for a minute.");
   }
   return {
     status: 200,

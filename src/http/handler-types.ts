@@ -12,7 +12,7 @@ type Operation<O extends CanonicalOperationId> = operations[O];
 type Responses<O extends CanonicalOperationId> = Operation<O>["responses"];
 
 /** Statuses a `default` response stands for. */
-export type ErrorStatus = 404 | 405 | 409 | 413 | 415 | 429 | 500 | 501 | 502 | 503 | 504;
+export type ErrorStatus = 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 501 | 502 | 503 | 504;
 
 type BodyOf<R> = R extends { content: infer C } ? C[keyof C] : R extends { content?: never } ? undefined : never;
 

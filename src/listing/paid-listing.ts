@@ -6,16 +6,19 @@
 //   4. the seller probe (422 with the report; the authorization is never settled)
 //   5. the listing, pending, and its payment, unique on (network, asset, payer, nonce), in one
 //      transaction: a concurrent duplicate loses here (409) and is never settled
-//   6. settlement (failure: the listing fails and the answer is 402 with PAYMENT-RESPONSE; no
-//      answer: the listing stays pending for the reconciler, 502/503)
+//   6. settlement, judged by the chain: the listing is activated only when the receipt of the
+//      transaction that used this authorization shows exactly the fee moving to the marketplace
+//      wallet; a definite refusal fails it (402 with PAYMENT-RESPONSE); no definite answer leaves it
+//      pending for the reconciler (502/503); nothing broadcast releases it (502/503, send again)
 //   7. activation (or renewal of the seller's live listing of the same resource), 200.
 import { getAddress } from "viem";
 import type { MarketFacts } from "../catalog/market.js";
 import type { Reply } from "../http/handler-types.js";
 import type { Logger } from "../logger.js";
-import type { ChainReader } from "../payments/chain-reader.js";
-import { settledPaymentResponse, type Charge, type PaymentGate, type SignedPayment } from "../payments/payment-gate.js";
-import { facilitatorUnavailableReply, paymentRequiredReply } from "../payments/replies.js";
+import type { ChainReader, FeeEvidence } from "../payments/chain-reader.js";
+import type { UnavailableKind } from "../payments/facilitator-client.js";
+import { paymentResponseHeader, type Charge, type PaymentGate, type SettleOutcome, type SignedPayment } from "../payments/payment-gate.js";
+import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } from "../payments/replies.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
 import { DuplicatePaymentError, type Listing, type ListingInput, type ListingStore, type Payment } from "../storage/listing-store.js";
 import { checkListingBody, fieldErrorsOf, probeCheck, reportOf, type ListingRequest } from "./listing-checks.js";
@@ -27,7 +30,7 @@ export interface PaidListingDeps {
   gate: PaymentGate;
   probe: SellerProbe;
   market: MarketFacts;
-  /** Reads the chain when a settlement reports the authorization as used already; null without an RPC URL. */
+  /** Proves a settlement from the chain; null without an RPC URL (remote facilitator in development only). */
   chain: ChainReader | null;
   logger: Logger;
   now(): Date;
@@ -75,15 +78,31 @@ export async function createPaidListing(request: PaidListingRequest, deps: PaidL
   const earlier = await withStore(() => store.findPayment(paymentKeyOf(inspected.payment)));
   if (earlier.failed) return earlier.reply;
   if (earlier.value) return earlierResult(earlier.value, listing, deps);
+  // A live listing is renewed only by its first payer or its sellerPayTo: a stranger may not rewrite it.
+  const live = await withStore(() => store.liveListingFor(listing, now));
+  if (live.failed) return live.reply;
+  if (live.value && !live.value.renewers.includes(inspected.payment.payer.toLowerCase())) {
+    return {
+      status: 403,
+      body: {
+        error: "not_listing_owner",
+        message: `${listing.resource} is listed already (listing ${live.value.listing.id}); only its first payer or its sellerPayTo can renew or change it. Nothing was charged.`,
+      },
+    };
+  }
 
   // 3. Verification by the facilitator.
   let verified;
   try {
     verified = await gate.verify(inspected);
   } catch (error) {
+    deps.logger.warn({ err: error }, "payment verification got no answer");
     return facilitatorUnavailableReply(error, "Nothing was charged or saved; send the same request again later.");
   }
-  if (verified.kind !== "verified") return paymentRequiredReply(verified.paymentRequired, verified.message);
+  if (verified.kind !== "verified") {
+    if (verified.kind === "rejected" && verified.detail) deps.logger.info({ reason: verified.reason, detail: verified.detail }, "payment refused by the facilitator");
+    return paymentRequiredReply(verified.paymentRequired, verified.message);
+  }
   const payment = verified.payment;
 
   // 4. The seller probe, before any money moves.
@@ -110,38 +129,34 @@ export async function createPaidListing(request: PaidListingRequest, deps: PaidL
   }
   const pendingId = recorded.value.listing.id;
 
-  // 6. Settlement.
+  // 6. Settlement, judged by the chain.
   const settled = await gate.settle(payment);
-  if (settled.kind === "unconfirmed") {
-    deps.logger.warn({ listingId: pendingId, reason: settled.reason, transaction: settled.transaction }, "settlement unconfirmed; the reconciler will resolve the listing");
-    const status = settled.reason === "timeout" || settled.reason === "settlement_pending" ? 503 : 502;
+  if (settled.kind !== "settled") deps.logger.warn({ listingId: pendingId, kind: settled.kind, reason: settled.reason, detail: settled.detail }, "settlement not confirmed");
+  const verdict = await judgeSettlement(settled, payment, deps);
+  if (verdict.kind === "not_sent") {
+    await withStore(() => store.releasePendingListing(pendingId, deps.now()));
+    return unavailableReply(verdict.reason, "Nothing was charged or saved; send the same request again later.");
+  }
+  if (verdict.kind === "unconfirmed") {
+    const pendingNote = `The listing stays pending until the reconciler resolves it from the chain (about ${Math.ceil(market.maxTimeoutSeconds / 60) + 2} minutes); send the same request again then for the result.`;
+    if (verdict.reason !== "settlement_pending") return unavailableReply(verdict.reason, pendingNote);
     return {
-      status,
+      status: 503,
       headers: { "Retry-After": "60" },
-      body: {
-        error: settled.reason === "settlement_pending" ? "settlement_pending" : `facilitator_${settled.reason}`,
-        message: `The settlement got no definite answer (${settled.message}). The listing stays pending until the reconciler resolves it from the chain (about ${Math.ceil(market.maxTimeoutSeconds / 60) + 2} minutes); send the same request again then for the result.`,
-      },
+      body: { error: "settlement_pending", message: `The settlement was not confirmed in time. ${pendingNote}` },
     };
   }
-  let transaction: string;
-  let paymentResponse: string;
-  if (settled.kind === "failed") {
-    const usedOnChain = await settledElsewhere(settled.reason, payment, deps);
-    if (usedOnChain === null) {
-      await withStore(() => store.failListing(pendingId, { reason: settled.reason, txHash: settled.transaction || null, now: deps.now() }));
-      return {
-        status: 402,
-        headers: { "PAYMENT-RESPONSE": settled.paymentResponse },
-        body: { error: settled.reason, message: `The settlement failed: ${settled.message}. Nothing was listed.`, x402Version: 2 },
-      };
-    }
-    transaction = usedOnChain;
-    paymentResponse = settledPaymentResponse({ transaction, network: market.network, payer: payment.payer });
-  } else {
-    transaction = settled.transaction;
-    paymentResponse = settled.paymentResponse;
+  if (verdict.kind === "refused") {
+    const { reason, transaction, chainChecked } = verdict;
+    await withStore(() => store.failListing(pendingId, { reason, txHash: transaction || null, chainChecked, now: deps.now() }));
+    return {
+      status: 402,
+      headers: { "PAYMENT-RESPONSE": paymentResponseHeader({ success: false, errorReason: reason, transaction, network: market.network, payer: payment.payer }) },
+      body: { error: reason, message: `The settlement failed (${reason}). Nothing was listed.`, x402Version: 2 },
+    };
   }
+  const transaction = verdict.transaction;
+  const paymentResponse = paymentResponseHeader({ success: true, transaction, network: market.network, payer: payment.payer });
 
   // 7. Activation (or renewal).
   const activated = await withStore(() => store.activateListing(pendingId, { txHash: transaction, now: deps.now() }));
@@ -200,22 +215,52 @@ function earlierResult(
   const transaction = payment.txHash ?? "";
   return {
     status: 200,
-    headers: { "PAYMENT-RESPONSE": settledPaymentResponse({ transaction, network: market.network, payer: getAddress(payment.payer) }) },
+    headers: { "PAYMENT-RESPONSE": paymentResponseHeader({ success: true, transaction, network: market.network, payer: getAddress(payment.payer) }) },
     body: created(listing, renewed, transaction, market),
   };
 }
 
+type Verdict =
+  | { kind: "paid"; transaction: string }
+  /** `chainChecked`: the chain confirmed the authorization can no longer pay (else the reconciler looks again). */
+  | { kind: "refused"; reason: string; transaction: string; chainChecked: boolean }
+  | { kind: "unconfirmed"; reason: UnavailableKind | "settlement_pending" }
+  | { kind: "not_sent"; reason: UnavailableKind };
+
 /**
- * A settlement refused because the authorization is used already: the fee did arrive if the chain
- * shows the transfer (someone else broadcast it), not if the payer canceled it. The transaction, or null.
+ * What the settlement proved. The facilitator's word is checked against the chain: a success whose
+ * transaction did not move the fee to us is refused, and a refusal whose authorization did move it
+ * (someone else broadcast it first) is paid. Without a chain reader the facilitator is trusted.
  */
-async function settledElsewhere(reason: string, payment: SignedPayment, deps: PaidListingDeps): Promise<string | null> {
-  if (reason !== "invalid_exact_evm_nonce_already_used" || !deps.chain) return null;
+async function judgeSettlement(settled: SettleOutcome, payment: SignedPayment, deps: PaidListingDeps): Promise<Verdict> {
+  if (settled.kind === "not_sent" || settled.kind === "unconfirmed") return { kind: settled.kind, reason: settled.reason } as Verdict;
+  const claimed: Verdict =
+    settled.kind === "settled"
+      ? { kind: "paid", transaction: settled.transaction }
+      : { kind: "refused", reason: settled.reason, transaction: settled.transaction, chainChecked: false };
+  if (!deps.chain) return claimed;
+  let evidence: FeeEvidence;
   try {
-    const onChain = await deps.chain.authorization(getAddress(payment.requirements.asset), payment.payer, payment.nonce);
-    return onChain.state === "used" ? (onChain.txHash ?? "") : null;
-  } catch {
-    return null;
+    const { requirements } = payment;
+    evidence = await deps.chain.feeEvidence(
+      { asset: getAddress(requirements.asset), payer: payment.payer, nonce: payment.nonce, payTo: getAddress(requirements.payTo), amount: BigInt(requirements.amount) },
+      settled.transaction,
+    );
+  } catch (error) {
+    deps.logger.warn({ err: error, payer: payment.payer }, "could not read the settlement from the chain");
+    return claimed.kind === "paid" ? { kind: "unconfirmed", reason: "settlement_pending" } : claimed;
+  }
+  switch (evidence.state) {
+    case "paid":
+      return { kind: "paid", transaction: evidence.txHash };
+    case "spent_elsewhere":
+      deps.logger.warn({ payer: payment.payer, nonce: payment.nonce, txHash: evidence.txHash }, "the authorization's nonce was used by a transfer that did not pay the fee");
+      return { kind: "refused", reason: "authorization_used_elsewhere", transaction: evidence.txHash, chainChecked: true };
+    case "canceled":
+      return { kind: "refused", reason: "authorization_canceled", transaction: "", chainChecked: true };
+    case "unused":
+    case "untraceable":
+      return claimed.kind === "paid" ? { kind: "unconfirmed", reason: "settlement_pending" } : claimed;
   }
 }
 

@@ -1,6 +1,8 @@
-// Resolves listing fees left pending (a crash or an outage between settlement and activation) from
-// the chain: a used authorization means the fee arrived, so the listing goes active; an expired,
-// unused or canceled one can never pay, so the listing fails.
+// Resolves listing fees the request could not settle definitely (a crash, a lost answer, a node
+// outage between broadcast and activation), and re-checks failures the chain never confirmed. Only
+// the chain decides: a listing goes active when the receipt of the transaction that used the
+// authorization shows exactly the fee moving to the marketplace wallet; it fails when the
+// authorization was canceled, burned by another transfer, or expired unused.
 import { getAddress, type Hex } from "viem";
 import type { Logger } from "../logger.js";
 import type { ChainReader } from "../payments/chain-reader.js";
@@ -26,40 +28,64 @@ export interface ReconcileSummary {
   waiting: number;
 }
 
-type Resolution = "activated" | "failed" | "waiting";
+type Resolution = keyof ReconcileSummary;
 
 async function resolve(payment: Payment, deps: ReconcilerDeps, graceMs: number): Promise<Resolution> {
   const { store, chain, logger } = deps;
   const listingId = payment.listingId;
-  if (!listingId) return "waiting";
   const now = deps.now();
-  const onChain = await chain.authorization(getAddress(payment.asset), getAddress(payment.payer), payment.nonce as Hex);
-  if (onChain.state === "used") {
-    const { listing, renewed } = await store.activateListing(listingId, { txHash: onChain.txHash ?? "", now });
-    logger.info({ listingId: listing.id, renewed, txHash: onChain.txHash, payer: payment.payer }, "reconciler: fee was settled on chain; listing activated");
-    return "activated";
+  if (!listingId) {
+    // Its listing was deleted long after expiry: nothing left to activate.
+    if (payment.state === "failed") await store.confirmFailure(payment.id, now);
+    return payment.state === "failed" ? "failed" : "waiting";
   }
-  if (onChain.state === "canceled") {
-    await store.failListing(listingId, { reason: "authorization_canceled", now });
-    logger.info({ listingId, payer: payment.payer }, "reconciler: the payer canceled the authorization; listing failed");
+  const evidence = await chain.feeEvidence(
+    { asset: getAddress(payment.asset), payer: getAddress(payment.payer), nonce: payment.nonce as Hex, payTo: getAddress(payment.payTo), amount: BigInt(payment.amount) },
+    payment.txHash ?? undefined,
+  );
+  const context = { listingId, paymentId: payment.id, payer: payment.payer, was: payment.state };
+  const fail = async (reason: string, txHash: string | null = null): Promise<Resolution> => {
+    if (payment.state === "failed") {
+      await store.confirmFailure(payment.id, now);
+    } else {
+      await store.failListing(listingId, { reason, txHash, chainChecked: true, now });
+      logger.info({ ...context, reason, txHash }, "reconciler: the fee can no longer be paid; listing failed");
+    }
     return "failed";
+  };
+  switch (evidence.state) {
+    case "paid": {
+      const { listing, renewed } = await store.activateListing(listingId, { txHash: evidence.txHash, now });
+      logger.info({ ...context, listingId: listing.id, renewed, txHash: evidence.txHash }, "reconciler: the fee was paid on chain; listing activated");
+      return "activated";
+    }
+    case "spent_elsewhere":
+      logger.warn({ ...context, txHash: evidence.txHash }, "reconciler: the authorization's nonce was used by a transfer that did not pay the fee");
+      return fail("authorization_used_elsewhere", evidence.txHash);
+    case "canceled":
+      return fail("authorization_canceled");
+    case "unused":
+      if (evidence.chainTime.getTime() < payment.createdAt.getTime() + graceMs) return "waiting";
+      return fail("not_settled_before_expiry");
+    case "untraceable":
+      logger.error(
+        context,
+        "reconciler: the authorization was used, but its transaction lies beyond RECONCILE_LOOKBACK_BLOCKS; raise it to resolve this payment",
+      );
+      return "waiting";
   }
-  if (onChain.chainTime.getTime() < payment.createdAt.getTime() + graceMs) return "waiting";
-  await store.failListing(listingId, { reason: "not_settled_before_expiry", now });
-  logger.info({ listingId, payer: payment.payer }, "reconciler: the authorization expired unused; listing failed");
-  return "failed";
 }
 
-/** One pass over the pending payments older than the grace period. */
+/** One pass over the payments to reconcile that are older than the grace period. */
 export async function reconcilePending(deps: ReconcilerDeps): Promise<ReconcileSummary> {
   const graceMs = deps.graceMs ?? AUTHORIZATION_LIFETIME_LIMIT_MS;
   const summary: ReconcileSummary = { activated: 0, failed: 0, waiting: 0 };
-  const pending = await deps.store.pendingPayments(new Date(deps.now().getTime() - graceMs));
-  for (const payment of pending) {
+  const payments = await deps.store.paymentsToReconcile(new Date(deps.now().getTime() - graceMs));
+  for (const payment of payments) {
     try {
       summary[await resolve(payment, deps, graceMs)]++;
     } catch (error) {
-      deps.logger.warn({ err: error, paymentId: payment.id }, "reconciler: could not resolve a pending payment; will retry");
+      deps.logger.warn({ err: error, paymentId: payment.id }, "reconciler: could not resolve a payment; will retry");
       summary.waiting++;
     }
   }

@@ -9,12 +9,17 @@ import type { Logger } from "../logger.js";
 export type FacilitatorOperation = "verify" | "settle" | "supported";
 export type UnavailableKind = "timeout" | "unreachable" | "bad_response";
 
-/** The facilitator did not give an answer: nothing can be said about the payment. */
+/**
+ * The facilitator did not give an answer: nothing can be said about the payment. The message
+ * carries upstream detail (URLs, transactions) for the log only; it never goes into a reply.
+ */
 export class FacilitatorUnavailableError extends FacilitatorResponseError {
   constructor(
     readonly operation: FacilitatorOperation,
     readonly kind: UnavailableKind,
     detail: string,
+    /** For a settle: whether a broadcast may have happened ("none" only when we know it did not). */
+    readonly broadcast: "none" | "maybe" = "maybe",
   ) {
     super(`facilitator ${operation}: ${kind}: ${detail}`);
     this.name = "FacilitatorUnavailableError";

@@ -1,14 +1,22 @@
 // The x402 facilitator run inside the service: verifies payments and settles them on chain with
 // the settler key over an RPC URL (the alternative is a remote HTTPFacilitatorClient).
+//
+// The SDK turns every error of the node into a payment verdict: an RPC answering 500 becomes
+// "invalid signature", a broadcast whose answer was lost becomes "transaction failed". Neither is
+// the chain's word. So every RPC request of a verify or settle is traced (AsyncLocalStorage), and a
+// negative verdict reached while the node failed to answer is reported as the node being
+// unavailable instead: before any broadcast, nothing was sent; after one, the settlement is
+// unconfirmed and the reconciler resolves it from the chain.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { FacilitatorClient } from "@x402/core/http";
 import type { Network, SupportedResponse } from "@x402/core/types";
 import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
-import { createWalletClient, http, publicActions, type Address, type Chain, type Hex } from "viem";
+import { createWalletClient, http, publicActions, RpcRequestError, type Address, type Chain, type Hex, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { createPendingNonceManager } from "../chain/nonce-manager.js";
 import { chainForRpc } from "../chain/viem-chain.js";
+import { FacilitatorUnavailableError, type UnavailableKind } from "./facilitator-client.js";
 
 export interface InProcessFacilitatorOptions {
   rpcUrl: string;
@@ -31,11 +39,61 @@ export interface InProcessFacilitator {
   settlerAddress: Address;
 }
 
+/** What the node did during one verify or settle. */
+interface RpcTrace {
+  /** The first request the node did not answer (timeout, HTTP error, lost connection, internal error). */
+  fault: unknown;
+  /** eth_sendRawTransaction was requested: the settlement may be on its way whatever the answer. */
+  broadcast: boolean;
+}
+
+const traces = new AsyncLocalStorage<RpcTrace>();
+
+/** JSON-RPC error codes by which a node says it cannot answer now (internal error, overloaded, unavailable). */
+const UNAVAILABLE_CODES = new Set([-32603, -32005, -32002]);
+
 /**
- * Serializes broadcasts (not receipt waits). viem takes the nonce before estimating gas, so a
- * settlement that reverts in estimation (a replay, a drained balance) leaves its nonce unused; if
- * another send took the next nonce meanwhile, that transaction waits behind the gap and is never
- * mined. One send at a time lets the nonce manager hand the unused nonce back first.
+ * The node failed to answer: no JSON-RPC answer at all (timeout, HTTP status, lost connection), or
+ * one saying it cannot answer now. A JSON-RPC error otherwise (a revert, an unknown method) is an
+ * answer. Any error of a broadcast leaves its fate unknown (the node may have it already).
+ */
+function isNodeFault(error: unknown, method: string): boolean {
+  if (method === "eth_sendRawTransaction") return true;
+  for (let e = error as { cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e instanceof RpcRequestError) return UNAVAILABLE_CODES.has(e.code);
+  }
+  return true;
+}
+
+function unavailableKind(fault: unknown): UnavailableKind {
+  const name = (fault as { name?: string })?.name;
+  if (name === "TimeoutError") return "timeout";
+  if (name === "HttpRequestError" && (fault as { status?: number }).status !== undefined) return "bad_response";
+  if (fault instanceof RpcRequestError) return "bad_response";
+  return "unreachable";
+}
+
+function tracing(transport: Transport): Transport {
+  return (options) => {
+    const inner = transport(options);
+    const request: typeof inner.request = async (args, requestOptions) => {
+      const trace = traces.getStore();
+      if (trace && args.method === "eth_sendRawTransaction") trace.broadcast = true;
+      try {
+        return await inner.request(args, requestOptions);
+      } catch (error) {
+        if (trace && !trace.fault && isNodeFault(error, args.method)) trace.fault = error;
+        throw error;
+      }
+    };
+    return { ...inner, request };
+  };
+}
+
+/**
+ * Serializes broadcasts (not receipt waits), and takes each nonce from the node's pending count
+ * rather than a counter of our own: a broadcast the node dropped, or a settlement that reverted in
+ * estimation, then leaves no gap that would keep every later transaction from being mined.
  */
 function oneAtATime(): <T>(send: () => Promise<T>) => Promise<T> {
   let queue: Promise<unknown> = Promise.resolve();
@@ -49,12 +107,11 @@ function oneAtATime(): <T>(send: () => Promise<T>) => Promise<T> {
 export function createFacilitatorSigner(options: InProcessFacilitatorOptions): FacilitatorEvmSigner {
   const network = options.network ?? "eip155:8453";
   const chain = options.chain ?? chainForRpc(options.rpcUrl, Number(network.split(":")[1]));
-  // One nonce manager per signer, so that concurrent settlements get consecutive nonces.
-  const account = privateKeyToAccount(options.settlerPrivateKey, { nonceManager: createPendingNonceManager() });
+  const account = privateKeyToAccount(options.settlerPrivateKey);
   const wallet = createWalletClient({
     account,
     chain,
-    transport: http(options.rpcUrl),
+    transport: tracing(http(options.rpcUrl)),
     pollingInterval: options.pollingIntervalMs ?? 250,
   }).extend(publicActions);
   const inTurn = oneAtATime();
@@ -73,11 +130,34 @@ export function createFacilitatorSigner(options: InProcessFacilitatorOptions): F
   );
 }
 
-/** Adapts an x402Facilitator to the FacilitatorClient interface (what HTTPFacilitatorClient implements). */
+function traced<T>(work: (trace: RpcTrace) => Promise<T>): Promise<T> {
+  const trace: RpcTrace = { fault: null, broadcast: false };
+  return traces.run(trace, () => work(trace));
+}
+
+function nodeUnavailable(operation: "verify" | "settle", trace: RpcTrace): FacilitatorUnavailableError {
+  const detail = trace.fault instanceof Error ? trace.fault.message : String(trace.fault);
+  return new FacilitatorUnavailableError(operation, unavailableKind(trace.fault), `the chain node failed: ${detail}`, trace.broadcast ? "maybe" : "none");
+}
+
+/**
+ * Adapts an x402Facilitator to the FacilitatorClient interface (what HTTPFacilitatorClient
+ * implements); a negative verdict reached while the node failed becomes FacilitatorUnavailableError.
+ */
 export function inProcessFacilitatorClient(facilitator: x402Facilitator): FacilitatorClient {
   return {
-    verify: (payload, requirements) => facilitator.verify(payload, requirements),
-    settle: (payload, requirements) => facilitator.settle(payload, requirements),
+    verify: (payload, requirements) =>
+      traced(async (trace) => {
+        const result = await facilitator.verify(payload, requirements);
+        if (!result.isValid && trace.fault) throw nodeUnavailable("verify", trace);
+        return result;
+      }),
+    settle: (payload, requirements) =>
+      traced(async (trace) => {
+        const result = await facilitator.settle(payload, requirements);
+        if (!result.success && result.errorReason !== "settlement_pending" && trace.fault) throw nodeUnavailable("settle", trace);
+        return result;
+      }),
     getSupported: async () => facilitator.getSupported() as SupportedResponse,
   };
 }

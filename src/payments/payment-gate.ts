@@ -42,17 +42,22 @@ export interface SignedPayment {
 }
 
 type Unpaid = { kind: "unpaid"; paymentRequired: PaymentRequired };
-type Rejected = { kind: "rejected"; reason: string; message: string; paymentRequired: PaymentRequired };
+/** `message` is ours and safe to show; `detail` is the facilitator's own text, for the log only. */
+type Rejected = { kind: "rejected"; reason: string; message: string; detail?: string; paymentRequired: PaymentRequired };
 
 export type InspectOutcome = Unpaid | Rejected | { kind: "signed"; payment: SignedPayment; charge: Charge };
 type Verified = { kind: "verified"; payment: SignedPayment };
 export type GateOutcome = Unpaid | Rejected | Verified;
 
+/** `detail` is upstream text (it may hold node URLs or transactions): for the log, never for a reply. */
 export type SettleOutcome =
   | { kind: "settled"; transaction: string; paymentResponse: string }
-  | { kind: "failed"; reason: string; message: string; transaction: string; paymentResponse: string }
-  /** No definite answer: the authorization may still settle. */
-  | { kind: "unconfirmed"; reason: UnavailableKind | "settlement_pending"; message: string; transaction: string };
+  /** The facilitator's definite refusal: nothing was transferred by this settlement. */
+  | { kind: "failed"; reason: string; detail: string; transaction: string; paymentResponse: string }
+  /** No definite answer, and a broadcast may have happened: the authorization may still settle. */
+  | { kind: "unconfirmed"; reason: UnavailableKind | "settlement_pending"; detail: string; transaction: string }
+  /** No answer, and nothing was broadcast: the authorization is untouched and may be sent again. */
+  | { kind: "not_sent"; reason: UnavailableKind; detail: string };
 
 const eip3009Authorization = z.object({
   authorization: z.object({
@@ -163,18 +168,18 @@ export class PaymentGate {
   /** Has the facilitator verify a signed payment. Throws FacilitatorUnavailableError when it gives no answer. */
   async verify(signed: Extract<InspectOutcome, { kind: "signed" }>): Promise<Rejected | Verified> {
     const { payment, charge } = signed;
-    const reject = (reason: string, message: string) => this.rejection(payment.requirements, charge, reason, message);
+    const refuse = async (reason: string, detail: string | undefined) => ({
+      ...(await this.rejection(payment.requirements, charge, reason, `the facilitator refused the payment: ${reason}`)),
+      detail,
+    });
     let verified;
     try {
       verified = await this.server.verifyPayment(payment.payload, payment.requirements);
     } catch (error) {
-      if (error instanceof VerifyError) return reject(error.invalidReason ?? "payment_invalid", error.invalidMessage ?? error.message);
+      if (error instanceof VerifyError) return refuse(error.invalidReason ?? "payment_invalid", error.invalidMessage ?? error.message);
       throw error;
     }
-    if (!verified.isValid) {
-      const reason = verified.invalidReason ?? "payment_invalid";
-      return reject(reason, verified.invalidMessage ?? `the facilitator rejected the payment: ${reason}`);
-    }
+    if (!verified.isValid) return refuse(verified.invalidReason ?? "payment_invalid", verified.invalidMessage);
     return { kind: "verified", payment };
   }
 
@@ -197,28 +202,33 @@ export class PaymentGate {
       if (error instanceof SettleError && error.statusCode < 500) {
         return this.failed({ success: false, errorReason: error.errorReason, errorMessage: error.errorMessage, transaction: error.transaction ?? "", network: payment.requirements.network, payer: payment.payer });
       }
+      const detail = error instanceof Error ? error.message : String(error);
       if (error instanceof FacilitatorUnavailableError) {
-        return { kind: "unconfirmed", reason: error.kind, message: error.message, transaction: "" };
+        if (error.broadcast === "none") return { kind: "not_sent", reason: error.kind, detail };
+        return { kind: "unconfirmed", reason: error.kind, detail, transaction: "" };
       }
-      return { kind: "unconfirmed", reason: "bad_response", message: error instanceof Error ? error.message : String(error), transaction: "" };
+      return { kind: "unconfirmed", reason: "bad_response", detail, transaction: "" };
     }
     if (result.success) {
-      return { kind: "settled", transaction: result.transaction, paymentResponse: encodePaymentResponseHeader(result) };
+      const { transaction, network, payer } = result;
+      return { kind: "settled", transaction, paymentResponse: encodePaymentResponseHeader({ success: true, transaction, network, payer }) };
     }
     if (result.errorReason === "settlement_pending") {
-      return { kind: "unconfirmed", reason: "settlement_pending", message: result.errorMessage ?? "the settlement was broadcast but not confirmed in time", transaction: result.transaction };
+      return { kind: "unconfirmed", reason: "settlement_pending", detail: result.errorMessage ?? "the settlement was broadcast but not confirmed in time", transaction: result.transaction };
     }
     return this.failed(result);
   }
 
+  /** The header carries the named reason and the transaction only, never the facilitator's message. */
   private failed(result: SettleResponse): SettleOutcome {
     const reason = result.errorReason || "settlement_failed";
+    const { transaction, network, payer } = result;
     return {
       kind: "failed",
       reason,
-      message: result.errorMessage || reason,
-      transaction: result.transaction,
-      paymentResponse: encodePaymentResponseHeader({ ...result, success: false, errorReason: reason }),
+      detail: result.errorMessage || reason,
+      transaction,
+      paymentResponse: encodePaymentResponseHeader({ success: false, errorReason: reason, transaction, network, payer }),
     };
   }
 }
@@ -227,7 +237,10 @@ export function paymentRequiredHeader(paymentRequired: PaymentRequired): string 
   return encodePaymentRequiredHeader(paymentRequired);
 }
 
-/** A `PAYMENT-RESPONSE` header for a settlement recorded earlier (a repeated request gets the same). */
-export function settledPaymentResponse(settled: { transaction: string; network: Network; payer: string }): string {
-  return encodePaymentResponseHeader({ success: true, ...settled });
+/**
+ * A `PAYMENT-RESPONSE` header from our own record of a settlement: the named reason and the
+ * transaction hash only, never a facilitator's or a node's message.
+ */
+export function paymentResponseHeader(settlement: { success: boolean; errorReason?: string; transaction: string; network: string; payer: string }): string {
+  return encodePaymentResponseHeader({ ...settlement, network: settlement.network as Network });
 }

@@ -1,7 +1,7 @@
 // The answers every paid route shares: pay first (402), and the facilitator gave no answer (502/503).
 import type { PaymentRequired } from "@x402/core/types";
 import type { components } from "../../generated/openapi.js";
-import { FacilitatorUnavailableError } from "./facilitator-client.js";
+import { FacilitatorUnavailableError, type UnavailableKind } from "./facilitator-client.js";
 import { paymentRequiredHeader } from "./payment-gate.js";
 
 type PaymentRequiredBody = components["schemas"]["PaymentRequiredBody"];
@@ -16,13 +16,25 @@ export function paymentRequiredReply(paymentRequired: PaymentRequired, message: 
   };
 }
 
-/** 503 when the facilitator timed out, 502 when it could not be reached or answered nonsense. */
+const UNAVAILABLE_TEXT: Record<UnavailableKind, string> = {
+  timeout: "did not answer in time",
+  unreachable: "could not be reached",
+  bad_response: "gave no usable answer",
+};
+
+/**
+ * 503 when the facilitator (or the chain node behind it) timed out, 502 when it could not be
+ * reached or answered nonsense. The upstream error's own text stays in the log: it may carry a node
+ * URL with its API key, or a raw transaction.
+ */
 export function facilitatorUnavailableReply(error: unknown, consequence: string) {
-  const kind = error instanceof FacilitatorUnavailableError ? error.kind : "bad_response";
-  const detail = error instanceof Error ? error.message : String(error);
+  return unavailableReply(error instanceof FacilitatorUnavailableError ? error.kind : "bad_response", consequence);
+}
+
+export function unavailableReply(kind: UnavailableKind, consequence: string) {
   return {
     status: kind === "timeout" ? (503 as const) : (502 as const),
     headers: { "Retry-After": "30" },
-    body: { error: `facilitator_${kind}`, message: `The payment facilitator gave no usable answer (${detail}). ${consequence}` } satisfies ErrorBody,
+    body: { error: `facilitator_${kind}`, message: `The payment facilitator ${UNAVAILABLE_TEXT[kind]}. ${consequence}` } satisfies ErrorBody,
   };
 }

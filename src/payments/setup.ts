@@ -178,7 +178,7 @@ async function remotePayments(config: Config, logger: Logger): Promise<Payments>
     throw new ConfigError([`the facilitator at FACILITATOR_URL (${url}) does not support exact payments on ${NETWORK} with x402 v2; it supports ${kinds}`]);
   }
   if (chainRpcUrl) await checkChain("CHAIN_RPC_URL", chainRpcUrl, config.asset, logger);
-  else if (config.payments.reconcileIntervalMs > 0) logger.warn("no CHAIN_RPC_URL: the reconciler is off, so a payment interrupted between settlement and activation stays pending");
+  else logger.warn("no CHAIN_RPC_URL (development only): settlements are taken on the facilitator's word, and the reconciler is off");
   return assemblePayments({
     facilitator,
     info: { mode: "remote", url, settler: null, localChain: null },

@@ -54,6 +54,23 @@ function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown }).code === "P2002";
 }
 
+function withoutPayments<T extends { payments?: unknown }>({ payments: _, ...listing }: T): Omit<T, "payments"> {
+  return listing;
+}
+
+type Reader = Pick<Tx, "listing">;
+
+async function liveListing(db: Reader, of: Pick<Listing, "resource" | "method" | "sellerPayTo">, now: Date) {
+  const found = await db.listing.findFirst({
+    where: { resource: of.resource, method: of.method, sellerPayTo: of.sellerPayTo, leftoverSeed: false, state: "active", expiresAt: { gt: now } },
+    orderBy: { expiresAt: "desc" },
+    include: { payments: { where: { state: "settled" }, orderBy: { createdAt: "asc" }, take: 1 } },
+  });
+  if (!found) return null;
+  const firstPayer = found.payments[0]?.payer;
+  return { listing: withoutPayments(found), renewers: [found.sellerPayTo.toLowerCase(), ...(firstPayer ? [firstPayer] : [])] };
+}
+
 export class ListingStore {
   private readonly ttlMs: number;
   private readonly changeListeners = new Set<() => void>();
@@ -156,31 +173,25 @@ export class ListingStore {
   }
 
   /**
-   * Paid flow step 5: settlement succeeded. If the same seller already has a live
-   * listing for the same (resource, method), that listing is renewed instead: its
-   * fields are replaced, its expiry extended by one TTL, the payment moves to it and
-   * the pending row is deleted. Returns the listing buyers will see. Calling it again
-   * for an already active listing returns it unchanged.
+   * Settlement proven on chain. If the same seller already has a live listing for the same
+   * (resource, method), and this payment's payer may renew it (its original payer or its
+   * sellerPayTo), that listing is renewed instead: its fields are replaced, its expiry extended by
+   * one TTL, the payment moves to it and the pending row is deleted. A stranger's payment never
+   * rewrites it: it becomes a listing of its own. A failed listing can be activated too (the
+   * reconciler found its fee paid after all). Calling it again for an active listing returns it.
    */
   activateListing(listingId: string, settlement: { txHash: string; now: Date }): Promise<{ listing: Listing; renewed: boolean }> {
     const { txHash, now } = settlement;
     return this.write<{ listing: Listing; renewed: boolean }>(now, async (tx) => {
-      const pending = await tx.listing.findUnique({ where: { id: listingId } });
-      if (pending?.state === "active") return { result: { listing: pending, renewed: false }, changed: false };
-      if (pending?.state !== "pending") throw new ListingStateError(`listing ${listingId} is ${pending ? pending.state : "missing"}, not pending`);
-      const settled = { state: "settled", txHash, settledAt: now };
-      const current = await tx.listing.findFirst({
-        where: {
-          resource: pending.resource,
-          method: pending.method,
-          sellerPayTo: pending.sellerPayTo,
-          leftoverSeed: false,
-          state: "active",
-          expiresAt: { gt: now },
-        },
-        orderBy: { expiresAt: "desc" },
-      });
-      if (!current) {
+      const pending = await tx.listing.findUnique({ where: { id: listingId }, include: { payments: true } });
+      if (pending?.state === "active") return { result: { listing: withoutPayments(pending), renewed: false }, changed: false };
+      if (pending?.state !== "pending" && pending?.state !== "failed") {
+        throw new ListingStateError(`listing ${listingId} is ${pending ? pending.state : "missing"}, not pending`);
+      }
+      const settled = { state: "settled", txHash, settledAt: now, failureReason: null };
+      const current = await liveListing(tx, pending, now);
+      const payer = pending.payments[0]?.payer;
+      if (!current || !payer || !current.renewers.includes(payer)) {
         await tx.payment.updateMany({ where: { listingId }, data: settled });
         const listing = await tx.listing.update({
           where: { id: listingId },
@@ -188,35 +199,61 @@ export class ListingStore {
         });
         return { result: { listing, renewed: false }, changed: true };
       }
-      await tx.payment.updateMany({ where: { listingId }, data: { ...settled, listingId: current.id } });
+      await tx.payment.updateMany({ where: { listingId }, data: { ...settled, listingId: current.listing.id } });
       await tx.listing.delete({ where: { id: listingId } });
       const listing = await tx.listing.update({
-        where: { id: current.id },
+        where: { id: current.listing.id },
         data: {
           priceUsdc: pending.priceUsdc,
           priceAtomic: pending.priceAtomic,
           description: pending.description,
           inputSchema: pending.inputSchema ?? Prisma.DbNull,
           network: pending.network,
-          expiresAt: new Date(Math.max(current.expiresAt.getTime(), now.getTime()) + this.ttlMs),
+          expiresAt: new Date(Math.max(current.listing.expiresAt.getTime(), now.getTime()) + this.ttlMs),
         },
       });
       return { result: { listing, renewed: true }, changed: true };
     });
   }
 
-  /** Paid flow step 4: settlement failed. Idempotent for an already failed listing. */
-  failListing(listingId: string, failure: { reason: string; txHash?: string | null; now: Date }): Promise<Listing> {
+  /**
+   * The seller's live listing of the same (resource, method, sellerPayTo), with the lowercase
+   * addresses that may renew it: its sellerPayTo and the payer of its first fee.
+   */
+  liveListingFor(input: ListingInput, now: Date): Promise<{ listing: Listing; renewers: string[] } | null> {
+    const { resource, method, sellerPayTo } = listingFields(input);
+    return this.read(() => liveListing(this.prisma, { resource, method, sellerPayTo }, now));
+  }
+
+  /** Settlement failed. `chainChecked`: the chain confirmed that this authorization can no longer pay the fee. */
+  failListing(listingId: string, failure: { reason: string; txHash?: string | null; chainChecked: boolean; now: Date }): Promise<Listing> {
     return this.write(failure.now, async (tx) => {
       const pending = await tx.listing.findUnique({ where: { id: listingId } });
       if (pending?.state === "failed") return { result: pending, changed: false };
       if (pending?.state !== "pending") throw new ListingStateError(`listing ${listingId} is ${pending ? pending.state : "missing"}, not pending`);
       await tx.payment.updateMany({
         where: { listingId },
-        data: { state: "failed", failureReason: failure.reason, txHash: failure.txHash ?? null },
+        data: { state: "failed", failureReason: failure.reason, txHash: failure.txHash ?? null, chainCheckedAt: failure.chainChecked ? failure.now : null },
       });
       const listing = await tx.listing.update({ where: { id: listingId }, data: { state: "failed" } });
       return { result: listing, changed: true };
+    });
+  }
+
+  /** A failed payment's re-check by the chain found it cannot pay: it is not looked at again. */
+  async confirmFailure(paymentId: string, now: Date): Promise<void> {
+    await this.read(() => this.prisma.payment.updateMany({ where: { id: paymentId, state: "failed" }, data: { chainCheckedAt: now } }));
+  }
+
+  /**
+   * Nothing was broadcast for a pending payment (the facilitator could not be asked): its rows
+   * are removed, so the same signed payment can be sent again as if never seen.
+   */
+  releasePendingListing(listingId: string, now: Date): Promise<void> {
+    return this.write(now, async (tx) => {
+      await tx.payment.deleteMany({ where: { listingId, state: "pending" } });
+      const { count } = await tx.listing.deleteMany({ where: { id: listingId, state: "pending" } });
+      return { result: undefined, changed: count > 0 };
     });
   }
 
@@ -233,10 +270,17 @@ export class ListingStore {
     });
   }
 
-  /** For the reconciler: payments still pending that were created before `olderThan`. */
-  pendingPayments(olderThan: Date, limit = 100): Promise<Payment[]> {
+  /**
+   * For the reconciler, created before `olderThan`: payments still pending, and failed ones whose
+   * failure the chain has not confirmed (a broadcast may have gone through after all).
+   */
+  paymentsToReconcile(olderThan: Date, limit = 100): Promise<Payment[]> {
     return this.read(() =>
-      this.prisma.payment.findMany({ where: { state: "pending", createdAt: { lt: olderThan } }, orderBy: { createdAt: "asc" }, take: limit }),
+      this.prisma.payment.findMany({
+        where: { createdAt: { lt: olderThan }, OR: [{ state: "pending" }, { state: "failed", chainCheckedAt: null }] },
+        orderBy: { createdAt: "asc" },
+        take: limit,
+      }),
     );
   }
 

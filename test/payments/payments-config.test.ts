@@ -44,7 +44,11 @@ describe("the payments configuration", () => {
       "FACILITATOR_URL must be https in production",
       expect.stringContaining("CHAIN_RPC_URL is required in production"),
     ]);
-    expect(problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, FACILITATOR_URL: "https://f.example.com", RECONCILE_INTERVAL_SECONDS: "0" })).toEqual([]);
+    // Activation rests on the chain's evidence: turning the reconciler off does not remove the need for a node.
+    expect(problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, FACILITATOR_URL: "https://f.example.com", RECONCILE_INTERVAL_SECONDS: "0" })).toEqual([
+      expect.stringContaining("CHAIN_RPC_URL is required in production"),
+    ]);
+    expect(problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, FACILITATOR_URL: "https://f.example.com", CHAIN_RPC_URL: "https://rpc.example.com" })).toEqual([]);
     expect(problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, SETTLEMENT_RPC_URL: "https://rpc.example.com", SETTLER_PRIVATE_KEY: KEY })).toEqual([]);
     expect(
       problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, SETTLEMENT_RPC_URL: "https://rpc.example.com", SETTLER_PRIVATE_KEY: KEY, ASSET_ADDRESS: PAY_TO }),

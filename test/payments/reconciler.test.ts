@@ -118,9 +118,9 @@ describe("the reconciler", () => {
   });
 
   it("runs on a timer, one pass at a time, until stopped", async () => {
-    const reader: ChainReader = { authorization: vi.fn() };
+    const reader: ChainReader = { feeEvidence: vi.fn() };
     const store = server.services.store;
-    const pendingPayments = vi.spyOn(store, "pendingPayments");
+    const pendingPayments = vi.spyOn(store, "paymentsToReconcile");
     const calls = pendingPayments.mock.calls.length;
     const reconciler = startReconciler({ store, chain: reader, logger, now: () => new Date(), intervalMs: 20 });
     await new Promise((resolve) => setTimeout(resolve, 120));

@@ -111,7 +111,9 @@ describe("a remote facilitator that answers", () => {
     try {
       const response = await post(server, await signedFee(server));
       expect(response.status).toBe(402);
-      expect(await response.json()).toMatchObject({ error: "invalid_exact_evm_insufficient_balance", message: "refused by the fake facilitator" });
+      const body = (await response.json()) as { error: string; message: string };
+      // The named reason is passed on; the facilitator's own text stays in the log.
+      expect(body).toMatchObject({ error: "invalid_exact_evm_insufficient_balance", message: "the facilitator refused the payment: invalid_exact_evm_insufficient_balance" });
       expect(facilitator.seen.map((call) => call.path)).toEqual(["/supported", "/verify"]);
       for (const call of facilitator.seen) expect(call.headers.authorization).toBe("Bearer test-token");
     } finally {

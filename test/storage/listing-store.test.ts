@@ -52,7 +52,7 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     await store.upsertSeedListings([{ ...listingInput(), listedAt: at(3), expiresAt: at(600) }], at(3));
     const pending = await store.createPendingListingWithPayment(listingInput(), paymentInput(), at(4));
     const failed = await store.createPendingListingWithPayment(listingInput(), paymentInput(), at(4));
-    await store.failListing(failed.listing.id, { reason: "insufficient_funds", now: at(5) });
+    await store.failListing(failed.listing.id, { reason: "insufficient_funds", chainChecked: true, now: at(5) });
     await store.createListing(listingInput(), at(-120)); // expired long ago
 
     const sameTime = [b, c].sort((x, y) => (x.id < y.id ? 1 : -1)).map((l) => l.id);
@@ -141,7 +141,7 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     expect(payment).toMatchObject({ state: "pending", listingId: listing.id, txHash: null });
     expect(payment.payer).toBe(payment.payer.toLowerCase());
     expect((await store.page({ includeSeed: true, limit: 10, offset: 0, now: at(0) })).total).toBe(0);
-    expect((await store.pendingPayments(at(1))).map((p) => p.id)).toEqual([payment.id]);
+    expect((await store.paymentsToReconcile(at(1))).map((p) => p.id)).toEqual([payment.id]);
 
     const activated = await store.activateListing(listing.id, { txHash: "0xabc", now: at(1) });
     expect(activated.renewed).toBe(false);
@@ -151,20 +151,49 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     expect((await store.feed({ limit: 10, now: at(2) })).map((l) => l.id)).toEqual([listing.id]);
 
     const other = await store.createPendingListingWithPayment(listingInput(), paymentInput(), at(3));
-    const failed = await store.failListing(other.listing.id, { reason: "transaction reverted", txHash: "0xdead", now: at(4) });
+    const failed = await store.failListing(other.listing.id, { reason: "transaction reverted", txHash: "0xdead", chainChecked: true, now: at(4) });
     expect(failed.state).toBe("failed");
-    expect((await store.findPayment(other.payment))?.payment).toMatchObject({ state: "failed", failureReason: "transaction reverted" });
-    await expect(store.activateListing(other.listing.id, { txHash: "0x1", now: at(5) })).rejects.toThrow(ListingStateError);
+    expect((await store.findPayment(other.payment))?.payment).toMatchObject({ state: "failed", failureReason: "transaction reverted", chainCheckedAt: at(4) });
+    // A failure the chain confirmed is final: the reconciler does not look at it again.
+    expect((await store.paymentsToReconcile(at(10))).map((p) => p.id)).toEqual([]);
     expect((await store.page({ includeSeed: true, limit: 10, offset: 0, now: at(5) })).total).toBe(1);
+    await store.releasePendingListing(listing.id, at(5));
+    expect((await store.findPayment(payment))?.payment.state).toBe("settled");
+  });
+
+  it("re-checks failures the chain never confirmed, and activates one whose fee did arrive after all", async () => {
+    const { listing, payment } = await store.createPendingListingWithPayment(listingInput(), paymentInput(), at(0));
+    await store.failListing(listing.id, { reason: "transaction_failed", chainChecked: false, now: at(1) });
+    expect((await store.paymentsToReconcile(at(2))).map((p) => p.id)).toEqual([payment.id]);
+    const { listing: active } = await store.activateListing(listing.id, { txHash: "0xfeed", now: at(3) });
+    expect(active).toMatchObject({ id: listing.id, state: "active" });
+    expect((await store.findPayment(payment))?.payment).toMatchObject({ state: "settled", txHash: "0xfeed", failureReason: null });
+
+    const other = await store.createPendingListingWithPayment(listingInput(), paymentInput(), at(4));
+    await store.failListing(other.listing.id, { reason: "transaction_failed", chainChecked: false, now: at(5) });
+    await store.confirmFailure(other.payment.id, at(6));
+    expect(await store.paymentsToReconcile(at(7))).toEqual([]);
+  });
+
+  it("releases a pending listing whose payment was never broadcast: the same payment can be sent again", async () => {
+    const payment = paymentInput();
+    const first = await store.createPendingListingWithPayment(listingInput(), payment, at(0));
+    await store.releasePendingListing(first.listing.id, at(1));
+    expect(await store.findPayment(payment)).toBeNull();
+    expect(await ctx.db.prisma.listing.count()).toBe(0);
+    const again = await store.createPendingListingWithPayment(listingInput(), payment, at(2));
+    expect(again.payment.state).toBe("pending");
+    await expect(store.activateListing(first.listing.id, { txHash: "0x1", now: at(3) })).rejects.toThrow(ListingStateError);
   });
 
   it("renews a live listing of the same seller, resource and method instead of adding a row", async () => {
     const base = listingInput({ description: "First description" });
     const first = await store.createPendingListingWithPayment(base, paymentInput(), at(0));
     const original = (await store.activateListing(first.listing.id, { txHash: "0x01", now: at(0) })).listing;
+    const firstPayer = (await store.findPayment(first.payment))!.payment.payer;
     const renewal = await store.createPendingListingWithPayment(
       { ...base, description: "Renewed description", priceUsdc: "0.05", sellerPayTo: base.sellerPayTo.toUpperCase().replace("0X", "0x") },
-      paymentInput(),
+      paymentInput({ payer: firstPayer }),
       at(30),
     );
     const { listing, renewed } = await store.activateListing(renewal.listing.id, { txHash: "0x02", now: at(31) });
@@ -175,6 +204,25 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     const payments = await ctx.db.prisma.payment.findMany({ where: { listingId: original.id }, orderBy: { createdAt: "asc" } });
     expect(payments.map((p) => [p.state, p.txHash])).toEqual([["settled", "0x01"], ["settled", "0x02"]]);
     expect((await store.findPayment(renewal.payment))?.listing?.id).toBe(original.id);
+  });
+
+  it("lets only the first payer or the sellerPayTo renew: a stranger's paid listing is a row of its own", async () => {
+    const base = listingInput({ description: "The seller's own words" });
+    const first = await store.createPendingListingWithPayment(base, paymentInput(), at(0));
+    const original = (await store.activateListing(first.listing.id, { txHash: "0x01", now: at(0) })).listing;
+    const live = await store.liveListingFor(base, at(1));
+    expect(live?.listing.id).toBe(original.id);
+    expect(live?.renewers).toEqual([base.sellerPayTo.toLowerCase(), first.payment.payer]);
+
+    const stranger = await store.createPendingListingWithPayment({ ...base, description: "DEFACED by a stranger" }, paymentInput(), at(2));
+    const strangers = await store.activateListing(stranger.listing.id, { txHash: "0x02", now: at(2) });
+    expect(strangers).toMatchObject({ renewed: false, listing: { id: stranger.listing.id } });
+    expect((await ctx.db.prisma.listing.findUnique({ where: { id: original.id } }))?.description).toBe("The seller's own words");
+
+    const bySeller = await store.createPendingListingWithPayment({ ...base, description: "Updated by the seller" }, paymentInput({ payer: base.sellerPayTo }), at(3));
+    const renewed = await store.activateListing(bySeller.listing.id, { txHash: "0x03", now: at(3) });
+    expect(renewed.renewed).toBe(true);
+    expect([original.id, stranger.listing.id]).toContain(renewed.listing.id);
   });
 
   it("rejects a duplicate payment with the earlier result and saves nothing", async () => {

@@ -25,17 +25,18 @@ export interface Seller {
   url: string;
   /** Requests received, as "METHOD /path". */
   requests: string[];
-  answer: (request: IncomingMessage) => SellerAnswer;
+  /** May act before answering (a hostile seller mines a transaction while it is probed). */
+  answer: (request: IncomingMessage) => SellerAnswer | Promise<SellerAnswer>;
   close(): Promise<void>;
 }
 
 export async function startSeller(answer: Seller["answer"], options: { https?: boolean } = {}): Promise<Seller> {
   const requests: string[] = [];
   const seller = { requests, answer } as Seller;
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     requests.push(`${req.method} ${req.url}`);
     req.resume();
-    const { status, headers = {}, body = "", delayMs = 0 } = seller.answer(req);
+    const { status, headers = {}, body = "", delayMs = 0 } = await seller.answer(req);
     setTimeout(() => {
       if (res.destroyed) return;
       res.writeHead(status, headers);
