@@ -6,6 +6,7 @@ import { ifNoneMatchMatches } from "./conditional.js";
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from "./cors.js";
 import { HttpError } from "./errors.js";
 import type { ResponseCache } from "./response-cache.js";
+import { logUnexpected, replyFor } from "./unexpected-errors.js";
 import type { AnyReply, Router } from "./router.js";
 
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
@@ -83,8 +84,9 @@ export function createApp({ router, logger, maxBodyBytes, responseCache, trustPr
       if (error instanceof HttpError) {
         sendError(ctx, error);
       } else {
-        logger.error({ err: error, method: ctx.method, path: ctx.path }, "unhandled error");
-        sendError(ctx, new HttpError(500, "internal_error", "The server failed to answer this request; it has been logged."));
+        const reply = replyFor(error);
+        logUnexpected(logger, error, { method: ctx.method, path: ctx.path, status: reply.status }, "unhandled error");
+        sendError(ctx, reply);
       }
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;

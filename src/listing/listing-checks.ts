@@ -2,7 +2,7 @@
 // ok and a reason. The contract has already refused bodies that break the schema (400).
 import { getAddress, isAddress, zeroAddress } from "viem";
 import type { components } from "../../generated/openapi.js";
-import type { FieldError } from "../http/errors.js";
+import { HttpError, type FieldError } from "../http/errors.js";
 import type { ProbeAttempt } from "../probe/seller-probe.js";
 import { normalizePrice, type ListingInput } from "../storage/listing-store.js";
 
@@ -43,17 +43,90 @@ function checkSellerPayTo(sellerPayTo: string): ListingCheck {
   return pass("sellerPayTo", `sales settle to ${getAddress(sellerPayTo)}`);
 }
 
-function checkResource(resource: string): ListingCheck {
+/**
+ * The resource as it is listed: the WHATWG serialisation (`URL.href`), which is what any HTTP
+ * client sends on the wire anyway. `<`, `"`, spaces and control characters in the path or query come
+ * out percent-encoded, so every document, feed and search shows the URL a buyer will really call,
+ * and two spellings of one endpoint are one listing.
+ */
+function checkResource(resource: string): { check: ListingCheck; listed: string | null } {
   let url: URL;
   try {
     url = new URL(resource);
   } catch {
-    return fail("resource", "invalid_url", `${JSON.stringify(resource)} is not an absolute URL`);
+    return { check: fail("resource", "invalid_url", `${JSON.stringify(resource)} is not an absolute URL`), listed: null };
   }
-  if (url.protocol !== "https:") return fail("resource", "not_https", "the resource must be an https URL");
-  if (url.username || url.password) return fail("resource", "credentials_in_url", "the resource URL must not carry a user name or password");
-  if (url.hash) return fail("resource", "fragment_in_url", "the resource URL must not carry a #fragment (it is never sent to the seller)");
-  return pass("resource", `${url.href} is a well-formed https URL`);
+  if (url.protocol !== "https:") return { check: fail("resource", "not_https", "the resource must be an https URL"), listed: null };
+  if (url.username || url.password) return { check: fail("resource", "credentials_in_url", "the resource URL must not carry a user name or password"), listed: null };
+  if (url.hash) return { check: fail("resource", "fragment_in_url", "the resource URL must not carry a #fragment (it is never sent to the seller)"), listed: null };
+  const normalised = url.href === resource ? "" : " (listed in this normalised form)";
+  return { check: pass("resource", `${url.href} is a well-formed https URL${normalised}`), listed: url.href };
+}
+
+/** How deep and how large a seller's inputSchema may be: real schemas are a few levels and a few KiB. */
+export const INPUT_SCHEMA_MAX_DEPTH = 32;
+export const INPUT_SCHEMA_MAX_BYTES = 16 * 1024;
+
+// Tab and line feed may format a description; every other C0 control and DEL has no use in it, and
+// NUL cannot be stored (PostgreSQL text) nor carried by XML feeds.
+const DESCRIPTION_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F]/u;
+
+/** In a `u` regular expression a surrogate pair is one code point: this matches only unpaired halves. */
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+function codePoint(char: string): string {
+  return `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+function descriptionProblem(description: string): string | null {
+  const control = DESCRIPTION_CONTROL.exec(description);
+  if (control) return `must not contain control characters other than tab and line feed (found ${codePoint(control[0])})`;
+  if (UNPAIRED_SURROGATE.test(description)) return "must be well-formed Unicode (it has an unpaired surrogate)";
+  return null;
+}
+
+/** A string PostgreSQL's jsonb refuses: NUL, or an unpaired surrogate (sent as a `\ud800` escape). */
+function unstorableText(text: string): boolean {
+  return text.includes("\u0000") || UNPAIRED_SURROGATE.test(text);
+}
+
+/** Walks the schema without recursion, so no nesting can exhaust the stack here. */
+function inputSchemaProblem(schema: unknown): string | null {
+  const pending: Array<{ value: unknown; depth: number; at: string }> = [{ value: schema, depth: 1, at: "" }];
+  while (pending.length > 0) {
+    const { value, depth, at } = pending.pop()!;
+    if (typeof value === "string") {
+      if (unstorableText(value)) return `has a NUL character or an unpaired surrogate at ${at || "/"}, which cannot be stored`;
+      continue;
+    }
+    if (value === null || typeof value !== "object") continue;
+    if (depth > INPUT_SCHEMA_MAX_DEPTH) return `nests deeper than ${INPUT_SCHEMA_MAX_DEPTH} levels`;
+    for (const [key, child] of Object.entries(value)) {
+      if (unstorableText(key)) return `has a NUL character or an unpaired surrogate in a key under ${at || "/"}, which cannot be stored`;
+      pending.push({ value: child, depth: depth + 1, at: `${at}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}` });
+    }
+  }
+  // Measured only once the depth is known to be small: JSON.stringify recurses.
+  const bytes = Buffer.byteLength(JSON.stringify(schema));
+  if (bytes > INPUT_SCHEMA_MAX_BYTES) return `is ${bytes} bytes as JSON; at most ${INPUT_SCHEMA_MAX_BYTES} are accepted`;
+  return null;
+}
+
+/**
+ * What the contract cannot say about a body and no storage may receive: a 400 on the dry run and the
+ * paid route alike, before any probe or payment. (A schema nested 3,000 deep used to pass the dry run
+ * and then overflow the stack in Prisma's query serialiser, which walks JSON values recursively:
+ * the paid route answered 503 storage_unavailable.)
+ */
+function refuseUnstorable(body: ListingRequest): void {
+  const fields: FieldError[] = [];
+  const description = descriptionProblem(body.description);
+  if (description) fields.push({ in: "body", field: "/description", message: description });
+  const inputSchema = body.inputSchema === undefined ? null : inputSchemaProblem(body.inputSchema);
+  if (inputSchema) fields.push({ in: "body", field: "/inputSchema", message: inputSchema });
+  if (fields.length === 0) return;
+  const summary = fields.map((field) => `${field.field} ${field.message}`).join("; ");
+  throw new HttpError(400, "invalid_listing", `Invalid listing: ${summary}. Nothing was charged and nothing was saved.`, fields);
 }
 
 export interface CheckedBody {
@@ -63,10 +136,12 @@ export interface CheckedBody {
   priceAtomic: string | null;
 }
 
-/** Every check that needs no network. */
+/** Every check that needs no network. Throws a 400 HttpError for a body no storage may receive. */
 export function checkListingBody(body: ListingRequest): CheckedBody {
+  refuseUnstorable(body);
   const network = body.network ?? LISTING_NETWORK;
   const price = checkPrice(body.priceUsdc);
+  const resource = checkResource(body.resource);
   const checks = [
     pass("schema", "the body matches the listing schema (GET /listings/schema)"),
     network === LISTING_NETWORK ? pass("network", `${network} (Base)`) : fail("network", "unsupported_network", `only ${LISTING_NETWORK} is supported, not ${network}`),
@@ -75,19 +150,20 @@ export function checkListingBody(body: ListingRequest): CheckedBody {
       ? pass("description", `${body.description.trim().length} characters`)
       : fail("description", "description_blank", "description needs at least 8 characters besides spaces"),
     checkSellerPayTo(body.sellerPayTo),
-    checkResource(body.resource),
+    resource.check,
   ];
-  const listing: ListingInput | null = checks.every((check) => check.ok)
-    ? {
-        resource: body.resource,
-        method: body.method ?? "POST",
-        priceUsdc: body.priceUsdc,
-        description: body.description,
-        sellerPayTo: body.sellerPayTo,
-        inputSchema: (body.inputSchema as ListingInput["inputSchema"]) ?? null,
-        network,
-      }
-    : null;
+  const listing: ListingInput | null =
+    checks.every((check) => check.ok) && resource.listed
+      ? {
+          resource: resource.listed,
+          method: body.method ?? "POST",
+          priceUsdc: body.priceUsdc,
+          description: body.description,
+          sellerPayTo: body.sellerPayTo,
+          inputSchema: (body.inputSchema as ListingInput["inputSchema"]) ?? null,
+          network,
+        }
+      : null;
   return { checks, listing, priceAtomic: price.priceAtomic };
 }
 

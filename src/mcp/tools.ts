@@ -10,6 +10,7 @@ import { MCP_TOOLS } from "../documents/agent-facts.js";
 import { buyPlaybook, sellPlaybook } from "../documents/playbooks.js";
 import { HttpError } from "../http/errors.js";
 import type { Services } from "../http/handler-types.js";
+import { isStorageError, logUnexpected } from "../http/unexpected-errors.js";
 import { dryRunListing } from "../listing/dry-run.js";
 import type { ListingRequest, ValidationReport } from "../listing/listing-checks.js";
 import { contractSchema } from "./contract-schemas.js";
@@ -45,20 +46,64 @@ async function answering(services: Services, tool: string, run: () => Promise<Ca
     return await run();
   } catch (error) {
     if (error instanceof HttpError && error.status < 500) return toolError(error.message);
-    services.logger.error({ err: error, tool }, "MCP tool failed");
-    return toolError(`${tool} failed on the server; the failure has been logged. Try again later.`);
+    logUnexpected(services.logger, error, { tool }, "MCP tool failed");
+    return toolError(
+      isStorageError(error) ? `${tool} failed: the catalog database did not answer. Try again shortly.` : `${tool} failed on the server; the failure has been logged. Try again later.`,
+    );
   }
 }
 
 const READ_ONLY = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
-const listMarketInput = z.strictObject({
-  query: z.string().max(200).optional().describe("Text matched against description, resource URL and sellerPayTo, case-insensitively. Omit to list everything."),
-  includeSeed: z.boolean().optional().describe("True also lists the first-party /kr-* demo rows (leftover seed inventory). Default false."),
-  limit: z.number().int().min(1).max(200).optional().describe(`Page size, 1 to 200. Default ${DEFAULT_SEARCH_LIMIT}.`),
-  offset: z.number().int().min(0).optional().describe("Page offset, from 0. Ignored when cursor is given."),
-  cursor: z.string().min(1).max(512).optional().describe("pagination.nextCursor of the previous page, with the same query and includeSeed."),
-});
+interface TextParameterSchema {
+  maxLength?: number;
+  pattern?: string;
+}
+
+/** The schema of a query parameter of GET /search (`searchCatalog`) in the compiled contract. */
+function searchParameter(document: Record<string, unknown>, name: string): TextParameterSchema {
+  const { paths, components } = document as {
+    paths: Record<string, Record<string, { operationId?: string; parameters?: Array<{ $ref?: string; name?: string; schema?: TextParameterSchema }> }>>;
+    components: { parameters: Record<string, { name: string; schema: TextParameterSchema }> };
+  };
+  const operation = Object.values(paths)
+    .flatMap((item) => Object.values(item))
+    .find((candidate) => candidate.operationId === "searchCatalog");
+  for (const parameter of operation?.parameters ?? []) {
+    const resolved = parameter.$ref ? components.parameters[parameter.$ref.replace("#/components/parameters/", "")] : parameter;
+    if (resolved?.name === name && resolved.schema) return resolved.schema;
+  }
+  throw new Error(`contract: searchCatalog has no query parameter ${name}`);
+}
+
+/** A text argument with the length and pattern its HTTP query parameter has in the contract. */
+function contractText(document: Record<string, unknown>, name: string): z.ZodString {
+  const { maxLength, pattern } = searchParameter(document, name);
+  let text = z.string();
+  if (maxLength !== undefined) text = text.max(maxLength);
+  // The contract's only text pattern refuses control characters; say so rather than quote the regex.
+  if (pattern !== undefined) text = text.regex(new RegExp(pattern, "u"), `${name} must not contain control characters (U+0000 to U+001F, U+007F)`);
+  return text;
+}
+
+/** The arguments of list_market: the query parameters of GET /discovery/search, from the contract. */
+function buildListMarketInput(document: Record<string, unknown>) {
+  return z.strictObject({
+    query: contractText(document, "query").optional().describe("Text matched against description, resource URL and sellerPayTo, case-insensitively. Omit to list everything."),
+    includeSeed: z.boolean().optional().describe("True also lists the first-party /kr-* demo rows (leftover seed inventory). Default false."),
+    limit: z.number().int().min(1).max(200).optional().describe(`Page size, 1 to 200. Default ${DEFAULT_SEARCH_LIMIT}.`),
+    offset: z.number().int().min(0).optional().describe("Page offset, from 0. Ignored when cursor is given."),
+    cursor: contractText(document, "cursor").min(1).optional().describe("pagination.nextCursor of the previous page, with the same query and includeSeed."),
+  });
+}
+
+const listMarketInputs = new WeakMap<object, ReturnType<typeof buildListMarketInput>>();
+
+function listMarketInput(document: Record<string, unknown>): ReturnType<typeof buildListMarketInput> {
+  const known = listMarketInputs.get(document) ?? buildListMarketInput(document);
+  listMarketInputs.set(document, known);
+  return known;
+}
 
 function catalogText(document: DiscoveryDocument): string {
   const { items, pagination } = document;
@@ -113,7 +158,7 @@ export function registerMarketTools(server: McpServer, { services, clientIp }: T
       description:
         `${purposeOf("list_market")} The same search, filters and paging as GET /discovery/search: query, includeSeed, limit, offset or cursor. ` +
         "Each item names its resource, method, price and accepts[0] (what to pay whom): buy from the seller directly.",
-      inputSchema: listMarketInput,
+      inputSchema: listMarketInput(contract.document),
       outputSchema: contractSchema(contract.document, "DiscoveryDocument"),
       annotations: READ_ONLY,
     },
