@@ -15,11 +15,14 @@ export async function readBodyText(ctx: Context, limit: number): Promise<string 
   try {
     return await getRawBody(ctx.req, { limit, encoding: "utf8", length: ctx.get("content-length") || undefined });
   } catch (error) {
+    // The rest of a refused body is still on the socket, unread: the next request on a kept-alive
+    // connection would wait behind it until a timeout. Close the connection after the answer.
+    const close = { Connection: "close" };
     const type = (error as { type?: string }).type;
     if (type === "entity.too.large") {
-      throw new HttpError(413, "payload_too_large", `The request body is larger than ${limit} bytes.`);
+      throw new HttpError(413, "payload_too_large", `The request body is larger than ${limit} bytes.`, undefined, close);
     }
-    throw new HttpError(400, "invalid_body", `The request body could not be read: ${(error as Error).message}.`);
+    throw new HttpError(400, "invalid_body", `The request body could not be read: ${(error as Error).message}.`, undefined, close);
   }
 }
 
