@@ -1,0 +1,103 @@
+// The paid route with hostile bodies and a real payment on a local chain: what no storage can hold
+// is refused with a 400 before the payment is verified or settled (a 3,000-deep inputSchema used to
+// be a 503 after verification and the seller probe), and a resource with `<` and quotes is listed
+// in its WHATWG form, which every feed carries.
+import type { PaymentRequired } from "@x402/core/types";
+import { parseFeed } from "@rowanmanning/feed-parser";
+import { SaxesParser } from "saxes";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
+import type { Payments } from "../../src/payments/setup.js";
+import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
+import { chainPayments, sdkPaymentHeader } from "../support/payments.js";
+import { challenge, challengeAnswer, requirement, startSeller, type Seller } from "../support/sellers.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+
+const SELLER = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
+
+let chain: LocalChain;
+let payments: Payments;
+let seller: Seller;
+
+beforeAll(async () => {
+  chain = await startLocalChain({ buyers: 2 });
+  payments = await chainPayments(chain);
+  seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: chain.asset })])));
+});
+
+afterAll(async () => {
+  await seller?.close();
+  await chain?.stop();
+});
+
+/** An object nested `depth` levels deep. */
+function nested(depth: number): Record<string, unknown> {
+  let schema: Record<string, unknown> = { type: "string" };
+  for (let level = 1; level < depth; level++) schema = { items: schema };
+  return schema;
+}
+
+describe.each(testDatabaseKinds())("paid POST /listings with hostile bodies on $kind", (databaseKind) => {
+  let database: TestDatabase;
+  let server: TestServer;
+  let feeChallenge: PaymentRequired;
+
+  beforeAll(async () => {
+    database = await databaseKind.create();
+    server = await startTestServer(
+      { ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000", DATABASE_URL: database.url },
+      { payments },
+    );
+    feeChallenge = (await (await server.fetch("/listings/challenge")).json()) as PaymentRequired;
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await database?.drop();
+  });
+
+  const listing = (overrides: Record<string, unknown> = {}) => ({
+    resource: `${seller.url}/api/summarise`,
+    priceUsdc: "0.03",
+    description: "Summarises any public web page into five bullet points.",
+    sellerPayTo: SELLER,
+    ...overrides,
+  });
+
+  const post = (body: unknown, payment: string) =>
+    server.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": payment }, body: JSON.stringify(body) });
+
+  it("refuses a 3,000-deep inputSchema with 400 before verifying, probing or settling the payment", async () => {
+    const header = await sdkPaymentHeader(chain, chain.buyers[0]!.privateKey, feeChallenge);
+    const [balance, probes] = [await chain.balanceOf(chain.marketplacePayTo), seller.requests.length];
+    const response = await post(listing({ inputSchema: nested(3000) }), header);
+    const body = (await response.json()) as { error: string; fields: Array<{ field: string }> };
+    expect(response.status).toBe(400);
+    expect(body.error).toBe("invalid_listing");
+    expect(body.fields.map((field) => field.field)).toEqual(["/inputSchema"]);
+    expect(seller.requests.length).toBe(probes);
+    expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(balance);
+    expect((await server.services.store.counts(new Date())).rawAll).toBe(0);
+  });
+
+  it("lists a resource with < and quotes in its normalised form, with a tab and line feed in the description; the feeds stay well-formed", async () => {
+    const resource = `${seller.url}/api/<summarise>?q="x"&lang='en'`;
+    const description = "Summarises a page:\n\t- five bullets\n\t- a <title> & a summary";
+    const header = await sdkPaymentHeader(chain, chain.buyers[1]!.privateKey, feeChallenge);
+    const response = await post(listing({ resource, description }), header);
+    const created = (await response.json()) as { resource: string };
+    expect(response.status, JSON.stringify(created)).toBe(200);
+    const normalised = `${seller.url}/api/%3Csummarise%3E?q=%22x%22&lang=%27en%27`;
+    expect(created.resource).toBe(normalised);
+    expect(seller.requests.at(-1)).toBe("POST /api/%3Csummarise%3E?q=%22x%22&lang=%27en%27");
+
+    for (const route of ["/feed.atom", "/feed.rss"]) {
+      const xml = await (await server.fetch(route)).text();
+      const parser = new SaxesParser({ xmlns: true });
+      expect(() => parser.write(xml).close(), route).not.toThrow();
+      const [item] = parseFeed(xml).items;
+      expect(item!.url, route).toBe(normalised);
+      expect(item!.description, route).toContain(description);
+    }
+  });
+});
