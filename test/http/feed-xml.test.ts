@@ -4,7 +4,7 @@
 import { parseFeed } from "@rowanmanning/feed-parser";
 import { SaxesParser } from "saxes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Listing } from "../../src/storage/listing-store.js";
+import type { Listing, ListingInput } from "../../src/storage/listing-store.js";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
 
 interface XmlElement {
@@ -70,7 +70,9 @@ describe.each(databaseKinds)("Atom and RSS with hostile listings on $kind", (kin
 
   beforeAll(async () => {
     market = await startCatalogServer(kind);
-    for (const row of [...HOSTILE_ROWS, ...(kind.kind === "sqlite" ? [NUL_ROW] : [])]) rows.push(await market.list(row));
+    // The store's type admits only GET and POST, but the column is text: a row written by hand or by
+    // an older version can hold anything, and the feeds must survive it.
+    for (const row of [...HOSTILE_ROWS, ...(kind.kind === "sqlite" ? [NUL_ROW] : [])]) rows.push(await market.list(row as unknown as Partial<ListingInput>));
   });
   afterAll(async () => {
     await market?.close();
