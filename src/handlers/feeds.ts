@@ -1,5 +1,6 @@
 import { SYNDICATION_SIZE, atomFeed, feedDocument, rssFeed } from "../catalog/feed-documents.js";
 import { taggedJson, taggedText } from "../catalog/rendered.js";
+import { HttpError } from "../http/errors.js";
 import type { Handler, Services } from "../http/handler-types.js";
 
 async function newestForeign(services: Services, since: Date | undefined, limit: number) {
@@ -8,9 +9,26 @@ async function newestForeign(services: Services, since: Date | undefined, limit:
   return { ...freshness, rows };
 }
 
+/** The earliest `since` both databases store: PostgreSQL has no year 0000 (it refused it as out of range). */
+const EARLIEST_SINCE = new Date("0001-01-01T00:00:00.000Z");
+
+/**
+ * `since` as an instant. The contract's date-time admits what a Date cannot hold (a leap second,
+ * 23:59:60): the client's mistake, a 400. An instant before year 1 asks for every row, as year 1 does.
+ */
+function sinceOf(value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const since = new Date(value);
+  if (Number.isNaN(since.getTime())) {
+    const message = "must be an instant a date can hold (no leap second such as 23:59:60)";
+    throw new HttpError(400, "invalid_request", `Invalid request: query since ${message}.`, [{ in: "query", field: "since", message }]);
+  }
+  return since < EARLIEST_SINCE ? EARLIEST_SINCE : since;
+}
+
 /** `/feed.json` and aliases: newest first; `since` is exclusive. */
 export const getFeed: Handler<"getFeed"> = async (input, services) => {
-  const since = input.query.since === undefined ? undefined : new Date(input.query.since);
+  const since = sinceOf(input.query.since);
   const limit = input.query.limit ?? 50;
   const { token, stamp, rows } = await newestForeign(services, since, limit);
   return taggedJson(feedDocument(services, rows, { since: since ?? null, limit }, stamp.changedAt), token);

@@ -42,6 +42,14 @@ function memoiseOperations(api: OpenAPIBackend): void {
   router.getOperation = (operationId: string) => byId.get(operationId);
 }
 
+const JSON_RPC_INVALID_REQUEST = -32600;
+
+/** Whether the contract answers this operation's 400 with a JSON-RPC error object. */
+function answersJsonRpc400(operation: unknown): boolean {
+  const content = (operation as { responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> }).responses?.["400"]?.content;
+  return Object.values(content ?? {}).some((media) => media.schema?.$ref === "#/components/schemas/JsonRpcErrorResponse");
+}
+
 export interface Router {
   dispatch(request: RoutedRequest): Promise<AnyReply>;
   /** Whether the contract marks this route `x-raw-body`: its body is handed over unparsed (POST /mcp). */
@@ -70,9 +78,11 @@ export async function createRouter(contract: Contract, handlers: HandlerMap, ser
   const allowOf = (path: string): string => (contract.methodsByPath.get(normalise(path)) ?? []).join(", ");
 
   const rawBodyRoutes = new Set<string>();
+  const jsonRpcRefusals = new Set<string>();
   for (const [path, item] of Object.entries(contract.document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       if ((operation as { "x-raw-body"?: boolean })["x-raw-body"] === true) rawBodyRoutes.add(`${method.toUpperCase()} ${path}`);
+      if (answersJsonRpc400(operation)) jsonRpcRefusals.add((operation as { operationId: string }).operationId);
     }
   }
 
@@ -86,8 +96,14 @@ export async function createRouter(contract: Contract, handlers: HandlerMap, ser
       const allow = allowOf(path);
       throw new HttpError(405, "method_not_allowed", `${method.toUpperCase()} is not allowed on ${path}; use ${allow}.`, undefined, { Allow: allow });
     },
-    validationFail: (context: Context) => {
+    validationFail: (context: Context): AnyReply => {
       const fields = fieldErrorsFromAjv(context.validation.errors ?? []);
+      const operationId = context.operation.operationId ?? "";
+      if (jsonRpcRefusals.has(operationId)) {
+        // POST /mcp: every refusal before a method runs is a JSON-RPC error, a bad query string too.
+        const error = { code: JSON_RPC_INVALID_REQUEST, message: `Invalid Request: ${summarise(fields)}.`, data: { fields } };
+        return { operationId, status: 400, body: { jsonrpc: "2.0", id: null, error } };
+      }
       throw new HttpError(400, "invalid_request", `Invalid request: ${summarise(fields)}.`, fields);
     },
   });
