@@ -1,0 +1,184 @@
+// Every operation of generated/openapi.json, fuzzed over a real HTTP server on each database:
+// malformed query values, headers, paths, methods, bodies, payments and JSON-RPC messages, derived
+// from what the contract declares. Every answer must be below 500 (a well-formed but unverifiable
+// payment may get the offline facilitator's 502/503), a JSON error in the contract's shape, free of
+// internals; and afterwards the server still answers and nothing was saved.
+// FUZZ_SEED=<n> replays the random part of a run; the seed is printed with every result.
+import { fileURLToPath } from "node:url";
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { toHex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handSignedPayload } from "../support/payments.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
+import { casesOf, framingCases, isPaid, keyOf, methodCases, wellFormedRequest, type CaseContext, type FuzzCase } from "./cases.js";
+import { checkExchange, groupFindings, NODE_HTTP, type CheckContext, type Finding } from "./checks.js";
+import { loadDocument, operationsOf, signatureOf, type Operation } from "./operations.js";
+import { inBatches, RawClient, type RawResponse } from "./raw-http.js";
+import { seededRandom, type JsonSchema } from "./values.js";
+
+const SEED = Number(process.env.FUZZ_SEED ?? 402);
+const CONCURRENCY = 8;
+const BUYER_KEY = `0x${"5a".repeat(32)}` as const;
+const CHECKOUT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+
+const document = loadDocument();
+const operations = operationsOf(document);
+
+interface Saved {
+  statusCount: unknown;
+  listings: number;
+  payments: number;
+}
+
+describe.each(testDatabaseKinds())("every operation of the contract, fuzzed ($kind)", ({ kind, create }) => {
+  let db: TestDatabase;
+  let server: TestServer;
+  let client: RawClient;
+  let ctx: CaseContext;
+  let checks: CheckContext;
+  let before: Saved;
+  const nodeHttpFindings: Finding[] = [];
+
+  async function answer(request: Parameters<RawClient["send"]>[0]): Promise<RawResponse> {
+    const exchange = await client.send(request);
+    if ("failure" in exchange) throw new Error(`${request.method} ${request.target}: ${exchange.failure}`);
+    return exchange.response;
+  }
+
+  async function saved(): Promise<Saved> {
+    const response = await server.fetch("/status.json");
+    expect(response.status).toBe(200);
+    const status = (await response.json()) as Record<string, unknown>;
+    return {
+      statusCount: status.sellerListingCountRawKv,
+      listings: await server.database.prisma.listing.count(),
+      payments: await server.database.prisma.payment.count(),
+    };
+  }
+
+  /** A well-formed payment for each paid operation, signed against the challenge of its own 402. */
+  async function paymentsFor(context: CaseContext, random: () => number): Promise<void> {
+    for (const operation of operations.filter(isPaid)) {
+      const response = await answer(wellFormedRequest(context, operation));
+      const header = response.headers["payment-required"];
+      expect(response.status, `${keyOf(operation)} answers an unpaid request 402`).toBe(402);
+      expect(header, `${keyOf(operation)} sends PAYMENT-REQUIRED`).toBeTruthy();
+      const requirements = decodePaymentRequiredHeader(header!).accepts[0]!;
+      const nonce = toHex(Uint8Array.from({ length: 32 }, () => Math.floor(random() * 256)));
+      context.payments.set(keyOf(operation), (await handSignedPayload(BUYER_KEY, requirements, { nonce })) as unknown as Record<string, unknown>);
+    }
+  }
+
+  /** The tools a JSON-RPC operation offers, from its own tools/list. */
+  async function toolsOf(context: CaseContext, operation: Operation): Promise<CaseContext["tools"]> {
+    const response = await answer(wellFormedRequest(context, operation, { jsonrpc: "2.0", id: 1, method: "tools/list" }));
+    expect(response.status, `${keyOf(operation)} answers tools/list`).toBe(200);
+    const { result } = JSON.parse(response.body.toString("utf8")) as { result: { tools: Array<{ name: string; inputSchema: JsonSchema }> } };
+    return result.tools;
+  }
+
+  beforeAll(async () => {
+    db = await create();
+    server = await startTestServer({ DATABASE_URL: db.url });
+    client = new RawClient(Number(new URL(server.url).port));
+    const random = seededRandom(SEED);
+    ctx = { document, random, maxBodyBytes: server.services.config.maxBodyBytes, payments: new Map(), tools: [] };
+    await paymentsFor(ctx, random);
+    for (const operation of operations.filter((candidate) => candidate.jsonRpc)) ctx.tools.push(...(await toolsOf(ctx, operation)));
+    const schema = new URL(db.url).searchParams.get("schema");
+    checks = {
+      api: server.router.api,
+      forbidden: [
+        ["a stack trace", "    at "],
+        ["a checkout path", CHECKOUT],
+        ["a checkout path", "/work/"],
+        ["a node_modules path", "node_modules/"],
+        ["the database URL", db.url],
+        ["the database file", db.url.replace(/^file:/, "").replace(/\/[^/]*$/, "")],
+        ["a PostgreSQL URL", "postgresql://"],
+        ["the database schema", schema ?? ""],
+        ["exception text", "Error:"],
+      ],
+      // /facilitator.json names the facilitator on purpose; no error may.
+      forbiddenInErrors: [["the facilitator URL", server.services.payments.facilitator.url ?? ""]],
+    };
+    before = await saved();
+  }, 60_000);
+
+  afterAll(async () => {
+    client?.close();
+    await server?.close();
+    await db?.drop();
+  });
+
+  async function run(cases: FuzzCase[]): Promise<{ findings: Finding[]; ms: number; statuses: Map<string, number> }> {
+    const findings: Finding[] = [];
+    const statuses = new Map<string, number>();
+    const started = Date.now();
+    await inBatches(cases, CONCURRENCY, async (testCase) => {
+      const exchange = await client.send(testCase.request);
+      const status = "response" in exchange ? String(exchange.response.status) : "none";
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      findings.push(...checkExchange(testCase, exchange, checks));
+    });
+    return { findings, ms: Date.now() - started, statuses };
+  }
+
+  function report(title: string, count: number, ms: number, statuses: Map<string, number>, findings: Finding[]): string {
+    const groups = groupFindings(findings);
+    const answered = [...statuses].sort(([a], [b]) => a.localeCompare(b)).map(([status, n]) => `${status}: ${n}`).join(", ");
+    const lines = [
+      `[fuzz ${kind}] ${title}: ${count} requests in ${(ms / 1000).toFixed(1)} s (${answered}), ${findings.length} findings in ${groups.length} groups (FUZZ_SEED=${SEED})`,
+    ];
+    for (const group of groups) lines.push(`  ${group.key} (${group.count}x)`, ...group.examples.map((example) => `      e.g. ${example}`));
+    return lines.join("\n");
+  }
+
+  it(
+    "answers every malformed request to every operation below 500, with a JSON error, leaking nothing",
+    async () => {
+      expect(operations.length, "the contract has operations").toBeGreaterThan(0);
+      const perPath = new Map(operations.map((operation) => [operation.path, operation]));
+      const signatures = new Set<string>();
+      const cases = operations.flatMap((operation) => {
+        const signature = signatureOf(operation);
+        const alias = signatures.has(signature);
+        signatures.add(signature);
+        return casesOf(ctx, operation, { alias });
+      });
+      cases.push(...[...perPath.values()].flatMap((operation) => methodCases(ctx, operation)));
+      const fuzzed = new Set(cases.map((testCase) => testCase.operation && keyOf(testCase.operation)));
+      expect(operations.filter((operation) => !fuzzed.has(keyOf(operation))).map(keyOf), "operations without a case").toEqual([]);
+
+      const { findings: all, ms, statuses } = await run(cases);
+      // What node:http refused before any route saw it is one finding, reported with the framing cases.
+      nodeHttpFindings.push(...all.filter((finding) => finding.key.startsWith(NODE_HTTP)));
+      const findings = all.filter((finding) => !finding.key.startsWith(NODE_HTTP));
+      const summary = report(`${operations.length} operations (${signatures.size} distinct)`, cases.length, ms, statuses, findings);
+      console.log(summary);
+      expect(groupFindings(findings).map((group) => group.key), summary).toEqual([]);
+    },
+    240_000,
+  );
+
+  it("answers malformed HTTP framing with a JSON error", async () => {
+    const get = operations.find((operation) => operation.method === "GET" && !operation.path.includes("{"))!;
+    const post = operations.find((operation) => operation.bodySchema && !operation.rawBody && !isPaid(operation)) ?? get;
+    const cases = framingCases(get.path, post.path);
+    const { findings: own, ms, statuses } = await run(cases);
+    const findings = [...own, ...nodeHttpFindings];
+    const summary = report("HTTP framing, and node:http's refusals met by the operation cases", cases.length, ms, statuses, findings);
+    console.log(summary);
+    expect(groupFindings(findings).map((group) => group.key), summary).toEqual([]);
+  });
+
+  it("still answers afterwards, and nothing was saved", async () => {
+    const response = await server.fetch("/status.json");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    server.expectContractShape("GET", "/status.json", 200, await response.json());
+    expect(await saved()).toEqual(before);
+    expect(before.payments).toBe(0);
+  });
+});
