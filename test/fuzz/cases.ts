@@ -37,6 +37,8 @@ export interface CaseContext {
   payments: Map<string, Record<string, unknown>>;
   /** The tools of a JSON-RPC (MCP) operation, from its live tools/list. */
   tools: Array<{ name: string; inputSchema: JsonSchema }>;
+  /** Extra values for a query parameter, by `METHOD path parameter`: tokens the server handed out, tampered with. */
+  harvested: Map<string, Named<string>[]>;
 }
 
 const JSON_TYPE = "application/json";
@@ -116,6 +118,7 @@ function queryCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
       ...queryValues(takesText(parameter.schema) ? "text" : "other"),
       ...schemaQueryValues(parameter.schema),
       ...randomQueryValues(ctx.random, 3),
+      ...(ctx.harvested.get(`${keyOf(operation)} ${parameter.name}`) ?? []).map((value) => ({ ...value, name: `issued value ${value.name}` })),
       { name: "repeated key", value: `1&${name}=2` },
       { name: "repeated key, second malformed", value: `${enc(sampleOf(ctx.document, parameter.schema))}&${name}=%00` },
     ];

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listingInput } from "../storage/fixtures.js";
 import { handSignedPayload } from "../support/payments.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
@@ -15,12 +16,18 @@ import { casesOf, framingCases, isPaid, keyOf, methodCases, wellFormedRequest, t
 import { checkExchange, groupFindings, NODE_HTTP, type CheckContext, type Finding } from "./checks.js";
 import { loadDocument, operationsOf, signatureOf, type Operation } from "./operations.js";
 import { inBatches, RawClient, type RawResponse } from "./raw-http.js";
-import { seededRandom, type JsonSchema } from "./values.js";
+import { seededRandom, tamperedTokens, type JsonSchema } from "./values.js";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 402);
 const CONCURRENCY = 8;
 const BUYER_KEY = `0x${"5a".repeat(32)}` as const;
 const CHECKOUT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+
+const SEEDED_DESCRIPTIONS = [
+  "Weather & <tides> for \"any\" port, 'quoted'",
+  "Ünïcödé résumé parser \u{1f600} with RTL \u202e text",
+  "Plain paid endpoint for fuzzing, nothing special",
+];
 
 const document = loadDocument();
 const operations = operationsOf(document);
@@ -70,6 +77,25 @@ describe.each(testDatabaseKinds())("every operation of the contract, fuzzed ($ki
     }
   }
 
+  /**
+   * Values the server hands out for a query parameter: `nextCursor` for `cursor`, found in the
+   * operation's own first page (one row per page, so that there is a next one), then tampered with.
+   */
+  async function harvest(context: CaseContext, operation: Operation): Promise<void> {
+    const parameters = operation.parameters.filter((parameter) => parameter.in === "query");
+    if (operation.method !== "GET" || parameters.length === 0) return;
+    const request = wellFormedRequest(context, operation);
+    if (parameters.some((parameter) => parameter.name === "limit")) request.target += `${request.target.includes("?") ? "&" : "?"}limit=1`;
+    const response = await answer(request);
+    if (response.status !== 200 || !/json/.test(response.headers["content-type"] ?? "")) return;
+    const text = response.body.toString("utf8");
+    for (const parameter of parameters) {
+      const field = `next${parameter.name[0]!.toUpperCase()}${parameter.name.slice(1)}`;
+      const issued = new RegExp(`"${field}":"([^"]+)"`).exec(text)?.[1];
+      if (issued) context.harvested.set(`${keyOf(operation)} ${parameter.name}`, tamperedTokens(issued));
+    }
+  }
+
   /** The tools a JSON-RPC operation offers, from its own tools/list. */
   async function toolsOf(context: CaseContext, operation: Operation): Promise<CaseContext["tools"]> {
     const response = await answer(wellFormedRequest(context, operation, { jsonrpc: "2.0", id: 1, method: "tools/list" }));
@@ -83,8 +109,11 @@ describe.each(testDatabaseKinds())("every operation of the contract, fuzzed ($ki
     server = await startTestServer({ DATABASE_URL: db.url });
     client = new RawClient(Number(new URL(server.url).port));
     const random = seededRandom(SEED);
-    ctx = { document, random, maxBodyBytes: server.services.config.maxBodyBytes, payments: new Map(), tools: [] };
+    ctx = { document, random, maxBodyBytes: server.services.config.maxBodyBytes, payments: new Map(), tools: [], harvested: new Map() };
+    // A few rows, so that catalog answers render items and have a next page.
+    for (const description of SEEDED_DESCRIPTIONS) await server.services.store.createListing(listingInput({ description }), new Date());
     await paymentsFor(ctx, random);
+    for (const operation of operations) await harvest(ctx, operation);
     for (const operation of operations.filter((candidate) => candidate.jsonRpc)) ctx.tools.push(...(await toolsOf(ctx, operation)));
     const schema = new URL(db.url).searchParams.get("schema");
     checks = {

@@ -262,6 +262,45 @@ export function jsonValues(): Named<string>[] {
   ];
 }
 
+/**
+ * An opaque token the server itself handed out (a continuation cursor), tampered with: cut, padded,
+ * and, when it is base64url JSON, each leaf replaced by a wrong type or an extreme number.
+ */
+export function tamperedTokens(token: string): Named<string>[] {
+  const values: Named<string>[] = [
+    named("as issued", pct(token)),
+    named("last character cut", pct(token.slice(0, -1))),
+    named("padded with =", pct(`${token}==`)),
+    named("with a trailing NUL", `${pct(token)}%00`),
+    named("doubled", pct(token + token)),
+  ];
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
+  } catch {
+    return values;
+  }
+  const leaves: Array<[string, unknown]> = [
+    ["max safe integer", Number.MAX_SAFE_INTEGER],
+    ["2^53 + 2", 2 ** 53 + 2],
+    ["2^31", 2 ** 31],
+    ["-1", -1],
+    ["1.5", 1.5],
+    ["1e308", 1e308],
+    ["a string", "1"],
+    ["null", null],
+    ["an object", { "": 1 }],
+  ];
+  if (decoded && typeof decoded === "object" && !Array.isArray(decoded)) {
+    for (const key of Object.keys(decoded)) {
+      for (const [label, leaf] of leaves) {
+        values.push(named(`${key} replaced by ${label}`, b64url(JSON.stringify({ ...(decoded as object), [key]: leaf }))));
+      }
+    }
+  }
+  return values;
+}
+
 /** JSON values against a field's own schema: boundaries, length limits counted in code points, enum variants. */
 export function schemaJsonValues(schema: JsonSchema): Named<string>[] {
   const values: Named<string>[] = [];
