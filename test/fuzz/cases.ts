@@ -398,7 +398,7 @@ function replaced(value: unknown, path: string[], leaf: unknown): unknown {
   return copy;
 }
 
-const PAYMENT_LEAVES: Named<unknown>[] = [
+const WRONG_LEAVES: Named<unknown>[] = [
   { name: "null", value: null },
   { name: "0", value: 0 },
   { name: "-1", value: -1 },
@@ -422,7 +422,7 @@ function paymentCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
   const header = (value: unknown): Array<[string, string]> => [["PAYMENT-SIGNATURE", base64Json(value)]];
   const cases: FuzzCase[] = [{ operation, what: "payment: well-formed, unverifiable offline", upstreamAllowed: true, request: request(ctx, operation, { headers: header(payment) }) }];
   for (const path of leavesOf(payment)) {
-    for (const { name, value } of PAYMENT_LEAVES) {
+    for (const { name, value } of WRONG_LEAVES) {
       cases.push({
         operation,
         what: `payment ${path.join(".")}: ${name}`,
@@ -464,7 +464,7 @@ function jsonRpcCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
   }
   const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } } };
   for (const path of leavesOf(initialize.params).filter((path) => path.length > 0)) {
-    for (const { name, value } of PAYMENT_LEAVES) bodies.push([`JSON-RPC initialize ${path.join(".")}: ${name}`, rpc({ ...initialize, params: replaced(initialize.params, path, value) })]);
+    for (const { name, value } of WRONG_LEAVES) bodies.push([`JSON-RPC initialize ${path.join(".")}: ${name}`, rpc({ ...initialize, params: replaced(initialize.params, path, value) })]);
   }
   bodies.push(["JSON-RPC notification", rpc({ jsonrpc: "2.0", method: "notifications/initialized" })]);
   bodies.push(["JSON-RPC unknown notification", rpc({ jsonrpc: "2.0", method: "notifications/zzz", params: { a: deepJson(10) } })]);
@@ -515,42 +515,6 @@ export function casesOf(ctx: CaseContext, operation: Operation, options: { alias
   const sampled = options.alias ? values.filter(() => ctx.random() < 1 / ALIAS_SHARE) : values;
   return [...sampled, ...unknownQueryCases(ctx, operation), ...pathCases(ctx, operation)];
 }
-
-/** Requests no route ever sees: Node's HTTP parser answers them (or must). Sent once, not per operation. */
-export function framingCases(getPath: string, postPath: string): FuzzCase[] {
-  const raw = (what: string, template: string): FuzzCase => {
-    const text = template.replaceAll("{GET}", getPath).replaceAll("{POST}", postPath);
-    return { operation: null, what, request: { method: "RAW", target: text.split("\r\n")[0]!.slice(0, 120), raw: Buffer.from(text, "latin1"), alone: true } };
-  };
-  return [
-    raw("control character in a header value", "GET {GET} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\u0001b\r\n\r\n"),
-    raw("NUL in a header value", "GET {GET} HTTP/1.1\r\nHost: 127.0.0.1\r\nIf-None-Match: a\u0000b\r\n\r\n"),
-    raw("header block over 16 KiB", `GET {GET} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: ${"a".repeat(20_000)}\r\n\r\n`),
-    raw("NUL in the request target", "GET {GET}\u0000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
-    raw("space in the request target", "GET {GET}%20x x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
-    raw("unknown method token", "FOO {GET} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
-    raw("HTTP version 9.9", "GET {GET} HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n"),
-    raw("HTTP/1.1 without Host", "GET {GET} HTTP/1.1\r\n\r\n"),
-    raw("raw non-ASCII bytes in the path", "GET {GET}\u00c3\u00a9 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
-    raw("raw non-ASCII byte in the query", "GET {GET}?query=\u00e9 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
-    raw("request line over 16 KiB", `GET {GET}?query=${"%E2%82%AC".repeat(3414)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`),
-    raw("LF line endings", "GET {GET} HTTP/1.1\nHost: 127.0.0.1\n\n"),
-    raw("conflicting Content-Length", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"),
-    raw("Content-Length and chunked", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
-    raw("negative Content-Length", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -1\r\n\r\n"),
-    raw("Transfer-Encoding gzip only", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n{}"),
-    raw("bad chunk size", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"),
-    raw("obsolete line folding", "GET {GET} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\r\n  b\r\n\r\n"),
-    raw("absolute-form target", "GET http://evil.example{GET} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
-    raw("asterisk target", "OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
-    raw("CONNECT", "CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n"),
-    raw("Upgrade to websocket", "GET {GET} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"),
-    raw("Expect 100-continue", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n{}"),
-    raw("Expect something else", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 200-ok\r\n\r\n{}"),
-  ];
-}
-
-
 
 /** The operation's well-formed request (required parameters, base headers and body), optionally with another body. */
 export function wellFormedRequest(ctx: CaseContext, operation: Operation, body?: unknown): RawRequest {
