@@ -5,6 +5,7 @@ import { handlers } from "./handlers/index.js";
 import { CatalogFreshness } from "./catalog/freshness.js";
 import { startMaintenance } from "./catalog/maintenance.js";
 import { createApp } from "./http/app.js";
+import { answerFramingErrorsWithJson, refuseMissingHost } from "./http/framing-errors.js";
 import { ResponseCache } from "./http/response-cache.js";
 import { loadContract } from "./http/contract.js";
 import type { Services } from "./http/handler-types.js";
@@ -30,7 +31,8 @@ export interface RunningServer {
 }
 
 async function listen(config: Config, listener: { current?: RequestListener }): Promise<{ server: Server; port: number }> {
-  const server = createServer((req, res) => {
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
+    if (refuseMissingHost(req, res)) return;
     if (listener.current) return listener.current(req, res);
     res.writeHead(503, { "content-type": "application/json; charset=utf-8", "retry-after": "1" });
     res.end('{"error":"starting","message":"The service is starting; retry in a moment."}');
@@ -38,6 +40,7 @@ async function listen(config: Config, listener: { current?: RequestListener }): 
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 30_000;
   server.headersTimeout = 20_000;
+  answerFramingErrorsWithJson(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());
