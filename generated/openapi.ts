@@ -3644,6 +3644,10 @@ export type components = {
              */
             charged: false;
             checks: components["schemas"]["ValidationCheck"][];
+            /** @description `listing_checks_failed` when a check failed (the 422 answer), like every error body's `error`. */
+            error?: string;
+            /** @description The failed checks in one sentence, when a check failed. */
+            message?: string;
             /** @description True when every check passed. */
             ok: boolean;
             /** @enum {boolean} */

@@ -37,6 +37,11 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
   if (!JSON_TYPE.test(mediaType)) {
     throw new HttpError(415, "unsupported_media_type", `Send the body as application/json, not ${mediaType || "an unlabelled body"}.`);
   }
+  // JSON is UTF-8 (RFC 8259); a body declared in another charset would be read wrongly.
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(ctx.get("content-type"))?.[1];
+  if (charset && !/^utf-?8$/i.test(charset)) {
+    throw new HttpError(415, "unsupported_media_type", `Send JSON in UTF-8, not charset=${charset}.`);
+  }
   try {
     return JSON.parse(raw) as unknown;
   } catch (error) {

@@ -177,7 +177,10 @@ export function skippedProbe(reason: string): ListingCheck {
 }
 
 export function reportOf(checks: ListingCheck[]): ValidationReport {
-  return { ok: checks.every((check) => check.ok), charged: false, saved: false, checks };
+  const failed = checks.filter((check) => !check.ok);
+  if (failed.length === 0) return { ok: true, charged: false, saved: false, checks };
+  const summary = failed.map((check) => `${check.name}: ${check.code ?? "failed"}`).join("; ");
+  return { ok: false, charged: false, saved: false, checks, error: "listing_checks_failed", message: `The listing failed ${failed.length === 1 ? "a check" : `${failed.length} checks`} (${summary}). Nothing was charged or saved.` };
 }
 
 /** Failed checks as field errors (the paid route answers 400 before asking for payment). */

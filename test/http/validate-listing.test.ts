@@ -65,6 +65,12 @@ describe("POST /listings/validate", () => {
       { name: "sellerPayTo", ok: false, code: "zero_address", reason: expect.any(String) },
       { name: "seller-probe", ok: false, code: "pay_to_mismatch", reason: expect.stringContaining("payTo is") },
     ]);
+    // Like every error body, the report names the problem in `error` and says it in `message`.
+    expect(answer).toMatchObject({
+      ok: false,
+      error: "listing_checks_failed",
+      message: expect.stringContaining("price: price_not_positive; description: description_blank; sellerPayTo: zero_address; seller-probe: pay_to_mismatch"),
+    });
   });
 
   it("answers 422 when the seller does not ask for payment, saying what it answered", async () => {

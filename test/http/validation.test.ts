@@ -120,6 +120,15 @@ describe("bad listing bodies get 400 naming each field", () => {
     expect(status).toBe(415);
     expect(body.error).toBe("unsupported_media_type");
   });
+
+  it("answers 415 to JSON declared in another charset than UTF-8, and takes UTF-8 however it is spelled", async () => {
+    const latin1 = await errorOf("/listings/validate", postJson(JSON.stringify(valid), "application/json; charset=latin1"));
+    expect(latin1.status).toBe(415);
+    expect(latin1.body).toMatchObject({ error: "unsupported_media_type", message: expect.stringContaining("charset=latin1") });
+    for (const type of ["application/json; charset=utf-8", 'application/json; charset="UTF-8"', "application/json;charset=utf8"]) {
+      expect((await errorOf("/listings/validate", postJson(JSON.stringify({ ...valid, description: "x" }), type))).status, type).toBe(400);
+    }
+  });
 });
 
 describe("unknown paths and methods", () => {
