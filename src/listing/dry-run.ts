@@ -12,7 +12,8 @@ export async function dryRunListing(body: ListingRequest, clientIp: string, prob
     sellerProbe = skippedProbe("not run: the resource URL failed its own check");
   } else {
     const attempt = await probe.probe(
-      { resource: body.resource, method: body.method ?? "POST", priceAtomic: checked.priceAtomic, sellerPayTo: body.sellerPayTo },
+      // The resource as it would be listed (its normalised form), exactly as the paid route probes it.
+      { resource: checked.listing?.resource ?? body.resource, method: body.method ?? "POST", priceAtomic: checked.priceAtomic, sellerPayTo: body.sellerPayTo },
       clientIp,
     );
     if (!attempt.ok && attempt.code === "rate_limited") {
