@@ -26,7 +26,11 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  releaseMigrationEngine();
+  // In the background: on PostgreSQL the engine still has a timer armed for about 10 s.
+  releaseMigrationEngine().then(
+    () => logger.debug("released the migration engine"),
+    (error: unknown) => logger.warn({ err: error }, "could not release the migration engine"),
+  );
   logger.info({ url: running.url, publicBaseUrl: config.publicBaseUrl, production: config.production }, "marketplace listening");
 
   let stopping = false;

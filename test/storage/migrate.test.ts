@@ -1,8 +1,25 @@
+import { execFile } from "node:child_process";
 import { readFile, readdir } from "node:fs/promises";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../src/storage/database.js";
 import { applyMigrations, diffMigration, migrationsDir, schemaPath } from "../../src/storage/migrate.js";
 import { testDatabaseKinds, type TestDatabase } from "./databases.js";
+
+/**
+ * In a process of its own, as `npm start` does: migrate, release the engine, then live on past the
+ * engine's longest timer (10 s on PostgreSQL) and exit by itself.
+ */
+const RELEASE_SCRIPT = `
+const { applyMigrations, releaseMigrationEngine } = await import(process.env.MIGRATE_MODULE);
+await applyMigrations(process.env.DATABASE_URL);
+const migrated = Date.now();
+await releaseMigrationEngine();
+const releasedAfterMs = Date.now() - migrated;
+const again = await applyMigrations(process.env.DATABASE_URL).then(() => "migrated", (error) => error.message);
+await new Promise((resolve) => setTimeout(resolve, Math.max(1000, Number(process.env.LIVE_MS) - (Date.now() - migrated))));
+console.log(JSON.stringify({ releasedAfterMs, again }));
+`;
 
 const committed = async (kind: "sqlite" | "postgres") =>
   (await readdir(migrationsDir(kind))).filter((name) => /^\d{14}_/.test(name)).sort();
@@ -55,6 +72,27 @@ describe.each(testDatabaseKinds())("migrations on $kind", ({ kind, create }) => 
       expect(Number(busy?.timeout)).toBeGreaterThan(0);
     });
   }
+
+  it("releases the engine only once nothing of it can call back: the process lives on and exits by itself", { timeout: 60_000 }, async () => {
+    const released = await create();
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", RELEASE_SCRIPT], {
+        env: {
+          ...process.env,
+          DATABASE_URL: released.url,
+          MIGRATE_MODULE: new URL("../../src/storage/migrate.ts", import.meta.url).href,
+          LIVE_MS: kind === "postgres" ? "13000" : "0",
+        },
+        timeout: 45_000,
+      });
+      const result = JSON.parse(stdout) as { releasedAfterMs: number; again: string };
+      expect(result.again).toMatch(/migration engine was released/);
+      // SQLite leaves nothing pending; on PostgreSQL the engine's 10 s advisory-lock timeout must fire first.
+      if (kind === "sqlite") expect(result.releasedAfterMs).toBeLessThan(1000);
+    } finally {
+      await released.drop();
+    }
+  });
 
   it("diffs the committed migrations against the schema: nothing to do, and a new column when the schema grows", async () => {
     const shadowDatabaseUrl = process.env.TEST_POSTGRES_URL;
