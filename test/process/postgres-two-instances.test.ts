@@ -1,0 +1,98 @@
+// Two `npm start` processes on one PostgreSQL schema, started at the same moment (both migrate),
+// each settling listing fees with its own key on one local chain: a listing paid through one is
+// served by the other, with the same ETag. Skipped without TEST_POSTGRES_URL.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalChain, type ChainAccount, type LocalChain } from "../../src/chain/local-chain.js";
+import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
+import { startService, type ServiceProcess } from "../support/process.js";
+import type { Seller } from "../support/sellers.js";
+import { startLightTraffic, type TrafficReport } from "../support/traffic.js";
+import { LISTING_FEE, bazaarResources, listWithStockBuyer, startChallengingSeller } from "./paid-listing.js";
+import { RUN_MS, TEST_TIMEOUT_MS, expectCleanStop, expectSteadyRun, sleepUntil } from "./run-checks.js";
+
+const postgres = testDatabaseKinds().find((kind) => kind.kind === "postgres");
+
+describe.skipIf(!postgres)("two npm start processes on one PostgreSQL schema, settling on one local chain", () => {
+  let chain: LocalChain | undefined;
+  let database: TestDatabase | undefined;
+  let seller: Seller | undefined;
+  let services: ServiceProcess[] = [];
+  let traffic: ReturnType<typeof startLightTraffic> | undefined;
+  let trafficStarted = 0;
+
+  beforeAll(async () => {
+    chain = await startLocalChain({ buyers: 2 });
+    database = await postgres!.create();
+    // One settler key per instance: the second settles with a buyer account, funded with ETH by anvil.
+    const settlers: ChainAccount[] = [chain.settler, chain.buyers[1]!];
+    const env = (settler: ChainAccount) => ({
+      DATABASE_URL: database!.url,
+      // One public origin, as behind a load balancer: both render the same documents.
+      PUBLIC_BASE_URL: "https://market.example.org",
+      SETTLEMENT_RPC_URL: chain!.rpcUrl,
+      SETTLER_PRIVATE_KEY: settler.privateKey,
+      MARKETPLACE_PAY_TO: chain!.marketplacePayTo,
+      ASSET_ADDRESS: chain!.asset,
+      TOKEN_NAME: "USD Coin",
+      TOKEN_VERSION: "2",
+      ALLOW_LOOPBACK_SELLERS: "true",
+    });
+    const started = await Promise.allSettled(settlers.map((settler) => startService(env(settler))));
+    services = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+    for (const result of started) if (result.status === "rejected") throw result.reason;
+    trafficStarted = Date.now();
+    traffic = startLightTraffic(services.map((service) => service.url));
+  }, TEST_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await traffic?.stop();
+    for (const service of services) service.kill();
+    await seller?.close();
+    await database?.drop();
+    await chain?.stop();
+  }, TEST_TIMEOUT_MS);
+
+  it(
+    "takes a listing paid through the first instance once, and the second serves it with the same ETag",
+    async () => {
+      const [a, b] = services as [ServiceProcess, ServiceProcess];
+      seller = await startChallengingSeller(chain!.asset);
+      const resource = `${seller.url}/api/shared`;
+      const before = await chain!.balanceOf(chain!.marketplacePayTo);
+
+      const listed = await listWithStockBuyer(a.url, { buyerKey: chain!.buyers[0]!.privateKey, asset: chain!.asset, resource });
+
+      expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+      expect(listed.receipt).toMatchObject({ success: true, payer: chain!.buyers[0]!.address });
+      expect(await chain!.balanceOf(chain!.marketplacePayTo)).toBe(before + LISTING_FEE);
+      expect(await bazaarResources(b.url)).toContain(resource);
+      for (const path of ["/bazaar.json", "/feed.atom", "/search?query=summarises"]) {
+        const [fromA, fromB] = await Promise.all([a.fetch(path), b.fetch(path)]);
+        const [bodyA, bodyB] = await Promise.all([fromA.text(), fromB.text()]);
+        expect([fromA.status, fromB.status], path).toEqual([200, 200]);
+        expect(bodyB, path).toBe(bodyA);
+        expect(fromA.headers.get("etag"), path).toMatch(/^(W\/)?"/);
+        expect(fromB.headers.get("etag"), path).toBe(fromA.headers.get("etag"));
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    `both stay up for ${RUN_MS / 1000} s of light traffic, answering every request correctly, with no error logged`,
+    async () => {
+      await sleepUntil(trafficStarted + RUN_MS);
+      const report: TrafficReport = await traffic!.stop();
+      expectSteadyRun(services, report, Date.now() - trafficStarted);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "both stop on SIGTERM: exit 0 within seconds, logging stopped",
+    async () => {
+      for (const service of services) await expectCleanStop(service);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
