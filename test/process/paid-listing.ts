@@ -1,10 +1,9 @@
 // A paid listing as a seller agent makes it: the SDK's stock buyer (wrapFetchWithPayment) pays the
 // fee challenge of POST /listings for an https seller on loopback. Balances read from the chain.
 import { decodePaymentResponseHeader } from "@x402/core/http";
-import { wrapFetchWithPayment } from "@x402/fetch";
 import { createPublicClient, http, type Address, type Hex } from "viem";
 import { testUsdcAbi } from "../../src/chain/contracts.js";
-import { createBuyerClient } from "../../src/payments/buyer.js";
+import { payingFetch } from "../support/payments.js";
 import { challenge, challengeAnswer, requirement, startSeller, type Seller } from "../support/sellers.js";
 
 export const SELLER_PAY_TO = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
@@ -28,8 +27,8 @@ export interface PaidListing {
 }
 
 /** POST /listings paid by the stock buyer with `buyerKey`, allowed to pay the test token `asset`. */
-export async function listWithStockBuyer(marketUrl: string, options: { buyerKey: Hex; asset: string; resource: string }): Promise<PaidListing> {
-  const paying = wrapFetchWithPayment(fetch, createBuyerClient(options.buyerKey, { allowAssets: [{ asset: options.asset }] }));
+export async function listWithStockBuyer(marketUrl: string, options: { buyerKey: Hex; asset: Address; resource: string }): Promise<PaidListing> {
+  const paying = payingFetch({ asset: options.asset }, options.buyerKey);
   const response = await paying(`${marketUrl}/listings`, {
     method: "POST",
     headers: { "content-type": "application/json" },

@@ -47,7 +47,7 @@ export function chainPayments(chain: LocalChain, settlerPrivateKey?: Hex): Promi
 }
 
 /** The SDK's stock buyer (wrapFetchWithPayment) paying with `key`, allowed to pay the test token. */
-export function payingFetch(chain: LocalChain, key: Hex): typeof fetch {
+export function payingFetch(chain: Pick<LocalChain, "asset">, key: Hex): typeof fetch {
   return wrapFetchWithPayment(fetch, createBuyerClient(key, { allowAssets: [{ asset: chain.asset }] }));
 }
 
