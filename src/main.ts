@@ -1,7 +1,6 @@
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
 import { startServer } from "./server.js";
-import { releaseMigrationEngine } from "./storage/migrate.js";
 
 async function main(): Promise<void> {
   let config;
@@ -26,11 +25,6 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  // In the background: on PostgreSQL the engine still has a timer armed for about 10 s.
-  releaseMigrationEngine().then(
-    () => logger.debug("released the migration engine"),
-    (error: unknown) => logger.warn({ err: error }, "could not release the migration engine"),
-  );
   logger.info({ url: running.url, publicBaseUrl: config.publicBaseUrl, production: config.production }, "marketplace listening");
 
   let stopping = false;

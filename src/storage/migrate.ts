@@ -32,47 +32,11 @@ const filtersFor = (kind: DatabaseKind): SchemaFilter => ({
 });
 
 let engineModule: Promise<typeof engineBindings> | undefined;
-let released = false;
-/** withEngine calls in progress: loading the wasm, running, or closing their connections. */
-let enginesInUse = 0;
-/**
- * Timers the engine armed; each calls back into the wasm when it fires. The engine arms them
- * as timeouts it never cancels (on PostgreSQL: a 10 s timeout around its advisory lock), so one
- * fires well after the migration ended.
- */
-const engineTimers = new Set<ReturnType<typeof setTimeout>>();
-let onEngineIdle: (() => void) | undefined;
-let releasing: Promise<void> | undefined;
 
 // tsconfig loads no "dom" lib: TypeScript knows the WebAssembly types, not the global.
 const { WebAssembly: Wasm } = globalThis as unknown as {
   WebAssembly: { instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: { exports: Record<string, unknown> } }> };
 };
-
-const engineIdle = () => enginesInUse === 0 && engineTimers.size === 0;
-
-/** The glue's setTimeout import, with each timer tracked until it has fired. */
-function trackedSetTimeout(callback: () => void, ms: number): ReturnType<typeof setTimeout> {
-  const timer = setTimeout(() => {
-    engineTimers.delete(timer);
-    try {
-      callback();
-    } finally {
-      if (engineIdle()) onEngineIdle?.();
-    }
-  }, ms >>> 0);
-  engineTimers.add(timer);
-  return timer;
-}
-
-function engineImports(): Record<string, unknown> {
-  const imports: Record<string, unknown> = { ...engineBindings };
-  const timerImports = Object.keys(imports).filter((name) => name.startsWith("__wbg_setTimeout_"));
-  // A new engine build with another timer import would slip past the tracking: fail loudly instead.
-  if (timerImports.length !== 1) throw new Error(`@prisma/schema-engine-wasm: expected one setTimeout import, found ${timerImports.length}`);
-  imports[timerImports[0]!] = trackedSetTimeout;
-  return imports;
-}
 
 /**
  * The package's entry point imports its .wasm as an ES module, which Node 20 only
@@ -83,35 +47,12 @@ function loadEngineModule(): Promise<typeof engineBindings> {
   engineModule ??= (async () => {
     const glue = createRequire(import.meta.url).resolve("@prisma/schema-engine-wasm/schema_engine_bg");
     const bytes = await readFile(glue.replace(/\.js$/, ".wasm"));
-    const { instance } = await Wasm.instantiate(bytes, { "./schema_engine_bg.js": engineImports() });
+    const { instance } = await Wasm.instantiate(bytes, { "./schema_engine_bg.js": engineBindings });
     engineBindings.__wbg_set_wasm(instance.exports);
     (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
     return engineBindings;
   })();
   return engineModule;
-}
-
-/**
- * Drops the engine's wasm instance (about 17 MB) once a long-running process has migrated at
- * start. The wasm-bindgen glue cannot load a second instance, so this process can no longer
- * migrate afterwards. Resolves once the wasm is gone: after every engine has closed its
- * connections and every timer the engine armed has fired (on PostgreSQL about 10 s after the
- * migration; at once on SQLite). Dropping it earlier leaves a callback that calls into a missing
- * wasm and kills the process.
- */
-export function releaseMigrationEngine(): Promise<void> {
-  released = true;
-  releasing ??= (async () => {
-    do {
-      while (!engineIdle()) await new Promise<void>((resolve) => (onEngineIdle = resolve));
-      // Promise reactions queued by the last callback run before the next turn of the event loop.
-      await new Promise((resolve) => setImmediate(resolve));
-    } while (!engineIdle());
-    onEngineIdle = undefined;
-    engineModule = undefined;
-    engineBindings.__wbg_set_wasm(undefined);
-  })();
-  return releasing;
 }
 
 type PgAdapter = Awaited<ReturnType<PrismaPg["connect"]>>;
@@ -199,23 +140,7 @@ async function connectPgShadow(target: Extract<DatabaseTarget, { kind: "postgres
 
 /** Runs fn with an engine over target, then closes every connection it opened. */
 async function withEngine<T>(target: DatabaseTarget, schema: string, fn: (engine: SchemaEngine) => Promise<T>): Promise<T> {
-  if (released) throw new Error("the migration engine was released in this process; run `npm run db:migrate` instead");
-  enginesInUse++;
-  try {
-    const { SchemaEngine } = await loadEngineModule();
-    return await runEngine(SchemaEngine, target, schema, fn);
-  } finally {
-    enginesInUse--;
-    if (engineIdle()) onEngineIdle?.();
-  }
-}
-
-async function runEngine<T>(
-  SchemaEngine: typeof engineBindings.SchemaEngine,
-  target: DatabaseTarget,
-  schema: string,
-  fn: (engine: SchemaEngine) => Promise<T>,
-): Promise<T> {
+  const { SchemaEngine } = await loadEngineModule();
   const base = createAdapterFactory(target);
   const opened: SqlDriverAdapter[] = [];
   const track = async (connecting: Promise<SqlDriverAdapter>) => {

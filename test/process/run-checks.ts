@@ -27,10 +27,12 @@ export function expectSteadyRun(services: ServiceProcess[], report: TrafficRepor
 /** SIGTERM: npm start exits 0 within a few seconds, the service logs "stopped", nothing of the group is left. */
 export async function expectCleanStop(service: ServiceProcess): Promise<void> {
   const result = await service.stop();
-  expect(result, service.stderr()).toMatchObject({ code: 0, signal: null, leftovers: [] });
-  expect(result.ms).toBeLessThan(5_000);
+  // On failure, say what the service last logged and printed.
+  const context = `last log lines: ${JSON.stringify(service.logs.slice(-5))}\nstderr: ${service.stderr().slice(-2000)}`;
+  expect(result, context).toMatchObject({ code: 0, signal: null, leftovers: [] });
+  expect(result.ms, context).toBeLessThan(5_000);
   const messages = service.logs.map((log) => log.msg);
-  expect(messages).toContain("shutting down");
-  expect(messages.at(-1)).toBe("stopped");
-  expect(service.problems()).toEqual([]);
+  expect(messages, context).toContain("shutting down");
+  expect(messages.at(-1), context).toBe("stopped");
+  expect(service.problems(), context).toEqual([]);
 }
