@@ -10,8 +10,8 @@ import { createLogger } from "../../src/logger.js";
 import type { ChainReader } from "../../src/payments/chain-reader.js";
 import { FacilitatorUnavailableError } from "../../src/payments/facilitator-client.js";
 import { createInProcessFacilitator } from "../../src/payments/facilitator.js";
-import { assemblePayments, type Payments } from "../../src/payments/setup.js";
-import { paymentKeyOf, sdkPaymentHeader } from "../support/payments.js";
+import type { Payments } from "../../src/payments/setup.js";
+import { paymentKeyOf, sdkPaymentHeader, selfSettledPayments } from "../support/payments.js";
 import { challenge, challengeAnswer, requirement, startSeller, type Seller } from "../support/sellers.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
@@ -41,18 +41,7 @@ beforeAll(async () => {
       return result;
     },
   };
-  payments = await assemblePayments({
-    facilitator,
-    info: { mode: "self", url: null, settler: inProcess.settlerAddress, localChain: null },
-    payTo: chain.marketplacePayTo,
-    asset: chain.asset,
-    tokenName: "USD Coin",
-    tokenVersion: "2",
-    chainRpcUrl: chain.rpcUrl,
-    timeoutMs: 10_000,
-    lookbackBlocks: 1000,
-    logger,
-  });
+  payments = await selfSettledPayments(chain, facilitator, inProcess.settlerAddress);
   server = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", RECONCILE_INTERVAL_SECONDS: "0" }, { payments });
   seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "10000", asset: chain.asset })])));
   feeChallenge = (await (await server.fetch("/listings/challenge")).json()) as PaymentRequired;

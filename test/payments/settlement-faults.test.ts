@@ -13,8 +13,8 @@ import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js
 import { reconcilePending } from "../../src/listing/reconciler.js";
 import { createLogger } from "../../src/logger.js";
 import { createInProcessFacilitator } from "../../src/payments/facilitator.js";
-import { assemblePayments, type Payments } from "../../src/payments/setup.js";
-import { handSignedHeader, handSignedPayload, paymentKeyOf } from "../support/payments.js";
+import type { Payments } from "../../src/payments/setup.js";
+import { handSignedHeader, handSignedPayload, paymentKeyOf, selfSettledPayments } from "../support/payments.js";
 import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy.js";
 import { challenge, challengeAnswer, requirement, startSeller, type Seller, type SellerAnswer } from "../support/sellers.js";
 import { startTestServer, type TestServer } from "../support/server.js";
@@ -44,18 +44,7 @@ beforeAll(async () => {
     confirmationTimeoutMs: 1500,
     pollingIntervalMs: 50,
   });
-  payments = await assemblePayments({
-    facilitator: inProcess.client,
-    info: { mode: "self", url: null, settler: inProcess.settlerAddress, localChain: null },
-    payTo: chain.marketplacePayTo,
-    asset: chain.asset,
-    tokenName: "USD Coin",
-    tokenVersion: "2",
-    chainRpcUrl: chain.rpcUrl,
-    timeoutMs: 10_000,
-    lookbackBlocks: 1000,
-    logger,
-  });
+  payments = await selfSettledPayments(chain, inProcess.client, inProcess.settlerAddress);
   server = await startTestServer(
     { ALLOW_LOOPBACK_SELLERS: "true", RECONCILE_INTERVAL_SECONDS: "0", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" },
     { payments },

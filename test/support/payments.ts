@@ -46,6 +46,25 @@ export function chainPayments(chain: LocalChain, settlerPrivateKey?: Hex): Promi
   return localChainPayments(chain, { logger: createLogger("silent"), settlerPrivateKey, timeoutMs: 10_000 });
 }
 
+/**
+ * Self-settlement on a local chain through any facilitator client (one wrapped with faults, or
+ * one whose settler talks to the chain through a proxy); the chain reader reads the chain directly.
+ */
+export function selfSettledPayments(chain: LocalChain, facilitator: FacilitatorClient, settler: Address): Promise<Payments> {
+  return assemblePayments({
+    facilitator,
+    info: { mode: "self", url: null, settler, localChain: null },
+    payTo: chain.marketplacePayTo,
+    asset: chain.asset,
+    tokenName: "USD Coin",
+    tokenVersion: "2",
+    chainRpcUrl: chain.rpcUrl,
+    timeoutMs: 10_000,
+    lookbackBlocks: 1000,
+    logger: createLogger("silent"),
+  });
+}
+
 /** The SDK's stock buyer (wrapFetchWithPayment) paying with `key`, allowed to pay the test token. */
 export function payingFetch(chain: Pick<LocalChain, "asset">, key: Hex): typeof fetch {
   return wrapFetchWithPayment(fetch, createBuyerClient(key, { allowAssets: [{ asset: chain.asset }] }));
