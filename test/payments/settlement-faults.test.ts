@@ -3,6 +3,7 @@
 // proxy in front of a real anvil chain), and a stranger paying to rewrite a seller's listing.
 // Money moves only on the chain's evidence, exactly once; replies never carry upstream text.
 import { decodePaymentResponseHeader } from "@x402/core/http";
+import type { FacilitatorClient } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { parseSignature } from "viem";
 import { createTestClient, createWalletClient, http, parseAbi, type Hex } from "viem";
@@ -32,6 +33,8 @@ let server: TestServer;
 let seller: Seller;
 let fee: PaymentRequirements;
 let honest: () => SellerAnswer;
+/** When set, the facilitator claims every settlement succeeded with this transaction, settling nothing. */
+let claimedTransaction: Hex | undefined;
 
 beforeAll(async () => {
   chain = await startLocalChain({ buyers: 4 });
@@ -44,7 +47,14 @@ beforeAll(async () => {
     confirmationTimeoutMs: 1500,
     pollingIntervalMs: 50,
   });
-  payments = await selfSettledPayments(chain, inProcess.client, inProcess.settlerAddress);
+  const facilitator: FacilitatorClient = {
+    ...inProcess.client,
+    settle: async (payload, requirements) =>
+      claimedTransaction
+        ? { success: true, transaction: claimedTransaction, network: requirements.network, payer: (payload.payload as { authorization: { from: string } }).authorization.from }
+        : inProcess.client.settle(payload, requirements),
+  };
+  payments = await selfSettledPayments(chain, facilitator, inProcess.settlerAddress);
   server = await startTestServer(
     { ALLOW_LOOPBACK_SELLERS: "true", RECONCILE_INTERVAL_SECONDS: "0", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" },
     { payments },
@@ -64,6 +74,7 @@ afterAll(async () => {
 beforeEach(() => {
   proxy.clear();
   seller.answer = honest;
+  claimedTransaction = undefined;
 });
 
 const buyer = (index: number) => chain.buyers[index]!.privateKey;
@@ -257,6 +268,27 @@ describe("a chain node that fails", () => {
   });
 });
 
+describe("a facilitator that claims a settlement it did not make", () => {
+  it("lists nothing on the word of a success whose transaction paid someone else's fee", async () => {
+    const honestHeader = await handSignedHeader(buyer(2), fee);
+    expect((await post(listingBody("/honest"), honestHeader)).status).toBe(200);
+    const anotherFee = (await stored(honestHeader))!.payment.txHash as Hex; // a real transaction, a real 0.10 to us
+
+    claimedTransaction = anotherFee;
+    const header = await handSignedHeader(buyer(3), fee);
+    const [before, visibleBefore] = [await marketBalance(), await visible()];
+    const response = await post(listingBody("/claimed"), header);
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ error: "settlement_pending" });
+    expect(await marketBalance()).toBe(before);
+    expect(await visible()).toBe(visibleBefore);
+    expect((await stored(header))!.payment.state).toBe("pending");
+    // The reconciler finds the authorization unused; it fails once the chain passes its expiry.
+    expect((await reconcile(7)).activated).toBe(0);
+    expect((await stored(header))!.payment.state).toBe("pending");
+  });
+});
+
 describe("a stranger paying for a seller's live listing", () => {
   it("is refused before anything is charged; the first payer and the sellerPayTo may renew", async () => {
     const sellerAccount = privateKeyToAccount(buyer(3));
@@ -298,14 +330,14 @@ describe("a broadcast refused with an HTTP error", () => {
     await expectNoUpstreamText(response);
     expect((await stored(header))!.payment.state).toBe("pending");
     // Unused, but the chain is not past the authorization's expiry: it could still be mined.
-    // (The broadcast dropped by the node in an earlier test waits the same way.)
-    expect(await reconcile(7)).toEqual({ activated: 0, failed: 0, waiting: 2 });
+    // (So do the broadcast dropped by the node and the settlement only claimed, in earlier tests.)
+    expect(await reconcile(7)).toEqual({ activated: 0, failed: 0, waiting: 3 });
     expect((await stored(header))!.payment.state).toBe("pending");
 
     const testClient = createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) });
     await testClient.increaseTime({ seconds: 7 * 60 });
     await testClient.mine({ blocks: 1 });
-    expect(await reconcile(7)).toEqual({ activated: 0, failed: 2, waiting: 0 });
+    expect(await reconcile(7)).toEqual({ activated: 0, failed: 3, waiting: 0 });
     expect((await stored(header))!.payment).toMatchObject({ state: "failed", failureReason: "not_settled_before_expiry" });
     expect(await marketBalance()).toBe(before);
   });
