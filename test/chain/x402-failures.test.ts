@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
 import { createBuyerClient } from "../../src/payments/buyer.js";
 import { createInProcessFacilitator, type InProcessFacilitator } from "../../src/payments/facilitator.js";
-import { listingFeeRequirements } from "../../src/payments/listing-fee.js";
 import { handSignedPayload } from "../support/payments.js";
+import { serviceFeeChallenge } from "./service-fee.js";
 
 let chain: LocalChain;
 let facilitator: InProcessFacilitator["facilitator"];
@@ -19,7 +19,7 @@ let buyerKey: Hex;
 beforeAll(async () => {
   chain = await startLocalChain({ buyers: 1 });
   ({ facilitator } = createInProcessFacilitator({ rpcUrl: chain.rpcUrl, settlerPrivateKey: chain.settler.privateKey }));
-  requirements = listingFeeRequirements({ asset: chain.asset, payTo: chain.marketplacePayTo });
+  requirements = (await serviceFeeChallenge(chain)).accepts[0]!;
   buyerKey = chain.buyers[0]!.privateKey;
 });
 

@@ -8,24 +8,21 @@ import { testUsdcAbi } from "../../src/chain/contracts.js";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
 import { createBuyerClient } from "../../src/payments/buyer.js";
 import { createInProcessFacilitator, type InProcessFacilitator } from "../../src/payments/facilitator.js";
-import { listingFeeRequirements } from "../../src/payments/listing-fee.js";
+import { serviceFeeChallenge } from "./service-fee.js";
 
 let chain: LocalChain;
 let facilitator: InProcessFacilitator["facilitator"];
+/** The fee as the service presents it (its PaymentGate over its market facts). */
+let feeChallenge: PaymentRequired;
 
 beforeAll(async () => {
   chain = await startLocalChain({ buyers: 4 });
   ({ facilitator } = createInProcessFacilitator({ rpcUrl: chain.rpcUrl, settlerPrivateKey: chain.settler.privateKey }));
+  feeChallenge = await serviceFeeChallenge(chain);
 });
 
 afterAll(async () => {
   await chain?.stop();
-});
-
-const paymentRequiredFor = (requirements: PaymentRequired["accepts"][number]): PaymentRequired => ({
-  x402Version: 2,
-  resource: { url: "http://marketplace.test/listings", description: "List a paid endpoint", mimeType: "application/json" },
-  accepts: [requirements],
 });
 
 const authorizationOf = (payload: PaymentPayload) => (payload.payload as unknown as ExactEIP3009Payload).authorization;
@@ -33,7 +30,8 @@ const authorizationOf = (payload: PaymentPayload) => (payload.payload as unknown
 describe("x402 exact payment on the local chain", () => {
   it("pays the listing fee: verify, settle, exactly 0.10 USDC moves", async () => {
     const buyer = chain.buyers[0]!;
-    const requirements = listingFeeRequirements({ asset: chain.asset, payTo: chain.marketplacePayTo });
+    const requirements = feeChallenge.accepts[0]!;
+    expect(feeChallenge.accepts).toHaveLength(1);
     expect(requirements).toEqual({
       scheme: "exact",
       network: "eip155:8453",
@@ -45,7 +43,7 @@ describe("x402 exact payment on the local chain", () => {
     });
 
     const client = createBuyerClient(buyer.privateKey, { allowAssets: [{ asset: chain.asset }] });
-    const payload = await client.createPaymentPayload(paymentRequiredFor(requirements));
+    const payload = await client.createPaymentPayload(feeChallenge);
     expect(payload.x402Version).toBe(2);
     expect(payload.accepted).toEqual(requirements);
     const authorization = authorizationOf(payload);
@@ -86,12 +84,12 @@ describe("x402 exact payment on the local chain", () => {
   });
 
   it("settles concurrent payments from one settler without nonce collisions", async () => {
-    const requirements = listingFeeRequirements({ asset: chain.asset, payTo: chain.marketplacePayTo });
+    const requirements = feeChallenge.accepts[0]!;
     const buyers = chain.buyers.slice(1);
     const payloads = await Promise.all(
       buyers.map((buyer) =>
         createBuyerClient(buyer.privateKey, { allowAssets: [{ asset: chain.asset }] }).createPaymentPayload(
-          paymentRequiredFor(requirements),
+          feeChallenge,
         ),
       ),
     );
@@ -103,9 +101,9 @@ describe("x402 exact payment on the local chain", () => {
   });
 
   it("will not pay an unknown token unless the buyer allow-lists it", async () => {
-    const requirements = listingFeeRequirements({ asset: chain.asset, payTo: chain.marketplacePayTo });
+    const requirements = feeChallenge.accepts[0]!;
     const client = createBuyerClient(chain.buyers[0]!.privateKey);
-    await expect(client.createPaymentPayload(paymentRequiredFor(requirements))).rejects.toThrow(
+    await expect(client.createPaymentPayload(feeChallenge)).rejects.toThrow(
       /rejected by spendControls/,
     );
   });
