@@ -5,6 +5,7 @@ import { expect } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
 import { startServer, type RunningServer, type ServerOptions } from "../../src/server.js";
+import { checkEveryAnswer } from "./contract-check.js";
 import { offlinePayments } from "./payments.js";
 
 export interface TestServer extends RunningServer {
@@ -14,7 +15,11 @@ export interface TestServer extends RunningServer {
   expectContractShape(method: string, path: string, status: number, body: unknown): void;
 }
 
-/** A server on a free port over a fresh SQLite file, unless `env.DATABASE_URL` names another database. */
+/**
+ * A server on a free port over a fresh SQLite file, unless `env.DATABASE_URL` names another database.
+ * Every answer it gives is checked against the contract; a drifting one fails the running test
+ * (test/support/contract-check.ts).
+ */
 export async function startTestServer(env: Record<string, string> = {}, options: ServerOptions = {}): Promise<TestServer> {
   const databaseUrl = `file:${join(mkdtempSync(join(tmpdir(), "marketplace-test-")), "marketplace.db")}`;
   const config = loadConfig({ PORT: "0", LOG_LEVEL: "silent", LOAD_SEED: "false", DATABASE_URL: databaseUrl, ...env });
@@ -22,6 +27,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   const payments = options.payments ?? (await offlinePayments(config));
   const running = await startServer(config, createLogger(config.logLevel), { ...options, payments });
   const { api } = running.router;
+  checkEveryAnswer(running.server, api);
   return {
     ...running,
     fetch: (path, init) => fetch(`${running.url}${path}`, init),
