@@ -24,10 +24,12 @@ import {
   type CatalogStamp,
   type Listing,
   type ListingInput,
+  type ListingState,
   type Page,
   type Payment,
   type PaymentInput,
   type PaymentKey,
+  type PaymentState,
   type SeedListingInput,
 } from "./listing-types.js";
 
@@ -50,6 +52,11 @@ function listingFields(input: ListingInput) {
   };
 }
 
+// Prisma sees the state columns as plain strings: every state the store writes or filters on goes
+// through these, so the compiler accepts only a declared state.
+const listingState = (state: ListingState) => ({ state });
+const paymentState = (state: PaymentState) => ({ state });
+
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown }).code === "P2002";
 }
@@ -62,9 +69,9 @@ type Reader = Pick<Tx, "listing">;
 
 async function liveListing(db: Reader, of: Pick<Listing, "resource" | "method" | "sellerPayTo">, now: Date) {
   const found = await db.listing.findFirst({
-    where: { resource: of.resource, method: of.method, sellerPayTo: of.sellerPayTo, leftoverSeed: false, state: "active", expiresAt: { gt: now } },
+    where: { resource: of.resource, method: of.method, sellerPayTo: of.sellerPayTo, leftoverSeed: false, ...listingState("active"), expiresAt: { gt: now } },
     orderBy: { expiresAt: "desc" },
-    include: { payments: { where: { state: "settled" }, orderBy: { createdAt: "asc" }, take: 1 } },
+    include: { payments: { where: paymentState("settled"), orderBy: { createdAt: "asc" }, take: 1 } },
   });
   if (!found) return null;
   const firstPayer = found.payments[0]?.payer;
@@ -130,7 +137,7 @@ export class ListingStore {
   createListing(input: ListingInput, now: Date): Promise<Listing> {
     return this.write(now, async (tx) => {
       const listing = await tx.listing.create({
-        data: { ...listingFields(input), state: "active", listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
+        data: { ...listingFields(input), ...listingState("active"), listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
       });
       return { result: listing, changed: true };
     });
@@ -152,11 +159,11 @@ export class ListingStore {
             ...key,
             amount: payment.amount,
             payTo: payment.payTo.toLowerCase(),
-            state: "pending",
+            ...paymentState("pending"),
             createdAt: now,
             listing: {
               // listedAt/expiresAt are placeholders until activation sets them.
-              create: { ...listingFields(input), state: "pending", listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
+              create: { ...listingFields(input), ...listingState("pending"), listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
             },
           },
           include: { listing: true },
@@ -188,14 +195,14 @@ export class ListingStore {
       if (pending?.state !== "pending" && pending?.state !== "failed") {
         throw new ListingStateError(`listing ${listingId} is ${pending ? pending.state : "missing"}, not pending`);
       }
-      const settled = { state: "settled", txHash, settledAt: now, failureReason: null };
+      const settled = { ...paymentState("settled"), txHash, settledAt: now, failureReason: null };
       const current = await liveListing(tx, pending, now);
       const payer = pending.payments[0]?.payer;
       if (!current || !payer || !current.renewers.includes(payer)) {
         await tx.payment.updateMany({ where: { listingId }, data: settled });
         const listing = await tx.listing.update({
           where: { id: listingId },
-          data: { state: "active", listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
+          data: { ...listingState("active"), listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
         });
         return { result: { listing, renewed: false }, changed: true };
       }
@@ -233,16 +240,16 @@ export class ListingStore {
       if (pending?.state !== "pending") throw new ListingStateError(`listing ${listingId} is ${pending ? pending.state : "missing"}, not pending`);
       await tx.payment.updateMany({
         where: { listingId },
-        data: { state: "failed", failureReason: failure.reason, txHash: failure.txHash ?? null, chainCheckedAt: failure.chainChecked ? failure.now : null },
+        data: { ...paymentState("failed"), failureReason: failure.reason, txHash: failure.txHash ?? null, chainCheckedAt: failure.chainChecked ? failure.now : null },
       });
-      const listing = await tx.listing.update({ where: { id: listingId }, data: { state: "failed" } });
+      const listing = await tx.listing.update({ where: { id: listingId }, data: listingState("failed") });
       return { result: listing, changed: true };
     });
   }
 
   /** A failed payment's re-check by the chain found it cannot pay: it is not looked at again. */
   async confirmFailure(paymentId: string, now: Date): Promise<void> {
-    await this.read(() => this.prisma.payment.updateMany({ where: { id: paymentId, state: "failed" }, data: { chainCheckedAt: now } }));
+    await this.read(() => this.prisma.payment.updateMany({ where: { id: paymentId, ...paymentState("failed") }, data: { chainCheckedAt: now } }));
   }
 
   /**
@@ -251,8 +258,8 @@ export class ListingStore {
    */
   releasePendingListing(listingId: string, now: Date): Promise<void> {
     return this.write(now, async (tx) => {
-      await tx.payment.deleteMany({ where: { listingId, state: "pending" } });
-      const { count } = await tx.listing.deleteMany({ where: { id: listingId, state: "pending" } });
+      await tx.payment.deleteMany({ where: { listingId, ...paymentState("pending") } });
+      const { count } = await tx.listing.deleteMany({ where: { id: listingId, ...listingState("pending") } });
       return { result: undefined, changed: count > 0 };
     });
   }
@@ -277,7 +284,7 @@ export class ListingStore {
   paymentsToReconcile(olderThan: Date, limit = 100): Promise<Payment[]> {
     return this.read(() =>
       this.prisma.payment.findMany({
-        where: { createdAt: { lt: olderThan }, OR: [{ state: "pending" }, { state: "failed", chainCheckedAt: null }] },
+        where: { createdAt: { lt: olderThan }, OR: [paymentState("pending"), { ...paymentState("failed"), chainCheckedAt: null }] },
         orderBy: { createdAt: "asc" },
         take: limit,
       }),
@@ -292,7 +299,7 @@ export class ListingStore {
     return this.write(now, async (tx) => {
       const counts = { created: 0, updated: 0, unchanged: 0 };
       for (const row of rows) {
-        const data = { ...listingFields(row), state: "active", leftoverSeed: true, listedAt: row.listedAt, expiresAt: row.expiresAt };
+        const data = { ...listingFields(row), ...listingState("active"), leftoverSeed: true, listedAt: row.listedAt, expiresAt: row.expiresAt };
         const existing = await tx.listing.findFirst({
           where: { resource: row.resource, method: row.method, leftoverSeed: true },
           orderBy: { id: "asc" },

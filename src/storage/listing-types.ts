@@ -4,8 +4,11 @@ import type { Listing, Payment, Prisma } from "../../generated/prisma/sqlite/cli
 export type { Listing, Payment } from "../../generated/prisma/sqlite/client.js";
 
 export type ListingMethod = "GET" | "POST";
-export type ListingState = "pending" | "active" | "failed";
-export type PaymentState = "pending" | "settled" | "failed";
+/** The only states the store writes; the *_state_checks migration makes the database refuse any other. */
+export const LISTING_STATES = ["pending", "active", "failed"] as const;
+export const PAYMENT_STATES = ["pending", "settled", "failed"] as const;
+export type ListingState = (typeof LISTING_STATES)[number];
+export type PaymentState = (typeof PAYMENT_STATES)[number];
 
 /** What a seller submits (already validated by the HTTP layer). */
 export interface ListingInput {

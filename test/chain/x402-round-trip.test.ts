@@ -101,7 +101,6 @@ describe("x402 exact payment on the local chain", () => {
   });
 
   it("will not pay an unknown token unless the buyer allow-lists it", async () => {
-    const requirements = feeChallenge.accepts[0]!;
     const client = createBuyerClient(chain.buyers[0]!.privateKey);
     await expect(client.createPaymentPayload(feeChallenge)).rejects.toThrow(
       /rejected by spendControls/,
