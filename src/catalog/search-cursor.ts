@@ -23,6 +23,9 @@ export function encodeCursor(offset: number, scope: CursorScope): string {
   return Buffer.from(JSON.stringify({ o: offset, f: fingerprint(scope) })).toString("base64url");
 }
 
+/** The contract's offsets are int32 (the `offset` parameter, `pagination.offset`): no cursor we issue goes further. */
+const LARGEST_OFFSET = 2 ** 31 - 1;
+
 const invalid = (message: string) =>
   new HttpError(400, "invalid_request", `Invalid request: query cursor ${message}.`, [{ in: "query", field: "cursor", message }]);
 
@@ -35,7 +38,7 @@ export function decodeCursor(cursor: string, scope: CursorScope): number {
     throw invalid("is not a cursor returned by this service");
   }
   const { o, f } = (parsed ?? {}) as { o?: unknown; f?: unknown };
-  if (typeof o !== "number" || !Number.isSafeInteger(o) || o < 0 || typeof f !== "string") {
+  if (typeof o !== "number" || !Number.isInteger(o) || o < 0 || o > LARGEST_OFFSET || typeof f !== "string") {
     throw invalid("is not a cursor returned by this service");
   }
   if (f !== fingerprint(scope)) throw invalid("belongs to another search (query, filters or seed view changed)");

@@ -107,4 +107,18 @@ describe.each(databaseKinds)("search on $kind", (kind) => {
       expect(answer.body.fields[0]!.field).toBe("cursor");
     }
   });
+
+  it("refuses a cursor forged past any offset the contract can carry (int32), naming cursor", async () => {
+    // The page would echo the offset in pagination.offset, which the contract declares int32.
+    const { body } = await search("/discovery/search?query=stock&limit=3");
+    const real = JSON.parse(Buffer.from(body.pagination.nextCursor!, "base64url").toString("utf8")) as { o: number; f: string };
+    for (const offset of [2 ** 31, Number.MAX_SAFE_INTEGER]) {
+      const forged = Buffer.from(JSON.stringify({ ...real, o: offset })).toString("base64url");
+      const answer = await market.json<{ fields: Array<{ field: string }> }>(`/discovery/search?query=stock&cursor=${forged}`);
+      expect(answer.status, String(offset)).toBe(400);
+      expect(answer.body.fields[0]!.field).toBe("cursor");
+    }
+    const largest = Buffer.from(JSON.stringify({ ...real, o: 2 ** 31 - 1 })).toString("base64url");
+    expect((await search(`/discovery/search?query=stock&cursor=${largest}`)).body.pagination).toMatchObject({ offset: 2 ** 31 - 1, nextCursor: null });
+  });
 });

@@ -177,9 +177,11 @@ function tapResponse(api: OpenAPIBackend, req: IncomingMessage, res: ServerRespo
   } as ServerResponse["write"];
   res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
     if (chunk !== undefined && chunk !== null && typeof chunk !== "function") chunks.push(asBuffer(chunk, rest[0]));
+    // An answer to a connection already closing never reaches its client (Koa then ends it empty).
+    const deliverable = !this.socket || this.socket.writable;
     const result = (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
     const head = (this as unknown as { _header?: string | null })._header;
-    if (!checked && head) {
+    if (!checked && head && deliverable) {
       checked = true;
       const method = req.method ?? "?";
       const url = req.url ?? "?";
