@@ -30,6 +30,13 @@ describe.each(databaseKinds)("GET /listings on $kind", (kind) => {
     market.server.expectContractShape("GET", "/listings", 200, body);
     expect(await (await market.server.fetch("/listings.json")).text()).toBe(JSON.stringify(body));
     const validation = await market.server.fetch("/listings/validate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body.example) });
-    expect(validation.status).not.toBe(400);
+    // The example passes every check of the body; only the probe of its placeholder seller fails,
+    // and the dry run says so: nothing charged, nothing saved.
+    expect(validation.status).toBe(422);
+    const report = (await validation.json()) as { ok: boolean; charged: boolean; saved: boolean; error: string; checks: Array<{ name: string; ok: boolean; reason: string }> };
+    expect(report).toMatchObject({ ok: false, charged: false, saved: false, error: "listing_checks_failed" });
+    const failed = report.checks.filter((check) => !check.ok);
+    expect(failed).toEqual([expect.objectContaining({ name: "seller-probe", reason: expect.stringContaining(new URL(String(body.example.resource)).hostname) })]);
+    expect(report.checks.filter((check) => check.ok).map((check) => check.name)).toEqual(["schema", "network", "price", "description", "sellerPayTo", "resource"]);
   });
 });
