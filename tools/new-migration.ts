@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { redact } from "../src/storage/connection.js";
 import { diffMigration, lockfileContent, migrationsDir, schemaPath } from "../src/storage/migrate.js";
 import { POSTGRES_SEARCH_SQL, SQLITE_SEARCH_SQL } from "../src/storage/search-index.js";
+import { SQLITE_STATE_CHECK_SQL } from "../src/storage/state-checks.js";
 import { renderPrismaArtifacts, writeArtifacts } from "./prisma-artifacts.js";
 
 const rawName = process.argv.slice(2).find((a) => !a.startsWith("-"));
@@ -23,12 +24,23 @@ const name = rawName.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g,
 const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
 const folder = `${stamp}_${name}`;
 
+/** SQLite drops a table's triggers with it: a migration that (re)creates one installs them again. */
+function withSqliteTriggers(sql: string): string {
+  let out = sql;
+  for (const table of ["Listing", "Payment"] as const) {
+    if (!new RegExp(`CREATE TABLE "(new_)?${table}"`).test(sql)) continue;
+    console.log(`sqlite: the migration (re)creates "${table}": appended its state-check triggers`);
+    out = `${out.trimEnd()}\n\n${SQLITE_STATE_CHECK_SQL[table]}`;
+  }
+  return out;
+}
+
 function withSearchSql(kind: "sqlite" | "postgres", sql: string): string {
   if (kind === "sqlite") {
     // Creating or redefining Listing drops the FTS triggers: (re)install and rebuild.
-    if (!/CREATE TABLE "(new_)?Listing"/.test(sql)) return sql;
+    if (!/CREATE TABLE "(new_)?Listing"/.test(sql)) return withSqliteTriggers(sql);
     console.log(`sqlite: the migration (re)creates "Listing": appended the FTS5 search index setup`);
-    return `${sql.trimEnd()}\n\n${SQLITE_SEARCH_SQL}`;
+    return withSqliteTriggers(`${sql.trimEnd()}\n\n${SQLITE_SEARCH_SQL}`);
   }
   if (!sql.includes("gin_trgm_ops") || sql.includes("pg_trgm")) return sql;
   console.log("postgres: the migration creates trigram indexes: prepended CREATE EXTENSION pg_trgm");

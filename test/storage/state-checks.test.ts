@@ -1,13 +1,14 @@
 // The database itself refuses a listing or payment state the service does not know (the
-// *_state_checks migration: triggers on SQLite, CHECK constraints on PostgreSQL), on a fresh
+// *_state_checks migration: triggers on SQLite and on PostgreSQL), on a fresh
 // database and on one migrated before the rule existed, without disturbing the search index.
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../src/storage/database.js";
 import { LISTING_STATES, ListingStore, PAYMENT_STATES, type Listing, type Payment } from "../../src/storage/listing-store.js";
 import { applyMigrations, migrationsDir } from "../../src/storage/migrate.js";
+import { SQLITE_STATE_CHECK_SQL } from "../../src/storage/state-checks.js";
 import { testDatabaseKinds, type TestDatabase } from "./databases.js";
 import { T0, TTL_MS, at, listingInput, paymentInput } from "./fixtures.js";
 
@@ -134,5 +135,15 @@ describe.each(testDatabaseKinds())("listing and payment states on $kind", (kind)
     expect((await entry.db.prisma.listing.findUniqueOrThrow({ where: { id: listing.id } })).state).toBe("archived");
     // Nothing of the rule was installed: the failed migration left no trigger or constraint behind.
     await entry.db.prisma.listing.update({ where: { id: listing.id }, data: { state: "retired" } });
+  });
+});
+
+describe("the SQLite state-check triggers a new migration re-installs", () => {
+  it("are the ones the state_checks migration installed, built from the states the service knows", async () => {
+    const all = migrationsDir("sqlite");
+    const folder = (await readdir(all)).find((name) => STATE_CHECKS.test(name))!;
+    const committed = await readFile(join(all, folder, "migration.sql"), "utf8");
+    expect(committed).toContain(SQLITE_STATE_CHECK_SQL.Listing);
+    expect(committed).toContain(SQLITE_STATE_CHECK_SQL.Payment);
   });
 });
