@@ -31,7 +31,6 @@ describe.each(databaseKinds)("defects found by fuzzing ($kind)", (kind) => {
       expect(headers.get("content-type")).toMatch(/^application\/json/);
       expect(body.error).toBe("invalid_request");
       expect(body.fields).toEqual([{ in: "query", field: "since", message: expect.stringContaining("leap second") }]);
-      market.server.expectContractShape("GET", path, 400, body);
     }
   });
 
@@ -43,6 +42,5 @@ describe.each(databaseKinds)("defects found by fuzzing ($kind)", (kind) => {
     });
     expect(status).toBe(400);
     expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("zzz") } });
-    market.server.expectContractShape("POST", "/mcp", 400, body);
   });
 });

@@ -64,10 +64,10 @@ afterAll(async () => {
 describe("agent documents", () => {
   it("answer at every path, fitting the contract, none of them 501", () => {
     for (const [operation, path] of Object.entries(AGENT_DOCUMENTS)) {
-      const { status, type, text } = bodies.get(path)!;
+      const { status, type } = bodies.get(path)!;
       expect(status, path).toBe(200);
-      if (type.startsWith("application/json")) server.expectContractShape("GET", path, 200, JSON.parse(text));
-      else expect(type, path).toMatch(operation.endsWith("Script") ? /^text\/x-shellscript; charset=utf-8$/ : /^text\/plain; charset=utf-8$/);
+      // The test server checked each answer against the contract; the text media types are named here.
+      if (!type.startsWith("application/json")) expect(type, path).toMatch(operation.endsWith("Script") ? /^text\/x-shellscript; charset=utf-8$/ : /^text\/plain; charset=utf-8$/);
     }
   });
 

@@ -71,7 +71,6 @@ describe.each(databaseKinds)("catalog views on $kind", (kind) => {
         leftoverSeed: false,
       },
     });
-    market.server.expectContractShape("GET", "/discovery/resources", 200, body);
   });
 
   it("converts prices exactly, never through floats", async () => {

@@ -16,7 +16,6 @@ describe("discovery index, linkset and crawl documents", () => {
     const { body } = await market.json<{ resources: string; search: string; x402Version: number }>("/discovery");
     const base = market.server.services.config.publicBaseUrl;
     expect(body).toMatchObject({ x402Version: 2, resources: `${base}/discovery/resources`, search: `${base}/discovery/search` });
-    market.server.expectContractShape("GET", "/discovery", 200, body);
     for (const alias of ["/discovery.json", "/discover", "/discover.json", "/index.json"]) {
       expect(await (await market.server.fetch(alias)).text()).toBe(JSON.stringify(body));
     }
@@ -24,7 +23,6 @@ describe("discovery index, linkset and crawl documents", () => {
 
   it("serves an RFC 9264 linkset: anchors with arrays of absolute link targets", async () => {
     const { body } = await market.json<{ linkset: Array<Record<string, unknown>> }>("/linkset.json");
-    market.server.expectContractShape("GET", "/linkset.json", 200, body);
     expect(body.linkset.length).toBeGreaterThan(0);
     for (const context of body.linkset) {
       expect(typeof context.anchor).toBe("string");
@@ -40,7 +38,6 @@ describe("discovery index, linkset and crawl documents", () => {
 
   it("lists every free GET document once, in priority order, each answering", async () => {
     const { body } = await market.json<{ routes: Array<{ priority: number; url: string; aliases: string[]; mediaType: string }> }>("/crawl.json");
-    market.server.expectContractShape("GET", "/crawl.json", 200, body);
     expect(body.routes.map((route) => route.priority)).toEqual(body.routes.map((_, index) => index + 1));
     expect(new URL(body.routes[0]!.url).pathname).toBe("/discovery");
     const contract = JSON.parse(readFileSync("generated/openapi.json", "utf8")) as { paths: Record<string, { get?: { operationId: string } }> };

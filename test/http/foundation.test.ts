@@ -39,15 +39,8 @@ describe("every route of the contract", () => {
       const [target, init] = validRequest(method, path);
       const response = await server.fetch(target, init);
       expect([200, 307, 402, 422], `${method} ${target}`).toContain(response.status);
-      if (response.status === 307) continue;
-      const type = response.headers.get("content-type") ?? "";
-      if (!type.startsWith("application/json")) {
-        // openapi-backend validates JSON bodies only: check the declared media type instead.
-        const responses = (contract.paths[path]![method] as unknown as { responses: Record<string, { content: object }> }).responses;
-        expect(Object.keys(responses[String(response.status)]!.content), `${method} ${path}`).toContain(type.split(";")[0]);
-        continue;
-      }
-      server.expectContractShape(method, path, response.status, await response.json());
+      // Status, headers, media type and body are checked against the contract by the test server itself.
+      await response.arrayBuffer();
     }
   });
 

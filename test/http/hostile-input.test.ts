@@ -96,7 +96,6 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
           const label = `${route}?${parameter}=${JSON.stringify(text)}`;
           const answer = await get(`${route}?${parameter}=${encodeURIComponent(text)}`);
           expectRefusal(answer, parameter, label);
-          market.server.expectContractShape("GET", route, 400, answer.body);
         }
       }
       expect(logged).toEqual([]);
@@ -200,7 +199,6 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
         expect(answer.type).toBe(JSON_TYPE);
         expect(answer.body.error, `${path} ${label}`).toBe("invalid_listing");
         expect(answer.body.fields?.map((entry) => entry.field), `${path} ${label}`).toEqual([field]);
-        market.server.expectContractShape("POST", path, 400, answer.body);
       }
       expect(seller.requests.length, label).toBe(probes);
     }

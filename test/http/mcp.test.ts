@@ -46,7 +46,6 @@ async function rawPost(body: string, headers: Record<string, string> = MCP_HEADE
   const response = await market.server.fetch("/mcp", { method: "POST", headers, body });
   const text = await response.text();
   const json = text ? (JSON.parse(text) as Record<string, any>) : undefined;
-  if (json !== undefined) market.server.expectContractShape("POST", "/mcp", response.status, json);
   return { status: response.status, json, headers: response.headers };
 }
 
@@ -302,7 +301,6 @@ describe("protocol errors over raw HTTP", () => {
     const response = await market.server.fetch("/mcp", { headers: { accept: "text/event-stream" } });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toContain("POST");
-    market.server.expectContractShape("GET", "/mcp", 405, await response.json());
   });
 });
 
@@ -310,7 +308,6 @@ describe("MCP documents", () => {
   it("GET /mcp describes the endpoint and its tools", async () => {
     const { status, body } = await market.json<Record<string, any>>("/mcp");
     expect(status).toBe(200);
-    market.server.expectContractShape("GET", "/mcp", 200, body);
     expect(body.url).toBe(`${market.server.services.market.baseUrl}/mcp`);
     expect(body.tools.map((tool: { name: string }) => tool.name)).toEqual(TOOL_NAMES);
     expect(body.methods).toEqual(["initialize", "tools/list", "tools/call", "ping"]);
@@ -321,7 +318,6 @@ describe("MCP documents", () => {
     for (const path of ["/mcp.json", "/.well-known/mcp.json"]) {
       const { status, body } = await market.json<Record<string, any>>(path);
       expect(status, path).toBe(200);
-      market.server.expectContractShape("GET", path, 200, body);
       expect(body.mcpServers["x402-marketplace"].url).toBe(`${market.server.services.market.baseUrl}/mcp`);
     }
   });
@@ -333,14 +329,12 @@ describe("MCP documents", () => {
     for (const path of ["/mcp/tools.json", "/tools.json", "/skills.json"]) {
       const { status, body } = await market.json<Record<string, any>>(path);
       expect(status, path).toBe(200);
-      market.server.expectContractShape("GET", path, 200, body);
       expect(body.tools, path).toEqual(live);
       expect(body.count).toBe(4);
     }
     for (const path of ["/mcp-server.json", "/server-card.json", "/server.json", "/smithery.json"]) {
       const { status, body } = await market.json<Record<string, any>>(path);
       expect(status, path).toBe(200);
-      market.server.expectContractShape("GET", path, 200, body);
       expect(body.tools, path).toEqual(live);
       const { name, title, version } = client.getServerVersion()!;
       expect(body.serverInfo).toEqual({ name, title, version });

@@ -39,7 +39,6 @@ const body = (overrides: Record<string, unknown> = {}) => ({
 async function validate(target: TestServer, payload: unknown) {
   const response = await target.fetch("/listings/validate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payload) });
   const answer = (await response.json()) as Report;
-  target.expectContractShape("POST", "/listings/validate", response.status, answer);
   return { status: response.status, answer, headers: response.headers };
 }
 

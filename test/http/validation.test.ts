@@ -51,7 +51,6 @@ describe("bad query parameters get 400 naming each parameter", () => {
       expect(body.error).toBe("invalid_request");
       expect(body.fields).toContainEqual({ in: "query", field, message: expect.stringContaining(message) });
       expect(body.message).toContain(field);
-      server.expectContractShape("GET", path, 400, body);
     });
   }
 
@@ -81,7 +80,6 @@ describe("bad listing bodies get 400 naming each field", () => {
       const { status, body: error } = await errorOf("/listings/validate", postJson(JSON.stringify(body)));
       expect(status).toBe(400);
       expect(error.fields).toContainEqual({ in: "body", field, message: expect.stringContaining(message) });
-      server.expectContractShape("POST", "/listings/validate", 400, error);
     });
   }
 

@@ -46,7 +46,6 @@ describe("the /kr-* demo endpoints", () => {
         expect.objectContaining({ scheme: "exact", network: "eip155:8453", amount: normalizePrice(seed.priceUsdc).priceAtomic, asset: chain.asset, payTo: chain.marketplacePayTo }),
       ]);
       expect(challenge.resource).toMatchObject({ url: `${server.services.config.publicBaseUrl}${seed.path}`, description: seed.description });
-      server.expectContractShape(seed.method, seed.path, 402, await response.json());
     });
 
     it(`${seed.method} ${seed.path} is bought by the stock buyer, settled before it answers`, async () => {
@@ -64,7 +63,6 @@ describe("the /kr-* demo endpoints", () => {
       if (seed.path === "/kr-echo") expect(body.result).toEqual({ hello: "x402" });
       if (seed.path === "/kr-time") expect(Date.parse(body.result.iso)).toBeGreaterThan(Date.now() - 60_000);
       if (seed.path === "/kr-fortune") expect(body.result).toEqual(expect.any(String));
-      server.expectContractShape(seed.method, seed.path, 200, body);
       expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(before + price);
     });
 

@@ -93,7 +93,6 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
       expect(header.resource.url).toBe(`${server.services.config.publicBaseUrl}/listings`);
       const body = await response.json();
       expect(body).toMatchObject({ x402Version: 2, error: "payment_required", accepts: header.accepts });
-      server.expectContractShape("POST", "/listings", 402, body);
     });
 
     it("answers a valid body without payment with 402, before probing the seller", async () => {
@@ -107,10 +106,8 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
     it("shows the real configuration in the fee card and /facilitator.json", async () => {
       const fee = await (await server.fetch("/pricing.json")).json();
       expect(fee).toMatchObject({ payTo: chain.marketplacePayTo, asset: chain.asset, amount: "100000", usdc: "0.10", network: "eip155:8453", maxTimeoutSeconds: 300 });
-      server.expectContractShape("GET", "/pricing.json", 200, fee);
       const facilitator = await (await server.fetch("/facilitator.json")).json();
       expect(facilitator).toMatchObject({ mode: "embedded-local-chain", realMoney: false, facilitator: "in-process", payTo: chain.marketplacePayTo, settler: chain.settler.address });
-      server.expectContractShape("GET", "/facilitator.json", 200, facilitator);
     });
   });
 
@@ -140,7 +137,6 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
         transaction: receipt.transaction,
       });
       expect(Date.parse(body.expiresAt) - Date.now()).toBeGreaterThan(29.9 * 86_400_000);
-      server.expectContractShape("POST", "/listings", 200, body);
       expect(await chain.balanceOf(buyer.address)).toBe(buyerBefore - 100_000n);
       expect(await marketBalance()).toBe(marketBefore + 100_000n);
       expect(seller.requests.slice(probes)).toEqual(["POST /api/summarise"]);
@@ -235,7 +231,6 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
           expect(decodePaymentRequiredHeader(response.headers.get("PAYMENT-REQUIRED")!).error).toBe(reason);
           const body = await response.json();
           expect(body).toMatchObject({ error: reason, x402Version: 2, message: expect.any(String) });
-          server.expectContractShape("POST", "/listings", 402, body);
         });
         if (reason !== "invalid_payment_signature_header") expect(await server.services.store.findPayment(paymentKeyOf(header))).toBeNull();
       });
@@ -257,7 +252,6 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
           expect(response.status).toBe(status);
           const answer = await response.json();
           expect(answer).toMatchObject({ error, fields: expect.arrayContaining([expect.objectContaining({ in: "body", field })]) });
-          server.expectContractShape("POST", "/listings", status, answer);
         });
       });
     }
@@ -288,7 +282,6 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
           const report = (await response.json()) as { checks: unknown[] };
           expect(report).toMatchObject({ ok: false, charged: false, saved: false });
           expect(report.checks.at(-1)).toMatchObject({ name: "seller-probe", ok: false, code });
-          server.expectContractShape("POST", "/listings", 422, report);
           expect(await marketBalance()).toBe(balance);
           expect(await storedRows()).toBe(rows);
         } finally {

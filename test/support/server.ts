@@ -11,7 +11,11 @@ import { offlinePayments } from "./payments.js";
 export interface TestServer extends RunningServer {
   /** Fetches a path of the server. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
-  /** Asserts that a response body fits the contract for its route and status. */
+  /**
+   * Asserts that a response body fits the contract for its route and status. Every answer of the
+   * test server is already checked (test/support/contract-check.ts): call this only for a body
+   * that did not come from this server's answer as is.
+   */
   expectContractShape(method: string, path: string, status: number, body: unknown): void;
 }
 
