@@ -27,7 +27,6 @@ describe.each(databaseKinds)("GET /listings on $kind", (kind) => {
     expect(body.items.map((item) => item.metadata.listingId)).toEqual([created.id]);
     expect(body.schema.additionalProperties).toBe(false);
     expect(body.example.network).toBe("eip155:8453");
-    market.server.expectContractShape("GET", "/listings", 200, body);
     expect(await (await market.server.fetch("/listings.json")).text()).toBe(JSON.stringify(body));
     const validation = await market.server.fetch("/listings/validate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body.example) });
     // The example passes every check of the body; only the probe of its placeholder seller fails,
