@@ -7,9 +7,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller } from "../support/sellers.js";
+import { challenge, challengeAnswer, requirement, startSeller, type Seller, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
 
-const SELLER = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
+const SELLER = SELLER_PAY_TO;
 const JSON_TYPE = "application/json; charset=utf-8";
 
 /** C0 controls (NUL, SOH, BS, tab, LF, CR, ESC, US) and DEL. */
@@ -177,13 +177,7 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
   });
 
   describe("the listing body", () => {
-    const body = (overrides: Record<string, unknown> = {}) => ({
-      resource: `${seller.url}/api/summarise`,
-      priceUsdc: "0.03",
-      description: "Summarises any public web page into five bullet points.",
-      sellerPayTo: SELLER,
-      ...overrides,
-    });
+    const body = (overrides: Record<string, unknown> = {}) => summariseListing(seller, overrides);
     const post = async (path: string, payload: unknown) => {
       const response = await market.server.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payload) });
       const text = await response.text();

@@ -7,10 +7,10 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buyPlaybook, sellPlaybook } from "../../src/documents/playbooks.js";
 import { databaseKinds, sellerAddress, startCatalogServer, type CatalogServer } from "../support/catalog.js";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller } from "../support/sellers.js";
+import { challenge, challengeAnswer, requirement, startSeller, type Seller, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
 import { startTestServer } from "../support/server.js";
 
-const SELLER = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
+const SELLER = SELLER_PAY_TO;
 const TOOL_NAMES = ["list_market", "how_to_sell", "how_to_buy", "validate_listing"];
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
@@ -183,13 +183,7 @@ describe("how_to_sell and how_to_buy", () => {
 });
 
 describe("validate_listing", () => {
-  const body = (overrides: Record<string, unknown> = {}) => ({
-    resource: `${seller.url}/api/summarise`,
-    priceUsdc: "0.03",
-    description: "Summarises any public web page into five bullet points.",
-    sellerPayTo: SELLER,
-    ...overrides,
-  });
+  const body = (overrides: Record<string, unknown> = {}) => summariseListing(seller, overrides);
 
   it("returns the report of POST /listings/validate for a good body, probing the seller, saving nothing", async () => {
     const probes = seller.requests.length;

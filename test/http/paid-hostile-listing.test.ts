@@ -10,10 +10,10 @@ import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js
 import type { Payments } from "../../src/payments/setup.js";
 import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
 import { chainPayments, sdkPaymentHeader } from "../support/payments.js";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller } from "../support/sellers.js";
+import { challenge, challengeAnswer, requirement, startSeller, type Seller, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
-const SELLER = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
+const SELLER = SELLER_PAY_TO;
 
 let chain: LocalChain;
 let payments: Payments;
@@ -56,13 +56,7 @@ describe.each(testDatabaseKinds())("paid POST /listings with hostile bodies on $
     await database?.drop();
   });
 
-  const listing = (overrides: Record<string, unknown> = {}) => ({
-    resource: `${seller.url}/api/summarise`,
-    priceUsdc: "0.03",
-    description: "Summarises any public web page into five bullet points.",
-    sellerPayTo: SELLER,
-    ...overrides,
-  });
+  const listing = (overrides: Record<string, unknown> = {}) => summariseListing(seller, overrides);
 
   const post = (body: unknown, payment: string) =>
     server.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": payment }, body: JSON.stringify(body) });

@@ -1,9 +1,9 @@
 // POST /listings/validate runs the paid route's checks without payment or saving; GET explains it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller } from "../support/sellers.js";
+import { challenge, challengeAnswer, requirement, startSeller, type Seller, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
-const SELLER = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
+const SELLER = SELLER_PAY_TO;
 
 interface Check {
   name: string;
@@ -28,13 +28,7 @@ afterAll(async () => {
   await seller?.close();
 });
 
-const body = (overrides: Record<string, unknown> = {}) => ({
-  resource: `${seller.url}/api/summarise`,
-  priceUsdc: "0.03",
-  description: "Summarises any public web page into five bullet points.",
-  sellerPayTo: SELLER,
-  ...overrides,
-});
+const body = (overrides: Record<string, unknown> = {}) => summariseListing(seller, overrides);
 
 async function validate(target: TestServer, payload: unknown) {
   const response = await target.fetch("/listings/validate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payload) });

@@ -8,10 +8,10 @@ import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js
 import type { Payments } from "../../src/payments/setup.js";
 import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
 import { chainPayments, handSignedHeader, payingFetch, paymentKeyOf, sdkPaymentHeader } from "../support/payments.js";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller } from "../support/sellers.js";
+import { challenge, challengeAnswer, requirement, startSeller, type Seller, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
-const SELLER = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
+const SELLER = SELLER_PAY_TO;
 const RELAXED_LIMITS = { ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" };
 
 let chain: LocalChain;
@@ -45,14 +45,7 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
     await database?.drop();
   });
 
-  const listing = (overrides: Record<string, unknown> = {}) => ({
-    resource: `${seller.url}/api/summarise`,
-    method: "POST",
-    priceUsdc: "0.03",
-    description: "Summarises any public web page into five bullet points.",
-    sellerPayTo: SELLER,
-    ...overrides,
-  });
+  const listing = (overrides: Record<string, unknown> = {}) => summariseListing(seller, { method: "POST", ...overrides });
 
   const post = (body: unknown, payment?: string) =>
     server.fetch("/listings", {

@@ -67,3 +67,17 @@ export function challenge(accepts: PaymentRequirements[], url = "https://seller.
 export function challengeAnswer(paymentRequired: PaymentRequired): SellerAnswer {
   return { status: 402, headers: { "content-type": "application/json", "PAYMENT-REQUIRED": encodePaymentRequiredHeader(paymentRequired) }, body: "{}" };
 }
+
+/** The seller address the listing suites use: an anvil account, whose key nothing needs. */
+export const SELLER_PAY_TO = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
+
+/** A valid listing body for `seller`'s /api/summarise at 0.03, paid to `sellerPayTo`, with overrides. */
+export function summariseListing(seller: Pick<Seller, "url">, overrides: Record<string, unknown> = {}, sellerPayTo: string = SELLER_PAY_TO) {
+  return {
+    resource: `${seller.url}/api/summarise`,
+    priceUsdc: "0.03",
+    description: "Summarises any public web page into five bullet points.",
+    sellerPayTo,
+    ...overrides,
+  };
+}
