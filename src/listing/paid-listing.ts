@@ -165,7 +165,7 @@ export async function createPaidListing(request: PaidListingRequest, deps: PaidL
     return {
       status: 503,
       headers: { "Retry-After": "60", "PAYMENT-RESPONSE": paymentResponse },
-      body: { error: "activation_deferred", message: `The fee was settled (${transaction}) but the listing could not be activated yet; it is activated automatically. Send the same request again for the result.` },
+      body: { error: "activation_deferred", message: `The fee was settled (${transaction}) but the listing could not be activated yet; the reconciler activates it within a few minutes. Send the same request again then for the result.` },
     };
   }
   const { listing: active, renewed } = activated.value;
