@@ -4,6 +4,7 @@
 import { FacilitatorResponseError, HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/http";
 import type { SupportedResponse } from "@x402/core/types";
 import { SettleError, VerifyError } from "@x402/core/types";
+import { RpcRequestError } from "viem";
 import type { Logger } from "../logger.js";
 
 export type FacilitatorOperation = "verify" | "settle" | "supported";
@@ -33,10 +34,16 @@ export const BASE_EXACT_SUPPORT: SupportedResponse = {
   signers: {},
 };
 
-function classify(error: unknown): UnavailableKind {
+/**
+ * What kind of no-answer an error is, for a facilitator over HTTP and for the chain node behind an
+ * in-process one: a timeout; an answer that was no use (an HTTP status, a JSON-RPC error of the node);
+ * or no answer at all.
+ */
+export function unavailableKindOf(error: unknown): UnavailableKind {
   const name = (error as { name?: string })?.name;
   if (name === "FacilitatorTimeoutError" || name === "TimeoutError") return "timeout";
-  if (error instanceof FacilitatorResponseError) return "bad_response";
+  if (error instanceof FacilitatorResponseError || error instanceof RpcRequestError) return "bad_response";
+  if (name === "HttpRequestError" && (error as { status?: number }).status !== undefined) return "bad_response";
   const message = error instanceof Error ? error.message : String(error);
   if (/failed \(\d{3}\)/.test(message)) return "bad_response";
   return "unreachable";
@@ -55,7 +62,7 @@ async function guarded<T>(operation: FacilitatorOperation, timeoutMs: number, ca
     return await withTimeout(operation, timeoutMs, Promise.resolve().then(call));
   } catch (error) {
     if (error instanceof FacilitatorUnavailableError || error instanceof VerifyError || error instanceof SettleError) throw error;
-    throw new FacilitatorUnavailableError(operation, classify(error), error instanceof Error ? error.message : String(error));
+    throw new FacilitatorUnavailableError(operation, unavailableKindOf(error), error instanceof Error ? error.message : String(error));
   }
 }
 

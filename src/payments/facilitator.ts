@@ -16,7 +16,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { createWalletClient, http, publicActions, RpcRequestError, type Address, type Chain, type Hex, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { chainForRpc } from "../chain/viem-chain.js";
-import { FacilitatorUnavailableError, type UnavailableKind } from "./facilitator-client.js";
+import { FacilitatorUnavailableError, unavailableKindOf } from "./facilitator-client.js";
 
 export interface InProcessFacilitatorOptions {
   rpcUrl: string;
@@ -63,14 +63,6 @@ function isNodeFault(error: unknown, method: string): boolean {
     if (e instanceof RpcRequestError) return UNAVAILABLE_CODES.has(e.code);
   }
   return true;
-}
-
-function unavailableKind(fault: unknown): UnavailableKind {
-  const name = (fault as { name?: string })?.name;
-  if (name === "TimeoutError") return "timeout";
-  if (name === "HttpRequestError" && (fault as { status?: number }).status !== undefined) return "bad_response";
-  if (fault instanceof RpcRequestError) return "bad_response";
-  return "unreachable";
 }
 
 function tracing(transport: Transport): Transport {
@@ -137,7 +129,7 @@ function traced<T>(work: (trace: RpcTrace) => Promise<T>): Promise<T> {
 
 function nodeUnavailable(operation: "verify" | "settle", trace: RpcTrace): FacilitatorUnavailableError {
   const detail = trace.fault instanceof Error ? trace.fault.message : String(trace.fault);
-  return new FacilitatorUnavailableError(operation, unavailableKind(trace.fault), `the chain node failed: ${detail}`, trace.broadcast ? "maybe" : "none");
+  return new FacilitatorUnavailableError(operation, unavailableKindOf(trace.fault), `the chain node failed: ${detail}`, trace.broadcast ? "maybe" : "none");
 }
 
 /**
