@@ -1,8 +1,10 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 export interface AliasRoute {
-  /** The canonical operation in spec/operations.tsp. */
+  /** The area: its canonical operations are the members of `interface <Area>` in spec/<area>.tsp. */
+  area: string;
+  /** The canonical operation, a member of the area's interface. */
   canonical: string;
   /** The operationId of this path: the canonical name for the first path. */
   operationId: string;
@@ -10,6 +12,7 @@ export interface AliasRoute {
 }
 
 const ROUTE_PATTERN = /^\/[A-Za-z0-9._~\-/]*$/;
+const NAME_PATTERN = /^[a-z][A-Za-z0-9]*$/;
 
 /** `/.well-known/a2a-agent.json` -> `wellKnownA2aAgentJson`. */
 export function pathToIdentifier(path: string): string {
@@ -19,29 +22,67 @@ export function pathToIdentifier(path: string): string {
     .join("");
 }
 
+/** `catalog` -> `Catalog`: the interface that holds an area's canonical operations. */
+export function interfaceOf(area: string): string {
+  return area[0]!.toUpperCase() + area.slice(1);
+}
+
+/** The areas spec/ declares: each `spec/<area>.tsp` that holds `interface <Area>`. */
+export function readSpecAreas(root: string): string[] {
+  return readdirSync(join(root, "spec"))
+    .filter((file) => file.endsWith(".tsp"))
+    .map((file) => file.slice(0, -".tsp".length))
+    .filter((area) => NAME_PATTERN.test(area))
+    .filter((area) => new RegExp(`^interface ${interfaceOf(area)}\\b`, "m").test(readFileSync(join(root, "spec", `${area}.tsp`), "utf8")));
+}
+
+/** spec/aliases.json: area -> canonical operation -> paths; keys starting with `$` are comments. */
 export type AliasTable = Record<string, unknown>;
 
 export function readAliasTable(root: string): AliasTable {
   return JSON.parse(readFileSync(join(root, "spec/aliases.json"), "utf8")) as AliasTable;
 }
 
-/** Expands the alias table into one route per path, refusing malformed entries. */
-export function expandAliasTable(table: AliasTable): AliasRoute[] {
+/** The areas the table names, in table order. */
+export function tableAreas(table: AliasTable): string[] {
+  return Object.keys(table).filter((key) => !key.startsWith("$"));
+}
+
+/**
+ * Expands the alias table into one route per path, in table order, refusing malformed entries.
+ * `knownAreas` are the areas spec/ declares an interface for.
+ */
+export function expandAliasTable(table: AliasTable, knownAreas: readonly string[]): AliasRoute[] {
   const routes: AliasRoute[] = [];
   const operationIds = new Set<string>();
-  for (const [canonical, paths] of Object.entries(table)) {
-    if (canonical.startsWith("$")) continue;
-    if (!/^[a-z][A-Za-z0-9]*$/.test(canonical)) throw new Error(`aliases.json: '${canonical}' is not an operation name`);
-    if (!Array.isArray(paths) || paths.length === 0) throw new Error(`aliases.json: '${canonical}' needs a non-empty array of paths`);
-    paths.forEach((path, index) => {
-      if (typeof path !== "string" || !ROUTE_PATTERN.test(path)) {
-        throw new Error(`aliases.json: '${canonical}' has a malformed path ${JSON.stringify(path)}`);
-      }
-      const operationId = index === 0 ? canonical : `${canonical}__${pathToIdentifier(path)}`;
-      if (operationIds.has(operationId)) throw new Error(`aliases.json: operationId '${operationId}' appears twice`);
-      operationIds.add(operationId);
-      routes.push({ canonical, operationId, path });
-    });
+  const areaOf = new Map<string, string>();
+  for (const area of tableAreas(table)) {
+    const operations = table[area];
+    if (!NAME_PATTERN.test(area)) throw new Error(`aliases.json: '${area}' is not an area name (lower camel case, e.g. "catalog")`);
+    if (!knownAreas.includes(area)) {
+      throw new Error(
+        `aliases.json: unknown area '${area}': no interface ${interfaceOf(area)} in spec/${area}.tsp (areas: ${knownAreas.join(", ")})`,
+      );
+    }
+    if (typeof operations !== "object" || operations === null || Array.isArray(operations)) {
+      throw new Error(`aliases.json: area '${area}' needs an object of operation -> paths`);
+    }
+    for (const [canonical, paths] of Object.entries(operations)) {
+      if (!NAME_PATTERN.test(canonical)) throw new Error(`aliases.json: '${area}.${canonical}' is not an operation name`);
+      const other = areaOf.get(canonical);
+      if (other) throw new Error(`aliases.json: operation '${canonical}' is in two areas, '${other}' and '${area}'`);
+      areaOf.set(canonical, area);
+      if (!Array.isArray(paths) || paths.length === 0) throw new Error(`aliases.json: '${area}.${canonical}' needs a non-empty array of paths`);
+      paths.forEach((path: unknown, index) => {
+        if (typeof path !== "string" || !ROUTE_PATTERN.test(path)) {
+          throw new Error(`aliases.json: '${area}.${canonical}' has a malformed path ${JSON.stringify(path)}`);
+        }
+        const operationId = index === 0 ? canonical : `${canonical}__${pathToIdentifier(path)}`;
+        if (operationIds.has(operationId)) throw new Error(`aliases.json: operationId '${operationId}' appears twice`);
+        operationIds.add(operationId);
+        routes.push({ area, canonical, operationId, path });
+      });
+    }
   }
   return routes;
 }
@@ -49,28 +90,24 @@ export function expandAliasTable(table: AliasTable): AliasRoute[] {
 const HEADER = "Generated by tools/generate.ts from spec/aliases.json. Do not edit: change the table and run `npm run generate`.";
 
 export function renderRoutesTsp(routes: AliasRoute[]): string {
-  const lines = routes.map(
-    (route) => `@route(${JSON.stringify(route.path)}) op ${route.operationId} is Documents.${route.canonical};`,
-  );
-  return [`// ${HEADER}`, `import "@typespec/http";`, `import "../spec/operations.tsp";`, "", "using Http;", "", "namespace Marketplace;", "", ...lines, ""].join("\n");
-}
-
-export function renderOperationsModule(routes: AliasRoute[]): string {
-  const canonical = [...new Set(routes.map((route) => route.canonical))];
+  const areas = [...new Set(routes.map((route) => route.area))];
+  const sections = areas.flatMap((area) => [
+    "",
+    `// ${area}`,
+    ...routes
+      .filter((route) => route.area === area)
+      .map((route) => `@route(${JSON.stringify(route.path)}) op ${route.operationId} is ${interfaceOf(area)}.${route.canonical};`),
+  ]);
   return [
     `// ${HEADER}`,
+    `import "@typespec/http";`,
+    ...areas.map((area) => `import "../spec/${area}.tsp";`),
     "",
-    "/** Every canonical operation: one handler each. */",
-    `export const canonicalOperationIds = ${JSON.stringify(canonical, null, 2)} as const;`,
+    "using Http;",
+    "using Canonical;",
     "",
-    "export type CanonicalOperationId = (typeof canonicalOperationIds)[number];",
-    "",
-    "/** Every routed operationId -> the canonical operation whose handler answers it. */",
-    "export const canonicalOf = {",
-    ...routes.map((route) => `  ${route.operationId}: ${JSON.stringify(route.canonical)},`),
-    "} as const satisfies Record<string, CanonicalOperationId>;",
-    "",
-    "export type RoutedOperationId = keyof typeof canonicalOf;",
+    "namespace Marketplace;",
+    ...sections,
     "",
   ].join("\n");
 }

@@ -3,7 +3,7 @@ import { OpenAPIBackend, type Document } from "openapi-backend";
 import { describe, expect, it } from "vitest";
 import { canonicalOf, canonicalOperationIds } from "../../generated/operations.js";
 import { handlers } from "../../src/handlers/index.js";
-import { readAliasTable } from "../../tools/alias-table.js";
+import { expandAliasTable, readAliasTable, readSpecAreas } from "../../tools/alias-table.js";
 import { renderAll, root } from "../../tools/contract-build.js";
 
 const committed = readFileSync("generated/openapi.json", "utf8");
@@ -54,21 +54,59 @@ describe("the compiled contract", () => {
   });
 });
 
+type Table = Record<string, Record<string, string[]>>;
+/** The committed alias table with one operation's paths replaced. */
+const withPaths = (area: string, operation: string, paths: string[]) => {
+  const table = readAliasTable(root) as Table;
+  return { ...table, [area]: { ...table[area], [operation]: paths } };
+};
+const specAreas = readSpecAreas(root);
+
 describe("the alias table", () => {
+  it("groups every canonical operation under the area whose interface declares it", () => {
+    const table = readAliasTable(root) as Table;
+    expect(Object.keys(table).filter((key) => !key.startsWith("$"))).toEqual(["listings", "catalog", "feeds", "mcp", "documents", "demo"]);
+    expect([...specAreas].sort()).toEqual(["catalog", "demo", "documents", "feeds", "listings", "mcp"]);
+    expect(Object.values(table).filter((value) => typeof value === "object").flatMap((operations) => Object.keys(operations)).sort()).toEqual([...canonicalOperationIds].sort());
+    expect(readFileSync("generated/routes.tsp", "utf8")).toContain('@route("/bazaar.json") op getCatalog is Catalog.getCatalog;');
+  });
+
   it("adds a routed operation for a new alias on regeneration, answered by the canonical handler", async () => {
-    const table = readAliasTable(root);
-    const extended = { ...table, getFeeCard: [...(table.getFeeCard as string[]), "/fees/listing.json"] };
-    const files = await renderAll({ aliasTable: extended, contractOnly: true });
+    const feeCard = (readAliasTable(root) as Table).listings!.getFeeCard!;
+    const files = await renderAll({ aliasTable: withPaths("listings", "getFeeCard", [...feeCard, "/fees/listing.json"]), contractOnly: true });
     const regenerated = JSON.parse(files.get("generated/openapi.json")!) as Document;
     expect(paths(regenerated)["/fees/listing.json"]?.get?.operationId).toBe("getFeeCard__feesListingJson");
+    expect(files.get("generated/routes.tsp")).toContain('@route("/fees/listing.json") op getFeeCard__feesListingJson is Listings.getFeeCard;');
     expect(files.get("generated/operations.ts")).toContain('getFeeCard__feesListingJson: "getFeeCard"');
     expect(Object.keys(paths(regenerated)).length).toBe(Object.keys(paths(contract)).length + 1);
   });
 
   it("refuses a malformed path and a route declared twice", async () => {
-    const table = readAliasTable(root);
-    await expect(renderAll({ aliasTable: { ...table, getFeeCard: ["fee.json"] }, contractOnly: true })).rejects.toThrow(/malformed path/);
-    await expect(renderAll({ aliasTable: { ...table, getFeeCard: ["/fee.json", "/status"] }, contractOnly: true })).rejects.toThrow(/duplicate-operation|Duplicate operation/);
+    await expect(renderAll({ aliasTable: withPaths("listings", "getFeeCard", ["fee.json"]), contractOnly: true })).rejects.toThrow(/malformed path/);
+    await expect(renderAll({ aliasTable: withPaths("listings", "getFeeCard", ["/fee.json", "/status"]), contractOnly: true })).rejects.toThrow(
+      /duplicate-operation|Duplicate operation/,
+    );
+  });
+
+  it("refuses an unknown area, an operation in two areas and an operationId given twice", () => {
+    const table = readAliasTable(root) as Table;
+    expect(() => expandAliasTable({ ...table, billing: { getInvoice: ["/invoice.json"] } }, specAreas)).toThrow(
+      "aliases.json: unknown area 'billing': no interface Billing in spec/billing.tsp",
+    );
+    expect(() => expandAliasTable({ ...table, feeds: { ...table.feeds, getStatus: ["/feed-status.json"] } }, specAreas)).toThrow(
+      "aliases.json: operation 'getStatus' is in two areas, 'catalog' and 'feeds'",
+    );
+    // "/fee" and "/fee/" both name the alias getFeeCard__fee.
+    expect(() => expandAliasTable(withPaths("listings", "getFeeCard", ["/fee.json", "/fee", "/fee/"]), specAreas)).toThrow(
+      "aliases.json: operationId 'getFeeCard__fee' appears twice",
+    );
+  });
+
+  it("refuses a canonical operation of an area that the table gives no path", async () => {
+    const { getFacilitator: _, ...listings } = (readAliasTable(root) as Table).listings!;
+    await expect(renderAll({ aliasTable: { ...readAliasTable(root), listings }, contractOnly: true })).rejects.toThrow(
+      "spec/aliases.json gives no path to Listings.getFacilitator",
+    );
   });
 
   it("is what the committed contract was compiled from", async () => {
