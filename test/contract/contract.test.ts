@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { OpenAPIBackend, type Document } from "openapi-backend";
 import { describe, expect, it } from "vitest";
-import { canonicalOf, canonicalOperationIds } from "../../generated/operations.js";
+import { CONTRACT_VERSION, areas, canonicalOf, canonicalOperationIds, routeTable } from "../../generated/operations.js";
 import { handlers } from "../../src/handlers/index.js";
 import { expandAliasTable, readAliasTable, readSpecAreas } from "../../tools/alias-table.js";
 import { renderAll, root } from "../../tools/contract-build.js";
@@ -66,8 +66,8 @@ describe("the alias table", () => {
   it("groups every canonical operation under the area whose interface declares it", () => {
     const table = readAliasTable(root) as Table;
     expect(Object.keys(table).filter((key) => !key.startsWith("$"))).toEqual(["listings", "catalog", "feeds", "mcp", "documents", "demo"]);
-    expect([...specAreas].sort()).toEqual(["catalog", "demo", "documents", "feeds", "listings", "mcp"]);
-    expect(Object.values(table).filter((value) => typeof value === "object").flatMap((operations) => Object.keys(operations)).sort()).toEqual([...canonicalOperationIds].sort());
+    expect([...specAreas].sort()).toEqual(Object.keys(areas).sort());
+    for (const [area, operations] of Object.entries(areas)) expect(Object.keys(table[area]!)).toEqual([...operations]);
     expect(readFileSync("generated/routes.tsp", "utf8")).toContain('@route("/bazaar.json") op getCatalog is Catalog.getCatalog;');
   });
 
@@ -78,6 +78,9 @@ describe("the alias table", () => {
     expect(paths(regenerated)["/fees/listing.json"]?.get?.operationId).toBe("getFeeCard__feesListingJson");
     expect(files.get("generated/routes.tsp")).toContain('@route("/fees/listing.json") op getFeeCard__feesListingJson is Listings.getFeeCard;');
     expect(files.get("generated/operations.ts")).toContain('getFeeCard__feesListingJson: "getFeeCard"');
+    expect(files.get("generated/operations.ts")).toContain(
+      '{ method: "GET", path: "/fees/listing.json", operationId: "getFeeCard__feesListingJson", canonical: "getFeeCard", area: "listings" }',
+    );
     expect(Object.keys(paths(regenerated)).length).toBe(Object.keys(paths(contract)).length + 1);
   });
 
@@ -112,5 +115,35 @@ describe("the alias table", () => {
   it("is what the committed contract was compiled from", async () => {
     const files = await renderAll({ contractOnly: true });
     expect(files.get("generated/openapi.json")).toBe(committed);
+  });
+});
+
+describe("the route table", () => {
+  it("lists every operation of the compiled contract once, with its method, in alias-table order", () => {
+    const declared = Object.entries(paths(contract)).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => `${method.toUpperCase()} ${path} ${operation.operationId}`),
+    );
+    expect(routeTable.map(({ method, path, operationId }) => `${method} ${path} ${operationId}`).sort()).toEqual(declared.sort());
+    expect(routeTable.map(({ operationId }) => operationId)).toEqual(Object.keys(canonicalOf));
+    expect(routeTable.find(({ path, method }) => path === "/listings" && method === "POST")).toEqual({
+      method: "POST",
+      path: "/listings",
+      operationId: "createListing",
+      canonical: "createListing",
+      area: "listings",
+    });
+  });
+
+  it("names each route's canonical operation and the area that holds it", () => {
+    for (const route of routeTable) {
+      expect(canonicalOf[route.operationId]).toBe(route.canonical);
+      expect(areas[route.area] as readonly string[]).toContain(route.canonical);
+    }
+    expect(Object.values(areas).flat().sort()).toEqual([...canonicalOperationIds].sort());
+  });
+
+  it("carries the contract version, which package.json repeats", () => {
+    expect(CONTRACT_VERSION).toBe((contract.info as { version: string }).version);
+    expect((JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version).toBe(CONTRACT_VERSION);
   });
 });
