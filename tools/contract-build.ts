@@ -6,7 +6,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symli
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { NodeHost, compile, formatDiagnostic, type Program } from "@typespec/compiler";
+import { NodeHost, compile, formatDiagnostic, resolveCompilerOptions, type Program } from "@typespec/compiler";
 import openapiTS, { astToString } from "openapi-typescript";
 import {
   expandAliasTable,
@@ -31,8 +31,8 @@ function canonicalMembers(program: Program): string[] {
 }
 
 /**
- * Compiles spec/ with generated/routes.tsp replaced, and refuses a canonical operation the alias
- * table gives no path.
+ * Compiles spec/ with generated/routes.tsp replaced, using spec/tspconfig.yaml's options (what
+ * `npx tsp compile spec` uses), and refuses a canonical operation the alias table gives no path.
  */
 async function compileContract(routes: AliasRoute[], routesTsp: string): Promise<string> {
   const work = mkdtempSync(join(tmpdir(), "contract-"));
@@ -42,27 +42,21 @@ async function compileContract(routes: AliasRoute[], routesTsp: string): Promise
     writeFileSync(join(work, "generated/routes.tsp"), routesTsp);
     symlinkSync(join(root, "node_modules"), join(work, "node_modules"), "dir");
     const outputDir = join(work, "out");
-    const program = await compile(NodeHost, join(work, "spec/main.tsp"), {
-      outputDir,
-      emit: [EMITTER],
-      options: {
-        [EMITTER]: {
-          "emitter-output-dir": outputDir,
-          "file-type": "json",
-          "output-file": "openapi.json",
-          "openapi-versions": ["3.0.0"],
-        },
-      },
-    });
-    if (program.diagnostics.length > 0) {
-      const text = program.diagnostics.map((d) => formatDiagnostic(d).replaceAll(work, root)).join("\n");
-      if (program.hasError()) throw new Error(`TypeSpec did not compile:\n${text}`);
+    const entrypoint = join(work, "spec/main.tsp");
+    const [options, configDiagnostics] = await resolveCompilerOptions(NodeHost, { entrypoint, cwd: work, overrides: { outputDir } });
+    const emitterOptions: Record<string, unknown> = { ...options.options?.[EMITTER], "emitter-output-dir": outputDir };
+    const program = await compile(NodeHost, entrypoint, { ...options, options: { ...options.options, [EMITTER]: emitterOptions } });
+    const diagnostics = [...configDiagnostics, ...program.diagnostics];
+    if (diagnostics.length > 0) {
+      const text = diagnostics.map((d) => formatDiagnostic(d).replaceAll(work, root)).join("\n");
+      if (diagnostics.some((d) => d.severity === "error")) throw new Error(`TypeSpec did not compile:\n${text}`);
       console.warn(text);
     }
+    if (!options.emit?.includes(EMITTER)) throw new Error(`spec/tspconfig.yaml must emit ${EMITTER}`);
     const routed = new Set(routes.map((route) => `${interfaceOf(route.area)}.${route.canonical}`));
     const unrouted = canonicalMembers(program).filter((member) => !routed.has(member));
     if (unrouted.length > 0) throw new Error(`spec/aliases.json gives no path to ${unrouted.join(", ")}`);
-    const document = JSON.parse(readFileSync(join(outputDir, "openapi.json"), "utf8")) as unknown;
+    const document = JSON.parse(readFileSync(join(outputDir, (emitterOptions["output-file"] as string | undefined) ?? "openapi.json"), "utf8")) as unknown;
     return `${JSON.stringify(document, null, 2)}\n`;
   } finally {
     rmSync(work, { recursive: true, force: true });
