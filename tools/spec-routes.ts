@@ -16,6 +16,8 @@ const start = markdown.indexOf("\n## Endpoints");
 const end = markdown.indexOf("\n## ", start + 1);
 if (start < 0) throw new Error(`${specPath} has no "## Endpoints" section`);
 
+// \u0060 is the backtick, spelled out so tools that do not parse regex literals see no open template string.
+const CODE_SPAN = /\u0060([^\u0060]+)\u0060/g;
 const routes = new Map<string, { method: string; path: string }>();
 let header: string[] | null = null;
 for (const line of markdown.slice(start, end < 0 ? undefined : end).split("\n")) {
@@ -32,7 +34,7 @@ for (const line of markdown.slice(start, end < 0 ? undefined : end).split("\n"))
   // "Method | Path | ..." tables name the method; "Path(s) | ..." tables sit under "(unpaid, GET)" headings.
   const [method, pathCell] = header[0] === "Method" ? [cells[0]!, cells[1]!] : /^Paths?$/.test(header[0]!) ? ["GET", cells[0]!] : [null, ""];
   if (!method) continue; // the query parameter table
-  for (const [, path] of pathCell.matchAll(/`([^`]+)`/g)) routes.set(`${method} ${path}`, { method, path: path! });
+  for (const [, path] of pathCell.matchAll(CODE_SPAN)) routes.set(`${method} ${path}`, { method, path: path! });
 }
 
 const sorted = [...routes.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, route]) => route);
