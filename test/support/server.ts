@@ -22,7 +22,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   const config = loadConfig({ PORT: "0", LOG_LEVEL: "silent", LOAD_SEED: "false", DATABASE_URL: databaseUrl, ...env });
   // No chain unless a test brings one: payments default to an offline facilitator.
   const payments = options.payments ?? (await offlinePayments(config));
-  const running = await startServer(config, createLogger(config.logLevel), { ...options, payments });
+  const running = await startServer(config, createLogger(config.logLevel), { shutdownGraceMs: 1000, ...options, payments });
   checkEveryAnswer(running.server, running.router.api);
   return {
     ...running,
