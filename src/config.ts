@@ -1,7 +1,6 @@
 import { isAddress, type Hex } from "viem";
+import { BASE_USDC, NETWORK, type Network } from "./constants.js";
 
-/** Base mainnet USDC, the asset `price: "$0.10"` resolves to on eip155:8453. */
-export const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 
 export interface Config {
   production: boolean;
@@ -15,7 +14,7 @@ export interface Config {
   /** The marketplace wallet receiving listing fees; null until configured (development only). */
   marketplacePayTo: string | null;
   asset: string;
-  network: "eip155:8453";
+  network: Network;
   marketplaceName: string;
   logLevel: string;
   maxBodyBytes: number;
@@ -147,7 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     marketplacePayTo,
     asset,
-    network: "eip155:8453",
+    network: NETWORK,
     marketplaceName: env.MARKETPLACE_NAME || "x402 agent marketplace",
     logLevel,
     maxBodyBytes: integer("MAX_BODY_BYTES", 64 * 1024, 1024, 10 * 1024 * 1024),

@@ -7,8 +7,8 @@ import { startMaintenance } from "./catalog/maintenance.js";
 import { createApp } from "./http/app.js";
 import { answerFramingErrorsWithJson, refuseMissingHost } from "./http/framing-errors.js";
 import { ResponseCache } from "./http/response-cache.js";
-import { loadContract } from "./http/contract.js";
-import type { Services } from "./http/handler-types.js";
+import { loadContract } from "./contract/load.js";
+import type { Services } from "./services.js";
 import { createRouter, type Router } from "./http/router.js";
 import { startReconciler } from "./listing/reconciler.js";
 import type { Logger } from "./logger.js";
@@ -18,8 +18,9 @@ import { redact } from "./storage/connection.js";
 import { openDatabase, type Database } from "./storage/database.js";
 import { ListingStore } from "./storage/listing-store.js";
 import { applyMigrations } from "./storage/migrate.js";
+import { HOUR_MS } from "./constants.js";
 
-const HOUR_MS = 60 * 60 * 1000;
+const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface RunningServer {
   url: string;
@@ -57,6 +58,8 @@ export interface ServerOptions {
   now?: () => Date;
   /** Payments built by the caller, who also closes them; default: from the configuration (src/payments/setup.ts). */
   payments?: Payments;
+  /** How long close() lets requests in flight finish before it closes their connections. */
+  shutdownGraceMs?: number;
 }
 
 export async function startServer(configIn: Config, logger: Logger, options: ServerOptions = {}): Promise<RunningServer> {
@@ -109,10 +112,14 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     services,
     close: async () => {
       maintenance.stop();
+      // Requests in flight may finish; a client that stops reading (a large body it never
+      // consumes) would otherwise hold close() open for as long as it keeps the socket.
+      const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      clearTimeout(grace);
       await reconciler?.stop();
       await database.close();
       if (!options.payments) await payments.close();

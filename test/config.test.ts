@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BASE_USDC, loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/config.js";
+import { BASE_USDC } from "../src/constants.js";
 import { problemsOf } from "./support/config.js";
 
 

@@ -1,6 +1,6 @@
 import type { components } from "../../generated/openapi.js";
 import type { Listing } from "../storage/listing-store.js";
-import type { MarketFacts } from "./market.js";
+import type { MarketFacts } from "../market/facts.js";
 
 export type CatalogItem = components["schemas"]["CatalogItem"];
 

@@ -1,6 +1,6 @@
 import type { Logger } from "../logger.js";
 import type { ListingStore } from "../storage/listing-store.js";
-import type { MarketFacts } from "./market.js";
+import type { MarketFacts } from "../market/facts.js";
 import { loadSeedInventory } from "./seed-loader.js";
 
 /** Expired rows stay stored (and counted in sellerListingCountRawKv) this long before cleanup. */

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { HttpError } from "../http/errors.js";
+import { HttpError } from "../contract/errors.js";
 
 /**
  * Opaque search cursors: the next offset, bound to the search it continues. A cursor of another

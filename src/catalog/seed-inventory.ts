@@ -1,3 +1,8 @@
+import type { ServicePath } from "../market/links.js";
+
+/** The contract's `/kr-*` demo routes. */
+export type DemoPath = Extract<ServicePath, `/kr-${string}`>;
+
 /**
  * First-party demo inventory: endpoints on this service's own origin under `/kr-*`, listed as
  * leftover seed rows (`metadata.leftoverSeed: true`) and hidden from catalog reads by default.
@@ -5,8 +10,8 @@
  * dead link.
  */
 export interface SeedResource {
-  /** Path on this origin; always starts with `/kr-`. */
-  path: `/kr-${string}`;
+  /** A demo route of the contract, on this origin. */
+  path: DemoPath;
   method: "GET" | "POST";
   priceUsdc: string;
   description: string;

@@ -1,8 +1,9 @@
 import type { ListingStore } from "../storage/listing-store.js";
-import { urlOf, type MarketFacts } from "./market.js";
+import type { MarketFacts } from "../market/facts.js";
+import { linkTo } from "../market/links.js";
 import { SEED_INVENTORY } from "./seed-inventory.js";
+import { DAY_MS } from "../constants.js";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 /** A seed row closer than this to its expiry is renewed when the loader runs. */
 const RENEW_WITHIN_MS = 7 * DAY_MS;
 
@@ -13,7 +14,7 @@ const RENEW_WITHIN_MS = 7 * DAY_MS;
 export async function loadSeedInventory(store: ListingStore, market: MarketFacts, now: Date) {
   const existing = await store.seedRows();
   const rows = SEED_INVENTORY.map((item) => {
-    const resource = urlOf(market, item.path);
+    const resource = linkTo(market, item.path);
     const found = existing.find((row) => row.resource === resource && row.method === item.method && row.state === "active");
     const fresh = found && found.expiresAt.getTime() - now.getTime() > RENEW_WITHIN_MS;
     return {

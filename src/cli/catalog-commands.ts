@@ -5,6 +5,7 @@ import { findListing, ToolkitError, type CatalogItem, type Schemas } from "../cl
 
 type FeedRead = { data?: Schemas["FeedDocument"]; error?: Schemas["ErrorBody"]; response: Response };
 import { clientFor, globalsOf, output, positiveInteger, positiveNumber, progress } from "./support.js";
+import { linkTo } from "../market/links.js";
 
 export function itemLine(item: CatalogItem): string {
   return `${item.metadata.listingId}  ${item.metadata.priceUsdc.padStart(8)} USDC  ${item.method.padEnd(4)} ${item.resource}  ${item.description}`;
@@ -79,7 +80,7 @@ export function watchCommand(): Command {
         if (!data) throw failed("GET /feed.json", response.status, error?.message);
         since = data.nextSince ?? new Date().toISOString();
       }
-      progress(`watching ${globals.url}/feed.json for listings after ${since}, every ${flags.interval} s`);
+      progress(`watching ${linkTo({ baseUrl: globals.url }, "feed")} for listings after ${since}, every ${flags.interval} s`);
       let etag: string | undefined;
       let seen = 0;
       for (;;) {

@@ -5,6 +5,7 @@ import { ToolkitError } from "./errors.js";
 import { createMarketplaceClient, type ListingCreated, type ListingRequest, type MarketplaceClient, type ValidationReport } from "./index.js";
 import { atomicToUsdc, createPayer, payingFetch, readChallenge } from "./payments.js";
 import { agreeToPay, settlementOf, type PaymentSteps, type Quote } from "./purchase.js";
+import { linkTo } from "../market/links.js";
 
 export interface ListResult {
   listing: ListingCreated;
@@ -28,7 +29,7 @@ export async function payForListing(baseUrl: string, listing: ListingRequest, st
   const challenge = unpaid.status === 402 ? await readChallenge(unpaid) : null;
   const requirement = challenge?.accepts[0];
   if (!requirement) throw new ToolkitError("request", `the unpaid POST /listings answered ${unpaid.status} without an x402 challenge`);
-  const fee: Quote = { purpose: "listing fee", resource: `${baseUrl}/listings`, requirement, amountUsdc: atomicToUsdc(requirement.amount) };
+  const fee: Quote = { purpose: "listing fee", resource: linkTo({ baseUrl }, "list"), requirement, amountUsdc: atomicToUsdc(requirement.amount) };
   await agreeToPay(fee, steps);
 
   steps.onProgress?.(`paying the ${fee.amountUsdc} USDC fee to ${requirement.payTo}; waiting for settlement`);

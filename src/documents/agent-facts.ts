@@ -1,5 +1,5 @@
 // Statements that several agent documents (and the MCP server's instructions) carry word for word.
-import type { MarketFacts } from "../catalog/market.js";
+import type { MarketFacts } from "../market/facts.js";
 
 /** The service's policy, as the spec states it. */
 export const POLICY = [

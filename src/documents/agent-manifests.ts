@@ -1,9 +1,10 @@
 // Cards in other ecosystems' formats: the A2A AgentCard and the plugin manifest (ai-plugin.json).
 import type { components } from "../../generated/openapi.js";
-import { CONTRACT_VERSION, type MarketFacts } from "../catalog/market.js";
+import { type MarketFacts } from "../market/facts.js";
+import { CONTRACT_VERSION } from "../constants.js";
 import { marketSummary, MCP_TOOL_NAMES, POLICY } from "./agent-facts.js";
 import { EXAMPLE_QUERY } from "./playbooks.js";
-import { linkTo, urlFor } from "./service-links.js";
+import { linkTo } from "../market/links.js";
 
 type Schemas = components["schemas"];
 
@@ -13,16 +14,16 @@ export const A2A_PROTOCOL_VERSION = "0.3.0";
 const JSON_MODES = ["application/json"];
 
 export function agentCard(market: MarketFacts): Schemas["AgentCard"] {
-  const mcp = urlFor(market, "mcp");
+  const mcp = linkTo(market, "mcp");
   return {
     protocolVersion: A2A_PROTOCOL_VERSION,
     name: market.name,
     description:
       `${marketSummary(market)} This card is for discovery: A2A messaging (message/send) is not offered. Its url is the discovery index; ` +
-      `every skill is an HTTP route of ${urlFor(market, "openapi")}, and the MCP server at ${mcp} offers the catalog, the playbooks and the dry run as tools.`,
-    url: urlFor(market, "discovery"),
+      `every skill is an HTTP route of ${linkTo(market, "openapi")}, and the MCP server at ${mcp} offers the catalog, the playbooks and the dry run as tools.`,
+    url: linkTo(market, "discovery"),
     version: CONTRACT_VERSION,
-    documentationUrl: urlFor(market, "llms"),
+    documentationUrl: linkTo(market, "llms"),
     capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
     defaultInputModes: JSON_MODES,
     defaultOutputModes: JSON_MODES,
@@ -37,7 +38,7 @@ export function agentCard(market: MarketFacts): Schemas["AgentCard"] {
       {
         id: "validate-listing",
         name: "Validate a listing",
-        description: `Dry-run a listing body: POST ${urlFor(market, "validate")} runs every check, charges nothing and saves nothing. MCP tool validate_listing.`,
+        description: `Dry-run a listing body: POST ${linkTo(market, "validate")} runs every check, charges nothing and saves nothing. MCP tool validate_listing.`,
         tags: ["x402", "listing", "validation"],
         examples: ["Check whether my endpoint's 402 challenge can be listed"],
       },
@@ -45,15 +46,15 @@ export function agentCard(market: MarketFacts): Schemas["AgentCard"] {
         id: "list-endpoint",
         name: "List an x402 endpoint",
         description:
-          `POST ${urlFor(market, "list")} with the listing body, paying ${market.feeUsdc} USDC with x402 (exact, ${market.network}, payTo ${market.payTo}); ` +
-          `listed for ${market.ttlDays} days. Recipe: ${urlFor(market, "sell")}. MCP tool how_to_sell.`,
+          `POST ${linkTo(market, "list")} with the listing body, paying ${market.feeUsdc} USDC with x402 (exact, ${market.network}, payTo ${market.payTo}); ` +
+          `listed for ${market.ttlDays} days. Recipe: ${linkTo(market, "sell")}. MCP tool how_to_sell.`,
         tags: ["x402", "sell", "listing", "payments"],
         examples: ["List my paid API so other agents can buy it"],
       },
       {
         id: "how-to-buy",
         name: "Buy from a seller",
-        description: `How to pay a listed seller directly with x402; the marketplace never holds funds. Recipe: ${urlFor(market, "buy")}. MCP tool how_to_buy.`,
+        description: `How to pay a listed seller directly with x402; the marketplace never holds funds. Recipe: ${linkTo(market, "buy")}. MCP tool how_to_buy.`,
         tags: ["x402", "buy", "payments"],
         examples: ["How do I pay for a listed endpoint?"],
       },
@@ -76,9 +77,9 @@ export function pluginManifest(market: MarketFacts): Schemas["PluginManifest"] {
     description_for_model:
       `${marketSummary(market)} Use the search and catalog routes to find endpoints (each item gives resource, method, price and the seller's payTo); ` +
       `buy by calling the item's resource and paying the seller's own x402 challenge. To sell, POST the listing to /listings/validate (free dry run), ` +
-      `then to /listings paying the ${market.feeUsdc} USDC fee with x402. MCP tools (${MCP_TOOL_NAMES.join(", ")}) are at ${urlFor(market, "mcp")}. ` +
+      `then to /listings paying the ${market.feeUsdc} USDC fee with x402. MCP tools (${MCP_TOOL_NAMES.join(", ")}) are at ${linkTo(market, "mcp")}. ` +
       `Policy: ${POLICY.join(" ")}`,
     auth: { type: "none" },
-    api: { type: "openapi", url: urlFor(market, "openapi"), is_user_authenticated: false },
+    api: { type: "openapi", url: linkTo(market, "openapi"), is_user_authenticated: false },
   };
 }

@@ -1,16 +1,16 @@
 // The agents directory: each kind of agent and where it starts; as JSON and as plain text.
 import type { components } from "../../generated/openapi.js";
-import type { MarketFacts } from "../catalog/market.js";
+import type { MarketFacts } from "../market/facts.js";
 import { MCP_TOOL_NAMES } from "./agent-facts.js";
-import { documentLinks, urlFor, type DocumentLink } from "./service-links.js";
+import { linkTo, linksTo, type LinkName } from "../market/links.js";
 
 type Schemas = components["schemas"];
 
 interface Entry {
   id: string;
   audience: string;
-  start: DocumentLink;
-  read: DocumentLink[];
+  start: LinkName;
+  read: LinkName[];
   note: string;
 }
 
@@ -69,11 +69,11 @@ export function agentsDirectory(market: MarketFacts): Schemas["AgentsDirectory"]
     agents: entries(market).map(({ id, audience, start, read, note }) => ({
       id,
       audience,
-      start: urlFor(market, start),
-      read: read.map((name) => urlFor(market, name)),
+      start: linkTo(market, start),
+      read: read.map((name) => linkTo(market, name)),
       note,
     })),
-    links: documentLinks(market, ["agentsText", "start", "integration", "marketplaceCard", "llms"]),
+    links: linksTo(market, ["agentsText", "start", "integration", "marketplaceCard", "llms"]),
   };
 }
 
@@ -81,10 +81,10 @@ export function agentsDirectory(market: MarketFacts): Schemas["AgentsDirectory"]
 export function agentsText(market: MarketFacts): string {
   const lines = [`# ${market.name}: agents directory`, "# Where each kind of agent starts. Everything listed is free: no account, no API key.", ""];
   for (const entry of entries(market)) {
-    lines.push(`${entry.id}: ${entry.audience}`, `  start: ${urlFor(market, entry.start)}`);
-    for (const name of entry.read) lines.push(`  read: ${urlFor(market, name)}`);
+    lines.push(`${entry.id}: ${entry.audience}`, `  start: ${linkTo(market, entry.start)}`);
+    for (const name of entry.read) lines.push(`  read: ${linkTo(market, name)}`);
     lines.push(`  note: ${entry.note}`, "");
   }
-  lines.push(`json: ${urlFor(market, "agents")}`, "");
+  lines.push(`json: ${linkTo(market, "agents")}`, "");
   return lines.join("\n");
 }

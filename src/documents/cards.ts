@@ -1,9 +1,11 @@
 // Cards: the marketplace card and the integration card (listing, buying, MCP and discovery in one object).
 import type { components } from "../../generated/openapi.js";
-import { CONTRACT_VERSION, listingFeeSummary, type MarketFacts } from "../catalog/market.js";
+import { type MarketFacts } from "../market/facts.js";
+import { CONTRACT_VERSION } from "../constants.js";
+import { listingFeeSummary } from "./listing-fee.js";
 import { marketSummary, MCP_TOOL_NAMES, POLICY } from "./agent-facts.js";
 import { exampleListing } from "./listing-request.js";
-import { documentLinks, urlFor } from "./service-links.js";
+import { linkTo, linksTo } from "../market/links.js";
 
 type Schemas = components["schemas"];
 
@@ -17,14 +19,14 @@ export function marketplaceCard(market: MarketFacts): Schemas["MarketplaceCard"]
     listingFee: listingFeeSummary(market),
     saleTakeBps: market.saleTakeBps,
     escrow: false,
-    catalog: urlFor(market, "catalog"),
-    search: urlFor(market, "search"),
-    feed: urlFor(market, "feed"),
-    sell: urlFor(market, "sell"),
-    buy: urlFor(market, "buy"),
-    mcp: urlFor(market, "mcp"),
+    catalog: linkTo(market, "catalog"),
+    search: linkTo(market, "search"),
+    feed: linkTo(market, "feed"),
+    sell: linkTo(market, "sell"),
+    buy: linkTo(market, "buy"),
+    mcp: linkTo(market, "mcp"),
     policy: [...POLICY],
-    links: documentLinks(market, ["start", "playbook", "integration", "agentCard", "plugin", "agents", "llms", "openapi", "status", "linkset"]),
+    links: linksTo(market, ["start", "playbook", "integration", "agentCard", "plugin", "agents", "llms", "openapi", "status", "linkset"]),
   };
 }
 
@@ -42,7 +44,7 @@ export function integrationCard(market: MarketFacts): Schemas["IntegrationCard"]
     list: {
       method: "POST",
       path: "/listings",
-      url: urlFor(market, "list"),
+      url: linkTo(market, "list"),
       feeUsdc: market.feeUsdc,
       feeAtomic: market.feeAtomic,
       payTo: market.payTo,
@@ -50,27 +52,27 @@ export function integrationCard(market: MarketFacts): Schemas["IntegrationCard"]
       asset: market.asset,
       scheme: "exact",
       body: exampleListing(market),
-      schema: urlFor(market, "schema"),
-      challenge: urlFor(market, "challenge"),
-      curl: urlFor(market, "curlList"),
-      validate: urlFor(market, "validate"),
+      schema: linkTo(market, "schema"),
+      challenge: linkTo(market, "challenge"),
+      curl: linkTo(market, "curlList"),
+      validate: linkTo(market, "validate"),
     },
     buy: {
-      catalog: urlFor(market, "catalog"),
-      feed: urlFor(market, "feed"),
-      playbook: urlFor(market, "buy"),
+      catalog: linkTo(market, "catalog"),
+      feed: linkTo(market, "feed"),
+      playbook: linkTo(market, "buy"),
       note: "Call a listing's resource; on 402 pay the seller's challenge (its payTo is the listing's sellerPayTo) with x402. The marketplace takes no part in the sale.",
     },
     mcp: {
-      url: urlFor(market, "mcp"),
+      url: linkTo(market, "mcp"),
       tools: [...MCP_TOOL_NAMES],
-      serverCard: urlFor(market, "mcpServerCard"),
+      serverCard: linkTo(market, "mcpServerCard"),
     },
     discovery: {
-      start: urlFor(market, "start"),
-      playbook: urlFor(market, "playbook"),
-      openapi: urlFor(market, "openapi"),
-      status: urlFor(market, "status"),
+      start: linkTo(market, "start"),
+      playbook: linkTo(market, "playbook"),
+      openapi: linkTo(market, "openapi"),
+      status: linkTo(market, "status"),
     },
   };
 }

@@ -1,8 +1,8 @@
 // The shell scripts served at /examples/list.sh (= /curl-list.sh) and /examples/buy.sh. They live as
 // real files beside this module; the x402 helper they embed is one file shared by both.
 import { readFileSync } from "node:fs";
-import type { MarketFacts } from "../catalog/market.js";
-import { urlFor, type DocumentLink } from "./service-links.js";
+import type { MarketFacts } from "../market/facts.js";
+import { linkTo, type LinkName } from "../market/links.js";
 
 const source = (name: string) => readFileSync(new URL(`./scripts/${name}`, import.meta.url), "utf8");
 const TEMPLATES = { list: source("list.sh"), buy: source("buy.sh") };
@@ -23,12 +23,12 @@ export const SCRIPT_COMMON_ENV = {
   X402_SDK_DIR: "directory whose node_modules has the SDK; default: the current directory",
 };
 
-function render(template: string, market: MarketFacts, served: DocumentLink): string {
+function render(template: string, market: MarketFacts, served: LinkName): string {
   const values: Record<string, string> = {
     NAME: market.name,
     BASE_URL: market.baseUrl,
     FEE_USDC: market.feeUsdc,
-    SCRIPT_URL: urlFor(market, served),
+    SCRIPT_URL: linkTo(market, served),
     X402_HELPER,
   };
   // One pass, so that nothing inside a value (the helper's code) is ever read as a placeholder.

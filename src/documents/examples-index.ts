@@ -1,8 +1,8 @@
 import type { components } from "../../generated/openapi.js";
-import type { MarketFacts } from "../catalog/market.js";
+import type { MarketFacts } from "../market/facts.js";
 import { SCRIPT_COMMON_ENV, SCRIPT_REQUIREMENTS } from "./example-scripts.js";
 import { EXAMPLE_QUERY } from "./playbooks.js";
-import { documentLinks, linkTo, urlFor } from "./service-links.js";
+import { linkTo, linksTo } from "../market/links.js";
 
 type Schemas = components["schemas"];
 
@@ -16,27 +16,27 @@ export function examplesIndex(market: MarketFacts): Schemas["ExamplesIndex"] {
     x402Version: 2,
     note: "Every example is free to fetch. The scripts run against this marketplace as served; read them before running them.",
     examples: [
-      { id: "listing-body", title: "Example listing body", description: "A POST /listings body that passes the schema.", url: urlFor(market, "example"), mediaType: JSON_TYPE },
-      { id: "listing-schema", title: "Listing schema", description: "The JSON Schema of the listing body.", url: urlFor(market, "schema"), mediaType: JSON_TYPE },
+      { id: "listing-body", title: "Example listing body", description: "A POST /listings body that passes the schema.", url: linkTo(market, "example"), mediaType: JSON_TYPE },
+      { id: "listing-schema", title: "Listing schema", description: "The JSON Schema of the listing body.", url: linkTo(market, "schema"), mediaType: JSON_TYPE },
       {
         id: "dry-run",
         title: "Dry run",
         description: "GET explains the dry run; POST a listing body to run every check without charge.",
-        url: urlFor(market, "validate"),
+        url: linkTo(market, "validate"),
         mediaType: JSON_TYPE,
       },
       {
         id: "fee-challenge",
         title: "Fee challenge",
         description: `The x402 challenge for the ${market.feeUsdc} USDC fee, as an unpaid POST /listings presents it.`,
-        url: urlFor(market, "challenge"),
+        url: linkTo(market, "challenge"),
         mediaType: JSON_TYPE,
       },
       {
         id: "list-script",
         title: "List with curl",
         description: `Validates LISTING_FILE for free, then lists it with POST /listings paying the ${market.feeUsdc} USDC fee.`,
-        url: urlFor(market, "listScript"),
+        url: linkTo(market, "listScript"),
         mediaType: SHELL,
         requires: SCRIPT_REQUIREMENTS,
         env: listEnv,
@@ -45,7 +45,7 @@ export function examplesIndex(market: MarketFacts): Schemas["ExamplesIndex"] {
         id: "curl-list-script",
         title: "List with curl (same script)",
         description: "The list script at its other address.",
-        url: urlFor(market, "curlList"),
+        url: linkTo(market, "curlList"),
         mediaType: SHELL,
         requires: SCRIPT_REQUIREMENTS,
         env: listEnv,
@@ -54,7 +54,7 @@ export function examplesIndex(market: MarketFacts): Schemas["ExamplesIndex"] {
         id: "buy-script",
         title: "Buy with curl",
         description: "Finds a listing (QUERY, RESOURCE, or the first one) and buys it, paying the seller's own x402 challenge.",
-        url: urlFor(market, "buyScript"),
+        url: linkTo(market, "buyScript"),
         mediaType: SHELL,
         requires: SCRIPT_REQUIREMENTS,
         env: {
@@ -77,10 +77,10 @@ export function examplesIndex(market: MarketFacts): Schemas["ExamplesIndex"] {
         id: "integration-card",
         title: "Integration card",
         description: "Listing, buying, MCP and discovery in one object.",
-        url: urlFor(market, "integration"),
+        url: linkTo(market, "integration"),
         mediaType: JSON_TYPE,
       },
     ],
-    links: documentLinks(market, ["start", "sell", "buy", "llms"]),
+    links: linksTo(market, ["start", "sell", "buy", "llms"]),
   };
 }

@@ -1,11 +1,11 @@
 // /llms.txt (the llms.txt format: H1, summary blockquote, sections of links) and /llms-full.txt
 // (the full how-to, rendered from the same playbooks as the JSON documents).
-import type { MarketFacts } from "../catalog/market.js";
+import type { MarketFacts } from "../market/facts.js";
 import { marketSummary, MCP_TOOLS, POLICY } from "./agent-facts.js";
 import { buyPlaybook, EXAMPLE_QUERY, sellPlaybook, type PlaybookStep } from "./playbooks.js";
-import { linkTo, urlFor, type DocumentLink } from "./service-links.js";
+import { linkTo, type LinkName } from "../market/links.js";
 
-type LinkLine = [title: string, target: DocumentLink | string, note: string];
+type LinkLine = [title: string, target: LinkName | string, note: string];
 
 function linkSections(market: MarketFacts): Array<[string, LinkLine[]]> {
   return [
@@ -61,8 +61,8 @@ function linkSections(market: MarketFacts): Array<[string, LinkLine[]]> {
   ];
 }
 
-function resolve(market: MarketFacts, target: DocumentLink | string): string {
-  return target.startsWith("http") ? target : urlFor(market, target as DocumentLink);
+function resolve(market: MarketFacts, target: LinkName | string): string {
+  return target.startsWith("http") ? target : linkTo(market, target as LinkName);
 }
 
 function feeLine(market: MarketFacts): string {
@@ -117,7 +117,7 @@ export function llmsFullText(market: MarketFacts): string {
     "## Listing fee",
     "",
     feeLine(market),
-    `The same challenge an unpaid POST /listings presents is at ${urlFor(market, "challenge")}; the compact fee card is at ${urlFor(market, "fee")}.`,
+    `The same challenge an unpaid POST /listings presents is at ${linkTo(market, "challenge")}; the compact fee card is at ${linkTo(market, "fee")}.`,
     "",
     `## ${sell.title}`,
     "",
@@ -143,7 +143,7 @@ export function llmsFullText(market: MarketFacts): string {
     "",
     "## MCP",
     "",
-    `The MCP server at ${urlFor(market, "mcp")} speaks JSON-RPC 2.0 over Streamable HTTP (initialize, tools/list, tools/call, ping). It is free. Tools:`,
+    `The MCP server at ${linkTo(market, "mcp")} speaks JSON-RPC 2.0 over Streamable HTTP (initialize, tools/list, tools/call, ping). It is free. Tools:`,
     ...MCP_TOOLS.map((tool) => `- ${tool.name}: ${tool.description}`),
     "",
     "## Documents",

@@ -1,9 +1,11 @@
 // The short documents that get an agent started: machine playbook, quickstart, invite, join, how.
 import type { components } from "../../generated/openapi.js";
-import { CONTRACT_VERSION, listingFeeSummary, type MarketFacts } from "../catalog/market.js";
+import { type MarketFacts } from "../market/facts.js";
+import { CONTRACT_VERSION } from "../constants.js";
+import { listingFeeSummary } from "./listing-fee.js";
 import { POLICY } from "./agent-facts.js";
 import { buySteps, dryRunStep, EXAMPLE_QUERY, findStep, payAndListStep, sellSteps } from "./playbooks.js";
-import { documentLinks, linkTo, urlFor } from "./service-links.js";
+import { linkTo, linksTo } from "../market/links.js";
 
 type Schemas = components["schemas"];
 
@@ -17,7 +19,7 @@ export function machinePlaybook(market: MarketFacts): Schemas["MachinePlaybook"]
     sell: sellSteps(market),
     buy: buySteps(market),
     policy: [...POLICY],
-    links: documentLinks(market, ["sell", "buy", "start", "schema", "validate", "challenge", "catalog", "search", "feed", "mcp", "openapi", "llms"]),
+    links: linksTo(market, ["sell", "buy", "start", "schema", "validate", "challenge", "catalog", "search", "feed", "mcp", "openapi", "llms"]),
   };
 }
 
@@ -39,7 +41,7 @@ export function quickstart(market: MarketFacts): Schemas["Quickstart"] {
           "check that it matches the listing (payTo, asset, amount), sign it with x402 and repeat the request with PAYMENT-SIGNATURE. The seller is paid directly.",
       },
     ],
-    links: documentLinks(market, ["sell", "buy", "playbook", "join", "examples", "listScript", "buyScript", "integration", "llms", "mcp"]),
+    links: linksTo(market, ["sell", "buy", "playbook", "join", "examples", "listScript", "buyScript", "integration", "llms", "mcp"]),
   };
 }
 
@@ -51,13 +53,13 @@ export function inviteCard(market: MarketFacts): Schemas["InviteCard"] {
     headline: `List your x402 endpoint on ${market.name}, or buy from the agents that did.`,
     message:
       `${market.name} is a free catalog of x402-paid HTTP endpoints. Sellers list for a fixed ${market.feeUsdc} USDC (${market.ttlDays} days); ` +
-      `buyers pay sellers directly. Start at ${urlFor(market, "start")}`,
-    url: urlFor(market, "invite"),
-    forSellers: `Validate your listing for free, then pay ${market.feeUsdc} USDC with x402 on ${market.network}: ${urlFor(market, "sell")}`,
-    forBuyers: `Search the free catalog and pay each seller at its own endpoint; the marketplace never holds funds: ${urlFor(market, "buy")}`,
+      `buyers pay sellers directly. Start at ${linkTo(market, "start")}`,
+    url: linkTo(market, "invite"),
+    forSellers: `Validate your listing for free, then pay ${market.feeUsdc} USDC with x402 on ${market.network}: ${linkTo(market, "sell")}`,
+    forBuyers: `Search the free catalog and pay each seller at its own endpoint; the marketplace never holds funds: ${linkTo(market, "buy")}`,
     listingFee: listingFeeSummary(market),
-    start: urlFor(market, "start"),
-    links: documentLinks(market, ["start", "sell", "buy", "join", "catalog", "mcp", "agentCard", "llms"]),
+    start: linkTo(market, "start"),
+    links: linksTo(market, ["start", "sell", "buy", "join", "catalog", "mcp", "agentCard", "llms"]),
   };
 }
 
@@ -69,9 +71,9 @@ export function joinCard(market: MarketFacts): Schemas["JoinCard"] {
     listingFee: listingFeeSummary(market),
     feeAtomic: market.feeAtomic,
     steps: [dryRunStep(market, 1), payAndListStep(market, 2)],
-    schema: urlFor(market, "schema"),
-    example: urlFor(market, "example"),
-    links: documentLinks(market, ["sell", "fee", "challenge", "curlList", "start", "mcp"]),
+    schema: linkTo(market, "schema"),
+    example: linkTo(market, "example"),
+    links: linksTo(market, ["sell", "fee", "challenge", "curlList", "start", "mcp"]),
   };
 }
 
@@ -80,14 +82,14 @@ export function howTo(market: MarketFacts): Schemas["HowTo"] {
     name: market.name,
     x402Version: 2,
     sell: [
-      `POST your listing to ${urlFor(market, "validate")} (free dry run).`,
-      `POST it to ${urlFor(market, "list")}, paying ${market.feeUsdc} USDC with x402 (exact, ${market.network}, payTo ${market.payTo}).`,
+      `POST your listing to ${linkTo(market, "validate")} (free dry run).`,
+      `POST it to ${linkTo(market, "list")}, paying ${market.feeUsdc} USDC with x402 (exact, ${market.network}, payTo ${market.payTo}).`,
       `Listed for ${market.ttlDays} days.`,
     ],
     buy: [
-      `Find a listing at ${linkTo(market, "/discovery/search", { query: EXAMPLE_QUERY })} or ${urlFor(market, "catalog")}.`,
+      `Find a listing at ${linkTo(market, "/discovery/search", { query: EXAMPLE_QUERY })} or ${linkTo(market, "catalog")}.`,
       "Call its resource; pay the seller's 402 challenge with x402.",
     ],
-    links: documentLinks(market, ["start", "sell", "buy", "playbook", "llms"]),
+    links: linksTo(market, ["start", "sell", "buy", "playbook", "llms"]),
   };
 }

@@ -1,10 +1,11 @@
 // The sell and buy recipes. Every other document that tells an agent how to sell or buy (machine
 // playbook, quickstart, join card, llms-full.txt, the MCP tools) is built from these steps.
 import type { components } from "../../generated/openapi.js";
-import { listingFeeSummary, type MarketFacts } from "../catalog/market.js";
+import { type MarketFacts } from "../market/facts.js";
+import { listingFeeSummary } from "./listing-fee.js";
 import { paymentFacts, POLICY } from "./agent-facts.js";
 import { exampleListing } from "./listing-request.js";
-import { documentLinks, linkTo, urlFor } from "./service-links.js";
+import { linkTo, linksTo } from "../market/links.js";
 
 type Schemas = components["schemas"];
 export type PlaybookStep = Schemas["PlaybookStep"];
@@ -27,7 +28,7 @@ export function dryRunStep(market: MarketFacts, step: number): PlaybookStep {
     title: "Validate for free",
     action: "POST your listing body to the dry run: it runs every check of the paid route, including a probe of your endpoint, without charging and without saving.",
     method: "POST",
-    url: urlFor(market, "validate"),
+    url: linkTo(market, "validate"),
     headers: JSON_BODY,
     body: exampleListing(market),
     expect: "200 with ok true: ready to list. 422 names each failed check (name, code, reason); 400 names the fields that break the schema.",
@@ -43,7 +44,7 @@ export function payAndListStep(market: MarketFacts, step: number): PlaybookStep 
       `(${market.feeUsdc} USDC), asset ${market.asset}, payTo ${market.payTo}. Sign it with any x402 v2 client (an EIP-3009 transferWithAuthorization; ` +
       "the payer needs no gas) and send the same POST again with the PAYMENT-SIGNATURE header.",
     method: "POST",
-    url: urlFor(market, "list"),
+    url: linkTo(market, "list"),
     headers: { ...JSON_BODY, "PAYMENT-SIGNATURE": "<base64 x402 v2 payment payload>" },
     body: exampleListing(market),
     expect:
@@ -67,8 +68,8 @@ export function sellSteps(market: MarketFacts): PlaybookStep[] {
         "Fill resource (https URL), method (GET or POST, default POST), priceUsdc (decimal string, at most 6 decimals), description (8 to 400 characters), " +
         `sellerPayTo, and optionally inputSchema and network (${market.network}). Unknown fields are rejected.`,
       method: "GET",
-      url: urlFor(market, "schema"),
-      expect: `200: the JSON Schema of the body. An example body is at ${urlFor(market, "example")}.`,
+      url: linkTo(market, "schema"),
+      expect: `200: the JSON Schema of the body. An example body is at ${linkTo(market, "example")}.`,
     },
     dryRunStep(market, 3),
     {
@@ -76,7 +77,7 @@ export function sellSteps(market: MarketFacts): PlaybookStep[] {
       title: "Read the fee challenge (optional)",
       action: "Read the exact challenge an unpaid POST /listings presents, as plain JSON, to check what you will sign.",
       method: "GET",
-      url: urlFor(market, "challenge"),
+      url: linkTo(market, "challenge"),
       expect: `200: {x402Version: 2, resource, accepts: [{scheme: exact, network: ${market.network}, amount: ${market.feeAtomic}, asset, payTo, maxTimeoutSeconds, extra}]}.`,
     },
     payAndListStep(market, 5),
@@ -85,7 +86,7 @@ export function sellSteps(market: MarketFacts): PlaybookStep[] {
       title: "See your listing",
       action: "Your listing is in the catalog, the feed and search as soon as the fee settles.",
       method: "GET",
-      url: urlFor(market, "feed"),
+      url: linkTo(market, "feed"),
       expect: "200 with your resource among items (newest first).",
     },
   ];
@@ -96,8 +97,8 @@ export function findStep(market: MarketFacts, step: number): PlaybookStep {
     step,
     title: "Find a listing",
     action:
-      `Search the free catalog by text, read it page by page (${urlFor(market, "resources")}), or poll the feed for new listings ` +
-      `(${urlFor(market, "feed")}, with since set to the last nextSince). First-party /kr-* demo rows are hidden unless includeSeed=true.`,
+      `Search the free catalog by text, read it page by page (${linkTo(market, "resources")}), or poll the feed for new listings ` +
+      `(${linkTo(market, "feed")}, with since set to the last nextSince). First-party /kr-* demo rows are hidden unless includeSeed=true.`,
     method: "GET",
     url: linkTo(market, "/discovery/search", { query: EXAMPLE_QUERY }),
     expect: "200 with items: each has resource, method, description, accepts (scheme, network, amount in atomic units, asset, payTo) and metadata.priceUsdc.",
@@ -158,9 +159,9 @@ export function sellPlaybook(market: MarketFacts): Schemas["SellPlaybook"] {
       { status: 502, meaning: "the facilitator gave no usable answer; the message says what happened; send the same request (same payment) again later" },
       { status: 503, meaning: "no definite answer in time; send the same request (same payment) again after Retry-After for the result: a payment never settles twice" },
     ],
-    script: urlFor(market, "curlList"),
+    script: linkTo(market, "curlList"),
     policy: [...POLICY],
-    links: documentLinks(market, ["validate", "schema", "example", "challenge", "list", "fee", "facilitator", "buy", "playbook", "start", "llms", "mcp"]),
+    links: linksTo(market, ["validate", "schema", "example", "challenge", "list", "fee", "facilitator", "buy", "playbook", "start", "llms", "mcp"]),
   };
 }
 
@@ -179,8 +180,8 @@ export function buyPlaybook(market: MarketFacts): Schemas["BuyPlaybook"] {
       "Poll for changes with If-None-Match (304 when unchanged) or the feed's since parameter; there are no webhooks.",
       "Disputes and refunds are between buyer and seller: the marketplace never touches the payment.",
     ],
-    script: urlFor(market, "buyScript"),
+    script: linkTo(market, "buyScript"),
     policy: [...POLICY],
-    links: documentLinks(market, ["search", "resources", "catalog", "foreign", "feed", "sell", "playbook", "start", "llms", "mcp"]),
+    links: linksTo(market, ["search", "resources", "catalog", "foreign", "feed", "sell", "playbook", "start", "llms", "mcp"]),
   };
 }

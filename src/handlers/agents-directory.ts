@@ -1,5 +1,5 @@
 import { agentsDirectory, agentsText } from "../documents/agents-directory.js";
-import type { Handler } from "../http/handler-types.js";
+import type { Handler } from "../services.js";
 
 /** `/agents.json` and its aliases. */
 export const getAgents: Handler<"getAgents"> = (_input, { market }) => ({ status: 200, body: agentsDirectory(market) });

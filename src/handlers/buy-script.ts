@@ -1,5 +1,5 @@
 import { buyScript } from "../documents/example-scripts.js";
-import type { Handler } from "../http/handler-types.js";
+import type { Handler } from "../services.js";
 
 /** `/examples/buy.sh`. */
 export const getBuyScript: Handler<"getBuyScript"> = (_input, { market }) => ({

@@ -1,7 +1,7 @@
-import { listDocument } from "../catalog/discovery-documents.js";
-import { taggedJson } from "../catalog/rendered.js";
+import { listDocument } from "../documents/discovery.js";
+import { taggedJson } from "../contract/rendered.js";
 import { isDefaultSeedView, showsSeed, type SeedFilterQuery } from "../catalog/seed-filter.js";
-import type { Handler, Services } from "../http/handler-types.js";
+import type { Handler, Services } from "../services.js";
 
 interface ListQuery extends SeedFilterQuery {
   limit?: number;

@@ -1,4 +1,4 @@
-import type { Handler } from "../http/handler-types.js";
+import type { Handler } from "../services.js";
 import { createPaidListing } from "../listing/paid-listing.js";
 
 /** POST /listings: the paid listing (src/listing/paid-listing.ts). */

@@ -2,10 +2,12 @@
 // settled before they answer. A probe of a leftover seed row therefore passes, and a buyer can buy.
 import { randomInt } from "node:crypto";
 import { SEED_INVENTORY, type SeedResource } from "../catalog/seed-inventory.js";
-import type { Handler, Reply, Services } from "../http/handler-types.js";
+import type { Reply } from "../contract/typed-handlers.js";
+import type { Handler, Services } from "../services.js";
 import type { Charge } from "../payments/payment-gate.js";
 import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } from "../payments/replies.js";
 import { normalizePrice } from "../storage/listing-store.js";
+import { linkTo } from "../market/links.js";
 
 const FORTUNES = [
   "A paid request today saves a free-tier rate limit tomorrow.",
@@ -26,7 +28,7 @@ export function demoCharge(seed: SeedResource, services: Pick<Services, "market"
   return {
     amount: normalizePrice(seed.priceUsdc).priceAtomic,
     payTo: market.payTo,
-    resource: { url: `${market.baseUrl}${seed.path}`, description: seed.description, mimeType: "application/json" },
+    resource: { url: linkTo(market, seed.path), description: seed.description, mimeType: "application/json" },
   };
 }
 

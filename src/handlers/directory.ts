@@ -1,5 +1,5 @@
-import { crawlDocument, discoveryIndex, linkset } from "../catalog/directory-documents.js";
-import type { Handler } from "../http/handler-types.js";
+import { crawlDocument, discoveryIndex, linkset } from "../documents/directory.js";
+import type { Handler } from "../services.js";
 
 /** `/discovery` and aliases. */
 export const getDiscoveryIndex: Handler<"getDiscoveryIndex"> = (_input, services) => ({ status: 200, body: discoveryIndex(services) });

@@ -1,5 +1,5 @@
 import { examplesIndex } from "../documents/examples-index.js";
-import type { Handler } from "../http/handler-types.js";
+import type { Handler } from "../services.js";
 
 /** `/examples.json`, `/examples`. */
 export const getExamples: Handler<"getExamples"> = (_input, { market }) => ({ status: 200, body: examplesIndex(market) });

@@ -1,7 +1,7 @@
-import { SYNDICATION_SIZE, atomFeed, feedDocument, rssFeed } from "../catalog/feed-documents.js";
-import { taggedJson, taggedText } from "../catalog/rendered.js";
-import { HttpError } from "../http/errors.js";
-import type { Handler, Services } from "../http/handler-types.js";
+import { SYNDICATION_SIZE, atomFeed, feedDocument, rssFeed } from "../documents/feeds.js";
+import { taggedJson, taggedText } from "../contract/rendered.js";
+import { HttpError } from "../contract/errors.js";
+import type { Handler, Services } from "../services.js";
 
 async function newestForeign(services: Services, since: Date | undefined, limit: number) {
   const freshness = await services.freshness.current();

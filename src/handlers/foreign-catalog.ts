@@ -1,6 +1,6 @@
-import { FOREIGN_PAGE_SIZE, foreignDocument } from "../catalog/foreign-document.js";
-import { taggedJson } from "../catalog/rendered.js";
-import type { Handler } from "../http/handler-types.js";
+import { FOREIGN_PAGE_SIZE, foreignDocument } from "../documents/foreign.js";
+import { taggedJson } from "../contract/rendered.js";
+import type { Handler } from "../services.js";
 
 /** `/foreign.json` and aliases: third-party listings only. */
 export const getForeignCatalog: Handler<"getForeignCatalog"> = async (_input, services) => {

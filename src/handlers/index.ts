@@ -1,4 +1,4 @@
-import type { HandlerMap } from "../http/handler-types.js";
+import type { HandlerMap } from "../services.js";
 import { getCatalog, listResources } from "./catalog.js";
 import { createListing } from "./create-listing.js";
 import { getDemoResource, postDemoResource } from "./demo-resources.js";

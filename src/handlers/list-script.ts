@@ -1,5 +1,5 @@
 import { listScript } from "../documents/example-scripts.js";
-import type { Handler } from "../http/handler-types.js";
+import type { Handler } from "../services.js";
 
 /** `/examples/list.sh`, `/curl-list.sh`. */
 export const getListScript: Handler<"getListScript"> = (_input, { market }) => ({

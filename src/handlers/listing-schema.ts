@@ -1,5 +1,5 @@
 import { exampleListing, listingRequestSchema } from "../documents/listing-request.js";
-import type { Handler } from "../http/handler-types.js";
+import type { Handler } from "../services.js";
 
 /** The bare JSON Schema of the listing body, from the contract. */
 export const getListingSchema: Handler<"getListingSchema"> = (_input, { contract }) => ({

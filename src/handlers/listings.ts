@@ -1,8 +1,7 @@
 import { toCatalogItem } from "../catalog/catalog-item.js";
-import { linksTo } from "../catalog/links.js";
+import { linkTo, linksTo } from "../market/links.js";
 import { exampleListing, listingRequestSchema } from "../documents/listing-request.js";
-import { linkTo } from "../documents/service-links.js";
-import type { Handler } from "../http/handler-types.js";
+import type { Handler } from "../services.js";
 
 /** Items shown by `GET /listings`; the discovery routes page through all of them. */
 const NEWEST = 50;

@@ -1,5 +1,5 @@
 import { llmsFullText } from "../documents/llms-text.js";
-import type { Handler } from "../http/handler-types.js";
+import type { Handler } from "../services.js";
 
 /** `/llms-full.txt`: the full how-to. */
 export const getLlmsFullText: Handler<"getLlmsFullText"> = (_input, { market }) => ({

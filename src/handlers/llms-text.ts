@@ -1,5 +1,5 @@
 import { llmsText } from "../documents/llms-text.js";
-import type { Handler } from "../http/handler-types.js";
+import type { Handler } from "../services.js";
 
 /** `/llms.txt`, `/.well-known/llms.txt`. */
 export const getLlmsText: Handler<"getLlmsText"> = (_input, { market }) => ({

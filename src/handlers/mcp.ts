@@ -1,4 +1,4 @@
-import type { Handler } from "../http/handler-types.js";
+import type { Handler } from "../services.js";
 import { mcpDiscovery, mcpServerCard, mcpServers, mcpToolCatalog } from "../mcp/documents.js";
 import { answerMcpPost } from "../mcp/http-transport.js";
 

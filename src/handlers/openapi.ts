@@ -1,5 +1,6 @@
-import type { Handler } from "../http/handler-types.js";
-import { weakEtag } from "../http/etag.js";
+import type { Handler } from "../services.js";
+import { weakEtag } from "../contract/etag.js";
+import { linkTo } from "../market/links.js";
 
 let cached: { bytes: Buffer; etag: string } | undefined;
 
@@ -9,7 +10,7 @@ export const getOpenApi: Handler<"getOpenApi"> = (_input, { contract }) => {
   return { status: 200, headers: { ETag: cached.etag }, body: { preRendered: cached.bytes } };
 };
 
-export const redirectOpenApiYaml: Handler<"redirectOpenApiYaml"> = (_input, { config }) => ({
+export const redirectOpenApiYaml: Handler<"redirectOpenApiYaml"> = (_input, { market }) => ({
   status: 307,
-  headers: { Location: `${config.publicBaseUrl}/openapi.json` },
+  headers: { Location: linkTo(market, "openapi") },
 });

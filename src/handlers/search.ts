@@ -1,6 +1,6 @@
-import { searchCatalogDocument, type SearchQuery } from "../catalog/catalog-search.js";
-import { taggedJson } from "../catalog/rendered.js";
-import type { Handler, Services } from "../http/handler-types.js";
+import { searchCatalogDocument, type SearchQuery } from "../documents/catalog-search.js";
+import { taggedJson } from "../contract/rendered.js";
+import type { Handler, Services } from "../services.js";
 
 async function renderSearch(query: SearchQuery, route: "catalog" | "search", services: Services) {
   const { token } = await services.freshness.current();

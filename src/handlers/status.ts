@@ -1,6 +1,6 @@
-import { taggedJson } from "../catalog/rendered.js";
-import { statusDocument } from "../catalog/status-document.js";
-import type { Handler } from "../http/handler-types.js";
+import { taggedJson } from "../contract/rendered.js";
+import { statusDocument } from "../documents/status.js";
+import type { Handler } from "../services.js";
 
 /** `/status.json`, `/status`: counts and the listing fee. */
 export const getStatus: Handler<"getStatus"> = async (_input, services) => {

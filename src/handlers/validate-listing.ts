@@ -1,4 +1,4 @@
-import type { Handler } from "../http/handler-types.js";
+import type { Handler } from "../services.js";
 import { dryRunListing, validationGuide } from "../listing/dry-run.js";
 
 /** POST /listings/validate: the paid route's checks, without payment and without saving. */

@@ -4,9 +4,9 @@ import type { Logger } from "../logger.js";
 import { readBodyText, readJsonBody } from "./body.js";
 import { ifNoneMatchMatches } from "./conditional.js";
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from "./cors.js";
-import { HttpError } from "./errors.js";
+import { HttpError } from "../contract/errors.js";
 import type { ResponseCache } from "./response-cache.js";
-import { logUnexpected, replyFor } from "./unexpected-errors.js";
+import { logUnexpected, replyFor } from "../contract/unexpected-errors.js";
 import type { AnyReply, Router } from "./router.js";
 
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";

@@ -1,6 +1,6 @@
 import getRawBody from "raw-body";
 import type { Context } from "koa";
-import { HttpError } from "./errors.js";
+import { HttpError } from "../contract/errors.js";
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 

@@ -1,9 +1,9 @@
 import addFormats from "ajv-formats";
 import { OpenAPIBackend, type Context, type Document, type Operation } from "openapi-backend";
-import { canonicalOf, type RoutedOperationId } from "../../generated/operations.js";
-import type { Contract } from "./contract.js";
-import { HttpError, fieldErrorsFromAjv, summarise } from "./errors.js";
-import type { HandlerMap, Input, Reply, Services } from "./handler-types.js";
+import { canonicalOf, type CanonicalOperationId, type RoutedOperationId } from "../../generated/operations.js";
+import type { Contract } from "../contract/load.js";
+import { HttpError, fieldErrorsFromAjv, summarise } from "../contract/errors.js";
+import type { ContractHandler, ContractHandlerMap, Input } from "../contract/typed-handlers.js";
 
 export interface RoutedRequest {
   method: string;
@@ -58,7 +58,7 @@ export interface Router {
   api: OpenAPIBackend;
 }
 
-export async function createRouter(contract: Contract, handlers: HandlerMap, services: Services): Promise<Router> {
+export async function createRouter<S>(contract: Contract, handlers: ContractHandlerMap<S>, services: S): Promise<Router> {
   const api = new OpenAPIBackend({
     definition: contract.document as unknown as Document,
     strict: true,
@@ -108,8 +108,8 @@ export async function createRouter(contract: Contract, handlers: HandlerMap, ser
     },
   });
 
-  for (const [operationId, canonical] of Object.entries(canonicalOf) as [RoutedOperationId, keyof HandlerMap][]) {
-    const handler = handlers[canonical] as (input: Input<typeof canonical>, services: Services) => Promise<Reply<typeof canonical>> | Reply<typeof canonical>;
+  for (const [operationId, canonical] of Object.entries(canonicalOf) as [RoutedOperationId, CanonicalOperationId][]) {
+    const handler = handlers[canonical] as ContractHandler<typeof canonical, S>;
     api.register(operationId, async (context: Context, request: RoutedRequest) => {
       const input = {
         operationId,

@@ -1,9 +1,10 @@
 // POST /listings/validate: every check of the paid route except payment and saving; and its guide.
-import type { MarketFacts } from "../catalog/market.js";
+import type { MarketFacts } from "../market/facts.js";
 import { exampleListing, listingRequestSchema } from "../documents/listing-request.js";
-import type { Reply } from "../http/handler-types.js";
+import type { Reply } from "../contract/typed-handlers.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
 import { checkListingBody, probeCheck, reportOf, skippedProbe, type ListingCheck, type ListingRequest } from "./listing-checks.js";
+import { linkTo } from "../market/links.js";
 
 export async function dryRunListing(body: ListingRequest, clientIp: string, probe: SellerProbe): Promise<Reply<"validateListing">> {
   const checked = checkListingBody(body);
@@ -27,7 +28,7 @@ export async function dryRunListing(body: ListingRequest, clientIp: string, prob
 
 /** GET /listings/validate: how to call the dry run. */
 export function validationGuide(market: MarketFacts, contract: Record<string, unknown>): Record<string, unknown> {
-  const url = `${market.baseUrl}/listings/validate`;
+  const url = linkTo(market, "validate");
   const example = exampleListing(market);
   return {
     name: "Listing dry run",
@@ -59,6 +60,6 @@ export function validationGuide(market: MarketFacts, contract: Record<string, un
     },
     charged: false,
     saved: false,
-    next: { method: "POST", url: `${market.baseUrl}/listings`, fee: `${market.feeUsdc} (${market.feeAtomic} atomic units) via x402`, challenge: `${market.baseUrl}/listings/challenge` },
+    next: { method: "POST", url: linkTo(market, "list"), fee: `${market.feeUsdc} (${market.feeAtomic} atomic units) via x402`, challenge: linkTo(market, "challenge") },
   };
 }

@@ -2,15 +2,15 @@
 // ok and a reason. The contract has already refused bodies that break the schema (400).
 import { getAddress, isAddress, zeroAddress } from "viem";
 import type { components } from "../../generated/openapi.js";
-import { HttpError, type FieldError } from "../http/errors.js";
+import { HttpError, type FieldError } from "../contract/errors.js";
 import type { ProbeAttempt } from "../probe/seller-probe.js";
 import { normalizePrice, type ListingInput } from "../storage/listing-store.js";
+import { NETWORK } from "../constants.js";
 
 export type ListingRequest = components["schemas"]["ListingRequest"];
 export type ValidationReport = components["schemas"]["ValidationReport"];
 export type ListingCheck = components["schemas"]["ValidationCheck"];
 
-export const LISTING_NETWORK = "eip155:8453";
 
 /** The body field each check is about, for 400 field errors on the paid route. */
 const FIELD_OF: Record<string, string> = {
@@ -139,12 +139,12 @@ export interface CheckedBody {
 /** Every check that needs no network. Throws a 400 HttpError for a body no storage may receive. */
 export function checkListingBody(body: ListingRequest): CheckedBody {
   refuseUnstorable(body);
-  const network = body.network ?? LISTING_NETWORK;
+  const network = body.network ?? NETWORK;
   const price = checkPrice(body.priceUsdc);
   const resource = checkResource(body.resource);
   const checks = [
     pass("schema", "the body matches the listing schema (GET /listings/schema)"),
-    network === LISTING_NETWORK ? pass("network", `${network} (Base)`) : fail("network", "unsupported_network", `only ${LISTING_NETWORK} is supported, not ${network}`),
+    network === NETWORK ? pass("network", `${network} (Base)`) : fail("network", "unsupported_network", `only ${NETWORK} is supported, not ${network}`),
     price.check,
     body.description.trim().length >= 8
       ? pass("description", `${body.description.trim().length} characters`)

@@ -12,8 +12,8 @@
 //      pending for the reconciler (502/503); nothing broadcast releases it (502/503, send again)
 //   7. activation (or renewal of the seller's live listing of the same resource), 200.
 import { getAddress } from "viem";
-import type { MarketFacts } from "../catalog/market.js";
-import type { Reply } from "../http/handler-types.js";
+import type { MarketFacts } from "../market/facts.js";
+import type { Reply } from "../contract/typed-handlers.js";
 import type { Logger } from "../logger.js";
 import type { ChainReader, FeeEvidence } from "../payments/chain-reader.js";
 import type { UnavailableKind } from "../payments/facilitator-client.js";
@@ -22,6 +22,7 @@ import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } f
 import type { SellerProbe } from "../probe/seller-probe.js";
 import { DuplicatePaymentError, type Listing, type ListingInput, type ListingStore, type Payment } from "../storage/listing-store.js";
 import { checkListingBody, fieldErrorsOf, probeCheck, reportOf, type ListingRequest } from "./listing-checks.js";
+import { linkTo } from "../market/links.js";
 
 type CreateListingReply = Reply<"createListing">;
 
@@ -48,7 +49,7 @@ export function listingFeeCharge(market: MarketFacts): Charge {
   return {
     amount: market.feeAtomic,
     payTo: market.payTo,
-    resource: { url: `${market.baseUrl}/listings`, description: `List an x402-paid endpoint in ${market.name} for ${market.ttlDays} days`, mimeType: "application/json" },
+    resource: { url: linkTo(market, "list"), description: `List an x402-paid endpoint in ${market.name} for ${market.ttlDays} days`, mimeType: "application/json" },
   };
 }
 
@@ -183,7 +184,7 @@ function created(listing: Listing, renewed: boolean, transaction: string, market
     resource: listing.resource,
     listingFeeUsdc: market.feeUsdc,
     expiresAt: listing.expiresAt.toISOString(),
-    catalog: `${market.baseUrl}/bazaar.json`,
+    catalog: linkTo(market, "catalog"),
     renewed,
     transaction,
   };

@@ -2,9 +2,9 @@
 // identity and capabilities come from the live server (describeMarketServer), never from a copy.
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { components } from "../../generated/openapi.js";
-import type { MarketFacts } from "../catalog/market.js";
-import { documentLinks, urlFor } from "../documents/service-links.js";
-import type { Services } from "../http/handler-types.js";
+import type { MarketFacts } from "../market/facts.js";
+import { linkTo, linksTo } from "../market/links.js";
+import type { Services } from "../services.js";
 import { rebindingRulesOf } from "./http-transport.js";
 import { describeMarketServer, MCP_SERVER_NAME, type ServerDescription } from "./server.js";
 
@@ -21,7 +21,7 @@ function describe(market: MarketFacts): string {
 }
 
 function mcpLinks(market: MarketFacts): Schemas["McpLinks"] {
-  const links = documentLinks(market, ["mcp", "mcpTools", "mcpServerCard", "mcpServers", "openapi"]);
+  const links = linksTo(market, ["mcp", "mcpTools", "mcpServerCard", "mcpServers", "openapi"]);
   return { endpoint: links.mcp!, tools: links.mcpTools!, serverCard: links.mcpServerCard!, servers: links.mcpServers!, openapi: links.openapi! };
 }
 
@@ -40,7 +40,7 @@ export async function mcpDiscovery(services: Services): Promise<Schemas["McpDisc
     description: describe(market),
     protocol: "mcp",
     transport: "streamable-http",
-    url: urlFor(market, "mcp"),
+    url: linkTo(market, "mcp"),
     stateless: true,
     protocolVersion: description.protocolVersion,
     supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
@@ -65,11 +65,11 @@ export function mcpServers(market: MarketFacts): Schemas["McpServersDocument"] {
       [MCP_SERVER_NAME]: {
         type: "http",
         transport: "streamable-http",
-        url: urlFor(market, "mcp"),
+        url: linkTo(market, "mcp"),
         title: market.name,
         description: describe(market),
-        serverCard: urlFor(market, "mcpServerCard"),
-        tools: urlFor(market, "mcpTools"),
+        serverCard: linkTo(market, "mcpServerCard"),
+        tools: linkTo(market, "mcpTools"),
       },
     },
   };
@@ -77,14 +77,14 @@ export function mcpServers(market: MarketFacts): Schemas["McpServersDocument"] {
 
 export async function mcpToolCatalog(services: Services): Promise<Schemas["McpToolCatalog"]> {
   const description = await describeMarketServer(services);
-  return { server: description.serverInfo.name, url: urlFor(services.market, "mcp"), count: description.tools.length, tools: tools(description) };
+  return { server: description.serverInfo.name, url: linkTo(services.market, "mcp"), count: description.tools.length, tools: tools(description) };
 }
 
 export async function mcpServerCard(services: Services): Promise<Schemas["McpServerCard"]> {
   const { market } = services;
   const description = await describeMarketServer(services);
   const { name, title, version } = description.serverInfo;
-  const url = urlFor(market, "mcp");
+  const url = linkTo(market, "mcp");
   return {
     serverInfo: { name, title, version },
     description: describe(market),

@@ -12,10 +12,11 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ZodType } from "zod";
 import type { components } from "../../generated/openapi.js";
-import { urlOf } from "../catalog/market.js";
-import type { Input, Reply, Services } from "../http/handler-types.js";
+import type { Input, Reply } from "../contract/typed-handlers.js";
+import type { Services } from "../services.js";
 import { rebindingRefusal, rebindingRules, type RebindingRules } from "./dns-rebinding.js";
 import { createMarketMcpServer } from "./server.js";
+import { linkTo } from "../market/links.js";
 
 type JsonRpcErrorResponse = components["schemas"]["JsonRpcErrorResponse"];
 
@@ -75,7 +76,7 @@ function requestOf(input: Input<"postMcp">, services: Services): Request {
   for (const [name, value] of Object.entries(input.headers)) {
     if (value !== undefined && !NOT_FORWARDED.has(name)) headers.set(name, String(value));
   }
-  return new Request(urlOf(services.market, "/mcp"), { method: "POST", headers, body: input.rawBody ?? "" });
+  return new Request(linkTo(services.market, "mcp"), { method: "POST", headers, body: input.rawBody ?? "" });
 }
 
 async function replyOf(response: Response): Promise<Reply<"postMcp">> {

@@ -2,9 +2,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { LATEST_PROTOCOL_VERSION, type Implementation, type ServerCapabilities, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { CONTRACT_VERSION, type MarketFacts } from "../catalog/market.js";
+import { type MarketFacts } from "../market/facts.js";
+import { CONTRACT_VERSION } from "../constants.js";
 import { marketSummary, POLICY } from "../documents/agent-facts.js";
-import type { Services } from "../http/handler-types.js";
+import type { Services } from "../services.js";
 import { registerMarketTools, type ToolContext } from "./tools.js";
 
 /** The machine name `initialize` announces; the human title is the marketplace's name. */

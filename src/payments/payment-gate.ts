@@ -8,8 +8,8 @@ import { SettleError, VerifyError, type Network, type PaymentPayload, type Payme
 import { registerExactEvmScheme } from "@x402/evm/exact/server";
 import { getAddress, type Address, type Hex } from "viem";
 import { FacilitatorUnavailableError, type UnavailableKind } from "./facilitator-client.js";
+import { PAYMENT_TIMEOUT_SECONDS } from "../constants.js";
 
-export const PAYMENT_TIMEOUT_SECONDS = 300;
 /** Clock difference tolerated between a buyer and us when bounding an authorization's lifetime. */
 export const CLOCK_SKEW_SECONDS = 60;
 /**

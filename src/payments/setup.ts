@@ -3,18 +3,17 @@
 import type { FacilitatorClient } from "@x402/core/http";
 import type { SupportedResponse } from "@x402/core/types";
 import { createPublicClient, getAddress, http, type Address, type Hex } from "viem";
-import { marketFacts, type MarketFacts } from "../catalog/market.js";
+import { marketFacts, type MarketFacts } from "../market/facts.js";
+import { BASE_USDC, CHAIN_ID, NETWORK } from "../constants.js";
 import { startLocalChain, writeChainFile, type LocalChain } from "../chain/local-chain.js";
 import { chainForRpc } from "../chain/viem-chain.js";
-import { BASE_USDC, ConfigError, type Config, type FacilitatorMode } from "../config.js";
+import { ConfigError, type Config, type FacilitatorMode } from "../config.js";
 import type { Logger } from "../logger.js";
 import { createChainReader, type ChainReader } from "./chain-reader.js";
 import { fetchSupported, guardFacilitator, remoteFacilitator, supportsBaseExact, FacilitatorUnavailableError } from "./facilitator-client.js";
 import { createInProcessFacilitator } from "./facilitator.js";
 import { PaymentGate } from "./payment-gate.js";
 
-const NETWORK = "eip155:8453";
-const CHAIN_ID = 8453;
 
 /** Where fees are verified and settled, as /facilitator.json shows it (never a key or an RPC URL with credentials). */
 export interface FacilitatorInfo {
@@ -219,9 +218,5 @@ export function setupPayments(config: Config, logger: Logger): Promise<Payments>
 
 /** The market's facts with the wallet, token and EIP-712 domain that payments actually use. */
 export function marketFactsFor(config: Config, payments: Payments): MarketFacts {
-  return {
-    ...marketFacts({ ...config, asset: payments.asset }, payments.payTo),
-    tokenName: payments.tokenName,
-    tokenVersion: payments.tokenVersion,
-  };
+  return marketFacts({ ...config, asset: payments.asset }, payments);
 }

@@ -32,13 +32,13 @@ import {
   type PaymentState,
   type SeedListingInput,
 } from "./listing-types.js";
+import { LISTING_TTL_MS } from "../constants.js";
 
 export * from "./listing-types.js";
 export { catalogStampSql, type FeedQuery, type PageQuery, type SearchQuery } from "./listing-reads.js";
 
 type Tx = Prisma.TransactionClient;
 
-export const LISTING_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 function listingFields(input: ListingInput) {
   return {

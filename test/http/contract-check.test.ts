@@ -4,9 +4,9 @@
 import { createServer } from "node:http";
 import { connect } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { taggedJson } from "../../src/catalog/rendered.js";
+import { taggedJson } from "../../src/contract/rendered.js";
 import { handlers } from "../../src/handlers/index.js";
-import type { Reply } from "../../src/http/handler-types.js";
+import type { Reply } from "../../src/contract/typed-handlers.js";
 import { checkEveryAnswer, failOnContractViolations, takeContractViolations, type ContractViolation } from "../support/contract-check.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 

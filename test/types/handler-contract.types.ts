@@ -2,7 +2,7 @@
  * Type-level tests, checked by `tsc --noEmit` (part of `npm test`): each `@ts-expect-error`
  * fails the build if the line below it ever compiles, i.e. if the contract stops guarding it.
  */
-import type { Handler, HandlerMap } from "../../src/http/handler-types.js";
+import type { Handler, HandlerMap } from "../../src/services.js";
 import { handlers } from "../../src/handlers/index.js";
 
 // A complete map compiles.

@@ -10,13 +10,14 @@ import { join } from "node:path";
 import { bodyFile, serve } from "./servers.js";
 import autocannon from "autocannon";
 import { OpenAPIBackend, type Document } from "openapi-backend";
-import { loadContract } from "../../src/http/contract.js";
+import { loadContract } from "../../src/contract/load.js";
 import { createRouter } from "../../src/http/router.js";
 import { handlers } from "../../src/handlers/index.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
 import { exampleListing } from "../../src/documents/listing-request.js";
-import { marketFacts } from "../../src/catalog/market.js";
+import { marketFacts } from "../../src/market/facts.js";
+import { USDC_DOMAIN } from "../../src/constants.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
@@ -31,7 +32,7 @@ async function inProcess(): Promise<void> {
   const contract = loadContract();
   const config = loadConfig({ LOG_LEVEL: "silent" });
   // Routing alone: the handler measured reads no storage.
-  const market = marketFacts(config, "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");
+  const market = marketFacts(config, { payTo: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", tokenName: USDC_DOMAIN.name, tokenVersion: USDC_DOMAIN.version });
   const services = { config, logger: createLogger("silent"), contract, market, store: undefined as never, freshness: undefined as never, payments: undefined as never, probe: undefined as never, now: () => new Date() };
   const router = await createRouter(contract, handlers, services);
   const request = { method: "GET", path: "/listings/example.json", query: "", headers: {}, body: undefined };

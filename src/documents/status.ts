@@ -1,8 +1,7 @@
 import type { components } from "../../generated/openapi.js";
-import type { Services } from "../http/handler-types.js";
-import { linksTo } from "./links.js";
-import { linkTo } from "../documents/service-links.js";
-import { listingFeeSummary } from "./market.js";
+import type { Services } from "../services.js";
+import { linkTo, linksTo } from "../market/links.js";
+import { listingFeeSummary } from "./listing-fee.js";
 
 export type StatusDocument = components["schemas"]["StatusDocument"];
 

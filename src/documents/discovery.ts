@@ -1,10 +1,10 @@
 import type { components } from "../../generated/openapi.js";
-import type { Services } from "../http/handler-types.js";
+import type { Services } from "../services.js";
 import type { Listing, Page } from "../storage/listing-store.js";
-import { toCatalogItem } from "./catalog-item.js";
-import { DISCOVERY_LINKS, linksTo } from "./links.js";
-import { listingFeeDetail } from "./market.js";
-import { encodeCursor, type CursorScope } from "./search-cursor.js";
+import { toCatalogItem } from "../catalog/catalog-item.js";
+import { linksTo, DISCOVERY_LINKS } from "../market/links.js";
+import { listingFeeDetail } from "./listing-fee.js";
+import { encodeCursor, type CursorScope } from "../catalog/search-cursor.js";
 
 export type DiscoveryDocument = components["schemas"]["DiscoveryDocument"];
 

@@ -1,4 +1,4 @@
-import { weakEtag } from "../http/etag.js";
+import { weakEtag } from "./etag.js";
 
 /** Conditional documents are revalidated by their weak ETag on every use. */
 const REVALIDATE = { "Cache-Control": "no-cache" };

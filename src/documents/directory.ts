@@ -1,9 +1,9 @@
 import type { components } from "../../generated/openapi.js";
 import { canonicalOf } from "../../generated/operations.js";
-import type { Services } from "../http/handler-types.js";
-import { linksTo } from "./links.js";
-import { linkTo, type ServicePath } from "../documents/service-links.js";
-import { listingFeeSummary, urlOf, type MarketFacts } from "./market.js";
+import type { Services } from "../services.js";
+import { rootUrl, linkTo, linksTo, type ServicePath } from "../market/links.js";
+import { type MarketFacts } from "../market/facts.js";
+import { listingFeeSummary } from "./listing-fee.js";
 
 type Schemas = components["schemas"];
 
@@ -32,7 +32,7 @@ export function linkset(market: MarketFacts): Schemas["Linkset"] {
   return {
     linkset: [
       {
-        anchor: urlOf(market, "/"),
+        anchor: rootUrl(market),
         "service-desc": to("/openapi.json", json, "OpenAPI description of every route"),
         "service-doc": to("/llms.txt", "text/plain", "How to sell and buy, for language models"),
         status: to("/status.json", json, "Status and counts"),
@@ -90,7 +90,7 @@ export function crawlDocument(services: Services): Schemas["CrawlDocument"] {
     .sort((a, b) => rank(a.path) - rank(b.path))
     .map(({ path, operation, aliases }, index) => ({
       priority: index + 1,
-      url: urlOf(market, path),
+      url: linkTo(market, path as ServicePath),
       method: "GET" as const,
       mediaType: Object.keys(operation.responses?.["200"]?.content ?? {})[0] ?? "application/json",
       description: operation.description ?? "",

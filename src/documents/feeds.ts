@@ -1,10 +1,9 @@
 import { Feed } from "feed";
 import type { components } from "../../generated/openapi.js";
-import type { Services } from "../http/handler-types.js";
+import type { Services } from "../services.js";
 import type { Listing } from "../storage/listing-store.js";
-import { toCatalogItem } from "./catalog-item.js";
-import { linksTo } from "./links.js";
-import { linkTo } from "../documents/service-links.js";
+import { toCatalogItem } from "../catalog/catalog-item.js";
+import { linkTo, linksTo } from "../market/links.js";
 
 export type FeedDocument = components["schemas"]["FeedDocument"];
 

@@ -1,11 +1,11 @@
 import type { components } from "../../generated/openapi.js";
-import type { Services } from "../http/handler-types.js";
+import type { Services } from "../services.js";
 import type { Listing } from "../storage/listing-store.js";
-import { toCatalogItem } from "./catalog-item.js";
-import { SEED_INVENTORY_NOTE } from "./discovery-documents.js";
-import { linksTo } from "./links.js";
-import { linkTo } from "../documents/service-links.js";
-import { CONTRACT_VERSION, listingFeeSummary } from "./market.js";
+import { toCatalogItem } from "../catalog/catalog-item.js";
+import { SEED_INVENTORY_NOTE } from "./discovery.js";
+import { linkTo, linksTo } from "../market/links.js";
+import { CONTRACT_VERSION } from "../constants.js";
+import { listingFeeSummary } from "./listing-fee.js";
 
 export type ForeignDocument = components["schemas"]["ForeignDocument"];
 

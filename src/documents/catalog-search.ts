@@ -1,7 +1,7 @@
-import type { Services } from "../http/handler-types.js";
-import { searchDocument, type DiscoveryDocument } from "./discovery-documents.js";
-import { decodeCursor, type CursorScope } from "./search-cursor.js";
-import { showsSeed, type SeedFilterQuery } from "./seed-filter.js";
+import type { Services } from "../services.js";
+import { searchDocument, type DiscoveryDocument } from "./discovery.js";
+import { decodeCursor, type CursorScope } from "../catalog/search-cursor.js";
+import { showsSeed, type SeedFilterQuery } from "../catalog/seed-filter.js";
 
 /** The search parameters of the discovery routes (and of the MCP tool `list_market`). */
 export interface SearchQuery extends SeedFilterQuery {

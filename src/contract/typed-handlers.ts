@@ -1,12 +1,5 @@
 import type { operations } from "../../generated/openapi.js";
 import type { CanonicalOperationId } from "../../generated/operations.js";
-import type { CatalogFreshness } from "../catalog/freshness.js";
-import type { MarketFacts } from "../catalog/market.js";
-import type { Config } from "../config.js";
-import type { Logger } from "../logger.js";
-import type { Payments } from "../payments/setup.js";
-import type { SellerProbe } from "../probe/seller-probe.js";
-import type { ListingStore } from "../storage/listing-store.js";
 
 type Operation<O extends CanonicalOperationId> = operations[O];
 type Responses<O extends CanonicalOperationId> = Operation<O>["responses"];
@@ -65,25 +58,8 @@ export interface Input<O extends CanonicalOperationId> {
   rawBody?: string;
 }
 
-/** Everything a handler may use besides its input. */
-export interface Services {
-  config: Config;
-  logger: Logger;
-  /** The compiled contract, as served at /openapi.json. */
-  contract: { document: Record<string, unknown>; bytes: Buffer };
-  store: ListingStore;
-  /** Fee, wallet, chain and token: the one source every document reads. */
-  market: MarketFacts;
-  /** Whether rendered catalog documents are still current. */
-  freshness: CatalogFreshness;
-  /** Listing-fee and demo payments: the x402 gate, the facilitator, the chain. */
-  payments: Payments;
-  /** The SSRF-safe seller probe, with its per-instance rate limits. */
-  probe: SellerProbe;
-  now(): Date;
-}
-
-export type Handler<O extends CanonicalOperationId> = (input: Input<O>, services: Services) => Promise<Reply<O>> | Reply<O>;
+/** A handler of operation O, given what it may use besides its input (S). */
+export type ContractHandler<O extends CanonicalOperationId, S> = (input: Input<O>, services: S) => Promise<Reply<O>> | Reply<O>;
 
 /** One handler per canonical operation: the compiler refuses a missing one. */
-export type HandlerMap = { [O in CanonicalOperationId]: Handler<O> };
+export type ContractHandlerMap<S> = { [O in CanonicalOperationId]: ContractHandler<O, S> };

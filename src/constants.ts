@@ -1,0 +1,37 @@
+/**
+ * The marketplace's fixed facts: the one network, token and fee every part of the service uses.
+ * Configuration chooses only the wallet, the origin and (for development) another token address.
+ */
+import { CONTRACT_VERSION } from "../generated/operations.js";
+
+/** The x402 protocol version spoken everywhere. */
+export const X402_VERSION = 2;
+
+/** Base mainnet, CAIP-2: the only network of fees and listings. */
+export const NETWORK = "eip155:8453";
+export type Network = typeof NETWORK;
+/** Its EVM chain id (the local development chain uses the same). */
+export const CHAIN_ID = 8453;
+
+/** Base mainnet USDC, the asset `price: "$0.10"` resolves to on eip155:8453. */
+export const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+/** USDC's EIP-712 domain, sent as `extra` in payment requirements. */
+export const USDC_DOMAIN = { name: "USD Coin", version: "2" } as const;
+
+/** The listing fee, in USDC and in the token's smallest units (6 decimals). */
+export const LISTING_FEE_USDC = "0.10";
+export const LISTING_FEE_ATOMIC = "100000";
+/** A paid listing is active this long; paying again renews it. */
+export const LISTING_TTL_DAYS = 30;
+/** The marketplace takes nothing from sales (basis points). */
+export const SALE_TAKE_BPS = 0;
+
+/** Seconds a signed payment stays valid (`maxTimeoutSeconds` of every requirement). */
+export const PAYMENT_TIMEOUT_SECONDS = 300;
+
+export const HOUR_MS = 60 * 60 * 1000;
+export const DAY_MS = 24 * HOUR_MS;
+export const LISTING_TTL_MS = LISTING_TTL_DAYS * DAY_MS;
+
+/** The interface version: the compiled contract's `info.version` (spec/main.tsp). */
+export { CONTRACT_VERSION };
