@@ -1,5 +1,5 @@
 // Finding one listing through the free catalog routes (there is no route by id: search pages are walked).
-import type { CatalogItem, MarketplaceClient } from "./index.js";
+import type { CatalogItem, MarketplaceClient } from "./marketplace-client.js";
 import { ToolkitError } from "./errors.js";
 
 const PAGE = 200;

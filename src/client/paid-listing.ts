@@ -2,7 +2,7 @@
 // user's agreement, then the paid POST /listings through the SDK.
 import type { SettleResponse } from "@x402/core/types";
 import { ToolkitError } from "./errors.js";
-import { createMarketplaceClient, type ListingCreated, type ListingRequest, type MarketplaceClient, type ValidationReport } from "./index.js";
+import { createMarketplaceClient, type ListingCreated, type ListingRequest, type MarketplaceClient, type ValidationReport } from "./marketplace-client.js";
 import { atomicToUsdc, createPayer, payingFetch, readChallenge } from "./payments.js";
 import { agreeToPay, settlementOf, type PaymentSteps, type Quote } from "./purchase.js";
 import { linkTo } from "../market/links.js";

@@ -5,7 +5,7 @@ import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequirements, SettleResponse } from "@x402/core/types";
 import type { Hex } from "viem";
 import { ToolkitError, unreachable } from "./errors.js";
-import type { CatalogItem } from "./index.js";
+import type { CatalogItem } from "./marketplace-client.js";
 import { atomicToUsdc, createPayer, payingFetch, readChallenge, requirementMismatches } from "./payments.js";
 
 /** What the user is asked to agree to. */
