@@ -1,10 +1,10 @@
-/** The seed filter parameters as the contract declares them. */
-export interface SeedFilterQuery {
-  includeSeed?: boolean;
-  excludeSeed?: boolean;
-  leftoverSeed?: "true" | "false";
-  foreign?: boolean;
-}
+import type { operations } from "../../generated/openapi.js";
+
+/** The seed filter parameters, as the contract declares them on the catalog reads. */
+export type SeedFilterQuery = Pick<
+  NonNullable<operations["getCatalog"]["parameters"]["query"]>,
+  "includeSeed" | "excludeSeed" | "leftoverSeed" | "foreign"
+>;
 
 /**
  * Whether leftover seed rows are shown. Catalog reads are foreign-first: seed rows appear only

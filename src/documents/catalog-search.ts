@@ -1,20 +1,14 @@
+import type { operations } from "../../generated/openapi.js";
 import type { Services } from "../services.js";
 import { searchDocument, type DiscoveryDocument } from "./discovery.js";
 import { decodeCursor, type CursorScope } from "../catalog/search-cursor.js";
-import { showsSeed, type SeedFilterQuery } from "../catalog/seed-filter.js";
+import { showsSeed } from "../catalog/seed-filter.js";
 
-/** The search parameters of the discovery routes (and of the MCP tool `list_market`). */
-export interface SearchQuery extends SeedFilterQuery {
-  query?: string;
-  q?: string;
-  type?: "http" | "mcp";
-  payTo?: string;
-  network?: string;
-  scheme?: string;
-  cursor?: string;
-  limit?: number;
-  offset?: number;
-}
+/**
+ * The search parameters of the discovery routes (and of the MCP tool `list_market`): those of the
+ * lenient `/search`, whose `query` is optional; `/discovery/search`'s (`query` required) fit them.
+ */
+export type SearchQuery = NonNullable<operations["searchCatalog"]["parameters"]["query"]>;
 
 export const DEFAULT_SEARCH_LIMIT = 20;
 
