@@ -1,7 +1,12 @@
-import type { ServicePath } from "../market/links.js";
+import type { routeTable } from "../../generated/operations.js";
 
-/** The contract's `/kr-*` demo routes. */
-export type DemoPath = Extract<ServicePath, `/kr-${string}`>;
+type DemoRoute = Extract<(typeof routeTable)[number], { area: "demo" }>;
+
+/** The contract's demo routes: the `demo` area (spec/demo.tsp), all under `/kr-*`. */
+export type DemoPath = DemoRoute["path"];
+
+/** The method the contract gives demo route P. */
+type DemoMethod<P extends DemoPath> = Extract<DemoRoute, { path: P }>["method"];
 
 /**
  * First-party demo inventory: endpoints on this service's own origin under `/kr-*`, listed as
@@ -12,28 +17,31 @@ export type DemoPath = Extract<ServicePath, `/kr-${string}`>;
 export interface SeedResource {
   /** A demo route of the contract, on this origin. */
   path: DemoPath;
-  method: "GET" | "POST";
+  method: DemoRoute["method"];
   priceUsdc: string;
   description: string;
 }
 
-export const SEED_INVENTORY: readonly SeedResource[] = [
-  {
+/** One seed row per demo route of the contract, with the route's own method: the compiler holds both. */
+export const DEMO_RESOURCES: { readonly [P in DemoPath]: SeedResource & { path: P; method: DemoMethod<P> } } = {
+  "/kr-echo": {
     path: "/kr-echo",
     method: "POST",
     priceUsdc: "0.01",
     description: "Demo: echoes the JSON body it receives, to test an x402 buyer end to end.",
   },
-  {
+  "/kr-time": {
     path: "/kr-time",
     method: "GET",
     priceUsdc: "0.001",
     description: "Demo: the server's current time in ISO 8601 and Unix seconds.",
   },
-  {
+  "/kr-fortune": {
     path: "/kr-fortune",
     method: "GET",
     priceUsdc: "0.02",
     description: "Demo: one short fortune-cookie sentence, different on every call.",
   },
-];
+};
+
+export const SEED_INVENTORY: readonly SeedResource[] = Object.values(DEMO_RESOURCES);

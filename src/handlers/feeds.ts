@@ -1,7 +1,9 @@
+// The feeds area (spec/feeds.tsp): the JSON feed a poller pages with `since`, and its Atom and RSS views.
 import { SYNDICATION_SIZE, atomFeed, feedDocument, rssFeed } from "../documents/feeds.js";
 import { taggedJson, taggedText } from "../contract/rendered.js";
 import { HttpError } from "../contract/errors.js";
 import type { Handler, Services } from "../services.js";
+import type { AreaHandlers } from "./area-handlers.js";
 
 async function newestForeign(services: Services, since: Date | undefined, limit: number) {
   const freshness = await services.freshness.current();
@@ -27,7 +29,7 @@ function sinceOf(value: string | undefined): Date | undefined {
 }
 
 /** `/feed.json` and aliases: newest first; `since` is exclusive. */
-export const getFeed: Handler<"getFeed"> = async (input, services) => {
+const getFeed: Handler<"getFeed"> = async (input, services) => {
   const since = sinceOf(input.query.since);
   const limit = input.query.limit ?? 50;
   const { token, stamp, rows } = await newestForeign(services, since, limit);
@@ -35,13 +37,15 @@ export const getFeed: Handler<"getFeed"> = async (input, services) => {
 };
 
 /** `/feed.atom`, `/atom.xml`: Atom 1.0. */
-export const getAtomFeed: Handler<"getAtomFeed"> = async (_input, services) => {
+const getAtomFeed: Handler<"getAtomFeed"> = async (_input, services) => {
   const { token, stamp, rows } = await newestForeign(services, undefined, SYNDICATION_SIZE);
   return taggedText(atomFeed(services, rows, stamp.changedAt), "application/atom+xml", token);
 };
 
 /** `/feed.rss` and aliases: RSS 2.0. */
-export const getRssFeed: Handler<"getRssFeed"> = async (_input, services) => {
+const getRssFeed: Handler<"getRssFeed"> = async (_input, services) => {
   const { token, stamp, rows } = await newestForeign(services, undefined, SYNDICATION_SIZE);
   return taggedText(rssFeed(services, rows, stamp.changedAt), "application/rss+xml", token);
 };
+
+export const feedsHandlers: AreaHandlers<"feeds"> = { getFeed, getAtomFeed, getRssFeed };

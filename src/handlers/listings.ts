@@ -1,13 +1,29 @@
+// The listings area (spec/listings.tsp): the paid listing, its dry run, the listing schema and
+// example, and the fee documents.
+import type { components } from "../../generated/openapi.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
-import { linkTo, linksTo } from "../market/links.js";
+import { facilitatorDocument, feeCard } from "../documents/listing-fee.js";
 import { exampleListing, listingRequestSchema } from "../documents/listing-request.js";
+import { dryRunListing, validationGuide } from "../listing/dry-run.js";
+import { createPaidListing, listingFeeCharge } from "../listing/paid-listing.js";
+import { linkTo, linksTo } from "../market/links.js";
 import type { Handler } from "../services.js";
+import type { AreaHandlers } from "./area-handlers.js";
+
+type PaymentChallenge = components["schemas"]["PaymentChallenge"];
 
 /** Items shown by `GET /listings`; the discovery routes page through all of them. */
 const NEWEST = 50;
 
+/** POST /listings: the paid listing (src/listing/paid-listing.ts). */
+const createListing: Handler<"createListing"> = (input, { store, payments, probe, market, logger, now }) =>
+  createPaidListing(
+    { body: input.body, headers: input.headers, clientIp: input.clientIp },
+    { store, gate: payments.gate, probe, market, chain: payments.chain, logger, now },
+  );
+
 /** `GET /listings`: the free catalog of active third-party listings plus fee, schema and example. */
-export const getListings: Handler<"getListings"> = async (_input, services) => {
+const getListings: Handler<"getListings"> = async (_input, services) => {
   const { market, store, contract } = services;
   const page = await store.page({ includeSeed: false, limit: NEWEST, offset: 0, now: services.now() });
   return {
@@ -27,4 +43,49 @@ export const getListings: Handler<"getListings"> = async (_input, services) => {
       },
     },
   };
+};
+
+/** POST /listings/validate: the paid route's checks, without payment and without saving. */
+const validateListing: Handler<"validateListing"> = (input, { probe }) => dryRunListing(input.body!, input.clientIp, probe);
+
+/** GET /listings/validate: how to call the dry run. */
+const getValidationGuide: Handler<"getValidationGuide"> = (_input, { market, contract }) => ({
+  status: 200,
+  body: validationGuide(market, contract.document),
+});
+
+/** The bare JSON Schema of the listing body, from the contract. */
+const getListingSchema: Handler<"getListingSchema"> = (_input, { contract }) => ({
+  status: 200,
+  body: listingRequestSchema(contract.document),
+});
+
+/** An example listing body. */
+const getListingExample: Handler<"getListingExample"> = (_input, { config }) => ({ status: 200, body: exampleListing(config) });
+
+/** GET /listings/challenge: exactly what an unpaid POST /listings carries in PAYMENT-REQUIRED, as JSON. */
+const getListingChallenge: Handler<"getListingChallenge"> = async (_input, { payments, market }) => ({
+  status: 200,
+  body: (await payments.gate.challenge(listingFeeCharge(market))) as PaymentChallenge,
+});
+
+/** /fee.json and its aliases. */
+const getFeeCard: Handler<"getFeeCard"> = (_input, { market }) => ({ status: 200, body: feeCard(market) });
+
+/** /facilitator.json: where fees are verified and settled, and what the marketplace never does. */
+const getFacilitator: Handler<"getFacilitator"> = (_input, { payments, market }) => ({
+  status: 200,
+  body: facilitatorDocument(market, payments.facilitator),
+});
+
+export const listingsHandlers: AreaHandlers<"listings"> = {
+  createListing,
+  getListings,
+  validateListing,
+  getValidationGuide,
+  getListingSchema,
+  getListingExample,
+  getListingChallenge,
+  getFeeCard,
+  getFacilitator,
 };

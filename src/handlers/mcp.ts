@@ -1,9 +1,11 @@
+// The mcp area (spec/mcp.tsp): the MCP endpoint (src/mcp/) and the documents that describe it.
 import type { Handler } from "../services.js";
 import { mcpDiscovery, mcpServerCard, mcpServers, mcpToolCatalog } from "../mcp/documents.js";
 import { answerMcpPost } from "../mcp/http-transport.js";
+import type { AreaHandlers } from "./area-handlers.js";
 
 /** GET /mcp: the discovery JSON. The server is stateless, so an SSE stream request gets 405 (MCP transport spec). */
-export const getMcpDiscovery: Handler<"getMcpDiscovery"> = async (input, services) => {
+const getMcpDiscovery: Handler<"getMcpDiscovery"> = async (input, services) => {
   if (input.headers.accept?.includes("text/event-stream")) {
     return {
       status: 405,
@@ -18,13 +20,21 @@ export const getMcpDiscovery: Handler<"getMcpDiscovery"> = async (input, service
 };
 
 /** POST /mcp: MCP over Streamable HTTP, through the SDK's transport. */
-export const postMcp: Handler<"postMcp"> = (input, services) => answerMcpPost(input, services);
+const postMcp: Handler<"postMcp"> = (input, services) => answerMcpPost(input, services);
 
 /** `/mcp.json`, `/.well-known/mcp.json`: the servers document. */
-export const getMcpServers: Handler<"getMcpServers"> = (_input, { market }) => ({ status: 200, body: mcpServers(market) });
+const getMcpServers: Handler<"getMcpServers"> = (_input, { market }) => ({ status: 200, body: mcpServers(market) });
 
 /** `/mcp/tools.json`, `/tools.json`, `/skills.json`: the live tools/list. */
-export const getMcpTools: Handler<"getMcpTools"> = async (_input, services) => ({ status: 200, body: await mcpToolCatalog(services) });
+const getMcpTools: Handler<"getMcpTools"> = async (_input, services) => ({ status: 200, body: await mcpToolCatalog(services) });
 
 /** The server card routes. */
-export const getMcpServerCard: Handler<"getMcpServerCard"> = async (_input, services) => ({ status: 200, body: await mcpServerCard(services) });
+const getMcpServerCard: Handler<"getMcpServerCard"> = async (_input, services) => ({ status: 200, body: await mcpServerCard(services) });
+
+export const mcpHandlers: AreaHandlers<"mcp"> = {
+  getMcpDiscovery,
+  postMcp,
+  getMcpServers,
+  getMcpTools,
+  getMcpServerCard,
+};
