@@ -92,16 +92,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const maintenance = await startMaintenance({ store, market: services.market, logger, loadSeed: config.loadSeed, intervalMs: HOUR_MS, now });
   const router = await createRouter(contract, handlers, services);
   const responseCache = new ResponseCache(freshness);
-  const koa = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, trustProxy: config.trustProxy }).callback();
-  listener.current = (req, res) => {
-    const served = responseCache.tryServe(req, res);
-    if (served === false) void koa(req, res);
-    else if (served !== true) {
-      void served.then((done) => {
-        if (!done) void koa(req, res);
-      });
-    }
-  };
+  listener.current = createApp({ router, contract, logger, maxBodyBytes: config.maxBodyBytes, responseCache, trustProxy: config.trustProxy }).callback();
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   return {

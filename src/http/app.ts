@@ -1,5 +1,7 @@
 import cors from "@koa/cors";
-import Koa, { type Context } from "koa";
+import Koa, { type Context, type Middleware } from "koa";
+import type { RoutedOperationId } from "../../generated/operations.js";
+import type { Contract } from "../contract/load.js";
 import type { Logger } from "../logger.js";
 import { readBodyText, readJsonBody } from "./body.js";
 import { ifNoneMatchMatches } from "./conditional.js";
@@ -8,6 +10,7 @@ import { HttpError } from "../contract/errors.js";
 import type { ResponseCache } from "./response-cache.js";
 import { logUnexpected, replyFor } from "../contract/unexpected-errors.js";
 import type { AnyReply, Router } from "./router.js";
+import { mountRoutes, type RouteMiddleware } from "./routes.js";
 
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -63,16 +66,27 @@ function sendError(ctx: Context, error: HttpError): void {
 
 export interface AppOptions {
   router: Router;
+  contract: Contract;
   logger: Logger;
   maxBodyBytes: number;
-  /** Where replies marked with a freshness token are kept for the node:http fast path. */
+  /** Rendered catalog documents, answered again while current (the second middleware). */
   responseCache?: ResponseCache;
+  /** Middleware of particular operations, run before their handler. */
+  routeMiddleware?: RouteMiddleware;
   /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
   trustProxy?: boolean;
 }
 
-/** The Koa adapter: body and errors in, openapi-backend dispatch, contract-shaped replies out. */
-export function createApp({ router, logger, maxBodyBytes, responseCache, trustProxy = false }: AppOptions): Koa {
+/**
+ * The one pipeline every request goes through, cached or not:
+ *   1. access log and errors (every answer is logged here; an error becomes a JSON reply)
+ *   2. CORS
+ *   3. the response cache (a repeated catalog read, or its 304, answered here)
+ *   4. @koa/router: the contract's routes, each with its own middleware, then openapi-backend's
+ *      validation and the operation's handler; 405 with Allow, OPTIONS, 404
+ * Middleware added for every request goes here, in this order, so a cached answer passes it too.
+ */
+export function createApp({ router, contract, logger, maxBodyBytes, responseCache, routeMiddleware, trustProxy = false }: AppOptions): Koa {
   const app = new Koa({ proxy: trustProxy });
   app.silent = true;
 
@@ -104,13 +118,15 @@ export function createApp({ router, logger, maxBodyBytes, responseCache, trustPr
     }),
   );
 
-  app.use(async (ctx) => {
+  if (responseCache) app.use(responseCache.middleware());
+
+  const answer = (operationId: RoutedOperationId): Middleware => async (ctx) => {
     const method = ctx.method === "HEAD" ? "GET" : ctx.method;
     // POST /mcp takes its body unparsed: the MCP SDK answers malformed JSON itself (-32700), not 400.
-    const raw = BODY_METHODS.has(method) && router.takesRawBody(method, ctx.path);
+    const raw = BODY_METHODS.has(method) && router.takesRawBody(operationId);
     const body = BODY_METHODS.has(method) && !raw ? await readJsonBody(ctx, maxBodyBytes) : undefined;
     const rawBody = raw ? await readBodyText(ctx, maxBodyBytes) : undefined;
-    const reply = await router.dispatch({
+    const reply = await router.dispatch(operationId, {
       method,
       path: ctx.path,
       query: ctx.querystring,
@@ -120,7 +136,8 @@ export function createApp({ router, logger, maxBodyBytes, responseCache, trustPr
       clientIp: ctx.ip,
     });
     send(ctx, reply, responseCache);
-  });
+  };
+  for (const middleware of mountRoutes(contract, answer, routeMiddleware)) app.use(middleware);
 
   return app;
 }

@@ -51,13 +51,19 @@ function answersJsonRpc400(operation: unknown): boolean {
 }
 
 export interface Router {
-  dispatch(request: RoutedRequest): Promise<AnyReply>;
-  /** Whether the contract marks this route `x-raw-body`: its body is handed over unparsed (POST /mcp). */
-  takesRawBody(method: string, path: string): boolean;
+  /** Validates a request routed to `operationId` against the contract and answers it with its handler. */
+  dispatch(operationId: RoutedOperationId, request: RoutedRequest): Promise<AnyReply>;
+  /** Whether the contract marks this operation `x-raw-body`: its body is handed over unparsed (POST /mcp). */
+  takesRawBody(operationId: RoutedOperationId): boolean;
   /** openapi-backend itself, for response validation in tests. */
   api: OpenAPIBackend;
 }
 
+/**
+ * openapi-backend validates each request against its operation (query, headers, body, with type
+ * coercion and defaults) and calls the handler registered for the operationId. The path is
+ * matched once, by @koa/router (src/http/routes.ts), which names the operation.
+ */
 export async function createRouter<S>(contract: Contract, handlers: ContractHandlerMap<S>, services: S): Promise<Router> {
   const api = new OpenAPIBackend({
     definition: contract.document as unknown as Document,
@@ -74,43 +80,30 @@ export async function createRouter<S>(contract: Contract, handlers: ContractHand
     },
   });
 
-  const normalise = (path: string): string => (path.length > 1 ? path.replace(/\/+$/, "") : path);
-  const allowOf = (path: string): string => (contract.methodsByPath.get(normalise(path)) ?? []).join(", ");
-
-  const rawBodyRoutes = new Set<string>();
+  const rawBodyOperations = new Set<string>();
   const jsonRpcRefusals = new Set<string>();
-  for (const [path, item] of Object.entries(contract.document.paths)) {
-    for (const [method, operation] of Object.entries(item)) {
-      if ((operation as { "x-raw-body"?: boolean })["x-raw-body"] === true) rawBodyRoutes.add(`${method.toUpperCase()} ${path}`);
-      if (answersJsonRpc400(operation)) jsonRpcRefusals.add((operation as { operationId: string }).operationId);
+  for (const item of Object.values(contract.document.paths)) {
+    for (const operation of Object.values(item) as Array<{ operationId: string; "x-raw-body"?: boolean }>) {
+      if (operation["x-raw-body"] === true) rawBodyOperations.add(operation.operationId);
+      if (answersJsonRpc400(operation)) jsonRpcRefusals.add(operation.operationId);
     }
   }
 
-  api.register({
-    notFound: (context: Context) => {
-      const { method, path } = context.request;
-      throw new HttpError(404, "not_found", `No route ${method.toUpperCase()} ${path}. Every route is listed in /openapi.json.`);
-    },
-    methodNotAllowed: (context: Context) => {
-      const { method, path } = context.request;
-      const allow = allowOf(path);
-      throw new HttpError(405, "method_not_allowed", `${method.toUpperCase()} is not allowed on ${path}; use ${allow}.`, undefined, { Allow: allow });
-    },
-    validationFail: (context: Context): AnyReply => {
-      const fields = fieldErrorsFromAjv(context.validation.errors ?? []);
-      const operationId = context.operation.operationId ?? "";
-      if (jsonRpcRefusals.has(operationId)) {
-        // POST /mcp: every refusal before a method runs is a JSON-RPC error, a bad query string too.
-        const error = { code: JSON_RPC_INVALID_REQUEST, message: `Invalid Request: ${summarise(fields)}.`, data: { fields } };
-        return { operationId, status: 400, body: { jsonrpc: "2.0", id: null, error } };
-      }
-      throw new HttpError(400, "invalid_request", `Invalid request: ${summarise(fields)}.`, fields);
-    },
-  });
+  const validationFail = (context: Context): AnyReply => {
+    const fields = fieldErrorsFromAjv(context.validation.errors ?? []);
+    const operationId = context.operation.operationId ?? "";
+    if (jsonRpcRefusals.has(operationId)) {
+      // POST /mcp: every refusal before a method runs is a JSON-RPC error, a bad query string too.
+      const error = { code: JSON_RPC_INVALID_REQUEST, message: `Invalid Request: ${summarise(fields)}.`, data: { fields } };
+      return { operationId, status: 400, body: { jsonrpc: "2.0", id: null, error } };
+    }
+    throw new HttpError(400, "invalid_request", `Invalid request: ${summarise(fields)}.`, fields);
+  };
 
+  const answer = new Map<string, (context: Context, request: RoutedRequest) => Promise<AnyReply>>();
   for (const [operationId, canonical] of Object.entries(canonicalOf) as [RoutedOperationId, CanonicalOperationId][]) {
     const handler = handlers[canonical] as ContractHandler<typeof canonical, S>;
-    api.register(operationId, async (context: Context, request: RoutedRequest) => {
+    const run = async (context: Context, request: RoutedRequest): Promise<AnyReply> => {
       const input = {
         operationId,
         path: context.request.path,
@@ -122,15 +115,28 @@ export async function createRouter<S>(contract: Contract, handlers: ContractHand
       } as unknown as Input<typeof canonical>;
       const reply = await handler(input, services);
       return { ...reply, operationId } as AnyReply;
-    });
+    };
+    api.register(operationId, run);
+    answer.set(operationId, run);
   }
+  api.register({ validationFail });
 
   await api.init();
   memoiseOperations(api);
   return {
     api,
-    dispatch: (request) => api.handleRequest(request, request) as Promise<AnyReply>,
-    takesRawBody: (method, path) => rawBodyRoutes.has(`${method} ${normalise(path)}`),
+    dispatch: async (operationId, request) => {
+      const operation = api.router.getOperation(operationId);
+      const run = answer.get(operationId);
+      if (!operation || !run) throw new Error(`no operation ${operationId} in the contract`);
+      // As openapi-backend's handleRequest does once it has matched the operation.
+      const context = { api, operation, request: api.router.parseRequest(request, operation) } as Context;
+      context.validation = api.validator.validateRequest(request, operation);
+      if (context.validation.errors) return validationFail(context);
+      context.request = api.router.parseRequest(context.validation.coerced, operation);
+      return run(context, request);
+    },
+    takesRawBody: (operationId) => rawBodyOperations.has(operationId),
   };
 }
 

@@ -5,14 +5,15 @@
  *   - 304 revalidation vs bare node:http answering the same 304
  *   - search for a seller (distinct query per request, so every one is a real search)
  *   - the feed
- * Prints the table and the service's resident memory at 100k. BENCH_SECONDS sets the duration.
+ * Prints the table and the service's resident memory at 100k. BENCH_SECONDS sets the duration;
+ * BENCH_BASELINE=<git revision> also measures that revision's service (same scenarios, same data).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { benchSeller, seedListings } from "./seed-listings.js";
-import { bodyFile, serve, type BenchServer } from "./servers.js";
+import { baselineCheckout, bodyFile, serve, type BenchServer } from "./servers.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SIZES = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map(Number);
@@ -24,7 +25,7 @@ async function load(url: string, options: Partial<autocannon.Options> = {}): Pro
   return autocannon({ url, connections: 16, duration: SECONDS, ...options });
 }
 
-function record(scenario: string, size: number, result: autocannon.Result, baseline?: autocannon.Result): void {
+function recordRow(scenario: string, size: number, result: autocannon.Result, baseline?: autocannon.Result): void {
   rows.push({
     scenario,
     listings: size,
@@ -61,13 +62,17 @@ async function benchSize(size: number): Promise<void> {
 
   try {
     await measure(size, databaseUrl);
+    if (baseline) await measure(size, databaseUrl, baseline.dir, ` [baseline ${baseline.ref}]`);
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
 }
 
-async function measure(size: number, databaseUrl: string): Promise<void> {
-  await withServer(serve("app", [], { DATABASE_URL: databaseUrl }), async (app) => {
+const baseline = baselineCheckout();
+
+async function measure(size: number, databaseUrl: string, cwd?: string, label = ""): Promise<void> {
+  const record = (scenario: string, ...rest: Parameters<typeof recordRow> extends [string, ...infer R] ? R : never) => recordRow(`${scenario}${label}`, ...rest);
+  await withServer(serve("app", [], { DATABASE_URL: databaseUrl }, cwd), async (app) => {
     const idleMiB = app.rssMiB();
     const page = await fetch(`${app.url}/discovery/resources`);
     const bytes = Buffer.from(await page.arrayBuffer());
@@ -93,9 +98,13 @@ async function measure(size: number, databaseUrl: string): Promise<void> {
       record("304 revalidation vs bare 200 of the page", size, revalidate, bareBody);
     });
     record("feed.json (50 items)", size, feed);
-    rows.push({ scenario: "service resident memory: idle / after the run", listings: size, "req/s": `${idleMiB.toFixed(0)} / ${app.rssMiB().toFixed(0)} MiB` });
+    rows.push({ scenario: `service resident memory: idle / after the run${label}`, listings: size, "req/s": `${idleMiB.toFixed(0)} / ${app.rssMiB().toFixed(0)} MiB` });
   });
 }
 
-for (const size of SIZES) await benchSize(size);
+try {
+  for (const size of SIZES) await benchSize(size);
+} finally {
+  baseline?.remove();
+}
 console.table(rows);

@@ -2,12 +2,13 @@
  * `npm run bench:routing`: what routing and validation through openapi-backend cost.
  * 1. In process, no HTTP: one dispatch through our router (memoised operation list) against
  *    stock openapi-backend on the same contract.
- * 2. Over HTTP with autocannon: the same bytes from bare node:http, plain Koa, and the service.
+ * 2. Over HTTP with autocannon: the same bytes from bare node:http, plain Koa, and the service
+ *    (with BENCH_BASELINE=<git revision>, that revision's service too, in the same run).
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bodyFile, serve } from "./servers.js";
+import { baselineCheckout, bodyFile, serve } from "./servers.js";
 import autocannon from "autocannon";
 import { OpenAPIBackend, type Document } from "openapi-backend";
 import { loadContract } from "../../src/contract/load.js";
@@ -36,7 +37,7 @@ async function inProcess(): Promise<void> {
   const services = { config, logger: createLogger("silent"), contract, market, store: undefined as never, freshness: undefined as never, payments: undefined as never, probe: undefined as never, now: () => new Date() };
   const router = await createRouter(contract, handlers, services);
   const request = { method: "GET", path: "/listings/example.json", query: "", headers: {}, body: undefined };
-  const ours = await timeDispatch(() => router.dispatch(request), 20_000);
+  const ours = await timeDispatch(() => router.dispatch("getListingExample__listingsExampleJson", request), 20_000);
 
   const stock = new OpenAPIBackend({ definition: structuredClone(contract.document) as unknown as Document, quick: true, coerceTypes: true });
   stock.register({ notFound: () => 404, methodNotAllowed: () => 405, validationFail: () => 400 });
@@ -44,7 +45,7 @@ async function inProcess(): Promise<void> {
   await stock.init();
   const theirs = await timeDispatch(() => stock.handleRequest(request), 2_000);
   console.log("\nIn-process dispatch of GET /listings/example.json (routing + validation + handler)");
-  console.table({ "openapi-backend, operations memoised (ours)": { "µs per request": ours.toFixed(1) }, "openapi-backend as shipped": { "µs per request": theirs.toFixed(1) } });
+  console.table({ "validation + handler by operationId (ours; @koa/router matched the path)": { "µs per request": ours.toFixed(1) }, "openapi-backend as shipped": { "µs per request": theirs.toFixed(1) } });
 }
 
 
@@ -55,24 +56,34 @@ async function load(url: string): Promise<autocannon.Result> {
 async function overHttp(): Promise<void> {
   const body = bodyFile(JSON.stringify(exampleListing({ network: "eip155:8453" })));
   const rows: Record<string, Record<string, string>> = {};
-  for (const [name, kind, path] of [
-    ["bare node:http, same bytes", "node", "/"],
-    ["plain Koa, same bytes", "koa", "/"],
-    ["service: GET /listings/example.json", "app", "/listings/example.json"],
-    ["service: 400 on /discovery/resources?limit=0", "app", "/discovery/resources?limit=0"],
-  ] as const) {
-    const server = await serve(kind, [body], { DATABASE_URL: `file:${join(mkdtempSync(join(tmpdir(), "bench-routing-")), "bench.db")}` });
-    try {
-      const result = await load(`${server.url}${path}`);
-      rows[name] = {
-        "req/s": result.requests.average.toFixed(0),
-        "p50 ms": String(result.latency.p50),
-        "p99 ms": String(result.latency.p99),
-        non2xx: String(result.non2xx),
-      };
-    } finally {
-      server.stop();
+  const baseline = baselineCheckout();
+  const targets = [
+    ["bare node:http, same bytes", "node", "/", undefined],
+    ["plain Koa, same bytes", "koa", "/", undefined],
+    ["service: GET /listings/example.json", "app", "/listings/example.json", undefined],
+    ["service: 400 on /discovery/resources?limit=0", "app", "/discovery/resources?limit=0", undefined],
+    ["service: 404 on /no-such-route", "app", "/no-such-route", undefined],
+  ] as Array<[string, "node" | "koa" | "app", string, string | undefined]>;
+  if (baseline) {
+    for (const [name, kind, path] of targets.filter(([, kind]) => kind === "app")) targets.push([`${name} [baseline ${baseline.ref}]`, kind, path, baseline.dir]);
+  }
+  try {
+    for (const [name, kind, path, cwd] of targets) {
+      const server = await serve(kind, [body], { DATABASE_URL: `file:${join(mkdtempSync(join(tmpdir(), "bench-routing-")), "bench.db")}` }, cwd);
+      try {
+        const result = await load(`${server.url}${path}`);
+        rows[name] = {
+          "req/s": result.requests.average.toFixed(0),
+          "p50 ms": String(result.latency.p50),
+          "p99 ms": String(result.latency.p99),
+          non2xx: String(result.non2xx),
+        };
+      } finally {
+        server.stop();
+      }
     }
+  } finally {
+    baseline?.remove();
   }
   const base = Number(rows["plain Koa, same bytes"]!["req/s"]);
   for (const row of Object.values(rows)) row["vs plain Koa"] = `${((Number(row["req/s"]) / base) * 100).toFixed(0)}%`;

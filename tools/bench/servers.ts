@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -12,8 +12,8 @@ export interface BenchServer {
 }
 
 /** The command of `npm start`, so the service is measured exactly as it runs. */
-function startCommand(): string[] {
-  const { scripts } = JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } };
+function startCommand(cwd: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(cwd, "package.json"), "utf8")) as { scripts: { start: string } };
   const [node, ...args] = scripts.start.split(/\s+/);
   if (node !== "node") throw new Error(`npm start should run node directly, not ${node}`);
   return args;
@@ -26,9 +26,10 @@ async function firstLine(child: ChildProcess, matches: (line: string) => boolean
 }
 
 /** Starts a server in its own process: bare node:http or Koa (tools/bench/serve.ts), or the service as `npm start` runs it. */
-export async function serve(kind: "node" | "koa" | "app", args: string[] = [], env: Record<string, string> = {}): Promise<BenchServer> {
-  const command = kind === "app" ? startCommand() : ["--import", "tsx", "tools/bench/serve.ts", kind, ...args];
+export async function serve(kind: "node" | "koa" | "app", args: string[] = [], env: Record<string, string> = {}, cwd = process.cwd()): Promise<BenchServer> {
+  const command = kind === "app" ? startCommand(cwd) : ["--import", "tsx", "tools/bench/serve.ts", kind, ...args];
   const child = spawn(process.execPath, command, {
+    cwd,
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, PORT: "0", LOG_LEVEL: "info", LOAD_SEED: "false", ...env },
   });
@@ -50,4 +51,24 @@ export function bodyFile(bytes: string | Buffer): string {
   const path = join(mkdtempSync(join(tmpdir(), "bench-body-")), "body");
   writeFileSync(path, bytes);
   return path;
+}
+
+/**
+ * `BENCH_BASELINE=<git revision>`: a checkout of that revision (sharing this node_modules), so a
+ * benchmark measures the service as it was beside the service as it is, in the same run.
+ */
+export function baselineCheckout(): { ref: string; dir: string; remove(): void } | null {
+  const ref = process.env.BENCH_BASELINE;
+  if (!ref) return null;
+  const dir = join(mkdtempSync(join(tmpdir(), "bench-baseline-")), "tree");
+  execFileSync("git", ["worktree", "add", "--detach", dir, ref], { stdio: "ignore" });
+  if (!existsSync(join(dir, "node_modules"))) symlinkSync(join(process.cwd(), "node_modules"), join(dir, "node_modules"), "dir");
+  return {
+    ref,
+    dir,
+    remove: () => {
+      execFileSync("git", ["worktree", "remove", "--force", dir], { stdio: "ignore" });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,0 +1,36 @@
+import KoaRouter from "@koa/router";
+import type { Middleware } from "koa";
+import { routeTable, type CanonicalOperationId, type RoutedOperationId } from "../../generated/operations.js";
+import { HttpError } from "../contract/errors.js";
+import type { Contract } from "../contract/load.js";
+
+/** Middleware some operations run before their handler, by canonical operation (all its routes). */
+export type RouteMiddleware = Partial<Record<CanonicalOperationId, Middleware[]>>;
+
+/**
+ * Mounts every route of the contract (generated/operations.ts `routeTable`) on @koa/router: the
+ * route's own middleware, then `answer(operationId)`. Paths are matched as the contract spells
+ * them (case-sensitive); a trailing slash is ignored. A path the contract has with another method
+ * is 405 with `Allow`; OPTIONS (not a CORS preflight, which @koa/cors answers) is 200 with `Allow`.
+ */
+export function mountRoutes(contract: Contract, answer: (operationId: RoutedOperationId) => Middleware, routeMiddleware: RouteMiddleware = {}): Middleware[] {
+  const router = new KoaRouter({ sensitive: true, strict: false });
+  for (const route of routeTable) {
+    const own = routeMiddleware[route.canonical] ?? [];
+    router.register(route.path, [route.method], [...own, answer(route.operationId)], { name: route.operationId });
+  }
+  const allowOf = (path: string) => (contract.methodsByPath.get(path.length > 1 ? path.replace(/\/+$/, "") : path) ?? []).join(", ");
+
+  const refuseUnrouted: Middleware = async (ctx, next) => {
+    await next();
+    if (ctx.status === 200 && ctx.method === "OPTIONS") {
+      ctx.set("Allow", allowOf(ctx.path));
+    } else if (ctx.status === 405 || ctx.status === 501) {
+      const allow = allowOf(ctx.path);
+      throw new HttpError(405, "method_not_allowed", `${ctx.method} is not allowed on ${ctx.path}; use ${allow}.`, undefined, { Allow: allow });
+    } else if (ctx.status === 404 && ctx.body == null) {
+      throw new HttpError(404, "not_found", `No route ${ctx.method} ${ctx.path}. Every route is listed in /openapi.json.`);
+    }
+  };
+  return [refuseUnrouted, router.routes() as Middleware, router.allowedMethods() as Middleware];
+}
