@@ -1,0 +1,136 @@
+// The listings area: the paid listing, its free dry run, the listing schema and example, and the fee
+// documents. Each route answers; GET /listings shows the fee, the listings and a body to start from.
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
+import { challenge, challengeAnswer, requirement, startSeller, SELLER_PAY_TO, summariseListing, type Seller } from "../support/sellers.js";
+import { describeAreaRoutes, jsonOf } from "./area-routes.js";
+
+const LISTING_BODY_FIELDS = ["resource", "priceUsdc", "description", "sellerPayTo"];
+
+describe.each(databaseKinds)("the listings area on $kind", (kind) => {
+  let market: CatalogServer;
+  let seller: Seller;
+  let listed: string;
+  beforeAll(async () => {
+    market = await startCatalogServer(kind, { LOAD_SEED: "true", ALLOW_LOOPBACK_SELLERS: "true" });
+    const asset = market.server.services.market.asset;
+    seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])));
+    listed = (await market.list()).id;
+  });
+  afterAll(async () => {
+    await market?.close();
+    await seller?.close();
+  });
+
+  const facts = () => market.server.services.market;
+  const goodBody = () => summariseListing(seller);
+
+  describeAreaRoutes("listings", () => market.server, {
+    createListing: {
+      // Unpaid, with a good body: the fee challenge, the same as GET /listings/challenge; nothing saved.
+      status: 402,
+      request: () => ({ body: goodBody() }),
+      async check(answer) {
+        const header = decodePaymentRequiredHeader(answer.headers.get("PAYMENT-REQUIRED")!);
+        expect(header.accepts).toEqual([expect.objectContaining({ amount: "100000", payTo: facts().payTo, network: "eip155:8453", asset: facts().asset })]);
+        const published = (await (await market.server.fetch("/listings/challenge")).json()) as { accepts: unknown[] };
+        expect(header.accepts).toEqual(published.accepts);
+        expect(jsonOf(answer).message).toContain("x402");
+        expect((await market.server.services.store.counts(market.clock.now())).foreign).toBe(1);
+      },
+    },
+    getListings: {
+      status: 200,
+      check(answer) {
+        const body = jsonOf(answer);
+        expect(body).toMatchObject({ listingFeeUsdc: "0.10", listingFeePayTo: facts().payTo, ttlDays: 30, count: 1 });
+        expect(body.items.map((item: { metadata: { listingId: string } }) => item.metadata.listingId)).toEqual([listed]);
+      },
+    },
+    validateListing: {
+      // A good body and a seller that asks for payment: every check passes, nothing charged or saved.
+      status: 200,
+      request: () => ({ body: goodBody() }),
+      check(answer) {
+        const report = jsonOf<{ ok: boolean; charged: boolean; saved: boolean; checks: Array<{ name: string; ok: boolean }> }>(answer);
+        expect(report).toMatchObject({ ok: true, charged: false, saved: false });
+        expect(report.checks.map((check) => check.name)).toEqual(["schema", "network", "price", "description", "sellerPayTo", "resource", "seller-probe"]);
+      },
+    },
+    getValidationGuide: {
+      status: 200,
+      check(answer) {
+        const guide = jsonOf(answer);
+        expect(guide).toMatchObject({ method: "POST", url: `${facts().baseUrl}/listings/validate`, charged: false, saved: false });
+        expect(guide.checks).toHaveLength(7);
+      },
+    },
+    getListingSchema: {
+      status: 200,
+      check(answer) {
+        const schema = jsonOf(answer);
+        expect(schema).toMatchObject({ title: "ListingRequest", type: "object", additionalProperties: false });
+        expect(schema.required).toEqual(LISTING_BODY_FIELDS);
+      },
+    },
+    getListingExample: {
+      status: 200,
+      check(answer) {
+        const example = jsonOf(answer);
+        for (const field of LISTING_BODY_FIELDS) expect(example[field], field).toEqual(expect.any(String));
+        expect(example.network).toBe("eip155:8453");
+      },
+    },
+    getListingChallenge: {
+      status: 200,
+      check(answer) {
+        const body = jsonOf(answer);
+        expect(body).toMatchObject({ x402Version: 2, error: "payment_required" });
+        expect(body.accepts).toEqual([expect.objectContaining({ scheme: "exact", amount: "100000", payTo: facts().payTo })]);
+      },
+    },
+    getFeeCard: {
+      status: 200,
+      check(answer) {
+        expect(jsonOf(answer)).toMatchObject({ usdc: "0.10", amount: "100000", payTo: facts().payTo, network: "eip155:8453", path: "/listings", method: "POST" });
+      },
+    },
+    getFacilitator: {
+      status: 200,
+      check(answer) {
+        const body = jsonOf(answer);
+        expect(body).toMatchObject({ payTo: facts().payTo, network: "eip155:8453", asset: facts().asset, scheme: "exact" });
+        expect(body.notes.length).toBeGreaterThan(0);
+      },
+    },
+  });
+
+  it("gives the fee, the active third-party listings, the schema and an example that validates", async () => {
+    const { status, body } = await market.json<{
+      listingFeeUsdc: string;
+      listingFeePayTo: string;
+      ttlDays: number;
+      count: number;
+      items: Array<{ metadata: { listingId: string } }>;
+      schema: { additionalProperties: boolean };
+      example: Record<string, unknown>;
+      links: Record<string, string>;
+    }>("/listings");
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ listingFeeUsdc: "0.10", listingFeePayTo: market.server.services.market.payTo, ttlDays: 30, count: 1 });
+    expect(body.items.map((item) => item.metadata.listingId)).toEqual([listed]);
+    expect(body.schema.additionalProperties).toBe(false);
+    expect(body.example.network).toBe("eip155:8453");
+    expect(await (await market.server.fetch("/listings.json")).text()).toBe(JSON.stringify(body));
+    const validation = await market.server.fetch("/listings/validate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body.example) });
+    // The example passes every check of the body; only the probe of its placeholder seller fails,
+    // and the dry run says so: nothing charged, nothing saved.
+    expect(validation.status).toBe(422);
+    const report = (await validation.json()) as { ok: boolean; charged: boolean; saved: boolean; error: string; checks: Array<{ name: string; ok: boolean; reason: string }> };
+    expect(report).toMatchObject({ ok: false, charged: false, saved: false, error: "listing_checks_failed" });
+    const failed = report.checks.filter((check) => !check.ok);
+    expect(failed).toEqual([expect.objectContaining({ name: "seller-probe", reason: expect.stringContaining(new URL(String(body.example.resource)).hostname) })]);
+    expect(report.checks.filter((check) => check.ok).map((check) => check.name)).toEqual(["schema", "network", "price", "description", "sellerPayTo", "resource"]);
+  });
+});
