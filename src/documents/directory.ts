@@ -1,13 +1,13 @@
 import type { components } from "../../generated/openapi.js";
 import { canonicalOf } from "../../generated/operations.js";
-import type { Services } from "../services.js";
+import type { DocumentContext } from "./context.js";
 import { rootUrl, linkTo, linksTo, type ServicePath } from "../market/links.js";
 import { type MarketFacts } from "../market/facts.js";
 import { listingFeeSummary } from "./listing-fee.js";
 
 type Schemas = components["schemas"];
 
-export function discoveryIndex(services: Services): Schemas["DiscoveryIndex"] {
+export function discoveryIndex(services: DocumentContext): Schemas["DiscoveryIndex"] {
   const { market } = services;
   return {
     x402Version: 2,
@@ -65,7 +65,7 @@ interface ContractOperation {
 let memo: { key: string; value: Schemas["CrawlDocument"] } | undefined;
 
 /** Every free GET document once (its first path), with its aliases, most useful first. */
-export function crawlDocument(services: Services): Schemas["CrawlDocument"] {
+export function crawlDocument(services: DocumentContext): Schemas["CrawlDocument"] {
   const { market, contract } = services;
   if (memo?.key === market.baseUrl) return memo.value;
   const paths = (contract.document as { paths: Record<string, Record<string, ContractOperation>> }).paths;

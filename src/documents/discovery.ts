@@ -1,5 +1,5 @@
 import type { components } from "../../generated/openapi.js";
-import type { Services } from "../services.js";
+import type { DocumentContext } from "./context.js";
 import type { Listing, Page } from "../storage/listing-store.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
 import { linksTo, DISCOVERY_LINKS } from "../market/links.js";
@@ -27,7 +27,7 @@ interface ListView {
   describeFilters: boolean;
 }
 
-function base(services: Services, note: string): Pick<DiscoveryDocument, "x402Version" | "role" | "name" | "note" | "listingFee" | "links" | "seedInventoryNote"> {
+function base(services: DocumentContext, note: string): Pick<DiscoveryDocument, "x402Version" | "role" | "name" | "note" | "listingFee" | "links" | "seedInventoryNote"> {
   const { market, contract } = services;
   return {
     x402Version: 2,
@@ -40,7 +40,7 @@ function base(services: Services, note: string): Pick<DiscoveryDocument, "x402Ve
   };
 }
 
-export function listDocument(services: Services, view: ListView): DiscoveryDocument {
+export function listDocument(services: DocumentContext, view: ListView): DiscoveryDocument {
   const note = "Free catalog of x402-paid endpoints. Buy directly from each item's resource: on HTTP 402, pay its accepts[0].payTo (the seller), not the marketplace.";
   return {
     ...base(services, note),
@@ -58,7 +58,7 @@ interface SearchView {
   scope: CursorScope;
 }
 
-export function searchDocument(services: Services, view: SearchView): DiscoveryDocument {
+export function searchDocument(services: DocumentContext, view: SearchView): DiscoveryDocument {
   const items = view.page.rows.map((row) => toCatalogItem(row, services.market));
   const next = view.offset + view.limit;
   const note = "Matches description, resource URL and sellerPayTo, case-insensitively, best first. Page on with pagination.nextCursor.";

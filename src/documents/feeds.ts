@@ -1,6 +1,6 @@
 import { Feed } from "feed";
 import type { components } from "../../generated/openapi.js";
-import type { Services } from "../services.js";
+import type { DocumentContext } from "./context.js";
 import type { Listing } from "../storage/listing-store.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
 import { linkTo, linksTo } from "../market/links.js";
@@ -10,7 +10,7 @@ export type FeedDocument = components["schemas"]["FeedDocument"];
 /** Newest foreign listings shown by the Atom and RSS views. */
 export const SYNDICATION_SIZE = 50;
 
-export function feedDocument(services: Services, rows: Listing[], query: { since: Date | null; limit: number }, updatedAt: Date): FeedDocument {
+export function feedDocument(services: DocumentContext, rows: Listing[], query: { since: Date | null; limit: number }, updatedAt: Date): FeedDocument {
   const newest = rows[0]?.listedAt ?? null;
   return {
     x402Version: 2,
@@ -66,7 +66,7 @@ function hrefOf(resource: string): string {
   }
 }
 
-function syndication(services: Services, rows: Listing[], updatedAt: Date): Feed {
+function syndication(services: DocumentContext, rows: Listing[], updatedAt: Date): Feed {
   const { market } = services;
   const feed = new Feed({
     id: linkTo(market, "/feed.atom"),
@@ -94,10 +94,10 @@ function syndication(services: Services, rows: Listing[], updatedAt: Date): Feed
   return feed;
 }
 
-export function atomFeed(services: Services, rows: Listing[], updatedAt: Date): string {
+export function atomFeed(services: DocumentContext, rows: Listing[], updatedAt: Date): string {
   return syndication(services, rows, updatedAt).atom1();
 }
 
-export function rssFeed(services: Services, rows: Listing[], updatedAt: Date): string {
+export function rssFeed(services: DocumentContext, rows: Listing[], updatedAt: Date): string {
   return syndication(services, rows, updatedAt).rss2();
 }

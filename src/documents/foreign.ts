@@ -1,5 +1,5 @@
 import type { components } from "../../generated/openapi.js";
-import type { Services } from "../services.js";
+import type { DocumentContext } from "./context.js";
 import type { Listing } from "../storage/listing-store.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
 import { SEED_INVENTORY_NOTE } from "./discovery.js";
@@ -13,7 +13,7 @@ export type ForeignDocument = components["schemas"]["ForeignDocument"];
 export const FOREIGN_PAGE_SIZE = 100;
 
 export function foreignDocument(
-  services: Services,
+  services: DocumentContext,
   rows: Listing[],
   counts: { foreign: number; seed: number },
   updatedAt: Date,

@@ -1,5 +1,5 @@
 import type { components } from "../../generated/openapi.js";
-import type { Services } from "../services.js";
+import type { DocumentContext } from "./context.js";
 import { linkTo, linksTo } from "../market/links.js";
 import { listingFeeSummary } from "./listing-fee.js";
 
@@ -8,7 +8,7 @@ export type StatusDocument = components["schemas"]["StatusDocument"];
 /** The status document's own version (the spec's 1.58.0). */
 export const STATUS_VERSION = "1.58.0";
 
-export function statusDocument(services: Services, counts: { foreign: number; seed: number; rawAll: number }, updatedAt: Date): StatusDocument {
+export function statusDocument(services: DocumentContext, counts: { foreign: number; seed: number; rawAll: number }, updatedAt: Date): StatusDocument {
   const { market } = services;
   return {
     name: market.name,
