@@ -1,6 +1,8 @@
+// The feeds area: the JSON feed a poller pages with `since`, and its Atom and RSS views.
 import { parseFeed } from "@rowanmanning/feed-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
+import { describeAreaRoutes, jsonOf, type RouteAnswer } from "./area-routes.js";
 
 interface FeedDocument {
   since: string | null;
@@ -22,6 +24,27 @@ describe.each(databaseKinds)("feeds on $kind", (kind) => {
   });
   afterAll(async () => {
     await market?.close();
+  });
+
+  /** The five foreign listings, newest first, as feed entries; the seed rows never appear. */
+  const newestFirst = () => [...ids].reverse();
+  const parsed = (answer: RouteAnswer, type: "atom" | "rss") => {
+    expect(answer.headers.get("etag")).toMatch(/^W\//);
+    const feed = parseFeed(answer.text);
+    expect(feed.meta.type).toBe(type);
+    expect(feed.items.map((item) => item.id)).toEqual(newestFirst().map((id) => `urn:uuid:${id}`));
+  };
+
+  describeAreaRoutes("feeds", () => market.server, {
+    getFeed: {
+      status: 200,
+      check(answer) {
+        expect(answer.headers.get("etag")).toMatch(/^W\//);
+        expect(jsonOf<FeedDocument>(answer).items.map((item) => item.metadata.listingId)).toEqual(newestFirst());
+      },
+    },
+    getAtomFeed: { status: 200, check: (answer) => parsed(answer, "atom") },
+    getRssFeed: { status: 200, check: (answer) => parsed(answer, "rss") },
   });
 
   it("lists foreign listings newest first, defaulting to 50", async () => {
