@@ -3,8 +3,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
-import type { components } from "../../generated/openapi.js";
-import { DEFAULT_SEARCH_LIMIT, searchCatalogDocument } from "../documents/catalog-search.js";
+import type { components, operations } from "../../generated/openapi.js";
+import { searchCatalogDocument } from "../documents/catalog-search.js";
 import type { DiscoveryDocument } from "../documents/discovery.js";
 import { MCP_TOOLS } from "../documents/agent-facts.js";
 import { buyPlaybook, sellPlaybook } from "../documents/playbooks.js";
@@ -13,7 +13,7 @@ import type { Services } from "../services.js";
 import { isStorageError, logUnexpected } from "../contract/unexpected-errors.js";
 import { dryRunListing } from "../listing/dry-run.js";
 import type { ListingRequest, ValidationReport } from "../listing/listing-checks.js";
-import { contractSchema } from "./contract-schemas.js";
+import { contractSchema, queryArguments } from "./contract-schemas.js";
 
 type Schemas = components["schemas"];
 type ToolName = (typeof MCP_TOOLS)[number]["name"];
@@ -55,55 +55,16 @@ async function answering(services: Services, tool: string, run: () => Promise<Ca
 
 const READ_ONLY = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
-interface TextParameterSchema {
-  maxLength?: number;
-  pattern?: string;
-}
+/** list_market mirrors GET /search: `query` optional (omitted, it lists everything), the same seed filters. */
+const SEARCH_OPERATION = "searchCatalog";
+/** What the HTTP handler of that operation receives, and so what the tool's arguments must be. */
+type SearchArguments = NonNullable<operations[typeof SEARCH_OPERATION]["parameters"]["query"]>;
 
-/** The schema of a query parameter of GET /search (`searchCatalog`) in the compiled contract. */
-function searchParameter(document: Record<string, unknown>, name: string): TextParameterSchema {
-  const { paths, components } = document as {
-    paths: Record<string, Record<string, { operationId?: string; parameters?: Array<{ $ref?: string; name?: string; schema?: TextParameterSchema }> }>>;
-    components: { parameters: Record<string, { name: string; schema: TextParameterSchema }> };
-  };
-  const operation = Object.values(paths)
-    .flatMap((item) => Object.values(item))
-    .find((candidate) => candidate.operationId === "searchCatalog");
-  for (const parameter of operation?.parameters ?? []) {
-    const resolved = parameter.$ref ? components.parameters[parameter.$ref.replace("#/components/parameters/", "")] : parameter;
-    if (resolved?.name === name && resolved.schema) return resolved.schema;
-  }
-  throw new Error(`contract: searchCatalog has no query parameter ${name}`);
-}
-
-/** A text argument with the length and pattern its HTTP query parameter has in the contract. */
-function contractText(document: Record<string, unknown>, name: string): z.ZodString {
-  const { maxLength, pattern } = searchParameter(document, name);
-  let text = z.string();
-  if (maxLength !== undefined) text = text.max(maxLength);
-  // The contract's only text pattern refuses control characters; say so rather than quote the regex.
-  if (pattern !== undefined) text = text.regex(new RegExp(pattern, "u"), `${name} must not contain control characters (U+0000 to U+001F, U+007F)`);
-  return text;
-}
-
-/** The arguments of list_market: the query parameters of GET /discovery/search, from the contract. */
-function buildListMarketInput(document: Record<string, unknown>) {
-  return z.strictObject({
-    query: contractText(document, "query").optional().describe("Text matched against description, resource URL and sellerPayTo, case-insensitively. Omit to list everything."),
-    includeSeed: z.boolean().optional().describe("True also lists the first-party /kr-* demo rows (leftover seed inventory). Default false."),
-    limit: z.number().int().min(1).max(200).optional().describe(`Page size, 1 to 200. Default ${DEFAULT_SEARCH_LIMIT}.`),
-    offset: z.number().int().min(0).optional().describe("Page offset, from 0. Ignored when cursor is given."),
-    cursor: contractText(document, "cursor").min(1).optional().describe("pagination.nextCursor of the previous page, with the same query and includeSeed."),
-  });
-}
-
-const listMarketInputs = new WeakMap<object, ReturnType<typeof buildListMarketInput>>();
-
-function listMarketInput(document: Record<string, unknown>): ReturnType<typeof buildListMarketInput> {
-  const known = listMarketInputs.get(document) ?? buildListMarketInput(document);
-  listMarketInputs.set(document, known);
-  return known;
-}
+/**
+ * The arguments of list_market: the query parameters of GET /search in the contract, converted
+ * once. The cast only names the type: a test holds the properties equal to those parameters.
+ */
+const listMarketInput = (): z.ZodType<SearchArguments> => queryArguments(SEARCH_OPERATION) as z.ZodType<SearchArguments>;
 
 function catalogText(document: DiscoveryDocument): string {
   const { items, pagination } = document;
@@ -149,22 +110,23 @@ function reportText(report: ValidationReport): string {
 }
 
 export function registerMarketTools(server: McpServer, { services, clientIp }: ToolContext): void {
-  const { market, contract } = services;
+  const { market } = services;
 
   server.registerTool(
     "list_market",
     {
       title: "List the market",
       description:
-        `${purposeOf("list_market")} The same search, filters and paging as GET /discovery/search: query, includeSeed, limit, offset or cursor. ` +
+        `${purposeOf("list_market")} The same search, filters and paging as GET /search, with the same arguments as its query parameters. ` +
+        "offset is ignored when cursor is given; a cursor continues only the search it came from. " +
         "Each item names its resource, method, price and accepts[0] (what to pay whom): buy from the seller directly.",
-      inputSchema: listMarketInput(contract.document),
-      outputSchema: contractSchema(contract.document, "DiscoveryDocument"),
+      inputSchema: listMarketInput(),
+      outputSchema: contractSchema("DiscoveryDocument"),
       annotations: READ_ONLY,
     },
     (args) =>
       answering(services, "list_market", async () => {
-        const document = await searchCatalogDocument(args, "catalog", services);
+        const document = await searchCatalogDocument(args, "search", services);
         return result(catalogText(document), document);
       }),
   );
@@ -175,7 +137,7 @@ export function registerMarketTools(server: McpServer, { services, clientIp }: T
       title: "How to sell",
       description: `${purposeOf("how_to_sell")} Steps with URLs, the ${market.feeUsdc} USDC listing fee (x402, ${market.network}), the body schema and an example.`,
       inputSchema: z.strictObject({}),
-      outputSchema: contractSchema(contract.document, "SellPlaybook"),
+      outputSchema: contractSchema("SellPlaybook"),
       annotations: READ_ONLY,
     },
     () => {
@@ -190,7 +152,7 @@ export function registerMarketTools(server: McpServer, { services, clientIp }: T
       title: "How to buy",
       description: `${purposeOf("how_to_buy")} Find a listing, call its resource, pay the seller's own x402 challenge; the marketplace holds no funds.`,
       inputSchema: z.strictObject({}),
-      outputSchema: contractSchema(contract.document, "BuyPlaybook"),
+      outputSchema: contractSchema("BuyPlaybook"),
       annotations: READ_ONLY,
     },
     () => {
@@ -206,8 +168,8 @@ export function registerMarketTools(server: McpServer, { services, clientIp }: T
       description:
         `${purposeOf("validate_listing")} The arguments are the body of POST /listings. The answer is the per-check report of POST /listings/validate, ` +
         "including a probe of the seller's endpoint (it must answer 402 with a matching x402 challenge).",
-      inputSchema: contractSchema(contract.document, "ListingRequest"),
-      outputSchema: contractSchema(contract.document, "ValidationReport"),
+      inputSchema: contractSchema("ListingRequest"),
+      outputSchema: contractSchema("ValidationReport"),
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
     },
     (args) =>
