@@ -1,5 +1,8 @@
+// The catalog area: the catalog lists and searches, the foreign-only view, the discovery index,
+// linkset and crawl list, and the status counts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAY_MS, databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
+import { describeAreaRoutes, jsonOf, type RouteAnswer } from "./area-routes.js";
 
 interface Item {
   resource: string;
@@ -104,17 +107,6 @@ describe.each(databaseKinds)("catalog views on $kind", (kind) => {
     expect((await resources(`?offset=${total}`)).body.items).toEqual([]);
   });
 
-  it("serves identical bytes at every alias", async () => {
-    const bodies = await Promise.all(
-      ["/discovery/resources", "/discovery/resources.json", "/resources", "/resources.json"].map(async (path) => (await market.server.fetch(path)).text()),
-    );
-    expect(new Set(bodies).size).toBe(1);
-    const catalogs = await Promise.all(
-      ["/bazaar.json", "/catalog.json", "/catalog", "/market.json", "/market", "/discovery/catalog.json", "/discovery/catalog"].map(async (path) => (await market.server.fetch(path)).text()),
-    );
-    expect(new Set(catalogs).size).toBe(1);
-  });
-
   it("hides an expired listing from every view and count at that instant, without any write", async () => {
     const doomed = await market.list({ description: "This listing is about to expire soon" });
     const visible = async () => {
@@ -132,5 +124,82 @@ describe.each(databaseKinds)("catalog views on $kind", (kind) => {
     const after = await visible();
     expect(after).toMatchObject({ listed: false, search: 0, feed: false });
     expect(after.status).toBeLessThan(before.status);
+  });
+});
+
+describe.each(databaseKinds)("the catalog area on $kind", (kind) => {
+  let market: CatalogServer;
+  /** Two foreign listings, oldest first, beside the three hidden seed rows. */
+  const listed: string[] = [];
+  beforeAll(async () => {
+    market = await startCatalogServer(kind, { LOAD_SEED: "true" });
+    listed.push((await market.list({ description: "Weather forecast for any city, hourly" })).id);
+    listed.push((await market.list({ description: "Translates text between any two languages" })).id);
+  });
+  afterAll(async () => {
+    await market?.close();
+  });
+
+  const base = () => market.server.services.config.publicBaseUrl;
+  const ids = (answer: RouteAnswer) => jsonOf<ListDocument>(answer).items.map((item) => item.metadata.listingId);
+  /** A catalog list: the foreign listings newest first, no seed row, under a weak ETag. */
+  const foreignFirst = (answer: RouteAnswer) => {
+    expect(answer.headers.get("etag")).toMatch(/^W\//);
+    expect(ids(answer)).toEqual([...listed].reverse());
+    expect(jsonOf<ListDocument>(answer).pagination).toMatchObject({ offset: 0, total: 2 });
+  };
+  const weatherOnly = (answer: RouteAnswer) => {
+    expect(answer.headers.get("etag")).toMatch(/^W\//);
+    expect(ids(answer)).toEqual([listed[0]]);
+    expect(jsonOf(answer).query).toBe("weather");
+  };
+
+  describeAreaRoutes("catalog", () => market.server, {
+    getCatalog: { status: 200, check: foreignFirst },
+    listResources: { status: 200, check: foreignFirst },
+    searchResources: { status: 200, request: { query: "?query=weather" }, check: weatherOnly },
+    searchCatalog: { status: 200, request: { query: "?q=weather" }, check: weatherOnly },
+    getForeignCatalog: {
+      status: 200,
+      check(answer) {
+        expect(ids(answer)).toEqual([...listed].reverse());
+        expect(jsonOf(answer)).toMatchObject({ sellerListingCount: 2, sellerListingCountIncludingSeed: 5 });
+      },
+    },
+    getDiscoveryIndex: {
+      status: 200,
+      check(answer) {
+        expect(jsonOf(answer)).toMatchObject({ resources: `${base()}/discovery/resources`, search: `${base()}/discovery/search`, catalog: `${base()}/bazaar.json` });
+      },
+    },
+    getLinkset: {
+      status: 200,
+      check(answer) {
+        const [context] = jsonOf<{ linkset: Array<Record<string, unknown>> }>(answer).linkset;
+        expect(context).toMatchObject({ "service-desc": [expect.objectContaining({ href: `${base()}/openapi.json` })] });
+      },
+    },
+    getStatus: {
+      status: 200,
+      check(answer) {
+        expect(jsonOf(answer)).toMatchObject({ ok: true, sellerListingCount: 2, sellerListingCountForeign: 2, sellerListingCountSeed: 3 });
+      },
+    },
+    getCrawl: {
+      status: 200,
+      check(answer) {
+        const { routes } = jsonOf<{ routes: Array<{ priority: number; url: string }> }>(answer);
+        expect(new URL(routes[0]!.url).pathname).toBe("/discovery");
+        for (const route of routes) expect(route.url.startsWith(`${base()}/`), route.url).toBe(true);
+      },
+    },
+  });
+
+  it("searches seed rows only when asked, on every search route", async () => {
+    for (const path of ["/discovery/search?query=kr-&includeSeed=true", "/search?q=kr-&includeSeed=true", "/search?q=kr-&leftoverSeed=true"]) {
+      const { body } = await market.json<ListDocument>(path);
+      expect(body.items.map((item) => new URL(item.resource).pathname).sort(), path).toEqual(["/kr-echo", "/kr-fortune", "/kr-time"]);
+    }
+    expect((await market.json<ListDocument>("/search?q=kr-&includeSeed=true&excludeSeed=true")).body.items).toEqual([]);
   });
 });
