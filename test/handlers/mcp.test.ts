@@ -1,5 +1,5 @@
-// The MCP server over real HTTP: the SDK's own client for the happy paths, raw requests for the
-// protocol errors, and the MCP documents against the live tools/list.
+// The mcp area: every route of it, the MCP server over real HTTP (the SDK's own client for the happy
+// paths, raw requests for the protocol errors), and the MCP documents against the live tools/list.
 import { request as httpRequest } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -9,6 +9,7 @@ import { buyPlaybook, sellPlaybook } from "../../src/documents/playbooks.js";
 import { databaseKinds, sellerAddress, startCatalogServer, type CatalogServer } from "../support/catalog.js";
 import { challenge, challengeAnswer, requirement, startSeller, type Seller, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
 import { startTestServer } from "../support/server.js";
+import { describeAreaRoutes, jsonOf, type RouteAnswer } from "./area-routes.js";
 
 const SELLER = SELLER_PAY_TO;
 const TOOL_NAMES = ["list_market", "how_to_sell", "how_to_buy", "validate_listing"];
@@ -81,6 +82,46 @@ afterAll(async () => {
   await client?.close();
   await market?.close();
   await seller?.close();
+});
+
+const toolNames = (answer: RouteAnswer) => jsonOf<{ tools: Array<{ name: string }> }>(answer).tools.map((tool) => tool.name);
+const endpoint = () => `${market.server.services.market.baseUrl}/mcp`;
+
+describeAreaRoutes("mcp", () => market.server, {
+  getMcpDiscovery: {
+    status: 200,
+    check(answer) {
+      expect(jsonOf(answer)).toMatchObject({ url: endpoint(), transport: "streamable-http", stateless: true });
+      expect(toolNames(answer)).toEqual(TOOL_NAMES);
+    },
+  },
+  postMcp: {
+    status: 200,
+    request: { headers: MCP_HEADERS, body: { jsonrpc: "2.0", id: 1, method: "ping" } },
+    check(answer) {
+      expect(jsonOf(answer)).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    },
+  },
+  getMcpServers: {
+    status: 200,
+    check(answer) {
+      expect(jsonOf(answer).mcpServers["x402-marketplace"].url).toBe(endpoint());
+    },
+  },
+  getMcpTools: {
+    status: 200,
+    check(answer) {
+      expect(jsonOf(answer)).toMatchObject({ url: endpoint(), count: TOOL_NAMES.length });
+      expect(toolNames(answer)).toEqual(TOOL_NAMES);
+    },
+  },
+  getMcpServerCard: {
+    status: 200,
+    check(answer) {
+      expect(jsonOf(answer).serverInfo.name).toBe("x402-marketplace");
+      expect(toolNames(answer)).toEqual(TOOL_NAMES);
+    },
+  },
 });
 
 describe("MCP over Streamable HTTP with the official client", () => {
