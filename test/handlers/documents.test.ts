@@ -1,38 +1,24 @@
-// The agent-facing documents: every alias answers the same bytes, every link of every document
-// answers, the facts agree with the fee card, and each format (A2A card, plugin manifest, llms.txt)
-// has the fields its consumers read.
+// The documents area: every route of it answers, then the agent-facing documents of every area: every
+// alias answers the same bytes, every link of every document answers, the facts agree with the fee
+// card, and each format (A2A card, plugin manifest, llms.txt) has the fields its consumers read.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { canonicalOf } from "../../generated/operations.js";
+import { canonicalOf, CONTRACT_VERSION } from "../../generated/operations.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { describeAreaRoutes, jsonOf, routesOf, type RouteAnswer } from "./area-routes.js";
 
 const ORIGIN = "https://market.example.test";
 const contract = JSON.parse(readFileSync("generated/openapi.json", "utf8")) as {
   paths: Record<string, { get?: { operationId: string } }>;
 };
 
-/** The operations of this issue, with their canonical path. */
-const AGENT_DOCUMENTS: Record<string, string> = {
-  getSellPlaybook: "/sell.json",
-  getBuyPlaybook: "/buy.json",
-  getPlaybook: "/playbook.json",
-  getQuickstart: "/start.json",
-  getInvite: "/invite.json",
-  getJoinCard: "/join.json",
-  getHowTo: "/how.json",
-  getExamples: "/examples.json",
-  getListScript: "/examples/list.sh",
-  getBuyScript: "/examples/buy.sh",
-  getMarketplaceCard: "/marketplace-card.json",
-  getIntegrationCard: "/integration.json",
-  getAgents: "/agents.json",
-  getAgentsText: "/agents.txt",
-  getAgentCard: "/a2a.json",
-  getPluginManifest: "/ai-plugin.json",
-  getLlmsText: "/llms.txt",
-  getLlmsFullText: "/llms-full.txt",
-};
+/** The agent documents (the documents area but the contract itself), each at its first route. */
+const AGENT_DOCUMENTS: Record<string, string> = {};
+for (const route of routesOf("documents")) {
+  if (route.canonical === "getOpenApi" || route.canonical === "redirectOpenApiYaml") continue;
+  AGENT_DOCUMENTS[route.canonical] ??= route.path;
+}
 const POLICY = ["Not tax or investment advice.", "Lookups of personal phone numbers or e-mail addresses are refused."];
 
 /** Every free GET document of the contract, by canonical operation, with all its paths. */
@@ -61,16 +47,65 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe("agent documents", () => {
-  it("answer at every path, fitting the contract, none of them 501", () => {
-    for (const [operation, path] of Object.entries(AGENT_DOCUMENTS)) {
-      const { status, type } = bodies.get(path)!;
-      expect(status, path).toBe(200);
-      // The test server checked each answer against the contract; the text media types are named here.
-      if (!type.startsWith("application/json")) expect(type, path).toMatch(operation.endsWith("Script") ? /^text\/x-shellscript; charset=utf-8$/ : /^text\/plain; charset=utf-8$/);
-    }
-  });
+/** A text document: its media type with charset=utf-8, beginning as its readers expect. */
+const text = (mediaType: string, start: string) => (answer: RouteAnswer) => {
+  expect(answer.headers.get("content-type")).toBe(`${mediaType}; charset=utf-8`);
+  expect(answer.text.startsWith(start), answer.text.slice(0, 80)).toBe(true);
+};
 
+describeAreaRoutes("documents", () => server, {
+  getSellPlaybook: {
+    status: 200,
+    check: (answer) => expect(jsonOf(answer)).toMatchObject({ title: expect.stringMatching(/^Sell: /), script: `${ORIGIN}/curl-list.sh`, policy: POLICY }),
+  },
+  getBuyPlaybook: {
+    status: 200,
+    check: (answer) => expect(jsonOf(answer)).toMatchObject({ title: expect.stringMatching(/^Buy: /), script: `${ORIGIN}/examples/buy.sh`, policy: POLICY }),
+  },
+  getPlaybook: {
+    status: 200,
+    check(answer) {
+      const playbook = jsonOf(answer);
+      expect(playbook).toMatchObject({ version: CONTRACT_VERSION, policy: POLICY });
+      expect(playbook.sell.length * playbook.buy.length).toBeGreaterThan(0);
+    },
+  },
+  getQuickstart: { status: 200, check: (answer) => expect(jsonOf(answer).steps).toHaveLength(3) },
+  getInvite: { status: 200, check: (answer) => expect(jsonOf(answer)).toMatchObject({ url: `${ORIGIN}/invite.json`, start: `${ORIGIN}/start.json` }) },
+  getJoinCard: {
+    status: 200,
+    check: (answer) => expect(jsonOf(answer)).toMatchObject({ schema: `${ORIGIN}/listings/schema`, example: `${ORIGIN}/listings/example` }),
+  },
+  getHowTo: { status: 200, check: (answer) => expect(jsonOf(answer).sell.length * jsonOf(answer).buy.length).toBeGreaterThan(0) },
+  getExamples: { status: 200, check: (answer) => expect(jsonOf(answer).examples.length).toBeGreaterThan(0) },
+  getListScript: { status: 200, check: text("text/x-shellscript", "#!/usr/bin/env bash\n") },
+  getBuyScript: { status: 200, check: text("text/x-shellscript", "#!/usr/bin/env bash\n") },
+  getMarketplaceCard: {
+    status: 200,
+    check: (answer) => expect(jsonOf(answer)).toMatchObject({ catalog: `${ORIGIN}/bazaar.json`, mcp: `${ORIGIN}/mcp`, escrow: false }),
+  },
+  getIntegrationCard: { status: 200, check: (answer) => expect(jsonOf(answer)).toMatchObject({ clientPackageRequired: false, escrow: false }) },
+  getAgents: { status: 200, check: (answer) => expect(jsonOf(answer).agents.map((agent: { id: string }) => agent.id)).toContain("seller") },
+  getAgentsText: { status: 200, check: text("text/plain", "# x402 agent marketplace: agents directory\n") },
+  getAgentCard: { status: 200, check: (answer) => expect(jsonOf(answer)).toMatchObject({ protocolVersion: "0.3.0", url: `${ORIGIN}/discovery` }) },
+  getPluginManifest: { status: 200, check: (answer) => expect(jsonOf(answer)).toMatchObject({ schema_version: "v1", api: { url: `${ORIGIN}/openapi.json` } }) },
+  getLlmsText: { status: 200, check: text("text/plain", "# x402 agent marketplace\n") },
+  getLlmsFullText: { status: 200, check: text("text/plain", "# x402 agent marketplace: the full how-to\n") },
+  getOpenApi: {
+    status: 200,
+    check(answer) {
+      // The compiled contract, byte for byte, under a validator a client can revalidate with.
+      expect(answer.text).toBe(readFileSync("generated/openapi.json", "utf8"));
+      expect(answer.headers.get("etag")).toMatch(/^W\//);
+    },
+  },
+  redirectOpenApiYaml: {
+    status: 307,
+    check: (answer) => expect(answer.headers.get("location")).toBe(`${ORIGIN}/openapi.json`),
+  },
+});
+
+describe("agent documents", () => {
   it("every alias of every document returns identical bytes and media type", () => {
     let compared = 0;
     for (const [canonical, paths] of documents) {
