@@ -1,5 +1,5 @@
 import type { operations } from "../../generated/openapi.js";
-import type { Services } from "../services.js";
+import type { CatalogReadContext } from "./context.js";
 import { searchDocument, type DiscoveryDocument } from "./discovery.js";
 import { decodeCursor, type CursorScope } from "../catalog/search-cursor.js";
 import { showsSeed } from "../catalog/seed-filter.js";
@@ -16,7 +16,7 @@ export const DEFAULT_SEARCH_LIMIT = 20;
  * One page of the catalog search, as a discovery document. `route` selects the seed-filter
  * semantics (`search` is the lenient `/search`). A bad cursor throws a 400 naming `cursor`.
  */
-export async function searchCatalogDocument(query: SearchQuery, route: "catalog" | "search", services: Services): Promise<DiscoveryDocument> {
+export async function searchCatalogDocument(query: SearchQuery, route: "catalog" | "search", services: CatalogReadContext): Promise<DiscoveryDocument> {
   const text = (query.query ?? query.q)?.trim() || null;
   const scope: CursorScope = {
     query: text,
