@@ -69,7 +69,7 @@ export interface AppOptions {
   contract: Contract;
   logger: Logger;
   maxBodyBytes: number;
-  /** Rendered catalog documents, answered again while current (the second middleware). */
+  /** Where replies marked with a freshness token are kept; the entry (src/http/entry.ts) answers from it. */
   responseCache?: ResponseCache;
   /** Middleware of particular operations, run before their handler. */
   routeMiddleware?: RouteMiddleware;
@@ -78,20 +78,18 @@ export interface AppOptions {
 }
 
 /**
- * The one pipeline every request goes through, cached or not:
- *   1. access log and errors (every answer is logged here; an error becomes a JSON reply)
+ * The Koa app, after the entry's access log and response cache (src/http/entry.ts):
+ *   1. errors: an HttpError or an unexpected failure becomes a JSON reply
  *   2. CORS
- *   3. the response cache (a repeated catalog read, or its 304, answered here)
- *   4. @koa/router: the contract's routes, each with its own middleware, then openapi-backend's
+ *   3. @koa/router: the contract's routes, each with its own middleware, then openapi-backend's
  *      validation and the operation's handler; 405 with Allow, OPTIONS, 404
- * Middleware added for every request goes here, in this order, so a cached answer passes it too.
+ * Middleware that must see every request, a cached one too, goes in the entry, not here.
  */
 export function createApp({ router, contract, logger, maxBodyBytes, responseCache, routeMiddleware, trustProxy = false }: AppOptions): Koa {
   const app = new Koa({ proxy: trustProxy });
   app.silent = true;
 
   app.use(async (ctx, next) => {
-    const started = process.hrtime.bigint();
     try {
       await next();
     } catch (error) {
@@ -102,9 +100,6 @@ export function createApp({ router, contract, logger, maxBodyBytes, responseCach
         logUnexpected(logger, error, { method: ctx.method, path: ctx.path, status: reply.status }, "unhandled error");
         sendError(ctx, reply);
       }
-    } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms }, "request");
     }
   });
 
@@ -117,8 +112,6 @@ export function createApp({ router, contract, logger, maxBodyBytes, responseCach
       maxAge: 600,
     }),
   );
-
-  if (responseCache) app.use(responseCache.middleware());
 
   const answer = (operationId: RoutedOperationId): Middleware => async (ctx) => {
     const method = ctx.method === "HEAD" ? "GET" : ctx.method;

@@ -30,7 +30,7 @@ describe("one pipeline for every request", () => {
   });
   const requestsOf = (path: string) => lines.filter((line) => line.msg === "request" && line.path === path);
 
-  it("logs a read answered from the response cache exactly like the first, with the same CORS headers", async () => {
+  it("logs a read answered from the response cache like the first, marked cached, with the same CORS headers", async () => {
     const first = await fetch(`${server.url}/bazaar.json`, { headers: { Origin: "https://agent.example" } });
     await first.text();
     const again = await fetch(`${server.url}/bazaar.json`, { headers: { Origin: "https://agent.example" } });
@@ -40,7 +40,7 @@ describe("one pipeline for every request", () => {
     expect(revalidated.status).toBe(304);
     expect(again.headers.get("access-control-allow-origin")).toBe("*");
     expect(again.headers.get("etag")).toBe(first.headers.get("etag"));
-    expect(requestsOf("/bazaar.json").map((line) => line.status)).toEqual([200, 200, 304]);
+    expect(requestsOf("/bazaar.json").map((line) => [line.status, line.cached ?? false])).toEqual([[200, false], [200, true], [304, true]]);
   });
 
   it("answers OPTIONS with the path's methods, and another method with 405, Allow and a JSON error", async () => {
