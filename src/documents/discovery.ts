@@ -28,13 +28,13 @@ interface ListView {
 }
 
 function base(services: DocumentContext, note: string): Pick<DiscoveryDocument, "x402Version" | "role" | "name" | "note" | "listingFee" | "links" | "seedInventoryNote"> {
-  const { market, contract } = services;
+  const { market } = services;
   return {
     x402Version: 2,
     role: "marketplace",
     name: market.name,
     note,
-    listingFee: listingFeeDetail(market, contract.document),
+    listingFee: listingFeeDetail(market),
     links: linksTo(market, DISCOVERY_LINKS),
     seedInventoryNote: SEED_INVENTORY_NOTE,
   };

@@ -19,10 +19,10 @@ export function listingFeeSummary(market: MarketFacts): Schemas["ListingFeeSumma
 }
 
 /** The fee with the listing's schema and an example, for the discovery documents. */
-export function listingFeeDetail(market: MarketFacts, contract: Record<string, unknown>): Schemas["ListingFeeDetail"] {
+export function listingFeeDetail(market: MarketFacts): Schemas["ListingFeeDetail"] {
   return {
     ...listingFeeSummary(market),
-    schema: listingRequestSchema(contract),
+    schema: listingRequestSchema(),
     example: exampleListing(market),
     validate: linkTo(market, "validate"),
   };

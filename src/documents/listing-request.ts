@@ -16,7 +16,7 @@ const LISTING_SCHEMA: Schema = Object.freeze({
  * The bare JSON Schema of the listing request body, from the contract's dereferenced schemas.
  * The argument is ignored: there is one contract, dereferenced once in src/contract/schemas.ts.
  */
-export function listingRequestSchema(_contract?: unknown): Schema {
+export function listingRequestSchema(): Schema {
   return LISTING_SCHEMA;
 }
 

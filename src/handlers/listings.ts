@@ -24,7 +24,7 @@ const createListing: Handler<"createListing"> = (input, { store, payments, probe
 
 /** `GET /listings`: the free catalog of active third-party listings plus fee, schema and example. */
 const getListings: Handler<"getListings"> = async (_input, services) => {
-  const { market, store, contract } = services;
+  const { market, store } = services;
   const page = await store.page({ includeSeed: false, limit: NEWEST, offset: 0, now: services.now() });
   return {
     status: 200,
@@ -34,7 +34,7 @@ const getListings: Handler<"getListings"> = async (_input, services) => {
       ttlDays: market.ttlDays,
       count: page.total,
       items: page.rows.map((row) => toCatalogItem(row, market)),
-      schema: listingRequestSchema(contract.document),
+      schema: listingRequestSchema(),
       example: exampleListing(market),
       links: {
         ...linksTo(market, ["resources", "search", "challenge", "feed"]),
@@ -49,15 +49,15 @@ const getListings: Handler<"getListings"> = async (_input, services) => {
 const validateListing: Handler<"validateListing"> = (input, { probe }) => dryRunListing(input.body!, input.clientIp, probe);
 
 /** GET /listings/validate: how to call the dry run. */
-const getValidationGuide: Handler<"getValidationGuide"> = (_input, { market, contract }) => ({
+const getValidationGuide: Handler<"getValidationGuide"> = (_input, { market }) => ({
   status: 200,
-  body: validationGuide(market, contract.document),
+  body: validationGuide(market),
 });
 
 /** The bare JSON Schema of the listing body, from the contract. */
-const getListingSchema: Handler<"getListingSchema"> = (_input, { contract }) => ({
+const getListingSchema: Handler<"getListingSchema"> = () => ({
   status: 200,
-  body: listingRequestSchema(contract.document),
+  body: listingRequestSchema(),
 });
 
 /** An example listing body. */

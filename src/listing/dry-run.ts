@@ -27,7 +27,7 @@ export async function dryRunListing(body: ListingRequest, clientIp: string, prob
 }
 
 /** GET /listings/validate: how to call the dry run. */
-export function validationGuide(market: MarketFacts, contract: Record<string, unknown>): Record<string, unknown> {
+export function validationGuide(market: MarketFacts): Record<string, unknown> {
   const url = linkTo(market, "validate");
   const example = exampleListing(market);
   return {
@@ -37,7 +37,7 @@ export function validationGuide(market: MarketFacts, contract: Record<string, un
     method: "POST",
     url,
     contentType: "application/json",
-    schema: listingRequestSchema(contract),
+    schema: listingRequestSchema(),
     example,
     curl: `curl -sS -X POST ${url} -H 'content-type: application/json' -d '${JSON.stringify(example)}'`,
     checks: [

@@ -4,7 +4,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js"
 import type { components } from "../../generated/openapi.js";
 import type { MarketFacts } from "../market/facts.js";
 import { linkTo, linksTo } from "../market/links.js";
-import type { Services } from "../services.js";
+import type { McpServices } from "./context.js";
 import { rebindingRulesOf } from "./http-transport.js";
 import { describeMarketServer, MCP_SERVER_NAME, type ServerDescription } from "./server.js";
 
@@ -29,7 +29,7 @@ function tools(description: ServerDescription): Schemas["McpTool"][] {
   return description.tools as Schemas["McpTool"][];
 }
 
-export async function mcpDiscovery(services: Services): Promise<Schemas["McpDiscovery"]> {
+export async function mcpDiscovery(services: McpServices): Promise<Schemas["McpDiscovery"]> {
   const { market } = services;
   const description = await describeMarketServer(services);
   const rules = rebindingRulesOf(services);
@@ -75,12 +75,12 @@ export function mcpServers(market: MarketFacts): Schemas["McpServersDocument"] {
   };
 }
 
-export async function mcpToolCatalog(services: Services): Promise<Schemas["McpToolCatalog"]> {
+export async function mcpToolCatalog(services: McpServices): Promise<Schemas["McpToolCatalog"]> {
   const description = await describeMarketServer(services);
   return { server: description.serverInfo.name, url: linkTo(services.market, "mcp"), count: description.tools.length, tools: tools(description) };
 }
 
-export async function mcpServerCard(services: Services): Promise<Schemas["McpServerCard"]> {
+export async function mcpServerCard(services: McpServices): Promise<Schemas["McpServerCard"]> {
   const { market } = services;
   const description = await describeMarketServer(services);
   const { name, title, version } = description.serverInfo;

@@ -13,7 +13,7 @@ import {
 import type { ZodType } from "zod";
 import type { components } from "../../generated/openapi.js";
 import type { Input, Reply } from "../contract/typed-handlers.js";
-import type { Services } from "../services.js";
+import type { McpServices } from "./context.js";
 import { rebindingRefusal, rebindingRules, type RebindingRules } from "./dns-rebinding.js";
 import { createMarketMcpServer } from "./server.js";
 import { linkTo } from "../market/links.js";
@@ -71,7 +71,7 @@ function answerInvalidParams(transport: WebStandardStreamableHTTPServerTransport
   };
 }
 
-function requestOf(input: Input<"postMcp">, services: Services): Request {
+function requestOf(input: Input<"postMcp">, services: McpServices): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(input.headers)) {
     if (value !== undefined && !NOT_FORWARDED.has(name)) headers.set(name, String(value));
@@ -95,17 +95,17 @@ async function replyOf(response: Response): Promise<Reply<"postMcp">> {
   }
 }
 
-const rulesMemo = new WeakMap<Services, RebindingRules>();
+const rulesMemo = new WeakMap<McpServices, RebindingRules>();
 
 /** The Host and Origin rules of this service (from PUBLIC_BASE_URL; local hosts too in development). */
-export function rebindingRulesOf(services: Services): RebindingRules {
+export function rebindingRulesOf(services: McpServices): RebindingRules {
   const rules = rulesMemo.get(services) ?? rebindingRules(services.config);
   rulesMemo.set(services, rules);
   return rules;
 }
 
 /** Answers one POST /mcp with a fresh server and transport (stateless). */
-export async function answerMcpPost(input: Input<"postMcp">, services: Services): Promise<Reply<"postMcp">> {
+export async function answerMcpPost(input: Input<"postMcp">, services: McpServices): Promise<Reply<"postMcp">> {
   const refused = rebindingRefusal(input.headers, rebindingRulesOf(services));
   if (refused) return { status: 403, body: refusal(TRANSPORT_REFUSAL, refused) };
   const parsed = parsedJson(input.rawBody);

@@ -5,7 +5,7 @@ import { LATEST_PROTOCOL_VERSION, type Implementation, type ServerCapabilities, 
 import { type MarketFacts } from "../market/facts.js";
 import { CONTRACT_VERSION } from "../constants.js";
 import { marketSummary, POLICY } from "../documents/agent-facts.js";
-import type { Services } from "../services.js";
+import type { McpServices } from "./context.js";
 import { registerMarketTools, type ToolContext } from "./tools.js";
 
 /** The machine name `initialize` announces; the human title is the marketplace's name. */
@@ -18,7 +18,7 @@ export function serverIdentity(market: MarketFacts): Implementation {
 export function serverInstructions(market: MarketFacts): string {
   return [
     marketSummary(market),
-    "Tools: list_market reads the catalog (query, includeSeed, limit, offset or cursor); how_to_sell and how_to_buy return the playbooks; " +
+    "Tools: list_market searches the catalog with the arguments of GET /search (query or q, seed, type, payTo, network and scheme filters, limit, offset or cursor); how_to_sell and how_to_buy return the playbooks; " +
       "validate_listing dry-runs a listing body (it never charges and never saves). Listing itself is the paid HTTP route POST /listings (x402), not a tool.",
     `Policy: ${POLICY.join(" ")}`,
   ].join("\n");
@@ -44,7 +44,7 @@ export interface ServerDescription {
   tools: Tool[];
 }
 
-async function introspect(services: Services): Promise<ServerDescription> {
+async function introspect(services: McpServices): Promise<ServerDescription> {
   const server = createMarketMcpServer({ services, clientIp: "self-description" });
   const client = new Client({ name: `${MCP_SERVER_NAME}-self-description`, version: CONTRACT_VERSION });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -65,13 +65,13 @@ async function introspect(services: Services): Promise<ServerDescription> {
   }
 }
 
-const described = new WeakMap<Services, Promise<ServerDescription>>();
+const described = new WeakMap<McpServices, Promise<ServerDescription>>();
 
 /**
  * What the live server says about itself, asked once per service through the SDK's own client:
  * the MCP documents are built from this, so they cannot disagree with `tools/list`.
  */
-export function describeMarketServer(services: Services): Promise<ServerDescription> {
+export function describeMarketServer(services: McpServices): Promise<ServerDescription> {
   let description = described.get(services);
   if (!description) {
     description = introspect(services);

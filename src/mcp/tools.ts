@@ -9,7 +9,7 @@ import type { DiscoveryDocument } from "../documents/discovery.js";
 import { MCP_TOOLS } from "../documents/agent-facts.js";
 import { buyPlaybook, sellPlaybook } from "../documents/playbooks.js";
 import { HttpError } from "../contract/errors.js";
-import type { Services } from "../services.js";
+import type { McpServices } from "./context.js";
 import { isStorageError, logUnexpected } from "../contract/unexpected-errors.js";
 import { dryRunListing } from "../listing/dry-run.js";
 import type { ListingRequest, ValidationReport } from "../listing/listing-checks.js";
@@ -19,7 +19,7 @@ type Schemas = components["schemas"];
 type ToolName = (typeof MCP_TOOLS)[number]["name"];
 
 export interface ToolContext {
-  services: Services;
+  services: McpServices;
   /** The caller's address: the seller probe of validate_listing is rate-limited per client. */
   clientIp: string;
 }
@@ -41,7 +41,7 @@ function toolError(text: string): CallToolResult {
  * A 4xx of the shared code paths (a bad cursor, for instance) is the caller's mistake: a tool error
  * naming it. Anything else is logged and reported without internals.
  */
-async function answering(services: Services, tool: string, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+async function answering(services: McpServices, tool: string, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await run();
   } catch (error) {
