@@ -6,6 +6,7 @@ import { CatalogFreshness } from "./catalog/freshness.js";
 import { startMaintenance } from "./catalog/maintenance.js";
 import { createApp } from "./http/app.js";
 import { createEntry } from "./http/entry.js";
+import { routeMiddleware } from "./handlers/route-middleware.js";
 import { answerFramingErrorsWithJson, refuseMissingHost } from "./http/framing-errors.js";
 import { ResponseCache } from "./http/response-cache.js";
 import { loadContract } from "./contract/load.js";
@@ -93,7 +94,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const maintenance = await startMaintenance({ store, market: services.market, logger, loadSeed: config.loadSeed, intervalMs: HOUR_MS, now });
   const router = await createRouter(contract, handlers, services);
   const responseCache = new ResponseCache(freshness);
-  const app = createApp({ router, contract, logger, maxBodyBytes: config.maxBodyBytes, responseCache, trustProxy: config.trustProxy }).callback();
+  const app = createApp({ router, contract, logger, maxBodyBytes: config.maxBodyBytes, responseCache, routeMiddleware: routeMiddleware(services), trustProxy: config.trustProxy }).callback();
   listener.current = createEntry({ logger, responseCache, app });
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;

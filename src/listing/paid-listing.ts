@@ -1,4 +1,5 @@
-// POST /listings, the only route where money moves. In order:
+// POST /listings, the only route where money moves. In order (before it, the route's middleware
+// refuses a paying client over its seller-probe limit with 429: src/handlers/route-middleware.ts):
 //   1. the body (400 names each bad field; an empty body is the unpaid probe: 402 with the challenge)
 //   2. the payment, read and checked against the fee (402 with the reason; nobody is asked to pay
 //      for a request that would fail, and a payment seen before gets its earlier result)

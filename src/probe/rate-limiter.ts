@@ -28,6 +28,14 @@ export class TokenBuckets {
     return 0;
   }
 
+  /** Seconds until `key` would be granted a token; takes nothing. */
+  wait(key: string, nowMs = Date.now()): number {
+    const bucket = this.buckets.get(key);
+    if (!bucket) return 0;
+    const tokens = Math.min(this.perMinute, bucket.tokens + (nowMs - bucket.at) * this.refillPerMs);
+    return tokens >= 1 ? 0 : Math.ceil((1 - tokens) / this.refillPerMs / 1000);
+  }
+
   /** Gives back a token taken by {@link take} (the request did not go out after all). */
   refund(key: string): void {
     const bucket = this.buckets.get(key);

@@ -71,6 +71,11 @@ export class SellerProbe {
     this.perHost = new TokenBuckets(config.perHostPerMinute);
   }
 
+  /** Seconds until `clientIp` may have a probe again (0: now); takes nothing. */
+  clientWait(clientIp: string): number {
+    return this.perClient.wait(clientIp);
+  }
+
   /** Probes `target` on behalf of `clientIp`, within the per-client and per-host rate limits. */
   async probe(target: ProbeTarget, clientIp: string): Promise<ProbeAttempt> {
     let url: URL;

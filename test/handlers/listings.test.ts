@@ -134,3 +134,29 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
     expect(report.checks.filter((check) => check.ok).map((check) => check.name)).toEqual(["schema", "network", "price", "description", "sellerPayTo", "resource"]);
   });
 });
+
+describe("the probe limit as route middleware", () => {
+  it("refuses a client over its probe limit before its body or payment is read: 429 with Retry-After, nothing probed again", async () => {
+    const market = await startCatalogServer(databaseKinds[0]!, { ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1", PROBE_RATE_PER_HOST: "1000" });
+    const seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset: market.server.services.market.asset })])));
+    try {
+      const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+        market.server.fetch(path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+      expect((await post("/listings/validate", JSON.stringify(summariseListing(seller)))).status).toBe(200);
+      const probes = seller.requests.length;
+
+      // Over the limit: even a body that is not JSON, or a payment that is not one, gets the 429 first.
+      for (const refused of [await post("/listings/validate", "{not json"), await post("/listings", "{not json", { "PAYMENT-SIGNATURE": "not-a-payment" })]) {
+        expect(refused.status).toBe(429);
+        expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+        expect(await refused.json()).toMatchObject({ error: "rate_limited", message: expect.stringContaining("Nothing was charged") });
+      }
+      // The unpaid POST /listings probes nothing: it still gets the fee's challenge.
+      expect((await post("/listings", "")).status).toBe(402);
+      expect(seller.requests.length).toBe(probes);
+    } finally {
+      await market.close();
+      await seller.close();
+    }
+  });
+});
