@@ -98,6 +98,10 @@ function declaredKey(responses: Record<string, DeclaredResponse>, status: number
 
 /** Problems of an answer that no operation gave (404, 405, node:http's refusals): an ErrorBody. */
 function errorBodyProblems(method: string, answer: Answer): string[] {
+  // OPTIONS on a path of the contract is the router's, like HEAD: 200, the path's methods in Allow, no body.
+  if (method === "OPTIONS" && answer.status === 200) {
+    return answer.headers.allow && answer.body.length === 0 ? [] : ["OPTIONS 200 without Allow, or with a body"];
+  }
   if (answer.status < 400) return [`no operation of the contract answers ${method} here, yet the status is ${answer.status}`];
   const media = mediaTypeOf(answer.headers);
   if (media !== "application/json") return [`content-type ${JSON.stringify(answer.headers["content-type"] ?? null)} is not application/json (ErrorBody)`];
