@@ -1,5 +1,5 @@
 import { isAddress, type Hex } from "viem";
-import { BASE_USDC, NETWORK, type Network } from "./constants.js";
+import { BASE_USDC, NETWORK, type Network, USDC_DOMAIN } from "./constants.js";
 
 
 export interface Config {
@@ -235,8 +235,8 @@ function parsePayments(env: Env, production: boolean, integer: IntegerReader, pr
     settlementRpcUrl,
     settlerPrivateKey,
     chainRpcUrl,
-    tokenName: env.TOKEN_NAME || "USD Coin",
-    tokenVersion: env.TOKEN_VERSION || "2",
+    tokenName: env.TOKEN_NAME || USDC_DOMAIN.name,
+    tokenVersion: env.TOKEN_VERSION || USDC_DOMAIN.version,
     reconcileIntervalMs,
     reconcileLookbackBlocks: integer("RECONCILE_LOOKBACK_BLOCKS", 10_000, 1, 10_000_000),
     devChainFile: env.DEV_CHAIN_FILE || ".dev/chain.json",

@@ -22,10 +22,11 @@ import { startAnvil } from "./anvil.js";
 import { MULTICALL3_ADDRESS, multicall3Artifact, testUsdcAbi, testUsdcArtifact } from "./contracts.js";
 import { createPendingNonceManager } from "./nonce-manager.js";
 import { chainForRpc } from "./viem-chain.js";
+import { CHAIN_ID } from "../constants.js";
 
 export { chainForRpc } from "./viem-chain.js";
 
-export const LOCAL_CHAIN_ID = 8453;
+export const LOCAL_CHAIN_ID = CHAIN_ID;
 export const LOCAL_NETWORK = `eip155:${LOCAL_CHAIN_ID}` as const;
 /** anvil's default mnemonic: well-known keys, never to hold real funds. */
 export const ANVIL_MNEMONIC = "test test test test test test test test test test test junk";

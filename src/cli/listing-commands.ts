@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { payForListing, validateListing, type ListingRequest, type ValidationReport } from "../client/index.js";
 import { buyerIndex, clientFor, confirmer, EXIT, globalsOf, output, payerKey, progress, usdcOption, UsageError, type PayerFlags } from "./support.js";
+import { LISTING_FEE_ATOMIC, NETWORK } from "../constants.js";
 
 interface ListingFlags {
   resource?: string;
@@ -21,7 +22,7 @@ function addListingOptions(command: Command): Command {
     .option("--price <usdc>", "sale price in USDC, e.g. 0.02")
     .option("--description <text>", "what the endpoint does")
     .option("--pay-to <address>", "the seller's wallet (sellerPayTo)")
-    .option("--network <network>", "payment network (eip155:8453)");
+    .option("--network <network>", `payment network (${NETWORK})`);
 }
 
 function listingFrom(file: string | undefined, flags: ListingFlags): ListingRequest {
@@ -60,7 +61,7 @@ export function listCommand(): Command {
   return addListingOptions(new Command("list"))
     .description("list an endpoint: validate, show the fee's challenge, ask, pay the fee with x402, print the listing")
     .option("--yes", "pay without asking")
-    .option("--max-fee <usdc>", "refuse a fee above this", usdcOption, "100000")
+    .option("--max-fee <usdc>", "refuse a fee above this", usdcOption, LISTING_FEE_ATOMIC)
     .option("--chain-file <file>", "take the payer key from a local chain file (.dev/chain.json)")
     .option("--buyer <n>", "which buyer of --chain-file pays", buyerIndex, 0)
     .addHelpText("after", "\nThe payer key is X402_PRIVATE_KEY unless --chain-file is given.")

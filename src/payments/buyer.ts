@@ -5,6 +5,7 @@ import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { NETWORK } from "../constants.js";
 
 export interface BuyerOptions {
   /** Tokens the buyer may pay with besides the SDK's known defaults (e.g. TestUsdc). */
@@ -18,7 +19,7 @@ export function createBuyerClient(privateKey: Hex, options: BuyerOptions = {}): 
     client.setSpendControls({
       allowedAssets: options.allowAssets.map(({ asset, network, maxAmountPerPayment }) => ({
         asset,
-        network: network ?? "eip155:8453",
+        network: network ?? NETWORK,
         ...(maxAmountPerPayment !== undefined && { maxAmountPerPayment }),
       })),
     });

@@ -6,6 +6,7 @@ import type { SupportedResponse } from "@x402/core/types";
 import { SettleError, VerifyError } from "@x402/core/types";
 import { RpcRequestError } from "viem";
 import type { Logger } from "../logger.js";
+import { NETWORK, X402_VERSION } from "../constants.js";
 
 export type FacilitatorOperation = "verify" | "settle" | "supported";
 export type UnavailableKind = "timeout" | "unreachable" | "bad_response";
@@ -29,7 +30,7 @@ export class FacilitatorUnavailableError extends FacilitatorResponseError {
 
 /** The one kind this marketplace needs: x402 v2, `exact`, Base. */
 export const BASE_EXACT_SUPPORT: SupportedResponse = {
-  kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:8453" }],
+  kinds: [{ x402Version: X402_VERSION, scheme: "exact", network: NETWORK }],
   extensions: [],
   signers: {},
 };
@@ -104,7 +105,7 @@ export function fetchSupported(facilitator: FacilitatorClient, timeoutMs: number
 }
 
 export function supportsBaseExact(supported: SupportedResponse): boolean {
-  return supported.kinds.some((kind) => kind.x402Version === 2 && kind.scheme === "exact" && kind.network === "eip155:8453");
+  return supported.kinds.some((kind) => kind.x402Version === X402_VERSION && kind.scheme === "exact" && kind.network === NETWORK);
 }
 
 export interface RemoteFacilitatorOptions {

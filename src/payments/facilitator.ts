@@ -17,6 +17,7 @@ import { createWalletClient, http, publicActions, RpcRequestError, type Address,
 import { privateKeyToAccount } from "viem/accounts";
 import { chainForRpc } from "../chain/viem-chain.js";
 import { FacilitatorUnavailableError, unavailableKindOf } from "./facilitator-client.js";
+import { NETWORK } from "../constants.js";
 
 export interface InProcessFacilitatorOptions {
   rpcUrl: string;
@@ -97,7 +98,7 @@ function oneAtATime(): <T>(send: () => Promise<T>) => Promise<T> {
 }
 
 export function createFacilitatorSigner(options: InProcessFacilitatorOptions): FacilitatorEvmSigner {
-  const network = options.network ?? "eip155:8453";
+  const network = options.network ?? NETWORK;
   const chain = options.chain ?? chainForRpc(options.rpcUrl, Number(network.split(":")[1]));
   const account = privateKeyToAccount(options.settlerPrivateKey);
   const wallet = createWalletClient({
@@ -156,6 +157,6 @@ export function inProcessFacilitatorClient(facilitator: x402Facilitator): Facili
 
 export function createInProcessFacilitator(options: InProcessFacilitatorOptions): InProcessFacilitator {
   const signer = createFacilitatorSigner(options);
-  const facilitator = new x402Facilitator().register(options.network ?? "eip155:8453", new ExactEvmScheme(signer));
+  const facilitator = new x402Facilitator().register(options.network ?? NETWORK, new ExactEvmScheme(signer));
   return { facilitator, client: inProcessFacilitatorClient(facilitator), settlerAddress: signer.getAddresses()[0]! };
 }

@@ -4,7 +4,7 @@ import type { FacilitatorClient } from "@x402/core/http";
 import type { SupportedResponse } from "@x402/core/types";
 import { createPublicClient, getAddress, http, type Address, type Hex } from "viem";
 import { marketFacts, type MarketFacts } from "../market/facts.js";
-import { BASE_USDC, CHAIN_ID, NETWORK } from "../constants.js";
+import { BASE_USDC, CHAIN_ID, NETWORK, USDC_DOMAIN } from "../constants.js";
 import { startLocalChain, writeChainFile, type LocalChain } from "../chain/local-chain.js";
 import { chainForRpc } from "../chain/viem-chain.js";
 import { ConfigError, type Config, type FacilitatorMode } from "../config.js";
@@ -97,8 +97,8 @@ export async function localChainPayments(chain: LocalChain, options: LocalChainP
     info: { mode: "embedded", url: null, settler: settlerAddress, localChain: { rpcUrl: chain.rpcUrl, chainId: chain.chainId, chainFile: options.chainFile ?? "" } },
     payTo: chain.marketplacePayTo,
     asset: chain.asset,
-    tokenName: "USD Coin",
-    tokenVersion: "2",
+    tokenName: USDC_DOMAIN.name,
+    tokenVersion: USDC_DOMAIN.version,
     chainRpcUrl: chain.rpcUrl,
     timeoutMs,
     lookbackBlocks: 10_000,
