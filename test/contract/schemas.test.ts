@@ -1,27 +1,12 @@
 // The contract's schemas as src/contract/schemas.ts hands them out, against generated/openapi.json
 // read raw here: references resolved, nullable spelled for JSON Schema, nothing a reader can change.
-import { readFileSync } from "node:fs";
 import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { componentSchema, queryParameters } from "../../src/contract/schemas.js";
 import { exampleListing, listingRequestSchema } from "../../src/documents/listing-request.js";
-
-type Node = Record<string, unknown>;
-interface RawParameter {
-  $ref?: string;
-  name: string;
-  in: string;
-  required?: boolean;
-  description?: string;
-  schema: Node;
-}
-
-const raw = JSON.parse(readFileSync(new URL("../../generated/openapi.json", import.meta.url), "utf8")) as {
-  paths: Record<string, Record<string, { operationId?: string; parameters?: RawParameter[] }>>;
-  components: { schemas: Record<string, Node>; parameters: Record<string, RawParameter> };
-};
+import { rawContract as raw, type SchemaNode as Node } from "../support/raw-contract.js";
 
 /** The plain reading of the contract: every reference replaced by its target, nothing else touched. */
 function resolved(node: unknown): unknown {

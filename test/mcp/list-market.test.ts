@@ -1,26 +1,11 @@
 // list_market through the SDK's own client: its arguments are the query parameters of GET /search
 // (searchCatalog) as generated/openapi.json declares them, and it answers what GET /search answers.
-import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds, sellerAddress, startCatalogServer, type CatalogServer } from "../support/catalog.js";
-
-type Node = Record<string, unknown>;
-interface Parameter {
-  $ref?: string;
-  name: string;
-  in: string;
-  required?: boolean;
-  description?: string;
-  schema: Node;
-}
-
-const raw = JSON.parse(readFileSync(new URL("../../generated/openapi.json", import.meta.url), "utf8")) as {
-  paths: Record<string, Record<string, { operationId?: string; parameters?: Parameter[] }>>;
-  components: { schemas: Record<string, Node>; parameters: Record<string, Parameter> };
-};
+import { rawContract as raw, type RawParameter as Parameter, type SchemaNode as Node } from "../support/raw-contract.js";
 
 /** searchCatalog's query parameters, read from the raw contract: no code under test involved. */
 function searchParameters(): Parameter[] {

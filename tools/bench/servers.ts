@@ -8,8 +8,13 @@ export interface BenchServer {
   url: string;
   /** Resident set size of the server process, in MiB. */
   rssMiB(): number;
+  /** CPU time the server process has used so far (user + system), in ms: per request, steadier than req/s on a shared machine. */
+  cpuMs(): number;
   stop(): void;
 }
+
+/** Linux clock ticks per second (USER_HZ), the unit of /proc/<pid>/stat times. */
+const CLOCK_TICKS = 100;
 
 /** The command of `npm start`, so the service is measured exactly as it runs. */
 function startCommand(cwd: string): string[] {
@@ -41,6 +46,10 @@ export async function serve(kind: "node" | "koa" | "app", args: string[] = [], e
     rssMiB: () => {
       const status = readFileSync(`/proc/${pid}/status`, "utf8");
       return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+    },
+    cpuMs: () => {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
     },
     stop: () => child.kill(),
   };
