@@ -1,8 +1,12 @@
-import { pino, type Logger } from "pino";
+import { destination, pino, type Logger } from "pino";
 
 export type { Logger };
 
-/** Structured JSON logs on stdout. */
+/**
+ * Structured JSON logs on stdout, written synchronously: the service logs little at info, and a
+ * synchronous write cannot be lost at exit or overtaken by the exit's own flush (with pino's
+ * asynchronous default, "stopped" was seen before "shutting down").
+ */
 export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: "x402-marketplace" }, timestamp: pino.stdTimeFunctions.isoTime });
+  return pino({ level, base: { service: "x402-marketplace" }, timestamp: pino.stdTimeFunctions.isoTime }, destination({ dest: 1, sync: true }));
 }
