@@ -1,5 +1,5 @@
 import addFormats from "ajv-formats";
-import { OpenAPIBackend, type Context, type Document, type Operation } from "openapi-backend";
+import { OpenAPIBackend, type Document, type Operation, type ParsedRequest } from "openapi-backend";
 import { canonicalOf, type CanonicalOperationId, type RoutedOperationId } from "../../generated/operations.js";
 import type { Contract } from "../contract/load.js";
 import { HttpError, fieldErrorsFromAjv, summarise } from "../contract/errors.js";
@@ -61,8 +61,8 @@ export interface Router {
 
 /**
  * openapi-backend validates each request against its operation (query, headers, body, with type
- * coercion and defaults) and calls the handler registered for the operationId. The path is
- * matched once, by @koa/router (src/http/routes.ts), which names the operation.
+ * coercion and defaults); the operation's handler answers it. The path is matched once, by
+ * @koa/router (src/http/routes.ts), which names the operation.
  */
 export async function createRouter<S>(contract: Contract, handlers: ContractHandlerMap<S>, services: S): Promise<Router> {
   const api = new OpenAPIBackend({
@@ -89,9 +89,8 @@ export async function createRouter<S>(contract: Contract, handlers: ContractHand
     }
   }
 
-  const validationFail = (context: Context): AnyReply => {
-    const fields = fieldErrorsFromAjv(context.validation.errors ?? []);
-    const operationId = context.operation.operationId ?? "";
+  const validationFail = (operationId: string, errors: Parameters<typeof fieldErrorsFromAjv>[0]): AnyReply => {
+    const fields = fieldErrorsFromAjv(errors);
     if (jsonRpcRefusals.has(operationId)) {
       // POST /mcp: every refusal before a method runs is a JSON-RPC error, a bad query string too.
       const error = { code: JSON_RPC_INVALID_REQUEST, message: `Invalid Request: ${summarise(fields)}.`, data: { fields } };
@@ -100,26 +99,25 @@ export async function createRouter<S>(contract: Contract, handlers: ContractHand
     throw new HttpError(400, "invalid_request", `Invalid request: ${summarise(fields)}.`, fields);
   };
 
-  const answer = new Map<string, (context: Context, request: RoutedRequest) => Promise<AnyReply>>();
+  /** The handler of each routed operationId, given the validated, coerced request. */
+  const answer = new Map<string, (parsed: ParsedRequest, request: RoutedRequest) => Promise<AnyReply>>();
   for (const [operationId, canonical] of Object.entries(canonicalOf) as [RoutedOperationId, CanonicalOperationId][]) {
     const handler = handlers[canonical] as ContractHandler<typeof canonical, S>;
-    const run = async (context: Context, request: RoutedRequest): Promise<AnyReply> => {
+    const run = async (parsed: ParsedRequest, request: RoutedRequest): Promise<AnyReply> => {
       const input = {
         operationId,
-        path: context.request.path,
-        query: context.request.query,
-        headers: context.request.headers,
-        body: context.request.requestBody,
+        path: parsed.path,
+        query: parsed.query,
+        headers: parsed.headers,
+        body: parsed.requestBody,
         rawBody: request.rawBody,
         clientIp: request.clientIp ?? "unknown",
       } as unknown as Input<typeof canonical>;
       const reply = await handler(input, services);
       return { ...reply, operationId } as AnyReply;
     };
-    api.register(operationId, run);
     answer.set(operationId, run);
   }
-  api.register({ validationFail });
 
   await api.init();
   memoiseOperations(api);
@@ -130,11 +128,9 @@ export async function createRouter<S>(contract: Contract, handlers: ContractHand
       const run = answer.get(operationId);
       if (!operation || !run) throw new Error(`no operation ${operationId} in the contract`);
       // As openapi-backend's handleRequest does once it has matched the operation.
-      const context = { api, operation, request: api.router.parseRequest(request, operation) } as Context;
-      context.validation = api.validator.validateRequest(request, operation);
-      if (context.validation.errors) return validationFail(context);
-      context.request = api.router.parseRequest(context.validation.coerced, operation);
-      return run(context, request);
+      const validation = api.validator.validateRequest(request, operation);
+      if (validation.errors) return validationFail(operationId, validation.errors);
+      return run(api.router.parseRequest(validation.coerced ?? request, operation), request);
     },
     takesRawBody: (operationId) => rawBodyOperations.has(operationId),
   };
