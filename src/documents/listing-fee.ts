@@ -1,5 +1,6 @@
 import type { components } from "../../generated/openapi.js";
 import type { MarketFacts } from "../market/facts.js";
+import type { FacilitatorInfo } from "../payments/setup.js";
 import { linkTo } from "../market/links.js";
 import { exampleListing, listingRequestSchema } from "./listing-request.js";
 
@@ -46,22 +47,14 @@ export function feeCard(market: MarketFacts): Schemas["FeeCard"] {
   };
 }
 
-/** Where fees are verified and settled, as the payment set-up reports it (never a key or a credential). */
-export interface FacilitatorFacts {
-  mode: "remote" | "self" | "embedded";
-  url: string | null;
-  settler: string | null;
-  localChain: { rpcUrl: string; chainId: number; chainFile: string } | null;
-}
-
-const MODES: Record<FacilitatorFacts["mode"], Schemas["FacilitatorDocument"]["mode"]> = {
+const MODES: Record<FacilitatorInfo["mode"], Schemas["FacilitatorDocument"]["mode"]> = {
   remote: "remote",
   self: "self-settlement",
   embedded: "embedded-local-chain",
 };
 
 /** /facilitator.json: where fees are verified and settled, and what the marketplace never does. */
-export function facilitatorDocument(market: MarketFacts, facilitator: FacilitatorFacts): Schemas["FacilitatorDocument"] {
+export function facilitatorDocument(market: MarketFacts, facilitator: FacilitatorInfo): Schemas["FacilitatorDocument"] {
   const notes = [
     `The listing fee (${market.feeUsdc}) is paid with x402 exact (EIP-3009 transferWithAuthorization) and settles directly to payTo; the marketplace holds no escrow.`,
     "A listing fee is settled only after the listing is recorded, and at most once: the same payment sent again gets the first result or 409.",
