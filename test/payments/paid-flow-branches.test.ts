@@ -4,7 +4,7 @@
 // cancels its authorization while its seller is probed, and the probe's rate limit.
 // Money moves exactly once, or not at all; the same payment sent again gets a definite answer.
 import { decodePaymentResponseHeader } from "@x402/core/http";
-import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import type { PaymentRequirements } from "@x402/core/types";
 import { createWalletClient, erc20Abi, http, parseAbi, parseSignature, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -14,15 +14,16 @@ import { createLogger } from "../../src/logger.js";
 import type { Payments } from "../../src/payments/setup.js";
 import type { ListingStore } from "../../src/storage/listing-store.js";
 import { chainPayments, handSignedHeader, paymentKeyOf } from "../support/payments.js";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller, type SellerAnswer } from "../support/sellers.js";
+import { SELLER_PAY_TO, type Seller, type SellerAnswer } from "../support/sellers.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { PAID_FLOW_ENV, startFeeMarket, type FeeMarket } from "../support/fee-market.js";
 
-const SELLER = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
-const RELAXED = { ALLOW_LOOPBACK_SELLERS: "true", RECONCILE_INTERVAL_SECONDS: "0", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" };
+const SELLER = SELLER_PAY_TO;
 const cancelAuthorization = parseAbi(["function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)"]);
 
 let chain: LocalChain;
 let payments: Payments;
+let market: FeeMarket;
 let server: TestServer;
 let seller: Seller;
 let fee: PaymentRequirements;
@@ -32,15 +33,12 @@ const restoreStore: Array<() => void> = [];
 beforeAll(async () => {
   chain = await startLocalChain({ buyers: 4 });
   payments = await chainPayments(chain);
-  server = await startTestServer(RELAXED, { payments });
-  honest = () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "10000", asset: chain.asset })]));
-  seller = await startSeller(honest);
-  fee = ((await (await server.fetch("/listings/challenge")).json()) as PaymentRequired).accepts[0]!;
+  market = await startFeeMarket(payments);
+  ({ server, seller, honest, fee } = market);
 });
 
 afterAll(async () => {
-  await server?.close();
-  await seller?.close();
+  await market?.close();
   await chain?.stop();
 });
 
@@ -228,7 +226,7 @@ describe("a settlement refused after verification", () => {
 
 describe("rate_limited: the seller probe's limit on the paid route", () => {
   it("answers 429 with Retry-After before probing or charging; the same payment lists once the limit allows", async () => {
-    const limited = await startTestServer({ ...RELAXED, PROBE_RATE_PER_CLIENT: "1" }, { payments });
+    const limited = await startTestServer({ ...PAID_FLOW_ENV, PROBE_RATE_PER_CLIENT: "1" }, { payments });
     try {
       const header = await handSignedHeader(buyer(0).privateKey, fee);
       const body = listingBody("/rate-limited");

@@ -4,7 +4,7 @@
 // Money moves only on the chain's evidence, exactly once; replies never carry upstream text.
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { FacilitatorClient } from "@x402/core/http";
-import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import type { PaymentRequirements } from "@x402/core/types";
 import { parseSignature } from "viem";
 import { createTestClient, createWalletClient, http, parseAbi, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -17,10 +17,11 @@ import { createInProcessFacilitator } from "../../src/payments/facilitator.js";
 import type { Payments } from "../../src/payments/setup.js";
 import { handSignedHeader, handSignedPayload, paymentKeyOf, selfSettledPayments } from "../support/payments.js";
 import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy.js";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller, type SellerAnswer } from "../support/sellers.js";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { challenge, challengeAnswer, requirement, SELLER_PAY_TO, startSeller, type Seller, type SellerAnswer } from "../support/sellers.js";
+import type { TestServer } from "../support/server.js";
+import { startFeeMarket, type FeeMarket } from "../support/fee-market.js";
 
-const SELLER = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
+const SELLER = SELLER_PAY_TO;
 const logger = createLogger("silent");
 const transferWithAuthorization = parseAbi([
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
@@ -29,6 +30,7 @@ const transferWithAuthorization = parseAbi([
 let chain: LocalChain;
 let proxy: RpcProxy;
 let payments: Payments;
+let market: FeeMarket;
 let server: TestServer;
 let seller: Seller;
 let fee: PaymentRequirements;
@@ -55,18 +57,12 @@ beforeAll(async () => {
         : inProcess.client.settle(payload, requirements),
   };
   payments = await selfSettledPayments(chain, facilitator, inProcess.settlerAddress);
-  server = await startTestServer(
-    { ALLOW_LOOPBACK_SELLERS: "true", RECONCILE_INTERVAL_SECONDS: "0", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" },
-    { payments },
-  );
-  honest = () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "10000", asset: chain.asset })]));
-  seller = await startSeller(honest);
-  fee = ((await (await server.fetch("/listings/challenge")).json()) as PaymentRequired).accepts[0]!;
+  market = await startFeeMarket(payments);
+  ({ server, seller, honest, fee } = market);
 });
 
 afterAll(async () => {
-  await server?.close();
-  await seller?.close();
+  await market?.close();
   await proxy?.close();
   await chain?.stop();
 });
