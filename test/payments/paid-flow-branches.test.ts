@@ -14,7 +14,7 @@ import { createLogger } from "../../src/logger.js";
 import type { Payments } from "../../src/payments/setup.js";
 import type { ListingStore } from "../../src/storage/listing-store.js";
 import { chainPayments, handSignedHeader, paymentKeyOf } from "../support/payments.js";
-import { SELLER_PAY_TO, type Seller, type SellerAnswer } from "../support/sellers.js";
+import { actingOnceWhenProbed, SELLER_PAY_TO, type Seller, type SellerAnswer } from "../support/sellers.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { PAID_FLOW_ENV, startFeeMarket, type FeeMarket } from "../support/fee-market.js";
 
@@ -151,20 +151,16 @@ describe("a settlement refused after verification", () => {
     const header = await handSignedHeader(payer.privateKey, fee);
     const body = listingBody("/emptied-wallet");
     const wallet = createWalletClient({ account: privateKeyToAccount(payer.privateKey), chain: chain.chain, transport: http(chain.rpcUrl) });
-    let emptied = false;
-    seller.answer = async () => {
-      if (!emptied) {
-        const everything = await chain.balanceOf(payer.address);
-        const hash = await wallet.writeContract({ address: chain.asset, abi: erc20Abi, functionName: "transfer", args: [buyer(0).address, everything] });
-        await chain.publicClient.waitForTransactionReceipt({ hash });
-        emptied = true;
-      }
-      return honest();
-    };
+    const emptying = actingOnceWhenProbed(async () => {
+      const everything = await chain.balanceOf(payer.address);
+      const hash = await wallet.writeContract({ address: chain.asset, abi: erc20Abi, functionName: "transfer", args: [buyer(0).address, everything] });
+      return chain.publicClient.waitForTransactionReceipt({ hash });
+    }, honest);
+    seller.answer = emptying.answer;
     const [balance, visibleBefore] = [await marketBalance(), await visible()];
 
     const response = await post(body, header);
-    expect(emptied).toBe(true);
+    expect(emptying.result()).toBeDefined();
     expect(response.status).toBe(402);
     expect(decodePaymentResponseHeader(response.headers.get("PAYMENT-RESPONSE")!)).toMatchObject({
       success: false,
@@ -191,27 +187,23 @@ describe("a settlement refused after verification", () => {
     const nonce = `0x${"c4".repeat(32)}` as Hex;
     const header = await handSignedHeader(payer.privateKey, fee, { nonce });
     const body = listingBody("/canceled");
-    let canceled = false;
-    seller.answer = async () => {
-      if (!canceled) {
-        const signature = await account.signTypedData({
-          domain: { name: "USD Coin", version: "2", chainId: 8453, verifyingContract: chain.asset },
-          types: { CancelAuthorization: [{ name: "authorizer", type: "address" }, { name: "nonce", type: "bytes32" }] },
-          primaryType: "CancelAuthorization",
-          message: { authorizer: account.address, nonce },
-        });
-        const { v, r, s } = parseSignature(signature);
-        const wallet = createWalletClient({ account, chain: chain.chain, transport: http(chain.rpcUrl) });
-        const hash = await wallet.writeContract({ address: chain.asset, abi: cancelAuthorization, functionName: "cancelAuthorization", args: [account.address, nonce, Number(v), r, s] });
-        await chain.publicClient.waitForTransactionReceipt({ hash });
-        canceled = true;
-      }
-      return honest();
-    };
+    const canceling = actingOnceWhenProbed(async () => {
+      const signature = await account.signTypedData({
+        domain: { name: "USD Coin", version: "2", chainId: 8453, verifyingContract: chain.asset },
+        types: { CancelAuthorization: [{ name: "authorizer", type: "address" }, { name: "nonce", type: "bytes32" }] },
+        primaryType: "CancelAuthorization",
+        message: { authorizer: account.address, nonce },
+      });
+      const { v, r, s } = parseSignature(signature);
+      const wallet = createWalletClient({ account, chain: chain.chain, transport: http(chain.rpcUrl) });
+      const hash = await wallet.writeContract({ address: chain.asset, abi: cancelAuthorization, functionName: "cancelAuthorization", args: [account.address, nonce, Number(v), r, s] });
+      return chain.publicClient.waitForTransactionReceipt({ hash });
+    }, honest);
+    seller.answer = canceling.answer;
     const [balance, visibleBefore] = [await marketBalance(), await visible()];
 
     const response = await post(body, header);
-    expect(canceled).toBe(true);
+    expect(canceling.result()).toBeDefined();
     expect(response.status).toBe(402);
     expect(await response.json()).toMatchObject({ error: "authorization_canceled", x402Version: 2 });
     expect(decodePaymentResponseHeader(response.headers.get("PAYMENT-RESPONSE")!)).toMatchObject({ success: false, errorReason: "authorization_canceled" });

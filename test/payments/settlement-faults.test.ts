@@ -17,7 +17,7 @@ import { createInProcessFacilitator } from "../../src/payments/facilitator.js";
 import type { Payments } from "../../src/payments/setup.js";
 import { handSignedHeader, handSignedPayload, paymentKeyOf, selfSettledPayments } from "../support/payments.js";
 import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy.js";
-import { challenge, challengeAnswer, requirement, SELLER_PAY_TO, startSeller, type Seller, type SellerAnswer } from "../support/sellers.js";
+import { actingOnceWhenProbed, challenge, challengeAnswer, requirement, SELLER_PAY_TO, startSeller, type Seller, type SellerAnswer } from "../support/sellers.js";
 import type { TestServer } from "../support/server.js";
 import { startFeeMarket, type FeeMarket } from "../support/fee-market.js";
 
@@ -127,13 +127,11 @@ describe("a payer who burns its nonce with another authorization", () => {
   it("gets no listing when it burns the nonce while the seller is probed: the settlement fails, nothing is listed", async () => {
     const nonce = freshNonce();
     const header = await handSignedHeader(buyer(0), fee, { nonce });
-    let burned: Hex | undefined;
-    seller.answer = async () => {
-      burned ??= await burnNonce(buyer(0), nonce);
-      return honest();
-    };
+    const burning = actingOnceWhenProbed(() => burnNonce(buyer(0), nonce), honest);
+    seller.answer = burning.answer;
     const before = await marketBalance();
     const response = await post(listingBody("/burn-while-probed"), header);
+    const burned = burning.result();
     expect(burned).toBeDefined();
     expect(response.status).toBe(402);
     const body = JSON.parse(await expectNoUpstreamText(response)) as { error: string };

@@ -55,6 +55,21 @@ export async function startSeller(answer: Seller["answer"], options: { https?: b
   return seller;
 }
 
+/**
+ * A hostile seller's answer: the first time it is probed it runs `act` (mines a transaction, say),
+ * then it answers as `answer` does. `result()` is what `act` returned, undefined until it ran.
+ */
+export function actingOnceWhenProbed<T>(act: () => Promise<T>, answer: () => SellerAnswer): { answer: Seller["answer"]; result(): T | undefined } {
+  let acted: { value: T } | undefined;
+  return {
+    answer: async () => {
+      acted ??= { value: await act() };
+      return answer();
+    },
+    result: () => acted?.value,
+  };
+}
+
 export function requirement(overrides: Partial<PaymentRequirements> & Pick<PaymentRequirements, "payTo" | "amount" | "asset">): PaymentRequirements {
   return { scheme: "exact", network: "eip155:8453", maxTimeoutSeconds: 300, extra: { name: "USD Coin", version: "2" }, ...overrides };
 }
