@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
-import { startServer } from "./server.js";
+import { SHUTDOWN_GRACE_MS, startServer } from "./server.js";
 
 async function main(): Promise<void> {
   let config;
@@ -32,10 +32,12 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "shutting down");
+    // close() itself ends every connection after SHUTDOWN_GRACE_MS; this only catches a close()
+    // that hangs on something else (the database, the chain).
     const force = setTimeout(() => {
       logger.error("graceful shutdown timed out; exiting");
       process.exit(1);
-    }, 10_000);
+    }, SHUTDOWN_GRACE_MS + 5_000);
     force.unref();
     await running.close();
     logger.info("stopped");

@@ -22,7 +22,8 @@ import { ListingStore } from "./storage/listing-store.js";
 import { applyMigrations } from "./storage/migrate.js";
 import { HOUR_MS } from "./constants.js";
 
-const SHUTDOWN_GRACE_MS = 10_000;
+/** How long close() lets requests in flight finish before it closes their connections. */
+export const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface RunningServer {
   url: string;
