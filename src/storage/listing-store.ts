@@ -28,6 +28,7 @@ import {
   type Page,
   type Payment,
   type PaymentInput,
+  type SellerMetadata,
   type PaymentKey,
   type PaymentState,
   type SeedListingInput,
@@ -40,6 +41,17 @@ export { catalogStampSql, type FeedQuery, type PageQuery, type SearchQuery } fro
 type Tx = Prisma.TransactionClient;
 
 
+function metadataFields(metadata: SellerMetadata = {}) {
+  return {
+    mimeType: metadata.mimeType ?? null,
+    serviceName: metadata.serviceName ?? null,
+    tags: metadata.tags?.length ? JSON.stringify(metadata.tags) : null,
+    iconUrl: metadata.iconUrl ?? null,
+    bazaar: metadata.bazaar ?? Prisma.DbNull,
+    extensionKeys: metadata.bazaar ? "bazaar" : "",
+  };
+}
+
 function listingFields(input: ListingInput) {
   return {
     resource: input.resource,
@@ -49,6 +61,7 @@ function listingFields(input: ListingInput) {
     sellerPayTo: getAddress(input.sellerPayTo),
     inputSchema: input.inputSchema ?? Prisma.DbNull,
     network: input.network,
+    ...metadataFields(input.metadata),
   };
 }
 
@@ -216,6 +229,12 @@ export class ListingStore {
           description: pending.description,
           inputSchema: pending.inputSchema ?? Prisma.DbNull,
           network: pending.network,
+          mimeType: pending.mimeType,
+          serviceName: pending.serviceName,
+          tags: pending.tags,
+          iconUrl: pending.iconUrl,
+          bazaar: pending.bazaar ?? Prisma.DbNull,
+          extensionKeys: pending.extensionKeys,
           expiresAt: new Date(Math.max(current.listing.expiresAt.getTime(), now.getTime()) + this.ttlMs),
         },
       });

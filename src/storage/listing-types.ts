@@ -21,6 +21,18 @@ export interface ListingInput {
   sellerPayTo: string;
   inputSchema?: Prisma.InputJsonObject | null | undefined;
   network: string;
+  /** What the seller's own 402 challenge declares, already sanitised; absent when it declares nothing. */
+  metadata?: SellerMetadata | undefined;
+}
+
+/** Service metadata a seller publishes in its 402 challenge (Bazaar metadata rules applied before storing). */
+export interface SellerMetadata {
+  mimeType?: string | undefined;
+  serviceName?: string | undefined;
+  tags?: string[] | undefined;
+  iconUrl?: string | undefined;
+  /** The challenge's `extensions.bazaar` object (info and schema). */
+  bazaar?: Prisma.InputJsonObject | undefined;
 }
 
 /** First-party demo row (leftoverSeed): dates are explicit so a reload changes nothing. */

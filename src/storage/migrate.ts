@@ -212,10 +212,27 @@ export async function applyMigrations(databaseUrl: string, options: { migrations
     }
   }
   const schema = await readFile(schemaPath(target.kind), "utf8");
-  return withEngine(target, schema, async (engine) => {
+  const applied = await withEngine(target, schema, async (engine) => {
     const result = await engine.applyMigrations({ migrationsList: list, filters: filtersFor(target.kind) });
     return { applied: result.appliedMigrationNames };
   });
+  await refreshPlannerStatistics(target);
+  return applied;
+}
+
+/**
+ * Fresh planner statistics after a migration (new indexes, a rebuilt table). SQLite's catalog reads
+ * name their index, so statistics only steer the rest; PostgreSQL's planner has no hints and picks
+ * its plans from them (the maintenance job refreshes them too).
+ */
+export async function refreshPlannerStatistics(target: DatabaseTarget): Promise<void> {
+  if (target.kind === "sqlite" && target.file === ":memory:") return;
+  const connection = await createAdapterFactory(target).connect();
+  try {
+    await connection.executeScript(target.kind === "sqlite" ? "PRAGMA optimize=0x10002;" : 'ANALYZE "Listing"; ANALYZE "Payment";');
+  } finally {
+    await connection.dispose();
+  }
 }
 
 export interface DiffOptions {

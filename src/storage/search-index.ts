@@ -10,35 +10,41 @@ export const SQLITE_SEARCH_TABLES = [
   "ListingSearch_idx",
 ];
 
+/** The Listing columns a search matches, in the order of the FTS table's columns. */
+export const SEARCHED_COLUMNS = ["description", "resource", "sellerPayTo", "serviceName", "tags"] as const;
+
+const columns = SEARCHED_COLUMNS.map((c) => `"${c}"`).join(", ");
+const values = (row: "new" | "old") => SEARCHED_COLUMNS.map((c) => `${row}."${c}"`).join(", ");
+
 /**
  * External-content FTS5 table keyed by Listing's implicit rowid. Idempotent, and it
  * ends with a rebuild, because Prisma's SQLite "RedefineTables" migrations copy
  * Listing into a new table: that drops the triggers and renumbers the rowids.
  */
-export const SQLITE_SEARCH_SQL = `-- Search: FTS5 trigram index over Listing (description, resource, sellerPayTo), kept in sync by triggers.
+export const SQLITE_SEARCH_SQL = `-- Search: FTS5 trigram index over Listing (${SEARCHED_COLUMNS.join(", ")}), kept in sync by triggers.
 CREATE VIRTUAL TABLE IF NOT EXISTS "ListingSearch" USING fts5(
-    "description", "resource", "sellerPayTo",
+    ${columns},
     content = 'Listing', content_rowid = 'rowid', tokenize = 'trigram'
 );
 
 DROP TRIGGER IF EXISTS "Listing_search_insert";
 CREATE TRIGGER "Listing_search_insert" AFTER INSERT ON "Listing" BEGIN
-    INSERT INTO "ListingSearch" ("rowid", "description", "resource", "sellerPayTo")
-    VALUES (new."rowid", new."description", new."resource", new."sellerPayTo");
+    INSERT INTO "ListingSearch" ("rowid", ${columns})
+    VALUES (new."rowid", ${values("new")});
 END;
 
 DROP TRIGGER IF EXISTS "Listing_search_delete";
 CREATE TRIGGER "Listing_search_delete" AFTER DELETE ON "Listing" BEGIN
-    INSERT INTO "ListingSearch" ("ListingSearch", "rowid", "description", "resource", "sellerPayTo")
-    VALUES ('delete', old."rowid", old."description", old."resource", old."sellerPayTo");
+    INSERT INTO "ListingSearch" ("ListingSearch", "rowid", ${columns})
+    VALUES ('delete', old."rowid", ${values("old")});
 END;
 
 DROP TRIGGER IF EXISTS "Listing_search_update";
-CREATE TRIGGER "Listing_search_update" AFTER UPDATE OF "description", "resource", "sellerPayTo" ON "Listing" BEGIN
-    INSERT INTO "ListingSearch" ("ListingSearch", "rowid", "description", "resource", "sellerPayTo")
-    VALUES ('delete', old."rowid", old."description", old."resource", old."sellerPayTo");
-    INSERT INTO "ListingSearch" ("rowid", "description", "resource", "sellerPayTo")
-    VALUES (new."rowid", new."description", new."resource", new."sellerPayTo");
+CREATE TRIGGER "Listing_search_update" AFTER UPDATE OF ${columns} ON "Listing" BEGIN
+    INSERT INTO "ListingSearch" ("ListingSearch", "rowid", ${columns})
+    VALUES ('delete', old."rowid", ${values("old")});
+    INSERT INTO "ListingSearch" ("rowid", ${columns})
+    VALUES (new."rowid", ${values("new")});
 END;
 
 INSERT INTO "ListingSearch" ("ListingSearch") VALUES ('rebuild');

@@ -58,7 +58,7 @@ describe.each(testDatabaseKinds())("migrations on $kind", ({ kind, create }) => 
     expect(names).toEqual(
       kind === "sqlite"
         ? ["ListingSearch", "Listing_search_delete", "Listing_search_insert", "Listing_search_update"]
-        : ["Listing_description_trgm_idx", "Listing_resource_trgm_idx", "Listing_sellerPayTo_trgm_idx"],
+        : ["Listing_description_trgm_idx", "Listing_resource_trgm_idx", "Listing_sellerPayTo_trgm_idx", "Listing_serviceName_trgm_idx", "Listing_tags_trgm_idx"],
     );
   });
 

@@ -1,12 +1,14 @@
 // The database itself refuses a listing or payment state the service does not know (the
 // *_state_checks migration: triggers on SQLite and on PostgreSQL), on a fresh
 // database and on one migrated before the rule existed, without disturbing the search index.
+import { randomUUID } from "node:crypto";
 import { cp, mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import { openDatabase, type Database } from "../../src/storage/database.js";
-import { LISTING_STATES, ListingStore, PAYMENT_STATES, type Listing, type Payment } from "../../src/storage/listing-store.js";
+import { LISTING_STATES, ListingStore, PAYMENT_STATES, type Listing, type Payment, type PaymentInput } from "../../src/storage/listing-store.js";
 import { applyMigrations, migrationsDir } from "../../src/storage/migrate.js";
 import { SQLITE_STATE_CHECK_SQL } from "../../src/storage/state-checks.js";
 import { testDatabaseKinds, type TestDatabase } from "./databases.js";
@@ -101,13 +103,12 @@ describe.each(testDatabaseKinds())("listing and payment states on $kind", (kind)
     const entry = await fresh();
     expect(await applyMigrations(entry.test.url, { migrationsDir: before.dir })).toEqual({ applied: before.names });
     entry.db = await openDatabase(entry.test.url);
-    const store = new ListingStore(entry.db, { ttlMs: TTL_MS });
-    const old = await store.createListing(listingInput({ description: "Translates invoices into plain words" }), T0);
-    const oldPending = await store.createPendingListingWithPayment(listingInput(), paymentInput(), T0);
+    const old = await insertWithTheOldColumns(entry.db, { description: "Translates invoices into plain words", state: "active" });
+    const oldPending = { listing: await insertWithTheOldColumns(entry.db, { description: "Pending", state: "pending" }), payment: paymentInput() };
+    await insertPaymentWithTheOldColumns(entry.db, oldPending.payment, oldPending.listing.id);
 
     await entry.db.close(); // as at start-up: migrations run before the service opens the database
     const { applied } = await applyMigrations(entry.test.url);
-    expect(applied).toHaveLength(1);
     expect(applied[0]).toMatch(STATE_CHECKS);
     expect(await applyMigrations(entry.test.url)).toEqual({ applied: [] });
     entry.db = await openDatabase(entry.test.url);
@@ -125,18 +126,34 @@ describe.each(testDatabaseKinds())("listing and payment states on $kind", (kind)
     const entry = await fresh();
     await applyMigrations(entry.test.url, { migrationsDir: before.dir });
     entry.db = await openDatabase(entry.test.url);
-    const store = new ListingStore(entry.db, { ttlMs: TTL_MS });
-    const listing = await store.createListing(listingInput(), T0);
-    await entry.db.prisma.listing.update({ where: { id: listing.id }, data: { state: "archived" } });
+    const listing = await insertWithTheOldColumns(entry.db, { description: "Archived", state: "archived" });
     await entry.db.close();
 
     await expect(applyMigrations(entry.test.url)).rejects.toThrow(kind.kind === "sqlite" ? /CHECK constraint failed: every_existing_row_has_a_known_state/ : /every_existing_row_has_a_known_state/);
     entry.db = await openDatabase(entry.test.url);
-    expect((await entry.db.prisma.listing.findUniqueOrThrow({ where: { id: listing.id } })).state).toBe("archived");
+    const stateOf = async () => (await entry.db!.prisma.$queryRawUnsafe<{ state: string }[]>(`SELECT "state" FROM "Listing" WHERE "id" = '${listing.id}'`))[0]?.state;
+    expect(await stateOf()).toBe("archived");
     // Nothing of the rule was installed: the failed migration left no trigger or constraint behind.
-    await entry.db.prisma.listing.update({ where: { id: listing.id }, data: { state: "retired" } });
+    await entry.db.prisma.$executeRawUnsafe(`UPDATE "Listing" SET "state" = 'retired' WHERE "id" = '${listing.id}'`);
+    expect(await stateOf()).toBe("retired");
   });
 });
+
+/** A row written as the service wrote it before the later migrations added columns (the current client would name them). */
+async function insertWithTheOldColumns(db: Database, row: { description: string; state: string }): Promise<{ id: string }> {
+  const id = randomUUID();
+  const input = listingInput({ description: row.description });
+  const cast = Prisma.raw(db.kind === "postgres" ? "::uuid" : "");
+  await db.prisma.$executeRaw`INSERT INTO "Listing" ("id", "resource", "method", "priceUsdc", "priceAtomic", "description", "sellerPayTo", "network", "state", "leftoverSeed", "listedAt", "expiresAt", "updatedAt")
+    VALUES (${id}${cast}, ${input.resource}, ${input.method}, '0.03', '30000', ${input.description}, ${input.sellerPayTo}, ${input.network}, ${row.state}, false, ${T0}, ${new Date(T0.getTime() + TTL_MS)}, ${T0})`;
+  return { id };
+}
+
+async function insertPaymentWithTheOldColumns(db: Database, payment: PaymentInput, listingId: string): Promise<void> {
+  const cast = Prisma.raw(db.kind === "postgres" ? "::uuid" : "");
+  await db.prisma.$executeRaw`INSERT INTO "Payment" ("id", "network", "asset", "payer", "nonce", "amount", "payTo", "state", "createdAt", "listingId")
+    VALUES (${randomUUID()}${cast}, ${payment.network}, ${payment.asset.toLowerCase()}, ${payment.payer.toLowerCase()}, ${payment.nonce.toLowerCase()}, ${payment.amount}, ${payment.payTo.toLowerCase()}, 'pending', ${T0}, ${listingId}${cast})`;
+}
 
 describe("the SQLite state-check triggers a new migration re-installs", () => {
   it("are the ones the state_checks migration installed, built from the states the service knows", async () => {

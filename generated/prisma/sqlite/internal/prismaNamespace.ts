@@ -689,6 +689,12 @@ export const ListingScalarFieldEnum = {
   network: 'network',
   state: 'state',
   leftoverSeed: 'leftoverSeed',
+  mimeType: 'mimeType',
+  serviceName: 'serviceName',
+  tags: 'tags',
+  iconUrl: 'iconUrl',
+  bazaar: 'bazaar',
+  extensionKeys: 'extensionKeys',
   listedAt: 'listedAt',
   expiresAt: 'expiresAt',
   updatedAt: 'updatedAt'

@@ -35,6 +35,11 @@ export type ListingMinAggregateOutputType = {
   network: string | null
   state: string | null
   leftoverSeed: boolean | null
+  mimeType: string | null
+  serviceName: string | null
+  tags: string | null
+  iconUrl: string | null
+  extensionKeys: string | null
   listedAt: Date | null
   expiresAt: Date | null
   updatedAt: Date | null
@@ -51,6 +56,11 @@ export type ListingMaxAggregateOutputType = {
   network: string | null
   state: string | null
   leftoverSeed: boolean | null
+  mimeType: string | null
+  serviceName: string | null
+  tags: string | null
+  iconUrl: string | null
+  extensionKeys: string | null
   listedAt: Date | null
   expiresAt: Date | null
   updatedAt: Date | null
@@ -68,6 +78,12 @@ export type ListingCountAggregateOutputType = {
   network: number
   state: number
   leftoverSeed: number
+  mimeType: number
+  serviceName: number
+  tags: number
+  iconUrl: number
+  bazaar: number
+  extensionKeys: number
   listedAt: number
   expiresAt: number
   updatedAt: number
@@ -86,6 +102,11 @@ export type ListingMinAggregateInputType = {
   network?: true
   state?: true
   leftoverSeed?: true
+  mimeType?: true
+  serviceName?: true
+  tags?: true
+  iconUrl?: true
+  extensionKeys?: true
   listedAt?: true
   expiresAt?: true
   updatedAt?: true
@@ -102,6 +123,11 @@ export type ListingMaxAggregateInputType = {
   network?: true
   state?: true
   leftoverSeed?: true
+  mimeType?: true
+  serviceName?: true
+  tags?: true
+  iconUrl?: true
+  extensionKeys?: true
   listedAt?: true
   expiresAt?: true
   updatedAt?: true
@@ -119,6 +145,12 @@ export type ListingCountAggregateInputType = {
   network?: true
   state?: true
   leftoverSeed?: true
+  mimeType?: true
+  serviceName?: true
+  tags?: true
+  iconUrl?: true
+  bazaar?: true
+  extensionKeys?: true
   listedAt?: true
   expiresAt?: true
   updatedAt?: true
@@ -209,6 +241,12 @@ export type ListingGroupByOutputType = {
   network: string
   state: string
   leftoverSeed: boolean
+  mimeType: string | null
+  serviceName: string | null
+  tags: string | null
+  iconUrl: string | null
+  bazaar: runtime.JsonValue | null
+  extensionKeys: string
   listedAt: Date
   expiresAt: Date
   updatedAt: Date
@@ -247,6 +285,12 @@ export type ListingWhereInput = {
   network?: Prisma.StringFilter<"Listing"> | string
   state?: Prisma.StringFilter<"Listing"> | string
   leftoverSeed?: Prisma.BoolFilter<"Listing"> | boolean
+  mimeType?: Prisma.StringNullableFilter<"Listing"> | string | null
+  serviceName?: Prisma.StringNullableFilter<"Listing"> | string | null
+  tags?: Prisma.StringNullableFilter<"Listing"> | string | null
+  iconUrl?: Prisma.StringNullableFilter<"Listing"> | string | null
+  bazaar?: Prisma.JsonNullableFilter<"Listing">
+  extensionKeys?: Prisma.StringFilter<"Listing"> | string
   listedAt?: Prisma.DateTimeFilter<"Listing"> | Date | string
   expiresAt?: Prisma.DateTimeFilter<"Listing"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Listing"> | Date | string
@@ -265,6 +309,12 @@ export type ListingOrderByWithRelationInput = {
   network?: Prisma.SortOrder
   state?: Prisma.SortOrder
   leftoverSeed?: Prisma.SortOrder
+  mimeType?: Prisma.SortOrderInput | Prisma.SortOrder
+  serviceName?: Prisma.SortOrderInput | Prisma.SortOrder
+  tags?: Prisma.SortOrderInput | Prisma.SortOrder
+  iconUrl?: Prisma.SortOrderInput | Prisma.SortOrder
+  bazaar?: Prisma.SortOrderInput | Prisma.SortOrder
+  extensionKeys?: Prisma.SortOrder
   listedAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -286,6 +336,12 @@ export type ListingWhereUniqueInput = Prisma.AtLeast<{
   network?: Prisma.StringFilter<"Listing"> | string
   state?: Prisma.StringFilter<"Listing"> | string
   leftoverSeed?: Prisma.BoolFilter<"Listing"> | boolean
+  mimeType?: Prisma.StringNullableFilter<"Listing"> | string | null
+  serviceName?: Prisma.StringNullableFilter<"Listing"> | string | null
+  tags?: Prisma.StringNullableFilter<"Listing"> | string | null
+  iconUrl?: Prisma.StringNullableFilter<"Listing"> | string | null
+  bazaar?: Prisma.JsonNullableFilter<"Listing">
+  extensionKeys?: Prisma.StringFilter<"Listing"> | string
   listedAt?: Prisma.DateTimeFilter<"Listing"> | Date | string
   expiresAt?: Prisma.DateTimeFilter<"Listing"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Listing"> | Date | string
@@ -304,6 +360,12 @@ export type ListingOrderByWithAggregationInput = {
   network?: Prisma.SortOrder
   state?: Prisma.SortOrder
   leftoverSeed?: Prisma.SortOrder
+  mimeType?: Prisma.SortOrderInput | Prisma.SortOrder
+  serviceName?: Prisma.SortOrderInput | Prisma.SortOrder
+  tags?: Prisma.SortOrderInput | Prisma.SortOrder
+  iconUrl?: Prisma.SortOrderInput | Prisma.SortOrder
+  bazaar?: Prisma.SortOrderInput | Prisma.SortOrder
+  extensionKeys?: Prisma.SortOrder
   listedAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -327,6 +389,12 @@ export type ListingScalarWhereWithAggregatesInput = {
   network?: Prisma.StringWithAggregatesFilter<"Listing"> | string
   state?: Prisma.StringWithAggregatesFilter<"Listing"> | string
   leftoverSeed?: Prisma.BoolWithAggregatesFilter<"Listing"> | boolean
+  mimeType?: Prisma.StringNullableWithAggregatesFilter<"Listing"> | string | null
+  serviceName?: Prisma.StringNullableWithAggregatesFilter<"Listing"> | string | null
+  tags?: Prisma.StringNullableWithAggregatesFilter<"Listing"> | string | null
+  iconUrl?: Prisma.StringNullableWithAggregatesFilter<"Listing"> | string | null
+  bazaar?: Prisma.JsonNullableWithAggregatesFilter<"Listing">
+  extensionKeys?: Prisma.StringWithAggregatesFilter<"Listing"> | string
   listedAt?: Prisma.DateTimeWithAggregatesFilter<"Listing"> | Date | string
   expiresAt?: Prisma.DateTimeWithAggregatesFilter<"Listing"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Listing"> | Date | string
@@ -344,6 +412,12 @@ export type ListingCreateInput = {
   network: string
   state: string
   leftoverSeed?: boolean
+  mimeType?: string | null
+  serviceName?: string | null
+  tags?: string | null
+  iconUrl?: string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: string
   listedAt: Date | string
   expiresAt: Date | string
   updatedAt?: Date | string
@@ -362,6 +436,12 @@ export type ListingUncheckedCreateInput = {
   network: string
   state: string
   leftoverSeed?: boolean
+  mimeType?: string | null
+  serviceName?: string | null
+  tags?: string | null
+  iconUrl?: string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: string
   listedAt: Date | string
   expiresAt: Date | string
   updatedAt?: Date | string
@@ -380,6 +460,12 @@ export type ListingUpdateInput = {
   network?: Prisma.StringFieldUpdateOperationsInput | string
   state?: Prisma.StringFieldUpdateOperationsInput | string
   leftoverSeed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mimeType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  serviceName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  iconUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: Prisma.StringFieldUpdateOperationsInput | string
   listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -398,6 +484,12 @@ export type ListingUncheckedUpdateInput = {
   network?: Prisma.StringFieldUpdateOperationsInput | string
   state?: Prisma.StringFieldUpdateOperationsInput | string
   leftoverSeed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mimeType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  serviceName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  iconUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: Prisma.StringFieldUpdateOperationsInput | string
   listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -416,6 +508,12 @@ export type ListingCreateManyInput = {
   network: string
   state: string
   leftoverSeed?: boolean
+  mimeType?: string | null
+  serviceName?: string | null
+  tags?: string | null
+  iconUrl?: string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: string
   listedAt: Date | string
   expiresAt: Date | string
   updatedAt?: Date | string
@@ -433,6 +531,12 @@ export type ListingUpdateManyMutationInput = {
   network?: Prisma.StringFieldUpdateOperationsInput | string
   state?: Prisma.StringFieldUpdateOperationsInput | string
   leftoverSeed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mimeType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  serviceName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  iconUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: Prisma.StringFieldUpdateOperationsInput | string
   listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -450,6 +554,12 @@ export type ListingUncheckedUpdateManyInput = {
   network?: Prisma.StringFieldUpdateOperationsInput | string
   state?: Prisma.StringFieldUpdateOperationsInput | string
   leftoverSeed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mimeType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  serviceName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  iconUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: Prisma.StringFieldUpdateOperationsInput | string
   listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -467,6 +577,12 @@ export type ListingCountOrderByAggregateInput = {
   network?: Prisma.SortOrder
   state?: Prisma.SortOrder
   leftoverSeed?: Prisma.SortOrder
+  mimeType?: Prisma.SortOrder
+  serviceName?: Prisma.SortOrder
+  tags?: Prisma.SortOrder
+  iconUrl?: Prisma.SortOrder
+  bazaar?: Prisma.SortOrder
+  extensionKeys?: Prisma.SortOrder
   listedAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -483,6 +599,11 @@ export type ListingMaxOrderByAggregateInput = {
   network?: Prisma.SortOrder
   state?: Prisma.SortOrder
   leftoverSeed?: Prisma.SortOrder
+  mimeType?: Prisma.SortOrder
+  serviceName?: Prisma.SortOrder
+  tags?: Prisma.SortOrder
+  iconUrl?: Prisma.SortOrder
+  extensionKeys?: Prisma.SortOrder
   listedAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -499,6 +620,11 @@ export type ListingMinOrderByAggregateInput = {
   network?: Prisma.SortOrder
   state?: Prisma.SortOrder
   leftoverSeed?: Prisma.SortOrder
+  mimeType?: Prisma.SortOrder
+  serviceName?: Prisma.SortOrder
+  tags?: Prisma.SortOrder
+  iconUrl?: Prisma.SortOrder
+  extensionKeys?: Prisma.SortOrder
   listedAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
@@ -515,6 +641,10 @@ export type StringFieldUpdateOperationsInput = {
 
 export type BoolFieldUpdateOperationsInput = {
   set?: boolean
+}
+
+export type NullableStringFieldUpdateOperationsInput = {
+  set?: string | null
 }
 
 export type DateTimeFieldUpdateOperationsInput = {
@@ -549,6 +679,12 @@ export type ListingCreateWithoutPaymentsInput = {
   network: string
   state: string
   leftoverSeed?: boolean
+  mimeType?: string | null
+  serviceName?: string | null
+  tags?: string | null
+  iconUrl?: string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: string
   listedAt: Date | string
   expiresAt: Date | string
   updatedAt?: Date | string
@@ -566,6 +702,12 @@ export type ListingUncheckedCreateWithoutPaymentsInput = {
   network: string
   state: string
   leftoverSeed?: boolean
+  mimeType?: string | null
+  serviceName?: string | null
+  tags?: string | null
+  iconUrl?: string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: string
   listedAt: Date | string
   expiresAt: Date | string
   updatedAt?: Date | string
@@ -599,6 +741,12 @@ export type ListingUpdateWithoutPaymentsInput = {
   network?: Prisma.StringFieldUpdateOperationsInput | string
   state?: Prisma.StringFieldUpdateOperationsInput | string
   leftoverSeed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mimeType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  serviceName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  iconUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: Prisma.StringFieldUpdateOperationsInput | string
   listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -616,6 +764,12 @@ export type ListingUncheckedUpdateWithoutPaymentsInput = {
   network?: Prisma.StringFieldUpdateOperationsInput | string
   state?: Prisma.StringFieldUpdateOperationsInput | string
   leftoverSeed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mimeType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  serviceName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  iconUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: Prisma.StringFieldUpdateOperationsInput | string
   listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -664,6 +818,12 @@ export type ListingSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   network?: boolean
   state?: boolean
   leftoverSeed?: boolean
+  mimeType?: boolean
+  serviceName?: boolean
+  tags?: boolean
+  iconUrl?: boolean
+  bazaar?: boolean
+  extensionKeys?: boolean
   listedAt?: boolean
   expiresAt?: boolean
   updatedAt?: boolean
@@ -683,6 +843,12 @@ export type ListingSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   network?: boolean
   state?: boolean
   leftoverSeed?: boolean
+  mimeType?: boolean
+  serviceName?: boolean
+  tags?: boolean
+  iconUrl?: boolean
+  bazaar?: boolean
+  extensionKeys?: boolean
   listedAt?: boolean
   expiresAt?: boolean
   updatedAt?: boolean
@@ -700,6 +866,12 @@ export type ListingSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   network?: boolean
   state?: boolean
   leftoverSeed?: boolean
+  mimeType?: boolean
+  serviceName?: boolean
+  tags?: boolean
+  iconUrl?: boolean
+  bazaar?: boolean
+  extensionKeys?: boolean
   listedAt?: boolean
   expiresAt?: boolean
   updatedAt?: boolean
@@ -717,12 +889,18 @@ export type ListingSelectScalar = {
   network?: boolean
   state?: boolean
   leftoverSeed?: boolean
+  mimeType?: boolean
+  serviceName?: boolean
+  tags?: boolean
+  iconUrl?: boolean
+  bazaar?: boolean
+  extensionKeys?: boolean
   listedAt?: boolean
   expiresAt?: boolean
   updatedAt?: boolean
 }
 
-export type ListingOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "resource" | "method" | "priceUsdc" | "priceAtomic" | "description" | "sellerPayTo" | "inputSchema" | "network" | "state" | "leftoverSeed" | "listedAt" | "expiresAt" | "updatedAt", ExtArgs["result"]["listing"]>
+export type ListingOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "resource" | "method" | "priceUsdc" | "priceAtomic" | "description" | "sellerPayTo" | "inputSchema" | "network" | "state" | "leftoverSeed" | "mimeType" | "serviceName" | "tags" | "iconUrl" | "bazaar" | "extensionKeys" | "listedAt" | "expiresAt" | "updatedAt", ExtArgs["result"]["listing"]>
 export type ListingInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   payments?: boolean | Prisma.Listing$paymentsArgs<ExtArgs>
   _count?: boolean | Prisma.ListingCountOutputTypeDefaultArgs<ExtArgs>
@@ -768,6 +946,24 @@ export type $ListingPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      */
     state: string
     leftoverSeed: boolean
+    /**
+     * What the seller's own 402 challenge declares (read at probe time, sanitised): null when it declares nothing.
+     */
+    mimeType: string | null
+    serviceName: string | null
+    /**
+     * JSON array of at most 5 tags.
+     */
+    tags: string | null
+    iconUrl: string | null
+    /**
+     * The challenge's extensions.bazaar (info and schema), kept on the item's extensions.bazaar.
+     */
+    bazaar: runtime.JsonValue | null
+    /**
+     * The item's top-level extensions keys, sorted and comma-joined ("" or "bazaar"): the `extensions` filter.
+     */
+    extensionKeys: string
     listedAt: Date
     expiresAt: Date
     updatedAt: Date
@@ -1206,6 +1402,12 @@ export interface ListingFieldRefs {
   readonly network: Prisma.FieldRef<"Listing", 'String'>
   readonly state: Prisma.FieldRef<"Listing", 'String'>
   readonly leftoverSeed: Prisma.FieldRef<"Listing", 'Boolean'>
+  readonly mimeType: Prisma.FieldRef<"Listing", 'String'>
+  readonly serviceName: Prisma.FieldRef<"Listing", 'String'>
+  readonly tags: Prisma.FieldRef<"Listing", 'String'>
+  readonly iconUrl: Prisma.FieldRef<"Listing", 'String'>
+  readonly bazaar: Prisma.FieldRef<"Listing", 'Json'>
+  readonly extensionKeys: Prisma.FieldRef<"Listing", 'String'>
   readonly listedAt: Prisma.FieldRef<"Listing", 'DateTime'>
   readonly expiresAt: Prisma.FieldRef<"Listing", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Listing", 'DateTime'>
