@@ -14,9 +14,13 @@ export interface QueryParameter {
   schema: JsonSchema;
 }
 
+type JsonContent = { content?: Record<string, { schema?: JsonSchema }> };
+
 interface Operation {
   operationId?: string;
   parameters?: Array<{ name: string; in: string; required?: boolean; description?: string; schema?: JsonSchema }>;
+  requestBody?: JsonContent;
+  responses?: Record<string, JsonContent>;
 }
 
 type Parameter = NonNullable<Operation["parameters"]>[number];
@@ -106,4 +110,14 @@ export function queryParameters(operationId: string): QueryParameter[] {
   return (operation(operationId).parameters ?? [])
     .filter((parameter) => parameter.in === "query")
     .map(({ name, required, description, schema }) => ({ name, required: required === true, ...(description === undefined ? {} : { description }), schema: schema ?? {} }));
+}
+
+/** The schema of an operation's JSON request body; undefined when it takes none. */
+export function requestBodySchema(operationId: string): JsonSchema | undefined {
+  return operation(operationId).requestBody?.content?.["application/json"]?.schema;
+}
+
+/** The schema of an operation's JSON answer with this status; undefined when it has none. */
+export function responseBodySchema(operationId: string, status: string): JsonSchema | undefined {
+  return operation(operationId).responses?.[status]?.content?.["application/json"]?.schema;
 }

@@ -6,6 +6,7 @@ import { routeTable } from "../../generated/operations.js";
 import { DEMO_RESOURCES, type DemoPath, type SeedResource } from "../catalog/seed-inventory.js";
 import type { Reply } from "../contract/typed-handlers.js";
 import { linkTo } from "../market/links.js";
+import { bodyRouteDiscovery, queryRouteDiscovery, type RouteDiscovery } from "../payments/bazaar.js";
 import type { Charge } from "../payments/payment-gate.js";
 import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } from "../payments/replies.js";
 import type { Handler, Services } from "../services.js";
@@ -27,6 +28,28 @@ const ANSWERS: { readonly [P in DemoPath]: (body: unknown, now: Date) => unknown
   "/kr-fortune": () => FORTUNES[randomInt(FORTUNES.length)],
 };
 
+/** What the demos' bazaar declarations show: a fixed call and answer, so every challenge is the same. */
+const EXAMPLE_BODY = { hello: "x402" };
+const EXAMPLE_TIME = new Date(Date.UTC(2026, 0, 1, 12));
+const EXAMPLE_TRANSACTION = `0x${"cd".repeat(32)}`;
+const EXAMPLE_RESULTS: { readonly [P in DemoPath]: unknown } = {
+  "/kr-echo": ANSWERS["/kr-echo"](EXAMPLE_BODY, EXAMPLE_TIME),
+  "/kr-time": ANSWERS["/kr-time"](undefined, EXAMPLE_TIME),
+  "/kr-fortune": FORTUNES[0],
+};
+
+/** Each demo's declaration, from its operation's schemas in the contract. */
+const DISCOVERY = Object.fromEntries(
+  (Object.keys(DEMO_RESOURCES) as DemoPath[]).map((demo) => {
+    const output = { demo, result: EXAMPLE_RESULTS[demo], transaction: EXAMPLE_TRANSACTION };
+    const discovery =
+      DEMO_RESOURCES[demo].method === "POST"
+        ? bodyRouteDiscovery("postDemoResource", { input: EXAMPLE_BODY, output })
+        : queryRouteDiscovery("getDemoResource", { output });
+    return [demo, discovery];
+  }),
+) as { readonly [P in DemoPath]: RouteDiscovery };
+
 type DemoRoute = Extract<(typeof routeTable)[number], { area: "demo" }>;
 
 /** Routed operationId -> its demo route (`getDemoResource` is /kr-time, `getDemoResource__krFortune` /kr-fortune). */
@@ -46,6 +69,7 @@ function demoCharge(seed: SeedResource, { market }: Pick<Services, "market">): C
     amount: normalizePrice(seed.priceUsdc).priceAtomic,
     payTo: market.payTo,
     resource: { url: linkTo(market, seed.path), description: seed.description, mimeType: "application/json" },
+    discovery: DISCOVERY[seed.path],
   };
 }
 

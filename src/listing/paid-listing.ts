@@ -16,16 +16,19 @@ import { getAddress } from "viem";
 import type { MarketFacts } from "../market/facts.js";
 import type { Reply } from "../contract/typed-handlers.js";
 import type { Logger } from "../logger.js";
+import { exampleListing } from "../documents/listing-request.js";
+import { bodyRouteDiscovery } from "../payments/bazaar.js";
 import type { ChainReader, FeeEvidence } from "../payments/chain-reader.js";
 import type { UnavailableKind } from "../payments/facilitator-client.js";
 import { paymentResponseHeader, type Charge, type PaymentGate, type SettleOutcome, type SignedPayment } from "../payments/payment-gate.js";
 import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } from "../payments/replies.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
 import { DuplicatePaymentError, type Listing, type ListingInput, type ListingStore, type Payment } from "../storage/listing-store.js";
-import { checkListingBody, fieldErrorsOf, probeCheck, reportOf, type ListingRequest } from "./listing-checks.js";
+import { checkListingBody, fieldErrorsOf, probeCheck, reportOf, withSellerMetadata, type ListingRequest } from "./listing-checks.js";
 import { linkTo } from "../market/links.js";
 
 type CreateListingReply = Reply<"createListing">;
+type CreatedBody = ReturnType<typeof created>;
 
 export interface PaidListingDeps {
   store: ListingStore;
@@ -47,10 +50,23 @@ export interface PaidListingRequest {
 
 /** The fee: 0.10 to the marketplace wallet, for POST /listings. */
 export function listingFeeCharge(market: MarketFacts): Charge {
+  const example = exampleListing(market);
   return {
     amount: market.feeAtomic,
     payTo: market.payTo,
     resource: { url: linkTo(market, "list"), description: `List an x402-paid endpoint in ${market.name} for ${market.ttlDays} days`, mimeType: "application/json" },
+    discovery: bodyRouteDiscovery("createListing", {
+      input: example,
+      output: {
+        id: "0b6f2a8e-3c1d-4e5f-9a7b-1c2d3e4f5a6b",
+        resource: example.resource,
+        listingFeeUsdc: market.feeUsdc,
+        expiresAt: new Date(Date.UTC(2026, 0, 31)).toISOString(),
+        catalog: linkTo(market, "catalog"),
+        renewed: false,
+        transaction: `0x${"ab".repeat(32)}`,
+      } satisfies CreatedBody,
+    }),
   };
 }
 
@@ -120,7 +136,7 @@ export async function createPaidListing(request: PaidListingRequest, deps: PaidL
   // 5. The pending listing and its payment, in one transaction.
   const recorded = await withStore(() =>
     store.createPendingListingWithPayment(
-      listing,
+      withSellerMetadata(listing, attempt),
       { ...paymentKeyOf(payment), amount: payment.requirements.amount, payTo: payment.requirements.payTo },
       deps.now(),
     ),

@@ -1,12 +1,14 @@
 // The x402 gate of every paid route (the listing fee and the /kr-* demo endpoints), on the SDK's
 // x402ResourceServer: it states the terms, checks and verifies a payment, and settles it when the
 // caller says so. It never settles by itself: the caller decides when (after its own row exists).
-import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader, type FacilitatorClient } from "@x402/core/http";
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader, type FacilitatorClient, type HTTPAdapter, type HTTPRequestContext } from "@x402/core/http";
 import { PaymentPayloadV2Schema, z } from "@x402/core/schemas";
 import { x402ResourceServer } from "@x402/core/server";
 import { SettleError, VerifyError, type Network, type PaymentPayload, type PaymentRequired, type PaymentRequirements, type ResourceInfo, type SettleResponse } from "@x402/core/types";
 import { registerExactEvmScheme } from "@x402/evm/exact/server";
+import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
 import { getAddress, type Address, type Hex } from "viem";
+import type { RouteDiscovery } from "./bazaar.js";
 import { FacilitatorUnavailableError, type UnavailableKind } from "./facilitator-client.js";
 import { PAYMENT_TIMEOUT_SECONDS } from "../constants.js";
 
@@ -31,6 +33,8 @@ export interface Charge {
   amount: string;
   payTo: string;
   resource: ResourceInfo;
+  /** The route's bazaar declaration: every PaymentRequired of the charge carries it as `extensions`. */
+  discovery?: RouteDiscovery;
 }
 
 /** A signed payment that fits the charge (and, once past `verify`, verified by the facilitator); never settled here unasked. */
@@ -95,7 +99,7 @@ export class PaymentGate {
 
   /** Registers the `exact` EVM scheme and loads the facilitator's supported kinds (mandatory in the SDK). */
   static async create(facilitator: FacilitatorClient, token: TokenTerms): Promise<PaymentGate> {
-    const server = registerExactEvmScheme(new x402ResourceServer(facilitator), { networks: [token.network] });
+    const server = registerExactEvmScheme(new x402ResourceServer(facilitator), { networks: [token.network] }).registerExtension(bazaarResourceServerExtension);
     await server.initialize();
     return new PaymentGate(server, token);
   }
@@ -113,7 +117,12 @@ export class PaymentGate {
 
   /** The x402 v2 PaymentRequired object: what the `PAYMENT-REQUIRED` header carries, decoded. */
   async challenge(charge: Charge, error = "payment_required"): Promise<PaymentRequired> {
-    return this.server.createPaymentRequiredResponse([await this.requirementsFor(charge)], charge.resource, error);
+    return this.paymentRequired(await this.requirementsFor(charge), charge, error);
+  }
+
+  private paymentRequired(requirements: PaymentRequirements, charge: Charge, error: string): Promise<PaymentRequired> {
+    const extensions = charge.discovery && this.server.enrichExtensions(charge.discovery.extensions, requestContextOf(charge, charge.discovery));
+    return this.server.createPaymentRequiredResponse([requirements], charge.resource, error, extensions);
   }
 
   /**
@@ -127,7 +136,7 @@ export class PaymentGate {
     const header = headers["payment-signature"];
     if (!header) {
       if (headers["x-payment"]) return reject("x402_v1_not_supported", "X-PAYMENT is x402 v1; send an x402 v2 payment in PAYMENT-SIGNATURE");
-      return { kind: "unpaid", paymentRequired: await this.server.createPaymentRequiredResponse([requirements], charge.resource, "payment_required") };
+      return { kind: "unpaid", paymentRequired: await this.paymentRequired(requirements, charge, "payment_required") };
     }
     let decoded: unknown;
     try {
@@ -190,7 +199,7 @@ export class PaymentGate {
   }
 
   private async rejection(requirements: PaymentRequirements, charge: Charge, reason: string, message: string): Promise<Rejected> {
-    return { kind: "rejected", reason, message, paymentRequired: await this.server.createPaymentRequiredResponse([requirements], charge.resource, reason) };
+    return { kind: "rejected", reason, message, paymentRequired: await this.paymentRequired(requirements, charge, reason) };
   }
 
   /** Settles a verified payment. Call it once the caller's own record of the payment exists. */
@@ -231,6 +240,23 @@ export class PaymentGate {
       paymentResponse: encodePaymentResponseHeader({ success: false, errorReason: reason, transaction, network, payer }),
     };
   }
+}
+
+/**
+ * The request the bazaar enrichment sees: the route's declared method and the resource's path, so the
+ * declaration names the method the route is called with (a HEAD or the challenge document asks too).
+ */
+function requestContextOf(charge: Charge, discovery: RouteDiscovery): HTTPRequestContext {
+  const url = new URL(charge.resource.url);
+  const adapter: HTTPAdapter = {
+    getHeader: () => undefined,
+    getMethod: () => discovery.method,
+    getPath: () => url.pathname,
+    getUrl: () => url.href,
+    getAcceptHeader: () => "application/json",
+    getUserAgent: () => "",
+  };
+  return { adapter, path: url.pathname, method: discovery.method };
 }
 
 export function paymentRequiredHeader(paymentRequired: PaymentRequired): string {
