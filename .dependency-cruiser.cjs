@@ -8,6 +8,7 @@ const LAYERS = [
   { name: "handlers", label: "src/handlers/", path: "^src/handlers/" },
   { name: "services", label: "src/services.ts", path: "^src/services\\.ts$" },
   { name: "http", label: "src/http/", path: "^src/http/" },
+  { name: "a2a", label: "src/a2a/", path: "^src/a2a/" },
   { name: "mcp", label: "src/mcp/", path: "^src/mcp/" },
   { name: "listing", label: "src/listing/", path: "^src/listing/" },
   { name: "documents", label: "src/documents/", path: "^src/documents/" },

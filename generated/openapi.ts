@@ -51,6 +51,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/agent.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A2A agent card. */
+        get: operations["getAgentCard__wellKnownAgentJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/ai-plugin.json": {
         parameters: {
             query?: never;
@@ -112,7 +129,14 @@ export type paths = {
         /** @description A2A agent card. */
         get: operations["getAgentCard__a2a"];
         put?: never;
-        post?: never;
+        /**
+         * @description A2A JSON-RPC (the card's `url`, `preferredTransport` JSONRPC). Free. Without an `A2A-Version`
+         *     header, or with 0.3, it speaks A2A 0.3 (`message/send`); with `A2A-Version: 1.0`, A2A 1.0
+         *     (`SendMessage`). The four skills are the MCP tools (list_market, how_to_sell, how_to_buy,
+         *     validate_listing) and answer a Message whose DataPart is the tool's structured result.
+         *     Streaming, tasks and push notifications are not offered: those methods answer JSON-RPC errors.
+         */
+        post: operations["postA2a"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2520,7 +2544,10 @@ export type components = {
             stateTransitionHistory?: boolean;
             streaming?: boolean;
         };
-        /** @description An A2A AgentCard (A2A protocol 0.3). */
+        /**
+         * @description An A2A AgentCard (A2A protocol 0.3), carrying A2A 1.0's `supportedInterfaces` beside it as the
+         *     A2A SDK's v0.3 compatibility layer does, so clients of either version find the endpoint.
+         */
         AgentCard: {
             capabilities: components["schemas"]["AgentCapabilities"];
             defaultInputModes: string[];
@@ -2529,10 +2556,17 @@ export type components = {
             /** Format: uri */
             documentationUrl?: string;
             name: string;
+            /** @description The transport at `url`: `JSONRPC`. */
+            preferredTransport: string;
             /** @description The A2A protocol version the card follows. */
             protocolVersion: string;
             skills: components["schemas"]["AgentSkill"][];
-            /** Format: uri */
+            /** @description Every endpoint and protocol version, for A2A 1.0 clients. */
+            supportedInterfaces: components["schemas"]["AgentInterface"][];
+            /**
+             * Format: uri
+             * @description The A2A endpoint, speaking `preferredTransport`.
+             */
             url: string;
             version: string;
         };
@@ -2556,6 +2590,15 @@ export type components = {
              * @description The first document to read.
              */
             start: string;
+        };
+        /** @description One way to reach an A2A agent (A2A 1.0's AgentInterface). */
+        AgentInterface: {
+            /** @description The transport: `JSONRPC`. */
+            protocolBinding: string;
+            /** @description The A2A protocol version spoken there: `1.0` or `0.3`. */
+            protocolVersion: string;
+            /** Format: uri */
+            url: string;
         };
         /** @description Agents directory: where each kind of agent starts. */
         AgentsDirectory: {
@@ -3445,7 +3488,6 @@ export type components = {
         PaymentChallenge: {
             accepts: components["schemas"]["PaymentRequirement"][];
             error?: string;
-            /** @description `bazaar`: the route's input and output schemas for discovery (the x402 Bazaar extension). */
             extensions?: {
                 [key: string]: unknown;
             };
@@ -3455,16 +3497,12 @@ export type components = {
         };
         /**
          * @description The body of a 402 answer. The challenge travels in the `PAYMENT-REQUIRED` header; the body repeats
-         *     it (x402Version, error, resource, accepts, extensions) and adds a human-readable message.
+         *     it (x402Version, error, resource, accepts) and adds a human-readable message.
          */
         PaymentRequiredBody: {
             accepts?: components["schemas"]["PaymentRequirement"][];
             /** @description Why payment is required or was refused: `payment_required`, or a precise reason such as `invalid_exact_evm_insufficient_balance`. */
             error?: string;
-            /** @description The challenge's extensions: `bazaar` declares the route's input and output schemas for discovery. */
-            extensions?: {
-                [key: string]: unknown;
-            };
             message?: string;
             resource?: components["schemas"]["ChallengeResource"];
             /** Format: int32 */
@@ -3784,6 +3822,35 @@ export interface operations {
             };
         };
     };
+    getAgentCard__wellKnownAgentJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain JSON document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCard"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getPluginManifest__wellKnownAiPluginJson: {
         parameters: {
             query?: never;
@@ -3887,6 +3954,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AgentCard"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postA2a: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON-RPC 2.0 request, e.g. `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{...}}}`. */
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description A plain JSON document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description The server could not understand the request due to invalid syntax. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcErrorResponse"];
+                };
+            };
+            /** @description Client error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcErrorResponse"];
                 };
             };
             /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */

@@ -1,4 +1,5 @@
 import type { HandlerMap } from "../services.js";
+import { a2aHandlers } from "./a2a.js";
 import { catalogHandlers } from "./catalog.js";
 import { demoHandlers } from "./demo.js";
 import { documentsHandlers } from "./documents.js";
@@ -15,6 +16,7 @@ export const handlers: HandlerMap = {
   ...catalogHandlers,
   ...feedsHandlers,
   ...mcpHandlers,
+  ...a2aHandlers,
   ...documentsHandlers,
   ...demoHandlers,
 };

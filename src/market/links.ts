@@ -24,6 +24,7 @@ const LINKS = {
   agents: "/agents.json",
   agentsText: "/agents.txt",
   agentCard: "/.well-known/agent-card.json",
+  a2a: "/a2a",
   plugin: "/ai-plugin.json",
   llms: "/llms.txt",
   llmsFull: "/llms-full.txt",

@@ -87,7 +87,7 @@ describeAreaRoutes("documents", () => server, {
   getIntegrationCard: { status: 200, check: (answer) => expect(jsonOf(answer)).toMatchObject({ clientPackageRequired: false, escrow: false }) },
   getAgents: { status: 200, check: (answer) => expect(jsonOf(answer).agents.map((agent: { id: string }) => agent.id)).toContain("seller") },
   getAgentsText: { status: 200, check: text("text/plain", "# x402 agent marketplace: agents directory\n") },
-  getAgentCard: { status: 200, check: (answer) => expect(jsonOf(answer)).toMatchObject({ protocolVersion: "0.3.0", url: `${ORIGIN}/discovery` }) },
+  getAgentCard: { status: 200, check: (answer) => expect(jsonOf(answer)).toMatchObject({ protocolVersion: "0.3.0", url: `${ORIGIN}/a2a`, preferredTransport: "JSONRPC" }) },
   getPluginManifest: { status: 200, check: (answer) => expect(jsonOf(answer)).toMatchObject({ schema_version: "v1", api: { url: `${ORIGIN}/openapi.json` } }) },
   getLlmsText: { status: 200, check: text("text/plain", "# x402 agent marketplace\n") },
   getLlmsFullText: { status: 200, check: text("text/plain", "# x402 agent marketplace: the full how-to\n") },
@@ -190,19 +190,26 @@ describe("each document's own shape", () => {
     expect(card.discovery).toEqual({ start: `${ORIGIN}/start.json`, playbook: `${ORIGIN}/playbook.json`, openapi: `${ORIGIN}/openapi.json`, status: `${ORIGIN}/status.json` });
   });
 
-  it("A2A agent card: the AgentCard fields, also at /.well-known/agent-card.json", () => {
+  it("A2A agent card: the AgentCard fields, also at /.well-known/agent-card.json and /.well-known/agent.json", () => {
     const card = json<Record<string, unknown> & { skills: Array<Record<string, unknown>> }>("/.well-known/agent-card.json");
     expect(card).toMatchObject({
       protocolVersion: "0.3.0",
-      url: `${ORIGIN}/discovery`,
+      url: `${ORIGIN}/a2a`,
+      preferredTransport: "JSONRPC",
+      supportedInterfaces: [
+        { url: `${ORIGIN}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+        { url: `${ORIGIN}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      ],
       version: "1.70.0",
       capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
-      defaultInputModes: ["application/json"],
+      defaultInputModes: ["application/json", "text/plain"],
       defaultOutputModes: ["application/json"],
     });
     expect(typeof card.name).toBe("string");
-    expect(card.description).toMatch(/message\/send\) is not offered/);
-    expect(card.skills.map((skill) => skill.id)).toEqual(["search-catalog", "validate-listing", "list-endpoint", "how-to-buy"]);
+    expect(card.description).toContain(`message/send, JSON-RPC) is at ${ORIGIN}/a2a`);
+    expect(card.description).not.toMatch(/not offered/);
+    expect(bodies.get("/.well-known/agent.json")!.text).toBe(bodies.get("/.well-known/agent-card.json")!.text);
+    expect(card.skills.map((skill) => skill.id)).toEqual(["list_market", "how_to_sell", "how_to_buy", "validate_listing"]);
     for (const skill of card.skills) expect(Object.keys(skill)).toEqual(expect.arrayContaining(["id", "name", "description", "tags"]));
   });
 
