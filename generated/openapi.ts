@@ -3488,6 +3488,7 @@ export type components = {
         PaymentChallenge: {
             accepts: components["schemas"]["PaymentRequirement"][];
             error?: string;
+            /** @description `bazaar`: the route's input and output schemas for discovery (the x402 Bazaar extension). */
             extensions?: {
                 [key: string]: unknown;
             };
@@ -3497,12 +3498,16 @@ export type components = {
         };
         /**
          * @description The body of a 402 answer. The challenge travels in the `PAYMENT-REQUIRED` header; the body repeats
-         *     it (x402Version, error, resource, accepts) and adds a human-readable message.
+         *     it (x402Version, error, resource, accepts, extensions) and adds a human-readable message.
          */
         PaymentRequiredBody: {
             accepts?: components["schemas"]["PaymentRequirement"][];
             /** @description Why payment is required or was refused: `payment_required`, or a precise reason such as `invalid_exact_evm_insufficient_balance`. */
             error?: string;
+            /** @description The challenge's extensions: `bazaar` declares the route's input and output schemas for discovery. */
+            extensions?: {
+                [key: string]: unknown;
+            };
             message?: string;
             resource?: components["schemas"]["ChallengeResource"];
             /** Format: int32 */
