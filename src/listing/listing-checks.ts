@@ -3,7 +3,8 @@
 import { getAddress, isAddress, zeroAddress } from "viem";
 import type { components } from "../../generated/openapi.js";
 import { HttpError, type FieldError } from "../contract/errors.js";
-import type { ProbeAttempt } from "../probe/seller-probe.js";
+import type { ProbeAttempt, ProbeResult } from "../probe/seller-probe.js";
+import { describeMetadata } from "../probe/seller-metadata.js";
 import { normalizePrice, type ListingInput } from "../storage/listing-store.js";
 import { NETWORK } from "../constants.js";
 
@@ -167,9 +168,18 @@ export function checkListingBody(body: ListingRequest): CheckedBody {
   return { checks, listing, priceAtomic: price.priceAtomic };
 }
 
-/** The seller probe as a check; a rate-limited attempt is not a check result (the caller answers 429). */
+/**
+ * The seller probe as a check; a rate-limited attempt is not a check result (the caller answers 429).
+ * A passed probe's reason also says which service metadata would be stored and which was dropped.
+ */
 export function probeCheck(attempt: Exclude<ProbeAttempt, { code: "rate_limited" }>): ListingCheck {
-  return attempt.ok ? pass("seller-probe", attempt.detail) : fail("seller-probe", attempt.code, attempt.detail);
+  return attempt.ok ? pass("seller-probe", `${attempt.detail}; ${describeMetadata(attempt.metadata)}`) : fail("seller-probe", attempt.code, attempt.detail);
+}
+
+/** The listing with the service metadata its seller's 402 declares (sanitised by the probe). */
+export function withSellerMetadata(listing: ListingInput, probed: Extract<ProbeResult, { ok: true }>): ListingInput {
+  const { metadata } = probed.metadata;
+  return Object.keys(metadata).length > 0 ? { ...listing, metadata } : listing;
 }
 
 export function skippedProbe(reason: string): ListingCheck {

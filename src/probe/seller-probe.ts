@@ -10,6 +10,7 @@ import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import type { ProbeConfig } from "../config.js";
 import { judgeAddress, type AddressVerdict } from "./address-policy.js";
 import { pinnedRequest, type PinnedResponse } from "./pinned-request.js";
+import { readSellerMetadata, withoutResourceMetadata, type ReadMetadata } from "./seller-metadata.js";
 import { TokenBuckets } from "./rate-limiter.js";
 
 export interface ProbeTarget {
@@ -45,7 +46,7 @@ export type ProbeFailureCode =
   | "price_mismatch";
 
 export type ProbeResult =
-  | { ok: true; detail: string; requirement: PaymentRequirements }
+  | { ok: true; detail: string; requirement: PaymentRequirements; metadata: ReadMetadata }
   | { ok: false; code: ProbeFailureCode; detail: string };
 
 export type ProbeAttempt = ProbeResult | { ok: false; code: "rate_limited"; scope: "client" | "host"; retryAfterSeconds: number; detail: string };
@@ -124,7 +125,8 @@ export class SellerProbe {
     }
     const challenge = readChallenge(response);
     if ("code" in challenge) return fail(challenge.code, `${where}: ${challenge.detail}`);
-    return this.matchRequirement(challenge, target);
+    const matched = this.matchRequirement(challenge.paymentRequired, target);
+    return matched.ok ? { ...matched, metadata: challenge.metadata } : matched;
   }
 
   /** Resolves the host and judges every address it has: one refused address refuses the host. */
@@ -150,7 +152,7 @@ export class SellerProbe {
     return verdicts[0] as Extract<AddressVerdict, { allowed: true }>;
   }
 
-  private matchRequirement(challenge: PaymentRequired, target: ProbeTarget): ProbeResult {
+  private matchRequirement(challenge: PaymentRequired, target: ProbeTarget): Omit<Extract<ProbeResult, { ok: true }>, "metadata"> | Extract<ProbeResult, { ok: false }> {
     const offered = challenge.accepts.map((requirement) => `${requirement.scheme} on ${requirement.network}`).join(", ");
     const candidates = challenge.accepts.filter((requirement) => requirement.scheme === "exact" && requirement.network === this.expected.network);
     if (candidates.length === 0) {
@@ -184,8 +186,10 @@ export class SellerProbe {
   }
 }
 
-/** The x402 challenge of a 402: the PAYMENT-REQUIRED header, or an x402 v2 JSON body. */
-export function readChallenge(response: Extract<PinnedResponse, { ok: true }>): PaymentRequired | { code: ProbeFailureCode; detail: string } {
+type ReadChallenge = { paymentRequired: PaymentRequired; metadata: ReadMetadata } | { code: ProbeFailureCode; detail: string };
+
+/** The x402 challenge of a 402 (the PAYMENT-REQUIRED header, or an x402 v2 JSON body) and the service metadata it declares. */
+export function readChallenge(response: Extract<PinnedResponse, { ok: true }>): ReadChallenge {
   const header = response.headers["payment-required"];
   if (typeof header === "string" && header !== "") {
     let decoded: unknown;
@@ -208,11 +212,12 @@ export function readChallenge(response: Extract<PinnedResponse, { ok: true }>): 
   return parseChallenge(body, "the 402 body");
 }
 
-function parseChallenge(value: unknown, where: string): PaymentRequired | { code: ProbeFailureCode; detail: string } {
+function parseChallenge(value: unknown, where: string): ReadChallenge {
   const version = (value as { x402Version?: unknown } | null)?.x402Version;
   if (version === 1) return { code: "x402_v1_challenge", detail: `${where} is an x402 v1 challenge; x402 v2 is required` };
-  const parsed = PaymentRequiredV2Schema.safeParse(value);
-  if (parsed.success) return parsed.data as PaymentRequired;
+  // Bad metadata is dropped by its own rules (seller-metadata.ts), never a reason to refuse the challenge.
+  const parsed = PaymentRequiredV2Schema.safeParse(withoutResourceMetadata(value));
+  if (parsed.success) return { paymentRequired: parsed.data as PaymentRequired, metadata: readSellerMetadata(value) };
   if (version === undefined) return { code: "no_challenge", detail: `${where} carries no x402 challenge (no x402Version)` };
   const issue = parsed.error.issues[0];
   return { code: "malformed_challenge", detail: `${where} is not a valid x402 v2 challenge: ${issue ? `${issue.path.join(".") || "value"} ${issue.message}` : "malformed"}` };
