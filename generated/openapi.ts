@@ -2645,17 +2645,32 @@ export type components = {
         CatalogItem: {
             accepts: components["schemas"]["PaymentRequirement"][];
             description: string;
+            /** @description Extensions the seller's 402 declares: `bazaar` (its `info` with input and output examples, and the JSON Schema `schema` that `info` validates against). Absent when none is declared. */
+            extensions?: components["schemas"]["CatalogItemExtensions"];
+            /** @description Icon of the service, from the seller's 402 (`resource.iconUrl`): an http(s) URL on a public host name. */
+            iconUrl?: string;
             /** Format: date-time */
             lastUpdated: string;
             metadata: components["schemas"]["ItemMetadata"];
             method: components["schemas"]["ListingMethod"];
-            /** @description Media type of the resource's response. */
+            /** @description Media type of the resource's response: the seller's 402 declares it, else `application/json`. */
             mimeType: string;
             /** @description URL of the listed endpoint. */
             resource: string;
+            /** @description Name of the service, from the seller's 402 (`resource.serviceName`; Bazaar rules: printable ASCII, at most 32 characters). */
+            serviceName?: string;
+            /** @description Topical tags, from the seller's 402 (`resource.tags`; at most 5, each at most 32 printable ASCII characters, no duplicates ignoring case). */
+            tags?: string[];
             type: components["schemas"]["ResourceType"];
             /** @enum {number} */
             x402Version: 2;
+        };
+        /** @description The x402 extensions of a catalog item. */
+        CatalogItemExtensions: {
+            /** @description The x402 Bazaar extension as the seller declared it (validated; at most 16 KiB; no external `$ref`). */
+            bazaar?: {
+                [key: string]: unknown;
+            };
         };
         /** @description The resource an x402 challenge is for. */
         ChallengeResource: {

@@ -4,18 +4,36 @@ import type { MarketFacts } from "../market/facts.js";
 
 export type CatalogItem = components["schemas"]["CatalogItem"];
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The stored tags column: a JSON array of strings (the probe sanitised them), or null. */
+function tagsOf(column: string | null): string[] | undefined {
+  if (column === null) return undefined;
+  try {
+    const tags: unknown = JSON.parse(column);
+    return Array.isArray(tags) && tags.length > 0 ? (tags as string[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A listing as buyers see it, Bazaar-shaped. The amount is the stored atomic integer (exact
  * decimal arithmetic at write time: "0.03" -> "30000"), never a float.
  */
 export function toCatalogItem(listing: Listing, market: MarketFacts): CatalogItem {
+  const tags = tagsOf(listing.tags);
   return {
     x402Version: 2,
     type: "http",
     resource: listing.resource,
     method: listing.method as CatalogItem["method"],
     description: listing.description,
-    mimeType: "application/json",
+    mimeType: listing.mimeType ?? "application/json",
+    ...(listing.serviceName !== null && { serviceName: listing.serviceName }),
+    ...(tags && { tags }),
+    ...(listing.iconUrl !== null && { iconUrl: listing.iconUrl }),
+    ...(isObject(listing.bazaar) && { extensions: { bazaar: listing.bazaar } }),
     lastUpdated: listing.updatedAt.toISOString(),
     accepts: [
       {

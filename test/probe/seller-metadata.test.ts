@@ -9,11 +9,11 @@ const weather = () =>
     input: { city: "San Francisco" },
     inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
     output: { example: { city: "San Francisco", temperature: 60 } },
-  }).bazaar as unknown as { info: Record<string, unknown>; schema: Record<string, unknown> };
+  } as Parameters<typeof declareDiscoveryExtension>[0]).bazaar as unknown as { info: Record<string, unknown>; schema: Record<string, unknown> };
 
 const challengeWith = (resource: Record<string, unknown>, extensions?: Record<string, unknown>) => ({
   x402Version: 2,
-  resource: { url: "https://seller.example/x", ...resource },
+  resource: { url: "https://seller.example/x", ...resource } as Record<string, unknown>,
   accepts: [],
   ...(extensions && { extensions }),
 });
