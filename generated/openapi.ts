@@ -7,7 +7,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description A2A agent card. */
+        /**
+         * A2A agent card (alias of /a2a.json)
+         * @description A2A agent card.
+         */
         get: operations["getAgentCard__wellKnownA2aJson"];
         put?: never;
         post?: never;
@@ -24,7 +27,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description A2A agent card. */
+        /**
+         * A2A agent card (alias of /a2a.json)
+         * @description A2A agent card.
+         */
         get: operations["getAgentCard__wellKnownA2aAgentJson"];
         put?: never;
         post?: never;
@@ -41,7 +47,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description A2A agent card. */
+        /**
+         * A2A agent card (alias of /a2a.json)
+         * @description A2A agent card.
+         */
         get: operations["getAgentCard__wellKnownAgentCardJson"];
         put?: never;
         post?: never;
@@ -58,7 +67,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description A2A agent card. */
+        /**
+         * A2A agent card (alias of /a2a.json)
+         * @description A2A agent card.
+         */
         get: operations["getAgentCard__wellKnownAgentJson"];
         put?: never;
         post?: never;
@@ -75,7 +87,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Plugin manifest. */
+        /**
+         * AI plugin manifest (alias of /ai-plugin.json)
+         * @description Plugin manifest.
+         */
         get: operations["getPluginManifest__wellKnownAiPluginJson"];
         put?: never;
         post?: never;
@@ -92,7 +107,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description llms.txt crawl text. */
+        /**
+         * llms.txt (alias of /llms.txt)
+         * @description llms.txt crawl text.
+         */
         get: operations["getLlmsText__wellKnownLlmsTxt"];
         put?: never;
         post?: never;
@@ -109,7 +127,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Servers document pointing at `/mcp`. */
+        /**
+         * MCP servers document (alias of /mcp.json)
+         * @description Servers document pointing at `/mcp`.
+         */
         get: operations["getMcpServers__wellKnownMcpJson"];
         put?: never;
         post?: never;
@@ -126,10 +147,14 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description A2A agent card. */
+        /**
+         * A2A agent card (alias of /a2a.json)
+         * @description A2A agent card.
+         */
         get: operations["getAgentCard__a2a"];
         put?: never;
         /**
+         * A2A JSON-RPC endpoint
          * @description A2A JSON-RPC (the card's `url`, `preferredTransport` JSONRPC). Free. Without an `A2A-Version`
          *     header, or with 0.3, it speaks A2A 0.3 (`message/send`); with `A2A-Version: 1.0`, A2A 1.0
          *     (`SendMessage`). The four skills are the MCP tools (list_market, how_to_sell, how_to_buy,
@@ -150,7 +175,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description A2A agent card. */
+        /**
+         * A2A agent card
+         * @description A2A agent card.
+         */
         get: operations["getAgentCard"];
         put?: never;
         post?: never;
@@ -167,7 +195,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description A2A agent card. */
+        /**
+         * A2A agent card (alias of /a2a.json)
+         * @description A2A agent card.
+         */
         get: operations["getAgentCard__a2aAgent"];
         put?: never;
         post?: never;
@@ -184,7 +215,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description A2A agent card. */
+        /**
+         * A2A agent card (alias of /a2a.json)
+         * @description A2A agent card.
+         */
         get: operations["getAgentCard__a2aAgentJson"];
         put?: never;
         post?: never;
@@ -201,7 +235,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Agents directory. */
+        /**
+         * Agents directory (alias of /agents.json)
+         * @description Agents directory.
+         */
         get: operations["getAgents__agents"];
         put?: never;
         post?: never;
@@ -218,7 +255,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Agents directory. */
+        /**
+         * Agents directory
+         * @description Agents directory.
+         */
         get: operations["getAgents"];
         put?: never;
         post?: never;
@@ -235,7 +275,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Agents directory as plain text. */
+        /**
+         * Agents directory as text
+         * @description Agents directory as plain text.
+         */
         get: operations["getAgentsText"];
         put?: never;
         post?: never;
@@ -252,7 +295,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Plugin manifest. */
+        /**
+         * AI plugin manifest
+         * @description Plugin manifest.
+         */
         get: operations["getPluginManifest"];
         put?: never;
         post?: never;
@@ -269,7 +315,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Atom 1.0 view of foreign listings. */
+        /**
+         * Atom feed of new listings (alias of /feed.atom)
+         * @description Atom 1.0 view of foreign listings.
+         */
         get: operations["getAtomFeed__atomXml"];
         put?: never;
         post?: never;
@@ -286,7 +335,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Marketplace catalog of seller listings; foreign-first. */
+        /**
+         * Marketplace catalog
+         * @description Marketplace catalog of seller listings; foreign-first.
+         */
         get: operations["getCatalog"];
         put?: never;
         post?: never;
@@ -303,7 +355,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Linkset of sell, buy, discovery and MCP endpoints. */
+        /**
+         * Linkset of marketplace endpoints
+         * @description Linkset of sell, buy, discovery and MCP endpoints.
+         */
         get: operations["getLinkset"];
         put?: never;
         post?: never;
@@ -320,7 +375,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Foreign-only catalog. */
+        /**
+         * Third-party listings only (alias of /foreign.json)
+         * @description Foreign-only catalog.
+         */
         get: operations["getForeignCatalog__bazaarForeign"];
         put?: never;
         post?: never;
@@ -337,7 +395,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Foreign-only catalog. */
+        /**
+         * Third-party listings only (alias of /foreign.json)
+         * @description Foreign-only catalog.
+         */
         get: operations["getForeignCatalog__bazaarForeignJson"];
         put?: never;
         post?: never;
@@ -354,7 +415,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Buy playbook. */
+        /**
+         * Buy playbook (alias of /buy.json)
+         * @description Buy playbook.
+         */
         get: operations["getBuyPlaybook__buy"];
         put?: never;
         post?: never;
@@ -371,7 +435,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Buy playbook. */
+        /**
+         * Buy playbook
+         * @description Buy playbook.
+         */
         get: operations["getBuyPlaybook"];
         put?: never;
         post?: never;
@@ -388,7 +455,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Buy playbook. */
+        /**
+         * Buy playbook (alias of /buy.json)
+         * @description Buy playbook.
+         */
         get: operations["getBuyPlaybook__buyer"];
         put?: never;
         post?: never;
@@ -405,7 +475,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Buy playbook. */
+        /**
+         * Buy playbook (alias of /buy.json)
+         * @description Buy playbook.
+         */
         get: operations["getBuyPlaybook__buyerJson"];
         put?: never;
         post?: never;
@@ -422,7 +495,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Marketplace catalog of seller listings; foreign-first. */
+        /**
+         * Marketplace catalog (alias of /bazaar.json)
+         * @description Marketplace catalog of seller listings; foreign-first.
+         */
         get: operations["getCatalog__catalog"];
         put?: never;
         post?: never;
@@ -439,7 +515,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Marketplace catalog of seller listings; foreign-first. */
+        /**
+         * Marketplace catalog (alias of /bazaar.json)
+         * @description Marketplace catalog of seller listings; foreign-first.
+         */
         get: operations["getCatalog__catalogJson"];
         put?: never;
         post?: never;
@@ -456,7 +535,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description RSS 2.0 view of foreign listings. */
+        /**
+         * RSS feed of new listings (alias of /feed.rss)
+         * @description RSS 2.0 view of foreign listings.
+         */
         get: operations["getRssFeed__catalogRss"];
         put?: never;
         post?: never;
@@ -473,7 +555,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Priority-ordered list of free routes. */
+        /**
+         * Crawl list of free routes (alias of /crawl.json)
+         * @description Priority-ordered list of free routes.
+         */
         get: operations["getCrawl__crawl"];
         put?: never;
         post?: never;
@@ -490,7 +575,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Priority-ordered list of free routes. */
+        /**
+         * Crawl list of free routes
+         * @description Priority-ordered list of free routes.
+         */
         get: operations["getCrawl"];
         put?: never;
         post?: never;
@@ -507,7 +595,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Shell script that validates and lists with curl. */
+        /**
+         * Listing shell script (alias of /examples/list.sh)
+         * @description Shell script that validates and lists with curl.
+         */
         get: operations["getListScript__curlListSh"];
         put?: never;
         post?: never;
@@ -524,7 +615,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Discovery index: the parent of resources and search. */
+        /**
+         * Discovery index (alias of /discovery)
+         * @description Discovery index: the parent of resources and search.
+         */
         get: operations["getDiscoveryIndex__discover"];
         put?: never;
         post?: never;
@@ -541,7 +635,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Discovery index: the parent of resources and search. */
+        /**
+         * Discovery index (alias of /discovery)
+         * @description Discovery index: the parent of resources and search.
+         */
         get: operations["getDiscoveryIndex__discoverJson"];
         put?: never;
         post?: never;
@@ -558,7 +655,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Discovery index: the parent of resources and search. */
+        /**
+         * Discovery index
+         * @description Discovery index: the parent of resources and search.
+         */
         get: operations["getDiscoveryIndex"];
         put?: never;
         post?: never;
@@ -575,7 +675,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Discovery index: the parent of resources and search. */
+        /**
+         * Discovery index (alias of /discovery)
+         * @description Discovery index: the parent of resources and search.
+         */
         get: operations["getDiscoveryIndex__discoveryJson"];
         put?: never;
         post?: never;
@@ -592,7 +695,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Agents directory. */
+        /**
+         * Agents directory (alias of /agents.json)
+         * @description Agents directory.
+         */
         get: operations["getAgents__discoveryAgentsJson"];
         put?: never;
         post?: never;
@@ -609,7 +715,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Buy playbook. */
+        /**
+         * Buy playbook (alias of /buy.json)
+         * @description Buy playbook.
+         */
         get: operations["getBuyPlaybook__discoveryBuy"];
         put?: never;
         post?: never;
@@ -626,7 +735,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Buy playbook. */
+        /**
+         * Buy playbook (alias of /buy.json)
+         * @description Buy playbook.
+         */
         get: operations["getBuyPlaybook__discoveryBuyJson"];
         put?: never;
         post?: never;
@@ -643,7 +755,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Marketplace catalog of seller listings; foreign-first. */
+        /**
+         * Marketplace catalog (alias of /bazaar.json)
+         * @description Marketplace catalog of seller listings; foreign-first.
+         */
         get: operations["getCatalog__discoveryCatalog"];
         put?: never;
         post?: never;
@@ -660,7 +775,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Marketplace catalog of seller listings; foreign-first. */
+        /**
+         * Marketplace catalog (alias of /bazaar.json)
+         * @description Marketplace catalog of seller listings; foreign-first.
+         */
         get: operations["getCatalog__discoveryCatalogJson"];
         put?: never;
         post?: never;
@@ -677,7 +795,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Facilitator-shaped catalog. */
+        /**
+         * List resources (facilitator-shaped)
+         * @description Facilitator-shaped catalog.
+         */
         get: operations["listResources"];
         put?: never;
         post?: never;
@@ -694,7 +815,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Facilitator-shaped catalog. */
+        /**
+         * List resources (facilitator-shaped) (alias of /discovery/resources)
+         * @description Facilitator-shaped catalog.
+         */
         get: operations["listResources__discoveryResourcesJson"];
         put?: never;
         post?: never;
@@ -711,7 +835,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Facilitator-shaped search; `query` is required. */
+        /**
+         * Search resources (query required)
+         * @description Facilitator-shaped search; `query` is required.
+         */
         get: operations["searchResources"];
         put?: never;
         post?: never;
@@ -728,7 +855,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Facilitator-shaped search; `query` is required. */
+        /**
+         * Search resources (query required) (alias of /discovery/search)
+         * @description Facilitator-shaped search; `query` is required.
+         */
         get: operations["searchResources__discoverySearchJson"];
         put?: never;
         post?: never;
@@ -745,7 +875,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook (alias of /sell.json)
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook__discoverySell"];
         put?: never;
         post?: never;
@@ -762,7 +895,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook (alias of /sell.json)
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook__discoverySellJson"];
         put?: never;
         post?: never;
@@ -779,7 +915,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Machine playbook for selling and buying. */
+        /**
+         * Machine playbook for selling and buying (alias of /playbook.json)
+         * @description Machine playbook for selling and buying.
+         */
         get: operations["getPlaybook__docs"];
         put?: never;
         post?: never;
@@ -796,7 +935,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Machine playbook for selling and buying. */
+        /**
+         * Machine playbook for selling and buying (alias of /playbook.json)
+         * @description Machine playbook for selling and buying.
+         */
         get: operations["getPlaybook__docsJson"];
         put?: never;
         post?: never;
@@ -813,7 +955,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Example listing body. */
+        /**
+         * Example listing request (alias of /listings/example)
+         * @description Example listing body.
+         */
         get: operations["getListingExample__exampleListingJson"];
         put?: never;
         post?: never;
@@ -830,7 +975,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Index of free examples. */
+        /**
+         * Examples index (alias of /examples.json)
+         * @description Index of free examples.
+         */
         get: operations["getExamples__examples"];
         put?: never;
         post?: never;
@@ -847,7 +995,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Index of free examples. */
+        /**
+         * Examples index
+         * @description Index of free examples.
+         */
         get: operations["getExamples"];
         put?: never;
         post?: never;
@@ -864,7 +1015,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Shell script that finds a listing and buys it. */
+        /**
+         * Buying shell script
+         * @description Shell script that finds a listing and buys it.
+         */
         get: operations["getBuyScript"];
         put?: never;
         post?: never;
@@ -881,7 +1035,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Shell script that validates and lists with curl. */
+        /**
+         * Listing shell script
+         * @description Shell script that validates and lists with curl.
+         */
         get: operations["getListScript"];
         put?: never;
         post?: never;
@@ -898,7 +1055,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Facilitator, listing-fee payTo and no-escrow settlement notes. */
+        /**
+         * Facilitator and settlement notes
+         * @description Facilitator, listing-fee payTo and no-escrow settlement notes.
+         */
         get: operations["getFacilitator"];
         put?: never;
         post?: never;
@@ -915,7 +1075,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Compact listing-fee card. */
+        /**
+         * Listing fee card (alias of /fee.json)
+         * @description Compact listing-fee card.
+         */
         get: operations["getFeeCard__fee"];
         put?: never;
         post?: never;
@@ -932,7 +1095,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Compact listing-fee card. */
+        /**
+         * Listing fee card
+         * @description Compact listing-fee card.
+         */
         get: operations["getFeeCard"];
         put?: never;
         post?: never;
@@ -949,7 +1115,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Newest-first feed of foreign listings. */
+        /**
+         * JSON feed of new listings (alias of /feed.json)
+         * @description Newest-first feed of foreign listings.
+         */
         get: operations["getFeed__feed"];
         put?: never;
         post?: never;
@@ -966,7 +1135,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Atom 1.0 view of foreign listings. */
+        /**
+         * Atom feed of new listings
+         * @description Atom 1.0 view of foreign listings.
+         */
         get: operations["getAtomFeed"];
         put?: never;
         post?: never;
@@ -983,7 +1155,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Newest-first feed of foreign listings. */
+        /**
+         * JSON feed of new listings
+         * @description Newest-first feed of foreign listings.
+         */
         get: operations["getFeed"];
         put?: never;
         post?: never;
@@ -1000,7 +1175,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description RSS 2.0 view of foreign listings. */
+        /**
+         * RSS feed of new listings
+         * @description RSS 2.0 view of foreign listings.
+         */
         get: operations["getRssFeed"];
         put?: never;
         post?: never;
@@ -1017,7 +1195,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description RSS 2.0 view of foreign listings. */
+        /**
+         * RSS feed of new listings (alias of /feed.rss)
+         * @description RSS 2.0 view of foreign listings.
+         */
         get: operations["getRssFeed__feedXml"];
         put?: never;
         post?: never;
@@ -1034,7 +1215,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Foreign-only catalog. */
+        /**
+         * Third-party listings only (alias of /foreign.json)
+         * @description Foreign-only catalog.
+         */
         get: operations["getForeignCatalog__foreign"];
         put?: never;
         post?: never;
@@ -1051,7 +1235,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Foreign-only catalog. */
+        /**
+         * Third-party listings only
+         * @description Foreign-only catalog.
+         */
         get: operations["getForeignCatalog"];
         put?: never;
         post?: never;
@@ -1068,7 +1255,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Three-step onboarding: validate, pay `POST /listings`, buy. */
+        /**
+         * Quickstart in three steps (alias of /start.json)
+         * @description Three-step onboarding: validate, pay `POST /listings`, buy.
+         */
         get: operations["getQuickstart__gettingStartedJson"];
         put?: never;
         post?: never;
@@ -1085,7 +1275,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Minimal how-to. */
+        /**
+         * How-to in brief (alias of /how.json)
+         * @description Minimal how-to.
+         */
         get: operations["getHowTo__how"];
         put?: never;
         post?: never;
@@ -1102,7 +1295,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Buy playbook. */
+        /**
+         * Buy playbook (alias of /buy.json)
+         * @description Buy playbook.
+         */
         get: operations["getBuyPlaybook__howToBuy"];
         put?: never;
         post?: never;
@@ -1119,7 +1315,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Buy playbook. */
+        /**
+         * Buy playbook (alias of /buy.json)
+         * @description Buy playbook.
+         */
         get: operations["getBuyPlaybook__howToBuyJson"];
         put?: never;
         post?: never;
@@ -1136,7 +1335,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook (alias of /sell.json)
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook__howToList"];
         put?: never;
         post?: never;
@@ -1153,7 +1355,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook (alias of /sell.json)
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook__howToListJson"];
         put?: never;
         post?: never;
@@ -1170,7 +1375,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook (alias of /sell.json)
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook__howToSell"];
         put?: never;
         post?: never;
@@ -1187,7 +1395,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook (alias of /sell.json)
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook__howToSellJson"];
         put?: never;
         post?: never;
@@ -1204,7 +1415,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Minimal how-to. */
+        /**
+         * How-to in brief
+         * @description Minimal how-to.
+         */
         get: operations["getHowTo"];
         put?: never;
         post?: never;
@@ -1221,7 +1435,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Discovery index: the parent of resources and search. */
+        /**
+         * Discovery index (alias of /discovery)
+         * @description Discovery index: the parent of resources and search.
+         */
         get: operations["getDiscoveryIndex__indexJson"];
         put?: never;
         post?: never;
@@ -1238,7 +1455,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Integration card: list, buy, mcp and discovery in one object. */
+        /**
+         * Integration card (alias of /integration.json)
+         * @description Integration card: list, buy, mcp and discovery in one object.
+         */
         get: operations["getIntegrationCard__integration"];
         put?: never;
         post?: never;
@@ -1255,7 +1475,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Integration card: list, buy, mcp and discovery in one object. */
+        /**
+         * Integration card
+         * @description Integration card: list, buy, mcp and discovery in one object.
+         */
         get: operations["getIntegrationCard"];
         put?: never;
         post?: never;
@@ -1272,7 +1495,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Shareable invite card. */
+        /**
+         * Invite card (alias of /invite.json)
+         * @description Shareable invite card.
+         */
         get: operations["getInvite__invite"];
         put?: never;
         post?: never;
@@ -1289,7 +1515,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Shareable invite card. */
+        /**
+         * Invite card
+         * @description Shareable invite card.
+         */
         get: operations["getInvite"];
         put?: never;
         post?: never;
@@ -1306,7 +1535,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Seller join card. */
+        /**
+         * Seller join card (alias of /join.json)
+         * @description Seller join card.
+         */
         get: operations["getJoinCard__join"];
         put?: never;
         post?: never;
@@ -1323,7 +1555,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Seller join card. */
+        /**
+         * Seller join card
+         * @description Seller join card.
+         */
         get: operations["getJoinCard"];
         put?: never;
         post?: never;
@@ -1342,7 +1577,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description A `/kr-*` demo endpoint called with POST and any JSON body; x402-paid to the marketplace wallet. */
+        /**
+         * Paid demo: echo the JSON body
+         * @description A `/kr-*` demo endpoint called with POST and any JSON body; x402-paid to the marketplace wallet.
+         */
         post: operations["postDemoResource"];
         delete?: never;
         options?: never;
@@ -1357,7 +1595,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description A `/kr-*` demo endpoint read with GET; x402-paid to the marketplace wallet. */
+        /**
+         * Paid demo: a fortune
+         * @description A `/kr-*` demo endpoint read with GET; x402-paid to the marketplace wallet.
+         */
         get: operations["getDemoResource__krFortune"];
         put?: never;
         post?: never;
@@ -1374,7 +1615,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description A `/kr-*` demo endpoint read with GET; x402-paid to the marketplace wallet. */
+        /**
+         * Paid demo: the current time
+         * @description A `/kr-*` demo endpoint read with GET; x402-paid to the marketplace wallet.
+         */
         get: operations["getDemoResource"];
         put?: never;
         post?: never;
@@ -1391,7 +1635,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Linkset of sell, buy, discovery and MCP endpoints. */
+        /**
+         * Linkset of marketplace endpoints (alias of /bazaar.links.json)
+         * @description Linkset of sell, buy, discovery and MCP endpoints.
+         */
         get: operations["getLinkset__linksetJson"];
         put?: never;
         post?: never;
@@ -1408,7 +1655,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook (alias of /sell.json)
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook__list"];
         put?: never;
         post?: never;
@@ -1425,7 +1675,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook (alias of /sell.json)
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook__listJson"];
         put?: never;
         post?: never;
@@ -1442,7 +1695,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Example listing body. */
+        /**
+         * Example listing request (alias of /listings/example)
+         * @description Example listing body.
+         */
         get: operations["getListingExample__listingExampleJson"];
         put?: never;
         post?: never;
@@ -1459,7 +1715,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Compact listing-fee card. */
+        /**
+         * Listing fee card (alias of /fee.json)
+         * @description Compact listing-fee card.
+         */
         get: operations["getFeeCard__listingFee"];
         put?: never;
         post?: never;
@@ -1476,7 +1735,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Compact listing-fee card. */
+        /**
+         * Listing fee card (alias of /fee.json)
+         * @description Compact listing-fee card.
+         */
         get: operations["getFeeCard__listingFeeJson"];
         put?: never;
         post?: never;
@@ -1493,7 +1755,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Bare JSON Schema of the listing request body. */
+        /**
+         * Listing request JSON Schema (alias of /listings/schema)
+         * @description Bare JSON Schema of the listing request body.
+         */
         get: operations["getListingSchema__listingSchemaJson"];
         put?: never;
         post?: never;
@@ -1510,10 +1775,16 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Free catalog of active third-party listings plus fee, schema and example. */
+        /**
+         * Listings catalog with fee, schema and example
+         * @description Free catalog of active third-party listings plus fee, schema and example.
+         */
         get: operations["getListings"];
         put?: never;
-        /** @description List an x402-paid endpoint, paying the fixed listing fee with x402. */
+        /**
+         * List a paid endpoint (pays the x402 listing fee)
+         * @description List an x402-paid endpoint, paying the fixed listing fee with x402.
+         */
         post: operations["createListing"];
         delete?: never;
         options?: never;
@@ -1528,7 +1799,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Free catalog of active third-party listings plus fee, schema and example. */
+        /**
+         * Listings catalog with fee, schema and example (alias of /listings)
+         * @description Free catalog of active third-party listings plus fee, schema and example.
+         */
         get: operations["getListings__listingsJson"];
         put?: never;
         post?: never;
@@ -1545,7 +1819,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The challenge an unpaid `POST /listings` presents, as plain JSON. */
+        /**
+         * Listing fee challenge (x402 PaymentRequired)
+         * @description The challenge an unpaid `POST /listings` presents, as plain JSON.
+         */
         get: operations["getListingChallenge"];
         put?: never;
         post?: never;
@@ -1562,7 +1839,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Example listing body. */
+        /**
+         * Example listing request
+         * @description Example listing body.
+         */
         get: operations["getListingExample"];
         put?: never;
         post?: never;
@@ -1579,7 +1859,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Example listing body. */
+        /**
+         * Example listing request (alias of /listings/example)
+         * @description Example listing body.
+         */
         get: operations["getListingExample__listingsExampleJson"];
         put?: never;
         post?: never;
@@ -1596,7 +1879,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Newest-first feed of foreign listings. */
+        /**
+         * JSON feed of new listings (alias of /feed.json)
+         * @description Newest-first feed of foreign listings.
+         */
         get: operations["getFeed__listingsFeed"];
         put?: never;
         post?: never;
@@ -1613,7 +1899,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description RSS 2.0 view of foreign listings. */
+        /**
+         * RSS feed of new listings (alias of /feed.rss)
+         * @description RSS 2.0 view of foreign listings.
+         */
         get: operations["getRssFeed__listingsRss"];
         put?: never;
         post?: never;
@@ -1630,7 +1919,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Bare JSON Schema of the listing request body. */
+        /**
+         * Listing request JSON Schema
+         * @description Bare JSON Schema of the listing request body.
+         */
         get: operations["getListingSchema"];
         put?: never;
         post?: never;
@@ -1647,7 +1939,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Bare JSON Schema of the listing request body. */
+        /**
+         * Listing request JSON Schema (alias of /listings/schema)
+         * @description Bare JSON Schema of the listing request body.
+         */
         get: operations["getListingSchema__listingsSchemaJson"];
         put?: never;
         post?: never;
@@ -1664,7 +1959,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Example listing body. */
+        /**
+         * Example listing request (alias of /listings/example)
+         * @description Example listing body.
+         */
         get: operations["getListingExample__listingsTemplate"];
         put?: never;
         post?: never;
@@ -1681,10 +1979,16 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description How to use the dry run: schema and example. */
+        /**
+         * How to use the listing dry run
+         * @description How to use the dry run: schema and example.
+         */
         get: operations["getValidationGuide"];
         put?: never;
-        /** @description Dry run: validate a listing body without charging and without saving. */
+        /**
+         * Validate a listing without paying (dry run)
+         * @description Dry run: validate a listing body without charging and without saving.
+         */
         post: operations["validateListing"];
         delete?: never;
         options?: never;
@@ -1699,7 +2003,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Full how-to text for language models. */
+        /**
+         * llms-full.txt
+         * @description Full how-to text for language models.
+         */
         get: operations["getLlmsFullText"];
         put?: never;
         post?: never;
@@ -1716,7 +2023,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description llms.txt crawl text. */
+        /**
+         * llms.txt
+         * @description llms.txt crawl text.
+         */
         get: operations["getLlmsText"];
         put?: never;
         post?: never;
@@ -1733,7 +2043,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Marketplace card. */
+        /**
+         * Marketplace card (alias of /marketplace-card.json)
+         * @description Marketplace card.
+         */
         get: operations["getMarketplaceCard__manifestJson"];
         put?: never;
         post?: never;
@@ -1750,7 +2063,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Marketplace catalog of seller listings; foreign-first. */
+        /**
+         * Marketplace catalog (alias of /bazaar.json)
+         * @description Marketplace catalog of seller listings; foreign-first.
+         */
         get: operations["getCatalog__market"];
         put?: never;
         post?: never;
@@ -1767,7 +2083,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Marketplace catalog of seller listings; foreign-first. */
+        /**
+         * Marketplace catalog (alias of /bazaar.json)
+         * @description Marketplace catalog of seller listings; foreign-first.
+         */
         get: operations["getCatalog__marketJson"];
         put?: never;
         post?: never;
@@ -1784,7 +2103,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Marketplace card. */
+        /**
+         * Marketplace card
+         * @description Marketplace card.
+         */
         get: operations["getMarketplaceCard"];
         put?: never;
         post?: never;
@@ -1802,12 +2124,14 @@ export type paths = {
             cookie?: never;
         };
         /**
+         * MCP server discovery
          * @description Discovery JSON of the MCP server. The server is stateless: a request for an SSE stream
          *     (`Accept: text/event-stream`) is answered 405.
          */
         get: operations["getMcpDiscovery"];
         put?: never;
         /**
+         * MCP JSON-RPC endpoint
          * @description MCP JSON-RPC 2.0 over Streamable HTTP (stateless, JSON answers). Free. Send
          *     `Accept: application/json, text/event-stream` and `Content-Type: application/json`.
          *     The body is read as text and handed to the MCP SDK: malformed JSON is the JSON-RPC error
@@ -1827,7 +2151,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description MCP server card. */
+        /**
+         * MCP server card
+         * @description MCP server card.
+         */
         get: operations["getMcpServerCard"];
         put?: never;
         post?: never;
@@ -1844,7 +2171,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Servers document pointing at `/mcp`. */
+        /**
+         * MCP servers document
+         * @description Servers document pointing at `/mcp`.
+         */
         get: operations["getMcpServers"];
         put?: never;
         post?: never;
@@ -1861,7 +2191,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Tool catalog: the live server's `tools/list`, schemas included. */
+        /**
+         * MCP tool catalog
+         * @description Tool catalog: the live server's `tools/list`, schemas included.
+         */
         get: operations["getMcpTools"];
         put?: never;
         post?: never;
@@ -1878,7 +2211,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Shareable invite card. */
+        /**
+         * Invite card (alias of /invite.json)
+         * @description Shareable invite card.
+         */
         get: operations["getInvite__onboard"];
         put?: never;
         post?: never;
@@ -1895,7 +2231,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Shareable invite card. */
+        /**
+         * Invite card (alias of /invite.json)
+         * @description Shareable invite card.
+         */
         get: operations["getInvite__onboardJson"];
         put?: never;
         post?: never;
@@ -1912,7 +2251,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Shareable invite card. */
+        /**
+         * Invite card (alias of /invite.json)
+         * @description Shareable invite card.
+         */
         get: operations["getInvite__onboardingJson"];
         put?: never;
         post?: never;
@@ -1929,7 +2271,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description This interface description. */
+        /**
+         * OpenAPI document
+         * @description This interface description.
+         */
         get: operations["getOpenApi"];
         put?: never;
         post?: never;
@@ -1946,7 +2291,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Redirect to `/openapi.json`. */
+        /**
+         * Redirect to the OpenAPI document
+         * @description Redirect to `/openapi.json`.
+         */
         get: operations["redirectOpenApiYaml"];
         put?: never;
         post?: never;
@@ -1963,7 +2311,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Compact listing-fee card. */
+        /**
+         * Listing fee card (alias of /fee.json)
+         * @description Compact listing-fee card.
+         */
         get: operations["getFeeCard__payJson"];
         put?: never;
         post?: never;
@@ -1980,7 +2331,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Machine playbook for selling and buying. */
+        /**
+         * Machine playbook for selling and buying
+         * @description Machine playbook for selling and buying.
+         */
         get: operations["getPlaybook"];
         put?: never;
         post?: never;
@@ -1997,7 +2351,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Plugin manifest. */
+        /**
+         * AI plugin manifest (alias of /ai-plugin.json)
+         * @description Plugin manifest.
+         */
         get: operations["getPluginManifest__pluginJson"];
         put?: never;
         post?: never;
@@ -2014,7 +2371,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Compact listing-fee card. */
+        /**
+         * Listing fee card (alias of /fee.json)
+         * @description Compact listing-fee card.
+         */
         get: operations["getFeeCard__priceJson"];
         put?: never;
         post?: never;
@@ -2031,7 +2391,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Compact listing-fee card. */
+        /**
+         * Listing fee card (alias of /fee.json)
+         * @description Compact listing-fee card.
+         */
         get: operations["getFeeCard__pricingJson"];
         put?: never;
         post?: never;
@@ -2048,7 +2411,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Three-step onboarding: validate, pay `POST /listings`, buy. */
+        /**
+         * Quickstart in three steps (alias of /start.json)
+         * @description Three-step onboarding: validate, pay `POST /listings`, buy.
+         */
         get: operations["getQuickstart__quickstart"];
         put?: never;
         post?: never;
@@ -2065,7 +2431,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook (alias of /sell.json)
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook__register"];
         put?: never;
         post?: never;
@@ -2082,7 +2451,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Facilitator-shaped catalog. */
+        /**
+         * List resources (facilitator-shaped) (alias of /discovery/resources)
+         * @description Facilitator-shaped catalog.
+         */
         get: operations["listResources__resources"];
         put?: never;
         post?: never;
@@ -2099,7 +2471,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Facilitator-shaped catalog. */
+        /**
+         * List resources (facilitator-shaped) (alias of /discovery/resources)
+         * @description Facilitator-shaped catalog.
+         */
         get: operations["listResources__resourcesJson"];
         put?: never;
         post?: never;
@@ -2116,7 +2491,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Search with an optional `query` (or `q`). */
+        /**
+         * Search the catalog (alias of /search)
+         * @description Search with an optional `query` (or `q`).
+         */
         get: operations["searchCatalog__resourcesSearch"];
         put?: never;
         post?: never;
@@ -2133,7 +2511,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Search with an optional `query` (or `q`). */
+        /**
+         * Search the catalog (alias of /search)
+         * @description Search with an optional `query` (or `q`).
+         */
         get: operations["searchCatalog__resourcesSearchJson"];
         put?: never;
         post?: never;
@@ -2150,7 +2531,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description RSS 2.0 view of foreign listings. */
+        /**
+         * RSS feed of new listings (alias of /feed.rss)
+         * @description RSS 2.0 view of foreign listings.
+         */
         get: operations["getRssFeed__rssXml"];
         put?: never;
         post?: never;
@@ -2167,7 +2551,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Bare JSON Schema of the listing request body. */
+        /**
+         * Listing request JSON Schema (alias of /listings/schema)
+         * @description Bare JSON Schema of the listing request body.
+         */
         get: operations["getListingSchema__schemaJson"];
         put?: never;
         post?: never;
@@ -2184,7 +2571,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Bare JSON Schema of the listing request body. */
+        /**
+         * Listing request JSON Schema (alias of /listings/schema)
+         * @description Bare JSON Schema of the listing request body.
+         */
         get: operations["getListingSchema__schemaListingJson"];
         put?: never;
         post?: never;
@@ -2201,7 +2591,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Search with an optional `query` (or `q`). */
+        /**
+         * Search the catalog
+         * @description Search with an optional `query` (or `q`).
+         */
         get: operations["searchCatalog"];
         put?: never;
         post?: never;
@@ -2218,7 +2611,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Search with an optional `query` (or `q`). */
+        /**
+         * Search the catalog (alias of /search)
+         * @description Search with an optional `query` (or `q`).
+         */
         get: operations["searchCatalog__searchJson"];
         put?: never;
         post?: never;
@@ -2235,7 +2631,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook (alias of /sell.json)
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook__sell"];
         put?: never;
         post?: never;
@@ -2252,7 +2651,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook"];
         put?: never;
         post?: never;
@@ -2269,7 +2671,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook (alias of /sell.json)
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook__seller"];
         put?: never;
         post?: never;
@@ -2286,7 +2691,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook (alias of /sell.json)
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook__sellerJson"];
         put?: never;
         post?: never;
@@ -2303,7 +2711,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Foreign-only catalog. */
+        /**
+         * Third-party listings only (alias of /foreign.json)
+         * @description Foreign-only catalog.
+         */
         get: operations["getForeignCatalog__sellers"];
         put?: never;
         post?: never;
@@ -2320,7 +2731,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Foreign-only catalog. */
+        /**
+         * Third-party listings only (alias of /foreign.json)
+         * @description Foreign-only catalog.
+         */
         get: operations["getForeignCatalog__sellersJson"];
         put?: never;
         post?: never;
@@ -2337,7 +2751,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description MCP server card. */
+        /**
+         * MCP server card (alias of /mcp-server.json)
+         * @description MCP server card.
+         */
         get: operations["getMcpServerCard__serverCardJson"];
         put?: never;
         post?: never;
@@ -2354,7 +2771,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description MCP server card. */
+        /**
+         * MCP server card (alias of /mcp-server.json)
+         * @description MCP server card.
+         */
         get: operations["getMcpServerCard__serverJson"];
         put?: never;
         post?: never;
@@ -2371,7 +2791,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Tool catalog: the live server's `tools/list`, schemas included. */
+        /**
+         * MCP tool catalog (alias of /mcp/tools.json)
+         * @description Tool catalog: the live server's `tools/list`, schemas included.
+         */
         get: operations["getMcpTools__skillsJson"];
         put?: never;
         post?: never;
@@ -2388,7 +2811,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description MCP server card. */
+        /**
+         * MCP server card (alias of /mcp-server.json)
+         * @description MCP server card.
+         */
         get: operations["getMcpServerCard__smitheryJson"];
         put?: never;
         post?: never;
@@ -2405,7 +2831,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Three-step onboarding: validate, pay `POST /listings`, buy. */
+        /**
+         * Quickstart in three steps (alias of /start.json)
+         * @description Three-step onboarding: validate, pay `POST /listings`, buy.
+         */
         get: operations["getQuickstart__start"];
         put?: never;
         post?: never;
@@ -2422,7 +2851,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Three-step onboarding: validate, pay `POST /listings`, buy. */
+        /**
+         * Quickstart in three steps
+         * @description Three-step onboarding: validate, pay `POST /listings`, buy.
+         */
         get: operations["getQuickstart"];
         put?: never;
         post?: never;
@@ -2439,7 +2871,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Status and counts. */
+        /**
+         * Status and counts (alias of /status.json)
+         * @description Status and counts.
+         */
         get: operations["getStatus__status"];
         put?: never;
         post?: never;
@@ -2456,7 +2891,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Status and counts. */
+        /**
+         * Status and counts
+         * @description Status and counts.
+         */
         get: operations["getStatus"];
         put?: never;
         post?: never;
@@ -2473,7 +2911,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook (alias of /sell.json)
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook__submit"];
         put?: never;
         post?: never;
@@ -2490,7 +2931,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Sell playbook: the listing recipe. */
+        /**
+         * Sell playbook (alias of /sell.json)
+         * @description Sell playbook: the listing recipe.
+         */
         get: operations["getSellPlaybook__submitJson"];
         put?: never;
         post?: never;
@@ -2507,7 +2951,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description This interface description. */
+        /**
+         * OpenAPI document (alias of /openapi.json)
+         * @description This interface description.
+         */
         get: operations["getOpenApi__swaggerJson"];
         put?: never;
         post?: never;
@@ -2524,7 +2971,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Tool catalog: the live server's `tools/list`, schemas included. */
+        /**
+         * MCP tool catalog (alias of /mcp/tools.json)
+         * @description Tool catalog: the live server's `tools/list`, schemas included.
+         */
         get: operations["getMcpTools__toolsJson"];
         put?: never;
         post?: never;

@@ -12,6 +12,7 @@ import {
   expandAliasTable,
   interfaceOf,
   readAliasTable,
+  readCanonicalSummaries,
   readSpecAreas,
   renderRoutesTsp,
   type AliasRoute,
@@ -84,8 +85,9 @@ export interface RenderOptions {
 }
 
 export async function renderAll(options: RenderOptions = {}): Promise<Map<string, string>> {
-  const routes = expandAliasTable(options.aliasTable ?? readAliasTable(root), readSpecAreas(root));
-  const routesTsp = renderRoutesTsp(routes);
+  const areas = readSpecAreas(root);
+  const routes = expandAliasTable(options.aliasTable ?? readAliasTable(root), areas);
+  const routesTsp = renderRoutesTsp(routes, readCanonicalSummaries(root, areas));
   const openapiJson = await compileContract(routes, routesTsp);
   const files = new Map<string, string>([
     ["generated/routes.tsp", routesTsp],
