@@ -3938,11 +3938,11 @@ export type components = {
         Network: string;
         /** @description Page position of a list. */
         Pagination: {
-            /** @description On search: the cursor this page was read from. */
+            /** @description On search: the cursor of the next page (as the Bazaar spec has it), null on the last page. */
             cursor?: string | null;
             /** Format: int32 */
             limit: number;
-            /** @description On search: the cursor of the next page, null on the last page. */
+            /** @description On search: the same cursor of the next page, null on the last page. */
             nextCursor?: string | null;
             /** Format: int32 */
             offset: number;
@@ -4178,16 +4178,18 @@ export type components = {
         "Documents.LenientSearchQuery.q": string;
         /** @description Text matched against description, resource URL and sellerPayTo. */
         "Documents.LenientSearchQuery.query": string;
-        /** @description Continuation cursor: `pagination.nextCursor` of the previous page. */
-        "Documents.SearchFilters.cursor": string;
-        /** @description Only resources on this network. */
-        "Documents.SearchFilters.network": string;
-        /** @description Only resources paying this address. */
-        "Documents.SearchFilters.payTo": components["schemas"]["EvmAddress"];
-        /** @description Only resources accepting this payment scheme. */
-        "Documents.SearchFilters.scheme": string;
+        /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+        "Documents.ListFilters.extensions": string;
+        /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+        "Documents.ListFilters.network": string;
+        /** @description Only resources paying this address (case-insensitive). */
+        "Documents.ListFilters.payTo": components["schemas"]["EvmAddress"];
+        /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+        "Documents.ListFilters.scheme": string;
         /** @description Resource type. */
-        "Documents.SearchFilters.type": components["schemas"]["ResourceType"];
+        "Documents.ListFilters.type": components["schemas"]["ResourceType"];
+        /** @description Continuation cursor: `pagination.cursor` (or `pagination.nextCursor`) of the previous page. */
+        "Documents.SearchFilters.cursor": string;
         /** @description Legacy: the default already excludes seed; false includes seed. */
         "Documents.SeedFilters.excludeSeed": boolean;
         /** @description False includes seed; true keeps the default. */
@@ -4737,6 +4739,8 @@ export interface operations {
             query?: {
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -4745,8 +4749,16 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Resource type. */
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5024,6 +5036,8 @@ export interface operations {
             query?: {
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -5032,8 +5046,16 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Resource type. */
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5086,6 +5108,8 @@ export interface operations {
             query?: {
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -5094,8 +5118,16 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Resource type. */
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5478,6 +5510,8 @@ export interface operations {
             query?: {
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -5486,8 +5520,16 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Resource type. */
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5540,6 +5582,8 @@ export interface operations {
             query?: {
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -5548,8 +5592,16 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Resource type. */
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5602,6 +5654,8 @@ export interface operations {
             query?: {
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -5610,8 +5664,16 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Resource type. */
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5664,6 +5726,8 @@ export interface operations {
             query?: {
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -5672,8 +5736,16 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Resource type. */
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5724,10 +5796,12 @@ export interface operations {
     searchResources: {
         parameters: {
             query: {
-                /** @description Continuation cursor: `pagination.nextCursor` of the previous page. */
+                /** @description Continuation cursor: `pagination.cursor` (or `pagination.nextCursor`) of the previous page. */
                 cursor?: components["parameters"]["Documents.SearchFilters.cursor"];
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -5736,18 +5810,18 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
-                /** @description Only resources on this network. */
-                network?: components["parameters"]["Documents.SearchFilters.network"];
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
-                /** @description Only resources paying this address. */
-                payTo?: components["parameters"]["Documents.SearchFilters.payTo"];
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Text matched against description, resource URL and sellerPayTo. */
                 query: components["parameters"]["Documents.StrictSearchQuery.query"];
-                /** @description Only resources accepting this payment scheme. */
-                scheme?: components["parameters"]["Documents.SearchFilters.scheme"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Resource type. */
-                type?: components["parameters"]["Documents.SearchFilters.type"];
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5798,10 +5872,12 @@ export interface operations {
     searchResources__discoverySearchJson: {
         parameters: {
             query: {
-                /** @description Continuation cursor: `pagination.nextCursor` of the previous page. */
+                /** @description Continuation cursor: `pagination.cursor` (or `pagination.nextCursor`) of the previous page. */
                 cursor?: components["parameters"]["Documents.SearchFilters.cursor"];
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -5810,18 +5886,18 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
-                /** @description Only resources on this network. */
-                network?: components["parameters"]["Documents.SearchFilters.network"];
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
-                /** @description Only resources paying this address. */
-                payTo?: components["parameters"]["Documents.SearchFilters.payTo"];
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Text matched against description, resource URL and sellerPayTo. */
                 query: components["parameters"]["Documents.StrictSearchQuery.query"];
-                /** @description Only resources accepting this payment scheme. */
-                scheme?: components["parameters"]["Documents.SearchFilters.scheme"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Resource type. */
-                type?: components["parameters"]["Documents.SearchFilters.type"];
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -7919,6 +7995,8 @@ export interface operations {
             query?: {
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -7927,8 +8005,16 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Resource type. */
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -7981,6 +8067,8 @@ export interface operations {
             query?: {
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -7989,8 +8077,16 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Resource type. */
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -8625,6 +8721,8 @@ export interface operations {
             query?: {
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -8633,8 +8731,16 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Resource type. */
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -8687,6 +8793,8 @@ export interface operations {
             query?: {
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -8695,8 +8803,16 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Resource type. */
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -8747,10 +8863,12 @@ export interface operations {
     searchCatalog__resourcesSearch: {
         parameters: {
             query?: {
-                /** @description Continuation cursor: `pagination.nextCursor` of the previous page. */
+                /** @description Continuation cursor: `pagination.cursor` (or `pagination.nextCursor`) of the previous page. */
                 cursor?: components["parameters"]["Documents.SearchFilters.cursor"];
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -8759,20 +8877,20 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
-                /** @description Only resources on this network. */
-                network?: components["parameters"]["Documents.SearchFilters.network"];
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
-                /** @description Only resources paying this address. */
-                payTo?: components["parameters"]["Documents.SearchFilters.payTo"];
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Alias of `query`. */
                 q?: components["parameters"]["Documents.LenientSearchQuery.q"];
                 /** @description Text matched against description, resource URL and sellerPayTo. */
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
-                /** @description Only resources accepting this payment scheme. */
-                scheme?: components["parameters"]["Documents.SearchFilters.scheme"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Resource type. */
-                type?: components["parameters"]["Documents.SearchFilters.type"];
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -8823,10 +8941,12 @@ export interface operations {
     searchCatalog__resourcesSearchJson: {
         parameters: {
             query?: {
-                /** @description Continuation cursor: `pagination.nextCursor` of the previous page. */
+                /** @description Continuation cursor: `pagination.cursor` (or `pagination.nextCursor`) of the previous page. */
                 cursor?: components["parameters"]["Documents.SearchFilters.cursor"];
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -8835,20 +8955,20 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
-                /** @description Only resources on this network. */
-                network?: components["parameters"]["Documents.SearchFilters.network"];
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
-                /** @description Only resources paying this address. */
-                payTo?: components["parameters"]["Documents.SearchFilters.payTo"];
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Alias of `query`. */
                 q?: components["parameters"]["Documents.LenientSearchQuery.q"];
                 /** @description Text matched against description, resource URL and sellerPayTo. */
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
-                /** @description Only resources accepting this payment scheme. */
-                scheme?: components["parameters"]["Documents.SearchFilters.scheme"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Resource type. */
-                type?: components["parameters"]["Documents.SearchFilters.type"];
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -9001,10 +9121,12 @@ export interface operations {
     searchCatalog: {
         parameters: {
             query?: {
-                /** @description Continuation cursor: `pagination.nextCursor` of the previous page. */
+                /** @description Continuation cursor: `pagination.cursor` (or `pagination.nextCursor`) of the previous page. */
                 cursor?: components["parameters"]["Documents.SearchFilters.cursor"];
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -9013,20 +9135,20 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
-                /** @description Only resources on this network. */
-                network?: components["parameters"]["Documents.SearchFilters.network"];
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
-                /** @description Only resources paying this address. */
-                payTo?: components["parameters"]["Documents.SearchFilters.payTo"];
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Alias of `query`. */
                 q?: components["parameters"]["Documents.LenientSearchQuery.q"];
                 /** @description Text matched against description, resource URL and sellerPayTo. */
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
-                /** @description Only resources accepting this payment scheme. */
-                scheme?: components["parameters"]["Documents.SearchFilters.scheme"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Resource type. */
-                type?: components["parameters"]["Documents.SearchFilters.type"];
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -9077,10 +9199,12 @@ export interface operations {
     searchCatalog__searchJson: {
         parameters: {
             query?: {
-                /** @description Continuation cursor: `pagination.nextCursor` of the previous page. */
+                /** @description Continuation cursor: `pagination.cursor` (or `pagination.nextCursor`) of the previous page. */
                 cursor?: components["parameters"]["Documents.SearchFilters.cursor"];
                 /** @description Legacy: the default already excludes seed; false includes seed. */
                 excludeSeed?: components["parameters"]["Documents.SeedFilters.excludeSeed"];
+                /** @description Only resources whose item carries this top-level `extensions` key (e.g. `bazaar`). */
+                extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
                 /** @description True includes leftover seed rows; default false. */
@@ -9089,20 +9213,20 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
-                /** @description Only resources on this network. */
-                network?: components["parameters"]["Documents.SearchFilters.network"];
+                /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
+                network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
                 offset?: number;
-                /** @description Only resources paying this address. */
-                payTo?: components["parameters"]["Documents.SearchFilters.payTo"];
+                /** @description Only resources paying this address (case-insensitive). */
+                payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Alias of `query`. */
                 q?: components["parameters"]["Documents.LenientSearchQuery.q"];
                 /** @description Text matched against description, resource URL and sellerPayTo. */
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
-                /** @description Only resources accepting this payment scheme. */
-                scheme?: components["parameters"]["Documents.SearchFilters.scheme"];
+                /** @description Only resources accepting this payment scheme (e.g. `exact`). */
+                scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Resource type. */
-                type?: components["parameters"]["Documents.SearchFilters.type"];
+                type?: components["parameters"]["Documents.ListFilters.type"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];

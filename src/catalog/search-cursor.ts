@@ -12,10 +12,11 @@ export interface CursorScope {
   payTo?: string | undefined;
   network?: string | undefined;
   scheme?: string | undefined;
+  extensions?: string | undefined;
 }
 
 function fingerprint(scope: CursorScope): string {
-  const canonical = JSON.stringify([scope.query, scope.includeSeed, scope.type ?? null, scope.payTo?.toLowerCase() ?? null, scope.network ?? null, scope.scheme ?? null]);
+  const canonical = JSON.stringify([scope.query, scope.includeSeed, scope.type ?? null, scope.payTo?.toLowerCase() ?? null, scope.network ?? null, scope.scheme ?? null, scope.extensions ?? null]);
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 12);
 }
 

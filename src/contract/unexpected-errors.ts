@@ -2,10 +2,13 @@
 import type { Logger } from "../logger.js";
 import { HttpError } from "./errors.js";
 
-/** Prisma and its driver adapters: the database is down, busy, or refused a statement. */
+/** Prisma, its driver adapters and better-sqlite3 (the catalog reader): the database is down, busy, or refused a statement. */
 export function isStorageError(error: unknown): boolean {
   const name = (error as { name?: unknown } | null)?.name;
-  return typeof name === "string" && (/^PrismaClient(KnownRequest|UnknownRequest|Initialization|RustPanic)Error$/.test(name) || name === "DriverAdapterError");
+  return (
+    typeof name === "string" &&
+    (/^PrismaClient(KnownRequest|UnknownRequest|Initialization|RustPanic)Error$/.test(name) || name === "DriverAdapterError" || name === "SqliteError")
+  );
 }
 
 /** The JSON answer for an error that is not an HttpError: never its message, which may carry SQL or URLs. */

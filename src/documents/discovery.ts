@@ -54,14 +54,15 @@ interface SearchView {
   page: Page<Listing>;
   limit: number;
   offset: number;
-  cursor: string | null;
   scope: CursorScope;
 }
 
 export function searchDocument(services: DocumentContext, view: SearchView): DiscoveryDocument {
   const items = view.page.rows.map((row) => toCatalogItem(row, services.market));
   const next = view.offset + view.limit;
-  const note = "Matches description, resource URL and sellerPayTo, case-insensitively, best first. Page on with pagination.nextCursor.";
+  const nextCursor = next < view.page.total ? encodeCursor(next, view.scope) : null;
+  const note =
+    "Matches description, resource URL, sellerPayTo, service name and tags, case-insensitively, best first. Page on with pagination.cursor (the next page's cursor, also in pagination.nextCursor).";
   return {
     ...base(services, note),
     query: view.scope.query,
@@ -71,8 +72,8 @@ export function searchDocument(services: DocumentContext, view: SearchView): Dis
       limit: view.limit,
       offset: view.offset,
       total: view.page.total,
-      cursor: view.cursor,
-      nextCursor: next < view.page.total ? encodeCursor(next, view.scope) : null,
+      cursor: nextCursor,
+      nextCursor,
     },
   };
 }

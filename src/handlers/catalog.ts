@@ -1,7 +1,9 @@
 // The catalog area (spec/catalog.tsp): the catalog lists and searches, the foreign-only view,
 // the discovery index, linkset and crawl list, and the status counts.
 import type { operations } from "../../generated/openapi.js";
+import { catalogView } from "../catalog/list-filters.js";
 import { isDefaultSeedView, showsSeed } from "../catalog/seed-filter.js";
+import { EMPTY_PAGE } from "../storage/listing-store.js";
 import { taggedJson } from "../contract/rendered.js";
 import { searchCatalogDocument, type SearchQuery } from "../documents/catalog-search.js";
 import { crawlDocument, discoveryIndex, linkset } from "../documents/directory.js";
@@ -18,13 +20,14 @@ async function renderList(query: ListQuery, services: Services) {
   const { token } = await services.freshness.current();
   const limit = query.limit ?? 50;
   const offset = query.offset ?? 0;
-  const page = await services.store.page({ includeSeed: showsSeed(query, "catalog"), limit, offset, now: services.now() });
+  const view = catalogView(query, showsSeed(query, "catalog"));
+  const page = view ? await services.store.catalog.page(view, { limit, offset, now: services.now(), token }) : EMPTY_PAGE;
   return taggedJson(listDocument(services, { page, limit, offset, describeFilters: isDefaultSeedView(query) }), token);
 }
 
 async function renderSearch(query: SearchQuery, route: "catalog" | "search", services: Services) {
   const { token } = await services.freshness.current();
-  return taggedJson(await searchCatalogDocument(query, route, services), token);
+  return taggedJson(await searchCatalogDocument(query, route, services, token), token);
 }
 
 /** `/bazaar.json` and aliases: the marketplace catalog, foreign-first. */
@@ -43,8 +46,8 @@ const searchCatalog: Handler<"searchCatalog"> = (input, services) => renderSearc
 const getForeignCatalog: Handler<"getForeignCatalog"> = async (_input, services) => {
   const { token, stamp } = await services.freshness.current();
   const now = services.now();
-  const page = await services.store.page({ includeSeed: false, limit: FOREIGN_PAGE_SIZE, offset: 0, now });
-  const counts = await services.store.counts(now);
+  const page = await services.store.catalog.page({ includeSeed: false }, { limit: FOREIGN_PAGE_SIZE, offset: 0, now, token });
+  const counts = await services.store.counts(now, token);
   return taggedJson(foreignDocument(services, page.rows, counts, stamp.changedAt), token);
 };
 
@@ -57,7 +60,7 @@ const getLinkset: Handler<"getLinkset"> = (_input, services) => ({ status: 200, 
 /** `/status.json`, `/status`: counts and the listing fee. */
 const getStatus: Handler<"getStatus"> = async (_input, services) => {
   const { token, stamp } = await services.freshness.current();
-  const counts = await services.store.counts(services.now());
+  const counts = await services.store.counts(services.now(), token);
   return taggedJson(statusDocument(services, counts, stamp.changedAt), token);
 };
 

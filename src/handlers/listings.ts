@@ -25,7 +25,8 @@ const createListing: Handler<"createListing"> = (input, { store, payments, probe
 /** `GET /listings`: the free catalog of active third-party listings plus fee, schema and example. */
 const getListings: Handler<"getListings"> = async (_input, services) => {
   const { market, store } = services;
-  const page = await store.page({ includeSeed: false, limit: NEWEST, offset: 0, now: services.now() });
+  const { token } = await services.freshness.current();
+  const page = await store.catalog.page({ includeSeed: false }, { limit: NEWEST, offset: 0, now: services.now(), token });
   return {
     status: 200,
     body: {

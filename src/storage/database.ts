@@ -1,4 +1,5 @@
 import type { PrismaClient } from "../../generated/prisma/sqlite/client.js";
+import { openSqliteReader, prismaReader, type CatalogReader } from "./catalog-reader.js";
 import { createAdapterFactory, parseDatabaseUrl, type DatabaseKind } from "./connection.js";
 
 export type { DatabaseKind } from "./connection.js";
@@ -19,6 +20,8 @@ export interface Database {
    * must not interleave with a transaction.
    */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** Catalog reads (catalog-sql.ts), outside Prisma where the driver allows. */
+  reader: CatalogReader;
   close(): Promise<void>;
 }
 
@@ -37,8 +40,10 @@ function createQueue(): <T>(fn: () => Promise<T>) => Promise<T> {
  * `file:./data/marketplace.db` (relative to the working directory; the directory is
  * created; WAL, busy timeout) or `postgresql://…[?schema=name]`.
  * Open a SQLite file once per process: better-sqlite3 waits for a lock synchronously,
- * so a second connection blocked by the first stalls the event loop the first needs
- * to commit, and gives up with SQLITE_BUSY after the busy timeout (5 s).
+ * so a second writing connection blocked by the first stalls the event loop the first
+ * needs to commit, and gives up with SQLITE_BUSY after the busy timeout (5 s). The
+ * catalog reader's own connection is read-only: in WAL mode a reader takes no lock
+ * that a writer waits for, nor waits for one.
  */
 export async function openDatabase(databaseUrl: string): Promise<Database> {
   const target = parseDatabaseUrl(databaseUrl);
@@ -47,7 +52,8 @@ export async function openDatabase(databaseUrl: string): Promise<Database> {
     const { PrismaClient: PgClient } = await import("../../generated/prisma/postgres/client.js");
     const prisma = new PgClient({ adapter }) as unknown as PrismaClient;
     await prisma.$connect();
-    return { kind: "postgres", prisma, exclusive: (fn) => fn(), close: () => prisma.$disconnect() };
+    const exclusive = <T>(fn: () => Promise<T>) => fn();
+    return { kind: "postgres", prisma, exclusive, reader: prismaReader(prisma, exclusive), close: () => prisma.$disconnect() };
   }
   const { PrismaClient: SqliteClient } = await import("../../generated/prisma/sqlite/client.js");
   const prisma = new SqliteClient({ adapter });
@@ -56,5 +62,10 @@ export async function openDatabase(databaseUrl: string): Promise<Database> {
   await prisma.$executeRawUnsafe("PRAGMA synchronous = NORMAL");
   await prisma.$executeRawUnsafe("PRAGMA foreign_keys = ON");
   const exclusive = createQueue();
-  return { kind: "sqlite", prisma, exclusive, close: () => exclusive(() => prisma.$disconnect()) };
+  const reader = target.file === ":memory:" ? prismaReader(prisma, exclusive) : openSqliteReader(target.file);
+  const close = async () => {
+    reader.close();
+    await exclusive(() => prisma.$disconnect());
+  };
+  return { kind: "sqlite", prisma, exclusive, reader, close };
 }

@@ -2,20 +2,11 @@
 // "active" and expiresAt > now, so a listing disappears the instant it expires.
 // Every listing write bumps CatalogState in the same transaction.
 import { isDeepStrictEqual } from "node:util";
-import { getAddress } from "viem";
+import { getAddress, isAddress } from "viem";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { Database } from "./database.js";
-import {
-  EPOCH,
-  readCatalogStamp,
-  readCounts,
-  readFeed,
-  readPage,
-  readSearch,
-  type FeedQuery,
-  type PageQuery,
-  type SearchQuery,
-} from "./listing-reads.js";
+import { CatalogReads, type CatalogView } from "./catalog-reads.js";
+import { EPOCH, readCatalogStamp, type FeedQuery, type PageQuery, type SearchQuery } from "./listing-reads.js";
 import {
   DuplicatePaymentError,
   ListingStateError,
@@ -37,6 +28,7 @@ import { LISTING_TTL_MS } from "../constants.js";
 
 export * from "./listing-types.js";
 export { catalogStampSql, type FeedQuery, type PageQuery, type SearchQuery } from "./listing-reads.js";
+export type { CatalogView } from "./catalog-reads.js";
 
 type Tx = Prisma.TransactionClient;
 
@@ -94,12 +86,15 @@ async function liveListing(db: Reader, of: Pick<Listing, "resource" | "method" |
 export class ListingStore {
   private readonly ttlMs: number;
   private readonly changeListeners = new Set<() => void>();
+  /** Catalog pages, searches, feeds and counts (catalog-reads.ts). */
+  readonly catalog: CatalogReads;
 
   constructor(
     private readonly db: Database,
     options: { ttlMs?: number } = {},
   ) {
     this.ttlMs = options.ttlMs ?? LISTING_TTL_MS;
+    this.catalog = new CatalogReads(db.kind, db.reader);
   }
 
   /** Called after every committed write that changed the catalog (this process's writes only). */
@@ -356,13 +351,16 @@ export class ListingStore {
   }
 
   /** Newest first (listedAt desc, id desc). */
-  page(q: PageQuery): Promise<Page<Listing>> {
-    return this.read(() => readPage(this.prisma, q));
+  page(q: PageQuery, view: Omit<CatalogView, "includeSeed"> = {}): Promise<Page<Listing>> {
+    return this.catalog.page({ ...view, includeSeed: q.includeSeed }, q);
   }
 
-  /** Ranked: description match, then resource, then sellerPayTo; newest first within each. */
-  search(q: SearchQuery): Promise<Page<Listing>> {
-    return this.read(() => readSearch(this.prisma, this.db.kind, q));
+  /** Ranked: description match, then resource, then seller address, service name or tags; newest first within each. */
+  search(q: SearchQuery, view: Omit<CatalogView, "includeSeed" | "payTo" | "network"> = {}): Promise<Page<Listing>> {
+    if (q.scheme !== undefined && q.scheme !== "exact") return Promise.resolve({ rows: [], total: 0 });
+    const payTo = q.payTo === undefined ? undefined : isAddress(q.payTo, { strict: false }) ? getAddress(q.payTo) : null;
+    if (payTo === null) return Promise.resolve({ rows: [], total: 0 });
+    return this.catalog.search({ ...view, includeSeed: q.includeSeed, payTo, network: q.network }, q.query?.trim() ?? "", q);
   }
 
   /**
@@ -371,12 +369,12 @@ export class ListingStore {
    * next `since` receives every row exactly once however many arrived meanwhile.
    */
   feed(q: FeedQuery): Promise<Listing[]> {
-    return this.read(() => readFeed(this.prisma, q));
+    return this.catalog.feed({ includeSeed: false }, q);
   }
 
   /** Visible foreign and seed rows, and every stored row in any state (rawAll). */
-  counts(now: Date): Promise<{ foreign: number; seed: number; rawAll: number }> {
-    return this.read(() => readCounts(this.prisma, now));
+  counts(now: Date, token?: string): Promise<{ foreign: number; seed: number; rawAll: number }> {
+    return this.catalog.counts(now, token);
   }
 
   /** Cheap (one indexed statement): build caches and ETags from it. */

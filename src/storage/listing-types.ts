@@ -61,6 +61,8 @@ export interface Page<T> {
   total: number;
 }
 
+export const EMPTY_PAGE: Page<never> = Object.freeze({ rows: [], total: 0 }) as Page<never>;
+
 export interface CatalogStamp {
   version: number;
   changedAt: Date;

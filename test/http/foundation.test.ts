@@ -19,6 +19,12 @@ afterAll(async () => {
 function validRequest(method: string, path: string): [string, RequestInit] {
   const bodies: Record<string, string> = {
     "/mcp": '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    "/a2a": JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "message/send",
+      params: { message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text", text: "how to buy" }] } },
+    }),
     "/listings/validate": JSON.stringify(exampleListing({ network: "eip155:8453" })),
     "/listings": "",
   };

@@ -79,7 +79,7 @@ describe.each(databaseKinds)("search on $kind", (kind) => {
     expect((await search("/discovery/search?query=weather&type=http")).body.items).toHaveLength(2);
   });
 
-  it("pages with an opaque cursor that visits every match exactly once", async () => {
+  it.each(["cursor", "nextCursor"] as const)("pages by pagination.%s (the next page's cursor) and visits every match exactly once", async (field) => {
     const seen: string[] = [];
     let path = "/discovery/search?query=stock&limit=3";
     let pages = 0;
@@ -87,14 +87,19 @@ describe.each(databaseKinds)("search on $kind", (kind) => {
       const { body } = await search(path);
       pages++;
       seen.push(...body.items.map((item) => item.metadata.listingId));
-      if (!body.pagination.nextCursor) break;
-      path = `/discovery/search?query=stock&limit=3&cursor=${encodeURIComponent(body.pagination.nextCursor)}`;
+      // Bazaar clients read pagination.cursor, the user's spec names nextCursor: both carry the next page.
+      expect(body.pagination.cursor).toBe(body.pagination.nextCursor);
+      const next = body.pagination[field];
+      if (!next) break;
+      path = `/discovery/search?query=stock&limit=3&cursor=${encodeURIComponent(next)}`;
     }
     expect(pages).toBe(3);
     expect(seen).toHaveLength(7);
     expect(new Set(seen).size).toBe(7);
     const first = (await search("/discovery/search?query=stock&limit=3")).body;
-    expect(first.pagination).toMatchObject({ limit: 3, offset: 0, total: 7, cursor: null });
+    expect(first.pagination).toMatchObject({ limit: 3, offset: 0, total: 7, cursor: expect.any(String) });
+    const last = (await search("/discovery/search?query=stock&limit=3&offset=6")).body;
+    expect(last.pagination).toMatchObject({ offset: 6, total: 7, cursor: null, nextCursor: null });
   });
 
   it("refuses a malformed cursor, and one that belongs to another search, naming cursor", async () => {

@@ -106,7 +106,9 @@ describe("list_market's answers", () => {
     [{ type: "ftp" }, "type"],
     [{ payTo: "0x12" }, "payTo"],
     [{ q: "a".repeat(201) }, "q"],
-    [{ network: "eip155:\u0007" }, "network must not contain control characters"],
+    [{ network: "eip155:\u0007" }, "network"],
+    [{ q: "we\u0007ather" }, "q must not contain control characters"],
+    [{ extensions: "two words" }, "extensions"],
   ] as Array<[Record<string, unknown>, string]>)("refuses %o as a tool error naming the argument, as GET /search answers 400", async (args, named) => {
     const result = await call(args);
     expect(result.isError).toBe(true);

@@ -1,6 +1,6 @@
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSearchSql } from "../../src/storage/listing-search.js";
+import { matchCountsSql } from "../../src/storage/catalog-sql.js";
 import { catalogStampSql, type Listing, type SearchQuery } from "../../src/storage/listing-store.js";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import { planText, testDatabaseKinds } from "./databases.js";
@@ -108,7 +108,7 @@ describe.each(testDatabaseKinds())("ListingStore.search on $kind", (kind) => {
               return tx.$queryRawUnsafe<Record<string, unknown>[]>(`EXPLAIN ${sql.text}`, ...sql.values);
             }),
       );
-    const searchPlan = await explain(buildSearchSql(kind.kind, { query: "forecast", includeSeed: false, now: at(100) }).page(20, 0));
+    const searchPlan = await explain(matchCountsSql(kind.kind, { includeSeed: false }, at(100), "forecast"));
     const stampPlan = await explain(catalogStampSql(at(100)));
     console.log(`[${kind.kind}] search plan:\n${searchPlan}\n[${kind.kind}] stamp plan:\n${stampPlan}`);
     if (kind.kind === "sqlite") {
@@ -117,13 +117,13 @@ describe.each(testDatabaseKinds())("ListingStore.search on $kind", (kind) => {
       expect(stampPlan).toMatch(/USING COVERING INDEX Listing_state_leftoverSeed_expiresAt_idx/);
       expect(`${searchPlan}\n${stampPlan}`).not.toMatch(/SCAN (l|Listing)\b/);
     } else {
-      for (const index of ["description", "resource", "sellerPayTo"]) {
+      for (const index of ["description", "resource", "sellerPayTo", "serviceName", "tags"]) {
         expect(searchPlan).toContain(`Bitmap Index Scan on "Listing_${index}_trgm_idx"`);
       }
       expect(stampPlan).toMatch(/Index (Only )?Scan using "Listing_state_leftoverSeed_expiresAt_idx"/);
       expect(`${searchPlan}\n${stampPlan}`).not.toMatch(/Seq Scan/);
     }
-    const shortPlan = await explain(buildSearchSql(kind.kind, { query: "ca", includeSeed: false, now: at(100) }).page(20, 0));
+    const shortPlan = await explain(matchCountsSql(kind.kind, { includeSeed: false }, at(100), "ca"));
     console.log(`[${kind.kind}] 2-character query plan (accepted fallback):\n${shortPlan}`);
   });
 });

@@ -1,0 +1,143 @@
+// Catalog pages, searches, feeds and counts whose cost does not grow with the catalog.
+//
+// - Offsets become keyset seeks: the key at every SEEK_STRIDE-th position of a view's newest-first
+//   order is found once per catalog state, when a page first needs it, by stepping the index from
+//   the nearest key already known; a page at offset o then seeks to key o / SEEK_STRIDE and steps at
+//   most SEEK_STRIDE - 1 index entries. Totals are one index-only count per catalog state.
+// - A search counts its matches per rank class once per catalog state; a page then reads only the
+//   class slices it shows, each by the cheaper of two index paths (catalog-sql.ts matchPageSql).
+// - "Catalog state" is the freshness token (version and next expiry, src/catalog/freshness.ts): a
+//   write or an expiry changes it, so totals stay exact to the instant a listing expires. Without a
+//   token nothing is cached (each call reads afresh).
+import { LRUCache } from "lru-cache";
+import type { DatabaseKind } from "./connection.js";
+import { toCount, toDate, toListing, type CatalogReader } from "./catalog-reader.js";
+import {
+  MATCH_CLASSES,
+  keyAtSql,
+  listedAfterSql,
+  matchCountsSql,
+  matchPageSql,
+  pageSql,
+  rawCountSql,
+  usesTrigramIndex,
+  viewCountSql,
+  type CatalogView,
+  type SeekKey,
+} from "./catalog-sql.js";
+import type { Listing, Page } from "./listing-types.js";
+
+export type { CatalogView } from "./catalog-sql.js";
+
+/** Index entries a deep page steps over at most, after its seek. */
+export const SEEK_STRIDE = 256;
+
+export interface PageRequest {
+  limit: number;
+  offset: number;
+  now: Date;
+  /** The catalog state the caller rendered for; reads of the same state share their counts and keys. */
+  token?: string | undefined;
+}
+
+const viewKey = (view: CatalogView) => JSON.stringify([view.includeSeed, view.payTo ?? "", view.extensionKey ?? "", view.network ?? ""]);
+
+export class CatalogReads {
+  /** Promises, so concurrent requests for the same state share one read. */
+  private readonly memo = new LRUCache<string, Promise<unknown>>({ max: 4096 });
+
+  constructor(
+    private readonly kind: DatabaseKind,
+    private readonly reader: CatalogReader,
+  ) {}
+
+  private isRemembered(token: string, key: string): boolean {
+    return this.memo.has(`${token}\n${key}`);
+  }
+
+  private remembered<T>(token: string | undefined, key: string, load: () => Promise<T>): Promise<T> {
+    if (token === undefined) return load();
+    const cacheKey = `${token}\n${key}`;
+    const known = this.memo.get(cacheKey);
+    if (known) return known as Promise<T>;
+    const loading = load();
+    this.memo.set(cacheKey, loading);
+    loading.catch(() => this.memo.delete(cacheKey));
+    return loading;
+  }
+
+  private viewTotal(view: CatalogView, now: Date, token: string | undefined): Promise<number> {
+    return this.remembered(token, `total ${viewKey(view)}`, async () => toCount((await this.reader.rows(viewCountSql(this.kind, view, now)))[0]?.total));
+  }
+
+  /** The key at position checkpoint * SEEK_STRIDE, stepped to from the nearest earlier key known. */
+  private checkpointKey(view: CatalogView, now: Date, token: string, checkpoint: number): Promise<SeekKey | undefined> {
+    const keyName = (n: number) => `key ${viewKey(view)} ${n}`;
+    return this.remembered(token, keyName(checkpoint), async () => {
+      let known = checkpoint - 1;
+      while (known > 0 && !this.isRemembered(token, keyName(known))) known--;
+      const from = known > 0 ? await this.checkpointKey(view, now, token, known) : undefined;
+      const [row] = await this.reader.rows(keyAtSql(this.kind, view, now, from, (checkpoint - known) * SEEK_STRIDE));
+      return row ? { listedAt: toDate(row.listedAt), id: String(row.id) } : undefined;
+    });
+  }
+
+  /** Newest first (listedAt desc, id desc). */
+  async page(view: CatalogView, request: PageRequest): Promise<Page<Listing>> {
+    const { now, token } = request;
+    const total = await this.viewTotal(view, now, token);
+    if (request.offset >= total || request.limit === 0) return { rows: [], total };
+    const checkpoint = token === undefined ? 0 : Math.floor(request.offset / SEEK_STRIDE);
+    const from = checkpoint > 0 ? await this.checkpointKey(view, now, token!, checkpoint) : undefined;
+    const skip = request.offset - checkpoint * SEEK_STRIDE;
+    const rows = await this.reader.rows(pageSql(this.kind, view, now, { from, skip, limit: request.limit }));
+    return { rows: rows.map(toListing), total };
+  }
+
+  /**
+   * Ranked: description matches, then resource, then seller address, service name or tags; newest
+   * first within each. Empty text is the plain page.
+   */
+  async search(view: CatalogView, text: string, request: PageRequest): Promise<Page<Listing>> {
+    if (text === "") return this.page(view, request);
+    const { now, token } = request;
+    const counts = await this.remembered(token, `matches ${viewKey(view)} ${text}`, async () => {
+      const [row] = await this.reader.rows(matchCountsSql(this.kind, view, now, text));
+      return Array.from({ length: MATCH_CLASSES }, (_, i) => toCount(row?.[`c${i}`]));
+    });
+    const total = counts.reduce((sum, n) => sum + n, 0);
+    const viewTotal = await this.viewTotal(view, now, token);
+    const rows: Listing[] = [];
+    let classStart = 0;
+    for (const [matchClass, size] of counts.entries()) {
+      const position = request.offset + rows.length;
+      const wanted = request.limit - rows.length;
+      if (wanted > 0 && position < classStart + size) {
+        const skip = position - classStart;
+        const limit = Math.min(wanted, size - skip);
+        // Walking the newest-first index meets about (skip + limit) * viewTotal / size rows before
+        // it has this slice; the search index hands over the class's `size` candidates to sort.
+        const walk = !usesTrigramIndex(this.kind, text) || (skip + limit) * viewTotal <= size * size;
+        const found = await this.reader.rows(matchPageSql(this.kind, view, now, { text, matchClass, walk, skip, limit }));
+        rows.push(...found.map(toListing));
+      }
+      classStart += size;
+    }
+    return { rows, total };
+  }
+
+  /** Newest first; with `since`, the OLDEST `limit` rows listed after it (a poller's next page), newest first. */
+  async feed(view: CatalogView, request: { since?: Date | undefined; limit: number; now: Date }): Promise<Listing[]> {
+    if (!request.since) return (await this.reader.rows(pageSql(this.kind, view, request.now, { skip: 0, limit: request.limit }))).map(toListing);
+    const oldestFirst = await this.reader.rows(listedAfterSql(this.kind, view, request.now, request.since, request.limit));
+    return oldestFirst.map(toListing).reverse();
+  }
+
+  /** Visible foreign rows, visible seed rows, and every stored row in any state. */
+  async counts(now: Date, token?: string): Promise<{ foreign: number; seed: number; rawAll: number }> {
+    const foreign = await this.viewTotal({ includeSeed: false }, now, token);
+    const all = await this.viewTotal({ includeSeed: true }, now, token);
+    const rawAll = await this.remembered(token, "raw count", async () => toCount((await this.reader.rows(rawCountSql))[0]?.total));
+    return { foreign, seed: all - foreign, rawAll };
+  }
+}
