@@ -16,8 +16,9 @@ export interface MaintenanceOptions {
 }
 
 /**
- * Housekeeping that no read depends on: expired listings are already invisible the instant they
- * expire; this deletes them after the retention, and keeps the seed rows loaded and renewed.
+ * Housekeeping that no read's answer depends on: expired listings are already invisible the instant
+ * they expire; this deletes them after the retention, keeps the seed rows loaded and renewed, and
+ * keeps the read paths fast (search index merged, planner statistics fresh).
  * Idempotent, so every instance sharing one PostgreSQL may run it.
  */
 export async function startMaintenance(options: MaintenanceOptions): Promise<{ stop(): void }> {
@@ -26,7 +27,10 @@ export async function startMaintenance(options: MaintenanceOptions): Promise<{ s
     const at = now();
     const deleted = await store.deleteExpired(new Date(at.getTime() - EXPIRED_RETENTION_MS));
     const seed = loadSeed ? await loadSeedInventory(store, market, at) : undefined;
-    if (deleted > 0 || (seed && seed.created + seed.updated + seed.removed > 0)) logger.info({ deleted, seed }, "catalog maintenance");
+    const tidying = Date.now();
+    await store.tidyReadPaths();
+    const tidyMs = Date.now() - tidying;
+    if (deleted > 0 || tidyMs > 1_000 || (seed && seed.created + seed.updated + seed.removed > 0)) logger.info({ deleted, seed, tidyMs }, "catalog maintenance");
   };
   await run();
   const timer = setInterval(() => {

@@ -40,7 +40,7 @@ export interface PageRequest {
   token?: string | undefined;
 }
 
-const viewKey = (view: CatalogView) => JSON.stringify([view.includeSeed, view.payTo ?? "", view.extensionKey ?? "", view.network ?? ""]);
+const viewKey = (view: CatalogView) => JSON.stringify([view.includeSeed, view.payTo ?? "", view.extensionKey ?? ""]);
 
 export class CatalogReads {
   /** Promises, so concurrent requests for the same state share one read. */

@@ -1,11 +1,12 @@
 // The SQL of every catalog read, for both databases. Each read walks one index in the order it
-// returns: Listing_visible_idx (state, listedAt, id, leftoverSeed, expiresAt, network) for the catalog,
+// returns: Listing_visible_idx (state, listedAt, id, leftoverSeed, expiresAt) for the catalog,
 // Listing_payTo_idx or Listing_extensions_idx when that filter is set. SQLite is told the index
 // (INDEXED BY: the plan does not depend on statistics, and a query that could not use it fails
 // instead of scanning); PostgreSQL's planner picks it from fresh statistics (migrate.ts, maintenance)
 // and test/storage/catalog-plans.test.ts asserts the plans on both.
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { DatabaseKind } from "./connection.js";
+import { SEARCHED_COLUMNS } from "./search-index.js";
 
 /** Which rows a catalog read shows. Filters that every row passes or none can pass are settled before SQL. */
 export interface CatalogView {
@@ -14,7 +15,6 @@ export interface CatalogView {
   payTo?: string | undefined;
   /** A top-level extensions key the item must carry. */
   extensionKey?: string | undefined;
-  network?: string | undefined;
 }
 
 /** A position in the newest-first order. */
@@ -42,7 +42,6 @@ function visible(view: CatalogView, now: Date): Prisma.Sql {
   if (!view.includeSeed) conditions.push(Prisma.sql`l."leftoverSeed" = ${false}`);
   if (view.payTo) conditions.push(Prisma.sql`l."sellerPayTo" = ${view.payTo}`);
   if (view.extensionKey) conditions.push(Prisma.sql`l."extensionKeys" = ${view.extensionKey}`);
-  if (view.network) conditions.push(Prisma.sql`l."network" = ${view.network}`);
   return Prisma.join(conditions, " AND ");
 }
 
@@ -104,10 +103,14 @@ function ftsCandidates(text: string): string {
   return [...starts].map((i) => `"${chars.slice(i, i + 3).join("").replaceAll('"', '""')}"`).join(" AND ");
 }
 
-function matchPredicates(kind: DatabaseKind, text: string): Prisma.Sql[] {
+function containsText(kind: DatabaseKind, text: string): (column: (typeof SEARCHED_COLUMNS)[number]) => Prisma.Sql {
   const like = Prisma.raw(kind === "sqlite" ? "LIKE" : "ILIKE");
   const pattern = likePattern(text);
-  const contains = (column: string) => Prisma.sql`l."${Prisma.raw(column)}" ${like} ${pattern} ESCAPE '\\'`;
+  return (column) => Prisma.sql`l."${Prisma.raw(column)}" ${like} ${pattern} ESCAPE '\\'`;
+}
+
+function matchPredicates(kind: DatabaseKind, text: string): Prisma.Sql[] {
+  const contains = containsText(kind, text);
   const description = contains("description");
   const resource = contains("resource");
   const rest = Prisma.sql`(${contains("sellerPayTo")} OR ${contains("serviceName")} OR ${contains("tags")})`;
@@ -129,8 +132,9 @@ function candidates(kind: DatabaseKind, view: CatalogView, now: Date, text: stri
       where: Prisma.sql`"ListingSearch" MATCH ${ftsCandidates(text)} AND ${visible(view, now)}`,
     };
   }
-  const [description, resource, rest] = matchPredicates(kind, text);
-  return { from: Prisma.sql`"Listing" l${indexFor(kind, view)}`, where: Prisma.sql`${visible(view, now)} AND ((${description}) OR (${resource}) OR (${rest}))` };
+  // One plain OR of the columns, which PostgreSQL can serve with a BitmapOr of their trigram indexes.
+  const anyColumn = Prisma.join(SEARCHED_COLUMNS.map(containsText(kind, text)), " OR ");
+  return { from: Prisma.sql`"Listing" l${indexFor(kind, view)}`, where: Prisma.sql`${visible(view, now)} AND (${anyColumn})` };
 }
 
 /** The number of matches in each class, in one pass over the candidates. */

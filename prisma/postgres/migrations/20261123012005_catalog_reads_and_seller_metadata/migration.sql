@@ -13,7 +13,7 @@ ADD COLUMN     "serviceName" TEXT,
 ADD COLUMN     "tags" TEXT;
 
 -- CreateIndex
-CREATE INDEX "Listing_visible_idx" ON "Listing"("state", "listedAt", "id", "leftoverSeed", "expiresAt", "network");
+CREATE INDEX "Listing_visible_idx" ON "Listing"("state", "listedAt", "id", "leftoverSeed", "expiresAt");
 
 -- CreateIndex
 CREATE INDEX "Listing_payTo_idx" ON "Listing"("sellerPayTo", "state", "listedAt", "id");

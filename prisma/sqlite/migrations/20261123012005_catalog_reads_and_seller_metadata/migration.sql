@@ -27,7 +27,7 @@ INSERT INTO "new_Listing" ("description", "expiresAt", "id", "inputSchema", "lef
 DROP TABLE "Listing";
 ALTER TABLE "new_Listing" RENAME TO "Listing";
 CREATE INDEX "Listing_state_leftoverSeed_expiresAt_idx" ON "Listing"("state", "leftoverSeed", "expiresAt");
-CREATE INDEX "Listing_visible_idx" ON "Listing"("state", "listedAt", "id", "leftoverSeed", "expiresAt", "network");
+CREATE INDEX "Listing_visible_idx" ON "Listing"("state", "listedAt", "id", "leftoverSeed", "expiresAt");
 CREATE INDEX "Listing_payTo_idx" ON "Listing"("sellerPayTo", "state", "listedAt", "id");
 CREATE INDEX "Listing_extensions_idx" ON "Listing"("extensionKeys", "state", "listedAt", "id");
 CREATE INDEX "Listing_resource_method_sellerPayTo_idx" ON "Listing"("resource", "method", "sellerPayTo");
