@@ -3,8 +3,9 @@
 // positive controls the published vectors cannot make on this catalog.
 //
 // V7 (a network carried by some but not all items) cannot run here: a listing can only be on
-// eip155:8453, so no network discriminates. network=eip155:8453 returning everything and
-// network=eip155:999999999 returning nothing stand in for it.
+// eip155:8453 (listing refuses any other, and the network filter is decided against that one
+// network, not per row), so no network discriminates. network=eip155:8453 returning everything
+// and network=eip155:999999999 returning nothing stand in for it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
 import {

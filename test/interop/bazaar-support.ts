@@ -4,7 +4,8 @@
 import { readFileSync } from "node:fs";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { SellerMetadata } from "../../src/storage/listing-types.js";
-import { sellerAddress, type CatalogServer } from "../support/catalog.js";
+import { getAddress } from "viem";
+import type { CatalogServer } from "../support/catalog.js";
 
 export interface Item {
   type: string;
@@ -34,7 +35,9 @@ export const SEARCH_ROUTES = [...aliases.catalog.searchResources!, ...aliases.ca
 /** A word in every description of the fixture catalog (and in no seed row), so searches see all of it. */
 export const WORD = "quokka";
 
-export const SELLER = { a: sellerAddress(0xa1), b: sellerAddress(0xb2), c: sellerAddress(0xc3) };
+const seller = (hex: string) => getAddress(`0x${hex.repeat(20)}`);
+/** Three sellers, mixed-case (checksummed) as the catalog shows them. */
+export const SELLER = { a: seller("a1"), b: seller("b2"), c: seller("c3") };
 
 /** What a seller's 402 would declare, built by the SDK's own declaration helper. */
 export const BAZAAR = declareDiscoveryExtension({ bodyType: "json", input: { text: "hello" }, output: { example: { ok: true } } } as never)
@@ -44,7 +47,7 @@ export const BAZAAR = declareDiscoveryExtension({ bodyType: "json", input: { tex
  * Seller a: three listings, one with extensions.bazaar; b: two, both with it; c: two, neither.
  * Every listing is on eip155:8453 (the only network a listing can be on), paid by `exact`.
  */
-export async function listFixtureCatalog(market: CatalogServer, perSeller = { a: 3, b: 2, c: 2 }): Promise<void> {
+export async function listFixtureCatalog(market: Pick<CatalogServer, "list">, perSeller = { a: 3, b: 2, c: 2 }): Promise<void> {
   const plan: Array<[keyof typeof SELLER, number, (i: number) => boolean]> = [
     ["a", perSeller.a, (i) => i === 0],
     ["b", perSeller.b, () => true],
