@@ -13,6 +13,7 @@ import {
   viewCountSql,
   type CatalogView,
 } from "../../src/storage/catalog-sql.js";
+import { catalogStampSql } from "../../src/storage/listing-store.js";
 import { refreshPlannerStatistics } from "../../src/storage/migrate.js";
 import { parseDatabaseUrl } from "../../src/storage/connection.js";
 import { planText, testDatabaseKinds } from "./databases.js";
@@ -103,6 +104,13 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
     const feed = await explain(listedAfterSql(kind.kind, view, NOW, at(-300), 50));
     walks(feed, index);
     sortsOnlyThePage(feed, index);
+  });
+
+  it("the catalog stamp (version, next expiry) is index seeks", async () => {
+    const plan = await explain(catalogStampSql(NOW));
+    if (kind.kind === "sqlite") expect(plan).toMatch(/USING COVERING INDEX Listing_state_leftoverSeed_expiresAt_idx/);
+    else expect(plan).toMatch(/Index Only Scan using "Listing_state_leftoverSeed_expiresAt_idx"/);
+    expect(plan).not.toMatch(/Seq Scan|SCAN (l|Listing)\b|TEMP B-TREE|Sort\b/);
   });
 
   it("a search finds its candidates by the search index and walks the catalog only newest first", async () => {
