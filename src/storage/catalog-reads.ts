@@ -15,6 +15,8 @@ import { toCount, toDate, toListing, type CatalogReader } from "./catalog-reader
 import {
   MATCH_CLASSES,
   keyAtSql,
+  matchKeysSql,
+  rowsByKeySql,
   listedAfterSql,
   matchCountsSql,
   matchPageSql,
@@ -28,6 +30,16 @@ import {
 import type { Listing, Page } from "./listing-types.js";
 
 export type { CatalogView } from "./catalog-sql.js";
+
+/** A search with at most this many matches is found, ranked and paged from one query. */
+export const FEW_MATCHES = 200;
+
+interface RankedMatch {
+  key: unknown;
+  matchClass: number;
+  listedAt: number;
+  id: string;
+}
 
 /** Index entries a deep page steps over at most, after its seek. */
 export const SEEK_STRIDE = 256;
@@ -101,6 +113,12 @@ export class CatalogReads {
   async search(view: CatalogView, text: string, request: PageRequest): Promise<Page<Listing>> {
     if (text === "") return this.page(view, request);
     const { now, token } = request;
+    // Most searches match a few rows: one query finds them all, ranked here, and the page is fetched by key.
+    const few = await this.remembered(token, `few ${viewKey(view)} ${text}`, () => this.fewMatches(view, now, text));
+    if (few) {
+      const keys = few.slice(request.offset, request.offset + request.limit).map((match) => match.key);
+      return { rows: keys.length ? await this.rowsInOrder(keys) : [], total: few.length };
+    }
     const counts = await this.remembered(token, `matches ${viewKey(view)} ${text}`, async () => {
       const [row] = await this.reader.rows(matchCountsSql(this.kind, view, now, text));
       return Array.from({ length: MATCH_CLASSES }, (_, i) => toCount(row?.[`c${i}`]));
@@ -124,6 +142,24 @@ export class CatalogReads {
       classStart += size;
     }
     return { rows, total };
+  }
+
+  /** Every match in rank order when there are at most FEW_MATCHES, else null. */
+  private async fewMatches(view: CatalogView, now: Date, text: string): Promise<RankedMatch[] | null> {
+    const found = await this.reader.rows(matchKeysSql(this.kind, view, now, text, FEW_MATCHES + 1));
+    if (found.length > FEW_MATCHES) return null;
+    return found
+      .map((row) => ({ key: row.key, matchClass: toCount(row.matchClass), listedAt: toDate(row.listedAt).getTime(), id: String(row.id) }))
+      .filter((match) => match.matchClass < MATCH_CLASSES)
+      .sort((a, b) => a.matchClass - b.matchClass || b.listedAt - a.listedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  }
+
+  private async rowsInOrder(keys: unknown[]): Promise<Listing[]> {
+    const byKey = new Map((await this.reader.rows(rowsByKeySql(this.kind, keys))).map(({ key, ...row }) => [String(key), row]));
+    return keys.flatMap((key) => {
+      const row = byKey.get(String(key));
+      return row ? [toListing(row)] : [];
+    });
   }
 
   /** Newest first; with `since`, the OLDEST `limit` rows listed after it (a poller's next page), newest first. */

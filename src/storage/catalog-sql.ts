@@ -28,6 +28,8 @@ export const LISTING_COLUMNS = [
   "leftoverSeed", "mimeType", "serviceName", "tags", "iconUrl", "bazaar", "extensionKeys", "listedAt", "expiresAt", "updatedAt",
 ] as const;
 
+/** What a row is fetched by: SQLite's rowid (every index carries it), PostgreSQL's primary key. */
+const rowKey = (kind: DatabaseKind) => Prisma.raw(kind === "sqlite" ? "rowid" : `"id"`);
 const selectColumns = Prisma.raw(LISTING_COLUMNS.map((c) => `l."${c}"`).join(", "));
 const NEWEST_FIRST = Prisma.raw(`l."listedAt" DESC, l."id" DESC`);
 
@@ -62,7 +64,7 @@ export function keyAtSql(kind: DatabaseKind, view: CatalogView, now: Date, from:
 export function pageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: { from?: SeekKey | undefined; skip: number; limit: number }): Prisma.Sql {
   // The skipped entries are stepped over in the index alone (SQLite read the table row of each one:
   // about 3.6 us a row); only the page's own rows are fetched, by rowid (SQLite) or id (PostgreSQL).
-  const key = Prisma.raw(kind === "sqlite" ? "rowid" : `"id"`);
+  const key = rowKey(kind);
   return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${key} IN (
       SELECT l.${key} FROM "Listing" l${indexFor(kind, view)}
       WHERE ${visible(view, now)}${atOrAfter(page.from)} ORDER BY ${NEWEST_FIRST} LIMIT ${page.limit} OFFSET ${page.skip}
@@ -135,6 +137,24 @@ function candidates(kind: DatabaseKind, view: CatalogView, now: Date, text: stri
   // One plain OR of the columns, which PostgreSQL can serve with a BitmapOr of their trigram indexes.
   const anyColumn = Prisma.join(SEARCHED_COLUMNS.map(containsText(kind, text)), " OR ");
   return { from: Prisma.sql`"Listing" l${indexFor(kind, view)}`, where: Prisma.sql`${visible(view, now)} AND (${anyColumn})` };
+}
+
+/**
+ * The first `limit` candidates, each with its rank class (MATCH_CLASSES for a candidate the text is
+ * not in after all) and the keys that order it: when fewer than `limit` come back, this one query
+ * has found every match of the search.
+ */
+export function matchKeysSql(kind: DatabaseKind, view: CatalogView, now: Date, text: string, limit: number): Prisma.Sql {
+  const { from, where } = candidates(kind, view, now, text);
+  const [description, resource] = matchPredicates(kind, text);
+  const rest = Prisma.join((["sellerPayTo", "serviceName", "tags"] as const).map(containsText(kind, text)), " OR ");
+  const matchClass = Prisma.sql`CASE WHEN ${description} THEN 0 WHEN ${resource} THEN 1 WHEN ${rest} THEN 2 ELSE ${MATCH_CLASSES} END`;
+  return Prisma.sql`SELECT l.${rowKey(kind)} AS "key", l."listedAt", l."id", ${matchClass} AS "matchClass" FROM ${from} WHERE ${where} LIMIT ${limit}`;
+}
+
+/** The rows of these keys (matchKeysSql's), in no particular order. */
+export function rowsByKeySql(kind: DatabaseKind, keys: unknown[]): Prisma.Sql {
+  return Prisma.sql`SELECT l.${rowKey(kind)} AS "key", ${selectColumns} FROM "Listing" l WHERE l.${rowKey(kind)} IN (${Prisma.join(keys)})`;
 }
 
 /** The number of matches in each class, in one pass over the candidates. */
