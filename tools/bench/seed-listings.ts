@@ -1,46 +1,125 @@
+import { randomUUID } from "node:crypto";
+import Sqlite from "better-sqlite3";
 import { getAddress, keccak256, toHex } from "viem";
+import { parseDatabaseUrl } from "../../src/storage/connection.js";
 import { applyMigrations } from "../../src/storage/migrate.js";
 import { openDatabase } from "../../src/storage/database.js";
 import { ListingStore } from "../../src/storage/listing-store.js";
 
-const WORDS = ["weather", "forecast", "translate", "summarise", "image", "audio", "quote", "stock", "search", "geocode", "ocr", "embed", "classify", "price", "news"];
+/** What sellers sell; each description draws a subject and a few details from these. */
+const SUBJECTS = ["weather", "forecast", "translate", "summarise", "image", "audio", "quote", "stock", "search", "geocode", "ocr", "embed", "classify", "price", "news", "sentiment", "transcribe", "route", "invoice", "resize"];
+const DETAILS = ["fast", "accurate", "hourly", "global", "realtime", "cached", "batch", "streaming", "private", "verified", "multilingual", "historical", "low-latency", "open", "structured", "daily", "regional", "detailed", "compact", "premium"];
+const NOUNS = ["api", "service", "endpoint", "data", "model", "feed", "lookup", "report", "tool", "agent"];
+/** Words that many descriptions contain: the bench's "common word" searches. */
+export const COMMON_WORDS = ["service", "api", "weather", "data", "fast"];
+
+const DAY_MS = 24 * 3600 * 1000;
+/** Listings live 30 days; the seeded ones were listed over the last 25, so none expires during a run. */
+const LISTING_LIFETIME_MS = 30 * DAY_MS;
+const LISTED_OVER_MS = 25 * DAY_MS;
 
 /** A random-looking, reproducible seller address, as real ones are. */
 export function benchSeller(n: number): string {
   return getAddress(`0x${keccak256(toHex(`seller ${n}`)).slice(-40)}`);
 }
 
-/** Fills a fresh database with `count` active foreign listings (bulk insert, then one store write to bump the version). */
-export async function seedListings(databaseUrl: string, count: number): Promise<void> {
+/** A small deterministic generator, so every run seeds the same catalog. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+export interface SeededCatalog {
+  size: number;
+  /** Sellers 1..sellers each have at least one listing (benchSeller(n)). */
+  sellers: number;
+  /** listedAt of the oldest and the newest seeded listing. */
+  oldest: Date;
+  newest: Date;
+}
+
+/**
+ * Fills a fresh database with `count` active foreign listings: a seller each (one in five sells two
+ * or three), descriptions from a vocabulary, listedAt spread over 25 days at random gaps, expiry 30
+ * days after listing. Bulk inserts (SQLite: the driver, one transaction; PostgreSQL: Prisma
+ * createMany, 1,000 rows a statement), then one store write so the catalog version moves as after a
+ * real listing.
+ */
+export async function seedListings(databaseUrl: string, count: number): Promise<SeededCatalog> {
   await applyMigrations(databaseUrl);
+  const next = random(count);
+  const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
+  const newest = Date.now() - 60_000;
+  const oldest = newest - LISTED_OVER_MS;
+  // Random gaps that add up to the whole span, newest listing last.
+  const gaps = Array.from({ length: count }, () => next());
+  const scale = LISTED_OVER_MS / gaps.reduce((sum, gap) => sum + gap, 0);
+  let listedAt = oldest;
+  let seller = 0;
+  const listing = (n: number) => {
+    if (n > 0) listedAt += gaps[n]! * scale;
+    if (next() >= 0.2 || n === 0) seller++;
+    const subject = pick(SUBJECTS);
+    const details = Array.from({ length: 1 + Math.floor(next() * 3) }, () => pick(DETAILS)).join(" ");
+    const cents = 1 + Math.floor(next() * 50);
+    return {
+      id: randomUUID(),
+      resource: `https://${subject}-${n}.seller${seller}.example.com/v1/${subject}`,
+      method: next() < 0.4 ? "GET" : "POST",
+      priceUsdc: `0.${String(cents).padStart(2, "0")}`,
+      priceAtomic: String(cents * 10_000),
+      description: `${details[0]!.toUpperCase()}${details.slice(1)} ${subject} ${pick(NOUNS)}: ${pick(NOUNS)} answers in JSON, priced per call`,
+      sellerPayTo: benchSeller(seller),
+      network: "eip155:8453",
+      state: "active",
+      leftoverSeed: false,
+      listedAt: new Date(Math.round(listedAt)),
+      expiresAt: new Date(Math.round(listedAt) + LISTING_LIFETIME_MS),
+      updatedAt: new Date(Math.round(listedAt)),
+    };
+  };
+  const batch = 1_000;
+  const target = parseDatabaseUrl(databaseUrl);
+  if (target.kind === "sqlite") {
+    // Straight to the driver in one transaction, in the formats Prisma's SQLite adapter writes (ISO
+    // text with +00:00, booleans as 0/1). The search index's insert trigger is set aside and the
+    // index rebuilt once at the end: row by row, each insert cost more as the index grew (Prisma's
+    // createMany took 130 s for 100k rows, the driver with the trigger about as long).
+    const sqlite = new Sqlite(target.file);
+    try {
+      const columns = Object.keys(listing(0));
+      listedAt = oldest;
+      seller = 0;
+      const insert = sqlite.prepare(`INSERT INTO "Listing" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
+      const value = (v: unknown) => (v instanceof Date ? v.toISOString().replace("Z", "+00:00") : typeof v === "boolean" ? Number(v) : v);
+      const trigger = sqlite.prepare(`SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'Listing_search_insert'`).pluck().get() as string;
+      sqlite.transaction(() => {
+        sqlite.exec(`DROP TRIGGER "Listing_search_insert"`);
+        for (let n = 0; n < count; n++) insert.run(...Object.values(listing(n)).map(value));
+        sqlite.exec(`INSERT INTO "ListingSearch" ("ListingSearch") VALUES ('rebuild'); ${trigger};`);
+      })();
+    } finally {
+      sqlite.close();
+    }
+  }
   const db = await openDatabase(databaseUrl);
   try {
-    const now = Date.now();
-    const batch = 1_000;
-    for (let start = 0; start < count; start += batch) {
-      const data = Array.from({ length: Math.min(batch, count - start) }, (_, i) => {
-        const n = start + i;
-        const listedAt = new Date(now - (count - n) * 1_000);
-        return {
-          resource: `https://seller${n}.example.com/api/${WORDS[n % WORDS.length]}`,
-          method: n % 3 === 0 ? "GET" : "POST",
-          priceUsdc: "0.03",
-          priceAtomic: "30000",
-          description: `${WORDS[n % WORDS.length]} service ${n}: answers in JSON, priced per call`,
-          sellerPayTo: benchSeller(n),
-          network: "eip155:8453",
-          state: "active",
-          leftoverSeed: false,
-          listedAt,
-          expiresAt: new Date(listedAt.getTime() + 30 * 24 * 3600 * 1000),
-        };
-      });
-      await db.prisma.listing.createMany({ data });
+    if (target.kind === "postgres") {
+      for (let start = 0; start < count; start += batch) {
+        await db.prisma.listing.createMany({ data: Array.from({ length: Math.min(batch, count - start) }, (_, i) => listing(start + i)) });
+      }
     }
     await new ListingStore(db).createListing(
-      { resource: "https://last.example.com/x", method: "POST", priceUsdc: "0.01", description: "The last listing of the bench data", sellerPayTo: benchSeller(count), network: "eip155:8453" },
+      { resource: "https://last.example.com/x", method: "POST", priceUsdc: "0.01", description: "The last listing of the bench data", sellerPayTo: benchSeller(seller + 1), network: "eip155:8453" },
       new Date(),
     );
+    return { size: count + 1, sellers: seller, oldest: new Date(oldest), newest: new Date(Math.round(listedAt)) };
   } finally {
     await db.close();
   }
