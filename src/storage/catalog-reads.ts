@@ -55,8 +55,10 @@ export interface PageRequest {
 const viewKey = (view: CatalogView) => JSON.stringify([view.includeSeed, view.payTo ?? "", view.extensionKey ?? ""]);
 
 export class CatalogReads {
-  /** Promises, so concurrent requests for the same state share one read. */
+  /** Totals, seek keys and match counts per catalog state: promises, so concurrent requests share one read. */
   private readonly memo = new LRUCache<string, Promise<unknown>>({ max: 4096 });
+  /** The ranked matches of searches with few (up to 200 keys each, so fewer of them are kept). */
+  private readonly searches = new LRUCache<string, Promise<unknown>>({ max: 256 });
 
   constructor(
     private readonly kind: DatabaseKind,
@@ -67,14 +69,14 @@ export class CatalogReads {
     return this.memo.has(`${token}\n${key}`);
   }
 
-  private remembered<T>(token: string | undefined, key: string, load: () => Promise<T>): Promise<T> {
+  private remembered<T>(token: string | undefined, key: string, load: () => Promise<T>, cache = this.memo): Promise<T> {
     if (token === undefined) return load();
     const cacheKey = `${token}\n${key}`;
-    const known = this.memo.get(cacheKey);
+    const known = cache.get(cacheKey);
     if (known) return known as Promise<T>;
     const loading = load();
-    this.memo.set(cacheKey, loading);
-    loading.catch(() => this.memo.delete(cacheKey));
+    cache.set(cacheKey, loading);
+    loading.catch(() => cache.delete(cacheKey));
     return loading;
   }
 
@@ -114,7 +116,7 @@ export class CatalogReads {
     if (text === "") return this.page(view, request);
     const { now, token } = request;
     // Most searches match a few rows: one query finds them all, ranked here, and the page is fetched by key.
-    const few = await this.remembered(token, `few ${viewKey(view)} ${text}`, () => this.fewMatches(view, now, text));
+    const few = await this.remembered(token, `few ${viewKey(view)} ${text}`, () => this.fewMatches(view, now, text), this.searches);
     if (few) {
       const keys = few.slice(request.offset, request.offset + request.limit).map((match) => match.key);
       return { rows: keys.length ? await this.rowsInOrder(keys) : [], total: few.length };
