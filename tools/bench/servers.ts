@@ -10,7 +10,8 @@ export interface BenchServer {
   rssMiB(): number;
   /** CPU time the server process has used so far (user + system), in ms: per request, steadier than req/s on a shared machine. */
   cpuMs(): number;
-  stop(): void;
+  /** Ends the process; resolves when it has exited. */
+  stop(): Promise<void>;
 }
 
 /** Linux clock ticks per second (USER_HZ), the unit of /proc/<pid>/stat times. */
@@ -26,7 +27,13 @@ function startCommand(cwd: string): string[] {
 
 async function firstLine(child: ChildProcess, matches: (line: string) => boolean): Promise<string> {
   const lines = createInterface({ input: child.stdout! });
-  for await (const line of lines) if (matches(line)) return line;
+  for await (const line of lines) {
+    if (!matches(line)) continue;
+    // Keep reading what it prints after: a full pipe would stall the server.
+    lines.close();
+    child.stdout!.resume();
+    return line;
+  }
   throw new Error("the server exited before it was listening");
 }
 
@@ -51,7 +58,12 @@ export async function serve(kind: "node" | "koa" | "app", args: string[] = [], e
       const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
       return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
     },
-    stop: () => child.kill(),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill();
+      }),
   };
 }
 
