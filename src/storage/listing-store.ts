@@ -6,6 +6,7 @@ import { getAddress, isAddress } from "viem";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { Database } from "./database.js";
 import { CatalogReads, type CatalogView } from "./catalog-reads.js";
+import { tidyReadPaths } from "./read-path-upkeep.js";
 import { EPOCH, readCatalogStamp, type FeedQuery, type PageQuery, type SearchQuery } from "./listing-reads.js";
 import {
   DuplicatePaymentError,
@@ -384,21 +385,9 @@ export class ListingStore {
     return this.read(() => readCatalogStamp(this.prisma, now));
   }
 
-  /**
-   * Keeps the read paths fast: SQLite merges the search index's segments into one (a query reads
-   * each segment's postings: 1.4 ms against 0.5 ms for a 12-character search at 10k listings after a
-   * day of inserts) and refreshes the planner's statistics; PostgreSQL refreshes its statistics,
-   * which its planner picks the catalog's plans from.
-   */
-  async tidyReadPaths(): Promise<void> {
-    if (this.db.kind === "sqlite") {
-      await this.read(async () => {
-        await this.prisma.$executeRawUnsafe(`INSERT INTO "ListingSearch" ("ListingSearch") VALUES ('optimize')`);
-        await this.prisma.$queryRawUnsafe("PRAGMA optimize");
-      });
-    } else {
-      await this.prisma.$executeRawUnsafe(`ANALYZE "Listing"`);
-    }
+  /** The search index merged and planner statistics fresh (read-path-upkeep.ts). */
+  tidyReadPaths(): Promise<void> {
+    return tidyReadPaths(this.db, (fn) => this.read(fn));
   }
 
   /** Deletes rows (any state) that expired before `before`; their payments are kept. */

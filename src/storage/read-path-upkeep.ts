@@ -1,0 +1,33 @@
+import type { Database } from "./database.js";
+
+/** The search index's merge, in steps of this many pages written (about 10 ms each at 10k listings), at most this many steps a run. */
+const MERGE_PAGES_PER_STEP = 32;
+const MERGE_STEPS = 2_000;
+
+/**
+ * Keeps the read paths fast: SQLite merges the search index's segments (a query reads each
+ * segment's postings: 1.4 ms against 0.5 ms for a 12-character search at 10k listings after a day
+ * of inserts) and refreshes the planner's statistics; PostgreSQL refreshes its statistics, which its
+ * planner picks the catalog's plans from. SQLite's merge runs in small steps with the event loop
+ * free between them: better-sqlite3 is synchronous, and one 'optimize' of the whole index held every
+ * request for about 0.4 s at 10k listings. `alone` runs a step where no transaction interleaves.
+ */
+export async function tidyReadPaths(db: Database, alone: <T>(fn: () => Promise<T>) => Promise<T>): Promise<void> {
+  const { prisma } = db;
+  if (db.kind === "postgres") {
+    await prisma.$executeRawUnsafe(`ANALYZE "Listing"`);
+    return;
+  }
+  const totalChanges = async () => Number((await prisma.$queryRawUnsafe<{ n: unknown }[]>("SELECT total_changes() AS n"))[0]?.n ?? 0);
+  for (let step = 0; step < MERGE_STEPS; step++) {
+    const more = await alone(async () => {
+      const before = await totalChanges();
+      await prisma.$executeRawUnsafe(`INSERT INTO "ListingSearch" ("ListingSearch", "rank") VALUES ('merge', ${MERGE_PAGES_PER_STEP})`);
+      // FTS5: fewer than two changes means there was nothing left to merge.
+      return (await totalChanges()) - before >= 2;
+    });
+    if (!more) break;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await alone(() => prisma.$queryRawUnsafe("PRAGMA optimize"));
+}
