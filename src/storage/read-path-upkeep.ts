@@ -18,6 +18,9 @@ export async function tidyReadPaths(db: Database, alone: <T>(fn: () => Promise<T
     await prisma.$executeRawUnsafe(`ANALYZE "Listing"`);
     return;
   }
+  // A merge step joins the segments of a level once it has `usermerge` of them (default 4): at 2 the
+  // steps end with one segment, as a full 'optimize' would. The setting is kept in the index.
+  await alone(() => prisma.$executeRawUnsafe(`INSERT INTO "ListingSearch" ("ListingSearch", "rank") VALUES ('usermerge', 2)`));
   const totalChanges = async () => Number((await prisma.$queryRawUnsafe<{ n: unknown }[]>("SELECT total_changes() AS n"))[0]?.n ?? 0);
   for (let step = 0; step < MERGE_STEPS; step++) {
     const more = await alone(async () => {
