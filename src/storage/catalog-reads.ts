@@ -10,11 +10,13 @@
 //   write or an expiry changes it, so totals stay exact to the instant a listing expires. Without a
 //   token nothing is cached (each call reads afresh).
 import { LRUCache } from "lru-cache";
+import type { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { DatabaseKind } from "./connection.js";
 import { toCount, toDate, toListing, type CatalogReader } from "./catalog-reader.js";
 import {
   MATCH_CLASSES,
   keyAtSql,
+  matchKeyAtSql,
   matchKeysSql,
   rowsByKeySql,
   listedAfterSql,
@@ -43,6 +45,8 @@ interface RankedMatch {
 
 /** Index entries a deep page steps over at most, after its seek. */
 export const SEEK_STRIDE = 256;
+/** Matches a deep page of a walked search class tests at most after its seek (each test reads a row). */
+export const MATCH_SEEK_STRIDE = 64;
 
 export interface PageRequest {
   limit: number;
@@ -84,16 +88,38 @@ export class CatalogReads {
     return this.remembered(token, `total ${viewKey(view)}`, async () => toCount((await this.reader.rows(viewCountSql(this.kind, view, now)))[0]?.total));
   }
 
-  /** The key at position checkpoint * SEEK_STRIDE, stepped to from the nearest earlier key known. */
-  private checkpointKey(view: CatalogView, now: Date, token: string, checkpoint: number): Promise<SeekKey | undefined> {
-    const keyName = (n: number) => `key ${viewKey(view)} ${n}`;
+  /**
+   * The key at position checkpoint * stride of an ordered walk (`walk` names it), stepped to from the
+   * nearest earlier key known: `step(from, skip)` is the SQL of the key `skip` positions past `from`.
+   */
+  private checkpointKey(
+    walk: string,
+    token: string,
+    checkpoint: number,
+    stride: number,
+    step: (from: SeekKey | undefined, skip: number) => Prisma.Sql,
+  ): Promise<SeekKey | undefined> {
+    const keyName = (n: number) => `key ${walk} ${n}`;
     return this.remembered(token, keyName(checkpoint), async () => {
       let known = checkpoint - 1;
       while (known > 0 && !this.isRemembered(token, keyName(known))) known--;
-      const from = known > 0 ? await this.checkpointKey(view, now, token, known) : undefined;
-      const [row] = await this.reader.rows(keyAtSql(this.kind, view, now, from, (checkpoint - known) * SEEK_STRIDE));
+      const from = known > 0 ? await this.checkpointKey(walk, token, known, stride, step) : undefined;
+      const [row] = await this.reader.rows(step(from, (checkpoint - known) * stride));
       return row ? { listedAt: toDate(row.listedAt), id: String(row.id) } : undefined;
     });
+  }
+
+  /** Where a walk of `offset` positions starts: the checkpoint key before it (with a token) and what is left to step. */
+  private async seek(
+    walk: string,
+    token: string | undefined,
+    offset: number,
+    stride: number,
+    step: (from: SeekKey | undefined, skip: number) => Prisma.Sql,
+  ): Promise<{ from: SeekKey | undefined; skip: number }> {
+    const checkpoint = token === undefined ? 0 : Math.floor(offset / stride);
+    const from = checkpoint > 0 ? await this.checkpointKey(walk, token!, checkpoint, stride, step) : undefined;
+    return { from, skip: offset - checkpoint * stride };
   }
 
   /** Newest first (listedAt desc, id desc). */
@@ -101,9 +127,7 @@ export class CatalogReads {
     const { now, token } = request;
     const total = await this.viewTotal(view, now, token);
     if (request.offset >= total || request.limit === 0) return { rows: [], total };
-    const checkpoint = token === undefined ? 0 : Math.floor(request.offset / SEEK_STRIDE);
-    const from = checkpoint > 0 ? await this.checkpointKey(view, now, token!, checkpoint) : undefined;
-    const skip = request.offset - checkpoint * SEEK_STRIDE;
+    const { from, skip } = await this.seek(viewKey(view), token, request.offset, SEEK_STRIDE, (at, steps) => keyAtSql(this.kind, view, now, at, steps));
     const rows = await this.reader.rows(pageSql(this.kind, view, now, { from, skip, limit: request.limit }));
     return { rows: rows.map(toListing), total };
   }
@@ -135,10 +159,18 @@ export class CatalogReads {
       if (wanted > 0 && position < classStart + size) {
         const skip = position - classStart;
         const limit = Math.min(wanted, size - skip);
-        // Walking the newest-first index meets about (skip + limit) * viewTotal / size rows before
-        // it has this slice; the search index hands over the class's `size` candidates to sort.
-        const walk = !usesTrigramIndex(this.kind, text) || (skip + limit) * viewTotal <= size * size;
-        const found = await this.reader.rows(matchPageSql(this.kind, view, now, { text, matchClass, walk, skip, limit }));
+        // Walking the newest-first index from the nearest checkpoint meets about (steps + limit) *
+        // viewTotal / size rows before it has this slice; the search index hands over the class's
+        // `size` candidates to sort.
+        const steps = token === undefined ? skip : skip % MATCH_SEEK_STRIDE;
+        const walk = !usesTrigramIndex(this.kind, text) || (steps + limit) * viewTotal <= size * size;
+        // A deep page of a walked class seeks too, to a checkpoint of that class's own matches.
+        const start = walk
+          ? await this.seek(`${viewKey(view)} ${matchClass} ${text}`, token, skip, MATCH_SEEK_STRIDE, (at, steps) =>
+              matchKeyAtSql(this.kind, view, now, { text, matchClass, from: at, skip: steps }),
+            )
+          : { from: undefined, skip };
+        const found = await this.reader.rows(matchPageSql(this.kind, view, now, { text, matchClass, walk, ...start, limit }));
         rows.push(...found.map(toListing));
       }
       classStart += size;

@@ -165,20 +165,36 @@ export function matchCountsSql(kind: DatabaseKind, view: CatalogView, now: Date,
 }
 
 /**
- * `limit` matches of one class from its `skip`-th, newest first. `walk`: follow the visible index
- * newest first and test each row (cheap when the class is a large share of the view); otherwise
- * take the class's candidates from the search index and sort them (cheap when the class is small).
+ * `limit` matches of one class from its `skip`-th (past `from`, when walking), newest first. `walk`:
+ * follow the visible index newest first and test each row (cheap when the class is a large share of
+ * the view); otherwise take the class's candidates from the search index and sort them (cheap when
+ * the class is small).
  */
 export function matchPageSql(
   kind: DatabaseKind,
   view: CatalogView,
   now: Date,
-  search: { text: string; matchClass: number; walk: boolean; skip: number; limit: number },
+  search: { text: string; matchClass: number; walk: boolean; from?: SeekKey | undefined; skip: number; limit: number },
 ): Prisma.Sql {
   const predicate = matchPredicates(kind, search.text)[search.matchClass]!;
   const { from, where } = search.walk
-    ? { from: Prisma.sql`"Listing" l${indexFor(kind, view)}`, where: visible(view, now) }
+    ? { from: Prisma.sql`"Listing" l${indexFor(kind, view)}`, where: Prisma.sql`${visible(view, now)}${atOrAfter(search.from)}` }
     : candidates(kind, view, now, search.text);
-  return Prisma.sql`SELECT ${selectColumns} FROM ${from} WHERE ${where} AND (${predicate})
-    ORDER BY ${NEWEST_FIRST} LIMIT ${search.limit} OFFSET ${search.skip}`;
+  // Only the keys are sorted (the candidates path sorts every match of the class); the page's rows are fetched after.
+  const key = rowKey(kind);
+  return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${key} IN (
+      SELECT l.${key} FROM ${from} WHERE ${where} AND (${predicate}) ORDER BY ${NEWEST_FIRST} LIMIT ${search.limit} OFFSET ${search.skip}
+    ) ORDER BY ${NEWEST_FIRST}`;
+}
+
+/** The key of the class's match `skip` matches past `from` (inclusive), walking the visible index. */
+export function matchKeyAtSql(
+  kind: DatabaseKind,
+  view: CatalogView,
+  now: Date,
+  search: { text: string; matchClass: number; from: SeekKey | undefined; skip: number },
+): Prisma.Sql {
+  const predicate = matchPredicates(kind, search.text)[search.matchClass]!;
+  return Prisma.sql`SELECT l."listedAt", l."id" FROM "Listing" l${indexFor(kind, view)}
+    WHERE ${visible(view, now)}${atOrAfter(search.from)} AND (${predicate}) ORDER BY ${NEWEST_FIRST} LIMIT 1 OFFSET ${search.skip}`;
 }

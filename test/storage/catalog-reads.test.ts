@@ -96,6 +96,17 @@ describe.each(testDatabaseKinds())("catalog reads on $kind", (kind) => {
     expect(await ctx.store.catalog.search({ includeSeed: false }, "zeta", { limit: 200, offset: 100, now: NOW })).toEqual(before);
   });
 
+  it("pages a word every row matches by walking the newest-first index, seeking deep pages too", async () => {
+    const expected = visible.filter((row) => !row.leftoverSeed);
+    for (const offset of [0, 63, 64, 65, 200, 400, expected.length - 7]) {
+      for (const shared of ["common", undefined]) {
+        const page = await ctx.store.catalog.search({ includeSeed: false }, "SERVICE", { limit: 20, offset, now: NOW, token: shared });
+        expect(page.total).toBe(expected.length);
+        expect(ids(page.rows), `offset ${offset} ${shared ?? "no token"}`).toEqual(ids(expected.slice(offset, offset + 20)));
+      }
+    }
+  });
+
   it("finds, ranks and pages a search with few matches from one query, the same way", async () => {
     const expected = visible.filter((row) => !row.leftoverSeed && /service 1\d\b/.test(row.description)).sort(newestFirst);
     expect(expected.length).toBeGreaterThan(3);
