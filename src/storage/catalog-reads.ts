@@ -24,7 +24,7 @@ import {
   matchPageSql,
   pageSql,
   rawCountSql,
-  usesTrigramIndex,
+  hasTrigrams,
   viewCountSql,
   type CatalogView,
   type SeekKey,
@@ -163,7 +163,7 @@ export class CatalogReads {
         // viewTotal / size rows before it has this slice; the search index hands over the class's
         // `size` candidates to sort.
         const steps = token === undefined ? skip : skip % MATCH_SEEK_STRIDE;
-        const walk = !usesTrigramIndex(this.kind, text) || (steps + limit) * viewTotal <= size * size;
+        const walk = !hasTrigrams(text) || (steps + limit) * viewTotal <= size * size;
         // A deep page of a walked class seeks too, to a checkpoint of that class's own matches.
         const start = walk
           ? await this.seek(`${viewKey(view)} ${matchClass} ${text}`, token, skip, MATCH_SEEK_STRIDE, (at, steps) =>

@@ -119,8 +119,8 @@ function matchPredicates(kind: DatabaseKind, text: string): Prisma.Sql[] {
   return [description, Prisma.sql`NOT ${description} AND ${resource}`, Prisma.sql`NOT ${description} AND NOT ${resource} AND ${rest}`];
 }
 
-/** Whether SQLite's trigram index can find this text's candidates (it needs three characters). */
-export const usesTrigramIndex = (kind: DatabaseKind, text: string) => kind === "sqlite" && [...text].length >= MIN_TRIGRAM_CHARS;
+/** Whether a trigram index (SQLite's FTS5 table, PostgreSQL's pg_trgm GIN indexes) can find this text's candidates: it needs three characters. */
+export const hasTrigrams = (text: string) => [...text].length >= MIN_TRIGRAM_CHARS;
 
 /**
  * The candidate rows of a search: on SQLite with 3+ characters the FTS5 trigram match drives (CROSS JOIN
@@ -128,7 +128,7 @@ export const usesTrigramIndex = (kind: DatabaseKind, text: string) => kind === "
  * uses the GIN trigram indexes of each column (a BitmapOr) when that is cheaper.
  */
 function candidates(kind: DatabaseKind, view: CatalogView, now: Date, text: string): { from: Prisma.Sql; where: Prisma.Sql } {
-  if (usesTrigramIndex(kind, text)) {
+  if (kind === "sqlite" && hasTrigrams(text)) {
     return {
       from: Prisma.sql`"ListingSearch" s CROSS JOIN "Listing" l ON l.rowid = s.rowid`,
       where: Prisma.sql`"ListingSearch" MATCH ${ftsCandidates(text)} AND ${visible(view, now)}`,
