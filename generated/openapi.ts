@@ -3598,13 +3598,6 @@ export type components = {
         } & {
             [key: string]: unknown;
         };
-        /** @description A link target of a linkset (RFC 9264). */
-        LinkTarget: {
-            /** Format: uri */
-            href: string;
-            title?: string;
-            type?: string;
-        };
         /** @description The answer to a paid `POST /listings`. */
         ListingCreated: {
             /**
