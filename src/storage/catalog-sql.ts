@@ -127,15 +127,22 @@ export const hasTrigrams = (text: string) => [...text].length >= MIN_TRIGRAM_CHA
  * pins that order: each hit is one rowid lookup); otherwise the visible walk, where PostgreSQL's planner
  * uses the GIN trigram indexes of each column (a BitmapOr) when that is cheaper.
  */
-function candidates(kind: DatabaseKind, view: CatalogView, now: Date, text: string): { from: Prisma.Sql; where: Prisma.Sql } {
+/** The columns whose match puts a row in each rank class. */
+const CLASS_COLUMNS: ReadonlyArray<ReadonlyArray<(typeof SEARCHED_COLUMNS)[number]>> = [["description"], ["resource"], ["sellerPayTo", "serviceName", "tags"]];
+
+function candidates(kind: DatabaseKind, view: CatalogView, now: Date, text: string, matchClass?: number): { from: Prisma.Sql; where: Prisma.Sql } {
+  const columns = matchClass === undefined ? SEARCHED_COLUMNS : CLASS_COLUMNS[matchClass]!;
   if (kind === "sqlite" && hasTrigrams(text)) {
+    // A class looks only in its own columns (an FTS5 column filter), so a small class of a common
+    // word does not go through every row that has the word elsewhere.
+    const query = matchClass === undefined ? ftsCandidates(text) : `{${columns.join(" ")}} : (${ftsCandidates(text)})`;
     return {
       from: Prisma.sql`"ListingSearch" s CROSS JOIN "Listing" l ON l.rowid = s.rowid`,
-      where: Prisma.sql`"ListingSearch" MATCH ${ftsCandidates(text)} AND ${visible(view, now)}`,
+      where: Prisma.sql`"ListingSearch" MATCH ${query} AND ${visible(view, now)}`,
     };
   }
   // One plain OR of the columns, which PostgreSQL can serve with a BitmapOr of their trigram indexes.
-  const anyColumn = Prisma.join(SEARCHED_COLUMNS.map(containsText(kind, text)), " OR ");
+  const anyColumn = Prisma.join(columns.map(containsText(kind, text)), " OR ");
   return { from: Prisma.sql`"Listing" l${indexFor(kind, view)}`, where: Prisma.sql`${visible(view, now)} AND (${anyColumn})` };
 }
 
@@ -179,7 +186,7 @@ export function matchPageSql(
   const predicate = matchPredicates(kind, search.text)[search.matchClass]!;
   const { from, where } = search.walk
     ? { from: Prisma.sql`"Listing" l${indexFor(kind, view)}`, where: Prisma.sql`${visible(view, now)}${atOrAfter(search.from)}` }
-    : candidates(kind, view, now, search.text);
+    : candidates(kind, view, now, search.text, search.matchClass);
   // Only the keys are sorted (the candidates path sorts every match of the class); the page's rows are fetched after.
   const key = rowKey(kind);
   return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${key} IN (
