@@ -2,6 +2,7 @@
 // metadata.skill (a DataPart then holds the arguments), or text naming a skill; anything else
 // lists the market.
 import type { Message } from "@a2a-js/sdk";
+import { isJsonObject } from "../contract/json.js";
 import { SKILL_NAMES, type SkillName } from "./market-tools.js";
 
 export type SkillRequest =
@@ -29,20 +30,18 @@ function skillInText(text: string): SkillName {
   return named ?? TEXT_CUES.find(([cue]) => cue.test(text))?.[1] ?? "list_market";
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 function chosen(id: unknown, args: unknown): SkillRequest {
   if (typeof id !== "string") return { refused: `skill must be a string naming one of ${SKILL_NAMES.join(", ")}.` };
   const skill = skillNamed(id);
   if (!skill) return { refused: `Unknown skill ${JSON.stringify(id)}: the skills are ${SKILL_NAMES.join(", ")}.`, skill: id };
   if (args === undefined || args === null) return { skill, arguments: {} };
-  if (isObject(args)) return { skill, arguments: args };
+  if (isJsonObject(args)) return { skill, arguments: args };
   return { refused: `The arguments of ${skill} must be a JSON object (the tool's arguments), got ${Array.isArray(args) ? "an array" : typeof args}.`, skill };
 }
 
 export function skillRequestOf(message: Message): SkillRequest {
   const data = message.parts.flatMap((part) => (part.content?.$case === "data" ? [part.content.value as unknown] : []));
-  const named = data.find((value) => isObject(value) && "skill" in value) as Record<string, unknown> | undefined;
+  const named = data.find((value) => isJsonObject(value) && "skill" in value) as Record<string, unknown> | undefined;
   if (named) return chosen(named.skill, named.arguments);
   const metadataSkill = message.metadata?.skill as unknown;
   if (metadataSkill !== undefined) return chosen(metadataSkill, data[0] ?? message.metadata?.arguments);

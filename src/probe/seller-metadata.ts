@@ -4,6 +4,7 @@
 // a field that breaks its rule is discarded and the rest kept, so metadata never refuses a listing.
 import type { PaymentRequired } from "@x402/core/types";
 import { isValidRouteTemplate, sanitizeResourceServiceMetadata, validateDiscoveryExtension, validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
+import { isJsonObject } from "../contract/json.js";
 import type { SellerMetadata } from "../storage/listing-types.js";
 
 /** The largest extensions.bazaar kept (its JSON, in bytes); a larger one is dropped whole. */
@@ -22,7 +23,6 @@ export interface ReadMetadata {
 }
 
 type JsonObject = Record<string, unknown>;
-const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * The challenge without the resource's metadata fields, for the SDK's PaymentRequiredV2Schema: that
@@ -30,7 +30,7 @@ const isObject = (value: unknown): value is JsonObject => typeof value === "obje
  * Bazaar rules drop only the field.
  */
 export function withoutResourceMetadata(challenge: unknown): unknown {
-  if (!isObject(challenge) || !isObject(challenge.resource)) return challenge;
+  if (!isJsonObject(challenge) || !isJsonObject(challenge.resource)) return challenge;
   const resource = { ...challenge.resource };
   for (const field of RESOURCE_METADATA_FIELDS) delete resource[field];
   return { ...challenge, resource };
@@ -40,8 +40,8 @@ export function withoutResourceMetadata(challenge: unknown): unknown {
 export function readSellerMetadata(challenge: unknown): ReadMetadata {
   const metadata: SellerMetadata = {};
   const dropped: string[] = [];
-  if (!isObject(challenge)) return { metadata, dropped };
-  const resource = isObject(challenge.resource) ? challenge.resource : {};
+  if (!isJsonObject(challenge)) return { metadata, dropped };
+  const resource = isJsonObject(challenge.resource) ? challenge.resource : {};
 
   if (resource.mimeType !== undefined && resource.mimeType !== null) {
     if (isMimeType(resource.mimeType)) metadata.mimeType = resource.mimeType;
@@ -59,7 +59,7 @@ export function readSellerMetadata(challenge: unknown): ReadMetadata {
   if (service.iconUrl !== undefined && !loopbackWithTrailingDot(service.iconUrl)) metadata.iconUrl = service.iconUrl;
   else if (resource.iconUrl !== undefined) dropped.push("iconUrl: not an http(s) URL on a public host name (no IP literal, localhost or user@)");
 
-  const declaredBazaar = isObject(challenge.extensions) ? challenge.extensions.bazaar : undefined;
+  const declaredBazaar = isJsonObject(challenge.extensions) ? challenge.extensions.bazaar : undefined;
   if (declaredBazaar !== undefined) {
     const bazaar = sanitizeBazaar(declaredBazaar);
     if ("problem" in bazaar) dropped.push(`extensions.bazaar: ${bazaar.problem}`);
@@ -108,9 +108,9 @@ type BazaarVerdict = { kept: JsonObject } | { problem: string };
  * compiled and run here, on text the seller chose).
  */
 export function sanitizeBazaar(declared: unknown): BazaarVerdict {
-  if (!isObject(declared)) return { problem: "not an object" };
-  if (!isObject(declared.info)) return { problem: "has no info object" };
-  if (!isObject(declared.schema)) return { problem: "has no schema object" };
+  if (!isJsonObject(declared)) return { problem: "not an object" };
+  if (!isJsonObject(declared.info)) return { problem: "has no info object" };
+  if (!isJsonObject(declared.schema)) return { problem: "has no schema object" };
   const kept: JsonObject = { info: declared.info, schema: declared.schema };
   if (typeof declared.routeTemplate === "string" && isValidRouteTemplate(declared.routeTemplate)) kept.routeTemplate = declared.routeTemplate;
 
@@ -167,7 +167,7 @@ function referenceOrRegexProblem(schema: JsonObject): string | null {
       if (key === "pattern" && typeof child === "string" && backtracksExponentially(child)) {
         return `its schema has a pattern that can backtrack exponentially (${JSON.stringify(child).slice(0, 80)})`;
       }
-      if (key === "patternProperties" && isObject(child)) {
+      if (key === "patternProperties" && isJsonObject(child)) {
         const risky = Object.keys(child).find(backtracksExponentially);
         if (risky !== undefined) return `its schema has a patternProperties key that can backtrack exponentially (${JSON.stringify(risky).slice(0, 80)})`;
       }
