@@ -1,10 +1,9 @@
 import type { components } from "../../generated/openapi.js";
-import type { Listing } from "../storage/listing-store.js";
+import { isJsonObject } from "../contract/json.js";
+import { ITEM_SCHEME, ITEM_TYPE, type Listing } from "../storage/listing-store.js";
 import type { MarketFacts } from "../market/facts.js";
 
 export type CatalogItem = components["schemas"]["CatalogItem"];
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The stored tags column: a JSON array of strings (the probe sanitised them), or null. */
 function tagsOf(column: string | null): string[] | undefined {
@@ -25,7 +24,7 @@ export function toCatalogItem(listing: Listing, market: MarketFacts): CatalogIte
   const tags = tagsOf(listing.tags);
   return {
     x402Version: 2,
-    type: "http",
+    type: ITEM_TYPE,
     resource: listing.resource,
     method: listing.method as CatalogItem["method"],
     description: listing.description,
@@ -33,11 +32,11 @@ export function toCatalogItem(listing: Listing, market: MarketFacts): CatalogIte
     ...(listing.serviceName !== null && { serviceName: listing.serviceName }),
     ...(tags && { tags }),
     ...(listing.iconUrl !== null && { iconUrl: listing.iconUrl }),
-    ...(isObject(listing.bazaar) && { extensions: { bazaar: listing.bazaar } }),
+    ...(isJsonObject(listing.bazaar) && { extensions: { bazaar: listing.bazaar } }),
     lastUpdated: listing.updatedAt.toISOString(),
     accepts: [
       {
-        scheme: "exact",
+        scheme: ITEM_SCHEME,
         network: listing.network,
         amount: listing.priceAtomic,
         asset: market.asset,

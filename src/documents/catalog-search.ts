@@ -3,8 +3,7 @@ import type { CatalogReadContext } from "./context.js";
 import { searchDocument, type DiscoveryDocument } from "./discovery.js";
 import { decodeCursor, type CursorScope } from "../catalog/search-cursor.js";
 import { showsSeed } from "../catalog/seed-filter.js";
-import { catalogView } from "../catalog/list-filters.js";
-import { EMPTY_PAGE } from "../storage/listing-store.js";
+import { EMPTY_PAGE, catalogView } from "../storage/listing-store.js";
 
 /**
  * The search parameters of the discovery routes (and of the MCP tool `list_market`): those of the

@@ -1,9 +1,8 @@
 // The catalog area (spec/catalog.tsp): the catalog lists and searches, the foreign-only view,
 // the discovery index, linkset and crawl list, and the status counts.
 import type { operations } from "../../generated/openapi.js";
-import { catalogView } from "../catalog/list-filters.js";
 import { isDefaultSeedView, showsSeed } from "../catalog/seed-filter.js";
-import { EMPTY_PAGE } from "../storage/listing-store.js";
+import { EMPTY_PAGE, catalogView } from "../storage/listing-store.js";
 import { taggedJson } from "../contract/rendered.js";
 import { searchCatalogDocument, type SearchQuery } from "../documents/catalog-search.js";
 import { crawlDocument, discoveryIndex, linkset } from "../documents/directory.js";

@@ -1,5 +1,7 @@
 // The catalog stamp, and the shapes of the catalog reads the store offers (catalog-reads.ts runs them).
 import { Prisma, type PrismaClient } from "../../generated/prisma/sqlite/client.js";
+import type { CatalogFilters } from "./catalog-filters.js";
+import { toDate } from "./catalog-reader.js";
 import type { CatalogStamp } from "./listing-types.js";
 
 export interface PageQuery {
@@ -10,14 +12,10 @@ export interface PageQuery {
   token?: string | undefined;
 }
 
-export interface SearchQuery {
+/** A search with the Bazaar filters (catalog-filters.ts). */
+export interface SearchQuery extends CatalogFilters {
   query?: string | undefined;
   includeSeed: boolean;
-  /** Seller address; compared case-insensitively. */
-  payTo?: string | undefined;
-  network?: string | undefined;
-  /** Always "exact" for our rows: any other scheme matches nothing. */
-  scheme?: string | undefined;
   limit: number;
   offset: number;
   now: Date;
@@ -34,7 +32,7 @@ export interface FeedQuery {
 export const EPOCH = new Date(0);
 
 /** Raw results differ per driver: Date or ISO string, number or bigint. */
-const toDate = (value: unknown): Date | null => (value === null || value === undefined ? null : new Date(value as string | Date));
+const dateOrNull = (value: unknown): Date | null => (value === null || value === undefined ? null : toDate(value));
 
 /**
  * Version, change time and next expiry in one statement. Each MIN is one seek on the
@@ -53,10 +51,10 @@ export function catalogStampSql(now: Date): Prisma.Sql {
 
 export async function readCatalogStamp(prisma: PrismaClient, now: Date): Promise<CatalogStamp> {
   const [row] = await prisma.$queryRaw<{ version: unknown; changedAt: unknown; foreignNext: unknown; seedNext: unknown }[]>(catalogStampSql(now));
-  const next = [toDate(row?.foreignNext), toDate(row?.seedNext)].filter((d): d is Date => d !== null);
+  const next = [dateOrNull(row?.foreignNext), dateOrNull(row?.seedNext)].filter((d): d is Date => d !== null);
   return {
     version: Number(row?.version ?? 0),
-    changedAt: toDate(row?.changedAt) ?? EPOCH,
+    changedAt: dateOrNull(row?.changedAt) ?? EPOCH,
     nextExpiry: next.length ? new Date(Math.min(...next.map((d) => d.getTime()))) : null,
   };
 }

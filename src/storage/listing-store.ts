@@ -2,10 +2,11 @@
 // "active" and expiresAt > now, so a listing disappears the instant it expires.
 // Every listing write bumps CatalogState in the same transaction.
 import { isDeepStrictEqual } from "node:util";
-import { getAddress, isAddress } from "viem";
+import { getAddress } from "viem";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { Database } from "./database.js";
-import { CatalogReads, type CatalogView } from "./catalog-reads.js";
+import { BAZAAR_EXTENSION, catalogView } from "./catalog-filters.js";
+import { CatalogReads } from "./catalog-reads.js";
 import { tidyReadPaths } from "./read-path-upkeep.js";
 import { EPOCH, readCatalogStamp, type FeedQuery, type PageQuery, type SearchQuery } from "./listing-reads.js";
 import {
@@ -26,11 +27,12 @@ import {
   type PaymentState,
   type SeedListingInput,
 } from "./listing-types.js";
-import { LISTING_TTL_MS, NETWORK } from "../constants.js";
+import { LISTING_TTL_MS } from "../constants.js";
 
 export * from "./listing-types.js";
 export { catalogStampSql, type FeedQuery, type PageQuery, type SearchQuery } from "./listing-reads.js";
 export type { CatalogView } from "./catalog-reads.js";
+export { catalogView, ITEM_SCHEME, ITEM_TYPE, type CatalogFilters } from "./catalog-filters.js";
 
 type Tx = Prisma.TransactionClient;
 
@@ -42,7 +44,7 @@ function metadataFields(metadata: SellerMetadata = {}) {
     tags: metadata.tags?.length ? JSON.stringify(metadata.tags) : null,
     iconUrl: metadata.iconUrl ?? null,
     bazaar: metadata.bazaar ?? Prisma.DbNull,
-    extensionKeys: metadata.bazaar ? "bazaar" : "",
+    extensionKeys: metadata.bazaar ? BAZAAR_EXTENSION : "",
   };
 }
 
@@ -353,17 +355,14 @@ export class ListingStore {
   }
 
   /** Newest first (listedAt desc, id desc). */
-  page(q: PageQuery, view: Omit<CatalogView, "includeSeed"> = {}): Promise<Page<Listing>> {
-    return this.catalog.page({ ...view, includeSeed: q.includeSeed }, q);
+  page(q: PageQuery): Promise<Page<Listing>> {
+    return this.catalog.page({ includeSeed: q.includeSeed }, q);
   }
 
   /** Ranked: description match, then resource, then seller address, service name or tags; newest first within each. */
-  search(q: SearchQuery, view: Omit<CatalogView, "includeSeed" | "payTo"> = {}): Promise<Page<Listing>> {
-    if (q.scheme !== undefined && q.scheme !== "exact") return Promise.resolve(EMPTY_PAGE);
-    if (q.network !== undefined && q.network !== NETWORK) return Promise.resolve(EMPTY_PAGE);
-    const payTo = q.payTo === undefined ? undefined : isAddress(q.payTo, { strict: false }) ? getAddress(q.payTo) : null;
-    if (payTo === null) return Promise.resolve(EMPTY_PAGE);
-    return this.catalog.search({ ...view, includeSeed: q.includeSeed, payTo }, q.query?.trim() ?? "", q);
+  search(q: SearchQuery): Promise<Page<Listing>> {
+    const view = catalogView(q, q.includeSeed);
+    return view ? this.catalog.search(view, q.query?.trim() ?? "", q) : Promise.resolve(EMPTY_PAGE);
   }
 
   /**
