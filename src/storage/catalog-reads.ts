@@ -56,6 +56,9 @@ export interface PageRequest {
   token?: string | undefined;
 }
 
+/** A cached read's key within one catalog state. */
+const stateKey = (token: string, key: string) => `${token}\n${key}`;
+
 const viewKey = (view: CatalogView) => JSON.stringify([view.includeSeed, view.payTo ?? "", view.extensionKey ?? ""]);
 
 export class CatalogReads {
@@ -70,12 +73,12 @@ export class CatalogReads {
   ) {}
 
   private isRemembered(token: string, key: string): boolean {
-    return this.memo.has(`${token}\n${key}`);
+    return this.memo.has(stateKey(token, key));
   }
 
   private remembered<T>(token: string | undefined, key: string, load: () => Promise<T>, cache = this.memo): Promise<T> {
     if (token === undefined) return load();
-    const cacheKey = `${token}\n${key}`;
+    const cacheKey = stateKey(token, key);
     const known = cache.get(cacheKey);
     if (known) return known as Promise<T>;
     const loading = load();
@@ -127,7 +130,7 @@ export class CatalogReads {
     const { now, token } = request;
     const total = await this.viewTotal(view, now, token);
     if (request.offset >= total || request.limit === 0) return { rows: [], total };
-    const { from, skip } = await this.seek(viewKey(view), token, request.offset, SEEK_STRIDE, (at, steps) => keyAtSql(this.kind, view, now, at, steps));
+    const { from, skip } = await this.seek(viewKey(view), token, request.offset, SEEK_STRIDE, (at, count) => keyAtSql(this.kind, view, now, at, count));
     const rows = await this.reader.rows(pageSql(this.kind, view, now, { from, skip, limit: request.limit }));
     return { rows: rows.map(toListing), total };
   }
@@ -166,8 +169,8 @@ export class CatalogReads {
         const walk = !hasTrigrams(text) || (steps + limit) * viewTotal <= size * size;
         // A deep page of a walked class seeks too, to a checkpoint of that class's own matches.
         const start = walk
-          ? await this.seek(`${viewKey(view)} ${matchClass} ${text}`, token, skip, MATCH_SEEK_STRIDE, (at, steps) =>
-              matchKeyAtSql(this.kind, view, now, { text, matchClass, from: at, skip: steps }),
+          ? await this.seek(`${viewKey(view)} ${matchClass} ${text}`, token, skip, MATCH_SEEK_STRIDE, (at, count) =>
+              matchKeyAtSql(this.kind, view, now, { text, matchClass, from: at, skip: count }),
             )
           : { from: undefined, skip };
         const found = await this.reader.rows(matchPageSql(this.kind, view, now, { text, matchClass, walk, ...start, limit }));
