@@ -216,7 +216,9 @@ export async function applyMigrations(databaseUrl: string, options: { migrations
     const result = await engine.applyMigrations({ migrationsList: list, filters: filtersFor(target.kind) });
     return { applied: result.appliedMigrationNames };
   });
-  await refreshPlannerStatistics(target);
+  // A start that applied nothing leaves this to the start-up maintenance (read-path-upkeep.ts), which
+  // refreshes the statistics anyway: doing it here too analysed the catalog twice on every start.
+  if (applied.applied.length > 0) await refreshPlannerStatistics(target);
   return applied;
 }
 
