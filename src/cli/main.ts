@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // x402-market: the command line of the toolkit. Exit codes: 0 ok, 1 failed request or unexpected
 // error, 2 usage error, 3 refused (not confirmed, over the cap, challenge mismatch), 4 payment failed.
 import { Command, CommanderError } from "commander";

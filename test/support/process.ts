@@ -68,7 +68,8 @@ function servicePid(pgid: number): number | undefined {
   return processGroupMembers(pgid).find((pid) => {
     try {
       const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-      return /(^|\/)node$/.test(argv[0]!) && argv.includes("src/main.ts");
+      // `npm start` runs the compiled service (dist/src/main.js).
+      return /(^|\/)node$/.test(argv[0]!) && argv.includes("dist/src/main.js");
     } catch {
       return false;
     }
