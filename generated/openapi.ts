@@ -1812,6 +1812,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/listings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One listing with its health and usage history
+         * @description One live listing: its catalog item, health history, last probes and daily sales. 404 when it is not live.
+         */
+        get: operations["getListing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/listings/challenge": {
         parameters: {
             query?: never;
@@ -1990,6 +2010,26 @@ export type paths = {
          * @description Dry run: validate a listing body without charging and without saving.
          */
         post: operations["validateListing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/livez": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness
+         * @description 200 while the process answers requests; a load balancer restarts an instance that stops answering.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2196,6 +2236,28 @@ export type paths = {
          * @description Tool catalog: the live server's `tools/list`, schemas included.
          */
         get: operations["getMcpTools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description Prometheus text exposition: requests by operation, status and cached; payments by outcome;
+         *     reconciler backlog; seller probes by outcome; database and facilitator latency; process
+         *     defaults. When the service sets METRICS_TOKEN, send `Authorization: Bearer <token>` (401 otherwise).
+         */
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2416,6 +2478,27 @@ export type paths = {
          * @description Three-step onboarding: validate, pay `POST /listings`, buy.
          */
         get: operations["getQuickstart__quickstart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness
+         * @description 200 when the database answers, every migration is applied and the payment backend answers;
+         *     503 with the failing check otherwise. A load balancer sends traffic only to ready instances.
+         */
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3122,6 +3205,11 @@ export type components = {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @description Catalog order. `newest` (the default): newest listed first; `popular`: most 30-day sales first; `price`: cheapest first.
+         * @enum {string}
+         */
+        CatalogSort: "newest" | "popular" | "price";
         /** @description The resource an x402 challenge is for. */
         ChallengeResource: {
             description?: string;
@@ -3381,6 +3469,32 @@ export type components = {
             foreignParam: string;
             leftoverSeedParam: string;
         };
+        /** @description A listing's probes on one UTC day. */
+        HealthDaySummary: {
+            /**
+             * Format: date
+             * @description The UTC day, `YYYY-MM-DD`.
+             */
+            day: string;
+            /** Format: int32 */
+            p50LatencyMs?: number;
+            /** Format: int32 */
+            probes: number;
+            /** Format: int32 */
+            successes: number;
+            /** Format: double */
+            uptime: number;
+        };
+        /**
+         * @description The `health` filter. `any` (the default) keeps every listing; the others keep that status only.
+         * @enum {string}
+         */
+        HealthFilter: "any" | "healthy" | "unhealthy" | "drifted";
+        /**
+         * @description What the last re-probes found. `unknown`: not re-probed yet (a seed row before its first round).
+         * @enum {string}
+         */
+        HealthStatus: "unknown" | "healthy" | "unhealthy" | "drifted";
         /** @description Minimal how-to. */
         HowTo: {
             buy: string[];
@@ -3510,6 +3624,30 @@ export type components = {
             /** @enum {number} */
             x402Version: 2;
         };
+        /** @description A listing's health as of its last re-probe. Uptimes are the share of probes that passed (0 to 1). */
+        ItemHealth: {
+            /** @description The seller probe's failure code of the last probe, while failing or drifted (e.g. `timeout`, `price_mismatch`). */
+            failureCode?: string;
+            /** Format: date-time */
+            lastCheckedAt?: string;
+            /** Format: date-time */
+            lastHealthyAt?: string;
+            /**
+             * Format: int32
+             * @description Median latency of passing probes over the last 24 hours, in milliseconds.
+             */
+            p50LatencyMs?: number;
+            status: components["schemas"]["HealthStatus"];
+            /** Format: double */
+            uptime7d?: number;
+            /**
+             * Format: double
+             * @description Share of passing probes over the last 24 hours; absent before the first probe.
+             */
+            uptime24h?: number;
+            /** Format: double */
+            uptime30d?: number;
+        };
         /** @description Marketplace data of a catalog item. */
         ItemMetadata: {
             /**
@@ -3517,6 +3655,8 @@ export type components = {
              * @description End of the listing period.
              */
             expiresAt: string;
+            /** @description The endpoint's health from scheduled re-probes. */
+            health: components["schemas"]["ItemHealth"];
             /** @description True for same-origin `/kr-*` demo rows. */
             leftoverSeed: boolean;
             /**
@@ -3528,6 +3668,8 @@ export type components = {
             listingId: string;
             /** @description Marketplace name. */
             marketplace: string;
+            /** @description The fee was paid by sellerPayTo itself, or its owner signed a claim (`POST /listings/{id}/claim`). */
+            ownerVerified: boolean;
             /** @description Sale price as a decimal string. */
             priceUsdc: string;
             /** @description Address receiving sales. */
@@ -3537,6 +3679,29 @@ export type components = {
              * @description Marketplace cut of sales in basis points.
              */
             saleTakeBps: number;
+            /** @description The seller's sales not attributable to one listing, when there are any. */
+            sellerUsage?: components["schemas"]["SellerUsage"];
+            /** @description Sales counted on chain, when this listing has any attributable to it. */
+            usage?: components["schemas"]["ItemUsage"];
+        };
+        /**
+         * @description Sales of a listing, CDP Bazaar `quality`-compatible, counted from the token's Transfer events to
+         *     its sellerPayTo. The top-level counts are wash-filtered; `raw` holds them before filtering.
+         */
+        ItemUsage: {
+            /** @description The last block the counts include (decimal string). */
+            currentToBlock: string;
+            /** Format: int32 */
+            l30DaysTotalCalls: number;
+            /** Format: int32 */
+            l30DaysUniquePayers: number;
+            /** @description Volume in USDC, a decimal string. */
+            l30DaysVolumeUsdc: string;
+            /** Format: date-time */
+            lastCalledAt?: string;
+            provenance: components["schemas"]["UsageProvenance"];
+            /** @description The same counts before wash filtering, so anyone can see what was removed. */
+            raw: components["schemas"]["UsageCounts"];
         };
         /** @description Seller join card: the fee, then validate, then list. */
         JoinCard: {
@@ -3623,6 +3788,18 @@ export type components = {
             resource: string;
             /** @description The settlement transaction of the listing fee. */
             transaction?: string;
+        };
+        /** @description Everything known about one live listing: the catalog item, its health history and last probes, its daily sales. */
+        ListingDocument: {
+            /** @description Daily uptime over the last 30 days, oldest first. */
+            healthHistory: components["schemas"]["HealthDaySummary"][];
+            item: components["schemas"]["CatalogItem"];
+            /** @description The most recent probes, newest first. */
+            lastProbes: components["schemas"]["ProbeSample"][];
+            /** @description Related documents, by name (the catalog, this listing's owner operations). */
+            links: components["schemas"]["Links"];
+            /** @description Daily sales over the last 30 days, oldest first. */
+            usageHistory: components["schemas"]["UsageDaySummary"][];
         };
         /** @description The listing fee with the request schema, an example and the dry-run URL. */
         ListingFeeDetail: {
@@ -3713,6 +3890,16 @@ export type components = {
             };
             /** Format: int32 */
             ttlDays: number;
+        };
+        /** @description The process answers. */
+        Liveness: {
+            /** @enum {string} */
+            status: "ok";
+            /**
+             * Format: double
+             * @description Seconds since the process started.
+             */
+            uptimeSeconds: number;
         };
         /** @description The embedded development chain. */
         LocalChainInfo: {
@@ -3929,6 +4116,8 @@ export type components = {
         };
         /** @description A CAIP-2 chain id; only Base (`eip155:8453`) is supported. */
         Network: string;
+        /** @description Never cached: every probe sees the state of the moment. */
+        NoStore: Record<string, never>;
         /** @description Page position of a list. */
         Pagination: {
             /** @description On search: the cursor of the next page (as the Bazaar spec has it), null on the last page. */
@@ -4040,6 +4229,19 @@ export type components = {
         };
         /** @description The service's policy statements. */
         Policy: string[];
+        /** @description One probe of a listing's endpoint. */
+        ProbeSample: {
+            /** Format: date-time */
+            at: string;
+            /** @description The failure code when it failed. */
+            code?: string;
+            /**
+             * Format: int32
+             * @description How long the probe took, in milliseconds.
+             */
+            latencyMs?: number;
+            ok: boolean;
+        };
         /** @description Three-step onboarding: validate, pay `POST /listings`, buy from the listings. */
         Quickstart: {
             links: components["schemas"]["Links"];
@@ -4050,11 +4252,58 @@ export type components = {
             /** @enum {number} */
             x402Version: 2;
         };
+        /** @description Whether this instance should receive traffic. */
+        Readiness: {
+            checks: components["schemas"]["ReadinessChecks"];
+            /** @enum {string} */
+            status: "ready" | "not_ready";
+        };
+        /** @description One dependency the service needs to take requests. */
+        ReadinessCheck: {
+            /** @description Why it failed, without hosts, keys or URLs. */
+            detail?: string;
+            /**
+             * Format: double
+             * @description How long the check took, in milliseconds.
+             */
+            ms: number;
+            ok: boolean;
+        };
+        /** @description The dependencies the readiness answer is made of. */
+        ReadinessChecks: {
+            /** @description The database answers a statement. */
+            database: components["schemas"]["ReadinessCheck"];
+            /** @description Every migration this build ships is applied. */
+            migrations: components["schemas"]["ReadinessCheck"];
+            /** @description The payment backend answers: the facilitator (remote mode) and the chain node, where configured. */
+            payments: components["schemas"]["ReadinessCheck"];
+        };
         /**
          * @description Kind of a catalog resource.
          * @enum {string}
          */
         ResourceType: "http" | "mcp";
+        /** @description A seller's sales that could not be attributed to one of its listings (several share its price). */
+        SellerUsage: {
+            /** @description The last block the counts include (decimal string). */
+            currentToBlock: string;
+            /** Format: int32 */
+            l30DaysTotalCalls: number;
+            /** Format: int32 */
+            l30DaysUniquePayers: number;
+            /** @description Volume in USDC, a decimal string. */
+            l30DaysVolumeUsdc: string;
+            /** Format: date-time */
+            lastCalledAt?: string;
+            /**
+             * Format: int32
+             * @description The seller's live listings these sales may belong to.
+             */
+            listings: number;
+            provenance: components["schemas"]["UsageProvenance"];
+            /** @description The same counts before wash filtering, so anyone can see what was removed. */
+            raw: components["schemas"]["UsageCounts"];
+        };
         /** @description Sell playbook: how a seller agent lists its x402 endpoint. */
         SellPlaybook: {
             example: components["schemas"]["ListingRequest"];
@@ -4132,6 +4381,32 @@ export type components = {
             /** @enum {string} */
             path: "/listings";
         };
+        /** @description Sales counts over the last 30 days. */
+        UsageCounts: {
+            /** Format: int32 */
+            l30DaysTotalCalls: number;
+            /** Format: int32 */
+            l30DaysUniquePayers: number;
+            /** @description Volume in USDC, a decimal string. */
+            l30DaysVolumeUsdc: string;
+            /** Format: date-time */
+            lastCalledAt?: string;
+        };
+        /** @description A listing's wash-filtered sales on one UTC day. */
+        UsageDaySummary: {
+            /** Format: int32 */
+            calls: number;
+            /** Format: date */
+            day: string;
+            /** Format: int32 */
+            payers: number;
+            volumeUsdc: string;
+        };
+        /**
+         * @description How usage was counted: from settled token transfers on chain, not from anyone's say-so.
+         * @enum {string}
+         */
+        UsageProvenance: "settled-onchain";
         /** @description One named check of a dry-run validation. */
         ValidationCheck: {
             /** @description Machine-readable cause of a failure, for example `pay_to_mismatch`, `not_402`, `price_not_positive`. */
@@ -4163,6 +4438,8 @@ export type components = {
     responses: never;
     parameters: {
         Conditional: string;
+        /** @description Only listings of this health status (`any`, the default, keeps all); the feed stays newest first. */
+        "Documents.FeedQuery.health": components["schemas"]["HealthFilter"];
         /** @description Page size. */
         "Documents.FeedQuery.limit": number;
         /** @description Only rows listed later than this instant (exclusive), ISO 8601. */
@@ -4193,6 +4470,14 @@ export type components = {
         "Documents.SeedFilters.leftoverSeed": "true" | "false";
         /** @description Text matched against description, resource URL and sellerPayTo. */
         "Documents.StrictSearchQuery.query": string;
+        /** @description Only listings of this health status (`any`, the default, keeps all). */
+        "Documents.TrustFilters.health": components["schemas"]["HealthFilter"];
+        /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+        "Documents.TrustFilters.minCalls": number;
+        /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+        "Documents.TrustFilters.sort": components["schemas"]["CatalogSort"];
+        /** @description `true`: only listings whose owner is verified. */
+        "Documents.TrustFilters.verified": boolean;
     };
     requestBodies: never;
     headers: never;
@@ -4736,12 +5021,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -4750,8 +5039,12 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5033,12 +5326,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -5047,8 +5344,12 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5105,12 +5406,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -5119,8 +5424,12 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5507,12 +5816,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -5521,8 +5834,12 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5579,12 +5896,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -5593,8 +5914,12 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5651,12 +5976,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -5665,8 +5994,12 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5723,12 +6056,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -5737,8 +6074,12 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5797,12 +6138,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -5813,8 +6158,12 @@ export interface operations {
                 query: components["parameters"]["Documents.StrictSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -5873,12 +6222,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -5889,8 +6242,12 @@ export interface operations {
                 query: components["parameters"]["Documents.StrictSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -6289,6 +6646,8 @@ export interface operations {
     getFeed__feed: {
         parameters: {
             query?: {
+                /** @description Only listings of this health status (`any`, the default, keeps all); the feed stays newest first. */
+                health?: components["parameters"]["Documents.FeedQuery.health"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Documents.FeedQuery.limit"];
                 /** @description Only rows listed later than this instant (exclusive), ISO 8601. */
@@ -6383,6 +6742,8 @@ export interface operations {
     getFeed: {
         parameters: {
             query?: {
+                /** @description Only listings of this health status (`any`, the default, keeps all); the feed stays newest first. */
+                health?: components["parameters"]["Documents.FeedQuery.health"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Documents.FeedQuery.limit"];
                 /** @description Only rows listed later than this instant (exclusive), ISO 8601. */
@@ -7544,6 +7905,58 @@ export interface operations {
             };
         };
     };
+    getListing: {
+        parameters: {
+            query?: never;
+            header?: {
+                "If-None-Match"?: components["parameters"]["Conditional"];
+            };
+            path: {
+                /** @description The listing id (`metadata.listingId` of its catalog item). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON document with a weak ETag, for conditional reads. */
+            200: {
+                headers: {
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListingDocument"];
+                };
+            };
+            /** @description A conditional read whose `If-None-Match` matches the current weak ETag. */
+            304: {
+                headers: {
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request has a malformed parameter, header or body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getListingChallenge: {
         parameters: {
             query?: never;
@@ -7634,6 +8047,8 @@ export interface operations {
     getFeed__listingsFeed: {
         parameters: {
             query?: {
+                /** @description Only listings of this health status (`any`, the default, keeps all); the feed stays newest first. */
+                health?: components["parameters"]["Documents.FeedQuery.health"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Documents.FeedQuery.limit"];
                 /** @description Only rows listed later than this instant (exclusive), ISO 8601. */
@@ -7896,6 +8311,36 @@ export interface operations {
             };
         };
     };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getLlmsFullText: {
         parameters: {
             query?: never;
@@ -7992,12 +8437,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -8006,8 +8455,12 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -8064,12 +8517,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -8078,8 +8535,12 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -8336,6 +8797,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["McpToolCatalog"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <METRICS_TOKEN>`, when the service sets one. */
+                Authorization?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
                 };
             };
             /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
@@ -8680,6 +9174,46 @@ export interface operations {
             };
         };
     };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description Service unavailable. */
+            503: {
+                headers: {
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getSellPlaybook__register: {
         parameters: {
             query?: never;
@@ -8718,12 +9252,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -8732,8 +9270,12 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -8790,12 +9332,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -8804,8 +9350,12 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -8864,12 +9414,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -8882,8 +9436,12 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -8942,12 +9500,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -8960,8 +9522,12 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -9122,12 +9688,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -9140,8 +9710,12 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -9200,12 +9774,16 @@ export interface operations {
                 extensions?: components["parameters"]["Documents.ListFilters.extensions"];
                 /** @description False includes seed; true keeps the default. */
                 foreign?: components["parameters"]["Documents.SeedFilters.foreign"];
+                /** @description Only listings of this health status (`any`, the default, keeps all). */
+                health?: components["parameters"]["Documents.TrustFilters.health"];
                 /** @description True includes leftover seed rows; default false. */
                 includeSeed?: components["parameters"]["Documents.SeedFilters.includeSeed"];
                 /** @description `true` includes seed; `false` keeps the default. */
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -9218,8 +9796,12 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
+                /** @description `true`: only listings whose owner is verified. */
+                verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];

@@ -9,6 +9,7 @@ export const canonicalOperationIds = [
   "getListingSchema",
   "getListingExample",
   "getListingChallenge",
+  "getListing",
   "getFeeCard",
   "getFacilitator",
   "getCatalog",
@@ -50,7 +51,10 @@ export const canonicalOperationIds = [
   "getOpenApi",
   "redirectOpenApiYaml",
   "getDemoResource",
-  "postDemoResource"
+  "postDemoResource",
+  "getMetrics",
+  "getLiveness",
+  "getReadiness"
 ] as const;
 
 export type CanonicalOperationId = (typeof canonicalOperationIds)[number];
@@ -73,6 +77,7 @@ export const canonicalOf = {
   getListingExample__listingExampleJson: "getListingExample",
   getListingExample__exampleListingJson: "getListingExample",
   getListingChallenge: "getListingChallenge",
+  getListing: "getListing",
   getFeeCard: "getFeeCard",
   getFeeCard__fee: "getFeeCard",
   getFeeCard__listingFeeJson: "getFeeCard",
@@ -209,19 +214,23 @@ export const canonicalOf = {
   getDemoResource: "getDemoResource",
   getDemoResource__krFortune: "getDemoResource",
   postDemoResource: "postDemoResource",
+  getMetrics: "getMetrics",
+  getLiveness: "getLiveness",
+  getReadiness: "getReadiness",
 } as const satisfies Record<string, CanonicalOperationId>;
 
 export type RoutedOperationId = keyof typeof canonicalOf;
 
 /** The canonical operations of each area: the members of `interface <Area>` in spec/<area>.tsp. */
 export const areas = {
-  listings: ["createListing", "getListings", "validateListing", "getValidationGuide", "getListingSchema", "getListingExample", "getListingChallenge", "getFeeCard", "getFacilitator"],
+  listings: ["createListing", "getListings", "validateListing", "getValidationGuide", "getListingSchema", "getListingExample", "getListingChallenge", "getListing", "getFeeCard", "getFacilitator"],
   catalog: ["getCatalog", "listResources", "searchResources", "searchCatalog", "getForeignCatalog", "getDiscoveryIndex", "getLinkset", "getStatus", "getCrawl"],
   feeds: ["getFeed", "getAtomFeed", "getRssFeed"],
   mcp: ["getMcpDiscovery", "postMcp", "getMcpServers", "getMcpTools", "getMcpServerCard"],
   a2a: ["postA2a"],
   documents: ["getSellPlaybook", "getBuyPlaybook", "getPlaybook", "getQuickstart", "getInvite", "getJoinCard", "getHowTo", "getExamples", "getListScript", "getBuyScript", "getMarketplaceCard", "getIntegrationCard", "getAgents", "getAgentsText", "getAgentCard", "getPluginManifest", "getLlmsText", "getLlmsFullText", "getOpenApi", "redirectOpenApiYaml"],
   demo: ["getDemoResource", "postDemoResource"],
+  ops: ["getMetrics", "getLiveness", "getReadiness"],
 } as const satisfies Record<string, readonly CanonicalOperationId[]>;
 
 export type Area = keyof typeof areas;
@@ -246,6 +255,7 @@ export const routeTable = [
   { method: "GET", path: "/listing-example.json", operationId: "getListingExample__listingExampleJson", canonical: "getListingExample", area: "listings" },
   { method: "GET", path: "/example-listing.json", operationId: "getListingExample__exampleListingJson", canonical: "getListingExample", area: "listings" },
   { method: "GET", path: "/listings/challenge", operationId: "getListingChallenge", canonical: "getListingChallenge", area: "listings" },
+  { method: "GET", path: "/listings/{id}", operationId: "getListing", canonical: "getListing", area: "listings" },
   { method: "GET", path: "/fee.json", operationId: "getFeeCard", canonical: "getFeeCard", area: "listings" },
   { method: "GET", path: "/fee", operationId: "getFeeCard__fee", canonical: "getFeeCard", area: "listings" },
   { method: "GET", path: "/listing-fee.json", operationId: "getFeeCard__listingFeeJson", canonical: "getFeeCard", area: "listings" },
@@ -382,6 +392,9 @@ export const routeTable = [
   { method: "GET", path: "/kr-time", operationId: "getDemoResource", canonical: "getDemoResource", area: "demo" },
   { method: "GET", path: "/kr-fortune", operationId: "getDemoResource__krFortune", canonical: "getDemoResource", area: "demo" },
   { method: "POST", path: "/kr-echo", operationId: "postDemoResource", canonical: "postDemoResource", area: "demo" },
+  { method: "GET", path: "/metrics", operationId: "getMetrics", canonical: "getMetrics", area: "ops" },
+  { method: "GET", path: "/livez", operationId: "getLiveness", canonical: "getLiveness", area: "ops" },
+  { method: "GET", path: "/readyz", operationId: "getReadiness", canonical: "getReadiness", area: "ops" },
 ] as const satisfies ReadonlyArray<{
   method: "GET" | "PUT" | "POST" | "DELETE" | "OPTIONS" | "HEAD" | "PATCH" | "TRACE";
   path: string;

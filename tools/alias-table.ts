@@ -12,7 +12,8 @@ export interface AliasRoute {
   path: string;
 }
 
-const ROUTE_PATTERN = /^\/[A-Za-z0-9._~\-/]*$/;
+/** Literal segments, and `{name}` path parameters as whole segments (`/listings/{id}`). */
+const ROUTE_PATTERN = /^(?:\/(?:[A-Za-z0-9._~-]*|\{[a-z][A-Za-z0-9]*\}))+$/;
 const NAME_PATTERN = /^[a-z][A-Za-z0-9]*$/;
 
 /** `/.well-known/a2a-agent.json` -> `wellKnownA2aAgentJson`. */

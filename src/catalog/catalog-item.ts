@@ -16,6 +16,14 @@ function tagsOf(column: string | null): string[] | undefined {
   }
 }
 
+type ItemHealth = CatalogItem["metadata"]["health"];
+
+/** The published health (healthStatus, and healthSummary: the rest of metadata.health, written by the re-prober). */
+function healthOf(listing: Listing): ItemHealth {
+  const summary = isJsonObject(listing.healthSummary) ? (listing.healthSummary as Omit<ItemHealth, "status">) : {};
+  return { ...summary, status: listing.healthStatus as ItemHealth["status"] };
+}
+
 /**
  * A listing as buyers see it, Bazaar-shaped. The amount is the stored atomic integer (exact
  * decimal arithmetic at write time: "0.03" -> "30000"), never a float.
@@ -54,6 +62,10 @@ export function toCatalogItem(listing: Listing, market: MarketFacts): CatalogIte
       salePayTo: listing.sellerPayTo,
       saleTakeBps: market.saleTakeBps,
       leftoverSeed: listing.leftoverSeed,
+      ownerVerified: listing.ownerVerified,
+      health: healthOf(listing),
+      ...(isJsonObject(listing.usageSummary) && { usage: listing.usageSummary as unknown as NonNullable<CatalogItem["metadata"]["usage"]> }),
+      ...(isJsonObject(listing.sellerUsage) && { sellerUsage: listing.sellerUsage as unknown as NonNullable<CatalogItem["metadata"]["sellerUsage"]> }),
     },
   };
 }

@@ -48,6 +48,8 @@ export interface Input<O extends CanonicalOperationId> {
   /** The routed operationId (an alias or the canonical one). */
   operationId: string;
   path: string;
+  /** Path parameters (`{id}` of `/listings/{id}`), validated against the contract. */
+  params: Params<O> extends { path: infer P } ? NonNullable<P> : Record<string, never>;
   query: NonNullable<Params<O>["query"]>;
   /** Request headers, lower-cased names. */
   headers: Record<string, string | undefined>;

@@ -72,7 +72,8 @@ export function crawlDocument(services: DocumentContext): Schemas["CrawlDocument
   const byCanonical = new Map<string, { path: string; operation: ContractOperation; aliases: string[] }>();
   for (const [path, item] of Object.entries(paths)) {
     const operation = item.get;
-    if (!operation || path.startsWith("/kr-") || path === "/openapi.yaml") continue;
+    // A path with parameters (/listings/{id}) is no document to crawl: the catalog links each one.
+    if (!operation || path.includes("{") || path.startsWith("/kr-") || path === "/openapi.yaml") continue;
     const canonical = canonicalOf[operation.operationId as keyof typeof canonicalOf] ?? operation.operationId;
     const entry = byCanonical.get(canonical) ?? { path, operation, aliases: [] };
     byCanonical.set(canonical, entry);

@@ -2,6 +2,9 @@
 // example, and the fee documents.
 import type { components } from "../../generated/openapi.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
+import { HttpError } from "../contract/errors.js";
+import { taggedJson } from "../contract/rendered.js";
+import { listingDocument, NO_HISTORY } from "../documents/listing-document.js";
 import { facilitatorDocument, feeCard } from "../documents/listing-fee.js";
 import { exampleListing, listingRequestSchema } from "../documents/listing-request.js";
 import { dryRunListing, validationGuide } from "../listing/dry-run.js";
@@ -79,7 +82,16 @@ const getFacilitator: Handler<"getFacilitator"> = (_input, { payments, market })
   body: facilitatorDocument(market, payments.facilitator),
 });
 
+/** GET /listings/{id}: one live listing with its health and usage history; 404 when it is not live. */
+const getListing: Handler<"getListing"> = async (input, services) => {
+  const { token } = await services.freshness.current();
+  const listing = await services.store.catalog.live(input.params.id, services.now());
+  if (!listing) throw new HttpError(404, "listing_not_found", `No live listing ${input.params.id}: it never existed, expired, failed or was delisted.`);
+  return taggedJson(listingDocument(listing, NO_HISTORY, services.market), token);
+};
+
 export const listingsHandlers: AreaHandlers<"listings"> = {
+  getListing,
   createListing,
   getListings,
   validateListing,

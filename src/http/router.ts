@@ -107,6 +107,7 @@ export async function createRouter<S>(contract: Contract, handlers: ContractHand
       const input = {
         operationId,
         path: parsed.path,
+        params: parsed.params,
         query: parsed.query,
         headers: parsed.headers,
         body: parsed.requestBody,

@@ -2,10 +2,12 @@ import KoaRouter from "@koa/router";
 import type { Middleware } from "koa";
 import { routeTable, type CanonicalOperationId, type RoutedOperationId } from "../../generated/operations.js";
 import { HttpError } from "../contract/errors.js";
-import type { Contract } from "../contract/load.js";
 
 /** Middleware some operations run before their handler, by canonical operation (all its routes). */
 export type RouteMiddleware = Partial<Record<CanonicalOperationId, Middleware[]>>;
+
+/** The contract's `/listings/{id}` as @koa/router spells it: `/listings/:id`. */
+const koaPath = (path: string) => path.replace(/\{([A-Za-z0-9]+)\}/g, ":$1");
 
 /**
  * Mounts every route of the contract (generated/operations.ts `routeTable`) on @koa/router: the
@@ -13,13 +15,19 @@ export type RouteMiddleware = Partial<Record<CanonicalOperationId, Middleware[]>
  * them (case-sensitive); a trailing slash is ignored. A path the contract has with another method
  * is 405 with `Allow`; OPTIONS (not a CORS preflight, which @koa/cors answers) is 200 with `Allow`.
  */
-export function mountRoutes(contract: Contract, answer: (operationId: RoutedOperationId) => Middleware, routeMiddleware: RouteMiddleware = {}): Middleware[] {
+export function mountRoutes(answer: (operationId: RoutedOperationId) => Middleware, routeMiddleware: RouteMiddleware = {}): Middleware[] {
   const router = new KoaRouter({ sensitive: true, strict: false });
-  for (const route of routeTable) {
+  // A literal path wins over a parameter in the same place: `/listings/feed` is the feed, not listing "feed".
+  const literalFirst = [...routeTable].sort((a, b) => Number(a.path.includes("{")) - Number(b.path.includes("{")));
+  for (const route of literalFirst) {
     const own = routeMiddleware[route.canonical] ?? [];
-    router.register(route.path, [route.method], [...own, answer(route.operationId)], { name: route.operationId });
+    router.register(koaPath(route.path), [route.method], [...own, answer(route.operationId)], { name: route.operationId });
   }
-  const allowOf = (path: string) => (contract.methodsByPath.get(path.length > 1 ? path.replace(/\/+$/, "") : path) ?? []).join(", ");
+  const allowOf = (path: string) => {
+    const methods = new Set<string>();
+    for (const layer of router.match(path.length > 1 ? path.replace(/\/+$/, "") : path, "GET").path) for (const method of layer.methods) methods.add(method);
+    return [...methods].join(", ");
+  };
 
   const refuseUnrouted: Middleware = async (ctx, next) => {
     await next();

@@ -82,6 +82,11 @@ export function linkTo(market: Base, target: LinkName | ServicePath, query?: Rec
   return market.baseUrl + path + search;
 }
 
+/** Absolute URL of a contract path with parameters: `("/listings/{id}", { id })`. */
+export function linkWithParams(market: Base, path: ServicePath, params: Readonly<Record<string, string>>): string {
+  return market.baseUrl + path.replace(/\{([A-Za-z0-9]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
+}
+
 /** The links of the discovery documents (catalog, resources, search), in the spec's order. */
 export const DISCOVERY_LINKS = [
   "market", "list", "resources", "search", "playbook", "challenge", "mcp", "llms",

@@ -16,6 +16,7 @@ import { toCount, toDate, toListing, type CatalogReader } from "./catalog-reader
 import {
   MATCH_CLASSES,
   keyAtSql,
+  liveByIdSql,
   matchKeyAtSql,
   matchKeysSql,
   rowsByKeySql,
@@ -204,6 +205,12 @@ export class CatalogReads {
     if (!request.since) return (await this.reader.rows(pageSql(this.kind, view, request.now, { skip: 0, limit: request.limit }))).map(toListing);
     const oldestFirst = await this.reader.rows(listedAfterSql(this.kind, view, request.now, request.since, request.limit));
     return oldestFirst.map(toListing).reverse();
+  }
+
+  /** One live listing by id (`GET /listings/{id}`), or null. */
+  async live(id: string, now: Date): Promise<Listing | null> {
+    const [row] = await this.reader.rows(liveByIdSql(id, now));
+    return row ? toListing(row) : null;
   }
 
   /** Visible foreign rows, visible seed rows, and every stored row in any state. */

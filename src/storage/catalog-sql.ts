@@ -26,6 +26,7 @@ export interface SeekKey {
 export const LISTING_COLUMNS = [
   "id", "resource", "method", "priceUsdc", "priceAtomic", "description", "sellerPayTo", "inputSchema", "network", "state",
   "leftoverSeed", "mimeType", "serviceName", "tags", "iconUrl", "bazaar", "extensionKeys", "listedAt", "expiresAt", "updatedAt",
+  "priceMicros", "healthStatus", "healthSummary", "ownerVerified", "calls30d", "usageSummary", "sellerUsage", "delistedAt",
 ] as const;
 
 /** What a row is fetched by: SQLite's rowid (every index carries it), PostgreSQL's primary key. */
@@ -75,6 +76,11 @@ export function pageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: 
 export function listedAfterSql(kind: DatabaseKind, view: CatalogView, now: Date, since: Date, limit: number): Prisma.Sql {
   return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l${indexFor(kind, view)}
     WHERE ${visible(view, now)} AND l."listedAt" > ${since} ORDER BY l."listedAt" ASC, l."id" ASC LIMIT ${limit}`;
+}
+
+/** One listing by id, when it is live (active, not expired); seed rows too. */
+export function liveByIdSql(id: string, now: Date): Prisma.Sql {
+  return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l."id" = ${id} AND l."state" = 'active' AND l."expiresAt" > ${now}`;
 }
 
 /** Every stored row in any state. */

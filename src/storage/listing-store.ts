@@ -7,8 +7,9 @@ import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { Database } from "./database.js";
 import { BAZAAR_EXTENSION, catalogView } from "./catalog-filters.js";
 import { CatalogReads } from "./catalog-reads.js";
+import { CatalogTransactions, type Tx } from "./catalog-transactions.js";
 import { tidyReadPaths } from "./read-path-upkeep.js";
-import { EPOCH, readCatalogStamp, type FeedQuery, type PageQuery, type SearchQuery } from "./listing-reads.js";
+import { readCatalogStamp, type FeedQuery, type PageQuery, type SearchQuery } from "./listing-reads.js";
 import {
   DuplicatePaymentError,
   EMPTY_PAGE,
@@ -34,8 +35,6 @@ export { catalogStampSql, type FeedQuery, type PageQuery, type SearchQuery } fro
 export type { CatalogView } from "./catalog-reads.js";
 export { catalogView, ITEM_SCHEME, ITEM_TYPE, type CatalogFilters } from "./catalog-filters.js";
 
-type Tx = Prisma.TransactionClient;
-
 
 function metadataFields(metadata: SellerMetadata = {}) {
   return {
@@ -49,10 +48,12 @@ function metadataFields(metadata: SellerMetadata = {}) {
 }
 
 function listingFields(input: ListingInput) {
+  const price = normalizePrice(input.priceUsdc);
   return {
     resource: input.resource,
     method: input.method,
-    ...normalizePrice(input.priceUsdc),
+    ...price,
+    priceMicros: BigInt(price.priceAtomic),
     description: input.description,
     sellerPayTo: getAddress(input.sellerPayTo),
     inputSchema: input.inputSchema ?? Prisma.DbNull,
@@ -69,6 +70,9 @@ const paymentState = (state: PaymentState) => ({ state });
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown }).code === "P2002";
 }
+
+/** A fee paid by the listing's sellerPayTo itself proves its owner listed it. */
+const paidByOwner = (listing: { sellerPayTo: string }, payer: string | undefined) => payer !== undefined && payer === listing.sellerPayTo.toLowerCase();
 
 function withoutPayments<T extends { payments?: unknown }>({ payments: _, ...listing }: T): Omit<T, "payments"> {
   return listing;
@@ -89,9 +93,10 @@ async function liveListing(db: Reader, of: Pick<Listing, "resource" | "method" |
 
 export class ListingStore {
   private readonly ttlMs: number;
-  private readonly changeListeners = new Set<() => void>();
   /** Catalog pages, searches, feeds and counts (catalog-reads.ts). */
   readonly catalog: CatalogReads;
+  /** Every write that changes what the catalog shows goes through these (trust stores too). */
+  readonly transactions: CatalogTransactions;
 
   constructor(
     private readonly db: Database,
@@ -99,12 +104,12 @@ export class ListingStore {
   ) {
     this.ttlMs = options.ttlMs ?? LISTING_TTL_MS;
     this.catalog = new CatalogReads(db.kind, db.reader);
+    this.transactions = new CatalogTransactions(db);
   }
 
   /** Called after every committed write that changed the catalog (this process's writes only). */
   onChange(listener: () => void): () => void {
-    this.changeListeners.add(listener);
-    return () => this.changeListeners.delete(listener);
+    return this.transactions.onChange(listener);
   }
 
   get kind(): Database["kind"] {
@@ -116,33 +121,11 @@ export class ListingStore {
   }
 
   private read<T>(fn: () => Promise<T>): Promise<T> {
-    return this.db.exclusive(fn);
+    return this.transactions.read(fn);
   }
 
-  /**
-   * One write transaction. It first touches the CatalogState row: on PostgreSQL that row
-   * lock serialises listing writers across instances (so the renewal check below cannot
-   * race); on SQLite the first statement being a write takes the write lock up front,
-   * which avoids SQLITE_BUSY on a read-then-write upgrade. The version is bumped only
-   * when fn reports a change.
-   */
-  private async write<T>(now: Date, fn: (tx: Tx) => Promise<{ result: T; changed: boolean }>): Promise<T> {
-    let committedChange = false;
-    const result = await this.db.exclusive(() =>
-      this.prisma.$transaction(
-        async (tx) => {
-          await tx.$executeRaw`INSERT INTO "CatalogState" ("id", "version", "changedAt") VALUES (1, 0, ${EPOCH})
-            ON CONFLICT ("id") DO UPDATE SET "version" = "CatalogState"."version"`;
-          const { result, changed } = await fn(tx);
-          if (changed) await tx.catalogState.update({ where: { id: 1 }, data: { version: { increment: 1 }, changedAt: now } });
-          committedChange = changed;
-          return result;
-        },
-        { maxWait: 10_000, timeout: 20_000 },
-      ),
-    );
-    if (committedChange) for (const listener of this.changeListeners) listener();
-    return result;
+  private write<T>(now: Date, fn: (tx: Tx) => Promise<{ result: T; changed: boolean }>): Promise<T> {
+    return this.transactions.write(now, fn);
   }
 
   /** Inserts an active listing directly (no payment): dev tools and tests. */
@@ -214,7 +197,7 @@ export class ListingStore {
         await tx.payment.updateMany({ where: { listingId }, data: settled });
         const listing = await tx.listing.update({
           where: { id: listingId },
-          data: { ...listingState("active"), listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
+          data: { ...listingState("active"), listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs), ownerVerified: paidByOwner(pending, payer) },
         });
         return { result: { listing, renewed: false }, changed: true };
       }
@@ -225,6 +208,7 @@ export class ListingStore {
         data: {
           priceUsdc: pending.priceUsdc,
           priceAtomic: pending.priceAtomic,
+          priceMicros: pending.priceMicros,
           description: pending.description,
           inputSchema: pending.inputSchema ?? Prisma.DbNull,
           network: pending.network,
@@ -235,6 +219,7 @@ export class ListingStore {
           bazaar: pending.bazaar ?? Prisma.DbNull,
           extensionKeys: pending.extensionKeys,
           expiresAt: new Date(Math.max(current.listing.expiresAt.getTime(), now.getTime()) + this.ttlMs),
+          ownerVerified: current.listing.ownerVerified || paidByOwner(pending, payer),
         },
       });
       return { result: { listing, renewed: true }, changed: true };

@@ -39,6 +39,8 @@ export const jsonOf = <T = Record<string, any>>(answer: RouteAnswer): T => JSON.
 
 /** What a route is called with, when a bare request would not reach the handler. */
 export interface RouteRequest {
+  /** The path parameters (`{ id }` of `/listings/{id}`). */
+  params?: Record<string, string>;
   /** Appended to the path, e.g. `?query=weather`. */
   query?: string;
   /** Sent as JSON (POST routes). */
@@ -49,7 +51,12 @@ export interface RouteRequest {
 export async function callRoute(server: TestServer, route: Route, request: RouteRequest = {}): Promise<RouteAnswer> {
   const headers: Record<string, string> = { ...request.headers };
   if (request.body !== undefined) headers["content-type"] ??= "application/json";
-  const response = await server.fetch(`${route.path}${request.query ?? ""}`, {
+  const path = route.path.replace(/\{([A-Za-z0-9]+)\}/g, (_, name: string) => {
+    const value = request.params?.[name];
+    if (value === undefined) throw new Error(`${route.path} needs the path parameter ${name}`);
+    return encodeURIComponent(value);
+  });
+  const response = await server.fetch(`${path}${request.query ?? ""}`, {
     method: route.method,
     headers,
     redirect: "manual",

@@ -72,6 +72,9 @@ describe.each(databaseKinds)("catalog views on $kind", (kind) => {
         salePayTo: created.sellerPayTo,
         saleTakeBps: 0,
         leftoverSeed: false,
+        // Inserted directly: no fee paid by its owner, never re-probed, no sales.
+        ownerVerified: false,
+        health: { status: "unknown" },
       },
     });
   });

@@ -40,6 +40,19 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
         expect((await market.server.services.store.counts(market.clock.now())).foreign).toBe(1);
       },
     },
+    getListing: {
+      // The live listing with its item (health from the listing-time probe, owner not verified: a
+      // stranger paid) and its history; an unknown id is 404 and a malformed one 400 (below).
+      status: 200,
+      request: () => ({ params: { id: listed } }),
+      check(answer) {
+        const document = jsonOf(answer);
+        expect(document.item.metadata).toMatchObject({ listingId: listed, ownerVerified: false });
+        expect(document.item.metadata.health.status).toMatch(/^(healthy|unknown)$/);
+        expect(document.links.self).toBe(`${facts().baseUrl}/listings/${listed}`);
+        expect(answer.headers.get("ETag")).toMatch(/^W\//);
+      },
+    },
     getListings: {
       status: 200,
       check(answer) {
@@ -132,6 +145,21 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
     const failed = report.checks.filter((check) => !check.ok);
     expect(failed).toEqual([expect.objectContaining({ name: "seller-probe", reason: expect.stringContaining(new URL(String(body.example.resource)).hostname) })]);
     expect(report.checks.filter((check) => check.ok).map((check) => check.name)).toEqual(["schema", "network", "price", "description", "sellerPayTo", "resource"]);
+  });
+
+  it("answers one listing by id: 404 for an id that is not live, 400 naming a malformed id, and literal routes under /listings stay theirs", async () => {
+    const missing = await market.server.fetch("/listings/00000000-0000-4000-8000-000000000000");
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: "listing_not_found" });
+    const malformed = await market.server.fetch("/listings/not-a-uuid");
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ error: "invalid_request", fields: [expect.objectContaining({ in: "path", field: "id" })] });
+    expect((await market.server.fetch("/listings/feed")).headers.get("content-type")).toContain("json");
+    expect((await market.server.fetch("/listings/feed")).status).toBe(200);
+    expect((await market.server.fetch("/listings/schema")).status).toBe(200);
+    const wrongMethod = await market.server.fetch(`/listings/${listed}`, { method: "PUT" });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get("Allow")).toContain("GET");
   });
 });
 

@@ -58,3 +58,42 @@ export type Payment = Prisma.PaymentModel
  * listing write, so any instance can validate a cache with one cheap read.
  */
 export type CatalogState = Prisma.CatalogStateModel
+/**
+ * Model ListingHealth
+ * Re-probe state of one listing (issue 14). nextProbeAt schedules it; leasedBy/leaseUntil let one
+ * instance probe it per round (a lease that runs out is taken over: an instance killed mid-round
+ * loses no work).
+ */
+export type ListingHealth = Prisma.ListingHealthModel
+/**
+ * Model HealthDay
+ * One listing's probes on one UTC day: uptime and latency history, kept about 31 days.
+ */
+export type HealthDay = Prisma.HealthDayModel
+/**
+ * Model JobLease
+ * A named background job's lease: one holder at a time across instances (src/jobs/lease.ts).
+ */
+export type JobLease = Prisma.JobLeaseModel
+/**
+ * Model OwnerNonce
+ * A signed owner operation's nonce (issue 15): usable once, across instances.
+ */
+export type OwnerNonce = Prisma.OwnerNonceModel
+/**
+ * Model PaymentIdempotency
+ * A paid request's x402 payment-identifier (issue 15): the same id and payload get the stored answer.
+ */
+export type PaymentIdempotency = Prisma.PaymentIdempotencyModel
+/**
+ * Model UsageTransfer
+ * One token Transfer to a listed seller, read from the chain (issue 16). Kept about 31 days
+ * beyond the reorg window; the usage counts are rolled up from these.
+ */
+export type UsageTransfer = Prisma.UsageTransferModel
+/**
+ * Model ChainCheckpoint
+ * Where a chain reader stopped (issue 16): the last block read and its hash, to resume and to
+ * notice a reorg.
+ */
+export type ChainCheckpoint = Prisma.ChainCheckpointModel

@@ -566,10 +566,6 @@ export type PaymentUncheckedUpdateManyWithoutListingNestedInput = {
   deleteMany?: Prisma.PaymentScalarWhereInput | Prisma.PaymentScalarWhereInput[]
 }
 
-export type NullableDateTimeFieldUpdateOperationsInput = {
-  set?: Date | string | null
-}
-
 export type PaymentCreateWithoutListingInput = {
   id?: string
   network: string

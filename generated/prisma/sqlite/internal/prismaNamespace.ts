@@ -399,7 +399,14 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 export const ModelName = {
   Listing: 'Listing',
   Payment: 'Payment',
-  CatalogState: 'CatalogState'
+  CatalogState: 'CatalogState',
+  ListingHealth: 'ListingHealth',
+  HealthDay: 'HealthDay',
+  JobLease: 'JobLease',
+  OwnerNonce: 'OwnerNonce',
+  PaymentIdempotency: 'PaymentIdempotency',
+  UsageTransfer: 'UsageTransfer',
+  ChainCheckpoint: 'ChainCheckpoint'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -415,7 +422,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "listing" | "payment" | "catalogState"
+    modelProps: "listing" | "payment" | "catalogState" | "listingHealth" | "healthDay" | "jobLease" | "ownerNonce" | "paymentIdempotency" | "usageTransfer" | "chainCheckpoint"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -641,6 +648,524 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    ListingHealth: {
+      payload: Prisma.$ListingHealthPayload<ExtArgs>
+      fields: Prisma.ListingHealthFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ListingHealthFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingHealthPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ListingHealthFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingHealthPayload>
+        }
+        findFirst: {
+          args: Prisma.ListingHealthFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingHealthPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ListingHealthFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingHealthPayload>
+        }
+        findMany: {
+          args: Prisma.ListingHealthFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingHealthPayload>[]
+        }
+        create: {
+          args: Prisma.ListingHealthCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingHealthPayload>
+        }
+        createMany: {
+          args: Prisma.ListingHealthCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ListingHealthCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingHealthPayload>[]
+        }
+        delete: {
+          args: Prisma.ListingHealthDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingHealthPayload>
+        }
+        update: {
+          args: Prisma.ListingHealthUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingHealthPayload>
+        }
+        deleteMany: {
+          args: Prisma.ListingHealthDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ListingHealthUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ListingHealthUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingHealthPayload>[]
+        }
+        upsert: {
+          args: Prisma.ListingHealthUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingHealthPayload>
+        }
+        aggregate: {
+          args: Prisma.ListingHealthAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateListingHealth>
+        }
+        groupBy: {
+          args: Prisma.ListingHealthGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ListingHealthGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ListingHealthCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ListingHealthCountAggregateOutputType> | number
+        }
+      }
+    }
+    HealthDay: {
+      payload: Prisma.$HealthDayPayload<ExtArgs>
+      fields: Prisma.HealthDayFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.HealthDayFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$HealthDayPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.HealthDayFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$HealthDayPayload>
+        }
+        findFirst: {
+          args: Prisma.HealthDayFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$HealthDayPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.HealthDayFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$HealthDayPayload>
+        }
+        findMany: {
+          args: Prisma.HealthDayFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$HealthDayPayload>[]
+        }
+        create: {
+          args: Prisma.HealthDayCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$HealthDayPayload>
+        }
+        createMany: {
+          args: Prisma.HealthDayCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.HealthDayCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$HealthDayPayload>[]
+        }
+        delete: {
+          args: Prisma.HealthDayDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$HealthDayPayload>
+        }
+        update: {
+          args: Prisma.HealthDayUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$HealthDayPayload>
+        }
+        deleteMany: {
+          args: Prisma.HealthDayDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.HealthDayUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.HealthDayUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$HealthDayPayload>[]
+        }
+        upsert: {
+          args: Prisma.HealthDayUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$HealthDayPayload>
+        }
+        aggregate: {
+          args: Prisma.HealthDayAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateHealthDay>
+        }
+        groupBy: {
+          args: Prisma.HealthDayGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.HealthDayGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.HealthDayCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.HealthDayCountAggregateOutputType> | number
+        }
+      }
+    }
+    JobLease: {
+      payload: Prisma.$JobLeasePayload<ExtArgs>
+      fields: Prisma.JobLeaseFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.JobLeaseFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$JobLeasePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.JobLeaseFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$JobLeasePayload>
+        }
+        findFirst: {
+          args: Prisma.JobLeaseFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$JobLeasePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.JobLeaseFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$JobLeasePayload>
+        }
+        findMany: {
+          args: Prisma.JobLeaseFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$JobLeasePayload>[]
+        }
+        create: {
+          args: Prisma.JobLeaseCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$JobLeasePayload>
+        }
+        createMany: {
+          args: Prisma.JobLeaseCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.JobLeaseCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$JobLeasePayload>[]
+        }
+        delete: {
+          args: Prisma.JobLeaseDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$JobLeasePayload>
+        }
+        update: {
+          args: Prisma.JobLeaseUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$JobLeasePayload>
+        }
+        deleteMany: {
+          args: Prisma.JobLeaseDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.JobLeaseUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.JobLeaseUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$JobLeasePayload>[]
+        }
+        upsert: {
+          args: Prisma.JobLeaseUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$JobLeasePayload>
+        }
+        aggregate: {
+          args: Prisma.JobLeaseAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateJobLease>
+        }
+        groupBy: {
+          args: Prisma.JobLeaseGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.JobLeaseGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.JobLeaseCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.JobLeaseCountAggregateOutputType> | number
+        }
+      }
+    }
+    OwnerNonce: {
+      payload: Prisma.$OwnerNoncePayload<ExtArgs>
+      fields: Prisma.OwnerNonceFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.OwnerNonceFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OwnerNoncePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.OwnerNonceFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OwnerNoncePayload>
+        }
+        findFirst: {
+          args: Prisma.OwnerNonceFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OwnerNoncePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.OwnerNonceFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OwnerNoncePayload>
+        }
+        findMany: {
+          args: Prisma.OwnerNonceFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OwnerNoncePayload>[]
+        }
+        create: {
+          args: Prisma.OwnerNonceCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OwnerNoncePayload>
+        }
+        createMany: {
+          args: Prisma.OwnerNonceCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.OwnerNonceCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OwnerNoncePayload>[]
+        }
+        delete: {
+          args: Prisma.OwnerNonceDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OwnerNoncePayload>
+        }
+        update: {
+          args: Prisma.OwnerNonceUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OwnerNoncePayload>
+        }
+        deleteMany: {
+          args: Prisma.OwnerNonceDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.OwnerNonceUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.OwnerNonceUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OwnerNoncePayload>[]
+        }
+        upsert: {
+          args: Prisma.OwnerNonceUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OwnerNoncePayload>
+        }
+        aggregate: {
+          args: Prisma.OwnerNonceAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateOwnerNonce>
+        }
+        groupBy: {
+          args: Prisma.OwnerNonceGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.OwnerNonceGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.OwnerNonceCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.OwnerNonceCountAggregateOutputType> | number
+        }
+      }
+    }
+    PaymentIdempotency: {
+      payload: Prisma.$PaymentIdempotencyPayload<ExtArgs>
+      fields: Prisma.PaymentIdempotencyFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PaymentIdempotencyFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentIdempotencyPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PaymentIdempotencyFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentIdempotencyPayload>
+        }
+        findFirst: {
+          args: Prisma.PaymentIdempotencyFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentIdempotencyPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PaymentIdempotencyFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentIdempotencyPayload>
+        }
+        findMany: {
+          args: Prisma.PaymentIdempotencyFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentIdempotencyPayload>[]
+        }
+        create: {
+          args: Prisma.PaymentIdempotencyCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentIdempotencyPayload>
+        }
+        createMany: {
+          args: Prisma.PaymentIdempotencyCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PaymentIdempotencyCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentIdempotencyPayload>[]
+        }
+        delete: {
+          args: Prisma.PaymentIdempotencyDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentIdempotencyPayload>
+        }
+        update: {
+          args: Prisma.PaymentIdempotencyUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentIdempotencyPayload>
+        }
+        deleteMany: {
+          args: Prisma.PaymentIdempotencyDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PaymentIdempotencyUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PaymentIdempotencyUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentIdempotencyPayload>[]
+        }
+        upsert: {
+          args: Prisma.PaymentIdempotencyUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentIdempotencyPayload>
+        }
+        aggregate: {
+          args: Prisma.PaymentIdempotencyAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePaymentIdempotency>
+        }
+        groupBy: {
+          args: Prisma.PaymentIdempotencyGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PaymentIdempotencyGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PaymentIdempotencyCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PaymentIdempotencyCountAggregateOutputType> | number
+        }
+      }
+    }
+    UsageTransfer: {
+      payload: Prisma.$UsageTransferPayload<ExtArgs>
+      fields: Prisma.UsageTransferFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.UsageTransferFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageTransferPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.UsageTransferFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageTransferPayload>
+        }
+        findFirst: {
+          args: Prisma.UsageTransferFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageTransferPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.UsageTransferFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageTransferPayload>
+        }
+        findMany: {
+          args: Prisma.UsageTransferFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageTransferPayload>[]
+        }
+        create: {
+          args: Prisma.UsageTransferCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageTransferPayload>
+        }
+        createMany: {
+          args: Prisma.UsageTransferCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.UsageTransferCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageTransferPayload>[]
+        }
+        delete: {
+          args: Prisma.UsageTransferDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageTransferPayload>
+        }
+        update: {
+          args: Prisma.UsageTransferUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageTransferPayload>
+        }
+        deleteMany: {
+          args: Prisma.UsageTransferDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.UsageTransferUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.UsageTransferUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageTransferPayload>[]
+        }
+        upsert: {
+          args: Prisma.UsageTransferUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageTransferPayload>
+        }
+        aggregate: {
+          args: Prisma.UsageTransferAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateUsageTransfer>
+        }
+        groupBy: {
+          args: Prisma.UsageTransferGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.UsageTransferGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.UsageTransferCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.UsageTransferCountAggregateOutputType> | number
+        }
+      }
+    }
+    ChainCheckpoint: {
+      payload: Prisma.$ChainCheckpointPayload<ExtArgs>
+      fields: Prisma.ChainCheckpointFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ChainCheckpointFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChainCheckpointPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ChainCheckpointFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChainCheckpointPayload>
+        }
+        findFirst: {
+          args: Prisma.ChainCheckpointFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChainCheckpointPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ChainCheckpointFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChainCheckpointPayload>
+        }
+        findMany: {
+          args: Prisma.ChainCheckpointFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChainCheckpointPayload>[]
+        }
+        create: {
+          args: Prisma.ChainCheckpointCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChainCheckpointPayload>
+        }
+        createMany: {
+          args: Prisma.ChainCheckpointCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ChainCheckpointCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChainCheckpointPayload>[]
+        }
+        delete: {
+          args: Prisma.ChainCheckpointDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChainCheckpointPayload>
+        }
+        update: {
+          args: Prisma.ChainCheckpointUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChainCheckpointPayload>
+        }
+        deleteMany: {
+          args: Prisma.ChainCheckpointDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ChainCheckpointUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ChainCheckpointUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChainCheckpointPayload>[]
+        }
+        upsert: {
+          args: Prisma.ChainCheckpointUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChainCheckpointPayload>
+        }
+        aggregate: {
+          args: Prisma.ChainCheckpointAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateChainCheckpoint>
+        }
+        groupBy: {
+          args: Prisma.ChainCheckpointGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ChainCheckpointGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ChainCheckpointCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ChainCheckpointCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -697,7 +1222,15 @@ export const ListingScalarFieldEnum = {
   extensionKeys: 'extensionKeys',
   listedAt: 'listedAt',
   expiresAt: 'expiresAt',
-  updatedAt: 'updatedAt'
+  updatedAt: 'updatedAt',
+  priceMicros: 'priceMicros',
+  healthStatus: 'healthStatus',
+  healthSummary: 'healthSummary',
+  ownerVerified: 'ownerVerified',
+  calls30d: 'calls30d',
+  usageSummary: 'usageSummary',
+  sellerUsage: 'sellerUsage',
+  delistedAt: 'delistedAt'
 } as const
 
 export type ListingScalarFieldEnum = (typeof ListingScalarFieldEnum)[keyof typeof ListingScalarFieldEnum]
@@ -730,6 +1263,90 @@ export const CatalogStateScalarFieldEnum = {
 } as const
 
 export type CatalogStateScalarFieldEnum = (typeof CatalogStateScalarFieldEnum)[keyof typeof CatalogStateScalarFieldEnum]
+
+
+export const ListingHealthScalarFieldEnum = {
+  listingId: 'listingId',
+  consecutiveFailures: 'consecutiveFailures',
+  consecutiveSuccesses: 'consecutiveSuccesses',
+  lastCode: 'lastCode',
+  lastCheckedAt: 'lastCheckedAt',
+  lastHealthyAt: 'lastHealthyAt',
+  lastLatencyMs: 'lastLatencyMs',
+  recentProbes: 'recentProbes',
+  nextProbeAt: 'nextProbeAt',
+  leasedBy: 'leasedBy',
+  leaseUntil: 'leaseUntil'
+} as const
+
+export type ListingHealthScalarFieldEnum = (typeof ListingHealthScalarFieldEnum)[keyof typeof ListingHealthScalarFieldEnum]
+
+
+export const HealthDayScalarFieldEnum = {
+  listingId: 'listingId',
+  day: 'day',
+  probes: 'probes',
+  successes: 'successes',
+  latencyHistogram: 'latencyHistogram'
+} as const
+
+export type HealthDayScalarFieldEnum = (typeof HealthDayScalarFieldEnum)[keyof typeof HealthDayScalarFieldEnum]
+
+
+export const JobLeaseScalarFieldEnum = {
+  name: 'name',
+  holder: 'holder',
+  expiresAt: 'expiresAt'
+} as const
+
+export type JobLeaseScalarFieldEnum = (typeof JobLeaseScalarFieldEnum)[keyof typeof JobLeaseScalarFieldEnum]
+
+
+export const OwnerNonceScalarFieldEnum = {
+  nonce: 'nonce',
+  listingId: 'listingId',
+  action: 'action',
+  signer: 'signer',
+  usedAt: 'usedAt'
+} as const
+
+export type OwnerNonceScalarFieldEnum = (typeof OwnerNonceScalarFieldEnum)[keyof typeof OwnerNonceScalarFieldEnum]
+
+
+export const PaymentIdempotencyScalarFieldEnum = {
+  id: 'id',
+  payloadHash: 'payloadHash',
+  status: 'status',
+  response: 'response',
+  createdAt: 'createdAt'
+} as const
+
+export type PaymentIdempotencyScalarFieldEnum = (typeof PaymentIdempotencyScalarFieldEnum)[keyof typeof PaymentIdempotencyScalarFieldEnum]
+
+
+export const UsageTransferScalarFieldEnum = {
+  id: 'id',
+  blockNumber: 'blockNumber',
+  blockHash: 'blockHash',
+  txHash: 'txHash',
+  logIndex: 'logIndex',
+  payer: 'payer',
+  payTo: 'payTo',
+  amount: 'amount',
+  at: 'at'
+} as const
+
+export type UsageTransferScalarFieldEnum = (typeof UsageTransferScalarFieldEnum)[keyof typeof UsageTransferScalarFieldEnum]
+
+
+export const ChainCheckpointScalarFieldEnum = {
+  name: 'name',
+  blockNumber: 'blockNumber',
+  blockHash: 'blockHash',
+  updatedAt: 'updatedAt'
+} as const
+
+export type ChainCheckpointScalarFieldEnum = (typeof ChainCheckpointScalarFieldEnum)[keyof typeof ChainCheckpointScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -811,6 +1428,13 @@ export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel,
  * Reference to a field of type 'DateTime'
  */
 export type DateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DateTime'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt'
+ */
+export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
     
 
 
@@ -981,6 +1605,13 @@ export type GlobalOmitConfig = {
   listing?: Prisma.ListingOmit
   payment?: Prisma.PaymentOmit
   catalogState?: Prisma.CatalogStateOmit
+  listingHealth?: Prisma.ListingHealthOmit
+  healthDay?: Prisma.HealthDayOmit
+  jobLease?: Prisma.JobLeaseOmit
+  ownerNonce?: Prisma.OwnerNonceOmit
+  paymentIdempotency?: Prisma.PaymentIdempotencyOmit
+  usageTransfer?: Prisma.UsageTransferOmit
+  chainCheckpoint?: Prisma.ChainCheckpointOmit
 }
 
 /* Types for Logging */

@@ -53,7 +53,14 @@ export const AnyNull = runtime.AnyNull
 export const ModelName = {
   Listing: 'Listing',
   Payment: 'Payment',
-  CatalogState: 'CatalogState'
+  CatalogState: 'CatalogState',
+  ListingHealth: 'ListingHealth',
+  HealthDay: 'HealthDay',
+  JobLease: 'JobLease',
+  OwnerNonce: 'OwnerNonce',
+  PaymentIdempotency: 'PaymentIdempotency',
+  UsageTransfer: 'UsageTransfer',
+  ChainCheckpoint: 'ChainCheckpoint'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -89,7 +96,15 @@ export const ListingScalarFieldEnum = {
   extensionKeys: 'extensionKeys',
   listedAt: 'listedAt',
   expiresAt: 'expiresAt',
-  updatedAt: 'updatedAt'
+  updatedAt: 'updatedAt',
+  priceMicros: 'priceMicros',
+  healthStatus: 'healthStatus',
+  healthSummary: 'healthSummary',
+  ownerVerified: 'ownerVerified',
+  calls30d: 'calls30d',
+  usageSummary: 'usageSummary',
+  sellerUsage: 'sellerUsage',
+  delistedAt: 'delistedAt'
 } as const
 
 export type ListingScalarFieldEnum = (typeof ListingScalarFieldEnum)[keyof typeof ListingScalarFieldEnum]
@@ -122,6 +137,90 @@ export const CatalogStateScalarFieldEnum = {
 } as const
 
 export type CatalogStateScalarFieldEnum = (typeof CatalogStateScalarFieldEnum)[keyof typeof CatalogStateScalarFieldEnum]
+
+
+export const ListingHealthScalarFieldEnum = {
+  listingId: 'listingId',
+  consecutiveFailures: 'consecutiveFailures',
+  consecutiveSuccesses: 'consecutiveSuccesses',
+  lastCode: 'lastCode',
+  lastCheckedAt: 'lastCheckedAt',
+  lastHealthyAt: 'lastHealthyAt',
+  lastLatencyMs: 'lastLatencyMs',
+  recentProbes: 'recentProbes',
+  nextProbeAt: 'nextProbeAt',
+  leasedBy: 'leasedBy',
+  leaseUntil: 'leaseUntil'
+} as const
+
+export type ListingHealthScalarFieldEnum = (typeof ListingHealthScalarFieldEnum)[keyof typeof ListingHealthScalarFieldEnum]
+
+
+export const HealthDayScalarFieldEnum = {
+  listingId: 'listingId',
+  day: 'day',
+  probes: 'probes',
+  successes: 'successes',
+  latencyHistogram: 'latencyHistogram'
+} as const
+
+export type HealthDayScalarFieldEnum = (typeof HealthDayScalarFieldEnum)[keyof typeof HealthDayScalarFieldEnum]
+
+
+export const JobLeaseScalarFieldEnum = {
+  name: 'name',
+  holder: 'holder',
+  expiresAt: 'expiresAt'
+} as const
+
+export type JobLeaseScalarFieldEnum = (typeof JobLeaseScalarFieldEnum)[keyof typeof JobLeaseScalarFieldEnum]
+
+
+export const OwnerNonceScalarFieldEnum = {
+  nonce: 'nonce',
+  listingId: 'listingId',
+  action: 'action',
+  signer: 'signer',
+  usedAt: 'usedAt'
+} as const
+
+export type OwnerNonceScalarFieldEnum = (typeof OwnerNonceScalarFieldEnum)[keyof typeof OwnerNonceScalarFieldEnum]
+
+
+export const PaymentIdempotencyScalarFieldEnum = {
+  id: 'id',
+  payloadHash: 'payloadHash',
+  status: 'status',
+  response: 'response',
+  createdAt: 'createdAt'
+} as const
+
+export type PaymentIdempotencyScalarFieldEnum = (typeof PaymentIdempotencyScalarFieldEnum)[keyof typeof PaymentIdempotencyScalarFieldEnum]
+
+
+export const UsageTransferScalarFieldEnum = {
+  id: 'id',
+  blockNumber: 'blockNumber',
+  blockHash: 'blockHash',
+  txHash: 'txHash',
+  logIndex: 'logIndex',
+  payer: 'payer',
+  payTo: 'payTo',
+  amount: 'amount',
+  at: 'at'
+} as const
+
+export type UsageTransferScalarFieldEnum = (typeof UsageTransferScalarFieldEnum)[keyof typeof UsageTransferScalarFieldEnum]
+
+
+export const ChainCheckpointScalarFieldEnum = {
+  name: 'name',
+  blockNumber: 'blockNumber',
+  blockHash: 'blockHash',
+  updatedAt: 'updatedAt'
+} as const
+
+export type ChainCheckpointScalarFieldEnum = (typeof ChainCheckpointScalarFieldEnum)[keyof typeof ChainCheckpointScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -20,8 +20,20 @@ export type ListingModel = runtime.Types.Result.DefaultSelection<Prisma.$Listing
 
 export type AggregateListing = {
   _count: ListingCountAggregateOutputType | null
+  _avg: ListingAvgAggregateOutputType | null
+  _sum: ListingSumAggregateOutputType | null
   _min: ListingMinAggregateOutputType | null
   _max: ListingMaxAggregateOutputType | null
+}
+
+export type ListingAvgAggregateOutputType = {
+  priceMicros: number | null
+  calls30d: number | null
+}
+
+export type ListingSumAggregateOutputType = {
+  priceMicros: bigint | null
+  calls30d: number | null
 }
 
 export type ListingMinAggregateOutputType = {
@@ -43,6 +55,11 @@ export type ListingMinAggregateOutputType = {
   listedAt: Date | null
   expiresAt: Date | null
   updatedAt: Date | null
+  priceMicros: bigint | null
+  healthStatus: string | null
+  ownerVerified: boolean | null
+  calls30d: number | null
+  delistedAt: Date | null
 }
 
 export type ListingMaxAggregateOutputType = {
@@ -64,6 +81,11 @@ export type ListingMaxAggregateOutputType = {
   listedAt: Date | null
   expiresAt: Date | null
   updatedAt: Date | null
+  priceMicros: bigint | null
+  healthStatus: string | null
+  ownerVerified: boolean | null
+  calls30d: number | null
+  delistedAt: Date | null
 }
 
 export type ListingCountAggregateOutputType = {
@@ -87,9 +109,27 @@ export type ListingCountAggregateOutputType = {
   listedAt: number
   expiresAt: number
   updatedAt: number
+  priceMicros: number
+  healthStatus: number
+  healthSummary: number
+  ownerVerified: number
+  calls30d: number
+  usageSummary: number
+  sellerUsage: number
+  delistedAt: number
   _all: number
 }
 
+
+export type ListingAvgAggregateInputType = {
+  priceMicros?: true
+  calls30d?: true
+}
+
+export type ListingSumAggregateInputType = {
+  priceMicros?: true
+  calls30d?: true
+}
 
 export type ListingMinAggregateInputType = {
   id?: true
@@ -110,6 +150,11 @@ export type ListingMinAggregateInputType = {
   listedAt?: true
   expiresAt?: true
   updatedAt?: true
+  priceMicros?: true
+  healthStatus?: true
+  ownerVerified?: true
+  calls30d?: true
+  delistedAt?: true
 }
 
 export type ListingMaxAggregateInputType = {
@@ -131,6 +176,11 @@ export type ListingMaxAggregateInputType = {
   listedAt?: true
   expiresAt?: true
   updatedAt?: true
+  priceMicros?: true
+  healthStatus?: true
+  ownerVerified?: true
+  calls30d?: true
+  delistedAt?: true
 }
 
 export type ListingCountAggregateInputType = {
@@ -154,6 +204,14 @@ export type ListingCountAggregateInputType = {
   listedAt?: true
   expiresAt?: true
   updatedAt?: true
+  priceMicros?: true
+  healthStatus?: true
+  healthSummary?: true
+  ownerVerified?: true
+  calls30d?: true
+  usageSummary?: true
+  sellerUsage?: true
+  delistedAt?: true
   _all?: true
 }
 
@@ -195,6 +253,18 @@ export type ListingAggregateArgs<ExtArgs extends runtime.Types.Extensions.Intern
   /**
    * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
    * 
+   * Select which fields to average
+  **/
+  _avg?: ListingAvgAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
+   * Select which fields to sum
+  **/
+  _sum?: ListingSumAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
    * Select which fields to find the minimum value
   **/
   _min?: ListingMinAggregateInputType
@@ -225,6 +295,8 @@ export type ListingGroupByArgs<ExtArgs extends runtime.Types.Extensions.Internal
   take?: number
   skip?: number
   _count?: ListingCountAggregateInputType | true
+  _avg?: ListingAvgAggregateInputType
+  _sum?: ListingSumAggregateInputType
   _min?: ListingMinAggregateInputType
   _max?: ListingMaxAggregateInputType
 }
@@ -250,7 +322,17 @@ export type ListingGroupByOutputType = {
   listedAt: Date
   expiresAt: Date
   updatedAt: Date
+  priceMicros: bigint
+  healthStatus: string
+  healthSummary: runtime.JsonValue | null
+  ownerVerified: boolean
+  calls30d: number
+  usageSummary: runtime.JsonValue | null
+  sellerUsage: runtime.JsonValue | null
+  delistedAt: Date | null
   _count: ListingCountAggregateOutputType | null
+  _avg: ListingAvgAggregateOutputType | null
+  _sum: ListingSumAggregateOutputType | null
   _min: ListingMinAggregateOutputType | null
   _max: ListingMaxAggregateOutputType | null
 }
@@ -294,7 +376,17 @@ export type ListingWhereInput = {
   listedAt?: Prisma.DateTimeFilter<"Listing"> | Date | string
   expiresAt?: Prisma.DateTimeFilter<"Listing"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Listing"> | Date | string
+  priceMicros?: Prisma.BigIntFilter<"Listing"> | bigint | number
+  healthStatus?: Prisma.StringFilter<"Listing"> | string
+  healthSummary?: Prisma.JsonNullableFilter<"Listing">
+  ownerVerified?: Prisma.BoolFilter<"Listing"> | boolean
+  calls30d?: Prisma.IntFilter<"Listing"> | number
+  usageSummary?: Prisma.JsonNullableFilter<"Listing">
+  sellerUsage?: Prisma.JsonNullableFilter<"Listing">
+  delistedAt?: Prisma.DateTimeNullableFilter<"Listing"> | Date | string | null
   payments?: Prisma.PaymentListRelationFilter
+  health?: Prisma.XOR<Prisma.ListingHealthNullableScalarRelationFilter, Prisma.ListingHealthWhereInput> | null
+  healthDays?: Prisma.HealthDayListRelationFilter
 }
 
 export type ListingOrderByWithRelationInput = {
@@ -318,7 +410,17 @@ export type ListingOrderByWithRelationInput = {
   listedAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  priceMicros?: Prisma.SortOrder
+  healthStatus?: Prisma.SortOrder
+  healthSummary?: Prisma.SortOrderInput | Prisma.SortOrder
+  ownerVerified?: Prisma.SortOrder
+  calls30d?: Prisma.SortOrder
+  usageSummary?: Prisma.SortOrderInput | Prisma.SortOrder
+  sellerUsage?: Prisma.SortOrderInput | Prisma.SortOrder
+  delistedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   payments?: Prisma.PaymentOrderByRelationAggregateInput
+  health?: Prisma.ListingHealthOrderByWithRelationInput
+  healthDays?: Prisma.HealthDayOrderByRelationAggregateInput
 }
 
 export type ListingWhereUniqueInput = Prisma.AtLeast<{
@@ -345,7 +447,17 @@ export type ListingWhereUniqueInput = Prisma.AtLeast<{
   listedAt?: Prisma.DateTimeFilter<"Listing"> | Date | string
   expiresAt?: Prisma.DateTimeFilter<"Listing"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Listing"> | Date | string
+  priceMicros?: Prisma.BigIntFilter<"Listing"> | bigint | number
+  healthStatus?: Prisma.StringFilter<"Listing"> | string
+  healthSummary?: Prisma.JsonNullableFilter<"Listing">
+  ownerVerified?: Prisma.BoolFilter<"Listing"> | boolean
+  calls30d?: Prisma.IntFilter<"Listing"> | number
+  usageSummary?: Prisma.JsonNullableFilter<"Listing">
+  sellerUsage?: Prisma.JsonNullableFilter<"Listing">
+  delistedAt?: Prisma.DateTimeNullableFilter<"Listing"> | Date | string | null
   payments?: Prisma.PaymentListRelationFilter
+  health?: Prisma.XOR<Prisma.ListingHealthNullableScalarRelationFilter, Prisma.ListingHealthWhereInput> | null
+  healthDays?: Prisma.HealthDayListRelationFilter
 }, "id">
 
 export type ListingOrderByWithAggregationInput = {
@@ -369,9 +481,19 @@ export type ListingOrderByWithAggregationInput = {
   listedAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  priceMicros?: Prisma.SortOrder
+  healthStatus?: Prisma.SortOrder
+  healthSummary?: Prisma.SortOrderInput | Prisma.SortOrder
+  ownerVerified?: Prisma.SortOrder
+  calls30d?: Prisma.SortOrder
+  usageSummary?: Prisma.SortOrderInput | Prisma.SortOrder
+  sellerUsage?: Prisma.SortOrderInput | Prisma.SortOrder
+  delistedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.ListingCountOrderByAggregateInput
+  _avg?: Prisma.ListingAvgOrderByAggregateInput
   _max?: Prisma.ListingMaxOrderByAggregateInput
   _min?: Prisma.ListingMinOrderByAggregateInput
+  _sum?: Prisma.ListingSumOrderByAggregateInput
 }
 
 export type ListingScalarWhereWithAggregatesInput = {
@@ -398,6 +520,14 @@ export type ListingScalarWhereWithAggregatesInput = {
   listedAt?: Prisma.DateTimeWithAggregatesFilter<"Listing"> | Date | string
   expiresAt?: Prisma.DateTimeWithAggregatesFilter<"Listing"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Listing"> | Date | string
+  priceMicros?: Prisma.BigIntWithAggregatesFilter<"Listing"> | bigint | number
+  healthStatus?: Prisma.StringWithAggregatesFilter<"Listing"> | string
+  healthSummary?: Prisma.JsonNullableWithAggregatesFilter<"Listing">
+  ownerVerified?: Prisma.BoolWithAggregatesFilter<"Listing"> | boolean
+  calls30d?: Prisma.IntWithAggregatesFilter<"Listing"> | number
+  usageSummary?: Prisma.JsonNullableWithAggregatesFilter<"Listing">
+  sellerUsage?: Prisma.JsonNullableWithAggregatesFilter<"Listing">
+  delistedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Listing"> | Date | string | null
 }
 
 export type ListingCreateInput = {
@@ -421,7 +551,17 @@ export type ListingCreateInput = {
   listedAt: Date | string
   expiresAt: Date | string
   updatedAt?: Date | string
+  priceMicros?: bigint | number
+  healthStatus?: string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: boolean
+  calls30d?: number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Date | string | null
   payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
+  health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
+  healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
 }
 
 export type ListingUncheckedCreateInput = {
@@ -445,7 +585,17 @@ export type ListingUncheckedCreateInput = {
   listedAt: Date | string
   expiresAt: Date | string
   updatedAt?: Date | string
+  priceMicros?: bigint | number
+  healthStatus?: string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: boolean
+  calls30d?: number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Date | string | null
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
+  health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
+  healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
 }
 
 export type ListingUpdateInput = {
@@ -469,7 +619,17 @@ export type ListingUpdateInput = {
   listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  priceMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  healthStatus?: Prisma.StringFieldUpdateOperationsInput | string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  calls30d?: Prisma.IntFieldUpdateOperationsInput | number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
+  health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
+  healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
 }
 
 export type ListingUncheckedUpdateInput = {
@@ -493,7 +653,17 @@ export type ListingUncheckedUpdateInput = {
   listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  priceMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  healthStatus?: Prisma.StringFieldUpdateOperationsInput | string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  calls30d?: Prisma.IntFieldUpdateOperationsInput | number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
+  health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
+  healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
 }
 
 export type ListingCreateManyInput = {
@@ -517,6 +687,14 @@ export type ListingCreateManyInput = {
   listedAt: Date | string
   expiresAt: Date | string
   updatedAt?: Date | string
+  priceMicros?: bigint | number
+  healthStatus?: string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: boolean
+  calls30d?: number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Date | string | null
 }
 
 export type ListingUpdateManyMutationInput = {
@@ -540,6 +718,14 @@ export type ListingUpdateManyMutationInput = {
   listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  priceMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  healthStatus?: Prisma.StringFieldUpdateOperationsInput | string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  calls30d?: Prisma.IntFieldUpdateOperationsInput | number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type ListingUncheckedUpdateManyInput = {
@@ -563,6 +749,14 @@ export type ListingUncheckedUpdateManyInput = {
   listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  priceMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  healthStatus?: Prisma.StringFieldUpdateOperationsInput | string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  calls30d?: Prisma.IntFieldUpdateOperationsInput | number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type ListingCountOrderByAggregateInput = {
@@ -586,6 +780,19 @@ export type ListingCountOrderByAggregateInput = {
   listedAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  priceMicros?: Prisma.SortOrder
+  healthStatus?: Prisma.SortOrder
+  healthSummary?: Prisma.SortOrder
+  ownerVerified?: Prisma.SortOrder
+  calls30d?: Prisma.SortOrder
+  usageSummary?: Prisma.SortOrder
+  sellerUsage?: Prisma.SortOrder
+  delistedAt?: Prisma.SortOrder
+}
+
+export type ListingAvgOrderByAggregateInput = {
+  priceMicros?: Prisma.SortOrder
+  calls30d?: Prisma.SortOrder
 }
 
 export type ListingMaxOrderByAggregateInput = {
@@ -607,6 +814,11 @@ export type ListingMaxOrderByAggregateInput = {
   listedAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  priceMicros?: Prisma.SortOrder
+  healthStatus?: Prisma.SortOrder
+  ownerVerified?: Prisma.SortOrder
+  calls30d?: Prisma.SortOrder
+  delistedAt?: Prisma.SortOrder
 }
 
 export type ListingMinOrderByAggregateInput = {
@@ -628,11 +840,26 @@ export type ListingMinOrderByAggregateInput = {
   listedAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  priceMicros?: Prisma.SortOrder
+  healthStatus?: Prisma.SortOrder
+  ownerVerified?: Prisma.SortOrder
+  calls30d?: Prisma.SortOrder
+  delistedAt?: Prisma.SortOrder
+}
+
+export type ListingSumOrderByAggregateInput = {
+  priceMicros?: Prisma.SortOrder
+  calls30d?: Prisma.SortOrder
 }
 
 export type ListingNullableScalarRelationFilter = {
   is?: Prisma.ListingWhereInput | null
   isNot?: Prisma.ListingWhereInput | null
+}
+
+export type ListingScalarRelationFilter = {
+  is?: Prisma.ListingWhereInput
+  isNot?: Prisma.ListingWhereInput
 }
 
 export type StringFieldUpdateOperationsInput = {
@@ -651,6 +878,26 @@ export type DateTimeFieldUpdateOperationsInput = {
   set?: Date | string
 }
 
+export type BigIntFieldUpdateOperationsInput = {
+  set?: bigint | number
+  increment?: bigint | number
+  decrement?: bigint | number
+  multiply?: bigint | number
+  divide?: bigint | number
+}
+
+export type IntFieldUpdateOperationsInput = {
+  set?: number
+  increment?: number
+  decrement?: number
+  multiply?: number
+  divide?: number
+}
+
+export type NullableDateTimeFieldUpdateOperationsInput = {
+  set?: Date | string | null
+}
+
 export type ListingCreateNestedOneWithoutPaymentsInput = {
   create?: Prisma.XOR<Prisma.ListingCreateWithoutPaymentsInput, Prisma.ListingUncheckedCreateWithoutPaymentsInput>
   connectOrCreate?: Prisma.ListingCreateOrConnectWithoutPaymentsInput
@@ -665,6 +912,34 @@ export type ListingUpdateOneWithoutPaymentsNestedInput = {
   delete?: Prisma.ListingWhereInput | boolean
   connect?: Prisma.ListingWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.ListingUpdateToOneWithWhereWithoutPaymentsInput, Prisma.ListingUpdateWithoutPaymentsInput>, Prisma.ListingUncheckedUpdateWithoutPaymentsInput>
+}
+
+export type ListingCreateNestedOneWithoutHealthInput = {
+  create?: Prisma.XOR<Prisma.ListingCreateWithoutHealthInput, Prisma.ListingUncheckedCreateWithoutHealthInput>
+  connectOrCreate?: Prisma.ListingCreateOrConnectWithoutHealthInput
+  connect?: Prisma.ListingWhereUniqueInput
+}
+
+export type ListingUpdateOneRequiredWithoutHealthNestedInput = {
+  create?: Prisma.XOR<Prisma.ListingCreateWithoutHealthInput, Prisma.ListingUncheckedCreateWithoutHealthInput>
+  connectOrCreate?: Prisma.ListingCreateOrConnectWithoutHealthInput
+  upsert?: Prisma.ListingUpsertWithoutHealthInput
+  connect?: Prisma.ListingWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.ListingUpdateToOneWithWhereWithoutHealthInput, Prisma.ListingUpdateWithoutHealthInput>, Prisma.ListingUncheckedUpdateWithoutHealthInput>
+}
+
+export type ListingCreateNestedOneWithoutHealthDaysInput = {
+  create?: Prisma.XOR<Prisma.ListingCreateWithoutHealthDaysInput, Prisma.ListingUncheckedCreateWithoutHealthDaysInput>
+  connectOrCreate?: Prisma.ListingCreateOrConnectWithoutHealthDaysInput
+  connect?: Prisma.ListingWhereUniqueInput
+}
+
+export type ListingUpdateOneRequiredWithoutHealthDaysNestedInput = {
+  create?: Prisma.XOR<Prisma.ListingCreateWithoutHealthDaysInput, Prisma.ListingUncheckedCreateWithoutHealthDaysInput>
+  connectOrCreate?: Prisma.ListingCreateOrConnectWithoutHealthDaysInput
+  upsert?: Prisma.ListingUpsertWithoutHealthDaysInput
+  connect?: Prisma.ListingWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.ListingUpdateToOneWithWhereWithoutHealthDaysInput, Prisma.ListingUpdateWithoutHealthDaysInput>, Prisma.ListingUncheckedUpdateWithoutHealthDaysInput>
 }
 
 export type ListingCreateWithoutPaymentsInput = {
@@ -688,6 +963,16 @@ export type ListingCreateWithoutPaymentsInput = {
   listedAt: Date | string
   expiresAt: Date | string
   updatedAt?: Date | string
+  priceMicros?: bigint | number
+  healthStatus?: string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: boolean
+  calls30d?: number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Date | string | null
+  health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
+  healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
 }
 
 export type ListingUncheckedCreateWithoutPaymentsInput = {
@@ -711,6 +996,16 @@ export type ListingUncheckedCreateWithoutPaymentsInput = {
   listedAt: Date | string
   expiresAt: Date | string
   updatedAt?: Date | string
+  priceMicros?: bigint | number
+  healthStatus?: string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: boolean
+  calls30d?: number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Date | string | null
+  health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
+  healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
 }
 
 export type ListingCreateOrConnectWithoutPaymentsInput = {
@@ -750,6 +1045,16 @@ export type ListingUpdateWithoutPaymentsInput = {
   listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  priceMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  healthStatus?: Prisma.StringFieldUpdateOperationsInput | string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  calls30d?: Prisma.IntFieldUpdateOperationsInput | number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
+  healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
 }
 
 export type ListingUncheckedUpdateWithoutPaymentsInput = {
@@ -773,6 +1078,312 @@ export type ListingUncheckedUpdateWithoutPaymentsInput = {
   listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  priceMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  healthStatus?: Prisma.StringFieldUpdateOperationsInput | string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  calls30d?: Prisma.IntFieldUpdateOperationsInput | number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
+  healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
+}
+
+export type ListingCreateWithoutHealthInput = {
+  id?: string
+  resource: string
+  method: string
+  priceUsdc: string
+  priceAtomic: string
+  description: string
+  sellerPayTo: string
+  inputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  network: string
+  state: string
+  leftoverSeed?: boolean
+  mimeType?: string | null
+  serviceName?: string | null
+  tags?: string | null
+  iconUrl?: string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: string
+  listedAt: Date | string
+  expiresAt: Date | string
+  updatedAt?: Date | string
+  priceMicros?: bigint | number
+  healthStatus?: string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: boolean
+  calls30d?: number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Date | string | null
+  payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
+  healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
+}
+
+export type ListingUncheckedCreateWithoutHealthInput = {
+  id?: string
+  resource: string
+  method: string
+  priceUsdc: string
+  priceAtomic: string
+  description: string
+  sellerPayTo: string
+  inputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  network: string
+  state: string
+  leftoverSeed?: boolean
+  mimeType?: string | null
+  serviceName?: string | null
+  tags?: string | null
+  iconUrl?: string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: string
+  listedAt: Date | string
+  expiresAt: Date | string
+  updatedAt?: Date | string
+  priceMicros?: bigint | number
+  healthStatus?: string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: boolean
+  calls30d?: number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Date | string | null
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
+  healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
+}
+
+export type ListingCreateOrConnectWithoutHealthInput = {
+  where: Prisma.ListingWhereUniqueInput
+  create: Prisma.XOR<Prisma.ListingCreateWithoutHealthInput, Prisma.ListingUncheckedCreateWithoutHealthInput>
+}
+
+export type ListingUpsertWithoutHealthInput = {
+  update: Prisma.XOR<Prisma.ListingUpdateWithoutHealthInput, Prisma.ListingUncheckedUpdateWithoutHealthInput>
+  create: Prisma.XOR<Prisma.ListingCreateWithoutHealthInput, Prisma.ListingUncheckedCreateWithoutHealthInput>
+  where?: Prisma.ListingWhereInput
+}
+
+export type ListingUpdateToOneWithWhereWithoutHealthInput = {
+  where?: Prisma.ListingWhereInput
+  data: Prisma.XOR<Prisma.ListingUpdateWithoutHealthInput, Prisma.ListingUncheckedUpdateWithoutHealthInput>
+}
+
+export type ListingUpdateWithoutHealthInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  resource?: Prisma.StringFieldUpdateOperationsInput | string
+  method?: Prisma.StringFieldUpdateOperationsInput | string
+  priceUsdc?: Prisma.StringFieldUpdateOperationsInput | string
+  priceAtomic?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  sellerPayTo?: Prisma.StringFieldUpdateOperationsInput | string
+  inputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  network?: Prisma.StringFieldUpdateOperationsInput | string
+  state?: Prisma.StringFieldUpdateOperationsInput | string
+  leftoverSeed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mimeType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  serviceName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  iconUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: Prisma.StringFieldUpdateOperationsInput | string
+  listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  priceMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  healthStatus?: Prisma.StringFieldUpdateOperationsInput | string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  calls30d?: Prisma.IntFieldUpdateOperationsInput | number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
+  healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
+}
+
+export type ListingUncheckedUpdateWithoutHealthInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  resource?: Prisma.StringFieldUpdateOperationsInput | string
+  method?: Prisma.StringFieldUpdateOperationsInput | string
+  priceUsdc?: Prisma.StringFieldUpdateOperationsInput | string
+  priceAtomic?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  sellerPayTo?: Prisma.StringFieldUpdateOperationsInput | string
+  inputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  network?: Prisma.StringFieldUpdateOperationsInput | string
+  state?: Prisma.StringFieldUpdateOperationsInput | string
+  leftoverSeed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mimeType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  serviceName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  iconUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: Prisma.StringFieldUpdateOperationsInput | string
+  listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  priceMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  healthStatus?: Prisma.StringFieldUpdateOperationsInput | string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  calls30d?: Prisma.IntFieldUpdateOperationsInput | number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
+  healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
+}
+
+export type ListingCreateWithoutHealthDaysInput = {
+  id?: string
+  resource: string
+  method: string
+  priceUsdc: string
+  priceAtomic: string
+  description: string
+  sellerPayTo: string
+  inputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  network: string
+  state: string
+  leftoverSeed?: boolean
+  mimeType?: string | null
+  serviceName?: string | null
+  tags?: string | null
+  iconUrl?: string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: string
+  listedAt: Date | string
+  expiresAt: Date | string
+  updatedAt?: Date | string
+  priceMicros?: bigint | number
+  healthStatus?: string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: boolean
+  calls30d?: number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Date | string | null
+  payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
+  health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
+}
+
+export type ListingUncheckedCreateWithoutHealthDaysInput = {
+  id?: string
+  resource: string
+  method: string
+  priceUsdc: string
+  priceAtomic: string
+  description: string
+  sellerPayTo: string
+  inputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  network: string
+  state: string
+  leftoverSeed?: boolean
+  mimeType?: string | null
+  serviceName?: string | null
+  tags?: string | null
+  iconUrl?: string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: string
+  listedAt: Date | string
+  expiresAt: Date | string
+  updatedAt?: Date | string
+  priceMicros?: bigint | number
+  healthStatus?: string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: boolean
+  calls30d?: number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Date | string | null
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
+  health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
+}
+
+export type ListingCreateOrConnectWithoutHealthDaysInput = {
+  where: Prisma.ListingWhereUniqueInput
+  create: Prisma.XOR<Prisma.ListingCreateWithoutHealthDaysInput, Prisma.ListingUncheckedCreateWithoutHealthDaysInput>
+}
+
+export type ListingUpsertWithoutHealthDaysInput = {
+  update: Prisma.XOR<Prisma.ListingUpdateWithoutHealthDaysInput, Prisma.ListingUncheckedUpdateWithoutHealthDaysInput>
+  create: Prisma.XOR<Prisma.ListingCreateWithoutHealthDaysInput, Prisma.ListingUncheckedCreateWithoutHealthDaysInput>
+  where?: Prisma.ListingWhereInput
+}
+
+export type ListingUpdateToOneWithWhereWithoutHealthDaysInput = {
+  where?: Prisma.ListingWhereInput
+  data: Prisma.XOR<Prisma.ListingUpdateWithoutHealthDaysInput, Prisma.ListingUncheckedUpdateWithoutHealthDaysInput>
+}
+
+export type ListingUpdateWithoutHealthDaysInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  resource?: Prisma.StringFieldUpdateOperationsInput | string
+  method?: Prisma.StringFieldUpdateOperationsInput | string
+  priceUsdc?: Prisma.StringFieldUpdateOperationsInput | string
+  priceAtomic?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  sellerPayTo?: Prisma.StringFieldUpdateOperationsInput | string
+  inputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  network?: Prisma.StringFieldUpdateOperationsInput | string
+  state?: Prisma.StringFieldUpdateOperationsInput | string
+  leftoverSeed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mimeType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  serviceName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  iconUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: Prisma.StringFieldUpdateOperationsInput | string
+  listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  priceMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  healthStatus?: Prisma.StringFieldUpdateOperationsInput | string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  calls30d?: Prisma.IntFieldUpdateOperationsInput | number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
+  health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
+}
+
+export type ListingUncheckedUpdateWithoutHealthDaysInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  resource?: Prisma.StringFieldUpdateOperationsInput | string
+  method?: Prisma.StringFieldUpdateOperationsInput | string
+  priceUsdc?: Prisma.StringFieldUpdateOperationsInput | string
+  priceAtomic?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  sellerPayTo?: Prisma.StringFieldUpdateOperationsInput | string
+  inputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  network?: Prisma.StringFieldUpdateOperationsInput | string
+  state?: Prisma.StringFieldUpdateOperationsInput | string
+  leftoverSeed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mimeType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  serviceName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  iconUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: Prisma.StringFieldUpdateOperationsInput | string
+  listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  priceMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  healthStatus?: Prisma.StringFieldUpdateOperationsInput | string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  calls30d?: Prisma.IntFieldUpdateOperationsInput | number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
+  health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
 }
 
 
@@ -782,10 +1393,12 @@ export type ListingUncheckedUpdateWithoutPaymentsInput = {
 
 export type ListingCountOutputType = {
   payments: number
+  healthDays: number
 }
 
 export type ListingCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   payments?: boolean | ListingCountOutputTypeCountPaymentsArgs
+  healthDays?: boolean | ListingCountOutputTypeCountHealthDaysArgs
 }
 
 /**
@@ -803,6 +1416,13 @@ export type ListingCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Exte
  */
 export type ListingCountOutputTypeCountPaymentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.PaymentWhereInput
+}
+
+/**
+ * ListingCountOutputType without action
+ */
+export type ListingCountOutputTypeCountHealthDaysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.HealthDayWhereInput
 }
 
 
@@ -827,7 +1447,17 @@ export type ListingSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   listedAt?: boolean
   expiresAt?: boolean
   updatedAt?: boolean
+  priceMicros?: boolean
+  healthStatus?: boolean
+  healthSummary?: boolean
+  ownerVerified?: boolean
+  calls30d?: boolean
+  usageSummary?: boolean
+  sellerUsage?: boolean
+  delistedAt?: boolean
   payments?: boolean | Prisma.Listing$paymentsArgs<ExtArgs>
+  health?: boolean | Prisma.Listing$healthArgs<ExtArgs>
+  healthDays?: boolean | Prisma.Listing$healthDaysArgs<ExtArgs>
   _count?: boolean | Prisma.ListingCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["listing"]>
 
@@ -852,6 +1482,14 @@ export type ListingSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   listedAt?: boolean
   expiresAt?: boolean
   updatedAt?: boolean
+  priceMicros?: boolean
+  healthStatus?: boolean
+  healthSummary?: boolean
+  ownerVerified?: boolean
+  calls30d?: boolean
+  usageSummary?: boolean
+  sellerUsage?: boolean
+  delistedAt?: boolean
 }, ExtArgs["result"]["listing"]>
 
 export type ListingSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -875,6 +1513,14 @@ export type ListingSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   listedAt?: boolean
   expiresAt?: boolean
   updatedAt?: boolean
+  priceMicros?: boolean
+  healthStatus?: boolean
+  healthSummary?: boolean
+  ownerVerified?: boolean
+  calls30d?: boolean
+  usageSummary?: boolean
+  sellerUsage?: boolean
+  delistedAt?: boolean
 }, ExtArgs["result"]["listing"]>
 
 export type ListingSelectScalar = {
@@ -898,11 +1544,21 @@ export type ListingSelectScalar = {
   listedAt?: boolean
   expiresAt?: boolean
   updatedAt?: boolean
+  priceMicros?: boolean
+  healthStatus?: boolean
+  healthSummary?: boolean
+  ownerVerified?: boolean
+  calls30d?: boolean
+  usageSummary?: boolean
+  sellerUsage?: boolean
+  delistedAt?: boolean
 }
 
-export type ListingOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "resource" | "method" | "priceUsdc" | "priceAtomic" | "description" | "sellerPayTo" | "inputSchema" | "network" | "state" | "leftoverSeed" | "mimeType" | "serviceName" | "tags" | "iconUrl" | "bazaar" | "extensionKeys" | "listedAt" | "expiresAt" | "updatedAt", ExtArgs["result"]["listing"]>
+export type ListingOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "resource" | "method" | "priceUsdc" | "priceAtomic" | "description" | "sellerPayTo" | "inputSchema" | "network" | "state" | "leftoverSeed" | "mimeType" | "serviceName" | "tags" | "iconUrl" | "bazaar" | "extensionKeys" | "listedAt" | "expiresAt" | "updatedAt" | "priceMicros" | "healthStatus" | "healthSummary" | "ownerVerified" | "calls30d" | "usageSummary" | "sellerUsage" | "delistedAt", ExtArgs["result"]["listing"]>
 export type ListingInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   payments?: boolean | Prisma.Listing$paymentsArgs<ExtArgs>
+  health?: boolean | Prisma.Listing$healthArgs<ExtArgs>
+  healthDays?: boolean | Prisma.Listing$healthDaysArgs<ExtArgs>
   _count?: boolean | Prisma.ListingCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type ListingIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -915,6 +1571,8 @@ export type $ListingPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      * The listing fee payments: the first one and one per renewal.
      */
     payments: Prisma.$PaymentPayload<ExtArgs>[]
+    health: Prisma.$ListingHealthPayload<ExtArgs> | null
+    healthDays: Prisma.$HealthDayPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -942,7 +1600,7 @@ export type $ListingPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      */
     network: string
     /**
-     * "pending" | "active" | "failed"
+     * "pending" | "active" | "failed" | "delisted" (withdrawn by its owner: hidden everywhere, no refund)
      */
     state: string
     leftoverSeed: boolean
@@ -967,6 +1625,38 @@ export type $ListingPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     listedAt: Date
     expiresAt: Date
     updatedAt: Date
+    /**
+     * The price as an integer in the token's smallest unit: the `sort=price` order.
+     */
+    priceMicros: bigint
+    /**
+     * "unknown" (never re-probed yet) | "healthy" | "unhealthy" | "drifted": the `health` filter.
+     */
+    healthStatus: string
+    /**
+     * The item's metadata.health without its status (uptimes, p50 latency, last checked/healthy, failure code).
+     */
+    healthSummary: runtime.JsonValue | null
+    /**
+     * The fee was paid by sellerPayTo itself, or its owner signed a claim: the `verified` filter.
+     */
+    ownerVerified: boolean
+    /**
+     * Wash-filtered sales in the last 30 days attributed to this listing: `minCalls` and `sort=popular`.
+     */
+    calls30d: number
+    /**
+     * The item's metadata.usage (CDP-shaped counts, raw beside filtered, provenance, block).
+     */
+    usageSummary: runtime.JsonValue | null
+    /**
+     * The item's metadata.sellerUsage: the seller's sales that could not be attributed to one listing.
+     */
+    sellerUsage: runtime.JsonValue | null
+    /**
+     * When the owner delisted it (state "delisted").
+     */
+    delistedAt: Date | null
   }, ExtArgs["result"]["listing"]>
   composites: {}
 }
@@ -1362,6 +2052,8 @@ readonly fields: ListingFieldRefs;
 export interface Prisma__ListingClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
   payments<T extends Prisma.Listing$paymentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Listing$paymentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  health<T extends Prisma.Listing$healthArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Listing$healthArgs<ExtArgs>>): Prisma.Prisma__ListingHealthClient<runtime.Types.Result.GetResult<Prisma.$ListingHealthPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  healthDays<T extends Prisma.Listing$healthDaysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Listing$healthDaysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$HealthDayPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1411,6 +2103,14 @@ export interface ListingFieldRefs {
   readonly listedAt: Prisma.FieldRef<"Listing", 'DateTime'>
   readonly expiresAt: Prisma.FieldRef<"Listing", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Listing", 'DateTime'>
+  readonly priceMicros: Prisma.FieldRef<"Listing", 'BigInt'>
+  readonly healthStatus: Prisma.FieldRef<"Listing", 'String'>
+  readonly healthSummary: Prisma.FieldRef<"Listing", 'Json'>
+  readonly ownerVerified: Prisma.FieldRef<"Listing", 'Boolean'>
+  readonly calls30d: Prisma.FieldRef<"Listing", 'Int'>
+  readonly usageSummary: Prisma.FieldRef<"Listing", 'Json'>
+  readonly sellerUsage: Prisma.FieldRef<"Listing", 'Json'>
+  readonly delistedAt: Prisma.FieldRef<"Listing", 'DateTime'>
 }
     
 
@@ -1823,6 +2523,49 @@ export type Listing$paymentsArgs<ExtArgs extends runtime.Types.Extensions.Intern
   take?: number
   skip?: number
   distinct?: Prisma.PaymentScalarFieldEnum | Prisma.PaymentScalarFieldEnum[]
+}
+
+/**
+ * Listing.health
+ */
+export type Listing$healthArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the ListingHealth
+   */
+  select?: Prisma.ListingHealthSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the ListingHealth
+   */
+  omit?: Prisma.ListingHealthOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ListingHealthInclude<ExtArgs> | null
+  where?: Prisma.ListingHealthWhereInput
+}
+
+/**
+ * Listing.healthDays
+ */
+export type Listing$healthDaysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the HealthDay
+   */
+  select?: Prisma.HealthDaySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the HealthDay
+   */
+  omit?: Prisma.HealthDayOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.HealthDayInclude<ExtArgs> | null
+  where?: Prisma.HealthDayWhereInput
+  orderBy?: Prisma.HealthDayOrderByWithRelationInput | Prisma.HealthDayOrderByWithRelationInput[]
+  cursor?: Prisma.HealthDayWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.HealthDayScalarFieldEnum | Prisma.HealthDayScalarFieldEnum[]
 }
 
 /**

@@ -1,0 +1,29 @@
+// GET /listings/{id}: one live listing, with what buyers may check before paying it.
+import type { components } from "../../generated/openapi.js";
+import { toCatalogItem } from "../catalog/catalog-item.js";
+import { linkTo, linkWithParams } from "../market/links.js";
+import type { MarketFacts } from "../market/facts.js";
+import type { Listing } from "../storage/listing-store.js";
+
+export type ListingDocument = components["schemas"]["ListingDocument"];
+
+/** The history a listing document shows beside its item (health days and probes, usage days). */
+export interface ListingHistory {
+  healthHistory: ListingDocument["healthHistory"];
+  lastProbes: ListingDocument["lastProbes"];
+  usageHistory: ListingDocument["usageHistory"];
+}
+
+export const NO_HISTORY: ListingHistory = { healthHistory: [], lastProbes: [], usageHistory: [] };
+
+export function listingDocument(listing: Listing, history: ListingHistory, market: MarketFacts): ListingDocument {
+  return {
+    item: toCatalogItem(listing, market),
+    ...history,
+    links: {
+      self: linkWithParams(market, "/listings/{id}", { id: listing.id }),
+      catalog: linkTo(market, "catalog"),
+      feed: linkTo(market, "feed"),
+    },
+  };
+}
