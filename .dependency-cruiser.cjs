@@ -4,7 +4,7 @@
 // upward, and never in a cycle. Type-only imports count (tsPreCompilationDeps): a type imported
 // upward still ties the lower layer to the upper one.
 const LAYERS = [
-  { name: "composition", label: "composition (src/main.ts, src/server.ts)", path: "^src/(main|server)\\.ts$" },
+  { name: "composition", label: "composition (src/main.ts, src/server.ts, src/readiness.ts)", path: "^src/(main|server|readiness)\\.ts$" },
   { name: "handlers", label: "src/handlers/", path: "^src/handlers/" },
   { name: "services", label: "src/services.ts", path: "^src/services\\.ts$" },
   { name: "http", label: "src/http/", path: "^src/http/" },
@@ -17,8 +17,8 @@ const LAYERS = [
   { name: "contract-storage-chain", label: "src/contract/, src/storage/, src/chain/", path: "^src/(contract|storage|chain)/" },
   {
     name: "foundation",
-    label: "src/constants.ts, src/config.ts, src/logger.ts, generated/",
-    path: "^(src/(constants|config|logger)\\.ts$|generated/)",
+    label: "src/constants.ts, src/config.ts, src/logger.ts, src/metrics.ts, src/request-context.ts, generated/",
+    path: "^(src/(constants|config|logger|metrics|request-context)\\.ts$|generated/)",
   },
 ];
 
@@ -62,7 +62,7 @@ const CLI_MAY_IMPORT = [
 ];
 
 // http/ is the Koa pipeline: it knows the contract and the foundation, and nothing of the domain.
-const HTTP_MAY_IMPORT = ["^src/http/", "^src/contract/", "^src/(logger|config|constants)\\.ts$", "^generated/"];
+const HTTP_MAY_IMPORT = ["^src/http/", "^src/contract/", "^src/(logger|config|constants|metrics|request-context)\\.ts$", "^generated/"];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -24,6 +24,19 @@ export interface Config {
   loadSeed: boolean;
   payments: PaymentsConfig;
   probe: ProbeConfig;
+  ops: OpsConfig;
+}
+
+/** Operating the service: metrics, access log, limits shared across instances. */
+export interface OpsConfig {
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | null;
+  /** Share of requests written to the access log, 0 to 1 (5xx answers are always written). */
+  accessLogSample: number;
+  /** Redis shared by every instance for the seller-probe limits; null: per-instance limits in memory. */
+  redisUrl: string | null;
+  /** Prefix of every Redis key this service writes (several services may share one Redis). */
+  redisKeyPrefix: string;
 }
 
 /**
@@ -134,6 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (production && asset.toLowerCase() !== BASE_USDC.toLowerCase() && !(env.TOKEN_NAME && env.TOKEN_VERSION)) {
     problems.push("TOKEN_NAME and TOKEN_VERSION are required in production when ASSET_ADDRESS is not Base USDC: they are the token's EIP-712 domain that buyers sign against");
   }
+  const ops = parseOps(env, problems);
   const logLevel = env.LOG_LEVEL || "info";
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
 
@@ -154,9 +168,44 @@ export function loadConfig(env: Env = process.env): Config {
     loadSeed: flag("LOAD_SEED", true),
     payments,
     probe,
+    ops,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function parseOps(env: Env, problems: string[]): OpsConfig {
+  let metricsToken: string | null = null;
+  const rawToken = env.METRICS_TOKEN;
+  if (rawToken) {
+    if (/^[\x21-\x7e]{16,256}$/.test(rawToken)) metricsToken = rawToken;
+    else problems.push("METRICS_TOKEN must be 16 to 256 printable characters without spaces (the value is not shown)");
+  }
+  let accessLogSample = 1;
+  const rawSample = env.ACCESS_LOG_SAMPLE;
+  if (rawSample !== undefined && rawSample !== "") {
+    const value = Number(rawSample);
+    if (/^(0|1|0?\.\d+|1\.0*)$/.test(rawSample) && value >= 0 && value <= 1) accessLogSample = value;
+    else problems.push(`ACCESS_LOG_SAMPLE must be a number from 0 to 1 (the share of requests logged), got "${rawSample}"`);
+  }
+  let redisUrl: string | null = null;
+  const rawRedis = env.REDIS_URL;
+  if (rawRedis) {
+    let protocol = "";
+    try {
+      protocol = new URL(rawRedis).protocol;
+    } catch {
+      // reported below
+    }
+    if (protocol === "redis:" || protocol === "rediss:") redisUrl = rawRedis;
+    // The URL may hold a password: it is not echoed.
+    else problems.push("REDIS_URL must be a redis:// or rediss:// URL (the value is not shown)");
+  }
+  const redisKeyPrefix = env.REDIS_KEY_PREFIX || "x402-market:";
+  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(redisKeyPrefix)) {
+    problems.push(`REDIS_KEY_PREFIX must be 1 to 64 letters, digits or . _ : -, got "${redisKeyPrefix}"`);
+  }
+  return { metricsToken, accessLogSample, redisUrl, redisKeyPrefix };
 }
 
 function parseBaseUrl(raw: string | undefined, fallback: string, problems: string[]): string {

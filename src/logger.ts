@@ -1,4 +1,5 @@
 import { destination, pino, type Logger } from "pino";
+import { currentRequest } from "./request-context.js";
 
 export type { Logger };
 
@@ -8,5 +9,17 @@ export type { Logger };
  * asynchronous default, "stopped" was seen before "shutting down").
  */
 export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: "x402-marketplace" }, timestamp: pino.stdTimeFunctions.isoTime }, destination({ dest: 1, sync: true }));
+  return pino(
+    {
+      level,
+      base: { service: "x402-marketplace" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      // Every line written while a request is answered (its payment, its probe) names the request.
+      mixin: () => {
+        const request = currentRequest();
+        return request ? { requestId: request.id } : {};
+      },
+    },
+    destination({ dest: 1, sync: true }),
+  );
 }

@@ -16,6 +16,9 @@ import { startReconciler } from "./listing/reconciler.js";
 import type { Logger } from "./logger.js";
 import { marketFactsFor, setupPayments, type Payments } from "./payments/setup.js";
 import { SellerProbe } from "./probe/seller-probe.js";
+import { createProbeLimits } from "./probe/rate-limiter.js";
+import { collectProcessMetrics } from "./metrics.js";
+import { createReadiness } from "./readiness.js";
 import { redact } from "./storage/connection.js";
 import { openDatabase, type Database } from "./storage/database.js";
 import { ListingStore } from "./storage/listing-store.js";
@@ -70,6 +73,8 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const { applied } = await applyMigrations(configIn.databaseUrl);
   if (applied.length > 0) logger.info({ database: redact(configIn.databaseUrl), applied }, "applied migrations");
   const database = await openDatabase(configIn.databaseUrl);
+  collectProcessMetrics();
+  const probeLimits = await createProbeLimits(configIn.probe, { redisUrl: configIn.ops.redisUrl, keyPrefix: configIn.ops.redisKeyPrefix, logger });
   const listener: { current?: RequestListener } = {};
   const { server, port } = await listen(configIn, listener);
   const config = configIn.publicBaseUrlExplicit ? configIn : { ...configIn, publicBaseUrl: `http://localhost:${port}` };
@@ -86,8 +91,9 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     store,
     freshness,
     payments,
-    probe: new SellerProbe(config.probe, { network: config.network, asset: payments.asset }),
+    probe: new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits),
     now,
+    readiness: createReadiness({ database, payments }),
   };
   const { reconcileIntervalMs } = config.payments;
   const reconciler =
@@ -95,8 +101,8 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const maintenance = await startMaintenance({ store, market: services.market, logger, loadSeed: config.loadSeed, intervalMs: HOUR_MS, now });
   const router = await createRouter(contract, handlers, services);
   const responseCache = new ResponseCache(freshness);
-  const app = createApp({ router, contract, logger, maxBodyBytes: config.maxBodyBytes, responseCache, routeMiddleware: routeMiddleware(services), trustProxy: config.trustProxy }).callback();
-  listener.current = createEntry({ logger, responseCache, app });
+  const app = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, routeMiddleware: routeMiddleware(services), trustProxy: config.trustProxy }).callback();
+  listener.current = createEntry({ logger, responseCache, app, accessLogSample: config.ops.accessLogSample });
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   return {
@@ -116,6 +122,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
       });
       clearTimeout(grace);
       await reconciler?.stop();
+      await probeLimits.close();
       await database.close();
       if (!options.payments) await payments.close();
     },

@@ -1,3 +1,4 @@
+import type { components } from "../generated/openapi.js";
 import type { CanonicalOperationId } from "../generated/operations.js";
 import type { CatalogFreshness } from "./catalog/freshness.js";
 import type { Config } from "./config.js";
@@ -24,6 +25,8 @@ export interface Services {
   /** The SSRF-safe seller probe, with its per-instance rate limits. */
   probe: SellerProbe;
   now(): Date;
+  /** Whether this instance can take requests (GET /readyz): src/readiness.ts. */
+  readiness(): Promise<components["schemas"]["Readiness"]>;
 }
 
 /** A handler of operation O: its validated input and the services. */

@@ -1,5 +1,5 @@
 import type { components } from "../../generated/openapi.js";
-import { canonicalOf } from "../../generated/operations.js";
+import { canonicalOf, routeTable } from "../../generated/operations.js";
 import type { DocumentContext } from "./context.js";
 import { rootUrl, linkTo, linksTo, type ServicePath } from "../market/links.js";
 import { type MarketFacts } from "../market/facts.js";
@@ -62,6 +62,9 @@ interface ContractOperation {
   responses?: Record<string, { content?: Record<string, unknown> }>;
 }
 
+/** The operators' routes (spec/ops.tsp: /metrics, /livez, /readyz) are no catalog document. */
+const OPERATOR_PATHS = new Set<string>(routeTable.filter((route) => route.area === "ops").map((route) => route.path));
+
 let memo: { key: string; value: Schemas["CrawlDocument"] } | undefined;
 
 /** Every free GET document once (its first path), with its aliases, most useful first. */
@@ -73,7 +76,7 @@ export function crawlDocument(services: DocumentContext): Schemas["CrawlDocument
   for (const [path, item] of Object.entries(paths)) {
     const operation = item.get;
     // A path with parameters (/listings/{id}) is no document to crawl: the catalog links each one.
-    if (!operation || path.includes("{") || path.startsWith("/kr-") || path === "/openapi.yaml") continue;
+    if (!operation || path.includes("{") || path.startsWith("/kr-") || path === "/openapi.yaml" || OPERATOR_PATHS.has(path)) continue;
     const canonical = canonicalOf[operation.operationId as keyof typeof canonicalOf] ?? operation.operationId;
     const entry = byCanonical.get(canonical) ?? { path, operation, aliases: [] };
     byCanonical.set(canonical, entry);

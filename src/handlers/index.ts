@@ -6,6 +6,7 @@ import { documentsHandlers } from "./documents.js";
 import { feedsHandlers } from "./feeds.js";
 import { listingsHandlers } from "./listings.js";
 import { mcpHandlers } from "./mcp.js";
+import { opsHandlers } from "./ops.js";
 
 /**
  * Every canonical operation of the contract and the handler that answers it and its aliases, one
@@ -19,4 +20,5 @@ export const handlers: HandlerMap = {
   ...a2aHandlers,
   ...documentsHandlers,
   ...demoHandlers,
+  ...opsHandlers,
 };

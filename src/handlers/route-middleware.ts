@@ -14,7 +14,7 @@ import type { Services } from "../services.js";
 function refuseOverProbeLimit(services: Pick<Services, "probe">): Middleware {
   return async (ctx, next) => {
     if (ctx.get("payment-signature")) {
-      const wait = services.probe.clientWait(ctx.ip);
+      const wait = await services.probe.clientWait(ctx.ip);
       if (wait > 0) {
         throw new HttpError(429, "rate_limited", `too many probes from ${ctx.ip}; retry in ${wait} s. Nothing was charged.`, undefined, { "Retry-After": String(wait) });
       }

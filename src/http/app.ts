@@ -1,8 +1,8 @@
 import cors from "@koa/cors";
 import Koa, { type Context, type Middleware } from "koa";
-import type { RoutedOperationId } from "../../generated/operations.js";
-import type { Contract } from "../contract/load.js";
+import { canonicalOf, type RoutedOperationId } from "../../generated/operations.js";
 import type { Logger } from "../logger.js";
+import { currentRequest } from "../request-context.js";
 import { readBodyText, readJsonBody } from "./body.js";
 import { ifNoneMatchMatches } from "./conditional.js";
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from "./cors.js";
@@ -49,7 +49,8 @@ function send(ctx: Context, reply: AnyReply, cache: ResponseCache | undefined): 
     ctx.body = bytes;
     if (cache && reply.cacheToken && etag && reply.status === 200) {
       delete headers.ETag;
-      cache.remember(ctx.url, { token: reply.cacheToken, etag, contentType: ctx.response.get("Content-Type"), body: bytes, headers });
+      const operation = canonicalOf[reply.operationId as RoutedOperationId];
+      cache.remember(ctx.url, { token: reply.cacheToken, etag, contentType: ctx.response.get("Content-Type"), body: bytes, headers, operation });
     }
   } else {
     ctx.type = contentType ?? JSON_CONTENT_TYPE;
@@ -66,7 +67,6 @@ function sendError(ctx: Context, error: HttpError): void {
 
 export interface AppOptions {
   router: Router;
-  contract: Contract;
   logger: Logger;
   maxBodyBytes: number;
   /** Where replies marked with a freshness token are kept; the entry (src/http/entry.ts) answers from it. */
@@ -85,7 +85,24 @@ export interface AppOptions {
  *      validation and the operation's handler; 405 with Allow, OPTIONS, 404
  * Middleware that must see every request, a cached one too, goes in the entry, not here.
  */
-export function createApp({ router, contract, logger, maxBodyBytes, responseCache, routeMiddleware, trustProxy = false }: AppOptions): Koa {
+/** Names the routed operation in the request context, for the access log and metrics (src/http/entry.ts). */
+function nameOperation(operation: string): void {
+  const request = currentRequest();
+  if (request) request.operation = operation;
+}
+
+/** A route's own middleware, after naming its operation, so a refusal there (429) is named too. */
+function namedMiddleware(routeMiddleware: RouteMiddleware | undefined): RouteMiddleware | undefined {
+  if (!routeMiddleware) return undefined;
+  const named: RouteMiddleware = {};
+  for (const [operation, list] of Object.entries(routeMiddleware) as Array<[keyof RouteMiddleware, Middleware[]]>) {
+    named[operation] = [(_ctx, next) => (nameOperation(operation), next()), ...list];
+  }
+  return named;
+}
+
+export function createApp({ router, logger, maxBodyBytes, responseCache, routeMiddleware: ownMiddleware, trustProxy = false }: AppOptions): Koa {
+  const routeMiddleware = namedMiddleware(ownMiddleware);
   const app = new Koa({ proxy: trustProxy });
   app.silent = true;
 
@@ -114,6 +131,7 @@ export function createApp({ router, contract, logger, maxBodyBytes, responseCach
   );
 
   const answer = (operationId: RoutedOperationId): Middleware => async (ctx) => {
+    nameOperation(canonicalOf[operationId]);
     const method = ctx.method === "HEAD" ? "GET" : ctx.method;
     // POST /mcp takes its body unparsed: the MCP SDK answers malformed JSON itself (-32700), not 400.
     const raw = BODY_METHODS.has(method) && router.takesRawBody(operationId);
@@ -130,7 +148,7 @@ export function createApp({ router, contract, logger, maxBodyBytes, responseCach
     });
     send(ctx, reply, responseCache);
   };
-  for (const middleware of mountRoutes(contract, answer, routeMiddleware)) app.use(middleware);
+  for (const middleware of mountRoutes(answer, routeMiddleware)) app.use(middleware);
 
   return app;
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LRUCache } from "lru-cache";
+import { currentRequest } from "../request-context.js";
 import { ifNoneMatchMatches } from "./conditional.js";
 import { CORS_RESPONSE_HEADERS } from "./cors.js";
 
@@ -10,6 +11,8 @@ export interface CachedResponse {
   contentType: string;
   body: Buffer;
   headers: Record<string, string>;
+  /** The canonical operation that rendered it, named in the access log and metrics of repeats. */
+  operation?: string;
 }
 
 export interface FreshnessSource {
@@ -31,6 +34,7 @@ interface Entry {
   /** Complete header sets, merged once when the entry is stored. */
   ok: Record<string, string | number>;
   notModified: Record<string, string>;
+  operation?: string;
 }
 
 export class ResponseCache {
@@ -53,6 +57,7 @@ export class ResponseCache {
       token: response.token,
       etag: response.etag,
       body: response.body,
+      operation: response.operation,
       notModified,
       ok: { ...notModified, "Content-Type": response.contentType, "Content-Length": response.body.length },
     });
@@ -80,6 +85,8 @@ export class ResponseCache {
       this.entries.delete(req.url!);
       return false;
     }
+    const request = currentRequest();
+    if (request && entry.operation) request.operation = entry.operation;
     if (ifNoneMatchMatches(req.headers["if-none-match"], entry.etag)) {
       res.writeHead(304, entry.notModified);
       res.end();

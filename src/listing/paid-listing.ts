@@ -16,6 +16,7 @@ import { getAddress } from "viem";
 import type { MarketFacts } from "../market/facts.js";
 import type { Reply } from "../contract/typed-handlers.js";
 import type { Logger } from "../logger.js";
+import { metrics } from "../metrics.js";
 import { exampleListing } from "../documents/listing-request.js";
 import { bodyRouteDiscovery } from "../payments/bazaar.js";
 import type { ChainReader, FeeEvidence } from "../payments/chain-reader.js";
@@ -92,10 +93,16 @@ export async function createPaidListing(request: PaidListingRequest, deps: PaidL
   const now = deps.now();
   const inspected = await gate.inspect(request.headers, charge, now);
   if (inspected.kind === "unpaid") return paymentRequiredReply(inspected.paymentRequired, "Pay the listing fee with x402 and send this request again.");
-  if (inspected.kind === "rejected") return paymentRequiredReply(inspected.paymentRequired, inspected.message);
+  if (inspected.kind === "rejected") {
+    countPayment("failed", "inspect");
+    return paymentRequiredReply(inspected.paymentRequired, inspected.message);
+  }
   const earlier = await withStore(() => store.findPayment(paymentKeyOf(inspected.payment)));
   if (earlier.failed) return earlier.reply;
-  if (earlier.value) return earlierResult(earlier.value, listing, deps);
+  if (earlier.value) {
+    countPayment("duplicate", "record");
+    return earlierResult(earlier.value, listing, deps);
+  }
   // A live listing is renewed only by its first payer or its sellerPayTo: a stranger may not rewrite it.
   const live = await withStore(() => store.liveListingFor(listing, now));
   if (live.failed) return live.reply;
@@ -115,8 +122,10 @@ export async function createPaidListing(request: PaidListingRequest, deps: PaidL
     verified = await gate.verify(inspected);
   } catch (error) {
     deps.logger.warn({ err: error }, "payment verification got no answer");
+    countPayment("unavailable", "verify");
     return facilitatorUnavailableReply(error, "Nothing was charged or saved; send the same request again later.");
   }
+  countPayment(verified.kind === "verified" ? "verified" : "failed", "verify");
   if (verified.kind !== "verified") {
     if (verified.kind === "rejected" && verified.detail) deps.logger.info({ reason: verified.reason, detail: verified.detail }, "payment refused by the facilitator");
     return paymentRequiredReply(verified.paymentRequired, verified.message);
@@ -142,7 +151,10 @@ export async function createPaidListing(request: PaidListingRequest, deps: PaidL
     ),
   );
   if (recorded.failed) {
-    if (recorded.error instanceof DuplicatePaymentError) return earlierResult(recorded.error, listing, deps);
+    if (recorded.error instanceof DuplicatePaymentError) {
+      countPayment("duplicate", "record");
+      return earlierResult(recorded.error, listing, deps);
+    }
     return recorded.reply;
   }
   const pendingId = recorded.value.listing.id;
@@ -151,6 +163,7 @@ export async function createPaidListing(request: PaidListingRequest, deps: PaidL
   const settled = await gate.settle(payment);
   if (settled.kind !== "settled") deps.logger.warn({ listingId: pendingId, kind: settled.kind, reason: settled.reason, detail: settled.detail }, "settlement not confirmed");
   const verdict = await judgeSettlement(settled, payment, deps);
+  countPayment(SETTLEMENT_OUTCOME[verdict.kind], "settle");
   if (verdict.kind === "not_sent") {
     await withStore(() => store.releasePendingListing(pendingId, deps.now()));
     return unavailableReply(verdict.reason, "Nothing was charged or saved; send the same request again later.");
@@ -280,6 +293,16 @@ async function judgeSettlement(settled: SettleOutcome, payment: SignedPayment, d
     case "untraceable":
       return claimed.kind === "paid" ? { kind: "unconfirmed", reason: "settlement_pending" } : claimed;
   }
+}
+
+/** x402_payments_total's outcome of each settlement verdict. */
+const SETTLEMENT_OUTCOME = { paid: "settled", refused: "failed", unconfirmed: "unconfirmed", not_sent: "unavailable" } as const;
+
+type PaymentOutcome = "verified" | "settled" | "failed" | "unconfirmed" | "duplicate" | "unavailable";
+
+/** Counts a listing-fee payment by outcome and the stage that decided it (x402_payments_total). */
+function countPayment(outcome: PaymentOutcome, stage: "inspect" | "verify" | "record" | "settle"): void {
+  metrics.payments.inc({ outcome, stage });
 }
 
 function problem(status: 400 | 409, error: string, message: string): CreateListingReply {

@@ -5,6 +5,7 @@
 // authorization was canceled, burned by another transfer, or expired unused.
 import { getAddress, type Hex } from "viem";
 import type { Logger } from "../logger.js";
+import { metrics } from "../metrics.js";
 import type { ChainReader } from "../payments/chain-reader.js";
 import { AUTHORIZATION_LIFETIME_LIMIT_MS } from "../payments/payment-gate.js";
 import type { ListingStore, Payment } from "../storage/listing-store.js";
@@ -81,14 +82,24 @@ export async function reconcilePending(deps: ReconcilerDeps): Promise<ReconcileS
   const graceMs = deps.graceMs ?? AUTHORIZATION_LIFETIME_LIMIT_MS;
   const summary: ReconcileSummary = { activated: 0, failed: 0, waiting: 0 };
   const payments = await deps.store.paymentsToReconcile(new Date(deps.now().getTime() - graceMs));
+  let oldestWaiting: Date | null = null;
   for (const payment of payments) {
+    let resolution: Resolution = "waiting";
     try {
-      summary[await resolve(payment, deps, graceMs)]++;
+      resolution = await resolve(payment, deps, graceMs);
     } catch (error) {
       deps.logger.warn({ err: error, paymentId: payment.id }, "reconciler: could not resolve a payment; will retry");
-      summary.waiting++;
+    }
+    summary[resolution]++;
+    if (resolution === "waiting") {
+      if (!oldestWaiting || payment.createdAt < oldestWaiting) oldestWaiting = payment.createdAt;
+    } else {
+      metrics.reconcilerResolved.inc({ result: resolution });
     }
   }
+  metrics.reconcilerBacklog.set(summary.waiting);
+  metrics.reconcilerOldestAge.set(oldestWaiting ? Math.max(0, (deps.now().getTime() - oldestWaiting.getTime()) / 1000) : 0);
+  metrics.reconcilerLastPass.set(Date.now() / 1000);
   return summary;
 }
 

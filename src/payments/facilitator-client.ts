@@ -7,6 +7,7 @@ import { SettleError, VerifyError } from "@x402/core/types";
 import { RpcRequestError } from "viem";
 import type { Logger } from "../logger.js";
 import { NETWORK, X402_VERSION } from "../constants.js";
+import { metrics, secondsSince } from "../metrics.js";
 
 export type FacilitatorOperation = "verify" | "settle" | "supported";
 export type UnavailableKind = "timeout" | "unreachable" | "bad_response";
@@ -59,11 +60,20 @@ function withTimeout<T>(operation: FacilitatorOperation, timeoutMs: number, work
 }
 
 async function guarded<T>(operation: FacilitatorOperation, timeoutMs: number, call: () => Promise<T>): Promise<T> {
+  const started = process.hrtime.bigint();
+  let outcome = "ok";
   try {
     return await withTimeout(operation, timeoutMs, Promise.resolve().then(call));
   } catch (error) {
-    if (error instanceof FacilitatorUnavailableError || error instanceof VerifyError || error instanceof SettleError) throw error;
+    if (error instanceof VerifyError || error instanceof SettleError) {
+      outcome = "refused";
+      throw error;
+    }
+    outcome = "unavailable";
+    if (error instanceof FacilitatorUnavailableError) throw error;
     throw new FacilitatorUnavailableError(operation, unavailableKindOf(error), error instanceof Error ? error.message : String(error));
+  } finally {
+    metrics.facilitatorDuration.observe({ call: operation, outcome }, secondsSince(started));
   }
 }
 

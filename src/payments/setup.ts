@@ -36,6 +36,8 @@ export interface Payments {
   facilitator: FacilitatorInfo;
   /** For the reconciler; null when no RPC URL is configured (remote mode). */
   chain: ChainReader | null;
+  /** Rejects when the payment backend does not answer (the remote facilitator; the chain node): GET /readyz. */
+  checkBackend?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,23 @@ export interface AssembleOptions {
   close?: () => Promise<void>;
 }
 
+/** Resolves when the node answers eth_blockNumber; rejects otherwise (its URL is never in the error). */
+async function chainAnswers(rpcUrl: string, timeoutMs: number): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    throw Object.assign(new Error("the chain node did not answer"), { code: (error as { name?: string }).name === "TimeoutError" ? "timeout" : "unreachable" });
+  }
+  const answer = (await response.json().catch(() => null)) as { result?: unknown } | null;
+  if (!response.ok || typeof answer?.result !== "string") throw Object.assign(new Error("the chain node answered without a block number"), { code: "bad_answer" });
+}
+
 /** Payments around any facilitator client (the modes below, and tests). */
 export async function assemblePayments(options: AssembleOptions): Promise<Payments> {
   const { info, logger } = options;
@@ -69,6 +88,10 @@ export async function assemblePayments(options: AssembleOptions): Promise<Paymen
     gate: await PaymentGate.create(facilitator, token),
     facilitator: info,
     chain: options.chainRpcUrl ? createChainReader(options.chainRpcUrl, options.lookbackBlocks) : null,
+    checkBackend: async () => {
+      if (info.mode === "remote") await fetchSupported(options.facilitator, options.timeoutMs);
+      if (options.chainRpcUrl) await chainAnswers(options.chainRpcUrl, options.timeoutMs);
+    },
     close: options.close ?? (async () => {}),
   };
 }

@@ -1,6 +1,11 @@
+import { Redis } from "ioredis";
+import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import type { Logger } from "../logger.js";
+import { metrics } from "../metrics.js";
+
 /**
  * Token buckets in memory, one per key: `perMinute` tokens, refilled continuously. Per instance:
- * N instances behind a load balancer allow up to N times the rate.
+ * N instances behind a load balancer allow up to N times the rate (see {@link SharedLimits}).
  */
 export class TokenBuckets {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
@@ -48,4 +53,136 @@ export class TokenBuckets {
       if (bucket.tokens + (nowMs - bucket.at) * this.refillPerMs >= this.perMinute) this.buckets.delete(key);
     }
   }
+}
+
+/** One rate limit, wherever its counts live: each call answers 0 (granted) or the seconds to wait. */
+export interface Limit {
+  take(key: string): Promise<number>;
+  wait(key: string): Promise<number>;
+  refund(key: string): Promise<void>;
+}
+
+/** The seller probe's two limits: per client address and per target host. */
+export interface ProbeLimits {
+  perClient: Limit;
+  perHost: Limit;
+  /** Where the counts live, for logs and tests. */
+  kind: "memory" | "redis";
+  close(): Promise<void>;
+}
+
+function memoryLimit(perMinute: number): Limit {
+  const buckets = new TokenBuckets(perMinute);
+  return {
+    take: async (key) => buckets.take(key),
+    wait: async (key) => buckets.wait(key),
+    refund: async (key) => buckets.refund(key),
+  };
+}
+
+/** Per-instance limits in memory: the default, without REDIS_URL. */
+export function memoryProbeLimits(rates: { perClientPerMinute: number; perHostPerMinute: number }): ProbeLimits {
+  return { perClient: memoryLimit(rates.perClientPerMinute), perHost: memoryLimit(rates.perHostPerMinute), kind: "memory", close: async () => {} };
+}
+
+const secondsOf = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+/** How often an unreachable Redis is logged while it stays unreachable. */
+const OUTAGE_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * Limits shared by every instance through Redis (rate-limiter-flexible: `points` per 60 s window
+ * per key, counted atomically in Redis). When Redis does not answer, each decision falls back to
+ * this instance's memory limiter (fail open: probes keep their per-instance limit, never none),
+ * logged once a minute and counted in x402_rate_limiter_fallbacks_total.
+ */
+class SharedLimits implements ProbeLimits {
+  readonly kind = "redis" as const;
+  readonly perClient: Limit;
+  readonly perHost: Limit;
+  private lastOutageLog = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    rates: { perClientPerMinute: number; perHostPerMinute: number },
+    keyPrefix: string,
+    private readonly logger: Logger,
+  ) {
+    this.perClient = this.limit(`${keyPrefix}probe:client`, rates.perClientPerMinute);
+    this.perHost = this.limit(`${keyPrefix}probe:host`, rates.perHostPerMinute);
+  }
+
+  private limit(keyPrefix: string, perMinute: number): Limit {
+    const shared = new RateLimiterRedis({ storeClient: this.redis, keyPrefix, points: perMinute, duration: 60, rejectIfRedisNotReady: true });
+    const local = new TokenBuckets(perMinute);
+    return {
+      take: async (key) => {
+        try {
+          await shared.consume(key, 1);
+          return 0;
+        } catch (outcome) {
+          if (outcome instanceof RateLimiterRes) return secondsOf(outcome.msBeforeNext);
+          this.fellBack(outcome);
+          return local.take(key);
+        }
+      },
+      wait: async (key) => {
+        try {
+          const state = await shared.get(key);
+          return state && state.consumedPoints >= perMinute ? secondsOf(state.msBeforeNext) : 0;
+        } catch (error) {
+          this.fellBack(error);
+          return local.wait(key);
+        }
+      },
+      refund: async (key) => {
+        try {
+          await shared.reward(key, 1);
+        } catch (error) {
+          this.fellBack(error);
+          local.refund(key);
+        }
+      },
+    };
+  }
+
+  private fellBack(error: unknown): void {
+    metrics.rateLimiterFallbacks.inc();
+    const now = Date.now();
+    if (now - this.lastOutageLog < OUTAGE_LOG_INTERVAL_MS) return;
+    this.lastOutageLog = now;
+    this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, "shared rate limiter (REDIS_URL) unreachable; using this instance's limits until it answers");
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
+
+/**
+ * The probe limits: shared through Redis when `redisUrl` is set, else per instance in memory. A
+ * Redis that does not answer at start is not fatal: decisions fall back to memory until it does.
+ */
+export async function createProbeLimits(
+  rates: { perClientPerMinute: number; perHostPerMinute: number },
+  shared: { redisUrl: string | null; keyPrefix: string; logger: Logger },
+): Promise<ProbeLimits> {
+  if (!shared.redisUrl) return memoryProbeLimits(rates);
+  const redis = new Redis(shared.redisUrl, {
+    lazyConnect: true,
+    // A command while disconnected fails at once (and falls back) instead of queueing.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    commandTimeout: 1_000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
+  });
+  // Connection errors are reported by the fallback, once a minute; without a listener ioredis prints each.
+  redis.on("error", () => {});
+  redis.on("ready", () => shared.logger.info("shared rate limiter (REDIS_URL) connected"));
+  try {
+    await redis.connect();
+  } catch (error) {
+    shared.logger.warn({ err: (error as Error).message }, "shared rate limiter (REDIS_URL) unreachable at start; using this instance's limits until it answers");
+  }
+  return new SharedLimits(redis, rates, shared.keyPrefix, shared.logger);
 }

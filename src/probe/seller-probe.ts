@@ -11,7 +11,8 @@ import type { ProbeConfig } from "../config.js";
 import { judgeAddress, type AddressVerdict } from "./address-policy.js";
 import { pinnedRequest, type PinnedResponse } from "./pinned-request.js";
 import { readSellerMetadata, withoutResourceMetadata, type ReadMetadata } from "./seller-metadata.js";
-import { TokenBuckets } from "./rate-limiter.js";
+import { metrics, secondsSince } from "../metrics.js";
+import { memoryProbeLimits, type ProbeLimits } from "./rate-limiter.js";
 
 export interface ProbeTarget {
   resource: string;
@@ -59,22 +60,28 @@ const USER_AGENT = "x402-marketplace-probe/1 (+seller listing check)";
 const fail = (code: ProbeFailureCode, detail: string): Extract<ProbeResult, { ok: false }> => ({ ok: false, code, detail });
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
+/** Counts a probe's outcome (x402_seller_probes_total): ok, its failure code, or rate_limited; each probe once. */
+function counted<T extends ProbeAttempt>(attempt: T): T {
+  metrics.probes.inc({ outcome: attempt.ok ? "ok" : attempt.code });
+  return attempt;
+}
+
 export class SellerProbe {
-  private readonly perClient: TokenBuckets;
-  private readonly perHost: TokenBuckets;
+  private readonly limits: ProbeLimits;
 
   constructor(
     private readonly config: ProbeConfig,
     private readonly expected: ProbeExpectations,
     private readonly resolve: Resolver = defaultResolver,
+    /** Per instance in memory unless given (shared through Redis: rate-limiter.ts createProbeLimits). */
+    limits?: ProbeLimits,
   ) {
-    this.perClient = new TokenBuckets(config.perClientPerMinute);
-    this.perHost = new TokenBuckets(config.perHostPerMinute);
+    this.limits = limits ?? memoryProbeLimits(config);
   }
 
   /** Seconds until `clientIp` may have a probe again (0: now); takes nothing. */
-  clientWait(clientIp: string): number {
-    return this.perClient.wait(clientIp);
+  clientWait(clientIp: string): Promise<number> {
+    return this.limits.perClient.wait(clientIp);
   }
 
   /** Probes `target` on behalf of `clientIp`, within the per-client and per-host rate limits. */
@@ -83,23 +90,31 @@ export class SellerProbe {
     try {
       url = new URL(target.resource);
     } catch {
-      return fail("invalid_url", `${JSON.stringify(target.resource)} is not an absolute URL`);
+      return counted(fail("invalid_url", `${JSON.stringify(target.resource)} is not an absolute URL`));
     }
     if (url.protocol !== "https:" && !(url.protocol === "http:" && this.config.allowLoopbackSellers)) {
-      return fail("not_https", `the resource must be https, not ${url.protocol.replace(":", "")}`);
+      return counted(fail("not_https", `the resource must be https, not ${url.protocol.replace(":", "")}`));
     }
     const host = url.hostname.toLowerCase();
-    const clientWait = this.perClient.take(clientIp);
-    if (clientWait > 0) return { ok: false, code: "rate_limited", scope: "client", retryAfterSeconds: clientWait, detail: `too many probes from ${clientIp}; retry in ${clientWait} s` };
-    const hostWait = this.perHost.take(host);
+    const clientWait = await this.limits.perClient.take(clientIp);
+    if (clientWait > 0) return counted({ ok: false, code: "rate_limited", scope: "client", retryAfterSeconds: clientWait, detail: `too many probes from ${clientIp}; retry in ${clientWait} s` });
+    const hostWait = await this.limits.perHost.take(host);
     if (hostWait > 0) {
-      this.perClient.refund(clientIp);
-      return { ok: false, code: "rate_limited", scope: "host", retryAfterSeconds: hostWait, detail: `too many probes of ${host}; retry in ${hostWait} s` };
+      await this.limits.perClient.refund(clientIp);
+      return counted({ ok: false, code: "rate_limited", scope: "host", retryAfterSeconds: hostWait, detail: `too many probes of ${host}; retry in ${hostWait} s` });
     }
     return this.probeUrl(url, target);
   }
 
+  /** Every probe that goes out passes here (a scheduled re-probe too): counted and timed by outcome. */
   private async probeUrl(url: URL, target: ProbeTarget): Promise<ProbeResult> {
+    const started = process.hrtime.bigint();
+    const result = counted(await this.probeUrlUntimed(url, target));
+    metrics.probeDuration.observe({ outcome: result.ok ? "ok" : result.code }, secondsSince(started));
+    return result;
+  }
+
+  private async probeUrlUntimed(url: URL, target: ProbeTarget): Promise<ProbeResult> {
     const destination = await this.destination(url);
     if ("code" in destination) return destination;
     if (url.protocol === "http:" && destination.range !== "loopback") {

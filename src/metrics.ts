@@ -1,0 +1,99 @@
+// The service's Prometheus metrics, served at /metrics (src/handlers/ops.ts). One registry for the
+// process, low in the layers so the entry, payments, the probe and the listing flow can all count.
+// Label values are bounded sets (operation ids, status codes, outcome and failure codes), never
+// URLs, addresses or client input.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+export const registry = new Registry();
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const REMOTE_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export const metrics = {
+  httpRequests: new Counter({
+    name: "x402_http_requests_total",
+    help: "Requests answered, by canonical operation (\"none\" when no route matched), status and whether the response cache answered",
+    labelNames: ["operation", "status", "cached"] as const,
+    registers: [registry],
+  }),
+  httpDuration: new Histogram({
+    name: "x402_http_request_duration_seconds",
+    help: "Time from the request's arrival to the end of its response, by canonical operation and cached",
+    labelNames: ["operation", "cached"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  }),
+  payments: new Counter({
+    name: "x402_payments_total",
+    help: "Listing-fee payments by outcome (verified, settled, failed, unconfirmed, duplicate, unavailable) and the stage that decided it",
+    labelNames: ["outcome", "stage"] as const,
+    registers: [registry],
+  }),
+  reconcilerBacklog: new Gauge({
+    name: "x402_reconciler_backlog",
+    help: "Payments the last reconciler pass left waiting (not yet resolvable from the chain)",
+    registers: [registry],
+  }),
+  reconcilerOldestAge: new Gauge({
+    name: "x402_reconciler_oldest_pending_age_seconds",
+    help: "Age of the oldest payment the last reconciler pass looked at and left waiting (0: none)",
+    registers: [registry],
+  }),
+  reconcilerResolved: new Counter({
+    name: "x402_reconciler_resolved_total",
+    help: "Payments the reconciler resolved, by result (activated, failed)",
+    labelNames: ["result"] as const,
+    registers: [registry],
+  }),
+  reconcilerLastPass: new Gauge({
+    name: "x402_reconciler_last_pass_timestamp_seconds",
+    help: "Unix time the last reconciler pass finished",
+    registers: [registry],
+  }),
+  probes: new Counter({
+    name: "x402_seller_probes_total",
+    help: "Seller probes by outcome: ok, a failure code (not_402, timeout, ...) or rate_limited",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  }),
+  probeDuration: new Histogram({
+    name: "x402_seller_probe_duration_seconds",
+    help: "Time a seller probe that went out took, by outcome",
+    labelNames: ["outcome"] as const,
+    buckets: REMOTE_BUCKETS,
+    registers: [registry],
+  }),
+  rateLimiterFallbacks: new Counter({
+    name: "x402_rate_limiter_fallbacks_total",
+    help: "Rate-limit decisions taken by the in-memory limiter because the shared (Redis) limiter did not answer",
+    registers: [registry],
+  }),
+  databaseDuration: new Histogram({
+    name: "x402_database_query_duration_seconds",
+    help: "Database statements through Prisma (and the readiness ping), by database kind",
+    labelNames: ["database"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  }),
+  facilitatorDuration: new Histogram({
+    name: "x402_facilitator_request_duration_seconds",
+    help: "Facilitator calls (verify, settle, supported) by outcome: ok, refused (a definite no) or unavailable (no answer)",
+    labelNames: ["call", "outcome"] as const,
+    buckets: REMOTE_BUCKETS,
+    registers: [registry],
+  }),
+};
+
+let processMetrics = false;
+
+/** The process defaults (CPU, memory, event-loop lag, GC, handles), once per process. */
+export function collectProcessMetrics(): void {
+  if (processMetrics) return;
+  processMetrics = true;
+  collectDefaultMetrics({ register: registry });
+}
+
+/** Seconds since `startedNs` (process.hrtime.bigint()). */
+export function secondsSince(startedNs: bigint): number {
+  return Number(process.hrtime.bigint() - startedNs) / 1e9;
+}
