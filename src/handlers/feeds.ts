@@ -5,9 +5,9 @@ import { HttpError } from "../contract/errors.js";
 import type { Handler, Services } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
-async function newestForeign(services: Services, since: Date | undefined, limit: number) {
+async function newestForeign(services: Services, since: Date | undefined, limit: number, health?: "any" | "healthy" | "unhealthy" | "drifted") {
   const freshness = await services.freshness.current();
-  const rows = await services.store.feed({ since, limit, now: services.now() });
+  const rows = await services.store.feed({ since, limit, now: services.now(), health });
   return { ...freshness, rows };
 }
 
@@ -32,7 +32,7 @@ function sinceOf(value: string | undefined): Date | undefined {
 const getFeed: Handler<"getFeed"> = async (input, services) => {
   const since = sinceOf(input.query.since);
   const limit = input.query.limit ?? 50;
-  const { token, stamp, rows } = await newestForeign(services, since, limit);
+  const { token, stamp, rows } = await newestForeign(services, since, limit, input.query.health);
   return taggedJson(feedDocument(services, rows, { since: since ?? null, limit }, stamp.changedAt), token);
 };
 

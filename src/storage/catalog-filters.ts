@@ -1,7 +1,8 @@
-// The Bazaar list filters (type, payTo, network, scheme, extensions) as the rows a read shows.
+// The Bazaar list filters (type, payTo, network, scheme, extensions) and the trust filters (health,
+// verified, minCalls) and order (sort) as the rows a read shows.
 import { getAddress, isAddress } from "viem";
 import { NETWORK } from "../constants.js";
-import type { CatalogView } from "./catalog-sql.js";
+import type { CatalogSort, CatalogView } from "./catalog-sql.js";
 
 /**
  * What every catalog item is: an HTTP resource paid by the `exact` scheme on the market's network
@@ -18,6 +19,12 @@ export interface CatalogFilters {
   network?: string | undefined;
   scheme?: string | undefined;
   extensions?: string | undefined;
+  /** `any` (or absent) keeps every listing. */
+  health?: "any" | "healthy" | "unhealthy" | "drifted" | undefined;
+  /** `true` keeps owner-verified listings only; `false` or absent keeps all. */
+  verified?: boolean | undefined;
+  minCalls?: number | undefined;
+  sort?: CatalogSort | undefined;
 }
 
 /**
@@ -35,5 +42,9 @@ export function catalogView(filters: CatalogFilters, includeSeed: boolean): Cata
     includeSeed,
     payTo: filters.payTo === undefined ? undefined : getAddress(filters.payTo.toLowerCase()),
     extensionKey: filters.extensions,
+    health: filters.health === "any" ? undefined : filters.health,
+    verified: filters.verified === true ? true : undefined,
+    minCalls: filters.minCalls !== undefined && filters.minCalls > 0 ? filters.minCalls : undefined,
+    sort: filters.sort,
   };
 }

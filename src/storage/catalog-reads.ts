@@ -26,6 +26,9 @@ import {
   pageSql,
   rawCountSql,
   hasTrigrams,
+  isSorted,
+  sortedMatchPageSql,
+  sortedPageSql,
   viewCountSql,
   type CatalogView,
   type SeekKey,
@@ -42,7 +45,17 @@ interface RankedMatch {
   matchClass: number;
   listedAt: number;
   id: string;
+  calls30d: number;
+  priceMicros: bigint;
 }
+
+const newestFirst = (a: RankedMatch, b: RankedMatch) => b.listedAt - a.listedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/** A sorted search's order (catalog-sql.ts orderOf), for the few matches ranked in memory. */
+const bySort = {
+  popular: (a: RankedMatch, b: RankedMatch) => b.calls30d - a.calls30d || newestFirst(a, b),
+  price: (a: RankedMatch, b: RankedMatch) => (a.priceMicros < b.priceMicros ? -1 : a.priceMicros > b.priceMicros ? 1 : newestFirst(a, b)),
+} as const;
 
 /** Index entries a deep page steps over at most, after its seek. */
 export const SEEK_STRIDE = 256;
@@ -60,7 +73,9 @@ export interface PageRequest {
 /** A cached read's key within one catalog state. */
 const stateKey = (token: string, key: string) => `${token}\n${key}`;
 
-const viewKey = (view: CatalogView) => JSON.stringify([view.includeSeed, view.payTo ?? "", view.extensionKey ?? ""]);
+/** The rows a view shows (not their order: a sorted view has the same totals). */
+const viewKey = (view: CatalogView) =>
+  JSON.stringify([view.includeSeed, view.payTo ?? "", view.extensionKey ?? "", view.health ?? "", view.verified ?? false, view.minCalls ?? 0]);
 
 export class CatalogReads {
   /** Totals, seek keys and match counts per catalog state: promises, so concurrent requests share one read. */
@@ -131,6 +146,10 @@ export class CatalogReads {
     const { now, token } = request;
     const total = await this.viewTotal(view, now, token);
     if (request.offset >= total || request.limit === 0) return { rows: [], total };
+    if (isSorted(view)) {
+      const rows = await this.reader.rows(sortedPageSql(this.kind, view, now, { skip: request.offset, limit: request.limit }));
+      return { rows: rows.map(toListing), total };
+    }
     const { from, skip } = await this.seek(viewKey(view), token, request.offset, SEEK_STRIDE, (at, count) => keyAtSql(this.kind, view, now, at, count));
     const rows = await this.reader.rows(pageSql(this.kind, view, now, { from, skip, limit: request.limit }));
     return { rows: rows.map(toListing), total };
@@ -146,7 +165,9 @@ export class CatalogReads {
     // Most searches match a few rows: one query finds them all, ranked here, and the page is fetched by key.
     const few = await this.remembered(token, `few ${viewKey(view)} ${text}`, () => this.fewMatches(view, now, text), this.searches);
     if (few) {
-      const keys = few.slice(request.offset, request.offset + request.limit).map((match) => match.key);
+      // The cached ranking is shared: a sorted search orders a copy.
+      const ordered = isSorted(view) ? [...few].sort(bySort[view.sort as keyof typeof bySort]) : few;
+      const keys = ordered.slice(request.offset, request.offset + request.limit).map((match) => match.key);
       return { rows: keys.length ? await this.rowsInOrder(keys) : [], total: few.length };
     }
     const counts = await this.remembered(token, `matches ${viewKey(view)} ${text}`, async () => {
@@ -154,6 +175,11 @@ export class CatalogReads {
       return Array.from({ length: MATCH_CLASSES }, (_, i) => toCount(row?.[`c${i}`]));
     });
     const total = counts.reduce((sum, n) => sum + n, 0);
+    if (isSorted(view)) {
+      if (request.offset >= total) return { rows: [], total };
+      const found = await this.reader.rows(sortedMatchPageSql(this.kind, view, now, { text, skip: request.offset, limit: request.limit }));
+      return { rows: found.map(toListing), total };
+    }
     const viewTotal = await this.viewTotal(view, now, token);
     const rows: Listing[] = [];
     let classStart = 0;
@@ -187,9 +213,16 @@ export class CatalogReads {
     const found = await this.reader.rows(matchKeysSql(this.kind, view, now, text, FEW_MATCHES + 1));
     if (found.length > FEW_MATCHES) return null;
     return found
-      .map((row) => ({ key: row.key, matchClass: toCount(row.matchClass), listedAt: toDate(row.listedAt).getTime(), id: String(row.id) }))
+      .map((row) => ({
+        key: row.key,
+        matchClass: toCount(row.matchClass),
+        listedAt: toDate(row.listedAt).getTime(),
+        id: String(row.id),
+        calls30d: toCount(row.calls30d),
+        priceMicros: BigInt(row.priceMicros as number | bigint | string),
+      }))
       .filter((match) => match.matchClass < MATCH_CLASSES)
-      .sort((a, b) => a.matchClass - b.matchClass || b.listedAt - a.listedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+      .sort((a, b) => a.matchClass - b.matchClass || newestFirst(a, b));
   }
 
   private async rowsInOrder(keys: unknown[]): Promise<Listing[]> {

@@ -15,7 +15,17 @@ export interface CatalogView {
   payTo?: string | undefined;
   /** A top-level extensions key the item must carry. */
   extensionKey?: string | undefined;
+  /** Only this health status (healthStatus). */
+  health?: "healthy" | "unhealthy" | "drifted" | undefined;
+  /** Only owner-verified listings. */
+  verified?: true | undefined;
+  /** Only listings with at least this many wash-filtered 30-day sales (calls30d). */
+  minCalls?: number | undefined;
+  /** The order: newest first (default), most 30-day sales first, or cheapest first; newest first within a tie. */
+  sort?: CatalogSort | undefined;
 }
+
+export type CatalogSort = "newest" | "popular" | "price";
 
 /** A position in the newest-first order. */
 export interface SeekKey {
@@ -34,17 +44,38 @@ const rowKey = (kind: DatabaseKind) => Prisma.raw(kind === "sqlite" ? "rowid" : 
 const selectColumns = Prisma.raw(LISTING_COLUMNS.map((c) => `l."${c}"`).join(", "));
 const NEWEST_FIRST = Prisma.raw(`l."listedAt" DESC, l."id" DESC`);
 
+const SORT_INDEX = { newest: "Listing_visible_idx", popular: "Listing_popular_idx", price: "Listing_price_idx" } as const;
+
+/** A seller's or an extension's rows are few: their index narrows first (a sort then orders that handful). */
 function indexFor(kind: DatabaseKind, view: CatalogView): Prisma.Sql {
   if (kind !== "sqlite") return Prisma.empty;
-  const name = view.payTo ? "Listing_payTo_idx" : view.extensionKey ? "Listing_extensions_idx" : "Listing_visible_idx";
+  const name = view.payTo ? "Listing_payTo_idx" : view.extensionKey ? "Listing_extensions_idx" : SORT_INDEX[view.sort ?? "newest"];
   return Prisma.raw(` INDEXED BY "${name}"`);
 }
+
+/** A view's order, as its sort index holds it (Listing_popular_idx, Listing_price_idx: listedAt and id descending within a tie). */
+function orderOf(view: CatalogView): Prisma.Sql {
+  switch (view.sort ?? "newest") {
+    case "newest":
+      return NEWEST_FIRST;
+    case "popular":
+      return Prisma.raw(`l."calls30d" DESC, l."listedAt" DESC, l."id" DESC`);
+    case "price":
+      return Prisma.raw(`l."priceMicros" ASC, l."listedAt" DESC, l."id" DESC`);
+  }
+}
+
+/** Whether a view is read in another order than newest first (offset paging on its sort index). */
+export const isSorted = (view: CatalogView) => (view.sort ?? "newest") !== "newest";
 
 function visible(view: CatalogView, now: Date): Prisma.Sql {
   const conditions = [Prisma.sql`l."state" = 'active'`, Prisma.sql`l."expiresAt" > ${now}`];
   if (!view.includeSeed) conditions.push(Prisma.sql`l."leftoverSeed" = ${false}`);
   if (view.payTo) conditions.push(Prisma.sql`l."sellerPayTo" = ${view.payTo}`);
   if (view.extensionKey) conditions.push(Prisma.sql`l."extensionKeys" = ${view.extensionKey}`);
+  if (view.health) conditions.push(Prisma.sql`l."healthStatus" = ${view.health}`);
+  if (view.verified) conditions.push(Prisma.sql`l."ownerVerified" = ${true}`);
+  if (view.minCalls) conditions.push(Prisma.sql`l."calls30d" >= ${view.minCalls}`);
   return Prisma.join(conditions, " AND ");
 }
 
@@ -70,6 +101,15 @@ export function pageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: 
       SELECT l.${key} FROM "Listing" l${indexFor(kind, view)}
       WHERE ${visible(view, now)}${atOrAfter(page.from)} ORDER BY ${NEWEST_FIRST} LIMIT ${page.limit} OFFSET ${page.skip}
     ) ORDER BY ${NEWEST_FIRST}`;
+}
+
+/** `limit` rows of a sorted view (popular, price) from its `skip`-th: the skipped entries are stepped over in its sort index. */
+export function sortedPageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: { skip: number; limit: number }): Prisma.Sql {
+  const key = rowKey(kind);
+  const order = orderOf(view);
+  return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${key} IN (
+      SELECT l.${key} FROM "Listing" l${indexFor(kind, view)} WHERE ${visible(view, now)} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.skip}
+    ) ORDER BY ${order}`;
 }
 
 /** The oldest `limit` rows listed strictly after `since`, oldest first. */
@@ -162,7 +202,7 @@ export function matchKeysSql(kind: DatabaseKind, view: CatalogView, now: Date, t
   const [description, resource] = matchPredicates(kind, text);
   const rest = Prisma.join((["sellerPayTo", "serviceName", "tags"] as const).map(containsText(kind, text)), " OR ");
   const matchClass = Prisma.sql`CASE WHEN ${description} THEN 0 WHEN ${resource} THEN 1 WHEN ${rest} THEN 2 ELSE ${MATCH_CLASSES} END`;
-  return Prisma.sql`SELECT l.${rowKey(kind)} AS "key", l."listedAt", l."id", ${matchClass} AS "matchClass" FROM ${from} WHERE ${where} LIMIT ${limit}`;
+  return Prisma.sql`SELECT l.${rowKey(kind)} AS "key", l."listedAt", l."id", l."calls30d", l."priceMicros", ${matchClass} AS "matchClass" FROM ${from} WHERE ${where} LIMIT ${limit}`;
 }
 
 /** The rows of these keys (matchKeysSql's), in no particular order. */
@@ -210,4 +250,14 @@ export function matchKeyAtSql(
   const predicate = matchPredicates(kind, search.text)[search.matchClass]!;
   return Prisma.sql`SELECT l."listedAt", l."id" FROM "Listing" l${indexFor(kind, view)}
     WHERE ${visible(view, now)}${atOrAfter(search.from)} AND (${predicate}) ORDER BY ${NEWEST_FIRST} LIMIT 1 OFFSET ${search.skip}`;
+}
+
+/** `limit` matches of any class in a sorted view's order (popular, price) from the `skip`-th, walking its sort index. */
+export function sortedMatchPageSql(kind: DatabaseKind, view: CatalogView, now: Date, search: { text: string; skip: number; limit: number }): Prisma.Sql {
+  const anyClass = Prisma.join(matchPredicates(kind, search.text).map((predicate) => Prisma.sql`(${predicate})`), " OR ");
+  const key = rowKey(kind);
+  const order = orderOf(view);
+  return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${key} IN (
+      SELECT l.${key} FROM "Listing" l${indexFor(kind, view)} WHERE ${visible(view, now)} AND (${anyClass}) ORDER BY ${order} LIMIT ${search.limit} OFFSET ${search.skip}
+    ) ORDER BY ${order}`;
 }

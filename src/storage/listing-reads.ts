@@ -27,6 +27,8 @@ export interface FeedQuery {
   since?: Date | undefined;
   limit: number;
   now: Date;
+  /** Only this health status; absent or `any` keeps all. */
+  health?: "any" | "healthy" | "unhealthy" | "drifted" | undefined;
 }
 
 export const EPOCH = new Date(0);

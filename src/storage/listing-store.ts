@@ -36,7 +36,8 @@ export type { CatalogView } from "./catalog-reads.js";
 export { catalogView, ITEM_SCHEME, ITEM_TYPE, type CatalogFilters } from "./catalog-filters.js";
 
 
-function metadataFields(metadata: SellerMetadata = {}) {
+/** The Listing columns of the seller metadata a probe read (listing time and POST /listings/{id}/refresh). */
+export function metadataFields(metadata: SellerMetadata = {}) {
   return {
     mimeType: metadata.mimeType ?? null,
     serviceName: metadata.serviceName ?? null,
@@ -356,7 +357,7 @@ export class ListingStore {
    * next `since` receives every row exactly once however many arrived meanwhile.
    */
   feed(q: FeedQuery): Promise<Listing[]> {
-    return this.catalog.feed({ includeSeed: false }, q);
+    return this.catalog.feed({ includeSeed: false, health: q.health === "any" ? undefined : q.health }, q);
   }
 
   /** Visible foreign and seed rows, and every stored row in any state (rawAll). */

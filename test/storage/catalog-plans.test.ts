@@ -11,6 +11,8 @@ import {
   matchKeysSql,
   matchPageSql,
   pageSql,
+  sortedMatchPageSql,
+  sortedPageSql,
   viewCountSql,
   type CatalogView,
 } from "../../src/storage/catalog-sql.js";
@@ -45,7 +47,11 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
         return {
           ...input,
           sellerPayTo: getAddress(input.sellerPayTo),
-          priceAtomic: "30000",
+          priceAtomic: String(10_000 + (i % 50) * 1_000),
+          priceMicros: BigInt(10_000 + (i % 50) * 1_000),
+          healthStatus: ["healthy", "unhealthy", "drifted"][i % 3]!,
+          ownerVerified: i % 4 === 0,
+          calls30d: i % 23,
           inputSchema: undefined,
           state: i % 97 === 0 ? "failed" : "active",
           leftoverSeed: i % 1_000 === 0,
@@ -67,6 +73,8 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
     ["with seed", { includeSeed: true }, "Listing_visible_idx"],
     ["one seller", { includeSeed: false, payTo: SELLER }, "Listing_payTo_idx"],
     ["with extensions.bazaar", { includeSeed: false, extensionKey: "bazaar" }, "Listing_extensions_idx"],
+    // The trust filters are columns of the newest-first index: filtered on the index alone.
+    ["healthy, verified, with sales", { includeSeed: false, health: "healthy", verified: true, minCalls: 1 }, "Listing_visible_idx"],
   ];
 
   /**
@@ -134,6 +142,20 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
       for (const plan of [counts, keys, candidates]) expect(plan).toMatch(/Bitmap Index Scan on "Listing_description_trgm_idx"/);
       expect(walk).toMatch(/Index (Only )?Scan( Backward)? using "Listing_visible_idx"/);
       expect(`${counts}\n${keys}\n${candidates}\n${walk}`).not.toMatch(/Seq Scan/);
+    }
+  });
+
+  it.each([
+    ["popular", "Listing_popular_idx"],
+    ["price", "Listing_price_idx"],
+  ] as const)("sort=%s: a deep page and a search walk %s in its order, sorting only the page", async (sort, index) => {
+    for (const view of [{ includeSeed: false, sort }, { includeSeed: false, sort, health: "healthy" as const }]) {
+      const page = await explain(sortedPageSql(kind.kind, view, NOW, { skip: 5_000, limit: 20 }));
+      walks(page, index);
+      sortsOnlyThePage(page, index);
+      const search = await explain(sortedMatchPageSql(kind.kind, view, NOW, { text: "service", skip: 200, limit: 20 }));
+      walks(search, index);
+      sortsOnlyThePage(search, index);
     }
   });
 });

@@ -126,7 +126,7 @@ CREATE INDEX "Listing_visible_idx" ON "Listing"("state", "listedAt", "id", "left
 CREATE INDEX "Listing_popular_idx" ON "Listing"("state", "calls30d", "listedAt", "id", "leftoverSeed", "expiresAt", "healthStatus", "ownerVerified");
 
 -- CreateIndex
-CREATE INDEX "Listing_price_idx" ON "Listing"("state", "priceMicros", "listedAt", "id", "leftoverSeed", "expiresAt", "healthStatus", "ownerVerified", "calls30d");
+CREATE INDEX "Listing_price_idx" ON "Listing"("state", "priceMicros", "listedAt" DESC, "id" DESC, "leftoverSeed", "expiresAt", "healthStatus", "ownerVerified", "calls30d");
 
 -- AddForeignKey
 ALTER TABLE "ListingHealth" ADD CONSTRAINT "ListingHealth_listingId_fkey" FOREIGN KEY ("listingId") REFERENCES "Listing"("id") ON DELETE CASCADE ON UPDATE CASCADE;

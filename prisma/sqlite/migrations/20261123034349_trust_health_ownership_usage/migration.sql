@@ -111,7 +111,7 @@ ALTER TABLE "new_Listing" RENAME TO "Listing";
 CREATE INDEX "Listing_state_leftoverSeed_expiresAt_idx" ON "Listing"("state", "leftoverSeed", "expiresAt");
 CREATE INDEX "Listing_visible_idx" ON "Listing"("state", "listedAt", "id", "leftoverSeed", "expiresAt", "healthStatus", "ownerVerified", "calls30d");
 CREATE INDEX "Listing_popular_idx" ON "Listing"("state", "calls30d", "listedAt", "id", "leftoverSeed", "expiresAt", "healthStatus", "ownerVerified");
-CREATE INDEX "Listing_price_idx" ON "Listing"("state", "priceMicros", "listedAt", "id", "leftoverSeed", "expiresAt", "healthStatus", "ownerVerified", "calls30d");
+CREATE INDEX "Listing_price_idx" ON "Listing"("state", "priceMicros", "listedAt" DESC, "id" DESC, "leftoverSeed", "expiresAt", "healthStatus", "ownerVerified", "calls30d");
 CREATE INDEX "Listing_payTo_idx" ON "Listing"("sellerPayTo", "state", "listedAt", "id");
 CREATE INDEX "Listing_extensions_idx" ON "Listing"("extensionKeys", "state", "listedAt", "id");
 CREATE INDEX "Listing_resource_method_sellerPayTo_idx" ON "Listing"("resource", "method", "sellerPayTo");
