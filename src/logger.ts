@@ -1,4 +1,4 @@
-import { destination, pino, type Logger } from "pino";
+import { destination, pino, type DestinationStream, type Logger } from "pino";
 import { currentRequest } from "./request-context.js";
 
 export type { Logger };
@@ -8,7 +8,7 @@ export type { Logger };
  * synchronous write cannot be lost at exit or overtaken by the exit's own flush (with pino's
  * asynchronous default, "stopped" was seen before "shutting down").
  */
-export function createLogger(level: string): Logger {
+export function createLogger(level: string, to: DestinationStream = destination({ dest: 1, sync: true })): Logger {
   return pino(
     {
       level,
@@ -20,6 +20,6 @@ export function createLogger(level: string): Logger {
         return request ? { requestId: request.id } : {};
       },
     },
-    destination({ dest: 1, sync: true }),
+    to,
   );
 }

@@ -1,6 +1,7 @@
 import type { PrismaClient } from "../../generated/prisma/sqlite/client.js";
 import { openSqliteReader, prismaReader, type CatalogReader } from "./catalog-reader.js";
 import { createAdapterFactory, parseDatabaseUrl, type DatabaseKind } from "./connection.js";
+import { metrics } from "../metrics.js";
 
 export type { DatabaseKind } from "./connection.js";
 export type { PrismaClient } from "../../generated/prisma/sqlite/client.js";
@@ -23,6 +24,14 @@ export interface Database {
   /** Catalog reads (catalog-sql.ts), outside Prisma where the driver allows. */
   reader: CatalogReader;
   close(): Promise<void>;
+}
+
+/** Prisma reports each statement's duration; x402_database_query_duration_seconds counts them. */
+const QUERY_EVENTS = { log: [{ emit: "event" as const, level: "query" as const }] };
+
+function timeStatements(prisma: { $on(event: "query", listener: (event: { duration: number }) => void): void }, kind: DatabaseKind): void {
+  const histogram = metrics.databaseDuration.labels({ database: kind });
+  prisma.$on("query", (event) => histogram.observe(event.duration / 1000));
 }
 
 /** Serialises async work: each call starts after the previous one settled. */
@@ -50,13 +59,16 @@ export async function openDatabase(databaseUrl: string): Promise<Database> {
   const adapter = createAdapterFactory(target);
   if (target.kind === "postgres") {
     const { PrismaClient: PgClient } = await import("../../generated/prisma/postgres/client.js");
-    const prisma = new PgClient({ adapter }) as unknown as PrismaClient;
+    const pg = new PgClient({ adapter, ...QUERY_EVENTS });
+    timeStatements(pg, "postgres");
+    const prisma = pg as unknown as PrismaClient;
     await prisma.$connect();
     const exclusive = <T>(fn: () => Promise<T>) => fn();
     return { kind: "postgres", prisma, exclusive, reader: prismaReader(prisma, exclusive), close: () => prisma.$disconnect() };
   }
   const { PrismaClient: SqliteClient } = await import("../../generated/prisma/sqlite/client.js");
-  const prisma = new SqliteClient({ adapter });
+  const prisma = new SqliteClient({ adapter, ...QUERY_EVENTS }) as unknown as PrismaClient;
+  timeStatements(prisma as unknown as Parameters<typeof timeStatements>[0], "sqlite");
   if (target.file !== ":memory:") await prisma.$queryRawUnsafe("PRAGMA journal_mode = WAL");
   // WAL makes NORMAL durable against application crashes; only power loss can drop the last commits.
   await prisma.$executeRawUnsafe("PRAGMA synchronous = NORMAL");
