@@ -3,6 +3,7 @@
 // answer). Each scenario also knows the catalog read (src/storage/catalog-reads.ts) its URL makes,
 // so the bench can time that read's SQL on its own (db-share.ts).
 import type { CatalogReads } from "../../src/storage/catalog-reads.js";
+import { catalogView } from "../../src/storage/catalog-filters.js";
 import { benchSeller, COMMON_WORDS, type SeededCatalog } from "./seed-listings.js";
 
 export interface Scenario {
@@ -17,7 +18,15 @@ export interface Scenario {
 export function readOf(path: string): (reads: CatalogReads, now: Date, token: string) => Promise<unknown> {
   const url = new URL(path, "http://bench");
   const number = (name: string, fallback: number) => (url.searchParams.has(name) ? Number(url.searchParams.get(name)) : fallback);
-  const view = { includeSeed: false };
+  const query = url.searchParams;
+  const view = catalogView(
+    {
+      health: (query.get("health") ?? undefined) as "healthy" | undefined,
+      verified: query.get("verified") === "true" || undefined,
+      sort: (query.get("sort") ?? undefined) as "popular" | "price" | undefined,
+    },
+    false,
+  )!;
   switch (url.pathname) {
     case "/discovery/resources":
       return (reads, now, token) => reads.page(view, { limit: number("limit", 50), offset: number("offset", 0), now, token });
@@ -87,6 +96,21 @@ export function scenarios(catalog: SeededCatalog, commonWordMatches: number): Sc
       name: `search "service", distinct pages (${commonWordMatches} matches)`,
       cachedPath: "/discovery/search?query=service",
       nextPath: () => `/discovery/search?query=service&limit=${int(1, 20)}&offset=${int(0, Math.max(0, commonWordMatches - 1))}`,
+    },
+    {
+      name: "resources sort=popular, health=healthy, distinct pages",
+      cachedPath: "/discovery/resources?sort=popular&health=healthy",
+      nextPath: () => `/discovery/resources?sort=popular&health=healthy&limit=${int(1, 20)}&offset=${int(0, Math.min(size - 1, 5_000))}`,
+    },
+    {
+      name: "resources sort=price, verified=true, distinct pages",
+      cachedPath: "/discovery/resources?sort=price&verified=true",
+      nextPath: () => `/discovery/resources?sort=price&verified=true&limit=${int(1, 20)}&offset=${int(0, Math.min(Math.floor(size * 0.4) - 1, 5_000))}`,
+    },
+    {
+      name: "search sort=price, distinct queries (seller-address substrings)",
+      cachedPath: `/discovery/search?sort=price&query=${benchSeller(1).slice(-12).toLowerCase()}`,
+      nextPath: () => `/discovery/search?sort=price&query=${sellerSubstring()}&limit=${int(1, 20)}`,
     },
     {
       name: "feed.json, since a random instant of the seeded range",

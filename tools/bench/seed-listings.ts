@@ -74,6 +74,11 @@ export async function seedListings(databaseUrl: string, count: number): Promise<
       method: next() < 0.4 ? "GET" : "POST",
       priceUsdc: `0.${String(cents).padStart(2, "0")}`,
       priceAtomic: String(cents * 10_000),
+      priceMicros: cents * 10_000,
+      // As the re-prober and the usage indexer leave a catalog: mostly healthy, some verified, few sales.
+      healthStatus: next() < 0.85 ? "healthy" : next() < 0.7 ? "unhealthy" : "drifted",
+      ownerVerified: next() < 0.4,
+      calls30d: next() < 0.7 ? 0 : Math.floor(next() * 500),
       description: `${details[0]!.toUpperCase()}${details.slice(1)} ${subject} ${pick(NOUNS)}: ${pick(NOUNS)} answers in JSON, priced per call`,
       sellerPayTo: benchSeller(seller),
       network: "eip155:8453",
