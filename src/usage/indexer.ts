@@ -1,0 +1,274 @@
+// The usage indexer: reads the payment token's Transfer logs to and from every live listing's
+// sellerPayTo, confirmed blocks only, into UsageTransfer, and rolls the 30-day window up into the
+// listings' published usage. One pass: check the checkpoint's block hash (a reorg rewinds to the
+// fork), start tracking new sellers (backfilled from the block before they were listed), read
+// forward to head - confirmations in chunks (each chunk's rows and checkpoint in one transaction),
+// roll up, prune. The README's "Usage from the chain" states the rules.
+import type { Address } from "viem";
+import { DAY_MS, HOUR_MS } from "../constants.js";
+import type { Logger } from "../logger.js";
+import type { LiveListing, TransferRow, UsageStore } from "../storage/usage-store.js";
+import type { UsageChain } from "./chain-source.js";
+import { rollUp } from "./rollup.js";
+
+/** The window the counts cover, and how long transfers are kept (a day more, for the daily history's edges). */
+export const USAGE_WINDOW_MS = 30 * DAY_MS;
+const KEEP_MS = 31 * DAY_MS;
+/** Listing time vs block time: a seller is read from a block this much before its listedAt. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+/** Aim for at most this many logs per eth_getLogs answer (the range shrinks above it, grows below a quarter). */
+const TARGET_LOGS = 5_000;
+
+export interface UsageIndexerOptions {
+  store: UsageStore;
+  chain: UsageChain;
+  logger: Logger;
+  now: () => Date;
+  /** The marketplace wallet (lowercase or not): its transfers are never sales. */
+  marketplace: string;
+  confirmations: number;
+  reorgWindowBlocks: number;
+  maxBlockRange: number;
+  addressBatch: number;
+}
+
+export interface UsageIndexerStatus {
+  /** Every tracked seller is read up to here. */
+  currentToBlock: string | null;
+  headBlock: string | null;
+  lagBlocks: number | null;
+  /** Seconds between the checkpoint block's time and now. */
+  lagSeconds: number | null;
+  checkedAt: string | null;
+}
+
+export interface PassReport {
+  head: bigint;
+  checkpoint: bigint;
+  inserted: number;
+  rewound: number;
+  published: number;
+}
+
+export class UsageIndexer {
+  private readonly marketplace: string;
+  private range: bigint;
+  private lastRollup: { version: number; windowFloor: number; refreshedAt: number; nextExpiry: number } | null = null;
+  private holdsLease: (() => Promise<boolean>) | undefined;
+  /** Unix seconds of the checkpoint's block, when known. */
+  private checkpointTime: number | null = null;
+  private readonly lastStatus: UsageIndexerStatus = { currentToBlock: null, headBlock: null, lagBlocks: null, lagSeconds: null, checkedAt: null };
+
+  constructor(private readonly options: UsageIndexerOptions) {
+    this.marketplace = options.marketplace.toLowerCase();
+    this.range = BigInt(Math.min(options.maxBlockRange, 500));
+  }
+
+  status(): UsageIndexerStatus {
+    return { ...this.lastStatus };
+  }
+
+  /** `holdsLease` is asked before every commit: false stops the pass (another instance took over). */
+  async pass(signal?: AbortSignal, holdsLease?: () => Promise<boolean>): Promise<PassReport> {
+    this.holdsLease = holdsLease;
+    const { store, chain, now } = this.options;
+    const head = await chain.head();
+    const safe = head - BigInt(Math.min(this.options.confirmations, Number(head)));
+    await store.recordHead(head, now());
+    const listings = await store.liveListings(now(), this.marketplace);
+    const sellers = new Map<string, Date>();
+    for (const listing of listings) {
+      const earliest = sellers.get(listing.seller);
+      if (!earliest || listing.listedAt < earliest) sellers.set(listing.seller, listing.listedAt);
+    }
+
+    let checkpoint = await store.checkpoint();
+    let rewound = 0;
+    if (!checkpoint) {
+      const first = sellers.size ? await this.blockBefore(minDate([...sellers.values()]), safe) : safe;
+      const ref = await this.mustBlock(first);
+      await store.start({ blockNumber: ref.number, blockHash: ref.hash }, [...sellers.keys()], now());
+      checkpoint = { blockNumber: ref.number, blockHash: ref.hash, updatedAt: now() };
+    } else {
+      const atCheckpoint = checkpoint.blockNumber <= head ? await chain.block(checkpoint.blockNumber) : null;
+      if (atCheckpoint?.hash !== checkpoint.blockHash) {
+        const fork = await this.findFork(checkpoint.blockNumber, head);
+        rewound = await store.rewind({ blockNumber: fork.number, blockHash: fork.hash }, now());
+        this.options.logger.warn({ from: checkpoint.blockNumber.toString(), to: fork.number.toString(), transfersRemoved: rewound }, "usage indexer: reorg, read again from the fork");
+        checkpoint = { blockNumber: fork.number, blockHash: fork.hash, updatedAt: now() };
+        this.lastRollup = null;
+      }
+    }
+    const cp = checkpoint.blockNumber;
+
+    const coverage = await store.sellerCoverage();
+    const dropped = [...coverage.keys()].filter((seller) => !sellers.has(seller));
+    const added = new Map<string, bigint>();
+    const checkpointTime = (await this.mustBlock(cp)).timestamp * 1000;
+    this.checkpointTime = checkpointTime / 1000;
+    for (const [seller, listedAt] of sellers) {
+      if (coverage.has(seller)) continue;
+      const from = listedAt.getTime() - CLOCK_SKEW_MS > checkpointTime ? cp : await this.blockBefore(listedAt, cp);
+      added.set(seller, from);
+    }
+    await store.syncSellers(added, dropped, now());
+    for (const seller of dropped) coverage.delete(seller);
+    for (const [seller, from] of added) coverage.set(seller, from);
+
+    let inserted = 0;
+    // Backfill: sellers behind the checkpoint catch up to it, grouped by where they stand.
+    const behind = new Map<bigint, Address[]>();
+    for (const [seller, coveredTo] of coverage) {
+      if (coveredTo < cp) behind.set(coveredTo, [...(behind.get(coveredTo) ?? []), seller as Address]);
+    }
+    for (const [coveredTo, group] of behind) {
+      inserted += await this.read(group, coveredTo, cp, false, signal);
+    }
+    if (signal?.aborted) return { head, checkpoint: cp, inserted, rewound, published: 0 };
+    // Forward: every seller read up to the checkpoint, from there to the confirmed head.
+    const inStep = [...(await store.sellerCoverage())].filter(([, coveredTo]) => coveredTo === cp).map(([seller]) => seller as Address);
+    inserted += await this.read(inStep, cp, safe > cp ? safe : cp, true, signal);
+
+    const current = (await store.checkpoint())!;
+    const published = await this.rollup(listings, current.blockNumber, inserted + rewound + added.size + dropped.length > 0);
+    await store.prune(new Date(now().getTime() - KEEP_MS));
+    this.report(head, current.blockNumber);
+    return { head, checkpoint: current.blockNumber, inserted, rewound, published };
+  }
+
+  /** Reads (from, to] for `sellers` in adaptive chunks; `forward` also moves the checkpoint with each chunk. */
+  private async read(sellers: Address[], from: bigint, to: bigint, forward: boolean, signal?: AbortSignal): Promise<number> {
+    const { store, now } = this.options;
+    let inserted = 0;
+    let start = from + 1n;
+    while (start <= to && !signal?.aborted) {
+      const end = minBig(start + this.range - 1n, to);
+      let rows: TransferRow[];
+      try {
+        rows = await this.logs(sellers, start, end);
+      } catch (error) {
+        if (this.range <= 1n) throw error;
+        this.range = this.range / 2n;
+        this.options.logger.debug({ err: (error as Error).message, range: this.range.toString() }, "usage indexer: eth_getLogs refused a range; halving it");
+        continue;
+      }
+      if (this.holdsLease && !(await this.holdsLease())) throw new Error("usage indexer: the lease went to another instance; this pass stops");
+      let checkpoint: { blockNumber: bigint; blockHash: string } | undefined;
+      if (forward) {
+        const ref = await this.mustBlock(end);
+        checkpoint = { blockNumber: end, blockHash: ref.hash };
+        this.checkpointTime = ref.timestamp;
+      }
+      inserted += await store.commitRange({ transfers: rows, sellers: sellers.map((seller) => seller.toLowerCase()), coveredTo: end, checkpoint }, now());
+      const perCall = rows.length / Math.max(1, Math.ceil(sellers.length / this.options.addressBatch) * 2);
+      if (perCall > TARGET_LOGS && this.range > 1n) this.range = this.range / 2n;
+      else if (perCall < TARGET_LOGS / 4) this.range = minBig(this.range * 2n, BigInt(this.options.maxBlockRange));
+      start = end + 1n;
+      if (forward) this.report(null, end);
+      // Let requests in between: a long catch-up must not hold the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (forward && sellers.length === 0 && to > from && !signal?.aborted) {
+      const ref = await this.mustBlock(to);
+      await store.advance({ blockNumber: to, blockHash: ref.hash }, now());
+      this.checkpointTime = ref.timestamp;
+    }
+    return inserted;
+  }
+
+  private async logs(sellers: Address[], fromBlock: bigint, toBlock: bigint): Promise<TransferRow[]> {
+    const rows: TransferRow[] = [];
+    for (let index = 0; index < sellers.length; index += this.options.addressBatch) {
+      const batch = sellers.slice(index, index + this.options.addressBatch);
+      const [to, from] = await Promise.all([
+        this.options.chain.transfers({ fromBlock, toBlock }, "to", batch),
+        this.options.chain.transfers({ fromBlock, toBlock }, "from", batch),
+      ]);
+      rows.push(...to, ...from);
+    }
+    return rows;
+  }
+
+  /**
+   * The highest block at or below the old checkpoint whose stored transfers still carry the chain's
+   * hash (everything below a matching block is canonical); at most reorgWindowBlocks back.
+   */
+  private async findFork(checkpoint: bigint, head: bigint): Promise<{ number: bigint; hash: string }> {
+    const floor = maxBig(0n, minBig(checkpoint, head) - BigInt(this.options.reorgWindowBlocks));
+    let fork = floor;
+    for (const stored of await this.options.store.storedBlocks(floor, checkpoint)) {
+      if (stored.blockNumber > head) continue;
+      const onChain = await this.options.chain.block(stored.blockNumber);
+      if (onChain?.hash === stored.blockHash) {
+        fork = stored.blockNumber;
+        break;
+      }
+    }
+    const ref = await this.mustBlock(fork);
+    return { number: ref.number, hash: ref.hash };
+  }
+
+  /** The last block whose time is before `time` minus the clock skew (binary search on block times), at most `ceiling`. */
+  private async blockBefore(time: Date, ceiling: bigint): Promise<bigint> {
+    const target = (time.getTime() - CLOCK_SKEW_MS) / 1000;
+    let low = 0n;
+    let high = ceiling;
+    if ((await this.mustBlock(high)).timestamp < target) return high;
+    while (low < high) {
+      const middle = (low + high + 1n) / 2n;
+      if ((await this.mustBlock(middle)).timestamp < target) low = middle;
+      else high = middle - 1n;
+    }
+    return low;
+  }
+
+  private async mustBlock(number: bigint) {
+    const ref = await this.options.chain.block(number);
+    if (!ref) throw new Error(`block ${number} is not on the chain (a reorg in progress?); the pass runs again`);
+    return ref;
+  }
+
+  /**
+   * Rolls the window up into the published columns when anything they show may have changed: new or
+   * removed transfers, sellers tracked or dropped, a listing written since the last rollup, a listing expired, a transfer left
+   * the window, or an hour passed (currentToBlock is refreshed hourly when no count changes).
+   */
+  private async rollup(listings: LiveListing[], currentToBlock: bigint, transfersChanged: boolean): Promise<number> {
+    const { store, now } = this.options;
+    const time = now().getTime();
+    const version = await store.catalogVersion();
+    const last = this.lastRollup;
+    const windowStart = new Date(time - USAGE_WINDOW_MS);
+    const due =
+      !last || transfersChanged || version !== last.version || time >= last.windowFloor + USAGE_WINDOW_MS || time >= last.nextExpiry || time - last.refreshedAt >= HOUR_MS;
+    if (!due) return 0;
+    const groups = await store.groupsSince(windowStart);
+    const refreshAll = !last || time - last.refreshedAt >= HOUR_MS;
+    const covered = new Set([...(await store.sellerCoverage())].filter(([, coveredTo]) => coveredTo >= currentToBlock).map(([seller]) => seller));
+    const { updates } = rollUp({ groups, listings, covered, marketplace: this.marketplace, currentToBlock, refreshAll });
+    await store.publish(updates, now());
+    const earliest = groups.reduce((min, group) => Math.min(min, group.firstAt.getTime()), Number.POSITIVE_INFINITY);
+    this.lastRollup = {
+      version: updates.length > 0 ? version + 1 : version,
+      windowFloor: Number.isFinite(earliest) ? earliest : time,
+      refreshedAt: refreshAll ? time : last!.refreshedAt,
+      nextExpiry: listings.reduce((min, listing) => Math.min(min, listing.expiresAt.getTime()), Number.POSITIVE_INFINITY),
+    };
+    return updates.length;
+  }
+
+  private report(head: bigint | null, checkpoint: bigint): void {
+    const status = this.lastStatus;
+    if (head !== null) status.headBlock = head.toString();
+    status.currentToBlock = checkpoint.toString();
+    const headBlock = status.headBlock === null ? checkpoint : BigInt(status.headBlock);
+    status.lagBlocks = Number(headBlock > checkpoint ? headBlock - checkpoint : 0n);
+    const now = this.options.now();
+    status.lagSeconds = status.lagBlocks === 0 ? 0 : this.checkpointTime === null ? null : Math.max(0, Math.round(now.getTime() / 1000 - this.checkpointTime));
+    status.checkedAt = now.toISOString();
+  }
+}
+
+const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
+const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);
+const minDate = (dates: Date[]) => new Date(Math.min(...dates.map((date) => date.getTime())));

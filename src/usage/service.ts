@@ -1,0 +1,102 @@
+// The usage service: the indexer on the configured chain (CHAIN_RPC_URL, else the embedded local
+// chain; none: no indexer, the published usage stays as it is), its background job, and the reads
+// GET /listings/{id} needs (the daily history, the indexer's lag).
+import type { Address, Transport } from "viem";
+import type { UsageConfig } from "../config.js";
+import { JobLeases } from "../jobs/lease.js";
+import type { Logger } from "../logger.js";
+import type { CatalogTransactions } from "../storage/catalog-transactions.js";
+import type { Listing } from "../storage/listing-types.js";
+import { USAGE_CHECKPOINT, USAGE_HEAD, UsageStore } from "../storage/usage-store.js";
+import { createUsageChain } from "./chain-source.js";
+import { UsageIndexer, USAGE_WINDOW_MS } from "./indexer.js";
+import { startUsageJob, type UsageJob } from "./job.js";
+import { attribute, dailyUsage, WashRules, type UsageDay } from "./rollup.js";
+
+/** Confirmations when USAGE_CONFIRMATIONS is not set: the embedded chain mines a block per transaction and nothing else reorgs it. */
+export const EMBEDDED_CONFIRMATIONS = 0;
+/** Elsewhere (Base: 2 s blocks): about 24 s behind the head. */
+export const DEFAULT_CONFIRMATIONS = 12;
+
+/** Where the indexer stands, as GET /listings/{id} shows it. */
+export interface UsageIndexerState {
+  currentToBlock: string;
+  headBlock: string;
+  lagBlocks: number;
+  checkedAt: string;
+}
+
+export interface UsageService {
+  store: UsageStore;
+  /** null when no chain is configured. */
+  indexer: UsageIndexer | null;
+  job: UsageJob | null;
+  /** A live listing's wash-filtered sales per UTC day, 30 days, oldest first ([] before its seller is indexed). */
+  history(listing: Listing, now: Date): Promise<UsageDay[]>;
+  /** From the database, so every instance shows what the indexing instance last wrote. */
+  state(): Promise<UsageIndexerState | null>;
+  close(): Promise<void>;
+}
+
+export interface UsageServiceOptions {
+  transactions: CatalogTransactions;
+  config: UsageConfig;
+  /** CHAIN_RPC_URL, or the embedded chain's; null: no indexer. */
+  rpcUrl: string | null;
+  embedded: boolean;
+  asset: Address;
+  marketplace: string;
+  logger: Logger;
+  now: () => Date;
+  transport?: Transport;
+}
+
+export function createUsageService(options: UsageServiceOptions): UsageService {
+  const store = new UsageStore(options.transactions);
+  const marketplace = options.marketplace.toLowerCase();
+  let indexer: UsageIndexer | null = null;
+  let job: UsageJob | null = null;
+  if (options.rpcUrl) {
+    const { config } = options;
+    indexer = new UsageIndexer({
+      store,
+      chain: createUsageChain({ asset: options.asset, rpcUrl: options.rpcUrl, transport: options.transport }),
+      logger: options.logger,
+      now: options.now,
+      marketplace,
+      confirmations: config.confirmations ?? (options.embedded ? EMBEDDED_CONFIRMATIONS : DEFAULT_CONFIRMATIONS),
+      reorgWindowBlocks: config.reorgWindowBlocks,
+      maxBlockRange: config.maxBlockRange,
+      addressBatch: config.addressBatch,
+    });
+    job = startUsageJob({ indexer, leases: new JobLeases(options.transactions.db), logger: options.logger, intervalMs: config.intervalMs });
+  } else {
+    options.logger.info("usage indexer off: no CHAIN_RPC_URL (and no embedded chain); metadata.usage is not updated");
+  }
+
+  return {
+    store,
+    indexer,
+    job,
+    async history(listing, now) {
+      if (listing.usageSummary === null) return [];
+      const since = new Date(now.getTime() - USAGE_WINDOW_MS);
+      const seller = listing.sellerPayTo.toLowerCase();
+      const siblings = await store.liveListings(now, marketplace, listing.sellerPayTo);
+      const amount = listing.priceAtomic;
+      const own = attribute(siblings, amount)?.id === listing.id;
+      const transfers = own ? await store.transfersTo(seller, amount, since) : [];
+      const wash = new WashRules(transfers.length ? await store.groupsAround(seller, since) : [], marketplace);
+      return dailyUsage(transfers, amount, (payer) => wash.excludes(payer, seller), now, 30);
+    },
+    async state() {
+      const [checkpoint, head] = await Promise.all([store.checkpoint(USAGE_CHECKPOINT), store.checkpoint(USAGE_HEAD)]);
+      if (!checkpoint || !head) return null;
+      const lag = head.blockNumber > checkpoint.blockNumber ? head.blockNumber - checkpoint.blockNumber : 0n;
+      return { currentToBlock: checkpoint.blockNumber.toString(), headBlock: head.blockNumber.toString(), lagBlocks: Number(lag), checkedAt: head.updatedAt.toISOString() };
+    },
+    close: async () => {
+      await job?.stop();
+    },
+  };
+}
