@@ -11,7 +11,7 @@ const LAYERS = [
   { name: "a2a", label: "src/a2a/", path: "^src/a2a/" },
   { name: "mcp", label: "src/mcp/", path: "^src/mcp/" },
   { name: "listing", label: "src/listing/", path: "^src/listing/" },
-  { name: "documents", label: "src/documents/", path: "^src/documents/" },
+  { name: "documents", label: "src/documents/, src/web/", path: "^src/(documents|web)/" },
   { name: "catalog-payments-probe", label: "src/catalog/, src/payments/, src/probe/", path: "^src/(catalog|payments|probe)/" },
   { name: "market", label: "src/market/", path: "^src/market/" },
   { name: "contract-storage-chain", label: "src/contract/, src/storage/, src/chain/", path: "^src/(contract|storage|chain)/" },

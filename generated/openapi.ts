@@ -3469,6 +3469,20 @@ export type components = {
             foreignParam: string;
             leftoverSeedParam: string;
         };
+        /** @description Listings by health status. */
+        HealthCounts: {
+            /** Format: int32 */
+            drifted: number;
+            /** Format: int32 */
+            healthy: number;
+            /** Format: int32 */
+            unhealthy: number;
+            /**
+             * Format: int32
+             * @description Not re-probed yet.
+             */
+            unknown: number;
+        };
         /** @description A listing's probes on one UTC day. */
         HealthDaySummary: {
             /**
@@ -4336,6 +4350,8 @@ export type components = {
             leftoverSeedNote: string;
             links: components["schemas"]["Links"];
             listingFee: components["schemas"]["ListingFeeSummary"];
+            /** @description The live third-party listings (sellerListingCount) by health status, as the re-probes last found them. */
+            listingsByHealth: components["schemas"]["HealthCounts"];
             name: string;
             ok: boolean;
             /** @enum {boolean} */

@@ -54,7 +54,10 @@ export const canonicalOperationIds = [
   "postDemoResource",
   "getMetrics",
   "getLiveness",
-  "getReadiness"
+  "getReadiness",
+  "getHomePage",
+  "getListingPage",
+  "getSellPage"
 ] as const;
 
 export type CanonicalOperationId = (typeof canonicalOperationIds)[number];
@@ -217,6 +220,9 @@ export const canonicalOf = {
   getMetrics: "getMetrics",
   getLiveness: "getLiveness",
   getReadiness: "getReadiness",
+  getHomePage: "getHomePage",
+  getListingPage: "getListingPage",
+  getSellPage: "getSellPage",
 } as const satisfies Record<string, CanonicalOperationId>;
 
 export type RoutedOperationId = keyof typeof canonicalOf;
@@ -231,6 +237,7 @@ export const areas = {
   documents: ["getSellPlaybook", "getBuyPlaybook", "getPlaybook", "getQuickstart", "getInvite", "getJoinCard", "getHowTo", "getExamples", "getListScript", "getBuyScript", "getMarketplaceCard", "getIntegrationCard", "getAgents", "getAgentsText", "getAgentCard", "getPluginManifest", "getLlmsText", "getLlmsFullText", "getOpenApi", "redirectOpenApiYaml"],
   demo: ["getDemoResource", "postDemoResource"],
   ops: ["getMetrics", "getLiveness", "getReadiness"],
+  web: ["getHomePage", "getListingPage", "getSellPage"],
 } as const satisfies Record<string, readonly CanonicalOperationId[]>;
 
 export type Area = keyof typeof areas;
@@ -395,6 +402,9 @@ export const routeTable = [
   { method: "GET", path: "/metrics", operationId: "getMetrics", canonical: "getMetrics", area: "ops" },
   { method: "GET", path: "/livez", operationId: "getLiveness", canonical: "getLiveness", area: "ops" },
   { method: "GET", path: "/readyz", operationId: "getReadiness", canonical: "getReadiness", area: "ops" },
+  { method: "GET", path: "/", operationId: "getHomePage", canonical: "getHomePage", area: "web" },
+  { method: "GET", path: "/listing/{id}", operationId: "getListingPage", canonical: "getListingPage", area: "web" },
+  { method: "GET", path: "/sell.html", operationId: "getSellPage", canonical: "getSellPage", area: "web" },
 ] as const satisfies ReadonlyArray<{
   method: "GET" | "PUT" | "POST" | "DELETE" | "OPTIONS" | "HEAD" | "PATCH" | "TRACE";
   path: string;

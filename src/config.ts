@@ -25,6 +25,23 @@ export interface Config {
   payments: PaymentsConfig;
   probe: ProbeConfig;
   ops: OpsConfig;
+  health: HealthConfig;
+}
+
+/** The listing re-probe (src/health/): schedule, politeness, and the health state rules. */
+export interface HealthConfig {
+  /** How often each live listing is re-probed (jittered); 0 turns re-probing off. */
+  intervalMs: number;
+  /** Consecutive failures that make a listing unhealthy, and successes that make it healthy again. */
+  failuresToUnhealthy: number;
+  successesToHealthy: number;
+  /** Probes in flight at once on this instance, and the listings one claim takes. */
+  concurrency: number;
+  batchSize: number;
+  /** Per target host: one probe in flight at a time, and at least this long between two. */
+  hostGapMs: number;
+  /** How long a claimed listing stays this instance's before another may take it over. */
+  leaseMs: number;
 }
 
 /** Operating the service: metrics, access log, limits shared across instances. */
@@ -148,6 +165,15 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push("TOKEN_NAME and TOKEN_VERSION are required in production when ASSET_ADDRESS is not Base USDC: they are the token's EIP-712 domain that buyers sign against");
   }
   const ops = parseOps(env, problems);
+  const health: HealthConfig = {
+    intervalMs: integer("HEALTH_PROBE_INTERVAL_MS", 15 * 60_000, 0, 7 * 24 * 3_600_000),
+    failuresToUnhealthy: integer("HEALTH_FAILURES_TO_UNHEALTHY", 3, 1, 100),
+    successesToHealthy: integer("HEALTH_SUCCESSES_TO_HEALTHY", 2, 1, 100),
+    concurrency: integer("HEALTH_PROBE_CONCURRENCY", 32, 1, 1000),
+    batchSize: integer("HEALTH_PROBE_BATCH", 200, 1, 5000),
+    hostGapMs: integer("HEALTH_HOST_GAP_MS", 1000, 0, 600_000),
+    leaseMs: integer("HEALTH_LEASE_MS", 10 * 60_000, 1000, 24 * 3_600_000),
+  };
   const logLevel = env.LOG_LEVEL || "info";
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
 
@@ -169,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     payments,
     probe,
     ops,
+    health,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -22,6 +22,7 @@ import { createReadiness } from "./readiness.js";
 import { redact } from "./storage/connection.js";
 import { openDatabase, type Database } from "./storage/database.js";
 import { ListingStore } from "./storage/listing-store.js";
+import { createHealth } from "./health/health.js";
 import { applyMigrations } from "./storage/migrate.js";
 import { HOUR_MS } from "./constants.js";
 
@@ -83,6 +84,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const now = options.now ?? (() => new Date());
   const store = new ListingStore(database);
   const freshness = new CatalogFreshness(store, now);
+  const probe = new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits);
   const services: Services = {
     config,
     logger,
@@ -91,7 +93,8 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     store,
     freshness,
     payments,
-    probe: new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits),
+    probe,
+    health: createHealth({ store, probe, config: config.health, logger, now }),
     now,
     readiness: createReadiness({ database, payments }),
   };
@@ -99,6 +102,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const reconciler =
     payments.chain && reconcileIntervalMs > 0 ? startReconciler({ store, chain: payments.chain, logger, now, intervalMs: reconcileIntervalMs }) : null;
   const maintenance = await startMaintenance({ store, market: services.market, logger, loadSeed: config.loadSeed, intervalMs: HOUR_MS, now });
+  services.health.prober.start();
   const router = await createRouter(contract, handlers, services);
   const responseCache = new ResponseCache(freshness);
   const app = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, routeMiddleware: routeMiddleware(services), trustProxy: config.trustProxy }).callback();
@@ -122,6 +126,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
       });
       clearTimeout(grace);
       await reconciler?.stop();
+      await services.health.prober.stop();
       await probeLimits.close();
       await database.close();
       if (!options.payments) await payments.close();

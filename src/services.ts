@@ -8,6 +8,7 @@ import type { MarketFacts } from "./market/facts.js";
 import type { Payments } from "./payments/setup.js";
 import type { SellerProbe } from "./probe/seller-probe.js";
 import type { ListingStore } from "./storage/listing-store.js";
+import type { Health } from "./health/health.js";
 
 /** Everything a handler may use besides its input. */
 export interface Services {
@@ -24,6 +25,8 @@ export interface Services {
   payments: Payments;
   /** The SSRF-safe seller probe, with its per-instance rate limits. */
   probe: SellerProbe;
+  /** Listing health: its store (reads, the listing-time sample) and the re-prober (src/health/). */
+  health: Health;
   now(): Date;
   /** Whether this instance can take requests (GET /readyz): src/readiness.ts. */
   readiness(): Promise<components["schemas"]["Readiness"]>;

@@ -8,7 +8,11 @@ export type StatusDocument = components["schemas"]["StatusDocument"];
 /** The status document's own version (the spec's 1.58.0). */
 export const STATUS_VERSION = "1.58.0";
 
-export function statusDocument(services: DocumentContext, counts: { foreign: number; seed: number; rawAll: number }, updatedAt: Date): StatusDocument {
+export function statusDocument(
+  services: DocumentContext,
+  counts: { foreign: number; seed: number; rawAll: number; byHealth: StatusDocument["listingsByHealth"] },
+  updatedAt: Date,
+): StatusDocument {
   const { market } = services;
   return {
     name: market.name,
@@ -23,6 +27,7 @@ export function statusDocument(services: DocumentContext, counts: { foreign: num
     sellerListingCountForeign: counts.foreign,
     sellerListingCountSeed: counts.seed,
     sellerListingCountRawKv: counts.rawAll,
+    listingsByHealth: counts.byHealth,
     listingFee: listingFeeSummary(market),
     unpaidListingsProbe: {
       method: "POST",

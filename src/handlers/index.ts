@@ -7,6 +7,7 @@ import { feedsHandlers } from "./feeds.js";
 import { listingsHandlers } from "./listings.js";
 import { mcpHandlers } from "./mcp.js";
 import { opsHandlers } from "./ops.js";
+import { webHandlers } from "./web.js";
 
 /**
  * Every canonical operation of the contract and the handler that answers it and its aliases, one
@@ -21,4 +22,5 @@ export const handlers: HandlerMap = {
   ...documentsHandlers,
   ...demoHandlers,
   ...opsHandlers,
+  ...webHandlers,
 };

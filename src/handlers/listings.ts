@@ -19,10 +19,10 @@ type PaymentChallenge = components["schemas"]["PaymentChallenge"];
 const NEWEST = 50;
 
 /** POST /listings: the paid listing (src/listing/paid-listing.ts). */
-const createListing: Handler<"createListing"> = (input, { store, payments, probe, market, logger, now }) =>
+const createListing: Handler<"createListing"> = (input, { store, payments, probe, market, logger, now, health }) =>
   createPaidListing(
     { body: input.body, headers: input.headers, clientIp: input.clientIp },
-    { store, gate: payments.gate, probe, market, chain: payments.chain, logger, now },
+    { store, gate: payments.gate, probe, market, chain: payments.chain, logger, now, health },
   );
 
 /** `GET /listings`: the free catalog of active third-party listings plus fee, schema and example. */
@@ -87,7 +87,8 @@ const getListing: Handler<"getListing"> = async (input, services) => {
   const { token } = await services.freshness.current();
   const listing = await services.store.catalog.live(input.params.id, services.now());
   if (!listing) throw new HttpError(404, "listing_not_found", `No live listing ${input.params.id}: it never existed, expired, failed or was delisted.`);
-  return taggedJson(listingDocument(listing, NO_HISTORY, services.market), token);
+  const health = await services.health.store.history(listing.id, services.now());
+  return taggedJson(listingDocument(listing, { ...NO_HISTORY, ...health }, services.market), token);
 };
 
 export const listingsHandlers: AreaHandlers<"listings"> = {

@@ -27,6 +27,7 @@ import type { SellerProbe } from "../probe/seller-probe.js";
 import { DuplicatePaymentError, type Listing, type ListingInput, type ListingStore, type Payment } from "../storage/listing-store.js";
 import { checkListingBody, fieldErrorsOf, probeCheck, reportOf, withSellerMetadata, type ListingRequest } from "./listing-checks.js";
 import { linkTo } from "../market/links.js";
+import type { Health } from "../health/health.js";
 
 type CreateListingReply = Reply<"createListing">;
 type CreatedBody = ReturnType<typeof created>;
@@ -40,6 +41,8 @@ export interface PaidListingDeps {
   chain: ChainReader | null;
   logger: Logger;
   now(): Date;
+  /** Records the listing-time probe as the listing's first health sample (src/health/). */
+  health?: Pick<Health, "recordListingProbe">;
 }
 
 export interface PaidListingRequest {
@@ -133,6 +136,7 @@ export async function createPaidListing(request: PaidListingRequest, deps: PaidL
   const payment = verified.payment;
 
   // 4. The seller probe, before any money moves.
+  const probeStarted = performance.now();
   const attempt = await deps.probe.probe(
     { resource: listing.resource, method: listing.method, priceAtomic: checked.priceAtomic, sellerPayTo: listing.sellerPayTo },
     request.clientIp,
@@ -141,6 +145,7 @@ export async function createPaidListing(request: PaidListingRequest, deps: PaidL
     return { status: 429, headers: { "Retry-After": String(attempt.retryAfterSeconds) }, body: { error: "rate_limited", message: `${attempt.detail}. Nothing was charged.` } };
   }
   if (!attempt.ok) return { status: 422, body: reportOf([...checked.checks, probeCheck(attempt)]) };
+  const probeMs = performance.now() - probeStarted;
 
   // 5. The pending listing and its payment, in one transaction.
   const recorded = await withStore(() =>
@@ -200,6 +205,7 @@ export async function createPaidListing(request: PaidListingRequest, deps: PaidL
     };
   }
   const { listing: active, renewed } = activated.value;
+  await deps.health?.recordListingProbe(active.id, probeMs, deps.now()).catch((error: unknown) => deps.logger.warn({ err: error, listingId: active.id }, "could not record the listing-time health sample"));
   deps.logger.info({ listingId: active.id, renewed, transaction, payer: payment.payer, resource: active.resource }, "listing paid");
   return {
     status: 200,

@@ -106,6 +106,23 @@ export class SellerProbe {
     return this.probeUrl(url, target);
   }
 
+  /**
+   * The scheduled re-probe of a listing (src/health/): the same checks and SSRF defences, without the
+   * per-client and per-host token buckets (the re-prober keeps its own per-host politeness).
+   */
+  check(target: ProbeTarget): Promise<ProbeResult> {
+    let url: URL;
+    try {
+      url = new URL(target.resource);
+    } catch {
+      return Promise.resolve(fail("invalid_url", `${JSON.stringify(target.resource)} is not an absolute URL`));
+    }
+    if (url.protocol !== "https:" && !(url.protocol === "http:" && this.config.allowLoopbackSellers)) {
+      return Promise.resolve(fail("not_https", `the resource must be https, not ${url.protocol.replace(":", "")}`));
+    }
+    return this.probeUrl(url, target);
+  }
+
   /** Every probe that goes out passes here (a scheduled re-probe too): counted and timed by outcome. */
   private async probeUrl(url: URL, target: ProbeTarget): Promise<ProbeResult> {
     const started = process.hrtime.bigint();

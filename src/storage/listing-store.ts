@@ -8,6 +8,7 @@ import type { Database } from "./database.js";
 import { BAZAAR_EXTENSION, catalogView } from "./catalog-filters.js";
 import { CatalogReads } from "./catalog-reads.js";
 import { CatalogTransactions, type Tx } from "./catalog-transactions.js";
+import { HealthStore, type HealthCounts } from "./health-store.js";
 import { tidyReadPaths } from "./read-path-upkeep.js";
 import { readCatalogStamp, type FeedQuery, type PageQuery, type SearchQuery } from "./listing-reads.js";
 import {
@@ -360,9 +361,10 @@ export class ListingStore {
     return this.catalog.feed({ includeSeed: false, health: q.health === "any" ? undefined : q.health }, q);
   }
 
-  /** Visible foreign and seed rows, and every stored row in any state (rawAll). */
-  counts(now: Date, token?: string): Promise<{ foreign: number; seed: number; rawAll: number }> {
-    return this.catalog.counts(now, token);
+  /** Visible foreign and seed rows, every stored row in any state (rawAll), and the foreign rows by health. */
+  async counts(now: Date, token?: string): Promise<{ foreign: number; seed: number; rawAll: number; byHealth: HealthCounts }> {
+    const [counts, byHealth] = await Promise.all([this.catalog.counts(now, token), new HealthStore(this.transactions).counts(now, token)]);
+    return { ...counts, byHealth };
   }
 
   /** Cheap (one indexed statement): build caches and ETags from it. */

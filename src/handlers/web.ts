@@ -1,0 +1,101 @@
+// The web area (spec/web.tsp): pages for people, rendered from the very documents agents read
+// (the catalog and search documents, the listing document, the sell playbook and fee card), with
+// the same ETag/304 and response cache as those documents.
+import type { operations } from "../../generated/openapi.js";
+import { showsSeed } from "../catalog/seed-filter.js";
+import { taggedText } from "../contract/rendered.js";
+import { searchCatalogDocument } from "../documents/catalog-search.js";
+import { listDocument } from "../documents/discovery.js";
+import { feeCard } from "../documents/listing-fee.js";
+import { NO_HISTORY, listingDocument } from "../documents/listing-document.js";
+import { sellPlaybook } from "../documents/playbooks.js";
+import { linkTo } from "../market/links.js";
+import { EMPTY_PAGE, catalogView } from "../storage/listing-store.js";
+import { contentSecurityPolicy } from "../web/assets.js";
+import { pathWithQuery } from "../web/format.js";
+import { homePage, type HomeFilters } from "../web/home-page.js";
+import { listingPage, missingListingPage } from "../web/listing-page.js";
+import { sellPage } from "../web/sell-page.js";
+import type { Handler, Services } from "../services.js";
+import type { AreaHandlers } from "./area-handlers.js";
+
+type HomeQuery = NonNullable<operations["getHomePage"]["parameters"]["query"]>;
+
+const PAGE_HEADERS = { "Content-Security-Policy": contentSecurityPolicy(), "X-Content-Type-Options": "nosniff" as const };
+const SCRIPT_PAGE_HEADERS = { ...PAGE_HEADERS, "Content-Security-Policy": contentSecurityPolicy({ script: true }) };
+
+const LISTING_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A rendered page with its weak ETag and headers, reusable while the catalog freshness `token` holds. */
+function htmlPage(html: string, token: string, headers: typeof PAGE_HEADERS = PAGE_HEADERS) {
+  const reply = taggedText(html, "text/html", token);
+  return { ...reply, headers: { ...reply.headers, ...headers } };
+}
+
+function filtersOf(query: HomeQuery): HomeFilters {
+  return {
+    query: query.query?.trim() ?? "",
+    network: query.network ?? "",
+    health: query.health ?? "any",
+    verified: query.verified === true,
+    sort: query.sort ?? "newest",
+    minCalls: query.minCalls,
+    limit: query.limit ?? 20,
+    offset: query.offset ?? 0,
+  };
+}
+
+/**
+ * The document the home page shows and its address: the catalog (`/bazaar.json`) read as its
+ * handler reads it, or with a search text the search (`/discovery/search`).
+ */
+async function homeDocument(filters: HomeFilters, services: Services, token: string) {
+  const { limit, offset } = filters;
+  const trust = {
+    network: filters.network || undefined,
+    health: filters.health === "any" ? undefined : filters.health,
+    verified: filters.verified || undefined,
+    minCalls: filters.minCalls,
+    sort: filters.sort === "newest" ? undefined : filters.sort,
+  };
+  if (filters.query) {
+    const query = { query: filters.query, ...trust, limit, offset };
+    return { document: await searchCatalogDocument(query, "catalog", services, token), jsonTwin: pathWithQuery("/discovery/search", query) };
+  }
+  const view = catalogView(trust, showsSeed({}, "catalog"));
+  const page = view ? await services.store.catalog.page(view, { limit, offset, now: services.now(), token }) : EMPTY_PAGE;
+  const document = listDocument(services, { page, limit, offset, describeFilters: false });
+  return { document, jsonTwin: pathWithQuery("/bazaar.json", { ...trust, limit, offset }) };
+}
+
+/** `/`: the catalog as cards, with search, filters and paging. */
+const getHomePage: Handler<"getHomePage"> = async (input, services) => {
+  const { token } = await services.freshness.current();
+  const filters = filtersOf(input.query);
+  const { document, jsonTwin } = await homeDocument(filters, services, token);
+  const html = homePage({ siteName: services.market.name, document, filters, networks: [services.market.network], jsonTwin });
+  return htmlPage(html, token);
+};
+
+/** `/listing/{id}`: the listing document (`GET /listings/{id}`) as a page; an HTML 404 when it is not live. */
+const getListingPage: Handler<"getListingPage"> = async (input, services) => {
+  const { id } = input.params;
+  const { token } = await services.freshness.current();
+  const listing = LISTING_ID.test(id) ? await services.store.catalog.live(id, services.now()) : null;
+  if (!listing) {
+    return { status: 404, headers: PAGE_HEADERS, contentType: "text/html", body: missingListingPage(services.market.name, id) };
+  }
+  const document = listingDocument(listing, NO_HISTORY, services.market);
+  const html = listingPage({ siteName: services.market.name, baseUrl: services.market.baseUrl, document, jsonTwin: `/listings/${listing.id}` });
+  return htmlPage(html, token);
+};
+
+/** `/sell.html`: the fee, the requirements, the dry-run form and the commands to list. */
+const getSellPage: Handler<"getSellPage"> = async (_input, services) => {
+  const { token } = await services.freshness.current();
+  const { market } = services;
+  const html = sellPage({ siteName: market.name, baseUrl: market.baseUrl, playbook: sellPlaybook(market), fee: feeCard(market), listScript: linkTo(market, "listScript") });
+  return htmlPage(html, token, SCRIPT_PAGE_HEADERS);
+};
+
+export const webHandlers: AreaHandlers<"web"> = { getHomePage, getListingPage, getSellPage };

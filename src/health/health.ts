@@ -1,0 +1,21 @@
+// Listing health as the service holds it: the store (reads, the listing-time sample) and the
+// re-prober, built once in src/server.ts.
+import type { HealthConfig } from "../config.js";
+import type { Logger } from "../logger.js";
+import type { SellerProbe } from "../probe/seller-probe.js";
+import { HealthStore } from "../storage/health-store.js";
+import type { ListingStore } from "../storage/listing-store.js";
+import { HealthProber } from "./prober.js";
+
+export interface Health {
+  store: HealthStore;
+  prober: HealthProber;
+  /** The probe that passed when a listing was paid for (or renewed): its first health sample. */
+  recordListingProbe(listingId: string, latencyMs: number, now: Date): Promise<void>;
+}
+
+export function createHealth(deps: { store: ListingStore; probe: SellerProbe; config: HealthConfig; logger: Logger; now(): Date }): Health {
+  const store = new HealthStore(deps.store.transactions);
+  const prober = new HealthProber({ store, probe: deps.probe, config: deps.config, logger: deps.logger, now: deps.now });
+  return { store, prober, recordListingProbe: (listingId, latencyMs, now) => store.recordListingProbe(listingId, latencyMs, now, prober.schedule) };
+}

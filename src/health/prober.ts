@@ -1,0 +1,114 @@
+// The re-probe of every live listing (issue 14), seed rows included. Each tick gives new listings a
+// schedule, then claims due listings in batches (leased in the database, so with several instances
+// each listing is probed by one of them per round, and a dead instance's leases run out and are
+// taken over), probes each batch politely (runPolitely), and records the batch in one transaction.
+// The probe is the seller probe's check(): the listing-time checks and SSRF defences, its deadline
+// and size limit, without the per-client buckets of the free dry run.
+import { performance } from "node:perf_hooks";
+import type { HealthConfig } from "../config.js";
+import { INSTANCE_ID } from "../jobs/lease.js";
+import { startPeriodic, type PeriodicJob } from "../jobs/periodic.js";
+import type { Logger } from "../logger.js";
+import type { ProbeResult, ProbeTarget } from "../probe/seller-probe.js";
+import type { ClaimedListing, HealthStore, ProbedListing } from "../storage/health-store.js";
+import { runPolitely } from "./politeness.js";
+
+export interface HealthProberDeps {
+  store: HealthStore;
+  probe: { check(target: ProbeTarget): Promise<ProbeResult> };
+  config: HealthConfig;
+  logger: Logger;
+  now(): Date;
+  /** This instance as a lease holder (tests run two in one process). */
+  holder?: string;
+}
+
+export interface RoundReport {
+  probed: number;
+  failed: number;
+  /** Listings whose shown health changed. */
+  published: number;
+  batches: number;
+}
+
+/** How often a running prober looks for due listings, at most (each listing is due once per interval). */
+const TICK_MS = 60_000;
+
+export class HealthProber {
+  readonly holder: string;
+  private job: PeriodicJob | null = null;
+
+  constructor(private readonly deps: HealthProberDeps) {
+    this.holder = deps.holder ?? INSTANCE_ID;
+  }
+
+  get rules() {
+    return { failuresToUnhealthy: this.deps.config.failuresToUnhealthy, successesToHealthy: this.deps.config.successesToHealthy };
+  }
+
+  /** The schedule options the store needs to record a probe (the listing-time sample too). */
+  get schedule() {
+    return { rules: this.rules, intervalMs: this.deps.config.intervalMs };
+  }
+
+  /** Starts the periodic rounds, unless the interval is 0; the first tick comes after one tick time, not at start. */
+  start(): void {
+    const { intervalMs } = this.deps.config;
+    if (intervalMs <= 0 || this.job) return;
+    const tickMs = Math.min(intervalMs, TICK_MS);
+    this.job = startPeriodic({ name: "listing health", intervalMs: tickMs, firstDelayMs: tickMs, logger: this.deps.logger, run: (signal) => this.runRound(signal).then(() => {}) });
+  }
+
+  /** Stops the rounds, waiting for the batch in progress (its unprobed listings are released). */
+  async stop(): Promise<void> {
+    await this.job?.stop();
+    this.job = null;
+  }
+
+  /** Probes every due listing once, batch by batch, until none is due (or `signal` stops it). */
+  async runRound(signal?: AbortSignal): Promise<RoundReport> {
+    const { store, config, logger } = this.deps;
+    const report: RoundReport = { probed: 0, failed: 0, published: 0, batches: 0 };
+    await store.schedule(this.deps.now());
+    while (!signal?.aborted) {
+      const claimed = await store.claim(this.holder, this.deps.now(), config.leaseMs, config.batchSize);
+      if (claimed.length === 0) break;
+      report.batches++;
+      const probed = await this.probeBatch(claimed, signal);
+      const done = probed.filter((entry): entry is ProbedListing => entry !== undefined);
+      const unprobed = claimed.filter((_, index) => probed[index] === undefined).map((listing) => listing.listingId);
+      report.probed += done.length;
+      report.failed += done.filter((entry) => !entry.outcome.ok).length;
+      report.published += await store.record(this.holder, done, this.deps.now(), this.schedule);
+      await store.release(this.holder, unprobed);
+    }
+    await store.prune(this.deps.now());
+    if (report.probed > 0) logger.debug({ ...report }, "listing health round");
+    return report;
+  }
+
+  private probeBatch(claimed: ClaimedListing[], signal: AbortSignal | undefined): Promise<Array<ProbedListing | undefined>> {
+    const { config, probe } = this.deps;
+    return runPolitely(
+      claimed,
+      (listing) => hostOf(listing.resource),
+      async (listing): Promise<ProbedListing> => {
+        const started = performance.now();
+        const result = await probe.check({ resource: listing.resource, method: listing.method, priceAtomic: listing.priceAtomic, sellerPayTo: listing.sellerPayTo });
+        const latencyMs = performance.now() - started;
+        const outcome = result.ok ? { ok: true as const, latencyMs } : { ok: false as const, code: result.code, latencyMs };
+        return { claimed: listing, outcome, at: this.deps.now() };
+      },
+      { concurrency: config.concurrency, hostGapMs: config.hostGapMs, ...(signal && { signal }) },
+    );
+  }
+}
+
+/** The politeness key: the resource's host name (every port of a host is one host). */
+export function hostOf(resource: string): string {
+  try {
+    return new URL(resource).hostname.toLowerCase();
+  } catch {
+    return "";
+  }
+}

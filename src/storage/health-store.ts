@@ -1,0 +1,301 @@
+// Listing health in the database (issue 14): ListingHealth (the re-probe schedule, per-row leases,
+// consecutive counts and the recent probes), HealthDay (per listing per UTC day: probes, successes,
+// a latency histogram) and the published Listing.healthStatus/healthSummary, written with one
+// catalog version bump per batch through CatalogTransactions.
+//
+// Claims: a due listing is leased to one instance (leasedBy/leaseUntil) by one statement: SQLite's
+// UPDATE ... RETURNING under its single writer, PostgreSQL's FOR UPDATE SKIP LOCKED, so two
+// instances never claim the same row, and a lease that runs out (its instance died) is claimed again.
+import { isDeepStrictEqual } from "node:util";
+import { Prisma } from "../../generated/prisma/sqlite/client.js";
+import { DAY_MS } from "../constants.js";
+import {
+  addLatency,
+  applyProbe,
+  HEALTH_DAYS_KEPT,
+  healthSummary,
+  histogramMedianMs,
+  histogramOf,
+  NEW_HEALTH,
+  nextProbeAt,
+  recentProbesOf,
+  utcDay,
+  type DayTotals,
+  type HealthRules,
+  type HealthState,
+  type HealthStatus,
+  type ProbeOutcome,
+  type ProbeSample,
+} from "./health-rules.js";
+import { toDate, type SqlRow } from "./catalog-reader.js";
+import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
+
+/** A listing leased for a probe: what to probe and its health so far. */
+export interface ClaimedListing {
+  listingId: string;
+  resource: string;
+  method: "GET" | "POST";
+  priceAtomic: string;
+  sellerPayTo: string;
+  health: HealthState;
+  /** What the catalog shows now, to publish only a change. */
+  published: { status: string; summary: unknown };
+}
+
+export interface ProbedListing {
+  claimed: ClaimedListing;
+  outcome: ProbeOutcome;
+  at: Date;
+}
+
+export interface HealthDaySummary {
+  day: string;
+  probes: number;
+  successes: number;
+  uptime: number;
+  p50LatencyMs?: number;
+}
+
+export type HealthCounts = Record<HealthStatus, number>;
+
+interface ScheduleOptions {
+  rules: HealthRules;
+  intervalMs: number;
+}
+
+const ids = (list: string[]) => Prisma.join(list);
+const num = (value: unknown) => Number(value ?? 0);
+const jsonOf = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : (value ?? null));
+const dateOrNull = (value: unknown) => (value === null || value === undefined ? null : toDate(value));
+
+/** The last health counts per database (any HealthStore over it), by catalog freshness token. */
+const countsMemos = new WeakMap<CatalogTransactions, { token: string; counts: HealthCounts }>();
+
+export class HealthStore {
+  constructor(private readonly transactions: CatalogTransactions) {}
+
+  private get db() {
+    return this.transactions.db;
+  }
+
+  private raw<T = SqlRow>(sql: Prisma.Sql): Promise<T[]> {
+    return this.db.exclusive(() => this.db.prisma.$queryRaw<T[]>(sql));
+  }
+
+  private execute(sql: Prisma.Sql): Promise<number> {
+    return this.db.exclusive(() => this.db.prisma.$executeRaw(sql));
+  }
+
+  /** Gives every live listing without a health row one, due now (new seed rows, listings activated by the reconciler). */
+  schedule(now: Date): Promise<number> {
+    return this.execute(Prisma.sql`INSERT INTO "ListingHealth" ("listingId", "nextProbeAt", "consecutiveFailures", "consecutiveSuccesses")
+      SELECT l."id", ${now}, 0, 0 FROM "Listing" l
+      WHERE l."state" = 'active' AND l."expiresAt" > ${now} AND NOT EXISTS (SELECT 1 FROM "ListingHealth" h WHERE h."listingId" = l."id")
+      ON CONFLICT ("listingId") DO NOTHING`);
+  }
+
+  /** Leases up to `limit` due listings to `holder` until now + leaseMs, oldest due first. */
+  async claim(holder: string, now: Date, leaseMs: number, limit: number): Promise<ClaimedListing[]> {
+    const until = new Date(now.getTime() + leaseMs);
+    const due = Prisma.sql`SELECT h."listingId" FROM "ListingHealth" h JOIN "Listing" l ON l."id" = h."listingId"
+      WHERE h."nextProbeAt" <= ${now} AND (h."leaseUntil" IS NULL OR h."leaseUntil" <= ${now})
+        AND l."state" = 'active' AND l."expiresAt" > ${now}
+      ORDER BY h."nextProbeAt" LIMIT ${limit}`;
+    const claimed =
+      this.db.kind === "postgres"
+        ? await this.raw<{ listingId: string }>(Prisma.sql`UPDATE "ListingHealth" SET "leasedBy" = ${holder}, "leaseUntil" = ${until}
+            WHERE "listingId" IN (${due} FOR UPDATE OF h SKIP LOCKED) RETURNING "listingId"`)
+        : await this.raw<{ listingId: string }>(Prisma.sql`UPDATE "ListingHealth" SET "leasedBy" = ${holder}, "leaseUntil" = ${until}
+            WHERE "listingId" IN (${due}) RETURNING "listingId"`);
+    if (claimed.length === 0) return [];
+    const rows = await this.raw(Prisma.sql`SELECT h.*, l."resource", l."method", l."priceAtomic", l."sellerPayTo", l."healthStatus", l."healthSummary"
+      FROM "ListingHealth" h JOIN "Listing" l ON l."id" = h."listingId" WHERE h."listingId" IN (${ids(claimed.map((row) => row.listingId))})`);
+    return rows.map((row) => ({
+      listingId: String(row.listingId),
+      resource: String(row.resource),
+      method: row.method as ClaimedListing["method"],
+      priceAtomic: String(row.priceAtomic),
+      sellerPayTo: String(row.sellerPayTo),
+      health: {
+        status: row.healthStatus as HealthStatus,
+        consecutiveFailures: num(row.consecutiveFailures),
+        consecutiveSuccesses: num(row.consecutiveSuccesses),
+        lastCode: (row.lastCode as string | null) ?? null,
+        lastCheckedAt: dateOrNull(row.lastCheckedAt),
+        lastHealthyAt: dateOrNull(row.lastHealthyAt),
+        lastLatencyMs: row.lastLatencyMs === null ? null : num(row.lastLatencyMs),
+        recentProbes: recentProbesOf(jsonOf(row.recentProbes)),
+      },
+      published: { status: String(row.healthStatus), summary: jsonOf(row.healthSummary) },
+    }));
+  }
+
+  /** Gives leases back unprobed (a stop in the middle of a batch): another round takes them at once. */
+  async release(holder: string, listingIds: string[]): Promise<void> {
+    if (listingIds.length === 0) return;
+    await this.execute(Prisma.sql`UPDATE "ListingHealth" SET "leasedBy" = NULL, "leaseUntil" = NULL
+      WHERE "leasedBy" = ${holder} AND "listingId" IN (${ids(listingIds)})`);
+  }
+
+  /**
+   * Records a batch of probes: each listing's health row (only while `holder` still holds its lease),
+   * its day, and what the catalog shows, in one transaction with one version bump when anything
+   * shown changed. Returns how many listings' published health changed.
+   */
+  async record(holder: string, probed: ProbedListing[], now: Date, options: ScheduleOptions): Promise<number> {
+    if (probed.length === 0) return 0;
+    const listingIds = probed.map((entry) => entry.claimed.listingId);
+    const { totals, today } = await this.dayContext(listingIds, now);
+    return this.transactions.write(now, async (tx) => {
+      let published = 0;
+      for (const { claimed, outcome, at } of probed) {
+        const state = applyProbe(claimed.health, outcome, at, options.rules);
+        const kept = await tx.listingHealth.updateMany({
+          where: { listingId: claimed.listingId, leasedBy: holder },
+          data: { ...healthColumns(state), nextProbeAt: nextProbeAt(at, options.intervalMs), leasedBy: null, leaseUntil: null },
+        });
+        if (kept.count === 0) continue;
+        await upsertDay(tx, claimed.listingId, at, outcome, today.get(claimed.listingId));
+        const dayTotals = withProbe(totals.get(claimed.listingId), outcome.ok);
+        if (await publish(tx, this.db.kind, claimed, state, healthSummary(state, dayTotals, now))) published++;
+      }
+      return { result: published, changed: published > 0 };
+    });
+  }
+
+  /**
+   * The first health sample: the probe that passed when the listing was paid for (or renewed with
+   * new terms). Healthy at once; the next re-probe is one interval later.
+   */
+  async recordListingProbe(listingId: string, latencyMs: number, now: Date, options: ScheduleOptions): Promise<void> {
+    const rows = await this.raw<{ recentProbes: unknown; healthStatus: unknown }>(Prisma.sql`SELECT h."recentProbes", l."healthStatus"
+      FROM "Listing" l LEFT JOIN "ListingHealth" h ON h."listingId" = l."id" WHERE l."id" = ${listingId}`);
+    const row = rows[0];
+    if (!row) return;
+    // The terms just paid for are what the probe matched: any earlier failure or drift is over.
+    const before: HealthState = { ...NEW_HEALTH, recentProbes: recentProbesOf(jsonOf(row.recentProbes)) };
+    const outcome: ProbeOutcome = { ok: true, latencyMs };
+    const state = applyProbe(before, outcome, now, options.rules);
+    const { totals, today } = await this.dayContext([listingId], now);
+    const columns = { ...healthColumns(state), nextProbeAt: nextProbeAt(now, options.intervalMs), leasedBy: null, leaseUntil: null };
+    await this.transactions.write(now, async (tx) => {
+      await tx.listingHealth.upsert({ where: { listingId }, create: { listingId, ...columns }, update: columns });
+      await upsertDay(tx, listingId, now, outcome, today.get(listingId));
+      const claimed = { listingId, published: { status: String(row.healthStatus), summary: null } } as ClaimedListing;
+      const changed = await publish(tx, this.db.kind, claimed, state, healthSummary(state, withProbe(totals.get(listingId), true), now));
+      return { result: undefined, changed };
+    });
+  }
+
+  /** Drops health days older than the history shown, and health rows of listings gone for a day. */
+  async prune(now: Date): Promise<void> {
+    const oldest = new Date(utcDay(now).getTime() - HEALTH_DAYS_KEPT * DAY_MS);
+    await this.execute(Prisma.sql`DELETE FROM "HealthDay" WHERE "day" < ${oldest}`);
+    await this.execute(Prisma.sql`DELETE FROM "ListingHealth" WHERE "listingId" IN (SELECT "id" FROM "Listing"
+      WHERE "state" <> 'active' OR "expiresAt" < ${new Date(now.getTime() - DAY_MS)})`);
+  }
+
+  /** A listing document's health: daily uptime over the last 30 days (oldest first) and the recent probes (newest first). */
+  async history(listingId: string, now: Date): Promise<{ healthHistory: HealthDaySummary[]; lastProbes: ProbeSample[] }> {
+    const since = new Date(utcDay(now).getTime() - 29 * DAY_MS);
+    const [days, health] = await Promise.all([
+      this.raw(Prisma.sql`SELECT "day", "probes", "successes", "latencyHistogram" FROM "HealthDay" WHERE "listingId" = ${listingId} AND "day" >= ${since} ORDER BY "day"`),
+      this.raw(Prisma.sql`SELECT "recentProbes" FROM "ListingHealth" WHERE "listingId" = ${listingId}`),
+    ]);
+    const healthHistory = days
+      .filter((day) => num(day.probes) > 0)
+      .map((day) => {
+        const p50 = histogramMedianMs(histogramOf(jsonOf(day.latencyHistogram)));
+        return {
+          day: toDate(day.day).toISOString().slice(0, 10),
+          probes: num(day.probes),
+          successes: num(day.successes),
+          uptime: Math.round((num(day.successes) / num(day.probes)) * 10_000) / 10_000,
+          ...(p50 !== undefined && { p50LatencyMs: p50 }),
+        };
+      });
+    return { healthHistory, lastProbes: recentProbesOf(jsonOf(health[0]?.recentProbes)) };
+  }
+
+  /**
+   * Live third-party listings by health status (the status document), once per catalog state
+   * (`token`, the catalog's freshness).
+   */
+  async counts(now: Date, token?: string): Promise<HealthCounts> {
+    const memo = countsMemos.get(this.transactions);
+    if (token !== undefined && memo?.token === token) return memo.counts;
+    const rows = await this.db.reader.rows(Prisma.sql`SELECT "healthStatus", COUNT(*) AS "count" FROM "Listing"
+      WHERE "state" = 'active' AND "leftoverSeed" = ${false} AND "expiresAt" > ${now} GROUP BY "healthStatus"`);
+    const counts: HealthCounts = { healthy: 0, unhealthy: 0, drifted: 0, unknown: 0 };
+    for (const row of rows) if (String(row.healthStatus) in counts) counts[row.healthStatus as HealthStatus] = num(row.count);
+    if (token !== undefined) countsMemos.set(this.transactions, { token, counts });
+    return counts;
+  }
+
+  /** Each listing's probes over 7 and 30 days before this probe, and today's latency histogram. */
+  private async dayContext(listingIds: string[], now: Date): Promise<{ totals: Map<string, DayTotals>; today: Map<string, unknown> }> {
+    const today = utcDay(now);
+    const since7 = new Date(today.getTime() - 6 * DAY_MS);
+    const since30 = new Date(today.getTime() - 29 * DAY_MS);
+    const rows = await this.raw(Prisma.sql`SELECT "listingId", "day", "probes", "successes", "latencyHistogram" FROM "HealthDay"
+      WHERE "listingId" IN (${ids(listingIds)}) AND "day" >= ${since30}`);
+    const totals = new Map<string, DayTotals>();
+    const todays = new Map<string, unknown>();
+    for (const row of rows) {
+      const id = String(row.listingId);
+      const day = toDate(row.day).getTime();
+      const sum = totals.get(id) ?? { probes7d: 0, successes7d: 0, probes30d: 0, successes30d: 0 };
+      sum.probes30d += num(row.probes);
+      sum.successes30d += num(row.successes);
+      if (day >= since7.getTime()) {
+        sum.probes7d += num(row.probes);
+        sum.successes7d += num(row.successes);
+      }
+      totals.set(id, sum);
+      if (day === today.getTime()) todays.set(id, jsonOf(row.latencyHistogram));
+    }
+    return { totals, today: todays };
+  }
+}
+
+function healthColumns(state: HealthState) {
+  return {
+    consecutiveFailures: state.consecutiveFailures,
+    consecutiveSuccesses: state.consecutiveSuccesses,
+    lastCode: state.lastCode,
+    lastCheckedAt: state.lastCheckedAt,
+    lastHealthyAt: state.lastHealthyAt,
+    lastLatencyMs: state.lastLatencyMs,
+    recentProbes: state.recentProbes as unknown as Prisma.InputJsonValue,
+  };
+}
+
+function withProbe(totals: DayTotals | undefined, ok: boolean): DayTotals {
+  const sum = totals ?? { probes7d: 0, successes7d: 0, probes30d: 0, successes30d: 0 };
+  const success = ok ? 1 : 0;
+  return { probes7d: sum.probes7d + 1, successes7d: sum.successes7d + success, probes30d: sum.probes30d + 1, successes30d: sum.successes30d + success };
+}
+
+async function upsertDay(tx: Tx, listingId: string, at: Date, outcome: ProbeOutcome, todayHistogram: unknown): Promise<void> {
+  const day = utcDay(at);
+  const histogram = outcome.ok ? addLatency(histogramOf(todayHistogram), outcome.latencyMs) : histogramOf(todayHistogram);
+  const success = outcome.ok ? 1 : 0;
+  await tx.healthDay.upsert({
+    where: { listingId_day: { listingId, day } },
+    create: { listingId, day, probes: 1, successes: success, latencyHistogram: histogram },
+    update: { probes: { increment: 1 }, successes: { increment: success }, latencyHistogram: histogram },
+  });
+}
+
+/**
+ * Writes the listing's published health when it differs from what the catalog shows. Raw SQL, so
+ * the listing's updatedAt (its item's lastUpdated: the seller's terms) stays as it was.
+ */
+async function publish(tx: Tx, kind: "sqlite" | "postgres", claimed: ClaimedListing, state: HealthState, summary: object): Promise<boolean> {
+  if (state.status === claimed.published.status && isDeepStrictEqual(summary, claimed.published.summary)) return false;
+  const text = JSON.stringify(summary);
+  const value = kind === "postgres" ? Prisma.sql`CAST(${text} AS jsonb)` : Prisma.sql`${text}`;
+  const updated = await tx.$executeRaw`UPDATE "Listing" SET "healthStatus" = ${state.status}, "healthSummary" = ${value}
+    WHERE "id" = ${claimed.listingId} AND "state" = 'active'`;
+  return updated > 0;
+}

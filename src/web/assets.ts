@@ -1,0 +1,135 @@
+// The pages' one stylesheet and the sell page's one script, inline and allowed by the
+// Content-Security-Policy through their SHA-256 hashes: no other style or script can run, and no
+// page needs a second request. Both are constants of this module (never listing data).
+import { createHash } from "node:crypto";
+
+const STYLE = `
+:root{--ink:#1a1d21;--muted:#4a5361;--line:#c9ced6;--bg:#fff;--panel:#f4f6f8;--accent:#0b57d0;--ok:#0d6b2f;--bad:#a3121c;--warn:#7a4a00;color-scheme:light}
+*{box-sizing:border-box}
+html{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg)}
+body{margin:0}
+main{overflow-wrap:anywhere}
+a{color:var(--accent)}
+a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,summary:focus-visible{outline:3px solid #f0b400;outline-offset:2px}
+.skip{position:absolute;left:-9999px;top:0;background:var(--ink);color:#fff;padding:.5rem 1rem}
+.skip:focus{left:1rem}
+header.site,footer.site{background:var(--panel);border-bottom:1px solid var(--line)}
+footer.site{border-top:1px solid var(--line);border-bottom:0;margin-top:3rem}
+.wrap{max-width:72rem;margin:0 auto;padding:1rem}
+header.site .wrap{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:center;justify-content:space-between}
+.brand{font-weight:700;font-size:1.15rem;color:var(--ink);text-decoration:none}
+nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+h1{font-size:1.6rem;line-height:1.25;margin:.5rem 0 1rem}
+h2{font-size:1.25rem;margin:2rem 0 .75rem}
+h3{font-size:1.05rem;margin:1.25rem 0 .5rem}
+.card h3{margin:0}
+.lead{font-size:1.05rem;color:var(--muted);max-width:48rem}
+form.filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:.75rem;align-items:end;background:var(--panel);border:1px solid var(--line);border-radius:.5rem;padding:1rem;margin:1rem 0}
+form.filters .grow{grid-column:1/-1}
+label{display:block;font-weight:600;font-size:.9rem;margin-bottom:.25rem}
+label.check{display:flex;gap:.5rem;align-items:center;font-weight:600;min-height:2.5rem}
+input,select,textarea{font:inherit;width:100%;padding:.5rem;border:1px solid #6b7380;border-radius:.375rem;background:#fff;color:var(--ink)}
+input[type=checkbox]{width:1.25rem;height:1.25rem}
+textarea{min-height:6rem}
+button{font:inherit;font-weight:600;padding:.55rem 1.1rem;border:0;border-radius:.375rem;background:var(--accent);color:#fff;cursor:pointer}
+.cards{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(20rem,1fr));gap:1rem}
+.card{border:1px solid var(--line);border-radius:.5rem;padding:1rem;display:flex;flex-direction:column;gap:.5rem;min-width:0}
+.card p{margin:0}
+.desc{overflow-wrap:anywhere}
+.mono,code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.875rem}
+.mono{overflow-wrap:anywhere}
+pre{background:var(--panel);border:1px solid var(--line);border-radius:.375rem;padding:.75rem;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere}
+.facts{display:flex;flex-wrap:wrap;gap:.25rem .75rem;font-size:.9rem;color:var(--muted);margin:0;padding:0;list-style:none}
+.badge{display:inline-block;border:1px solid currentColor;border-radius:1rem;padding:0 .5rem;font-size:.8rem;font-weight:600}
+.healthy,.verified{color:var(--ok)}
+.unhealthy{color:var(--bad)}
+.drifted{color:var(--warn)}
+.unknown{color:var(--muted)}
+.pager{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;justify-content:space-between;margin:1.5rem 0}
+dl.fields{display:grid;grid-template-columns:minmax(8rem,14rem) 1fr;gap:.35rem 1rem;margin:0}
+dl.fields dt{font-weight:600}
+dl.fields dd{margin:0;overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%;font-size:.9rem}
+th,td{border-bottom:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top}
+.table{overflow-x:auto}
+.chart{max-width:40rem}
+.chart svg{width:100%;height:auto;display:block}
+.report li{margin:.25rem 0}
+.pass{color:var(--ok);font-weight:600}
+.fail{color:var(--bad);font-weight:600}
+.twin{font-size:.9rem}
+@media (max-width:40rem){dl.fields{grid-template-columns:1fr}dl.fields dd{margin-bottom:.5rem}h1{font-size:1.35rem}}
+`.trim();
+
+/**
+ * The sell page's dry run: sends the form as the JSON body of POST /listings/validate and shows
+ * the per-check report. The report is written with textContent only, so a seller's answer quoted
+ * in a reason can never become markup.
+ */
+const SELL_SCRIPT = `
+(function(){
+var form=document.getElementById("validate-form");
+var out=document.getElementById("validate-report");
+if(!form||!out)return;
+form.addEventListener("submit",function(event){
+event.preventDefault();
+var data=new FormData(form);
+var body={resource:String(data.get("resource")||""),method:String(data.get("method")||"POST"),priceUsdc:String(data.get("priceUsdc")||""),description:String(data.get("description")||""),sellerPayTo:String(data.get("sellerPayTo")||"")};
+var schema=String(data.get("inputSchema")||"").trim();
+out.textContent="Checking...";
+if(schema){try{body.inputSchema=JSON.parse(schema);}catch(e){out.textContent="The input schema is not valid JSON.";return;}}
+fetch(form.getAttribute("action"),{method:"POST",headers:{"content-type":"application/json",accept:"application/json"},body:JSON.stringify(body)})
+.then(function(response){return response.json().then(function(answer){return {status:response.status,answer:answer};});})
+.then(function(result){
+var answer=result.answer||{};
+out.textContent="";
+var heading=document.createElement("p");
+heading.className=answer.ok?"pass":"fail";
+heading.textContent=answer.ok?"Ready to list: every check passed (HTTP "+result.status+"). Nothing was charged or saved.":"Not ready (HTTP "+result.status+"): "+(answer.message||"a check failed.");
+out.appendChild(heading);
+var list=document.createElement("ul");
+list.className="report";
+(answer.checks||[]).forEach(function(check){
+var item=document.createElement("li");
+var mark=document.createElement("span");
+mark.className=check.ok?"pass":"fail";
+mark.textContent=(check.ok?"pass":"fail")+" ";
+item.appendChild(mark);
+var name=document.createElement("strong");
+name.textContent=check.name;
+item.appendChild(name);
+item.appendChild(document.createTextNode((check.code?" ("+check.code+")":"")+(check.reason?": "+check.reason:"")));
+list.appendChild(item);
+});
+(answer.fields||[]).forEach(function(field){
+var item=document.createElement("li");
+item.className="fail";
+item.textContent=(field.field||field.in||"field")+": "+(field.message||"is invalid");
+list.appendChild(item);
+});
+out.appendChild(list);
+})
+.catch(function(){out.textContent="The dry run could not be reached; try again.";});
+});
+})();
+`.trim();
+
+const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+
+export const PAGE_STYLE = STYLE;
+export const PAGE_SCRIPT = SELL_SCRIPT;
+
+const BASE_POLICY = [
+  "default-src 'none'",
+  `style-src ${sha256(STYLE)}`,
+  "img-src 'self' data:",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+];
+
+/** The Content-Security-Policy of a page; `script`: the page runs the dry-run script (and fetches the dry run). */
+export function contentSecurityPolicy(options: { script?: boolean } = {}): string {
+  const policy = options.script ? [...BASE_POLICY, `script-src ${sha256(SELL_SCRIPT)}`, "connect-src 'self'"] : BASE_POLICY;
+  return policy.join("; ");
+}

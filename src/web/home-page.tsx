@@ -1,0 +1,193 @@
+// `/`: what the marketplace is, the search and filter form, the catalog as cards, paging.
+import type { VNode } from "preact";
+import type { components } from "../../generated/openapi.js";
+import { formatInstant, formatShare, pathWithQuery, shortAddress } from "./format.js";
+import { renderPage } from "./layout.js";
+
+type CatalogItem = components["schemas"]["CatalogItem"];
+type DiscoveryDocument = components["schemas"]["DiscoveryDocument"];
+
+/** The home page's filters as the request gave them (defaults filled in). */
+export interface HomeFilters {
+  query: string;
+  network: string;
+  health: "any" | "healthy" | "unhealthy" | "drifted";
+  verified: boolean;
+  sort: "newest" | "popular" | "price";
+  minCalls?: number;
+  limit: number;
+  offset: number;
+}
+
+export interface HomeView {
+  siteName: string;
+  document: DiscoveryDocument;
+  filters: HomeFilters;
+  /** Networks the filter offers (the marketplace's). */
+  networks: string[];
+  /** The JSON document this page shows (`/bazaar.json?...` or `/search?...`). */
+  jsonTwin: string;
+}
+
+const HEALTH_LABELS = { any: "Any", healthy: "Healthy", unhealthy: "Unhealthy", drifted: "Drifted" } as const;
+const SORT_LABELS = { newest: "Newest first", popular: "Most used (30 days)", price: "Cheapest first" } as const;
+
+/** The page's own address with other filters or another offset (the defaults left out). */
+export function homePath(filters: HomeFilters, change: Partial<HomeFilters> = {}): string {
+  const next = { ...filters, ...change };
+  return pathWithQuery("/", {
+    query: next.query,
+    network: next.network,
+    health: next.health === "any" ? undefined : next.health,
+    verified: next.verified ? "true" : undefined,
+    minCalls: next.minCalls,
+    sort: next.sort === "newest" ? undefined : next.sort,
+    limit: next.limit === 20 ? undefined : next.limit,
+    offset: next.offset || undefined,
+  });
+}
+
+export function HealthBadge({ health }: { health: CatalogItem["metadata"]["health"] }): VNode {
+  const uptime = health.uptime24h === undefined ? "" : `, ${formatShare(health.uptime24h)} up in 24 h`;
+  return <span class={`badge ${health.status}`}>{`${health.status}${uptime}`}</span>;
+}
+
+function Card({ item }: { item: CatalogItem }): VNode {
+  const { metadata } = item;
+  const requirement = item.accepts[0];
+  return (
+    <li class="card">
+      <h3>
+        <a href={`/listing/${encodeURIComponent(metadata.listingId)}`}>{item.serviceName ?? item.description.slice(0, 60)}</a>
+      </h3>
+      <p class="desc">{item.description}</p>
+      <p class="mono">
+        <span class="badge">{item.method}</span> {item.resource}
+      </p>
+      <ul class="facts">
+        <li>
+          <strong>{metadata.priceUsdc} USDC</strong> per call
+        </li>
+        <li>
+          <HealthBadge health={metadata.health} />
+        </li>
+        {metadata.ownerVerified && (
+          <li>
+            <span class="badge verified">verified owner</span>
+          </li>
+        )}
+        {metadata.usage && <li>{`${metadata.usage.l30DaysTotalCalls} calls, ${metadata.usage.l30DaysUniquePayers} payers in 30 days`}</li>}
+        <li>
+          seller <span class="mono">{shortAddress(metadata.salePayTo)}</span>
+        </li>
+        {requirement && <li>{requirement.network}</li>}
+        <li>until {formatInstant(metadata.expiresAt)}</li>
+      </ul>
+      {item.tags && <p class="facts">{item.tags.map((tag) => `#${tag}`).join(" ")}</p>}
+    </li>
+  );
+}
+
+function Filters({ filters, networks }: { filters: HomeFilters; networks: string[] }): VNode {
+  return (
+    <form class="filters" method="get" action="/" role="search" aria-label="Search the catalog">
+      <div class="grow">
+        <label for="query">Search</label>
+        <input id="query" name="query" type="search" value={filters.query} maxLength={200} placeholder="weather, summarise, 0x…" />
+      </div>
+      <div>
+        <label for="network">Network</label>
+        <select id="network" name="network">
+          <option value="" selected={filters.network === ""}>
+            Any
+          </option>
+          {networks.map((network) => (
+            <option key={network} value={network} selected={filters.network === network}>
+              {network}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label for="health">Health</label>
+        <select id="health" name="health">
+          {Object.entries(HEALTH_LABELS).map(([value, label]) => (
+            <option key={value} value={value} selected={filters.health === value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label for="sort">Order</label>
+        <select id="sort" name="sort">
+          {Object.entries(SORT_LABELS).map(([value, label]) => (
+            <option key={value} value={value} selected={filters.sort === value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label class="check" for="verified">
+          <input id="verified" name="verified" type="checkbox" value="true" checked={filters.verified} />
+          Verified owners only
+        </label>
+      </div>
+      <div>
+        <button type="submit">Search</button>
+      </div>
+    </form>
+  );
+}
+
+function Pager({ filters, total }: { filters: HomeFilters; total: number }): VNode | null {
+  const { offset, limit } = filters;
+  if (total <= limit && offset === 0) return null;
+  const last = Math.min(offset + limit, total);
+  return (
+    <nav class="pager" aria-label="Pages">
+      {offset > 0 ? <a href={homePath(filters, { offset: Math.max(offset - limit, 0) })} rel="prev">← Previous</a> : <span />}
+      <span>{total === 0 ? "No results" : `${offset + 1}–${last} of ${total}`}</span>
+      {offset + limit < total ? <a href={homePath(filters, { offset: offset + limit })} rel="next">Next →</a> : <span />}
+    </nav>
+  );
+}
+
+function Home({ document, filters, networks }: HomeView): VNode {
+  const { items, pagination, listingFee } = document;
+  const searching = filters.query !== "";
+  return (
+    <>
+      <h1>Paid APIs for agents, paid per call with x402</h1>
+      <p class="lead">
+        {`A free catalog of HTTP endpoints that charge per call in USDC over x402: find one, call it, and pay its seller directly — the marketplace never holds funds. Sellers list an endpoint for a ${listingFee.usdc} USDC fee (${listingFee.ttlDays} days).`}{" "}
+        <a href="/sell.html">List yours</a>.
+      </p>
+      <Filters filters={filters} networks={networks} />
+      <h2 id="results" aria-live="polite">
+        {searching ? `${pagination.total} matching “${filters.query}”` : `${pagination.total} listings`}
+      </h2>
+      {items.length === 0 ? (
+        <p>No listing matches these filters. Try fewer filters or another word.</p>
+      ) : (
+        <ul class="cards" aria-labelledby="results">
+          {items.map((item) => (
+            <Card key={item.metadata.listingId} item={item} />
+          ))}
+        </ul>
+      )}
+      <Pager filters={filters} total={pagination.total} />
+    </>
+  );
+}
+
+export function homePage(view: HomeView): string {
+  return renderPage({
+    title: view.filters.query ? `Search: ${view.filters.query}` : "Catalog",
+    siteName: view.siteName,
+    description: "A catalog of x402-paid HTTP endpoints for AI agents: search, filter and inspect listings.",
+    jsonTwin: view.jsonTwin,
+    children: <Home {...view} />,
+  });
+}

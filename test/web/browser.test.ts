@@ -1,0 +1,275 @@
+// The web catalog in a real browser: Debian's Chromium, headless, driven by playwright-core. It
+// searches, filters, pages, opens a listing, runs the dry-run form against a loopback seller and
+// follows every footer link; axe-core checks every page; hostile listings stay text. Screenshots at
+// 375 and 1440 px go to test-results/web/. Without a Chromium the suite skips, saying so.
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCatalogServer, type CatalogServer } from "../support/catalog.js";
+import { testDatabaseKinds } from "../storage/databases.js";
+import { challenge, challengeAnswer, requirement, SELLER_PAY_TO, startSeller, type Seller } from "../support/sellers.js";
+import { listingPage } from "../../src/web/listing-page.js";
+import { AGENT_DOCUMENTS } from "../../src/web/layout.js";
+import { historyDocument } from "./history-fixture.js";
+
+/** CHROMIUM_PATH, else Debian's chromium (apt-get install chromium). */
+const CHROMIUM = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => path && existsSync(path));
+if (!CHROMIUM) {
+  console.warn(
+    "test/web/browser.test.ts SKIPPED: no Chromium found (set CHROMIUM_PATH, or install Debian's: apt-get install -y --no-install-recommends chromium).",
+  );
+}
+
+/** Flags that keep a headless Chromium off the network (it would otherwise wait on Google's services). */
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const ARTIFACTS = join(process.cwd(), "test-results", "web");
+const HOSTILE_SCRIPT = "<script>alert(1)</script> sells nothing";
+const HOSTILE_IMG = `"><img src=x onerror="alert(2)"> sells nothing either`;
+
+interface AxeViolation {
+  id: string;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/** axe-core's violations on the page as it is now (WCAG 2.x A and AA, and best practices). */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ["violations"] });
+    return result.violations;
+  });
+  return violations.map((violation) => `${violation.id}: ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+}
+
+async function screenshots(page: Page, name: string): Promise<void> {
+  for (const width of [375, 1440]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
+    // Readable at this width: nothing wider than the viewport.
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow, `${name} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
+  let market: CatalogServer;
+  let seller: Seller;
+  let browser: Browser;
+  /** Pages as served: the Content-Security-Policy is enforced, and any violation is recorded. */
+  let strict: BrowserContext;
+  /** The same pages with the policy off (axe is injected as an inline script; escaping alone must hold). */
+  let lax: BrowserContext;
+  const cspViolations: string[] = [];
+  const dialogs: string[] = [];
+  let hostileIds: string[] = [];
+
+  const url = (path: string) => `${market.server.url}${path}`;
+
+  async function open(context: BrowserContext, path: string): Promise<Page> {
+    const page = await context.newPage();
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    page.on("console", (message) => {
+      if (/Content.Security.Policy/i.test(message.text())) cspViolations.push(`${path}: ${message.text()}`);
+    });
+    const response = await page.goto(url(path));
+    expect(response?.status()).toBeLessThan(500);
+    return page;
+  }
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    market = await startCatalogServer(testDatabaseKinds()[0]!, { ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
+    const asset = market.server.services.market.asset;
+    seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])));
+    for (let n = 0; n < 22; n++) await market.list({ description: `Generic data endpoint number ${n} for agents`, priceUsdc: `0.0${(n % 9) + 1}` });
+    await market.list({ description: "Weather forecasts for any city on earth, hourly", priceUsdc: "0.005", resource: "https://weather.example.com/forecast" });
+    hostileIds = [(await market.list({ description: HOSTILE_SCRIPT })).id, (await market.list({ description: HOSTILE_IMG })).id];
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 });
+    strict = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    lax = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await seller?.close();
+    await market?.close();
+  });
+
+  it("home: searches by text through the form, with no axe violation, at 375 and 1440 px", async () => {
+    const page = await open(strict, "/");
+    await expect.poll(() => page.locator("ul.cards > li").count()).toBe(20);
+    await screenshots(page, "home");
+    await page.getByLabel("Search", { exact: true }).fill("weather");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL(/query=weather/);
+    const cards = page.locator("ul.cards > li");
+    await expect.poll(() => cards.count()).toBe(1);
+    expect(await cards.first().textContent()).toContain("Weather forecasts for any city on earth");
+    expect(await page.getByRole("link", { name: /\/discovery\/search\?query=weather/ }).count()).toBe(1);
+    expect(await axeViolations(await open(lax, "/"))).toEqual([]);
+    expect(await axeViolations(await open(lax, "/?query=weather"))).toEqual([]);
+    expect(await axeViolations(await open(lax, "/?query=nothing-matches-this"))).toEqual([]);
+  });
+
+  it("home: filters by health, verified owner and order", async () => {
+    const page = await open(strict, "/");
+    await page.getByLabel("Order").selectOption("price");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL(/sort=price/);
+    expect(await page.locator("ul.cards > li").first().textContent()).toContain("0.005 USDC");
+
+    await page.getByLabel("Health").selectOption("healthy");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL(/health=healthy/);
+    // No listing was re-probed yet: none is healthy.
+    expect(await page.locator("ul.cards > li").count()).toBe(0);
+    expect(await page.locator("h2#results").textContent()).toBe("0 listings");
+    expect(await page.getByLabel("Health").inputValue()).toBe("healthy");
+
+    await page.getByLabel("Health").selectOption("any");
+    await page.getByLabel("Verified owners only").check();
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL(/verified=true/);
+    expect(await page.locator("ul.cards > li").count()).toBe(0);
+    expect(await page.getByLabel("Verified owners only").isChecked()).toBe(true);
+  });
+
+  it("home: pages with Next and Previous", async () => {
+    const page = await open(strict, "/");
+    const first = await page.locator("ul.cards > li h3").allTextContents();
+    await page.getByRole("link", { name: /Next/ }).click();
+    await page.waitForURL(/offset=20/);
+    const second = await page.locator("ul.cards > li h3").allTextContents();
+    expect(second).toHaveLength(5);
+    expect(second.some((title) => first.includes(title))).toBe(false);
+    expect(await page.locator(".pager").textContent()).toContain("21–25 of 25");
+    await page.getByRole("link", { name: /Previous/ }).click();
+    await page.waitForURL((address) => !address.search.includes("offset"));
+    expect(await page.locator("ul.cards > li h3").allTextContents()).toEqual(first);
+  });
+
+  it("opens a listing from its card: every field, the commands and the JSON twin", async () => {
+    const page = await open(strict, "/?query=weather");
+    await page.getByRole("link", { name: /Weather forecasts/ }).click();
+    await page.waitForURL(/\/listing\//);
+    const id = page.url().split("/listing/")[1]!;
+    expect(await page.locator("h1").textContent()).toContain("Weather forecasts");
+    const text = (await page.locator("main").textContent())!;
+    for (const shown of ["https://weather.example.com/forecast", "0.005 USDC per call", id, `npx x402-market buy ${id} --max 0.005`, "curl -i -X POST"]) {
+      expect(text).toContain(shown);
+    }
+    expect(text).toContain("No re-probe history yet");
+    await screenshots(page, "listing");
+    const twin = page.getByRole("link", { name: `/listings/${id}` });
+    const navigation = page.waitForNavigation();
+    await twin.click();
+    expect((await navigation)?.status()).toBe(200);
+    expect(JSON.parse((await page.locator("body").textContent())!)).toMatchObject({ item: { metadata: { listingId: id } } });
+    expect(await axeViolations(await open(lax, `/listing/${id}`))).toEqual([]);
+  });
+
+  it("renders health and usage history as charts that pass axe", async () => {
+    const html = listingPage({ siteName: "Test market", baseUrl: market.server.url, document: historyDocument(), jsonTwin: "/listings/x" });
+    const page = await lax.newPage();
+    await page.setContent(html);
+    expect(await page.locator("svg[role=img]").count()).toBe(2);
+    expect(await page.locator("svg[role=img] rect").count()).toBe(7 + 7);
+    await screenshots(page, "listing-history");
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
+  it("a missing listing is an HTML page that passes axe", async () => {
+    const page = await open(lax, "/listing/00000000-0000-4000-8000-000000000000");
+    expect(await page.locator("h1").textContent()).toBe("Listing not found");
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
+  it("sell: the dry-run form reports every check from a loopback seller, passing and failing", async () => {
+    const page = await open(strict, "/sell.html");
+    await screenshots(page, "sell");
+    await page.getByLabel(/^Resource/).fill(`${seller.url}/api/summarise`);
+    await page.getByLabel("Method").selectOption("POST");
+    await page.getByLabel(/^Price per call/).fill("0.03");
+    await page.getByLabel(/^Description/).fill("Summarises any public web page into five bullet points.");
+    await page.getByLabel("Your payTo address").fill(SELLER_PAY_TO);
+    await page.getByRole("button", { name: "Validate" }).click();
+    const report = page.locator("#validate-report");
+    await expect.poll(() => report.textContent(), { timeout: 15_000 }).toContain("Ready to list");
+    const checks = await report.locator("li").allTextContents();
+    expect(checks.map((check) => /^pass ([\w-]+)/.exec(check)?.[1])).toEqual(["schema", "network", "price", "description", "sellerPayTo", "resource", "seller-probe"]);
+    expect(checks.every((check) => check.startsWith("pass"))).toBe(true);
+    expect(seller.requests).toContain("POST /api/summarise");
+
+    await page.getByLabel("Your payTo address").fill("0x1111111111111111111111111111111111111111");
+    await page.getByRole("button", { name: "Validate" }).click();
+    await expect.poll(() => report.textContent(), { timeout: 15_000 }).toContain("Not ready (HTTP 422)");
+    expect(await report.textContent()).toContain("pay_to_mismatch");
+    await screenshots(page, "sell-report");
+
+    const axePage = await open(lax, "/sell.html");
+    expect(await axeViolations(axePage)).toEqual([]);
+  });
+
+  it("follows every footer link to its agent document", async () => {
+    const page = await open(strict, "/");
+    const footer = page.locator("footer nav a");
+    expect(await footer.count()).toBe(AGENT_DOCUMENTS.length);
+    for (const { href, label } of AGENT_DOCUMENTS) {
+      await page.goto(url("/"));
+      const navigation = page.waitForNavigation();
+      await page.locator("footer").getByRole("link", { name: label }).click();
+      const response = await navigation;
+      expect(response?.status(), href).toBe(200);
+      expect(new URL(page.url()).pathname).toBe(href);
+    }
+  });
+
+  it("keyboard: the first Tab reaches the skip link, which moves focus to the content", async () => {
+    const page = await open(strict, "/");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
+  });
+
+  it("hostile descriptions render as text: no dialog, no injected element, with and without the CSP", async () => {
+    for (const context of [strict, lax]) {
+      for (const path of ["/", ...hostileIds.map((id) => `/listing/${id}`)]) {
+        const page = await open(context, path);
+        await page.waitForLoadState("load");
+        expect(await page.locator('img[src="x"]').count(), path).toBe(0);
+        expect(await page.locator("script").count(), path).toBe(0);
+        const text = (await page.locator("main").textContent())!;
+        if (path === "/" || path.endsWith(hostileIds[0]!)) expect(text).toContain(HOSTILE_SCRIPT);
+        if (path === "/" || path.endsWith(hostileIds[1]!)) expect(text).toContain(HOSTILE_IMG);
+      }
+    }
+    expect(await axeViolations(await open(lax, `/listing/${hostileIds[1]}`))).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(dialogs).toEqual([]);
+  });
+
+  it("no page broke its own Content-Security-Policy", () => {
+    expect(cspViolations).toEqual([]);
+  });
+});
+
