@@ -3,7 +3,8 @@
 // GET /listings/{id} needs (the daily history, the indexer's lag).
 import type { Address, Transport } from "viem";
 import type { UsageConfig } from "../config.js";
-import { JobLeases } from "../jobs/lease.js";
+import { randomUUID } from "node:crypto";
+import { INSTANCE_ID, JobLeases } from "../jobs/lease.js";
 import type { Logger } from "../logger.js";
 import type { CatalogTransactions } from "../storage/catalog-transactions.js";
 import type { Listing } from "../storage/listing-types.js";
@@ -69,7 +70,9 @@ export function createUsageService(options: UsageServiceOptions): UsageService {
       maxBlockRange: config.maxBlockRange,
       addressBatch: config.addressBatch,
     });
-    job = startUsageJob({ indexer, leases: new JobLeases(options.transactions.db), logger: options.logger, intervalMs: config.intervalMs });
+    // Each service instance is its own holder, also two in one process (tests, an in-process restart).
+    const leases = new JobLeases(options.transactions.db, `${INSTANCE_ID}:${randomUUID().slice(0, 8)}`);
+    job = startUsageJob({ indexer, leases, logger: options.logger, intervalMs: config.intervalMs });
   } else {
     options.logger.info("usage indexer off: no CHAIN_RPC_URL (and no embedded chain); metadata.usage is not updated");
   }
