@@ -12,7 +12,7 @@ const LAYERS = [
   { name: "mcp", label: "src/mcp/", path: "^src/mcp/" },
   { name: "listing", label: "src/listing/", path: "^src/listing/" },
   { name: "documents", label: "src/documents/, src/web/", path: "^src/(documents|web)/" },
-  { name: "catalog-payments-probe", label: "src/catalog/, src/payments/, src/probe/", path: "^src/(catalog|payments|probe)/" },
+  { name: "catalog-payments-probe", label: "src/catalog/, src/payments/, src/probe/, src/usage/", path: "^src/(catalog|payments|probe|usage)/" },
   { name: "market", label: "src/market/", path: "^src/market/" },
   { name: "contract-storage-chain", label: "src/contract/, src/storage/, src/chain/", path: "^src/(contract|storage|chain)/" },
   {

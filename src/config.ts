@@ -26,6 +26,21 @@ export interface Config {
   probe: ProbeConfig;
   ops: OpsConfig;
   health: HealthConfig;
+  usage: UsageConfig;
+}
+
+/** The usage indexer (src/usage/): sales read from the payment token's Transfer events. */
+export interface UsageConfig {
+  /** How often the indexer reads new blocks (jittered); 0 turns it off (tests run it on demand). */
+  intervalMs: number;
+  /** Blocks behind the head the indexer stays (null: 0 on the embedded chain, 12 elsewhere). */
+  confirmations: number | null;
+  /** How far back a reorg is looked for once the checkpoint's block hash changed. */
+  reorgWindowBlocks: number;
+  /** Largest block range one eth_getLogs asks for (the indexer halves it when a node refuses). */
+  maxBlockRange: number;
+  /** Seller addresses per eth_getLogs topic filter. */
+  addressBatch: number;
 }
 
 /** The listing re-probe (src/health/): schedule, politeness, and the health state rules. */
@@ -174,6 +189,14 @@ export function loadConfig(env: Env = process.env): Config {
     hostGapMs: integer("HEALTH_HOST_GAP_MS", 1000, 0, 600_000),
     leaseMs: integer("HEALTH_LEASE_MS", 10 * 60_000, 1000, 24 * 3_600_000),
   };
+  const rawConfirmations = env.USAGE_CONFIRMATIONS;
+  const usage: UsageConfig = {
+    intervalMs: integer("USAGE_INTERVAL_SECONDS", 30, 0, 86_400) * 1000,
+    confirmations: rawConfirmations === undefined || rawConfirmations === "" ? null : integer("USAGE_CONFIRMATIONS", 0, 0, 10_000),
+    reorgWindowBlocks: integer("USAGE_REORG_WINDOW_BLOCKS", 256, 1, 100_000),
+    maxBlockRange: integer("USAGE_MAX_BLOCK_RANGE", 2000, 1, 1_000_000),
+    addressBatch: integer("USAGE_ADDRESS_BATCH", 200, 1, 10_000),
+  };
   const logLevel = env.LOG_LEVEL || "info";
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
 
@@ -196,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
     probe,
     ops,
     health,
+    usage,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

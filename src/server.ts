@@ -24,6 +24,7 @@ import { openDatabase, type Database } from "./storage/database.js";
 import { ListingStore } from "./storage/listing-store.js";
 import { createHealth } from "./health/health.js";
 import { applyMigrations } from "./storage/migrate.js";
+import { createUsageService } from "./usage/service.js";
 import { HOUR_MS } from "./constants.js";
 
 /** How long close() lets requests in flight finish before it closes their connections. */
@@ -84,6 +85,17 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const now = options.now ?? (() => new Date());
   const store = new ListingStore(database);
   const freshness = new CatalogFreshness(store, now);
+  const usageRpcUrl = config.payments.chainRpcUrl ?? payments.facilitator.localChain?.rpcUrl ?? null;
+  const usage = createUsageService({
+    transactions: store.transactions,
+    config: config.usage,
+    rpcUrl: usageRpcUrl,
+    embedded: !config.payments.chainRpcUrl && payments.facilitator.localChain !== null,
+    asset: payments.asset,
+    marketplace: payments.payTo,
+    logger,
+    now,
+  });
   const probe = new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits);
   const services: Services = {
     config,
@@ -97,6 +109,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     health: createHealth({ store, probe, config: config.health, logger, now }),
     now,
     readiness: createReadiness({ database, payments }),
+    usage,
   };
   const { reconcileIntervalMs } = config.payments;
   const reconciler =
@@ -126,6 +139,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
       });
       clearTimeout(grace);
       await reconciler?.stop();
+      await usage.close();
       await services.health.prober.stop();
       await probeLimits.close();
       await database.close();

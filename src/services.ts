@@ -9,6 +9,7 @@ import type { Payments } from "./payments/setup.js";
 import type { SellerProbe } from "./probe/seller-probe.js";
 import type { ListingStore } from "./storage/listing-store.js";
 import type { Health } from "./health/health.js";
+import type { UsageService } from "./usage/service.js";
 
 /** Everything a handler may use besides its input. */
 export interface Services {
@@ -27,6 +28,8 @@ export interface Services {
   probe: SellerProbe;
   /** Listing health: its store (reads, the listing-time sample) and the re-prober (src/health/). */
   health: Health;
+  /** Sales counted from the chain: the indexer, its store and the listing document's reads (src/usage/). */
+  usage: UsageService;
   now(): Date;
   /** Whether this instance can take requests (GET /readyz): src/readiness.ts. */
   readiness(): Promise<components["schemas"]["Readiness"]>;
