@@ -26,6 +26,8 @@ export interface StoryResult {
   /** Atomic balances of the test token. */
   before: Record<"buyer" | "seller" | "marketplace", bigint>;
   after: Record<"buyer" | "seller" | "marketplace", bigint>;
+  /** The listing's metadata.usage after the sale was indexed. */
+  usage?: { l30DaysTotalCalls: number; l30DaysUniquePayers: number; l30DaysVolumeUsdc: string; provenance: string; currentToBlock: string } | undefined;
 }
 
 /** Runs the CLI as a separate process (as a user would) and parses its --json output. */
@@ -85,13 +87,20 @@ export async function runStory(log: (line: string) => void = console.log): Promi
     const bought = (await cli(["buy", item.metadata.listingId, ...common, "--buyer", "0", "--max", "0.05", "--yes"], log)) as { answer: unknown };
     log(`  the seller's answer: ${JSON.stringify(bought.answer)}`);
 
+    // The sale, as the chain shows it: the usage indexer reads the transfer and publishes the counts.
+    await server.services.usage.job?.runNow();
+    const document = (await (await fetch(`${server.url}/listings/${item.metadata.listingId}`)).json()) as { item: { metadata: { usage?: StoryResult["usage"] } } };
+    const usage = document.item.metadata.usage;
+    log(`\n  GET /listings/${item.metadata.listingId} -> metadata.usage (counted from the chain's Transfer events):`);
+    log(`  ${JSON.stringify(usage, null, 2).replaceAll("\n", "\n  ")}`);
+
     const after = await balances();
     log("\nTest USDC balances   before  ->  after");
     for (const role of ["buyer", "seller", "marketplace"] as const) {
       log(`  ${role.padEnd(12)} ${formatUnits(before[role], 6).padStart(10)}  -> ${formatUnits(after[role], 6).padStart(10)}   (${wallets[role]})`);
     }
     log("The seller paid the 0.10 listing fee to the marketplace and earned 0.02 from the buyer, paid directly.");
-    return { listingId: item.metadata.listingId, answer: bought.answer, before, after };
+    return { listingId: item.metadata.listingId, answer: bought.answer, before, after, usage };
   } finally {
     await seller?.close();
     await server?.close();
