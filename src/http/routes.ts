@@ -40,5 +40,15 @@ export function mountRoutes(answer: (operationId: RoutedOperationId) => Middlewa
       throw new HttpError(404, "not_found", `No route ${ctx.method} ${ctx.path}. Every route is listed in /openapi.json.`);
     }
   };
-  return [refuseUnrouted, router.routes() as Middleware, router.allowedMethods() as Middleware];
+  // @koa/router decodes path parameters with decodeURIComponent, which throws on a malformed escape
+  // (`/listings/%zz`): such a path names no resource, and saying so is the client's 400, not our 500.
+  const refuseMalformedPath: Middleware = async (ctx, next) => {
+    try {
+      decodeURIComponent(ctx.path);
+    } catch {
+      throw new HttpError(400, "invalid_path", "The path is not valid percent-encoded UTF-8.", [{ in: "path", field: "path", message: "malformed percent-encoding" }]);
+    }
+    await next();
+  };
+  return [refuseUnrouted, refuseMalformedPath, router.routes() as Middleware, router.allowedMethods() as Middleware];
 }
