@@ -50,6 +50,21 @@ export const metrics = {
     help: "Unix time the last reconciler pass finished",
     registers: [registry],
   }),
+  usageLagBlocks: new Gauge({
+    name: "x402_usage_indexer_lag_blocks",
+    help: "Blocks between the chain head and the usage indexer's checkpoint (confirmations included), on the instance holding the indexer's lease",
+    registers: [registry],
+  }),
+  usageCheckpoint: new Gauge({
+    name: "x402_usage_indexer_checkpoint_block",
+    help: "The last block the usage indexer has read for every tracked seller",
+    registers: [registry],
+  }),
+  usageTransfers: new Counter({
+    name: "x402_usage_indexer_transfers_total",
+    help: "Token transfers to or from listed sellers the usage indexer stored",
+    registers: [registry],
+  }),
   probes: new Counter({
     name: "x402_seller_probes_total",
     help: "Seller probes by outcome: ok, a failure code (not_402, timeout, ...) or rate_limited",

@@ -6,6 +6,7 @@
 // roll up, prune. The README's "Usage from the chain" states the rules.
 import type { Address } from "viem";
 import { DAY_MS, HOUR_MS } from "../constants.js";
+import { metrics } from "../metrics.js";
 import type { Logger } from "../logger.js";
 import type { LiveListing, TransferRow, UsageStore } from "../storage/usage-store.js";
 import type { UsageChain } from "./chain-source.js";
@@ -159,7 +160,9 @@ export class UsageIndexer {
         checkpoint = { blockNumber: end, blockHash: ref.hash };
         this.checkpointTime = ref.timestamp;
       }
-      inserted += await store.commitRange({ transfers: rows, sellers: sellers.map((seller) => seller.toLowerCase()), coveredTo: end, checkpoint }, now());
+      const stored = await store.commitRange({ transfers: rows, sellers: sellers.map((seller) => seller.toLowerCase()), coveredTo: end, checkpoint }, now());
+      metrics.usageTransfers.inc(stored);
+      inserted += stored;
       const perCall = rows.length / Math.max(1, Math.ceil(sellers.length / this.options.addressBatch) * 2);
       if (perCall > TARGET_LOGS && this.range > 1n) this.range = this.range / 2n;
       else if (perCall < TARGET_LOGS / 4) this.range = minBig(this.range * 2n, BigInt(this.options.maxBlockRange));
@@ -266,6 +269,8 @@ export class UsageIndexer {
     const now = this.options.now();
     status.lagSeconds = status.lagBlocks === 0 ? 0 : this.checkpointTime === null ? null : Math.max(0, Math.round(now.getTime() / 1000 - this.checkpointTime));
     status.checkedAt = now.toISOString();
+    metrics.usageLagBlocks.set(status.lagBlocks);
+    metrics.usageCheckpoint.set(Number(checkpoint));
   }
 }
 
