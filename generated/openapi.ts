@@ -3874,6 +3874,8 @@ export type components = {
             links: components["schemas"]["Links"];
             /** @description Daily sales over the last 30 days, oldest first. */
             usageHistory: components["schemas"]["UsageDaySummary"][];
+            /** @description Where the usage indexer stands (its lag); absent when no chain is configured or it has not run yet. */
+            usageIndexer?: components["schemas"]["UsageIndexerState"];
         };
         /** @description The listing fee with the request schema, an example and the dry-run URL. */
         ListingFeeDetail: {
@@ -4477,6 +4479,23 @@ export type components = {
             /** Format: int32 */
             payers: number;
             volumeUsdc: string;
+        };
+        /** @description Where the usage indexer stands: the counts include every block up to currentToBlock. */
+        UsageIndexerState: {
+            /**
+             * Format: date-time
+             * @description When the indexer last looked at the head.
+             */
+            checkedAt: string;
+            /** @description The last block read for every tracked seller (decimal string). */
+            currentToBlock: string;
+            /** @description The chain head when the indexer last looked (decimal string). */
+            headBlock: string;
+            /**
+             * Format: int32
+             * @description headBlock minus currentToBlock: the confirmations the indexer waits for, plus any backlog.
+             */
+            lagBlocks: number;
         };
         /**
          * @description How usage was counted: from settled token transfers on chain, not from anyone's say-so.

@@ -12,6 +12,8 @@ export interface ListingHistory {
   healthHistory: ListingDocument["healthHistory"];
   lastProbes: ListingDocument["lastProbes"];
   usageHistory: ListingDocument["usageHistory"];
+  /** Where the usage indexer stands (absent without a chain). */
+  usageIndexer?: ListingDocument["usageIndexer"];
 }
 
 export const NO_HISTORY: ListingHistory = { healthHistory: [], lastProbes: [], usageHistory: [] };

@@ -88,8 +88,9 @@ const getListing: Handler<"getListing"> = async (input, services) => {
   const listing = await services.store.catalog.live(input.params.id, services.now());
   if (!listing) throw new HttpError(404, "listing_not_found", `No live listing ${input.params.id}: it never existed, expired, failed or was delisted.`);
   const health = await services.health.store.history(listing.id, services.now());
-  const usageHistory = await services.usage.history(listing, services.now());
-  return taggedJson(listingDocument(listing, { ...NO_HISTORY, ...health, usageHistory }, services.market), token);
+  const [usageHistory, usageIndexer] = await Promise.all([services.usage.history(listing, services.now()), services.usage.state()]);
+  const usage = { usageHistory, ...(usageIndexer && { usageIndexer }) };
+  return taggedJson(listingDocument(listing, { ...NO_HISTORY, ...health, ...usage }, services.market), token);
 };
 
 export const listingsHandlers: AreaHandlers<"listings"> = {

@@ -44,6 +44,7 @@ async function documentOf(id: string, target: TestServer = server) {
   return (await response.json()) as {
     item: { metadata: { usage?: Record<string, unknown> & { raw: Record<string, unknown> }; sellerUsage?: Record<string, unknown> } };
     usageHistory: { day: string; calls: number; payers: number; volumeUsdc: string }[];
+    usageIndexer?: { currentToBlock: string; headBlock: string; lagBlocks: number; checkedAt: string };
   };
 }
 
@@ -140,6 +141,13 @@ describe("usage from the chain", () => {
     expect(usageHistory).toHaveLength(30);
     expect(usageHistory.at(-1)).toEqual({ day: new Date().toISOString().slice(0, 10), calls: 3, payers: 2, volumeUsdc: "0.06" });
     expect(usageHistory.slice(0, -1).every((day) => day.calls === 0)).toBe(true);
+  });
+
+  it("shows where the indexer stands: its block, the head, the lag (here the one confirmation it waits for)", async () => {
+    const head = await chain.publicClient.getBlockNumber();
+    const { usageIndexer } = await documentOf(ids.a!);
+    expect(usageIndexer).toEqual({ currentToBlock: String(head - 1n), headBlock: String(head), lagBlocks: 1, checkedAt: expect.any(String) });
+    expect(Date.parse(usageIndexer!.checkedAt)).toBeGreaterThan(Date.now() - 60_000);
   });
 
   it("does not count self-payments, the marketplace's transfers, nor a wallet the seller funded", async () => {
