@@ -98,10 +98,14 @@ export function findStep(market: MarketFacts, step: number): PlaybookStep {
     title: "Find a listing",
     action:
       `Search the free catalog by text, read it page by page (${linkTo(market, "resources")}), or poll the feed for new listings ` +
-      `(${linkTo(market, "feed")}, with since set to the last nextSince). First-party /kr-* demo rows are hidden unless includeSeed=true.`,
+      `(${linkTo(market, "feed")}, with since set to the last nextSince). First-party /kr-* demo rows are hidden unless includeSeed=true. ` +
+      "Keep health=healthy (as this URL does) to be shown only listings whose endpoint answered its last re-probes with the listed terms; " +
+      "health=any shows every listing, marked: unhealthy (down), drifted (its live price, payTo or token no longer match the listing) or unknown (not re-probed yet).",
     method: "GET",
-    url: linkTo(market, "/discovery/search", { query: EXAMPLE_QUERY }),
-    expect: "200 with items: each has resource, method, description, accepts (scheme, network, amount in atomic units, asset, payTo) and metadata.priceUsdc.",
+    url: linkTo(market, "/discovery/search", { query: EXAMPLE_QUERY, health: "healthy" }),
+    expect:
+      "200 with items: each has resource, method, description, accepts (scheme, network, amount in atomic units, asset, payTo), metadata.priceUsdc " +
+      "and metadata.health (status, uptime over 24 h/7 d/30 d, p50 latency, last checked).",
   };
 }
 

@@ -72,7 +72,9 @@ function catalogText(document: DiscoveryDocument): string {
   if (items.length === 0) return `No listings${scope} at offset ${pagination.offset} (total ${pagination.total}).`;
   const lines = items.map((item, index) => {
     const pay = item.accepts[0];
-    return `${pagination.offset + index + 1}. ${item.description}\n   ${item.metadata.priceUsdc} USDC, ${item.method} ${item.resource}, pays ${pay?.payTo ?? item.metadata.salePayTo} on ${pay?.network ?? "?"}`;
+    const { health } = item.metadata;
+    const failing = health.failureCode ? ` (${health.failureCode})` : "";
+    return `${pagination.offset + index + 1}. ${item.description}\n   ${item.metadata.priceUsdc} USDC, ${item.method} ${item.resource}, pays ${pay?.payTo ?? item.metadata.salePayTo} on ${pay?.network ?? "?"}; health ${health.status}${failing}`;
   });
   const next = pagination.nextCursor ? `\nNext page: call list_market again with cursor ${JSON.stringify(pagination.nextCursor)}.` : "\nThis is the last page.";
   return (
@@ -119,6 +121,8 @@ export function registerMarketTools(server: McpServer, { services, clientIp }: T
       description:
         `${purposeOf("list_market")} The same search, filters and paging as GET /search, with the same arguments as its query parameters. ` +
         "offset is ignored when cursor is given; a cursor continues only the search it came from. " +
+        "health=healthy (advised before buying) keeps only listings whose endpoint answered the marketplace's last re-probes with the listed terms; " +
+        "the default, any, shows every listing with its metadata.health (unhealthy: down; drifted: its live terms changed; unknown: not re-probed yet). " +
         "Each item names its resource, method, price and accepts[0] (what to pay whom): buy from the seller directly.",
       inputSchema: listMarketInput(),
       outputSchema: contractSchema("DiscoveryDocument"),

@@ -174,7 +174,7 @@ describe("each document's own shape", () => {
     expect(steps.map((step) => [step.method, step.url])).toEqual([
       ["POST", `${ORIGIN}/listings/validate`],
       ["POST", `${ORIGIN}/listings`],
-      ["GET", `${ORIGIN}/discovery/search?query=weather`],
+      ["GET", `${ORIGIN}/discovery/search?query=weather&health=healthy`],
     ]);
   });
 

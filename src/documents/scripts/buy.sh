@@ -12,6 +12,8 @@
 #   QUERY              text to search the catalog for; default: the first listing of the catalog
 #   RESOURCE           buy exactly this listed resource URL instead
 #   INCLUDE_SEED       true to include the marketplace's own /kr-* demo endpoints
+#   HEALTH             which listings to consider: healthy (default: their endpoint answered its last
+#                      re-probes with the listed terms), or any, unhealthy, drifted
 #   REQUEST_BODY       JSON body sent to POST resources; default {}
 #   BUYER_PRIVATE_KEY  0x key of the paying wallet. It signs an EIP-3009 authorization here and is
 #                      never sent anywhere. Default: buyer BUYER_INDEX (0) of CHAIN_FILE, when that
@@ -61,6 +63,7 @@ if [ -n "${RESOURCE:-${QUERY:-}}" ]; then
   find+=(--data-urlencode "query=${RESOURCE:-$QUERY}")
 fi
 [ "${INCLUDE_SEED:-false}" != true ] || find+=(--data-urlencode includeSeed=true)
+find+=(--data-urlencode "health=${HEALTH:-healthy}")
 say "1/3 finding a listing: GET $catalog"
 curl -sS --fail "${find[@]}" "$catalog" > "$work/catalog.json"
 IFS=$'\t' read -r resource method price requirement < <(RESOURCE="${RESOURCE:-}" helper pick < "$work/catalog.json")
