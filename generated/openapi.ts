@@ -1866,6 +1866,75 @@ export type paths = {
         get: operations["getListing"];
         put?: never;
         post?: never;
+        /**
+         * Delist a listing as its owner (signed; no refund)
+         * @description Withdraws a live listing at once, by its owner's EIP-712 signature. The listing fee is not refunded.
+         */
+        delete: operations["delistListing"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a listing as its owner (signed)
+         * @description Changes a live listing's description, method, inputSchema or price, by its owner's EIP-712 signature.
+         */
+        patch: operations["updateListing"];
+        trace?: never;
+    };
+    "/listings/{id}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim a listing as its owner (signed)
+         * @description Marks a live listing owner-verified, by its sellerPayTo's EIP-712 signature.
+         */
+        post: operations["claimListing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/listings/{id}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-probe a listing now
+         * @description Re-probes a live listing's seller now and updates its health and seller metadata. Free, for anyone, rate-limited per client.
+         */
+        post: operations["refreshListing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/listings/{id}/sign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Typed data to sign for an owner operation
+         * @description The exact EIP-712 typed data the owner (sellerPayTo) signs for one operation on a live listing,
+         *     with a fresh nonce and a deadline 10 minutes ahead. For `update`, pass the new values.
+         */
+        get: operations["getOwnerSigningData"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3234,6 +3303,8 @@ export type components = {
             /** @enum {number} */
             x402Version: 2;
         };
+        /** @description A 32-byte value, `0x` and 64 hex digits: an owner operation's nonce (usable once). */
+        Bytes32: string;
         /** @description One listed endpoint, Bazaar-shaped. */
         CatalogItem: {
             accepts: components["schemas"]["PaymentRequirement"][];
@@ -3967,6 +4038,34 @@ export type components = {
             /** Format: int32 */
             ttlDays: number;
         };
+        /**
+         * @description The body of `PATCH /listings/{id}`: the signed authorization and the fields to change (at least
+         *     one). A price or method change is accepted only when a fresh probe of the seller's challenge shows
+         *     it.
+         */
+        ListingUpdateRequest: {
+            /**
+             * Format: int64
+             * @description The EIP-712 domain's chainId the signer used, when the client states it: it must be 8453.
+             */
+            chainId?: number;
+            /**
+             * Format: int64
+             * @description Unix seconds after which the signature is refused; at most 600 seconds ahead.
+             */
+            deadline: number;
+            description?: string;
+            /** @description The new JSON Schema of the POST body; null removes it. Signed as the keccak-256 of its canonical JSON. */
+            inputSchema?: {
+                [key: string]: unknown;
+            } | null;
+            method?: components["schemas"]["ListingMethod"];
+            /** @description A fresh 32-byte nonce (GET /listings/{id}/sign suggests one); each is accepted once. */
+            nonce: components["schemas"]["Bytes32"];
+            priceUsdc?: components["schemas"]["DecimalAmount"];
+            /** @description The EIP-712 signature of sellerPayTo over the typed data. */
+            signature: components["schemas"]["OwnerSignature"];
+        };
         /** @description The process answers. */
         Liveness: {
             /** @enum {string} */
@@ -4194,6 +4293,80 @@ export type components = {
         Network: string;
         /** @description Never cached: every probe sees the state of the moment. */
         NoStore: Record<string, never>;
+        /**
+         * @description What the owner signs.
+         * @enum {string}
+         */
+        OwnerAction: "claim" | "update" | "delist";
+        /** @description The answer to a signed owner operation. */
+        OwnerActionResult: {
+            action: components["schemas"]["OwnerAction"];
+            /** @description The fields that changed (update). */
+            changed?: string[];
+            /** @description The catalog item as buyers now see it; absent once delisted. */
+            item?: components["schemas"]["CatalogItem"];
+            /** Format: uuid */
+            listingId: string;
+            /** @description What happened, in one sentence (a delist says that the fee is not refunded). */
+            message: string;
+            ownerVerified: boolean;
+            /** @enum {string} */
+            state: "active" | "delisted";
+        };
+        /** @description The signed part every owner operation carries, exactly as in the typed data signed. */
+        OwnerAuthorization: {
+            /**
+             * Format: int64
+             * @description The EIP-712 domain's chainId the signer used, when the client states it: it must be 8453.
+             */
+            chainId?: number;
+            /**
+             * Format: int64
+             * @description Unix seconds after which the signature is refused; at most 600 seconds ahead.
+             */
+            deadline: number;
+            /** @description A fresh 32-byte nonce (GET /listings/{id}/sign suggests one); each is accepted once. */
+            nonce: components["schemas"]["Bytes32"];
+            /** @description The EIP-712 signature of sellerPayTo over the typed data. */
+            signature: components["schemas"]["OwnerSignature"];
+        };
+        /** @description The EIP-712 domain of owner operations: the marketplace's name, version 1, Base (8453). No verifying contract. */
+        OwnerDomain: {
+            /** @enum {number} */
+            chainId: 8453;
+            name: string;
+            version: string;
+        };
+        /** @description An ECDSA signature, `0x` and 130 hex digits (r, s, v) or 128 (EIP-2098 compact). */
+        OwnerSignature: string;
+        /** @description The body of `POST /listings/{id}/claim` and `DELETE /listings/{id}`. */
+        OwnerSignedRequest: {
+            /**
+             * Format: int64
+             * @description The EIP-712 domain's chainId the signer used, when the client states it: it must be 8453.
+             */
+            chainId?: number;
+            /**
+             * Format: int64
+             * @description Unix seconds after which the signature is refused; at most 600 seconds ahead.
+             */
+            deadline: number;
+            /** @description A fresh 32-byte nonce (GET /listings/{id}/sign suggests one); each is accepted once. */
+            nonce: components["schemas"]["Bytes32"];
+            /** @description The EIP-712 signature of sellerPayTo over the typed data. */
+            signature: components["schemas"]["OwnerSignature"];
+        };
+        /** @description Where and how to send the signed operation. */
+        OwnerSubmission: {
+            /** @description The body to send, with `signature` still to fill in. */
+            body: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            method: "POST" | "PATCH" | "DELETE";
+            /** Format: uri */
+            url: string;
+        };
         /** @description Page position of a list. */
         Pagination: {
             /** @description On search: the cursor of the next page (as the Bazaar spec has it), null on the last page. */
@@ -4354,6 +4527,23 @@ export type components = {
             /** @description The payment backend answers: the facilitator (remote mode) and the chain node, where configured. */
             payments: components["schemas"]["ReadinessCheck"];
         };
+        /** @description The answer to `POST /listings/{id}/refresh`. */
+        RefreshResult: {
+            /** @description The probe's failure code, when it failed (for example `timeout`, `price_mismatch`). */
+            code?: string;
+            /** @description What the probe found. */
+            detail: string;
+            /** @description The probe was recorded in the listing's health. */
+            healthRecorded: boolean;
+            /** @description The catalog item as buyers now see it. */
+            item: components["schemas"]["CatalogItem"];
+            /** Format: uuid */
+            listingId: string;
+            /** @description The seller metadata (mimeType, serviceName, tags, iconUrl, bazaar) changed. */
+            metadataChanged: boolean;
+            /** @description The probe passed (the seller's challenge still matches the listing). */
+            ok: boolean;
+        };
         /**
          * @description Kind of a catalog resource.
          * @enum {string}
@@ -4405,6 +4595,23 @@ export type components = {
             /** @enum {number} */
             x402Version: 2;
         };
+        /** @description `GET /listings/{id}/sign`: the exact typed data to sign for one owner operation. */
+        SigningDocument: {
+            action: components["schemas"]["OwnerAction"];
+            /**
+             * Format: date-time
+             * @description The deadline suggested, as a timestamp.
+             */
+            expiresAt: string;
+            /** Format: uuid */
+            listingId: string;
+            /** @description How to sign, and what is not supported. */
+            note: string;
+            /** @description The address whose signature counts: the listing's sellerPayTo. */
+            signer: components["schemas"]["EvmAddress"];
+            submit: components["schemas"]["OwnerSubmission"];
+            typedData: components["schemas"]["TypedData"];
+        };
         /** @description Service status and counts. */
         StatusDocument: {
             /** @enum {string} */
@@ -4422,6 +4629,11 @@ export type components = {
             role: "marketplace";
             /** Format: int32 */
             sellerListingCount: number;
+            /**
+             * Format: int32
+             * @description Listings withdrawn by their owner (state `delisted`; their fee is not refunded), counted as removed.
+             */
+            sellerListingCountDelisted?: number;
             /** Format: int32 */
             sellerListingCountForeign: number;
             /**
@@ -4450,6 +4662,24 @@ export type components = {
             name: string;
             /** @description EIP-712 domain version. */
             version: string;
+        };
+        /** @description EIP-712 typed data, as `eth_signTypedData_v4` and viem's `signTypedData` take it. */
+        TypedData: {
+            domain: components["schemas"]["OwnerDomain"];
+            /** @description The values to sign; `deadline` is a number of Unix seconds, `nonce` and `inputSchemaHash` are bytes32 hex. */
+            message: {
+                [key: string]: unknown;
+            };
+            primaryType: string;
+            /** @description The struct types, by name (`EIP712Domain` included, for wallets that want it). */
+            types: {
+                [key: string]: components["schemas"]["TypedDataField"][];
+            };
+        };
+        /** @description One field of an EIP-712 struct type. */
+        TypedDataField: {
+            name: string;
+            type: string;
         };
         /** @description How the status document says an unpaid probe of the listing route behaves. */
         UnpaidProbe: {
@@ -8168,6 +8398,226 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request has a malformed parameter, header or body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delistListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OwnerSignedRequest"];
+            };
+        };
+        responses: {
+            /** @description A plain JSON document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerActionResult"];
+                };
+            };
+            /** @description The request has a malformed parameter, header or body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListingUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description A plain JSON document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerActionResult"];
+                };
+            };
+            /** @description The request has a malformed parameter, header or body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Client error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationReport"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    claimListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OwnerSignedRequest"];
+            };
+        };
+        responses: {
+            /** @description A plain JSON document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerActionResult"];
+                };
+            };
+            /** @description The request has a malformed parameter, header or body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    refreshListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain JSON document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefreshResult"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOwnerSigningData: {
+        parameters: {
+            query: {
+                /** @description The operation to sign. */
+                action: components["schemas"]["OwnerAction"];
+                description?: string;
+                /** @description The new input schema as JSON text (`null` removes it). */
+                inputSchema?: string;
+                method?: components["schemas"]["ListingMethod"];
+                priceUsdc?: components["schemas"]["DecimalAmount"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain JSON document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningDocument"];
+                };
             };
             /** @description The request has a malformed parameter, header or body. */
             400: {

@@ -26,3 +26,17 @@ export {
 export { buyFromSeller, type BuyOptions, type BuyResult, type PaymentSteps, type Quote } from "./purchase.js";
 export { payForListing, validateListing, type ListResult } from "./paid-listing.js";
 export { ToolkitError, type FailureKind } from "./errors.js";
+export {
+  claimListing,
+  delistListing,
+  refreshListing,
+  signingDocumentFor,
+  signOwnerTypedData,
+  updateListing,
+  type ListingChanges,
+  type OwnerAction,
+  type OwnerActionResult,
+  type OwnerOptions,
+  type RefreshResult,
+  type SigningDocument,
+} from "./ownership.js";

@@ -10,7 +10,7 @@ export const STATUS_VERSION = "1.58.0";
 
 export function statusDocument(
   services: DocumentContext,
-  counts: { foreign: number; seed: number; rawAll: number; byHealth: StatusDocument["listingsByHealth"] },
+  counts: { foreign: number; seed: number; rawAll: number; byHealth: StatusDocument["listingsByHealth"]; delisted?: number },
   updatedAt: Date,
 ): StatusDocument {
   const { market } = services;
@@ -28,6 +28,7 @@ export function statusDocument(
     sellerListingCountSeed: counts.seed,
     sellerListingCountRawKv: counts.rawAll,
     listingsByHealth: counts.byHealth,
+    ...(counts.delisted !== undefined && { sellerListingCountDelisted: counts.delisted }),
     listingFee: listingFeeSummary(market),
     unpaidListingsProbe: {
       method: "POST",

@@ -12,6 +12,7 @@ import { createPaidListing, listingFeeCharge } from "../listing/paid-listing.js"
 import { linkTo, linksTo } from "../market/links.js";
 import type { Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
+import { ownershipHandlers } from "./ownership.js";
 
 type PaymentChallenge = components["schemas"]["PaymentChallenge"];
 
@@ -95,6 +96,7 @@ const getListing: Handler<"getListing"> = async (input, services) => {
 
 export const listingsHandlers: AreaHandlers<"listings"> = {
   getListing,
+  ...ownershipHandlers,
   createListing,
   getListings,
   validateListing,

@@ -12,6 +12,8 @@
 //      wallet; a definite refusal fails it (402 with PAYMENT-RESPONSE); no definite answer leaves it
 //      pending for the reconciler (502/503); nothing broadcast releases it (502/503, send again)
 //   7. activation (or renewal of the seller's live listing of the same resource), 200.
+// Around it all, a payment identifier (x402 `payment-identifier`) makes a resend of the same paid
+// request get the stored 200 (src/listing/payment-idempotency.ts).
 import { getAddress } from "viem";
 import type { MarketFacts } from "../market/facts.js";
 import type { Reply } from "../contract/typed-handlers.js";
@@ -25,8 +27,10 @@ import { paymentResponseHeader, type Charge, type PaymentGate, type SettleOutcom
 import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } from "../payments/replies.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
 import { DuplicatePaymentError, type Listing, type ListingInput, type ListingStore, type Payment } from "../storage/listing-store.js";
+import { PaymentIdempotencyStore } from "../storage/payment-idempotency-store.js";
 import { checkListingBody, fieldErrorsOf, probeCheck, reportOf, withSellerMetadata, type ListingRequest } from "./listing-checks.js";
 import { linkTo } from "../market/links.js";
+import { answeredOnce, withPaymentIdentifier } from "./payment-idempotency.js";
 import type { Health } from "../health/health.js";
 
 type CreateListingReply = Reply<"createListing">;
@@ -59,7 +63,7 @@ export function listingFeeCharge(market: MarketFacts): Charge {
     amount: market.feeAtomic,
     payTo: market.payTo,
     resource: { url: linkTo(market, "list"), description: `List an x402-paid endpoint in ${market.name} for ${market.ttlDays} days`, mimeType: "application/json" },
-    discovery: bodyRouteDiscovery("createListing", {
+    discovery: withPaymentIdentifier(bodyRouteDiscovery("createListing", {
       input: example,
       output: {
         id: "0b6f2a8e-3c1d-4e5f-9a7b-1c2d3e4f5a6b",
@@ -70,11 +74,16 @@ export function listingFeeCharge(market: MarketFacts): Charge {
         renewed: false,
         transaction: `0x${"ab".repeat(32)}`,
       } satisfies CreatedBody,
-    }),
+    })),
   };
 }
 
-export async function createPaidListing(request: PaidListingRequest, deps: PaidListingDeps): Promise<CreateListingReply> {
+export function createPaidListing(request: PaidListingRequest, deps: PaidListingDeps): Promise<CreateListingReply> {
+  const idempotency = new PaymentIdempotencyStore(deps.store.transactions);
+  return answeredOnce(request, { idempotency, logger: deps.logger, now: deps.now }, () => payAndList(request, deps));
+}
+
+async function payAndList(request: PaidListingRequest, deps: PaidListingDeps): Promise<CreateListingReply> {
   const { store, gate, market } = deps;
   const charge = listingFeeCharge(market);
 

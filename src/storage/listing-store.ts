@@ -362,9 +362,13 @@ export class ListingStore {
   }
 
   /** Visible foreign and seed rows, every stored row in any state (rawAll), and the foreign rows by health. */
-  async counts(now: Date, token?: string): Promise<{ foreign: number; seed: number; rawAll: number; byHealth: HealthCounts }> {
-    const [counts, byHealth] = await Promise.all([this.catalog.counts(now, token), new HealthStore(this.transactions).counts(now, token)]);
-    return { ...counts, byHealth };
+  async counts(now: Date, token?: string): Promise<{ foreign: number; seed: number; rawAll: number; byHealth: HealthCounts; delisted: number }> {
+    const [counts, byHealth, delisted] = await Promise.all([
+      this.catalog.counts(now, token),
+      new HealthStore(this.transactions).counts(now, token),
+      this.read(() => this.prisma.listing.count({ where: listingState("delisted") })),
+    ]);
+    return { ...counts, byHealth, delisted };
   }
 
   /** Cheap (one indexed statement): build caches and ETags from it. */

@@ -117,6 +117,47 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
         expect(body.notes.length).toBeGreaterThan(0);
       },
     },
+    getOwnerSigningData: {
+      // The typed data its owner would sign to claim it: Base's chain id, a fresh nonce.
+      status: 200,
+      request: () => ({ params: { id: listed }, query: "?action=claim" }),
+      check(answer) {
+        const body = jsonOf(answer);
+        expect(body).toMatchObject({ action: "claim", listingId: listed, typedData: { primaryType: "ClaimListing", domain: { chainId: 8453, version: "1" } } });
+        expect(body.typedData.message.nonce).toMatch(/^0x[0-9a-f]{64}$/);
+      },
+    },
+    claimListing: {
+      // A body without its signature is refused by the contract, naming the field.
+      status: 400,
+      request: () => ({ params: { id: listed }, body: { nonce: `0x${"11".repeat(32)}`, deadline: 1 } }),
+      check(answer) {
+        expect(JSON.stringify(jsonOf(answer).fields)).toContain("signature");
+      },
+    },
+    updateListing: {
+      // A signed update that changes nothing is refused before its signature is read.
+      status: 400,
+      request: () => ({ params: { id: listed }, body: { nonce: `0x${"22".repeat(32)}`, deadline: 1, signature: `0x${"33".repeat(65)}` } }),
+      check(answer) {
+        expect(jsonOf(answer)).toMatchObject({ error: "no_changes" });
+      },
+    },
+    delistListing: {
+      status: 400,
+      request: () => ({ params: { id: listed }, body: { deadline: 1, signature: `0x${"33".repeat(65)}` } }),
+      check(answer) {
+        expect(JSON.stringify(jsonOf(answer).fields)).toContain("nonce");
+      },
+    },
+    refreshListing: {
+      // Its seller's host does not resolve: the refresh reports the failed probe, and the listing stays.
+      status: 200,
+      request: () => ({ params: { id: listed } }),
+      check(answer) {
+        expect(jsonOf(answer)).toMatchObject({ listingId: listed, ok: false, code: "host_unresolvable", metadataChanged: false });
+      },
+    },
   });
 
   it("gives the fee, the active third-party listings, the schema and an example that validates", async () => {

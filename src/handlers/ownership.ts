@@ -1,0 +1,71 @@
+// The owner's self-service routes of the listings area (src/listing/ownership.ts): the typed data to
+// sign, claim, update and delist signed by sellerPayTo, and the free refresh.
+import { HttpError } from "../contract/errors.js";
+import { claimListing, delistListing, refreshListing, signingDocument, updateListing, type HealthRecorder, type OwnershipDeps } from "../listing/ownership.js";
+import type { ListingChanges } from "../listing/owner-typed-data.js";
+import type { Handler, Services } from "../services.js";
+import { OwnerStore } from "../storage/owner-store.js";
+
+function ownershipDeps({ store, probe, market, now }: Services): OwnershipDeps {
+  return { owners: new OwnerStore(store.transactions), probe, market, now };
+}
+
+/** The query's inputSchema is JSON text: an object, or null to remove the schema. */
+function inputSchemaOf(text: string | undefined): ListingChanges["inputSchema"] {
+  if (text === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === null || (typeof parsed === "object" && !Array.isArray(parsed))) return parsed as ListingChanges["inputSchema"];
+  throw new HttpError(400, "invalid_request", "inputSchema must be a JSON object (or null to remove the schema).", [{ in: "query", field: "inputSchema", message: "is not a JSON object or null" }]);
+}
+
+const getOwnerSigningData: Handler<"getOwnerSigningData"> = async ({ params, query }, services) => {
+  const { action, description, method, priceUsdc } = query;
+  const changes: ListingChanges = {};
+  if (action === "update") {
+    if (description !== undefined) changes.description = description;
+    if (method !== undefined) changes.method = method;
+    if (priceUsdc !== undefined) changes.priceUsdc = priceUsdc;
+    const inputSchema = inputSchemaOf(query.inputSchema);
+    if (inputSchema !== undefined) changes.inputSchema = inputSchema;
+  }
+  return { status: 200, body: await signingDocument(params.id, action, changes, ownershipDeps(services)) };
+};
+
+const claimListingHandler: Handler<"claimListing"> = async ({ params, body }, services) => ({
+  status: 200,
+  body: await claimListing(params.id, body!, ownershipDeps(services)),
+});
+
+const updateListingHandler: Handler<"updateListing"> = ({ params, body, clientIp }, services) => updateListing(params.id, body!, clientIp, ownershipDeps(services));
+
+const delistListingHandler: Handler<"delistListing"> = async ({ params, body }, services) => ({
+  status: 200,
+  body: await delistListing(params.id, body!, ownershipDeps(services)),
+});
+
+/** Health keeps a passing refresh as a sample (src/health/ records a pass only, so far). */
+function healthRecorder({ health }: Services): HealthRecorder {
+  return async (listing, attempt, latencyMs, now) => {
+    if (!attempt.ok) return false;
+    await health.recordListingProbe(listing.id, latencyMs, now);
+    return true;
+  };
+}
+
+const refreshListingHandler: Handler<"refreshListing"> = async ({ params, clientIp }, services) => ({
+  status: 200,
+  body: await refreshListing(params.id, clientIp, { ...ownershipDeps(services), recordHealth: healthRecorder(services) }),
+});
+
+export const ownershipHandlers = {
+  getOwnerSigningData,
+  claimListing: claimListingHandler,
+  updateListing: updateListingHandler,
+  delistListing: delistListingHandler,
+  refreshListing: refreshListingHandler,
+};

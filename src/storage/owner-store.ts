@@ -1,0 +1,142 @@
+// Owner operations on a live listing (claim, update, delist) and the refresh's seller metadata.
+// A signed operation spends its nonce in the same transaction as its change: OwnerNonce's primary
+// key makes a nonce usable once across every instance, and a replay changes nothing. Every change is
+// published through CatalogTransactions.write, so the catalog version moves with it.
+import { isDeepStrictEqual } from "node:util";
+import { Prisma } from "../../generated/prisma/sqlite/client.js";
+import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
+import { metadataFields, normalizePrice, type Listing, type ListingMethod, type SellerMetadata } from "./listing-store.js";
+
+/** The nonce was spent already (by this operation sent twice, or by another). */
+export class NonceUsedError extends Error {
+  constructor(readonly nonce: string) {
+    super(`nonce ${nonce} was used already`);
+    this.name = "NonceUsedError";
+  }
+}
+
+/** A method change would make the listing a twin of another live listing of the same seller. */
+export class ListingConflictError extends Error {
+  constructor(readonly otherId: string) {
+    super(`listing ${otherId} already lists this resource with that method`);
+    this.name = "ListingConflictError";
+  }
+}
+
+/** The signed nonce an operation spends. */
+export interface SpentNonce {
+  nonce: string;
+  action: "claim" | "update" | "delist";
+  /** The recovered signer (the listing's sellerPayTo). */
+  signer: string;
+}
+
+/** What an update writes; absent fields stay. `metadata`: what the probe that accepted the change read. */
+export interface StoredChanges {
+  description?: string | undefined;
+  method?: ListingMethod | undefined;
+  inputSchema?: Prisma.InputJsonObject | null | undefined;
+  priceUsdc?: string | undefined;
+  metadata?: SellerMetadata | undefined;
+}
+
+const liveWhere = (id: string, now: Date) => ({ id, state: "active", expiresAt: { gt: now } });
+
+const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === "P2002";
+
+function updateData(changes: StoredChanges) {
+  const price = changes.priceUsdc === undefined ? undefined : normalizePrice(changes.priceUsdc);
+  return {
+    ...(changes.description !== undefined && { description: changes.description }),
+    ...(changes.method !== undefined && { method: changes.method }),
+    ...(changes.inputSchema !== undefined && { inputSchema: changes.inputSchema ?? Prisma.DbNull }),
+    ...(price && { ...price, priceMicros: BigInt(price.priceAtomic) }),
+    ...(changes.metadata && metadataFields(changes.metadata)),
+  };
+}
+
+/** The metadata columns as stored, for comparing a fresh probe's with them. */
+function storedMetadata(listing: Listing) {
+  return { mimeType: listing.mimeType, serviceName: listing.serviceName, tags: listing.tags, iconUrl: listing.iconUrl, bazaar: listing.bazaar, extensionKeys: listing.extensionKeys };
+}
+
+export class OwnerStore {
+  constructor(private readonly transactions: CatalogTransactions) {}
+
+  /** The live listing (active, not expired), or null. */
+  live(id: string, now: Date): Promise<Listing | null> {
+    return this.transactions.read(() => this.transactions.prisma.listing.findFirst({ where: liveWhere(id, now) }));
+  }
+
+  /** Whether a nonce was spent (a cheap early answer; the insert in the operation's transaction decides). */
+  async nonceUsed(nonce: string): Promise<boolean> {
+    const found = await this.transactions.read(() => this.transactions.prisma.ownerNonce.findUnique({ where: { nonce: nonce.toLowerCase() } }));
+    return found !== null;
+  }
+
+  /** Marks the listing owner-verified. Null when it is not live. */
+  claim(id: string, spent: SpentNonce, now: Date): Promise<Listing | null> {
+    return this.signed(id, spent, now, async (tx, listing) =>
+      listing.ownerVerified ? { listing, changed: false } : { listing: await tx.listing.update({ where: { id }, data: { ownerVerified: true } }), changed: true },
+    );
+  }
+
+  /** Writes the changes (the owner's signature also verifies it). Null when it is not live. */
+  update(id: string, changes: StoredChanges, spent: SpentNonce, now: Date): Promise<Listing | null> {
+    return this.signed(id, spent, now, async (tx, listing) => {
+      if (changes.method !== undefined && changes.method !== listing.method) {
+        const twin = await tx.listing.findFirst({
+          where: { resource: listing.resource, method: changes.method, sellerPayTo: listing.sellerPayTo, state: "active", expiresAt: { gt: now }, id: { not: id } },
+          select: { id: true },
+        });
+        if (twin) throw new ListingConflictError(twin.id);
+      }
+      const updated = await tx.listing.update({ where: { id }, data: { ...updateData(changes), ownerVerified: true } });
+      return { listing: updated, changed: true };
+    });
+  }
+
+  /** Withdraws the listing: state "delisted", hidden from every read at once. Null when it is not live. */
+  delist(id: string, spent: SpentNonce, now: Date): Promise<Listing | null> {
+    return this.signed(id, spent, now, async (tx) => ({
+      listing: await tx.listing.update({ where: { id }, data: { state: "delisted", delistedAt: now } }),
+      changed: true,
+    }));
+  }
+
+  /** A fresh probe's seller metadata; `changed` when it differs from what was stored. Null when it is not live. */
+  refreshMetadata(id: string, metadata: SellerMetadata, now: Date): Promise<{ listing: Listing; changed: boolean } | null> {
+    return this.transactions.write<{ listing: Listing; changed: boolean } | null>(now, async (tx) => {
+      const listing = await tx.listing.findFirst({ where: liveWhere(id, now) });
+      if (!listing) return { result: null, changed: false };
+      const fresh = metadataFields(metadata);
+      const comparable = { ...fresh, bazaar: fresh.bazaar === Prisma.DbNull ? null : fresh.bazaar };
+      const stored = storedMetadata(listing);
+      const same = (Object.keys(comparable) as (keyof typeof comparable)[]).every((key) => isDeepStrictEqual(comparable[key] ?? null, stored[key] ?? null));
+      if (same) return { result: { listing, changed: false }, changed: false };
+      const updated = await tx.listing.update({ where: { id }, data: fresh });
+      return { result: { listing: updated, changed: true }, changed: true };
+    });
+  }
+
+  /** Listings withdrawn by their owners (the status document counts them as removed). */
+  delistedCount(): Promise<number> {
+    return this.transactions.read(() => this.transactions.prisma.listing.count({ where: { state: "delisted" } }));
+  }
+
+  /** The live listing, the nonce spent, then `change`, in one published transaction; a spent nonce raises NonceUsedError. */
+  private async signed(id: string, spent: SpentNonce, now: Date, change: (tx: Tx, listing: Listing) => Promise<{ listing: Listing; changed: boolean }>): Promise<Listing | null> {
+    try {
+      return await this.transactions.write(now, async (tx) => {
+        const listing = await tx.listing.findFirst({ where: liveWhere(id, now) });
+        if (!listing) return { result: null, changed: false };
+        await tx.ownerNonce.create({ data: { nonce: spent.nonce.toLowerCase(), listingId: id, action: spent.action, signer: spent.signer, usedAt: now } });
+        const done = await change(tx, listing);
+        return { result: done.listing, changed: done.changed };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new NonceUsedError(spent.nonce);
+      throw error;
+    }
+  }
+}

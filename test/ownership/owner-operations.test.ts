@@ -1,0 +1,307 @@
+// A listing's owner (its sellerPayTo) at work, end to end on the local chain: the fee paid by the
+// owner makes the listing owner-verified; the owner updates (a price change only once the seller's
+// own 402 shows it) and delists it with EIP-712 signatures. A stranger's signature, a replayed nonce,
+// an expired deadline, another chain id and a tampered field are all refused with nothing changed;
+// a listing paid by someone else becomes verified by the owner's signed claim.
+import { randomBytes } from "node:crypto";
+import { decodePaymentResponseHeader } from "@x402/core/http";
+import { toHex, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
+import { claimListing, delistListing, refreshListing, signingDocumentFor, signOwnerTypedData, updateListing, createMarketplaceClient } from "../../src/client/index.js";
+import { ownerTypedData, type ListingChanges, type OwnerAction } from "../../src/listing/owner-typed-data.js";
+import type { Payments } from "../../src/payments/setup.js";
+import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
+import { PAID_FLOW_ENV } from "../support/fee-market.js";
+import { chainPayments, payingFetch } from "../support/payments.js";
+import { challenge, challengeAnswer, requirement, startSeller, type Seller } from "../support/sellers.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+
+let chain: LocalChain;
+let payments: Payments;
+let seller: Seller;
+/** What the seller's 402 asks, in atomic units: tests raise it to show a new price. */
+let sellerAmount = "10000";
+
+beforeAll(async () => {
+  chain = await startLocalChain({ buyers: 3 });
+  payments = await chainPayments(chain);
+  seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: chain.buyers[0]!.address, amount: sellerAmount, asset: chain.asset })])));
+});
+
+afterAll(async () => {
+  await seller?.close();
+  await chain?.stop();
+});
+
+describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) => {
+  let database: TestDatabase;
+  let server: TestServer;
+  const owner = () => chain.buyers[0]!;
+  const stranger = () => chain.buyers[1]!;
+
+  beforeAll(async () => {
+    database = await databaseKind.create();
+    server = await startTestServer({ ...PAID_FLOW_ENV, DATABASE_URL: database.url }, { payments });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await database?.drop();
+  });
+
+  const body = (path: string, overrides: Record<string, unknown> = {}) => ({
+    resource: `${seller.url}${path}`,
+    method: "POST",
+    priceUsdc: "0.01",
+    description: "Summarises a text for an agent",
+    sellerPayTo: owner().address,
+    ...overrides,
+  });
+
+  /** Pays the fee with `payer`'s key; returns the listing id. */
+  async function paidListing(payer: Hex, path: string): Promise<string> {
+    const response = await payingFetch(chain, payer)(`${server.url}/listings`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body(path)),
+    });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { id: string }).id;
+  }
+
+  const document = async (id: string) => {
+    const response = await server.fetch(`/listings/${id}`);
+    return { status: response.status, body: (await response.json()) as { item: { description: string; method: string; accepts: { amount: string }[]; metadata: Record<string, unknown> } } };
+  };
+
+  /** A signed request body built by hand: any key, any deadline, any chain id, fields sent as given. */
+  async function handSigned(id: string, action: OwnerAction, key: Hex, options: { changes?: ListingChanges; deadline?: number; chainId?: number; sent?: ListingChanges } = {}) {
+    const nonce = toHex(randomBytes(32));
+    const deadline = options.deadline ?? Math.floor(Date.now() / 1000) + 300;
+    const typed = ownerTypedData(server.services.market.name, action, id, { nonce, deadline }, options.changes);
+    const { EIP712Domain: _, ...types } = typed.types;
+    const signature = await privateKeyToAccount(key).signTypedData({
+      domain: { ...typed.domain, chainId: options.chainId ?? typed.domain.chainId },
+      types,
+      primaryType: typed.primaryType,
+      message: { ...typed.message, deadline: BigInt(deadline) },
+    } as never);
+    return { ...(options.sent ?? options.changes), nonce, deadline, ...(options.chainId !== undefined && { chainId: options.chainId }), signature };
+  }
+
+  const send = (method: "POST" | "PATCH" | "DELETE", path: string, payload: unknown) =>
+    server.fetch(path, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(payload) });
+
+  const catalogIds = async () => {
+    const catalog = (await (await server.fetch("/bazaar.json")).json()) as { items: { metadata: { listingId: string } }[] };
+    return catalog.items.map((item) => item.metadata.listingId);
+  };
+
+  it("the owner lists (fee paid by sellerPayTo: verified), updates and delists; the fee is not refunded", async () => {
+    const id = await paidListing(owner().privateKey, "/api/owned");
+    expect((await document(id)).body.item.metadata.ownerVerified).toBe(true);
+    const baseUrl = server.url;
+
+    // The sign document: Base's chain id whatever the local chain, a fresh nonce, a 10-minute deadline.
+    const signing = await signingDocumentFor(createMarketplaceClient({ baseUrl }), id, "update", { description: "Summarises any text, in 3 sentences" });
+    expect(signing.typedData.domain).toEqual({ name: server.services.market.name, version: "1", chainId: 8453 });
+    expect(signing.signer).toBe(owner().address);
+    expect(Date.parse(signing.expiresAt) - Date.now()).toBeGreaterThan(590_000);
+    expect(signing.submit).toMatchObject({ method: "PATCH", url: `${server.services.config.publicBaseUrl}/listings/${id}` });
+
+    const described = await updateListing({ baseUrl, privateKey: owner().privateKey, listingId: id }, { description: "Summarises any text, in 3 sentences" });
+    expect(described).toMatchObject({ action: "update", state: "active", changed: ["description"], item: { description: "Summarises any text, in 3 sentences" } });
+    expect((await document(id)).body.item.description).toBe("Summarises any text, in 3 sentences");
+
+    // A new price the seller does not show yet: 422 with the probe's reason, nothing changed.
+    await expect(updateListing({ baseUrl, privateKey: owner().privateKey, listingId: id }, { priceUsdc: "0.02" })).rejects.toThrow(/422/);
+    expect((await document(id)).body.item.accepts[0]!.amount).toBe("10000");
+    sellerAmount = "20000";
+    try {
+      const priced = await updateListing({ baseUrl, privateKey: owner().privateKey, listingId: id }, { priceUsdc: "0.02" });
+      expect(priced.item!.accepts[0]!.amount).toBe("20000");
+      expect((await document(id)).body.item.metadata.priceUsdc).toBe("0.02");
+    } finally {
+      sellerAmount = "10000";
+    }
+
+    const marketBalance = await chain.balanceOf(chain.marketplacePayTo);
+    const delisted = await delistListing({ baseUrl, privateKey: owner().privateKey, listingId: id });
+    expect(delisted).toMatchObject({ action: "delist", state: "delisted" });
+    expect(delisted.item).toBeUndefined();
+    expect(delisted.message).toMatch(/not refunded/);
+    expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(marketBalance);
+    // Hidden everywhere at once, counted as removed.
+    expect((await document(id)).status).toBe(404);
+    expect(await catalogIds()).not.toContain(id);
+    const status = (await (await server.fetch("/status.json")).json()) as { sellerListingCountDelisted?: number };
+    expect(status.sellerListingCountDelisted).toBe(1);
+    // Owner operations on a listing that is not live: 404.
+    const again = await send("POST", `/listings/${id}/claim`, await handSigned(id, "claim", owner().privateKey));
+    expect(again.status).toBe(404);
+  });
+
+  it("refuses a stranger, a replay, an expired or too distant deadline, another chain and a tampered field, changing nothing", async () => {
+    const id = await paidListing(owner().privateKey, "/api/guarded");
+    const before = (await document(id)).body.item;
+    const changes = { description: "A description the owner signed" };
+    const refusals: Array<[string, () => Promise<Response>, number, string]> = [
+      ["stranger", async () => send("PATCH", `/listings/${id}`, await handSigned(id, "update", stranger().privateKey, { changes })), 403, "not_owner"],
+      ["stranger's delist", async () => send("DELETE", `/listings/${id}`, await handSigned(id, "delist", stranger().privateKey)), 403, "not_owner"],
+      ["expired", async () => send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, deadline: Math.floor(Date.now() / 1000) - 5 })), 401, "deadline_passed"],
+      ["too far", async () => send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, deadline: Math.floor(Date.now() / 1000) + 3600 })), 403, "deadline_too_far"],
+      ["other chain", async () => send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, chainId: 1 })), 403, "wrong_chain"],
+      [
+        "tampered",
+        async () => send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, sent: { description: "A description nobody signed" } })),
+        403,
+        "not_owner",
+      ],
+    ];
+    for (const [name, act, status, error] of refusals) {
+      const response = await act();
+      expect({ name, status: response.status, error: ((await response.json()) as { error: string }).error }).toEqual({ name, status, error });
+    }
+    expect((await document(id)).body.item).toEqual(before);
+
+    // A signature over another chain id, sent without saying so: it recovers someone else.
+    const silentChain = await handSigned(id, "delist", owner().privateKey, { chainId: 1 });
+    const { chainId: _, ...withoutChainId } = silentChain;
+    expect((await send("DELETE", `/listings/${id}`, withoutChainId)).status).toBe(403);
+
+    // Replay: the first use changes the listing, the same signed request again gets 409 and changes nothing more.
+    const signed = await handSigned(id, "update", owner().privateKey, { changes });
+    expect((await send("PATCH", `/listings/${id}`, signed)).status).toBe(200);
+    const afterFirst = (await document(id)).body.item;
+    const replay = await send("PATCH", `/listings/${id}`, signed);
+    expect(replay.status).toBe(409);
+    expect(((await replay.json()) as { error: string }).error).toBe("nonce_used");
+    expect((await document(id)).body.item).toEqual(afterFirst);
+    expect(await catalogIds()).toContain(id);
+
+    // Bad input is named by the contract (400), before any signature is looked at.
+    const malformed = await send("PATCH", `/listings/${id}`, { ...signed, priceUsdc: "ten" });
+    expect(malformed.status).toBe(400);
+    expect(JSON.stringify(await malformed.json())).toContain("priceUsdc");
+  });
+
+  it("verifies a listing paid by someone else once its owner signs a claim", async () => {
+    const id = await paidListing(stranger().privateKey, "/api/paid-by-a-friend");
+    expect((await document(id)).body.item.metadata.ownerVerified).toBe(false);
+    const verifiedOnly = async () => ((await (await server.fetch("/bazaar.json?verified=true")).json()) as { items: { metadata: { listingId: string } }[] }).items.map((item) => item.metadata.listingId);
+
+    // The payer of the fee is not the owner: its claim is refused.
+    const byPayer = await send("POST", `/listings/${id}/claim`, await handSigned(id, "claim", stranger().privateKey));
+    expect(byPayer.status).toBe(403);
+    expect((await document(id)).body.item.metadata.ownerVerified).toBe(false);
+
+    const claimed = await claimListing({ baseUrl: server.url, privateKey: owner().privateKey, listingId: id });
+    expect(claimed).toMatchObject({ action: "claim", ownerVerified: true, state: "active" });
+    expect((await document(id)).body.item.metadata.ownerVerified).toBe(true);
+    expect(await verifiedOnly()).toContain(id);
+  });
+
+  it("refreshes a listing for anyone: a probe now, with the seller's current metadata", async () => {
+    const id = await paidListing(owner().privateKey, "/api/refreshed");
+    const probes = seller.requests.length;
+    const refreshed = await refreshListing({ baseUrl: server.url, listingId: id });
+    expect(refreshed).toMatchObject({ listingId: id, ok: true, item: { metadata: { listingId: id } } });
+    expect(seller.requests.slice(probes)).toEqual(["POST /api/refreshed"]);
+    sellerAmount = "30000";
+    try {
+      const drifted = await refreshListing({ baseUrl: server.url, listingId: id });
+      expect(drifted).toMatchObject({ ok: false, code: "price_mismatch" });
+    } finally {
+      sellerAmount = "10000";
+    }
+    expect((await server.fetch(`/listings/${"0".repeat(8)}-0000-4000-8000-${"0".repeat(12)}/refresh`, { method: "POST" })).status).toBe(404);
+  });
+
+  it("answers a resent paid request with the same payment identifier with the stored 200: one listing, one transfer", async () => {
+    const { createBuyerClient } = await import("../../src/payments/buyer.js");
+    const { appendPaymentIdentifierToExtensions, generatePaymentId, PAYMENT_IDENTIFIER } = await import("@x402/extensions/payment-identifier");
+    const { encodePaymentSignatureHeader, decodePaymentRequiredHeader } = await import("@x402/core/http");
+    const payer = chain.buyers[2]!;
+    const unpaid = await server.fetch("/listings", { method: "POST" });
+    const feeChallenge = decodePaymentRequiredHeader(unpaid.headers.get("PAYMENT-REQUIRED")!);
+    expect(feeChallenge.extensions?.[PAYMENT_IDENTIFIER]).toMatchObject({ info: { required: false } });
+
+    const paymentId = generatePaymentId();
+    const client = createBuyerClient(payer.privateKey, { allowAssets: [{ asset: chain.asset }] });
+    client.onBeforePaymentCreation(async ({ paymentRequired }) => {
+      paymentRequired.extensions ??= {};
+      appendPaymentIdentifierToExtensions(paymentRequired.extensions, paymentId);
+    });
+    const header = encodePaymentSignatureHeader(await client.createPaymentPayload(structuredClone(feeChallenge)));
+    const listing = body("/api/idempotent");
+    const post = (payload: unknown, signature: string) =>
+      server.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": signature }, body: JSON.stringify(payload) });
+
+    const [payerBefore, marketBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(chain.marketplacePayTo)];
+    const rowsBefore = (await server.services.store.counts(new Date())).rawAll;
+    const first = await post(listing, header);
+    expect(first.status).toBe(200);
+    const firstBody = await first.json();
+    // The answer was "lost": the client sends the very same request again.
+    const resent = await post(listing, header);
+    expect(resent.status).toBe(200);
+    expect(await resent.json()).toEqual(firstBody);
+    expect(decodePaymentResponseHeader(resent.headers.get("PAYMENT-RESPONSE")!)).toEqual(decodePaymentResponseHeader(first.headers.get("PAYMENT-RESPONSE")!));
+    expect(await chain.balanceOf(payer.address)).toBe(payerBefore - 100_000n);
+    expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(marketBefore + 100_000n);
+    expect((await server.services.store.counts(new Date())).rawAll).toBe(rowsBefore + 1);
+    const stored = await server.services.store.transactions.prisma.paymentIdempotency.findUnique({ where: { id: `createListing:${paymentId}` } });
+    expect(stored).toMatchObject({ status: 200, response: { status: 200, body: firstBody } });
+
+    // The same identifier with another payload: 409, nothing charged.
+    const other = await post({ ...listing, description: "Another listing under the same id" }, header);
+    expect(other.status).toBe(409);
+    expect(((await other.json()) as { error: string }).error).toBe("payment_identifier_conflict");
+    expect(await chain.balanceOf(payer.address)).toBe(payerBefore - 100_000n);
+  });
+});
+
+const postgres = testDatabaseKinds().find((kind) => kind.kind === "postgres");
+
+describe.skipIf(!postgres)("a replayed nonce on two instances at once (PostgreSQL)", () => {
+  let database: TestDatabase;
+  const servers: TestServer[] = [];
+
+  beforeAll(async () => {
+    database = await postgres!.create();
+    const env = { ...PAID_FLOW_ENV, DATABASE_URL: database.url };
+    servers.push(await startTestServer(env, { payments }));
+    servers.push(await startTestServer(env));
+  });
+
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+    await database?.drop();
+  });
+
+  it("lets exactly one of two concurrent uses of one signed update through", async () => {
+    const [a, b] = servers as [TestServer, TestServer];
+    const owner = chain.buyers[0]!;
+    const paid = await payingFetch(chain, owner.privateKey)(`${a.url}/listings`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ resource: `${seller.url}/api/raced`, priceUsdc: "0.01", description: "Raced between two instances", sellerPayTo: owner.address }),
+    });
+    expect(paid.status).toBe(200);
+    const id = ((await paid.json()) as { id: string }).id;
+    const changes = { description: "Changed exactly once" };
+    const document = await signingDocumentFor(createMarketplaceClient({ baseUrl: a.url }), id, "update", changes);
+    const message = document.typedData.message as { nonce: string; deadline: number };
+    const signed = { ...changes, nonce: message.nonce, deadline: message.deadline, signature: await signOwnerTypedData(document, owner.privateKey) };
+    const versionBefore = (await a.services.store.catalogStamp(new Date())).version;
+    const answers = await Promise.all(
+      [a, b].map((server) => server.fetch(`/listings/${id}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(signed) })),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    const loser = answers.find((answer) => answer.status === 409)!;
+    expect(((await loser.json()) as { error: string }).error).toBe("nonce_used");
+    expect((await a.services.store.catalogStamp(new Date())).version).toBe(versionBefore + 1);
+  });
+});
