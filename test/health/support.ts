@@ -1,7 +1,9 @@
 // Loopback sellers for the health suites: plain http on any loopback address (127.0.0.x are
 // distinct hosts to the re-prober's politeness), an answer the test can switch, and a record of
 // every request with its start and end times and how many were in flight on that host.
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type RequestListener, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { challenge, challengeAnswer, requirement, SELLER_PAY_TO, type SellerAnswer } from "../support/sellers.js";
 
@@ -23,9 +25,10 @@ export interface HealthSeller {
 
 const inFlightByHost = new Map<string, number>();
 
-export async function startHealthSeller(answer: HealthSeller["answer"], host = "127.0.0.1"): Promise<HealthSeller> {
+/** Plain http by default; `https` uses the repository's self-signed localhost certificate (paid listings need https). */
+export async function startHealthSeller(answer: HealthSeller["answer"], host = "127.0.0.1", options: { https?: boolean } = {}): Promise<HealthSeller> {
   const seller = { visits: [] as Visit[], answer, host } as HealthSeller;
-  const server: Server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     const inFlight = (inFlightByHost.get(host) ?? 0) + 1;
     inFlightByHost.set(host, inFlight);
     const visit: Visit = { path: req.url ?? "", start: performance.now(), end: 0, inFlightOnHost: inFlight };
@@ -44,9 +47,15 @@ export async function startHealthSeller(answer: HealthSeller["answer"], host = "
       res.writeHead(status, headers);
       res.end(body, finish);
     }, delayMs);
-  });
+  };
+  const server: Server = options.https
+    ? createHttpsServer(
+        { key: readFileSync(new URL("../../tools/demo/tls/localhost.key", import.meta.url)), cert: readFileSync(new URL("../../tools/demo/tls/localhost.crt", import.meta.url)) },
+        listener,
+      )
+    : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  seller.url = `http://${host}:${(server.address() as AddressInfo).port}`;
+  seller.url = `${options.https ? "https" : "http"}://${host}:${(server.address() as AddressInfo).port}`;
   seller.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();
