@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
 import type { Payments } from "../../src/payments/setup.js";
 import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
-import { TestClock, T0 } from "../support/catalog.js";
+import { TestClock } from "../support/catalog.js";
 import { chainPayments, payingFetch } from "../support/payments.js";
 import { SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
 import { startTestServer, type TestServer } from "../support/server.js";
