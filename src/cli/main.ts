@@ -5,18 +5,21 @@ import { Command, CommanderError } from "commander";
 import { buyCommand } from "./buy-command.js";
 import { searchCommand, showCommand, statusCommand, watchCommand } from "./catalog-commands.js";
 import { listCommand, validateCommand } from "./listing-commands.js";
+import { claimCommand, delistCommand, refreshCommand, updateCommand } from "./owner-commands.js";
 import { EXIT, exitCodeOf, reportError } from "./support.js";
 
 const EXIT_CODES_HELP = `
 Environment:
   MARKETPLACE_URL     the service (default http://localhost:8402; --url wins)
-  X402_PRIVATE_KEY    the payer's key for list and buy (or --chain-file .dev/chain.json --buyer 0)
+  X402_PRIVATE_KEY    the payer's key for list and buy, the owner's (sellerPayTo's) for claim, update
+                      and delist (or --chain-file .dev/chain.json --buyer 0)
 
 Exit codes:
   0  ok
   1  a request failed, a listing failed validation, or an unexpected error
   2  usage error
-  3  refused: not confirmed (no terminal and no --yes), over the cap, or the seller's terms differ from the catalog
+  3  refused: not confirmed (no terminal and no --yes), over the cap, the seller's terms differ from the catalog,
+     or an owner operation was refused (not the owner's key, a used nonce, a passed deadline)
   4  the payment failed`;
 
 export function buildProgram(): Command {
@@ -28,7 +31,7 @@ export function buildProgram(): Command {
     .showHelpAfterError("(add --help for usage)")
     .configureHelp({ showGlobalOptions: true })
     .addHelpText("after", EXIT_CODES_HELP);
-  for (const command of [validateCommand(), listCommand(), searchCommand(), showCommand(), statusCommand(), buyCommand(), watchCommand()]) {
+  for (const command of [validateCommand(), listCommand(), searchCommand(), showCommand(), statusCommand(), buyCommand(), watchCommand(), claimCommand(), updateCommand(), delistCommand(), refreshCommand()]) {
     program.addCommand(command.exitOverride().showHelpAfterError("(add --help for usage)").configureHelp({ showGlobalOptions: true }));
   }
   return program;
