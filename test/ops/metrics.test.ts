@@ -78,7 +78,8 @@ async function growth(act: () => Promise<void>): Promise<(name: string, labels?:
 
 describe("GET /metrics", () => {
   it("refuses a scrape without the bearer token, or with a wrong one, with 401", async () => {
-    for (const headers of [{}, { authorization: "Bearer wrong-token-wrong-token-wrong" }, { authorization: TOKEN }]) {
+    const attempts: Array<Record<string, string>> = [{}, { authorization: "Bearer wrong-token-wrong-token-wrong" }, { authorization: TOKEN }];
+    for (const headers of attempts) {
       const response = await get("/metrics", headers);
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
