@@ -37,6 +37,8 @@ const TICK_MS = 60_000;
 export class HealthProber {
   readonly holder: string;
   private job: PeriodicJob | null = null;
+  /** When each host may be probed again (politeness across batches and rounds); forgotten once past. */
+  private readonly hostReadyAt = new Map<string, number>();
 
   constructor(private readonly deps: HealthProberDeps) {
     this.holder = deps.holder ?? INSTANCE_ID;
@@ -69,9 +71,11 @@ export class HealthProber {
   async runRound(signal?: AbortSignal): Promise<RoundReport> {
     const { store, config, logger } = this.deps;
     const report: RoundReport = { probed: 0, failed: 0, published: 0, batches: 0 };
-    await store.schedule(this.deps.now());
+    const roundStart = this.deps.now();
+    await store.schedule(roundStart);
     while (!signal?.aborted) {
-      const claimed = await store.claim(this.holder, this.deps.now(), config.leaseMs, config.batchSize);
+      // Only what was due when the round began: with a short interval, the first probed would be due again before the last.
+      const claimed = await store.claim(this.holder, this.deps.now(), config.leaseMs, config.batchSize, roundStart);
       if (claimed.length === 0) break;
       report.batches++;
       const probed = await this.probeBatch(claimed, signal);
@@ -83,6 +87,8 @@ export class HealthProber {
       await store.release(this.holder, unprobed);
     }
     await store.prune(this.deps.now());
+    const now = performance.now();
+    for (const [host, at] of this.hostReadyAt) if (at <= now) this.hostReadyAt.delete(host);
     if (report.probed > 0) logger.debug({ ...report }, "listing health round");
     return report;
   }
@@ -99,7 +105,7 @@ export class HealthProber {
         const outcome = result.ok ? { ok: true as const, latencyMs } : { ok: false as const, code: result.code, latencyMs };
         return { claimed: listing, outcome, at: this.deps.now() };
       },
-      { concurrency: config.concurrency, hostGapMs: config.hostGapMs, ...(signal && { signal }) },
+      { concurrency: config.concurrency, hostGapMs: config.hostGapMs, hostReadyAt: this.hostReadyAt, ...(signal && { signal }) },
     );
   }
 }

@@ -94,13 +94,17 @@ export class HealthStore {
       ON CONFLICT ("listingId") DO NOTHING`);
   }
 
-  /** Leases up to `limit` due listings to `holder` until now + leaseMs, oldest due first. */
-  async claim(holder: string, now: Date, leaseMs: number, limit: number): Promise<ClaimedListing[]> {
+  /**
+   * Leases up to `limit` listings due by `dueBy` (default now) to `holder` until now + leaseMs,
+   * oldest due first; among those due at once, in id order: ids are random, so a batch mixes hosts
+   * instead of taking one host's listings together (which its politeness gap would serialise).
+   */
+  async claim(holder: string, now: Date, leaseMs: number, limit: number, dueBy: Date = now): Promise<ClaimedListing[]> {
     const until = new Date(now.getTime() + leaseMs);
     const due = Prisma.sql`SELECT h."listingId" FROM "ListingHealth" h JOIN "Listing" l ON l."id" = h."listingId"
-      WHERE h."nextProbeAt" <= ${now} AND (h."leaseUntil" IS NULL OR h."leaseUntil" <= ${now})
+      WHERE h."nextProbeAt" <= ${dueBy} AND (h."leaseUntil" IS NULL OR h."leaseUntil" <= ${now})
         AND l."state" = 'active' AND l."expiresAt" > ${now}
-      ORDER BY h."nextProbeAt" LIMIT ${limit}`;
+      ORDER BY h."nextProbeAt", h."listingId" LIMIT ${limit}`;
     const claimed =
       this.db.kind === "postgres"
         ? await this.raw<{ listingId: string }>(Prisma.sql`UPDATE "ListingHealth" SET "leasedBy" = ${holder}, "leaseUntil" = ${until}
