@@ -1,5 +1,5 @@
-import { Redis } from "ioredis";
-import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import type { Redis } from "ioredis";
+import type { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Logger } from "../logger.js";
 import { metrics } from "../metrics.js";
 
@@ -103,6 +103,7 @@ class SharedLimits implements ProbeLimits {
 
   constructor(
     private readonly redis: Redis,
+    private readonly library: RateLimiterLibrary,
     rates: { perClientPerMinute: number; perHostPerMinute: number },
     keyPrefix: string,
     private readonly logger: Logger,
@@ -112,7 +113,8 @@ class SharedLimits implements ProbeLimits {
   }
 
   private limit(keyPrefix: string, perMinute: number): Limit {
-    const shared = new RateLimiterRedis({ storeClient: this.redis, keyPrefix, points: perMinute, duration: 60, rejectIfRedisNotReady: true });
+    const { RateLimiterRedis: Limiter, RateLimiterRes: Refusal } = this.library;
+    const shared = new Limiter({ storeClient: this.redis, keyPrefix, points: perMinute, duration: 60, rejectIfRedisNotReady: true });
     const local = new TokenBuckets(perMinute);
     return {
       take: async (key) => {
@@ -120,7 +122,7 @@ class SharedLimits implements ProbeLimits {
           await shared.consume(key, 1);
           return 0;
         } catch (outcome) {
-          if (outcome instanceof RateLimiterRes) return secondsOf(outcome.msBeforeNext);
+          if (outcome instanceof Refusal) return secondsOf(outcome.msBeforeNext);
           this.fellBack(outcome);
           return local.take(key);
         }
@@ -158,6 +160,12 @@ class SharedLimits implements ProbeLimits {
   }
 }
 
+/** rate-limiter-flexible's classes, loaded with ioredis only when REDIS_URL is set. */
+interface RateLimiterLibrary {
+  RateLimiterRedis: typeof RateLimiterRedis;
+  RateLimiterRes: typeof RateLimiterRes;
+}
+
 /**
  * The probe limits: shared through Redis when `redisUrl` is set, else per instance in memory. A
  * Redis that does not answer at start is not fatal: decisions fall back to memory until it does.
@@ -167,6 +175,7 @@ export async function createProbeLimits(
   shared: { redisUrl: string | null; keyPrefix: string; logger: Logger },
 ): Promise<ProbeLimits> {
   if (!shared.redisUrl) return memoryProbeLimits(rates);
+  const [{ Redis }, library] = await Promise.all([import("ioredis"), import("rate-limiter-flexible")]);
   const redis = new Redis(shared.redisUrl, {
     lazyConnect: true,
     // A command while disconnected fails at once (and falls back) instead of queueing.
@@ -184,5 +193,5 @@ export async function createProbeLimits(
   } catch (error) {
     shared.logger.warn({ err: (error as Error).message }, "shared rate limiter (REDIS_URL) unreachable at start; using this instance's limits until it answers");
   }
-  return new SharedLimits(redis, rates, shared.keyPrefix, shared.logger);
+  return new SharedLimits(redis, library, rates, shared.keyPrefix, shared.logger);
 }
