@@ -4313,23 +4313,6 @@ export type components = {
             /** @enum {string} */
             state: "active" | "delisted";
         };
-        /** @description The signed part every owner operation carries, exactly as in the typed data signed. */
-        OwnerAuthorization: {
-            /**
-             * Format: int64
-             * @description The EIP-712 domain's chainId the signer used, when the client states it: it must be 8453.
-             */
-            chainId?: number;
-            /**
-             * Format: int64
-             * @description Unix seconds after which the signature is refused; at most 600 seconds ahead.
-             */
-            deadline: number;
-            /** @description A fresh 32-byte nonce (GET /listings/{id}/sign suggests one); each is accepted once. */
-            nonce: components["schemas"]["Bytes32"];
-            /** @description The EIP-712 signature of sellerPayTo over the typed data. */
-            signature: components["schemas"]["OwnerSignature"];
-        };
         /** @description The EIP-712 domain of owner operations: the marketplace's name, version 1, Base (8453). No verifying contract. */
         OwnerDomain: {
             /** @enum {number} */
@@ -4339,7 +4322,10 @@ export type components = {
         };
         /** @description An ECDSA signature, `0x` and 130 hex digits (r, s, v) or 128 (EIP-2098 compact). */
         OwnerSignature: string;
-        /** @description The body of `POST /listings/{id}/claim` and `DELETE /listings/{id}`. */
+        /**
+         * @description The body of `POST /listings/{id}/claim` and `DELETE /listings/{id}`: the signed part every owner
+         *     operation carries, exactly as in the typed data signed.
+         */
         OwnerSignedRequest: {
             /**
              * Format: int64

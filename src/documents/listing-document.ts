@@ -24,6 +24,10 @@ export function listingDocument(listing: Listing, history: ListingHistory, marke
     ...history,
     links: {
       self: linkWithParams(market, "/listings/{id}", { id: listing.id }),
+      // The owner's operations (signed by sellerPayTo: the typed data to sign) and anyone's refresh (POST).
+      signClaim: `${linkWithParams(market, "/listings/{id}/sign", { id: listing.id })}?action=claim`,
+      signDelist: `${linkWithParams(market, "/listings/{id}/sign", { id: listing.id })}?action=delist`,
+      refresh: linkWithParams(market, "/listings/{id}/refresh", { id: listing.id }),
       catalog: linkTo(market, "catalog"),
       feed: linkTo(market, "feed"),
     },

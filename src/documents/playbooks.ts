@@ -42,7 +42,8 @@ export function payAndListStep(market: MarketFacts, step: number): PlaybookStep 
     action:
       `POST the same body to /listings. Without payment it answers 402 with PAYMENT-REQUIRED: exact scheme, ${market.network}, amount ${market.feeAtomic} ` +
       `(${market.feeUsdc} USDC), asset ${market.asset}, payTo ${market.payTo}. Sign it with any x402 v2 client (an EIP-3009 transferWithAuthorization; ` +
-      "the payer needs no gas) and send the same POST again with the PAYMENT-SIGNATURE header.",
+      "the payer needs no gas) and send the same POST again with the PAYMENT-SIGNATURE header. The 402 declares the x402 payment-identifier extension: " +
+      "put an id in your payload's extensions and, if the answer is lost, send the very same request again for the stored 200 (no second charge).",
     method: "POST",
     url: linkTo(market, "list"),
     headers: { ...JSON_BODY, "PAYMENT-SIGNATURE": "<base64 x402 v2 payment payload>" },
@@ -88,6 +89,32 @@ export function sellSteps(market: MarketFacts): PlaybookStep[] {
       method: "GET",
       url: linkTo(market, "feed"),
       expect: "200 with your resource among items (newest first).",
+    },
+  ];
+}
+
+/** After listing: the owner (sellerPayTo) corrects, withdraws or claims a listing with an EIP-712 signature; anyone refreshes it. */
+export function ownerSteps(market: MarketFacts, first: number): PlaybookStep[] {
+  const listing = `${market.baseUrl}/listings/<id>`;
+  return [
+    {
+      step: first,
+      title: "Update, delist or claim your listing (as its owner)",
+      action:
+        `Only the listing's sellerPayTo may, and only by signing: GET ${listing}/sign?action=update (with description, method, priceUsdc or inputSchema as JSON), action=delist or action=claim ` +
+        `returns the exact EIP-712 typed data (domain {name: ${JSON.stringify(market.name)}, version "1", chainId 8453}, a fresh nonce, a deadline 10 minutes ahead) and the request to send. ` +
+        `Sign it with sellerPayTo's key (eth_signTypedData_v4; an externally owned account: contract wallets are not supported) and send it with the signature: PATCH ${listing}, DELETE ${listing} or POST ${listing}/claim. ` +
+        "A new price or method is accepted only once your endpoint's 402 shows it. Delisting hides the listing everywhere at once; the fee is not refunded. " +
+        "A claim marks a listing whose fee someone else paid as owner-verified (a fee paid by sellerPayTo itself is verified already).",
+      expect:
+        "200 with the listing as it now is. 401 deadline_passed, 403 not_owner (another signer, or a field sent differently from what was signed), 403 deadline_too_far or wrong_chain, " +
+        "409 nonce_used (sign again), 404 when the listing is not live, 422 when the probe does not show the new price or method: each changes nothing.",
+    },
+    {
+      step: first + 1,
+      title: "Refresh your listing's health and metadata",
+      action: `Anyone may POST ${listing}/refresh (free, rate-limited per client): the marketplace probes the endpoint now and keeps the seller metadata of its 402 (serviceName, tags, iconUrl, bazaar).`,
+      expect: "200 with ok, the probe's failure code when it failed, and the catalog item as buyers now see it.",
     },
   ];
 }
@@ -151,13 +178,13 @@ export function sellPlaybook(market: MarketFacts): Schemas["SellPlaybook"] {
       `a wallet holding at least ${market.feeUsdc} of the token ${market.asset} on ${market.network}, able to sign EIP-712 (EIP-3009 transferWithAuthorization); it needs no gas`,
       "an x402 v2 client to sign the fee (any will do; no client package of this marketplace is required), or the example script",
     ],
-    steps: sellSteps(market),
+    steps: [...sellSteps(market), ...ownerSteps(market, sellSteps(market).length + 1)],
     example: exampleListing(market),
     statuses: [
       { status: 200, meaning: "listed (or renewed); the body has id, expiresAt and the catalog URL" },
       { status: 400, meaning: "the body breaks the schema or a listing check; the fields are named; nothing was charged" },
       { status: 402, meaning: "pay the fee: the challenge is in PAYMENT-REQUIRED; after a payment, error names why it was refused" },
-      { status: 409, meaning: "this payment was already used or is being processed: send the same request later for its result, or sign a new payment" },
+      { status: 409, meaning: "this payment (or payment identifier) was already used or is being processed: send the same request later for its result, or sign a new payment" },
       { status: 422, meaning: "the probe of your endpoint failed (the report names the check); nothing was charged" },
       { status: 429, meaning: "too many probes from you or of your host; wait for Retry-After" },
       { status: 502, meaning: "the facilitator gave no usable answer; the message says what happened; send the same request (same payment) again later" },

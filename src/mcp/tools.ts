@@ -139,7 +139,9 @@ export function registerMarketTools(server: McpServer, { services, clientIp }: T
     "how_to_sell",
     {
       title: "How to sell",
-      description: `${purposeOf("how_to_sell")} Steps with URLs, the ${market.feeUsdc} USDC listing fee (x402, ${market.network}), the body schema and an example.`,
+      description:
+        `${purposeOf("how_to_sell")} Steps with URLs, the ${market.feeUsdc} USDC listing fee (x402, ${market.network}), the body schema and an example; ` +
+        "then how the owner (sellerPayTo) updates, delists or claims a listing with an EIP-712 signature, and how anyone refreshes it.",
       inputSchema: z.strictObject({}),
       outputSchema: contractSchema("SellPlaybook"),
       annotations: READ_ONLY,
