@@ -6,6 +6,9 @@ import { HttpError } from "../contract/errors.js";
 /** Middleware some operations run before their handler, by canonical operation (all its routes). */
 export type RouteMiddleware = Partial<Record<CanonicalOperationId, Middleware[]>>;
 
+/** Allow lists methods in the contract's order, HEAD (answered wherever GET is) last. */
+const ALLOW_ORDER = ["GET", "PUT", "POST", "DELETE", "PATCH", "OPTIONS", "HEAD"];
+
 /** The contract's `/listings/{id}` as @koa/router spells it: `/listings/:id`. */
 const koaPath = (path: string) => path.replace(/\{([A-Za-z0-9]+)\}/g, ":$1");
 
@@ -26,7 +29,7 @@ export function mountRoutes(answer: (operationId: RoutedOperationId) => Middlewa
   const allowOf = (path: string) => {
     const methods = new Set<string>();
     for (const layer of router.match(path.length > 1 ? path.replace(/\/+$/, "") : path, "GET").path) for (const method of layer.methods) methods.add(method);
-    return [...methods].join(", ");
+    return [...methods].sort((a, b) => ALLOW_ORDER.indexOf(a) - ALLOW_ORDER.indexOf(b)).join(", ");
   };
 
   const refuseUnrouted: Middleware = async (ctx, next) => {
