@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
+import { HOUR_MS } from "../constants.js";
 import { metadataFields, normalizePrice, type Listing, type ListingMethod, type SellerMetadata } from "./listing-store.js";
 
 /** The nonce was spent already (by this operation sent twice, or by another). */
@@ -39,6 +40,9 @@ export interface StoredChanges {
   priceUsdc?: string | undefined;
   metadata?: SellerMetadata | undefined;
 }
+
+/** Far beyond any deadline accepted (10 minutes ahead, plus clock skew). */
+const NONCE_KEPT_MS = HOUR_MS;
 
 const liveWhere = (id: string, now: Date) => ({ id, state: "active", expiresAt: { gt: now } });
 
@@ -131,6 +135,8 @@ export class OwnerStore {
         const listing = await tx.listing.findFirst({ where: liveWhere(id, now) });
         if (!listing) return { result: null, changed: false };
         await tx.ownerNonce.create({ data: { nonce: spent.nonce.toLowerCase(), listingId: id, action: spent.action, signer: spent.signer, usedAt: now } });
+        // A nonce need only be remembered while a signature carrying it is within its deadline.
+        await tx.ownerNonce.deleteMany({ where: { usedAt: { lt: new Date(now.getTime() - NONCE_KEPT_MS) } } });
         const done = await change(tx, listing);
         return { result: done.listing, changed: done.changed };
       });
