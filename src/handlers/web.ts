@@ -85,7 +85,10 @@ const getListingPage: Handler<"getListingPage"> = async (input, services) => {
   if (!listing) {
     return { status: 404, headers: PAGE_HEADERS, contentType: "text/html", body: missingListingPage(services.market.name, id) };
   }
-  const document = listingDocument(listing, NO_HISTORY, services.market);
+  // As GET /listings/{id} builds its document (src/handlers/listings.ts): the same history.
+  const health = await services.health.store.history(listing.id, services.now());
+  const usageHistory = await services.usage.history(listing, services.now());
+  const document = listingDocument(listing, { ...NO_HISTORY, ...health, usageHistory }, services.market);
   const html = listingPage({ siteName: services.market.name, baseUrl: services.market.baseUrl, document, jsonTwin: `/listings/${listing.id}` });
   return htmlPage(html, token);
 };

@@ -16,6 +16,9 @@ import { historyDocument } from "./history-fixture.js";
 
 /** CHROMIUM_PATH, else Debian's chromium (apt-get install chromium). */
 const CHROMIUM = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => path && existsSync(path));
+if (!CHROMIUM && process.env.REQUIRE_CHROMIUM) {
+  throw new Error("REQUIRE_CHROMIUM is set (.ci/run) but no Chromium was found: apt-get install -y --no-install-recommends chromium, or set CHROMIUM_PATH.");
+}
 if (!CHROMIUM) {
   console.warn(
     "test/web/browser.test.ts SKIPPED: no Chromium found (set CHROMIUM_PATH, or install Debian's: apt-get install -y --no-install-recommends chromium).",
