@@ -67,5 +67,5 @@ describe("x402-market claim, update, refresh, delist", () => {
     expect(delisted.code, delisted.stderr).toBe(0);
     expect(jsonOf<{ message: string }>(delisted).message).toContain("not refunded");
     expect((await server.fetch(`/listings/${id}`)).status).toBe(404);
-  });
+  }, 120_000); // eight subprocesses, each starting tsx
 });
