@@ -10,6 +10,15 @@ function ownershipDeps({ store, probe, market, now }: Services): OwnershipDeps {
   return { owners: new OwnerStore(store.transactions), probe, market, now };
 }
 
+/** Health keeps a passing probe (a refresh, or an update's of its new terms) as a sample (src/health/ records a pass only, so far). */
+function healthRecorder({ health }: Services): HealthRecorder {
+  return async (listing, attempt, latencyMs, now) => {
+    if (!attempt.ok) return false;
+    await health.recordListingProbe(listing.id, latencyMs, now);
+    return true;
+  };
+}
+
 /** The query's inputSchema is JSON text: an object, or null to remove the schema. */
 function inputSchemaOf(text: string | undefined): ListingChanges["inputSchema"] {
   if (text === undefined) return undefined;
@@ -41,21 +50,13 @@ const claimListingHandler: Handler<"claimListing"> = async ({ params, body }, se
   body: await claimListing(params.id, body!, ownershipDeps(services)),
 });
 
-const updateListingHandler: Handler<"updateListing"> = ({ params, body, clientIp }, services) => updateListing(params.id, body!, clientIp, ownershipDeps(services));
+const updateListingHandler: Handler<"updateListing"> = ({ params, body, clientIp }, services) =>
+  updateListing(params.id, body!, clientIp, { ...ownershipDeps(services), recordHealth: healthRecorder(services) });
 
 const delistListingHandler: Handler<"delistListing"> = async ({ params, body }, services) => ({
   status: 200,
   body: await delistListing(params.id, body!, ownershipDeps(services)),
 });
-
-/** Health keeps a passing refresh as a sample (src/health/ records a pass only, so far). */
-function healthRecorder({ health }: Services): HealthRecorder {
-  return async (listing, attempt, latencyMs, now) => {
-    if (!attempt.ok) return false;
-    await health.recordListingProbe(listing.id, latencyMs, now);
-    return true;
-  };
-}
 
 const refreshListingHandler: Handler<"refreshListing"> = async ({ params, clientIp }, services) => ({
   status: 200,

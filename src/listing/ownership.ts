@@ -202,7 +202,7 @@ export type UpdateOutcome = { status: 200; body: OwnerActionResult } | { status:
  * PATCH /listings/{id}. A price or method change must show in a fresh probe of the seller's challenge
  * (the new price, for the new method) before anything is written; the probe's metadata is kept too.
  */
-export async function updateListing(id: string, body: UpdateBody, clientIp: string, deps: OwnershipDeps): Promise<UpdateOutcome> {
+export async function updateListing(id: string, body: UpdateBody, clientIp: string, deps: OwnershipDeps & { recordHealth?: HealthRecorder | undefined }): Promise<UpdateOutcome> {
   const listing = await liveListing(id, deps);
   const changes = changesOf(body);
   refuseBadChanges(listing, changes, "body");
@@ -210,12 +210,17 @@ export async function updateListing(id: string, body: UpdateBody, clientIp: stri
   const stored: StoredChanges = { ...changes, inputSchema: changes.inputSchema as StoredChanges["inputSchema"] };
   const priceAtomic = changes.priceUsdc === undefined ? listing.priceAtomic : normalizePrice(changes.priceUsdc).priceAtomic;
   const method = changes.method ?? (listing.method as "GET" | "POST");
+  let passed: { attempt: Extract<ProbeAttempt, { ok: true }>; latencyMs: number } | undefined;
   if (priceAtomic !== listing.priceAtomic || method !== listing.method) {
+    const started = Date.now();
     const attempt = await deps.probe.probe({ resource: listing.resource, method, priceAtomic, sellerPayTo: listing.sellerPayTo }, clientIp);
     if (!attempt.ok) return refusedByProbe(attempt);
     stored.metadata = attempt.metadata.metadata;
+    passed = { attempt, latencyMs: Date.now() - started };
   }
   const updated = await applied(id, () => deps.owners.update(id, stored, spent, deps.now()));
+  // The probe that accepted the new terms is their first health sample (an earlier drift is over).
+  if (passed && deps.recordHealth) await deps.recordHealth(updated, passed.attempt, passed.latencyMs, deps.now());
   const changed = Object.keys(changes);
   return { status: 200, body: result("update", updated, deps.market, `Listing ${id} was updated (${changed.join(", ")}) by its owner ${spent.signer}.`, changed) };
 }

@@ -120,8 +120,13 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     expect((await document(id)).body.item.accepts[0]!.amount).toBe("10000");
     sellerAmount = "20000";
     try {
+      const probesBefore = ((await (await server.fetch(`/listings/${id}`)).json()) as { lastProbes: unknown[] }).lastProbes.length;
       const priced = await updateListing({ baseUrl, privateKey: owner().privateKey, listingId: id }, { priceUsdc: "0.02" });
       expect(priced.item!.accepts[0]!.amount).toBe("20000");
+      // The probe that showed the new price is a health sample of the new terms.
+      const after = (await (await server.fetch(`/listings/${id}`)).json()) as { lastProbes: unknown[]; item: { metadata: { health: { status: string } } } };
+      expect(after.lastProbes.length).toBe(probesBefore + 1);
+      expect(after.item.metadata.health.status).toBe("healthy");
       expect((await document(id)).body.item.metadata.priceUsdc).toBe("0.02");
     } finally {
       sellerAmount = "10000";
@@ -206,13 +211,16 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
   it("refreshes a listing for anyone: a probe now, with the seller's current metadata", async () => {
     const id = await paidListing(owner().privateKey, "/api/refreshed");
     const probes = seller.requests.length;
+    const samples = async () => ((await (await server.fetch(`/listings/${id}`)).json()) as { lastProbes: unknown[] }).lastProbes.length;
+    const samplesBefore = await samples();
     const refreshed = await refreshListing({ baseUrl: server.url, listingId: id });
-    expect(refreshed).toMatchObject({ listingId: id, ok: true, item: { metadata: { listingId: id } } });
+    expect(refreshed).toMatchObject({ listingId: id, ok: true, healthRecorded: true, item: { metadata: { listingId: id, health: { status: "healthy" } } } });
+    expect(await samples()).toBe(samplesBefore + 1);
     expect(seller.requests.slice(probes)).toEqual(["POST /api/refreshed"]);
     sellerAmount = "30000";
     try {
       const drifted = await refreshListing({ baseUrl: server.url, listingId: id });
-      expect(drifted).toMatchObject({ ok: false, code: "price_mismatch" });
+      expect(drifted).toMatchObject({ ok: false, code: "price_mismatch", healthRecorded: false, metadataChanged: false });
     } finally {
       sellerAmount = "10000";
     }
