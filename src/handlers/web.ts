@@ -89,7 +89,7 @@ const getListingPage: Handler<"getListingPage"> = async (input, services) => {
   const health = await services.health.store.history(listing.id, services.now());
   const usageHistory = await services.usage.history(listing, services.now());
   const document = listingDocument(listing, { ...NO_HISTORY, ...health, usageHistory }, services.market);
-  const html = listingPage({ siteName: services.market.name, baseUrl: services.market.baseUrl, document, jsonTwin: `/listings/${listing.id}` });
+  const html = listingPage({ siteName: services.market.name, marketUrl: services.market.baseUrl, document, jsonTwin: `/listings/${listing.id}` });
   return htmlPage(html, token);
 };
 
@@ -97,7 +97,7 @@ const getListingPage: Handler<"getListingPage"> = async (input, services) => {
 const getSellPage: Handler<"getSellPage"> = async (_input, services) => {
   const { token } = await services.freshness.current();
   const { market } = services;
-  const html = sellPage({ siteName: market.name, baseUrl: market.baseUrl, playbook: sellPlaybook(market), fee: feeCard(market), listScript: linkTo(market, "listScript") });
+  const html = sellPage({ siteName: market.name, marketUrl: market.baseUrl, playbook: sellPlaybook(market), fee: feeCard(market), listScript: linkTo(market, "listScript"), exampleBody: linkTo(market, "example") });
   return htmlPage(html, token, SCRIPT_PAGE_HEADERS);
 };
 

@@ -13,7 +13,7 @@ type CatalogItem = components["schemas"]["CatalogItem"];
 export interface ListingView {
   siteName: string;
   /** The marketplace's address, for the CLI line (`--url`). */
-  baseUrl: string;
+  marketUrl: string;
   document: ListingDocument;
   /** `/listings/{id}`. */
   jsonTwin: string;
@@ -277,12 +277,12 @@ function Schemas({ item }: { item: CatalogItem }): VNode {
   );
 }
 
-function Commands({ item, baseUrl }: { item: CatalogItem; baseUrl: string }): VNode {
+function Commands({ item, marketUrl }: { item: CatalogItem; marketUrl: string }): VNode {
   const curl =
     item.method === "GET"
       ? `curl -i ${shellQuote(item.resource)}`
       : `curl -i -X POST ${shellQuote(item.resource)} -H 'content-type: application/json' -d '{}'`;
-  const buy = `npx x402-market buy ${item.metadata.listingId} --max ${item.metadata.priceUsdc} --url ${shellQuote(baseUrl)}`;
+  const buy = `npx x402-market buy ${item.metadata.listingId} --max ${item.metadata.priceUsdc} --url ${shellQuote(marketUrl)}`;
   return (
     <section aria-labelledby="try">
       <h2 id="try">Try it</h2>
@@ -294,7 +294,7 @@ function Commands({ item, baseUrl }: { item: CatalogItem; baseUrl: string }): VN
   );
 }
 
-function Listing({ document, baseUrl }: ListingView): VNode {
+function Listing({ document, marketUrl }: ListingView): VNode {
   const { item } = document;
   return (
     <>
@@ -308,7 +308,7 @@ function Listing({ document, baseUrl }: ListingView): VNode {
       <Health document={document} />
       <Usage document={document} />
       <Schemas item={item} />
-      <Commands item={item} baseUrl={baseUrl} />
+      <Commands item={item} marketUrl={marketUrl} />
     </>
   );
 }

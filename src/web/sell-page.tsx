@@ -10,31 +10,34 @@ type FeeCard = components["schemas"]["FeeCard"];
 
 export interface SellView {
   siteName: string;
-  baseUrl: string;
+  /** The marketplace's address (the CLI's --url, the client's baseUrl). */
+  marketUrl: string;
   playbook: SellPlaybook;
   fee: FeeCard;
   /** Where the list script is served (`/examples/list.sh`). */
   listScript: string;
+  /** Where the example listing body is served (`/listings/example`). */
+  exampleBody: string;
 }
 
-function commands({ playbook, baseUrl, listScript }: SellView) {
+function commands({ playbook, marketUrl, listScript, exampleBody }: SellView) {
   const example = playbook.example;
   const flags =
     `--resource ${shellQuote(example.resource)} --method ${example.method ?? "POST"} --price ${example.priceUsdc} ` +
-    `--description ${shellQuote(example.description)} --pay-to ${example.sellerPayTo} --url ${shellQuote(baseUrl)}`;
+    `--description ${shellQuote(example.description)} --pay-to ${example.sellerPayTo} --url ${shellQuote(marketUrl)}`;
   const cli = [`npx x402-market validate ${flags}`, `X402_PRIVATE_KEY=0x… npx x402-market list ${flags}`].join("\n");
   const script = [
     `curl -fsS ${shellQuote(listScript)} -o list.sh`,
-    `curl -fsS ${shellQuote(`${baseUrl}/listings/example`)} -o listing.json   # then edit it`,
+    `curl -fsS ${shellQuote(exampleBody)} -o listing.json   # then edit it`,
     `LISTING_FILE=listing.json BUYER_PRIVATE_KEY=0x… bash list.sh`,
   ].join("\n");
   const sdk = [
     `import { createMarketplaceClient, createPayer, payingFetch, readChallenge } from "x402-marketplace/client";`,
-    `const market = createMarketplaceClient({ baseUrl: ${JSON.stringify(baseUrl)} });`,
+    `const market = createMarketplaceClient({ baseUrl: ${JSON.stringify(marketUrl)} });`,
     `const listing = ${JSON.stringify({ ...example, inputSchema: undefined }, null, 2)};`,
     `const { data: report } = await market.POST("/listings/validate", { body: listing });`,
     `const fee = (await readChallenge((await market.POST("/listings", {})).response))!.accepts[0]!;`,
-    `const paid = createMarketplaceClient({ baseUrl: ${JSON.stringify(baseUrl)}, fetch: payingFetch(createPayer(process.env.X402_PRIVATE_KEY as \`0x\${string}\`, { expected: fee })) });`,
+    `const paid = createMarketplaceClient({ baseUrl: ${JSON.stringify(marketUrl)}, fetch: payingFetch(createPayer(process.env.X402_PRIVATE_KEY as \`0x\${string}\`, { expected: fee })) });`,
     `const { data: created } = await paid.POST("/listings", { body: listing });`,
   ].join("\n");
   return { cli, script, sdk };

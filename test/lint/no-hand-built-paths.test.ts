@@ -15,7 +15,7 @@ const PATHS = new Set<string>(routeTable.map((route) => route.path));
  */
 export function handBuiltPaths(source: string): string[] {
   const found: string[] = [];
-  for (const [, path] of source.matchAll(/\}(\/[A-Za-z0-9._~\-/]*)(?=[`?#$\s"')]|$)/g)) if (PATHS.has(path!)) found.push(`\${...}${path}`);
+  for (const [, path] of source.matchAll(/\}(\/[A-Za-z0-9._~\-/]*)(?=[`?#$\s"')]|$)/g)) if (PATHS.has(path!) && path !== "/") found.push(`\${...}${path}`);
   for (const [match] of source.matchAll(/\+\s*["'`]\/[A-Za-z0-9._~\-/]*["'`]|["'`]\/[A-Za-z0-9._~\-/]*["'`]\s*\+/g)) found.push(match);
   for (const [match] of source.matchAll(/new URL\(\s*["'`]\//g)) found.push(match);
   for (const [match] of source.matchAll(/\bbaseUrl\}|\bbaseUrl\s*\+|\+\s*[\w.]*\bbaseUrl\b/g)) found.push(match);
@@ -24,7 +24,7 @@ export function handBuiltPaths(source: string): string[] {
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
+    .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name))
     .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
 }
 

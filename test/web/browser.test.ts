@@ -191,7 +191,7 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
   });
 
   it("renders health and usage history as charts that pass axe", async () => {
-    const html = listingPage({ siteName: "Test market", baseUrl: market.server.url, document: historyDocument(), jsonTwin: "/listings/x" });
+    const html = listingPage({ siteName: "Test market", marketUrl: market.server.url, document: historyDocument(), jsonTwin: "/listings/x" });
     const page = await lax.newPage();
     await page.setContent(html);
     expect(await page.locator("svg[role=img]").count()).toBe(2);
