@@ -268,6 +268,34 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     expect(other.status).toBe(409);
     expect(((await other.json()) as { error: string }).error).toBe("payment_identifier_conflict");
     expect(await chain.balanceOf(payer.address)).toBe(payerBefore - 100_000n);
+
+    // Two sends of one identified request at once: one is answered, the other told to come back; then the stored 200.
+    const racedId = generatePaymentId();
+    const raced = createBuyerClient(payer.privateKey, { allowAssets: [{ asset: chain.asset }] });
+    raced.onBeforePaymentCreation(async ({ paymentRequired }) => {
+      paymentRequired.extensions ??= {};
+      appendPaymentIdentifierToExtensions(paymentRequired.extensions, racedId);
+    });
+    const racedHeader = encodePaymentSignatureHeader(await raced.createPaymentPayload(structuredClone(feeChallenge)));
+    const racedListing = body("/api/idempotent-raced");
+    const answers = await Promise.all([post(racedListing, racedHeader), post(racedListing, racedHeader)]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    const waiting = answers.find((answer) => answer.status === 409)!;
+    expect(((await waiting.json()) as { error: string }).error).toBe("payment_in_progress");
+    expect(Number(waiting.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await post(racedListing, racedHeader)).status).toBe(200);
+    expect(await chain.balanceOf(payer.address)).toBe(payerBefore - 200_000n);
+
+    // An identifier that breaks the extension's format: 400 before anything else.
+    const badClient = createBuyerClient(payer.privateKey, { allowAssets: [{ asset: chain.asset }] });
+    badClient.onBeforePaymentCreation(async ({ paymentRequired }) => {
+      const declared = paymentRequired.extensions![PAYMENT_IDENTIFIER] as { info: Record<string, unknown> };
+      declared.info.id = "short";
+    });
+    const bad = await post(body("/api/idempotent-bad"), encodePaymentSignatureHeader(await badClient.createPaymentPayload(structuredClone(feeChallenge))));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toBe("invalid_payment_identifier");
+    expect(await chain.balanceOf(payer.address)).toBe(payerBefore - 200_000n);
   });
 });
 
