@@ -20,6 +20,7 @@ export interface ListingView {
 }
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
+const daysText = (count: number) => (count === 1 ? "1 day" : `${count} days`);
 
 function Field({ name, children }: { name: string; children: preact.ComponentChildren }): VNode {
   return (
@@ -123,7 +124,7 @@ function Health({ document }: { document: ListingDocument }): VNode {
           <BarChart
             color="#0d6b2f"
             max={1}
-            summary={`Daily uptime over ${days.length} days, from ${formatShare(Math.min(...days.map((day) => day.uptime)))} to ${formatShare(Math.max(...days.map((day) => day.uptime)))}`}
+            summary={`Daily uptime over ${daysText(days.length)}, from ${formatShare(Math.min(...days.map((day) => day.uptime)))} to ${formatShare(Math.max(...days.map((day) => day.uptime)))}`}
             bars={days.map((day) => ({ day: day.day, value: day.uptime, label: `${formatShare(day.uptime)} of ${day.probes} probes` }))}
           />
           <details>
@@ -210,7 +211,7 @@ function Usage({ document }: { document: ListingDocument }): VNode {
           <h3>Daily calls</h3>
           <BarChart
             color="#0b57d0"
-            summary={`Daily calls over ${days.length} days, ${days.reduce((sum, day) => sum + day.calls, 0)} in all`}
+            summary={`Daily calls over ${daysText(days.length)}, ${days.reduce((sum, day) => sum + day.calls, 0)} in all`}
             bars={days.map((day) => ({ day: day.day, value: day.calls, label: `${day.calls} calls, ${day.payers} payers, ${day.volumeUsdc} USDC` }))}
           />
           <details>

@@ -65,6 +65,23 @@ describe.each(databaseKinds)("web pages ($name)", (kind) => {
     expect(html).toContain("No re-probe history yet");
   });
 
+  it("renders the listing's health history as GET /listings/{id} has it: a chart, the last probes, the status", async () => {
+    const { id } = await market.list({ description: "Geocoding of street addresses, probed once" });
+    const before = await page(`/listing/${id}`);
+    expect(before.html).toContain("No re-probe history yet");
+    await market.server.services.health.recordListingProbe(id, 120, market.clock.now());
+    const json = await market.json<{ healthHistory: Array<{ day: string }>; lastProbes: unknown[]; item: { metadata: { health: { status: string } } } }>(`/listings/${id}`);
+    expect(json.body.healthHistory).toHaveLength(1);
+    const after = await page(`/listing/${id}`);
+    expect(after.response.headers.get("etag")).not.toBe(before.response.headers.get("etag"));
+    expect(after.html).not.toContain("No re-probe history yet");
+    expect(after.html).toContain("Daily uptime over 1 day, from 100% to 100%");
+    expect(after.html.match(/<rect /g)).toHaveLength(json.body.healthHistory.length);
+    expect(after.html).toContain(`${json.body.healthHistory[0]!.day}: 100% of 1 probes`);
+    expect(after.html).toContain(`<span class="badge ${json.body.item.metadata.health.status}">`);
+    expect(after.html).toContain("120 ms");
+  });
+
   it("answers 304 to a matching If-None-Match, and a new ETag once the catalog changes", async () => {
     for (const path of ["/", `/listing/${plainId}`, "/sell.html", "/?query=weather"]) {
       const first = await page(path);
