@@ -28,6 +28,7 @@ import {
   type ProbeSample,
 } from "./health-rules.js";
 import { toDate, type SqlRow } from "./catalog-reader.js";
+import { publishHealthSql, updateHealthRowsSql, upsertHealthDaysSql } from "./health-batch-sql.js";
 import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
 
 /** A listing leased for a probe: what to probe and its health so far. */
@@ -150,19 +151,25 @@ export class HealthStore {
     if (probed.length === 0) return 0;
     const listingIds = probed.map((entry) => entry.claimed.listingId);
     const { totals, today } = await this.dayContext(listingIds, now);
+    const kind = this.db.kind;
+    const results = probed.map(({ claimed, outcome, at }) => {
+      const state = applyProbe(claimed.health, outcome, at, options.rules);
+      const summary = healthSummary(state, withProbe(totals.get(claimed.listingId), outcome.ok), now);
+      const histogram = outcome.ok ? addLatency(histogramOf(today.get(claimed.listingId)), outcome.latencyMs) : histogramOf(today.get(claimed.listingId));
+      return {
+        listingId: claimed.listingId,
+        row: { listingId: claimed.listingId, ...healthColumns(state), recentProbes: JSON.stringify(state.recentProbes), nextProbeAt: nextProbeAt(at, options.intervalMs) },
+        day: { listingId: claimed.listingId, day: utcDay(at), probes: 1, successes: outcome.ok ? 1 : 0, latencyHistogram: JSON.stringify(histogram) },
+        publish: state.status === claimed.published.status && isDeepStrictEqual(summary, claimed.published.summary) ? null : { listingId: claimed.listingId, status: state.status, summary: JSON.stringify(summary) },
+      };
+    });
     return this.transactions.write(now, async (tx) => {
-      let published = 0;
-      for (const { claimed, outcome, at } of probed) {
-        const state = applyProbe(claimed.health, outcome, at, options.rules);
-        const kept = await tx.listingHealth.updateMany({
-          where: { listingId: claimed.listingId, leasedBy: holder },
-          data: { ...healthColumns(state), nextProbeAt: nextProbeAt(at, options.intervalMs), leasedBy: null, leaseUntil: null },
-        });
-        if (kept.count === 0) continue;
-        await upsertDay(tx, claimed.listingId, at, outcome, today.get(claimed.listingId));
-        const dayTotals = withProbe(totals.get(claimed.listingId), outcome.ok);
-        if (await publish(tx, this.db.kind, claimed, state, healthSummary(state, dayTotals, now))) published++;
-      }
+      const kept = new Set((await tx.$queryRaw<Array<{ listingId: string }>>(updateHealthRowsSql(kind, holder, results.map((result) => result.row)))).map((row) => String(row.listingId)));
+      const mine = results.filter((result) => kept.has(result.listingId));
+      if (mine.length === 0) return { result: 0, changed: false };
+      await tx.$executeRaw(upsertHealthDaysSql(kind, mine.map((result) => result.day)));
+      const changes = mine.flatMap((result) => (result.publish ? [result.publish] : []));
+      const published = changes.length > 0 ? await tx.$executeRaw(publishHealthSql(kind, changes)) : 0;
       return { result: published, changed: published > 0 };
     });
   }
