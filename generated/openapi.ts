@@ -4291,8 +4291,6 @@ export type components = {
         };
         /** @description A CAIP-2 chain id; only Base (`eip155:8453`) is supported. */
         Network: string;
-        /** @description Never cached: every probe sees the state of the moment. */
-        NoStore: Record<string, never>;
         /**
          * @description What the owner signs.
          * @enum {string}

@@ -5,7 +5,7 @@ import { type MarketFacts } from "../market/facts.js";
 import { listingFeeSummary } from "./listing-fee.js";
 import { paymentFacts, POLICY } from "./agent-facts.js";
 import { exampleListing } from "./listing-request.js";
-import { linkTo, linksTo } from "../market/links.js";
+import { linkTemplate, linkTo, linksTo } from "../market/links.js";
 
 type Schemas = components["schemas"];
 export type PlaybookStep = Schemas["PlaybookStep"];
@@ -95,15 +95,18 @@ export function sellSteps(market: MarketFacts): PlaybookStep[] {
 
 /** After listing: the owner (sellerPayTo) corrects, withdraws or claims a listing with an EIP-712 signature; anyone refreshes it. */
 export function ownerSteps(market: MarketFacts, first: number): PlaybookStep[] {
-  const listing = `${market.baseUrl}/listings/<id>`;
+  const listing = linkTemplate(market, "/listings/{id}");
+  const sign = linkTemplate(market, "/listings/{id}/sign");
+  const claim = linkTemplate(market, "/listings/{id}/claim");
+  const refresh = linkTemplate(market, "/listings/{id}/refresh");
   return [
     {
       step: first,
       title: "Update, delist or claim your listing (as its owner)",
       action:
-        `Only the listing's sellerPayTo may, and only by signing: GET ${listing}/sign?action=update (with description, method, priceUsdc or inputSchema as JSON), action=delist or action=claim ` +
+        `Only the listing's sellerPayTo may, and only by signing: GET ${sign}?action=update (with description, method, priceUsdc or inputSchema as JSON), action=delist or action=claim ` +
         `returns the exact EIP-712 typed data (domain {name: ${JSON.stringify(market.name)}, version "1", chainId 8453}, a fresh nonce, a deadline 10 minutes ahead) and the request to send. ` +
-        `Sign it with sellerPayTo's key (eth_signTypedData_v4; an externally owned account: contract wallets are not supported) and send it with the signature: PATCH ${listing}, DELETE ${listing} or POST ${listing}/claim. ` +
+        `Sign it with sellerPayTo's key (eth_signTypedData_v4; an externally owned account: contract wallets are not supported) and send it with the signature: PATCH ${listing}, DELETE ${listing} or POST ${claim} ({id} is the listing's metadata.listingId). ` +
         "A new price or method is accepted only once your endpoint's 402 shows it. Delisting hides the listing everywhere at once; the fee is not refunded. " +
         "A claim marks a listing whose fee someone else paid as owner-verified (a fee paid by sellerPayTo itself is verified already).",
       expect:
@@ -113,7 +116,7 @@ export function ownerSteps(market: MarketFacts, first: number): PlaybookStep[] {
     {
       step: first + 1,
       title: "Refresh your listing's health and metadata",
-      action: `Anyone may POST ${listing}/refresh (free, rate-limited per client): the marketplace probes the endpoint now and keeps the seller metadata of its 402 (serviceName, tags, iconUrl, bazaar).`,
+      action: `Anyone may POST ${refresh} (free, rate-limited per client): the marketplace probes the endpoint now and keeps the seller metadata of its 402 (serviceName, tags, iconUrl, bazaar).`,
       expect: "200 with ok, the probe's failure code when it failed, and the catalog item as buyers now see it.",
     },
   ];

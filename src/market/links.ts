@@ -87,6 +87,11 @@ export function linkWithParams(market: Base, path: ServicePath, params: Readonly
   return market.baseUrl + path.replace(/\{([A-Za-z0-9]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
 }
 
+/** A contract path with parameters as an absolute URI template (RFC 6570): `<base>/listings/{id}`, for documents that teach it. */
+export function linkTemplate(market: Base, path: ServicePath): string {
+  return market.baseUrl + path;
+}
+
 /** The links of the discovery documents (catalog, resources, search), in the spec's order. */
 export const DISCOVERY_LINKS = [
   "market", "list", "resources", "search", "playbook", "challenge", "mcp", "llms",

@@ -30,14 +30,23 @@ function validRequest(method: string, path: string): [string, RequestInit] {
     "/listings/validate": JSON.stringify(exampleListing({ network: "eip155:8453" })),
     "/listings": "",
   };
-  if (method === "post") {
-    // The MCP transport requires a client to accept both JSON and SSE answers.
-    const accept: Record<string, string> = path === "/mcp" ? { accept: "application/json, text/event-stream" } : {};
-    return [path, { method: "POST", headers: { "content-type": "application/json", ...accept }, body: bodies[path] }];
-  }
+  // An owner's signed operation, well formed (its signature recovers nobody in particular).
+  const signed = { nonce: `0x${"1".repeat(64)}`, deadline: 1, signature: `0x${"2".repeat(130)}` };
+  const ownerBodies: Record<string, string> = {
+    "post /listings/{id}/claim": JSON.stringify(signed),
+    "delete /listings/{id}": JSON.stringify(signed),
+    "patch /listings/{id}": JSON.stringify({ ...signed, description: "A new description" }),
+  };
   // A path parameter names no listing here: its route answers 404 for it (the handler's own, not an unrouted one).
   const target = path.replace(/\{id\}/g, NO_LISTING);
-  return [target.startsWith("/discovery/search") ? `${target}?query=weather` : target, { method: method.toUpperCase(), redirect: "manual" }];
+  const body = ownerBodies[`${method} ${path}`] ?? bodies[path];
+  if (method !== "get" && method !== "head") {
+    // The MCP transport requires a client to accept both JSON and SSE answers.
+    const accept: Record<string, string> = path === "/mcp" ? { accept: "application/json, text/event-stream" } : {};
+    return [target, { method: method.toUpperCase(), headers: { "content-type": "application/json", ...accept }, body }];
+  }
+  const query = target.startsWith("/discovery/search") ? "?query=weather" : path === "/listings/{id}/sign" ? "?action=claim" : "";
+  return [`${target}${query}`, { method: method.toUpperCase(), redirect: "manual" }];
 }
 
 describe("every route of the contract", () => {
