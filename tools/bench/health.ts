@@ -196,6 +196,10 @@ async function roundBench(): Promise<void> {
     await watcher;
     const seconds = (performance.now() - roundStarted) / 1000;
     const cpuMs = service.cpuMs() - cpuBefore;
+    // Idle again (the next round is due an interval after this one): the warm process's own baseline.
+    progress("round done; idle reads again");
+    const afterStarted = performance.now();
+    const after = await readLoad(service.url, () => performance.now() - afterStarted > IDLE_SECONDS * 1000);
     console.log(
       `\n== one round: ${LISTINGS} listings over ${SELLERS} loopback sellers (SQLite, npm start, default politeness: 1 probe per host at a time, 1 s gap, 32 in flight) ==`,
     );
@@ -210,11 +214,13 @@ async function roundBench(): Promise<void> {
       },
     });
     console.log(`catalog reads (${READERS} clients, distinct URLs: pages and searches)`);
-    console.table({ idle, "during the round": during });
-    const slower = (during.p50 / idle.p50 - 1) * 100;
-    const slower95 = (during.p95 / idle.p95 - 1) * 100;
+    console.table({ "idle before": idle, "during the round": during, "idle after": after });
+    // Against the better of the two idle runs, so a cold start does not flatter the round.
+    const base = { p50: Math.min(idle.p50, after.p50), p95: Math.min(idle.p95, after.p95) };
+    const slower = (during.p50 / base.p50 - 1) * 100;
+    const slower95 = (during.p95 / base.p95 - 1) * 100;
     console.log(
-      `reads during the round: p50 ${round(slower)}%, p95 ${round(slower95)}% vs idle (target: no more than +20%) -> ${slower <= 20 && slower95 <= 20 ? "PASS" : "MISS"}`,
+      `reads during the round: p50 ${round(slower)}%, p95 ${round(slower95)}% vs idle (the better of before and after; target: no more than +20%) -> ${slower <= 20 && slower95 <= 20 ? "PASS" : "MISS"}`,
     );
   } finally {
     await service?.stop();
