@@ -144,3 +144,24 @@ describe.each(databaseKinds)("listing health on $kind", (kind) => {
     expect((await healthOf(id)).status).toBe("healthy");
   });
 });
+
+describe("the seed rows", () => {
+  it("are re-probed too (the /kr-* demo endpoints on the marketplace itself)", async () => {
+    const market = await startCatalogServer(databaseKinds[0]!, { ...HEALTH_ENV, LOAD_SEED: "true" });
+    try {
+      const seeded = async () =>
+        (await market.json<{ items: Array<{ resource: string; metadata: { leftoverSeed: boolean; health: Health } }> }>("/discovery/resources?includeSeed=true&limit=100")).body.items.filter(
+          (item) => item.metadata.leftoverSeed,
+        );
+      const before = await seeded();
+      expect(before.length).toBeGreaterThan(0);
+      expect(before.every((item) => item.metadata.health.status === "unknown")).toBe(true);
+      const report = await market.server.services.health.prober.runRound();
+      expect(report.probed).toBeGreaterThanOrEqual(before.length);
+      const after = await seeded();
+      expect(after.every((item) => item.metadata.health.lastCheckedAt !== undefined)).toBe(true);
+    } finally {
+      await market.close();
+    }
+  });
+});
