@@ -41,6 +41,8 @@ export interface UsageConfig {
   maxBlockRange: number;
   /** Seller addresses per eth_getLogs topic filter. */
   addressBatch: number;
+  /** While catching up, the indexer rests this many times as long as each chunk took: requests keep the event loop. */
+  catchUpRest: number;
 }
 
 /** The listing re-probe (src/health/): schedule, politeness, and the health state rules. */
@@ -196,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     reorgWindowBlocks: integer("USAGE_REORG_WINDOW_BLOCKS", 256, 1, 100_000),
     maxBlockRange: integer("USAGE_MAX_BLOCK_RANGE", 2000, 1, 1_000_000),
     addressBatch: integer("USAGE_ADDRESS_BATCH", 200, 1, 10_000),
+    catchUpRest: integer("USAGE_CATCHUP_REST", 4, 0, 100),
   };
   const logLevel = env.LOG_LEVEL || "info";
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);

@@ -18,7 +18,7 @@ const KEEP_MS = 31 * DAY_MS;
 /** Listing time vs block time: a seller is read from a block this much before its listedAt. */
 const CLOCK_SKEW_MS = 5 * 60_000;
 /** Aim for at most this many logs per eth_getLogs answer (the range shrinks above it, grows below a quarter). */
-const TARGET_LOGS = 5_000;
+const TARGET_LOGS = 2_000;
 
 export interface UsageIndexerOptions {
   store: UsageStore;
@@ -31,6 +31,8 @@ export interface UsageIndexerOptions {
   reorgWindowBlocks: number;
   maxBlockRange: number;
   addressBatch: number;
+  /** After each chunk, rest this many times as long as it took (0: never). */
+  catchUpRest: number;
 }
 
 export interface UsageIndexerStatus {
@@ -62,7 +64,7 @@ export class UsageIndexer {
 
   constructor(private readonly options: UsageIndexerOptions) {
     this.marketplace = options.marketplace.toLowerCase();
-    this.range = BigInt(Math.min(options.maxBlockRange, 500));
+    this.range = BigInt(Math.min(options.maxBlockRange, 100));
   }
 
   status(): UsageIndexerStatus {
@@ -143,6 +145,7 @@ export class UsageIndexer {
     let inserted = 0;
     let start = from + 1n;
     while (start <= to && !signal?.aborted) {
+      const chunkStarted = performance.now();
       const end = minBig(start + this.range - 1n, to);
       let rows: TransferRow[];
       try {
@@ -168,8 +171,10 @@ export class UsageIndexer {
       else if (perCall < TARGET_LOGS / 4) this.range = minBig(this.range * 2n, BigInt(this.options.maxBlockRange));
       start = end + 1n;
       if (forward) this.report(null, end);
-      // Let requests in between: a long catch-up must not hold the event loop.
-      await new Promise((resolve) => setImmediate(resolve));
+      // A long catch-up must not hold the event loop: rest in proportion to the work (parsing logs and
+      // inserting rows run on the thread that answers requests).
+      const rest = (performance.now() - chunkStarted) * this.options.catchUpRest;
+      await new Promise((resolve) => (start <= to && rest >= 1 ? setTimeout(resolve, rest) : setImmediate(resolve)));
     }
     if (forward && sellers.length === 0 && to > from && !signal?.aborted) {
       const ref = await this.mustBlock(to);

@@ -69,6 +69,7 @@ export function createUsageService(options: UsageServiceOptions): UsageService {
       reorgWindowBlocks: config.reorgWindowBlocks,
       maxBlockRange: config.maxBlockRange,
       addressBatch: config.addressBatch,
+      catchUpRest: config.catchUpRest,
     });
     // Each service instance is its own holder, also two in one process (tests, an in-process restart).
     const leases = new JobLeases(options.transactions.db, `${INSTANCE_ID}:${randomUUID().slice(0, 8)}`);
