@@ -10,7 +10,7 @@ const LAYERS = [
   { name: "http", label: "src/http/", path: "^src/http/" },
   { name: "a2a", label: "src/a2a/", path: "^src/a2a/" },
   { name: "mcp", label: "src/mcp/", path: "^src/mcp/" },
-  { name: "listing", label: "src/listing/", path: "^src/listing/" },
+  { name: "listing", label: "src/listing/, src/health/", path: "^src/(listing|health)/" },
   { name: "documents", label: "src/documents/, src/web/", path: "^src/(documents|web)/" },
   { name: "catalog-payments-probe", label: "src/catalog/, src/payments/, src/probe/, src/usage/", path: "^src/(catalog|payments|probe|usage)/" },
   { name: "market", label: "src/market/", path: "^src/market/" },
