@@ -7,7 +7,8 @@
  *    politeness (one probe per host at a time, 1 s between two, 32 in flight). Reported: probes/s,
  *    round duration, the service's CPU and resident memory, and catalog read latency (p50/p95 of
  *    distinct-URL reads, which the response cache cannot answer) while idle and during the round,
- *    in the same run. Target: reads during the round no more than 20% slower.
+ *    in the same run. Target: reads during the round no more than 20% slower. BENCH_HEALTH_READERS=0
+ *    leaves the reads out (the service's CPU is then the round's alone).
  * 2. Memory under hostile sellers: BENCH_HEALTH_ROUNDS (1,000) rounds in this process over a set of
  *    sellers that hang, answer 2 MB, redirect, send a malformed challenge, answer 200, or are gone;
  *    the heap after a full GC is printed every 100 rounds. Run with --expose-gc (the npm script does).
@@ -36,7 +37,7 @@ const ROUNDS = Number(process.env.BENCH_HEALTH_ROUNDS ?? 1_000);
 const IDLE_SECONDS = Number(process.env.BENCH_HEALTH_IDLE_SECONDS ?? 12);
 /** The service's first health tick comes one tick after start (at most 60 s): long enough for the idle reads first. */
 const HEALTH_TICK_MS = 30_000;
-const READERS = 4;
+const READERS = Number(process.env.BENCH_HEALTH_READERS ?? 4);
 const PAY_TO = getAddress("0x2546BcD3c84621e976D8185a91A922aE77ECEc30");
 const PRICE_ATOMIC = "30000";
 const WORDS = ["weather", "forecast", "translate", "summarise", "image", "quote", "stock", "news"];
