@@ -58,6 +58,7 @@ export class UsageIndexer {
   private range: bigint;
   private lastRollup: { version: number; windowFloor: number; refreshedAt: number; nextExpiry: number } | null = null;
   private holdsLease: (() => Promise<boolean>) | undefined;
+  private listingsCache: { version: number; nextExpiry: number; listings: LiveListing[] } | null = null;
   /** Unix seconds of the checkpoint's block, when known. */
   private checkpointTime: number | null = null;
   private readonly lastStatus: UsageIndexerStatus = { currentToBlock: null, headBlock: null, lagBlocks: null, lagSeconds: null, checkedAt: null };
@@ -71,6 +72,22 @@ export class UsageIndexer {
     return { ...this.lastStatus };
   }
 
+  /**
+   * The live listings, read again only when the catalog changed (its version: every listing write,
+   * this indexer's own included) or one of them expired: a large catalog is not read every pass.
+   */
+  private async liveListings(): Promise<LiveListing[]> {
+    const { store, now } = this.options;
+    const version = await store.catalogVersion();
+    const time = now().getTime();
+    const cached = this.listingsCache;
+    if (cached && cached.version === version && time < cached.nextExpiry) return cached.listings;
+    const listings = await store.liveListings(now(), this.marketplace);
+    const nextExpiry = listings.reduce((min, listing) => Math.min(min, listing.expiresAt.getTime()), Number.POSITIVE_INFINITY);
+    this.listingsCache = { version, nextExpiry, listings };
+    return listings;
+  }
+
   /** `holdsLease` is asked before every commit: false stops the pass (another instance took over). */
   async pass(signal?: AbortSignal, holdsLease?: () => Promise<boolean>): Promise<PassReport> {
     this.holdsLease = holdsLease;
@@ -78,7 +95,8 @@ export class UsageIndexer {
     const head = await chain.head();
     const safe = head - BigInt(Math.min(this.options.confirmations, Number(head)));
     await store.recordHead(head, now());
-    const listings = await store.liveListings(now(), this.marketplace);
+    this.lastStatus.headBlock = head.toString();
+    const listings = await this.liveListings();
     const sellers = new Map<string, Date>();
     for (const listing of listings) {
       const earliest = sellers.get(listing.seller);
