@@ -11,9 +11,7 @@ import { chainPayments, payingFetch } from "../support/payments.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { listingInput } from "../storage/fixtures.js";
 import { startPaidSeller, type PaidSeller } from "./paid-seller.js";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
 
 const DAY_MS = 86_400_000;
 const ENV = { USAGE_INTERVAL_SECONDS: "0", USAGE_CONFIRMATIONS: "1" };
@@ -22,6 +20,7 @@ let chain: LocalChain;
 let payments: Payments;
 let server: TestServer;
 let databaseUrl: string;
+let database: TestDatabase;
 let offset = 0;
 const now = () => new Date(Date.now() + offset);
 const sellers: PaidSeller[] = [];
@@ -67,39 +66,42 @@ async function storedTransfers(target: TestServer = server): Promise<number> {
   return target.services.store.transactions.db.prisma.usageTransfer.count();
 }
 
-beforeAll(async () => {
-  chain = await startLocalChain({ buyers: 6 });
-  payments = await chainPayments(chain);
-  databaseUrl = `file:${join(mkdtempSync(join(tmpdir(), "usage-test-")), "marketplace.db")}`;
-  server = await startTestServer({ ...ENV, DATABASE_URL: databaseUrl }, { payments, now });
-  sellerA = chain.buyers[3]!;
-  sellerB = chain.buyers[4]!;
-  sellerC = privateKeyToAccount(generatePrivateKey()).address;
-  const gasKey = chain.buyers[5]!.privateKey;
-  const store = server.services.store;
-  ids.a = (await store.createListing(listingInput({ sellerPayTo: sellerA.address, priceUsdc: "0.02" }), now())).id;
-  ids.b1 = (await store.createListing(listingInput({ sellerPayTo: sellerB.address, priceUsdc: "0.05" }), now())).id;
-  ids.b2 = (await store.createListing(listingInput({ sellerPayTo: sellerB.address, priceUsdc: "0.05" }), now())).id;
-  ids.b3 = (await store.createListing(listingInput({ sellerPayTo: sellerB.address, priceUsdc: "0.07" }), now())).id;
-  // Listed (by the test's clock) 20 days from now: still live when the clock passes this sale's 30 days.
-  offset = 20 * DAY_MS;
-  ids.c = (await store.createListing(listingInput({ sellerPayTo: sellerC, priceUsdc: "0.03" }), now())).id;
-  offset = 0;
-  sellers.push(
-    await startPaidSeller(chain, { payTo: sellerA.address, priceAtomic: "20000", gasKey }),
-    await startPaidSeller(chain, { payTo: sellerB.address, priceAtomic: "50000", gasKey }),
-    await startPaidSeller(chain, { payTo: sellerC, priceAtomic: "30000", gasKey }),
-  );
-}, 60_000);
+describe.each(testDatabaseKinds())("usage from the chain ($kind)", (kind) => {
+  beforeAll(async () => {
+    chain = await startLocalChain({ buyers: 6 });
+    payments = await chainPayments(chain);
+    database = await kind.create();
+    databaseUrl = database.url;
+    sellers.length = 0;
+    server = await startTestServer({ ...ENV, DATABASE_URL: databaseUrl }, { payments, now });
+    sellerA = chain.buyers[3]!;
+    sellerB = chain.buyers[4]!;
+    sellerC = privateKeyToAccount(generatePrivateKey()).address;
+    const gasKey = chain.buyers[5]!.privateKey;
+    const store = server.services.store;
+    ids.a = (await store.createListing(listingInput({ sellerPayTo: sellerA.address, priceUsdc: "0.02" }), now())).id;
+    ids.b1 = (await store.createListing(listingInput({ sellerPayTo: sellerB.address, priceUsdc: "0.05" }), now())).id;
+    ids.b2 = (await store.createListing(listingInput({ sellerPayTo: sellerB.address, priceUsdc: "0.05" }), now())).id;
+    ids.b3 = (await store.createListing(listingInput({ sellerPayTo: sellerB.address, priceUsdc: "0.07" }), now())).id;
+    // Listed (by the test's clock) 20 days from now: still live when the clock passes this sale's 30 days.
+    offset = 20 * DAY_MS;
+    ids.c = (await store.createListing(listingInput({ sellerPayTo: sellerC, priceUsdc: "0.03" }), now())).id;
+    offset = 0;
+    sellers.push(
+      await startPaidSeller(chain, { payTo: sellerA.address, priceAtomic: "20000", gasKey }),
+      await startPaidSeller(chain, { payTo: sellerB.address, priceAtomic: "50000", gasKey }),
+      await startPaidSeller(chain, { payTo: sellerC, priceAtomic: "30000", gasKey }),
+    );
+  }, 60_000);
 
-afterAll(async () => {
-  for (const seller of sellers) await seller.close();
-  await server?.close();
-  await payments?.close();
-  await chain?.stop();
-});
+  afterAll(async () => {
+    for (const seller of sellers) await seller.close();
+    await server?.close();
+    await payments?.close();
+    await chain?.stop();
+    await database?.drop();
+  });
 
-describe("usage from the chain", () => {
   it("shows zero usage, settled on chain, once a listing's seller is indexed", async () => {
     await pass();
     const usage = await usageOf(ids.a!);
