@@ -121,7 +121,6 @@ const int = (min: number, max: number) => min + Math.floor(Math.random() * (max 
 
 /** One window of uncached reads: distinct search queries and resources pages. */
 async function readWindow(service: Service): Promise<{ requests: number; latencies: number[] }> {
-  const latencies: number[] = [];
   const result = await autocannon({
     url: service.url,
     connections: CONNECTIONS,
@@ -139,7 +138,6 @@ async function readWindow(service: Service): Promise<{ requests: number; latenci
     ],
   });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`catalog reads failed: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  latencies.push(result.latency.mean);
   return { requests: result.requests.total, latencies: [result.latency.mean, result.latency.p50, result.latency.p97_5] };
 }
 
