@@ -16,7 +16,19 @@ function searchParameters(): Parameter[] {
   return operation
     .parameters!.map((parameter) => (parameter.$ref ? raw.components.parameters[target(parameter.$ref)]! : parameter))
     .filter((parameter) => parameter.in === "query")
-    .map((parameter) => ({ ...parameter, schema: parameter.schema.$ref ? raw.components.schemas[target(parameter.schema.$ref as string)]! : parameter.schema }));
+    .map((parameter) => ({ ...parameter, schema: resolved(parameter.schema) }));
+}
+
+/** A parameter's schema with its reference resolved: `$ref`, or `allOf: [{ $ref }]` beside its own keywords (a default). */
+function resolved(schema: Node): Node {
+  const target = (ref: string) => raw.components.schemas[ref.split("/").pop()!]!;
+  if (schema.$ref) return target(schema.$ref as string);
+  const [only, ...more] = (schema.allOf as Node[] | undefined) ?? [];
+  if (only?.$ref && more.length === 0) {
+    const { allOf: _, ...own } = schema;
+    return { ...target(only.$ref as string), ...own };
+  }
+  return schema;
 }
 
 const CONSTRAINTS = ["type", "pattern", "minLength", "maxLength", "minimum", "maximum", "enum", "default"] as const;
