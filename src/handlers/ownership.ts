@@ -10,11 +10,10 @@ function ownershipDeps({ store, probe, market, now }: Services): OwnershipDeps {
   return { owners: new OwnerStore(store.transactions), probe, market, now };
 }
 
-/** Health keeps a passing probe (a refresh, or an update's of its new terms) as a sample (src/health/ records a pass only, so far). */
+/** A refresh's probe (or an update's of its new terms), passing or failing, is a health sample like a round's. */
 function healthRecorder({ health }: Services): HealthRecorder {
   return async (listing, attempt, latencyMs, now) => {
-    if (!attempt.ok) return false;
-    await health.recordListingProbe(listing.id, latencyMs, now);
+    await health.recordProbe(listing.id, attempt.ok ? { ok: true, latencyMs } : { ok: false, code: attempt.code, latencyMs }, now);
     return true;
   };
 }

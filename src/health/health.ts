@@ -4,6 +4,7 @@ import type { HealthConfig } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
 import { HealthStore } from "../storage/health-store.js";
+import type { ProbeOutcome } from "../storage/health-rules.js";
 import type { ListingStore } from "../storage/listing-store.js";
 import { HealthProber } from "./prober.js";
 
@@ -12,10 +13,17 @@ export interface Health {
   prober: HealthProber;
   /** The probe that passed when a listing was paid for (or renewed): its first health sample. */
   recordListingProbe(listingId: string, latencyMs: number, now: Date): Promise<void>;
+  /** A probe outside the rounds (a refresh, an owner's update), passing or failing, counted like a round's. */
+  recordProbe(listingId: string, outcome: ProbeOutcome, now: Date): Promise<void>;
 }
 
 export function createHealth(deps: { store: ListingStore; probe: SellerProbe; config: HealthConfig; logger: Logger; now(): Date }): Health {
   const store = new HealthStore(deps.store.transactions);
   const prober = new HealthProber({ store, probe: deps.probe, config: deps.config, logger: deps.logger, now: deps.now });
-  return { store, prober, recordListingProbe: (listingId, latencyMs, now) => store.recordListingProbe(listingId, latencyMs, now, prober.schedule) };
+  return {
+    store,
+    prober,
+    recordListingProbe: (listingId, latencyMs, now) => store.recordProbe(listingId, { ok: true, latencyMs }, now, { ...prober.schedule, fresh: true }),
+    recordProbe: (listingId, outcome, now) => store.recordProbe(listingId, outcome, now, { ...prober.schedule, fresh: false }),
+  };
 }

@@ -253,6 +253,8 @@ export async function refreshListing(id: string, clientIp: string, deps: Ownersh
     ({ listing: current, changed: metadataChanged } = refreshed);
   }
   const healthRecorded = deps.recordHealth ? await deps.recordHealth(current, attempt, latencyMs, deps.now()) : false;
+  // The item as buyers now see it: with the health this probe just recorded.
+  if (healthRecorded) current = await liveListing(id, deps);
   return {
     listingId: id,
     ok: attempt.ok,

@@ -121,16 +121,7 @@ export class HealthStore {
       method: row.method as ClaimedListing["method"],
       priceAtomic: String(row.priceAtomic),
       sellerPayTo: String(row.sellerPayTo),
-      health: {
-        status: row.healthStatus as HealthStatus,
-        consecutiveFailures: num(row.consecutiveFailures),
-        consecutiveSuccesses: num(row.consecutiveSuccesses),
-        lastCode: (row.lastCode as string | null) ?? null,
-        lastCheckedAt: dateOrNull(row.lastCheckedAt),
-        lastHealthyAt: dateOrNull(row.lastHealthyAt),
-        lastLatencyMs: row.lastLatencyMs === null ? null : num(row.lastLatencyMs),
-        recentProbes: recentProbesOf(jsonOf(row.recentProbes)),
-      },
+      health: healthStateOf(row),
       published: { status: String(row.healthStatus), summary: jsonOf(row.healthSummary) },
     }));
   }
@@ -175,25 +166,26 @@ export class HealthStore {
   }
 
   /**
-   * The first health sample: the probe that passed when the listing was paid for (or renewed with
-   * new terms). Healthy at once; the next re-probe is one interval later.
+   * One probe outside the rounds, applied at once. `fresh`: the probe that passed when the listing was
+   * paid for (or renewed with new terms) is its first sample: healthy, any earlier failure or drift
+   * over, the next re-probe one interval later. Otherwise (a refresh, an owner's update) the probe
+   * counts like a round's: a pass after failures needs its successes in a row as ever.
    */
-  async recordListingProbe(listingId: string, latencyMs: number, now: Date, options: ScheduleOptions): Promise<void> {
-    const rows = await this.raw<{ recentProbes: unknown; healthStatus: unknown }>(Prisma.sql`SELECT h."recentProbes", l."healthStatus"
+  async recordProbe(listingId: string, outcome: ProbeOutcome, now: Date, options: ScheduleOptions & { fresh: boolean }): Promise<void> {
+    const rows = await this.raw(Prisma.sql`SELECT h.*, l."healthStatus", l."healthSummary"
       FROM "Listing" l LEFT JOIN "ListingHealth" h ON h."listingId" = l."id" WHERE l."id" = ${listingId}`);
     const row = rows[0];
     if (!row) return;
-    // The terms just paid for are what the probe matched: any earlier failure or drift is over.
-    const before: HealthState = { ...NEW_HEALTH, recentProbes: recentProbesOf(jsonOf(row.recentProbes)) };
-    const outcome: ProbeOutcome = { ok: true, latencyMs };
+    const stored = row.listingId === null || row.listingId === undefined ? { ...NEW_HEALTH, status: row.healthStatus as HealthStatus } : healthStateOf(row);
+    const before: HealthState = options.fresh ? { ...NEW_HEALTH, recentProbes: stored.recentProbes } : stored;
     const state = applyProbe(before, outcome, now, options.rules);
     const { totals, today } = await this.dayContext([listingId], now);
     const columns = { ...healthColumns(state), nextProbeAt: nextProbeAt(now, options.intervalMs), leasedBy: null, leaseUntil: null };
     await this.transactions.write(now, async (tx) => {
       await tx.listingHealth.upsert({ where: { listingId }, create: { listingId, ...columns }, update: columns });
       await upsertDay(tx, listingId, now, outcome, today.get(listingId));
-      const claimed = { listingId, published: { status: String(row.healthStatus), summary: null } } as ClaimedListing;
-      const changed = await publish(tx, this.db.kind, claimed, state, healthSummary(state, withProbe(totals.get(listingId), true), now));
+      const claimed = { listingId, published: { status: String(row.healthStatus), summary: jsonOf(row.healthSummary) } } as ClaimedListing;
+      const changed = await publish(tx, this.db.kind, claimed, state, healthSummary(state, withProbe(totals.get(listingId), outcome.ok), now));
       return { result: undefined, changed };
     });
   }
@@ -267,6 +259,20 @@ export class HealthStore {
     }
     return { totals, today: todays };
   }
+}
+
+/** A ListingHealth row joined with its listing's published status, as the rules read it. */
+function healthStateOf(row: SqlRow): HealthState {
+  return {
+    status: row.healthStatus as HealthStatus,
+    consecutiveFailures: num(row.consecutiveFailures),
+    consecutiveSuccesses: num(row.consecutiveSuccesses),
+    lastCode: (row.lastCode as string | null) ?? null,
+    lastCheckedAt: dateOrNull(row.lastCheckedAt),
+    lastHealthyAt: dateOrNull(row.lastHealthyAt),
+    lastLatencyMs: row.lastLatencyMs === null || row.lastLatencyMs === undefined ? null : num(row.lastLatencyMs),
+    recentProbes: recentProbesOf(jsonOf(row.recentProbes)),
+  };
 }
 
 function healthColumns(state: HealthState) {

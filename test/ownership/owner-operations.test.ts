@@ -220,7 +220,9 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     sellerAmount = "30000";
     try {
       const drifted = await refreshListing({ baseUrl: server.url, listingId: id });
-      expect(drifted).toMatchObject({ ok: false, code: "price_mismatch", healthRecorded: false, metadataChanged: false });
+      // A failing refresh is a health sample too: the live terms no longer match, so the listing is drifted at once.
+      expect(drifted).toMatchObject({ ok: false, code: "price_mismatch", healthRecorded: true, metadataChanged: false, item: { metadata: { health: { status: "drifted", failureCode: "price_mismatch" } } } });
+      expect(await samples()).toBe(samplesBefore + 2);
     } finally {
       sellerAmount = "10000";
     }
