@@ -55,6 +55,9 @@ export interface LiveListing {
   sellerUsage: unknown;
 }
 
+/** Listings whose published usage one transaction writes. */
+const PUBLISH_CHUNK = 200;
+
 /** What one listing's published usage becomes. */
 export interface UsageUpdate {
   id: string;
@@ -263,17 +266,29 @@ export class UsageStore {
     );
   }
 
-  /** Writes the listings whose shown usage changed, in one transaction with one catalog version bump. */
-  async publish(updates: UsageUpdate[], now: Date): Promise<void> {
-    if (updates.length === 0) return;
-    await this.transactions.write(now, async (tx) => {
-      for (const update of updates) {
-        await tx.listing.update({
-          where: { id: update.id },
-          data: { calls30d: update.calls30d, usageSummary: update.usageSummary, sellerUsage: update.sellerUsage ?? Prisma.DbNull },
-        });
-      }
-      return { result: undefined, changed: true };
-    });
+  /**
+   * Writes the listings whose shown usage changed, PUBLISH_CHUNK listings a transaction (one catalog
+   * version bump each), yielding to requests between them: SQLite writes on the thread that answers
+   * requests, and the first pass over a 100k-listing catalog (every listing's first summary) blocked
+   * it for over a minute as one transaction. Returns how many version bumps it made.
+   */
+  async publish(updates: UsageUpdate[], now: Date): Promise<number> {
+    let bumps = 0;
+    for (let start = 0; start < updates.length; start += PUBLISH_CHUNK) {
+      const chunk = updates.slice(start, start + PUBLISH_CHUNK);
+      await this.transactions.write(now, async (tx) => {
+        for (const update of chunk) {
+          await tx.listing.update({
+            where: { id: update.id },
+            data: { calls30d: update.calls30d, usageSummary: update.usageSummary, sellerUsage: update.sellerUsage ?? Prisma.DbNull },
+          });
+        }
+        return { result: undefined, changed: true };
+      });
+      bumps++;
+      if (start + PUBLISH_CHUNK < updates.length) await new Promise((resolve) => setImmediate(resolve));
+    }
+    return bumps;
   }
+
 }

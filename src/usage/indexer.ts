@@ -272,10 +272,10 @@ export class UsageIndexer {
     const refreshAll = !last || time - last.refreshedAt >= HOUR_MS;
     const covered = new Set([...(await store.sellerCoverage())].filter(([, coveredTo]) => coveredTo >= currentToBlock).map(([seller]) => seller));
     const { updates } = rollUp({ groups, listings, covered, marketplace: this.marketplace, currentToBlock, refreshAll });
-    await store.publish(updates, now());
+    const bumps = await store.publish(updates, now());
     const earliest = groups.reduce((min, group) => Math.min(min, group.firstAt.getTime()), Number.POSITIVE_INFINITY);
     this.lastRollup = {
-      version: updates.length > 0 ? version + 1 : version,
+      version: version + bumps,
       windowFloor: Number.isFinite(earliest) ? earliest : time,
       refreshedAt: refreshAll ? time : last!.refreshedAt,
       nextExpiry: listings.reduce((min, listing) => Math.min(min, listing.expiresAt.getTime()), Number.POSITIVE_INFINITY),
