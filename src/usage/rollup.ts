@@ -144,8 +144,13 @@ export function rollUp(input: RollupInput): { updates: UsageUpdate[]; listings: 
     const sellerTally = perSeller.get(seller);
     const sellerUsage = sellerTally ? { ...sellerTally.summary(input.currentToBlock), listings: listings.length } : null;
     for (const listing of listings) {
-      const tally = perListing.get(listing.id) ?? new UsageTally();
-      const usageSummary = tally.summary(input.currentToBlock);
+      const tally = perListing.get(listing.id);
+      // A listing shows usage once it or its seller has a transfer in the window, and keeps showing it
+      // (zeros, once the window has passed them): a catalog of listings nobody paid yet is not
+      // rewritten by every pass and every hourly refresh (100k listings took minutes of writes).
+      const shows = tally !== undefined || sellerUsage !== null || listing.usageSummary !== null;
+      if (!shows) continue;
+      const usageSummary = (tally ?? new UsageTally()).summary(input.currentToBlock);
       const calls30d = usageSummary.l30DaysTotalCalls;
       const changed =
         input.refreshAll ||
