@@ -16,8 +16,6 @@ export interface ListingHistory {
   usageIndexer?: ListingDocument["usageIndexer"];
 }
 
-export const NO_HISTORY: ListingHistory = { healthHistory: [], lastProbes: [], usageHistory: [] };
-
 export function listingDocument(listing: Listing, history: ListingHistory, market: MarketFacts): ListingDocument {
   return {
     item: toCatalogItem(listing, market),

@@ -4,13 +4,14 @@ import type { components } from "../../generated/openapi.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
 import { HttpError } from "../contract/errors.js";
 import { taggedJson } from "../contract/rendered.js";
-import { listingDocument, NO_HISTORY } from "../documents/listing-document.js";
+import { listingDocument, type ListingDocument } from "../documents/listing-document.js";
 import { facilitatorDocument, feeCard } from "../documents/listing-fee.js";
 import { exampleListing, listingRequestSchema } from "../documents/listing-request.js";
 import { dryRunListing, validationGuide } from "../listing/dry-run.js";
 import { createPaidListing, listingFeeCharge } from "../listing/paid-listing.js";
 import { linkTo, linksTo } from "../market/links.js";
-import type { Handler } from "../services.js";
+import type { Handler, Services } from "../services.js";
+import type { Listing } from "../storage/listing-store.js";
 import type { AreaHandlers } from "./area-handlers.js";
 import { ownershipHandlers } from "./ownership.js";
 
@@ -88,11 +89,19 @@ const getListing: Handler<"getListing"> = async (input, services) => {
   const { token } = await services.freshness.current();
   const listing = await services.store.catalog.live(input.params.id, services.now());
   if (!listing) throw new HttpError(404, "listing_not_found", `No live listing ${input.params.id}: it never existed, expired, failed or was delisted.`);
-  const health = await services.health.store.history(listing.id, services.now());
-  const [usageHistory, usageIndexer] = await Promise.all([services.usage.history(listing, services.now()), services.usage.state()]);
-  const usage = { usageHistory, ...(usageIndexer && { usageIndexer }) };
-  return taggedJson(listingDocument(listing, { ...NO_HISTORY, ...health, ...usage }, services.market), token);
+  return taggedJson(await listingDocumentOf(listing, services), token);
 };
+
+/** A live listing's document: its item, its health history and last probes, its daily sales (also the web page's data). */
+export async function listingDocumentOf(listing: Listing, services: Services): Promise<ListingDocument> {
+  const now = services.now();
+  const [health, usageHistory, usageIndexer] = await Promise.all([
+    services.health.store.history(listing.id, now),
+    services.usage.history(listing, now),
+    services.usage.state(),
+  ]);
+  return listingDocument(listing, { ...health, usageHistory, ...(usageIndexer && { usageIndexer }) }, services.market);
+}
 
 export const listingsHandlers: AreaHandlers<"listings"> = {
   getListing,

@@ -7,7 +7,7 @@ import { taggedText } from "../contract/rendered.js";
 import { searchCatalogDocument } from "../documents/catalog-search.js";
 import { listDocument } from "../documents/discovery.js";
 import { feeCard } from "../documents/listing-fee.js";
-import { NO_HISTORY, listingDocument } from "../documents/listing-document.js";
+import { listingDocumentOf } from "./listings.js";
 import { sellPlaybook } from "../documents/playbooks.js";
 import { linkTo } from "../market/links.js";
 import { EMPTY_PAGE, catalogView } from "../storage/listing-store.js";
@@ -85,10 +85,7 @@ const getListingPage: Handler<"getListingPage"> = async (input, services) => {
   if (!listing) {
     return { status: 404, headers: PAGE_HEADERS, contentType: "text/html", body: missingListingPage(services.market.name, id) };
   }
-  // As GET /listings/{id} builds its document (src/handlers/listings.ts): the same history.
-  const health = await services.health.store.history(listing.id, services.now());
-  const usageHistory = await services.usage.history(listing, services.now());
-  const document = listingDocument(listing, { ...NO_HISTORY, ...health, usageHistory }, services.market);
+  const document = await listingDocumentOf(listing, services);
   const html = listingPage({ siteName: services.market.name, marketUrl: services.market.baseUrl, document, jsonTwin: `/listings/${listing.id}` });
   return htmlPage(html, token);
 };
