@@ -3,8 +3,8 @@
 import type { HealthConfig } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
-import { HealthStore } from "../storage/health-store.js";
-import type { ProbeOutcome } from "../storage/health-rules.js";
+import { HealthStore } from "./health-store.js";
+import type { ProbeOutcome } from "./health-rules.js";
 import type { ListingStore } from "../storage/listing-store.js";
 import { HealthProber } from "./prober.js";
 
