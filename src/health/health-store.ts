@@ -60,12 +60,20 @@ export interface HealthDaySummary {
 
 export type { HealthCounts };
 
-/** A probe result to record; `fresh`: the listing-time sample, which starts health afresh. */
+/**
+ * How a probe counts toward the health rules: `always` (a round's, an owner's update), `afresh` (the
+ * listing-time sample: health starts over from it), `when_due` (a refresh anyone may ask for: it
+ * stands in for the round only when the listing is due and no round holds it; otherwise it is a
+ * sample only, shown in lastProbes and the uptime, that moves no state).
+ */
+export type ProbeCounts = "always" | "afresh" | "when_due";
+
+/** A probe result to record. */
 interface ProbeToRecord {
   listingId: string;
   outcome: ProbeOutcome;
   at: Date;
-  fresh: boolean;
+  counts: ProbeCounts;
 }
 
 interface ScheduleOptions {
@@ -145,23 +153,27 @@ export class HealthStore {
    * shown changed. Returns how many listings' published health changed.
    */
   record(holder: string, probed: ProbedListing[], now: Date, options: ScheduleOptions): Promise<number> {
-    return this.write(holder, probed.map(({ claimed, outcome, at }) => ({ listingId: claimed.listingId, outcome, at, fresh: false })), now, options);
+    return this.write(holder, probed.map(({ claimed, outcome, at }) => ({ listingId: claimed.listingId, outcome, at, counts: "always" as const })), now, options);
   }
 
   /**
    * One probe outside the rounds, applied at once: a batch of one, without a lease. `fresh`: the probe
    * that passed when the listing was paid for (or renewed with new terms) is its first sample: healthy,
-   * any earlier failure or drift over, the next re-probe one interval later. Otherwise (a refresh, an
-   * owner's update) the probe counts like a round's: a pass after failures needs its successes in a row as ever.
+   * any earlier failure or drift over, the next re-probe one interval later. Otherwise (an owner's
+   * update) the probe counts like a round's: a pass after failures needs its successes in a row as
+   * ever. `counts` "when_due" (a free refresh): see ProbeCounts.
    */
-  async recordProbe(listingId: string, outcome: ProbeOutcome, now: Date, options: ScheduleOptions & { fresh: boolean }): Promise<void> {
-    await this.write(null, [{ listingId, outcome, at: now, fresh: options.fresh }], now, options);
+  async recordProbe(listingId: string, outcome: ProbeOutcome, now: Date, options: ScheduleOptions & { fresh: boolean; counts?: ProbeCounts }): Promise<void> {
+    await this.write(null, [{ listingId, outcome, at: now, counts: options.fresh ? "afresh" : (options.counts ?? "always") }], now, options);
   }
 
   /**
    * The one write path of probe results. Each probe is applied to its listing's health row as it
-   * stands in the transaction (a refresh recorded meanwhile is not overwritten); `holder` null (a probe
-   * outside the rounds) gives a listing without a health row one first.
+   * stands in the transaction, whoever holds the row's lease now: a batch that outlived its lease (the
+   * row re-claimed by another instance) still records the probes its sellers received, and neither
+   * write overwrites the other's (catalog writes are serialised by CatalogTransactions). A write ends
+   * only `holder`'s own lease; `holder` null (a probe outside the rounds) gives a listing without a
+   * health row one first.
    */
   private write(holder: string | null, probes: ProbeToRecord[], now: Date, options: ScheduleOptions): Promise<number> {
     if (probes.length === 0) return Promise.resolve(0);
@@ -171,19 +183,21 @@ export class HealthStore {
       if (holder === null) await tx.$executeRaw(insertMissingHealthRowsSql(listingIds, now));
       const rows = await tx.$queryRaw<SqlRow[]>(Prisma.sql`SELECT h.*, l."healthStatus", l."healthSummary"
         FROM "ListingHealth" h JOIN "Listing" l ON l."id" = h."listingId" WHERE h."listingId" IN (${ids(listingIds)})`);
-      const current = new Map(rows.filter((row) => holder === null || row.leasedBy === holder).map((row) => [String(row.listingId), row]));
+      const current = new Map(rows.map((row) => [String(row.listingId), row]));
       const mine = probes.filter((probe) => current.has(probe.listingId));
       if (mine.length === 0) return { result: 0, changed: false };
       const { totals, today } = await dayContext(tx, mine.map((probe) => probe.listingId), now);
-      const results = mine.map(({ listingId, outcome, at, fresh }) => {
+      const results = mine.map(({ listingId, outcome, at, counts }) => {
         const row = current.get(listingId)!;
         const stored = healthStateOf(row);
-        const state = applyProbe(fresh ? { ...NEW_HEALTH, recentProbes: stored.recentProbes } : stored, outcome, at, options.rules);
+        const counted = counts !== "when_due" || standsInForRound(row, at);
+        const applied = applyProbe(counts === "afresh" ? { ...NEW_HEALTH, recentProbes: stored.recentProbes } : stored, outcome, at, options.rules);
+        const state: HealthState = counted ? applied : { ...applied, status: stored.status, consecutiveFailures: stored.consecutiveFailures, consecutiveSuccesses: stored.consecutiveSuccesses };
         const summary = healthSummary(state, withProbe(totals.get(listingId), outcome.ok), now);
         const histogram = outcome.ok ? addLatency(histogramOf(today.get(listingId)), outcome.latencyMs) : histogramOf(today.get(listingId));
         const shown = { status: String(row.healthStatus), summary: jsonOf(row.healthSummary) };
         return {
-          row: { listingId, ...healthColumns(state), recentProbes: JSON.stringify(state.recentProbes), nextProbeAt: nextProbeAt(at, options.intervalMs) },
+          row: { listingId, ...healthColumns(state), recentProbes: JSON.stringify(state.recentProbes), nextProbeAt: counted ? nextProbeAt(at, options.intervalMs) : toDate(row.nextProbeAt) },
           day: { listingId, day: utcDay(at), probes: 1, successes: outcome.ok ? 1 : 0, latencyHistogram: JSON.stringify(histogram) },
           publish: state.status === shown.status && isDeepStrictEqual(summary, shown.summary) ? null : { listingId, status: state.status, summary: JSON.stringify(summary) },
         };
@@ -255,6 +269,16 @@ async function dayContext(tx: Tx, listingIds: string[], now: Date): Promise<{ to
     if (day === today.getTime()) todays.set(id, jsonOf(row.latencyHistogram));
   }
   return { totals, today: todays };
+}
+
+/**
+ * Whether a free refresh at `at` counts like the round's probe: only when the listing is due and no
+ * round holds it. Counted probes then stay an interval apart, so a stranger's refreshes cannot move a
+ * listing across a state boundary sooner than the rounds would.
+ */
+function standsInForRound(row: SqlRow, at: Date): boolean {
+  const leased = row.leaseUntil !== null && row.leaseUntil !== undefined && toDate(row.leaseUntil).getTime() > at.getTime();
+  return !leased && toDate(row.nextProbeAt).getTime() <= at.getTime();
 }
 
 /** A ListingHealth row joined with its listing's published status, as the rules read it. */
