@@ -23,6 +23,7 @@ import { redact } from "./storage/connection.js";
 import { openDatabase, type Database } from "./storage/database.js";
 import { ListingStore } from "./storage/listing-store.js";
 import { createHealth } from "./health/health.js";
+import { PaymentIdempotencyStore } from "./storage/payment-idempotency-store.js";
 import { applyMigrations } from "./storage/migrate.js";
 import { createUsageService } from "./usage/service.js";
 import { HOUR_MS } from "./constants.js";
@@ -107,6 +108,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     payments,
     probe,
     health: createHealth({ store, probe, config: config.health, logger, now }),
+    idempotency: new PaymentIdempotencyStore(store.transactions),
     now,
     readiness: createReadiness({ database, payments }),
     usage,

@@ -21,10 +21,10 @@ type PaymentChallenge = components["schemas"]["PaymentChallenge"];
 const NEWEST = 50;
 
 /** POST /listings: the paid listing (src/listing/paid-listing.ts). */
-const createListing: Handler<"createListing"> = (input, { store, payments, probe, market, logger, now, health }) =>
+const createListing: Handler<"createListing"> = (input, { store, payments, probe, market, logger, now, health, idempotency }) =>
   createPaidListing(
     { body: input.body, headers: input.headers, clientIp: input.clientIp },
-    { store, gate: payments.gate, probe, market, chain: payments.chain, logger, now, health },
+    { store, gate: payments.gate, probe, market, chain: payments.chain, logger, now, health, idempotency },
   );
 
 /** `GET /listings`: the free catalog of active third-party listings plus fee, schema and example. */

@@ -10,7 +10,7 @@ import { INSTANCE_ID } from "../jobs/lease.js";
 import { startPeriodic, type PeriodicJob } from "../jobs/periodic.js";
 import type { Logger } from "../logger.js";
 import type { ProbeResult, ProbeTarget } from "../probe/seller-probe.js";
-import type { ClaimedListing, HealthStore, ProbedListing } from "../storage/health-store.js";
+import type { ClaimedListing, HealthStore, ProbedListing } from "./health-store.js";
 import { runPolitely } from "./politeness.js";
 
 export interface HealthProberDeps {

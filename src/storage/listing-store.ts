@@ -8,7 +8,7 @@ import type { Database } from "./database.js";
 import { BAZAAR_EXTENSION } from "./catalog-filters.js";
 import { CatalogReads } from "./catalog-reads.js";
 import { CatalogTransactions, type Tx } from "./catalog-transactions.js";
-import { HealthStore, type HealthCounts } from "./health-store.js";
+import { healthCounts, type HealthCounts } from "./health-counts.js";
 import { renewalCopy } from "./listing-row.js";
 import { tidyReadPaths } from "./read-path-upkeep.js";
 import { readCatalogStamp, type FeedQuery } from "./listing-reads.js";
@@ -342,7 +342,7 @@ export class ListingStore {
   async counts(now: Date, token?: string): Promise<{ foreign: number; seed: number; rawAll: number; byHealth: HealthCounts; delisted: number }> {
     const [counts, byHealth, delisted] = await Promise.all([
       this.catalog.counts(now, token),
-      new HealthStore(this.transactions).counts(now, token),
+      healthCounts(this.transactions, now, token),
       this.read(() => this.prisma.listing.count({ where: listingState("delisted") })),
     ]);
     return { ...counts, byHealth, delisted };
