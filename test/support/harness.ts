@@ -1,5 +1,9 @@
 // What tests reach into a running server for, kept out of the production objects: running a
-// background job now (and reading its report), stopping one job, and the stores.
+// background job now (and reading its report), stopping one job, the stores, and the contract's
+// validator for checking every answer (test/support/contract-check.ts).
+import type { OpenAPIBackend } from "openapi-backend";
+import { loadContract } from "../../src/contract/load.js";
+import { createContractBackend } from "../../src/http/router.js";
 import type { RunningServer } from "../../src/server.js";
 import type { JobRun } from "../../src/jobs/job.js";
 import type { PassReport } from "../../src/usage/indexer.js";
@@ -23,4 +27,11 @@ export function stopJob(server: RunningServer, name: string): Promise<void> {
 
 export function usageStore(server: RunningServer): UsageStore {
   return server.repositories.usage;
+}
+
+let backend: Promise<OpenAPIBackend> | undefined;
+
+/** openapi-backend over the contract, as the router validates requests with it; one per test process. */
+export function contractApi(): Promise<OpenAPIBackend> {
+  return (backend ??= createContractBackend(loadContract()));
 }
