@@ -4,7 +4,7 @@
 // upward, and never in a cycle. Type-only imports count (tsPreCompilationDeps): a type imported
 // upward still ties the lower layer to the upper one.
 const LAYERS = [
-  { name: "composition", label: "composition (src/main.ts, src/server.ts, src/readiness.ts)", path: "^src/(main|server|readiness)\\.ts$" },
+  { name: "composition", label: "composition (src/main.ts, src/server.ts, src/readiness.ts, src/background-jobs.ts)", path: "^src/(main|server|readiness|background-jobs)\\.ts$" },
   { name: "handlers", label: "src/handlers/", path: "^src/handlers/" },
   { name: "services", label: "src/services.ts", path: "^src/services\\.ts$" },
   { name: "http", label: "src/http/", path: "^src/http/" },

@@ -9,6 +9,7 @@ import type { Payments } from "./payments/setup.js";
 import type { SellerProbe } from "./probe/seller-probe.js";
 import type { ListingStore } from "./storage/listing-store.js";
 import type { PaymentIdempotencyStore } from "./storage/payment-idempotency-store.js";
+import type { OwnerStore } from "./storage/owner-store.js";
 import type { Health } from "./health/health.js";
 import type { UsageService } from "./usage/service.js";
 
@@ -19,6 +20,8 @@ export interface Services {
   /** The compiled contract, as served at /openapi.json. */
   contract: { document: Record<string, unknown>; bytes: Buffer };
   store: ListingStore;
+  /** The owner's self-service writes (src/storage/owner-store.ts). */
+  owners: OwnerStore;
   /** Fee, wallet, chain and token: the one source every document reads. */
   market: MarketFacts;
   /** Whether rendered catalog documents are still current. */

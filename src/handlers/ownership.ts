@@ -4,10 +4,9 @@ import { HttpError } from "../contract/errors.js";
 import { claimListing, delistListing, refreshListing, signingDocument, updateListing, type HealthRecorder, type OwnershipDeps } from "../listing/ownership.js";
 import type { ListingChanges } from "../listing/owner-typed-data.js";
 import type { Handler, Services } from "../services.js";
-import { OwnerStore } from "../storage/owner-store.js";
 
-function ownershipDeps({ store, probe, market, now }: Services): OwnershipDeps {
-  return { owners: new OwnerStore(store.transactions), probe, market, now };
+function ownershipDeps({ owners, probe, market, now }: Services): OwnershipDeps {
+  return { owners, probe, market, now };
 }
 
 /**

@@ -3,6 +3,7 @@
 // the chain decides (src/payments/settlement-verdict.ts, the paid flow's verdict too): a listing goes
 // active when the fee was paid, fails when the authorization can no longer pay it.
 import { getAddress, type Hex } from "viem";
+import type { JobDefinition } from "../jobs/job.js";
 import type { Logger } from "../logger.js";
 import { metrics } from "../metrics.js";
 import type { ChainReader } from "../payments/chain-reader.js";
@@ -100,35 +101,7 @@ export async function reconcilePending(deps: ReconcilerDeps): Promise<ReconcileS
   return summary;
 }
 
-export interface Reconciler {
-  /** Runs one pass now (after the one in progress, if any). */
-  runOnce(): Promise<ReconcileSummary>;
-  /** Stops the timer and waits for a pass in progress. */
-  stop(): Promise<void>;
-}
-
-/** Runs {@link reconcilePending} every `intervalMs` on an unref'd timer, one pass at a time. */
-export function startReconciler(deps: ReconcilerDeps & { intervalMs: number }): Reconciler {
-  let queue: Promise<unknown> = Promise.resolve();
-  let timerPassRunning = false;
-  const runOnce = (): Promise<ReconcileSummary> => {
-    const pass = queue.then(() => reconcilePending(deps));
-    queue = pass.catch(() => undefined);
-    return pass;
-  };
-  const timer = setInterval(() => {
-    if (timerPassRunning) return;
-    timerPassRunning = true;
-    runOnce()
-      .catch((error: unknown) => deps.logger.warn({ err: error }, "reconciler pass failed"))
-      .finally(() => (timerPassRunning = false));
-  }, deps.intervalMs);
-  timer.unref();
-  return {
-    runOnce,
-    stop: async () => {
-      clearInterval(timer);
-      await queue;
-    },
-  };
+/** {@link reconcilePending} every `intervalMs` (0: off), the first pass one interval after start. */
+export function reconcilerJob(deps: ReconcilerDeps & { intervalMs: number }): JobDefinition<ReconcileSummary> {
+  return { name: "reconciler", intervalMs: deps.intervalMs, firstDelayMs: deps.intervalMs, jitter: 0, run: () => reconcilePending(deps) };
 }
