@@ -6,17 +6,15 @@ import type { CatalogTransactions } from "./catalog-transactions.js";
 
 export type HealthCounts = Record<"healthy" | "unhealthy" | "drifted" | "unknown", number>;
 
-/** The last health counts per database, by catalog freshness token. */
-const countsMemos = new WeakMap<CatalogTransactions, { token: string; counts: HealthCounts }>();
+/** Counted once per catalog state (`token`, the catalog's freshness), in the catalog's one state memo. */
+export function healthCounts(transactions: CatalogTransactions, now: Date, token?: string): Promise<HealthCounts> {
+  return transactions.memo.get(token, "health-counts", () => countByHealth(transactions, now));
+}
 
-/** Counted once per catalog state (`token`, the catalog's freshness). */
-export async function healthCounts(transactions: CatalogTransactions, now: Date, token?: string): Promise<HealthCounts> {
-  const memo = countsMemos.get(transactions);
-  if (token !== undefined && memo?.token === token) return memo.counts;
+async function countByHealth(transactions: CatalogTransactions, now: Date): Promise<HealthCounts> {
   const rows = await transactions.db.reader.rows(Prisma.sql`SELECT "healthStatus", COUNT(*) AS "count" FROM "Listing"
       WHERE "state" = 'active' AND "leftoverSeed" = ${false} AND "expiresAt" > ${now} GROUP BY "healthStatus"`);
   const counts: HealthCounts = { healthy: 0, unhealthy: 0, drifted: 0, unknown: 0 };
   for (const row of rows) if (String(row.healthStatus) in counts) counts[row.healthStatus as keyof HealthCounts] = Number(row.count ?? 0);
-  if (token !== undefined) countsMemos.set(transactions, { token, counts });
   return counts;
 }
