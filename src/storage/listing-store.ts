@@ -343,7 +343,7 @@ export class ListingStore {
     const [counts, byHealth, delisted] = await Promise.all([
       this.catalog.counts(now, token),
       new HealthStore(this.transactions).counts(now, token),
-      this.read(() => this.prisma.listing.count({ where: listingState("delisted") })),
+      this.transactions.memo.get(token, "delisted count", () => this.read(() => this.prisma.listing.count({ where: listingState("delisted") }))),
     ]);
     return { ...counts, byHealth, delisted };
   }
