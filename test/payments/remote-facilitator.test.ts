@@ -89,7 +89,7 @@ describe("a remote facilitator that is down (a closed port)", () => {
     expect(response.status).toBe(502);
     const body = await response.json();
     expect(body).toMatchObject({ error: "facilitator_unreachable", message: expect.stringContaining("Nothing was charged or saved") });
-    expect((await server.services.store.counts(new Date())).rawAll).toBe(0);
+    expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);
   });
 });
 
@@ -128,7 +128,7 @@ describe("a remote facilitator that answers", () => {
       expect(response.status).toBe(503);
       expect(await response.json()).toMatchObject({ error: "facilitator_timeout" });
       expect(Date.now() - started).toBeLessThan(3000);
-      expect((await server.services.store.counts(new Date())).rawAll).toBe(0);
+      expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);
     } finally {
       await server.close();
     }
