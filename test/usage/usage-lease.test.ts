@@ -62,7 +62,7 @@ describe.skipIf(!postgres)("usage indexer, two instances on PostgreSQL", () => {
     const other = ran[0] === first ? second : first;
     await other.services.usage.job!.runNow();
     expect(other.services.usage.job!.lastPass()).toBeNull();
-    expect(await first.services.store.transactions.db.prisma.usageTransfer.count()).toBe(1);
+    expect(await first.services.store.transactions.db.prisma.usageTransfer.count({ where: { kind: { not: "skip" } } })).toBe(1);
     expect(await callsSeenBy(first)).toBe(1);
     expect(await callsSeenBy(second)).toBe(1);
   });
