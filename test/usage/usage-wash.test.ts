@@ -87,7 +87,8 @@ async function usageOf(id: string): Promise<Usage | undefined> {
   return body.item.metadata.usage;
 }
 
-describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)", (kind) => {
+// Each purchase and transfer waits for its block: generous bounds for a loaded machine.
+describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)", { timeout: 180_000 }, (kind) => {
   beforeAll(async () => {
     chain = await startLocalChain({ buyers: 4 });
     payments = await chainPayments(chain);
