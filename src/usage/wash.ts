@@ -170,10 +170,13 @@ export class WashRules {
     for (const payer of sourcesOf.keys()) add(members, find(payer), payer);
     for (const cluster of members.values()) {
       if (cluster.size < 2) continue;
-      const linked = new Set<string>();
-      for (const payer of cluster) for (const source of [...sourcesOf.get(payer)!.hop1, ...sourcesOf.get(payer)!.hop2]) linked.add(source);
+      const funded = new Map<string, number>();
+      for (const payer of cluster) {
+        for (const source of new Set([...sourcesOf.get(payer)!.hop1, ...sourcesOf.get(payer)!.hop2])) funded.set(source, (funded.get(source) ?? 0) + 1);
+      }
+      const linked = new Set(funded.keys());
       // A common source that sends to nobody but this cluster, its other funders and the seller exists to make these payers.
-      const shared = [...linked].filter((source) => [...cluster].filter((payer) => [...sourcesOf.get(payer)!.hop1, ...sourcesOf.get(payer)!.hop2].includes(source)).length >= 2);
+      const shared = [...funded].filter(([, payers]) => payers >= 2).map(([source]) => source);
       const isolated = shared.some((source) => [...(this.sentTo.get(source) ?? [])].every((to) => cluster.has(to) || linked.has(to) || to === seller));
       if (isolated) for (const payer of cluster) payerReason.set(payer, "common_funding");
     }
