@@ -67,7 +67,7 @@ async function buy(seller: PaidSeller, key: Hex, times = 1): Promise<void> {
 async function listedSeller(gasKey: Hex = chain.buyers[0]!.privateKey): Promise<{ id: string; payTo: Address; key: Hex; shop: PaidSeller }> {
   const key = fresh();
   const payTo = addressOf(key);
-  const id = (await server.services.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date(Date.now() - 60_000))).id;
+  const id = (await server.contexts.listings.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date(Date.now() - 60_000))).id;
   const shop = await startPaidSeller(chain, { payTo, priceAtomic: PRICE.toString(), gasKey });
   closers.push(shop);
   return { id, payTo, key, shop };
@@ -207,7 +207,7 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
 
     const usage = await usageOf(target.id);
     expect(usage).toMatchObject({ l30DaysTotalCalls: 4, l30DaysUniquePayers: 3, l30DaysVolumeUsdc: "0.04", raw: { l30DaysTotalCalls: 12, l30DaysUniquePayers: 7 }, excluded: { common_funding: 8 } });
-    const row = await server.services.store.transactions.db.prisma.listing.findUnique({ where: { id: target.id } });
+    const row = await server.contexts.listings.store.transactions.db.prisma.listing.findUnique({ where: { id: target.id } });
     expect(row!.calls30d).toBe(4);
   });
 
