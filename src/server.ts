@@ -17,6 +17,7 @@ import type { Logger } from "./logger.js";
 import { marketFactsFor, setupPayments, type Payments } from "./payments/setup.js";
 import { SellerProbe } from "./probe/seller-probe.js";
 import { createProbeLimits } from "./probe/rate-limiter.js";
+import { createWorkPool } from "./workers/pool.js";
 import { collectProcessMetrics } from "./metrics.js";
 import { createReadiness } from "./readiness.js";
 import { redact } from "./storage/connection.js";
@@ -96,6 +97,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     logger,
     now,
   });
+  const work = { ownerPerClient: probeLimits.limit("owner:client", config.work.ownerPerClientPerMinute), pool: createWorkPool(config.work) };
   const probe = new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits);
   const services: Services = {
     config,
@@ -107,6 +109,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     payments,
     probe,
     health: createHealth({ store, probe, config: config.health, logger, now }),
+    work,
     now,
     readiness: createReadiness({ database, payments }),
     usage,
@@ -142,6 +145,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
       await usage.close();
       await services.health.prober.stop();
       await probeLimits.close();
+      await work.pool.close();
       await database.close();
       if (!options.payments) await payments.close();
     },

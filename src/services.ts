@@ -10,6 +10,8 @@ import type { SellerProbe } from "./probe/seller-probe.js";
 import type { ListingStore } from "./storage/listing-store.js";
 import type { Health } from "./health/health.js";
 import type { UsageService } from "./usage/service.js";
+import type { Limit } from "./probe/rate-limiter.js";
+import type { WorkPool } from "./workers/pool.js";
 
 /** Everything a handler may use besides its input. */
 export interface Services {
@@ -30,6 +32,8 @@ export interface Services {
   health: Health;
   /** Sales counted from the chain: the indexer, its store and the listing document's reads (src/usage/). */
   usage: UsageService;
+  /** The CPU budget of requests anyone can send: the owner routes' per-client limit and the signature worker pool. */
+  work: { ownerPerClient: Limit; pool: WorkPool };
   now(): Date;
   /** Whether this instance can take requests (GET /readyz): src/readiness.ts. */
   readiness(): Promise<components["schemas"]["Readiness"]>;

@@ -6,8 +6,8 @@ import type { ListingChanges } from "../listing/owner-typed-data.js";
 import type { Handler, Services } from "../services.js";
 import { OwnerStore } from "../storage/owner-store.js";
 
-function ownershipDeps({ store, probe, market, now }: Services): OwnershipDeps {
-  return { owners: new OwnerStore(store.transactions), probe, market, now };
+function ownershipDeps({ store, probe, market, work, now }: Services): OwnershipDeps {
+  return { owners: new OwnerStore(store.transactions), probe, market, signatures: work.pool, now };
 }
 
 /** A refresh's probe (or an update's of its new terms), passing or failing, is a health sample like a round's. */
