@@ -57,7 +57,7 @@ afterAll(async () => {
   await redis?.close();
 });
 
-it("a hung Redis delays no probe-limited request by more than moments, and the limit still holds", async () => {
+it("a hung Redis delays no probe-limited request by more than moments, and the limit still holds", { timeout: 120_000 }, async () => {
   const server = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: String(PER_CLIENT), PROBE_RATE_PER_HOST: "1000", REDIS_URL: redis.url });
   try {
     redis.hang();

@@ -22,7 +22,7 @@ async function seedIds(databaseUrl: string, extra: Record<string, string> = {}):
 }
 
 describe("seed listings", () => {
-  it("keep their ids across restarts on the same database, whatever port or public origin", async () => {
+  it("keep their ids across restarts on the same database, whatever port or public origin", { timeout: 120_000 }, async () => {
     const databaseUrl = `file:${join(mkdtempSync(join(tmpdir(), "marketplace-seed-")), "marketplace.db")}`;
     const first = await seedIds(databaseUrl);
     const second = await seedIds(databaseUrl);
