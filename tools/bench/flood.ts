@@ -17,6 +17,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentRequirements } from "@x402/core/types";
 import { seedListings } from "./seed-listings.js";
 import { baselineCheckout, serve, type BenchServer } from "./servers.js";
 
@@ -52,9 +54,29 @@ interface Operation {
   method: "GET" | "POST" | "PATCH" | "DELETE";
   path(): string;
   body?(): string;
+  headers?(): Record<string, string>;
 }
 
-function operations(listingIds: string[]): Operation[] {
+/** A well-formed PAYMENT-SIGNATURE for `requirements` whose signature is random bytes (a fresh nonce each). */
+function junkPayment(requirements: PaymentRequirements): string {
+  const now = Math.floor(Date.now() / 1000);
+  const authorization = {
+    from: `0x${randomBytes(20).toString("hex")}`,
+    to: requirements.payTo,
+    value: requirements.amount,
+    validAfter: String(now - 600),
+    validBefore: String(now + 300),
+    nonce: `0x${randomBytes(32).toString("hex")}`,
+  };
+  return encodePaymentSignatureHeader({ x402Version: 2, accepted: requirements, payload: { authorization, signature: `0x${randomBytes(65).toString("hex")}` } } as never);
+}
+
+async function paymentRequirements(url: string): Promise<PaymentRequirements> {
+  const challenge = await fetch(`${url}/kr-time`);
+  return decodePaymentRequiredHeader(challenge.headers.get("payment-required")!).accepts[0]!;
+}
+
+function operations(listingIds: string[], requirements: PaymentRequirements): Operation[] {
   const id = () => listingIds[int(0, listingIds.length - 1)]!;
   return [
     { name: "GET /discovery/resources (distinct pages)", method: "GET", path: () => `/discovery/resources?limit=${int(1, 20)}&offset=${int(0, SIZE - 1)}` },
@@ -62,6 +84,7 @@ function operations(listingIds: string[]): Operation[] {
     { name: "POST /listings/{id}/claim, junk signature", method: "POST", path: () => `/listings/${id()}/claim`, body: junkSigned },
     { name: "PATCH /listings/{id}, junk signature", method: "PATCH", path: () => `/listings/${id()}`, body: () => JSON.stringify({ ...JSON.parse(junkSigned()), description: "a new description of this bench listing" }) },
     { name: "DELETE /listings/{id}, junk signature", method: "DELETE", path: () => `/listings/${id()}`, body: junkSigned },
+    { name: "GET /kr-time, junk PAYMENT-SIGNATURE (in-process facilitator)", method: "GET", path: () => "/kr-time", headers: () => ({ "payment-signature": junkPayment(requirements) }) },
   ];
 }
 
@@ -78,7 +101,8 @@ function run(url: string, operation: Operation, connections: number, seconds = S
           ...request,
           method: operation.method,
           path: operation.path(),
-          ...(operation.body && { body: operation.body(), headers: { "content-type": "application/json" } }),
+          ...(operation.body && { body: operation.body() }),
+          headers: { ...(operation.body && { "content-type": "application/json" }), ...operation.headers?.() },
         }),
       },
     ],
@@ -92,7 +116,7 @@ const floodRows: Row[] = [];
 async function measure(databaseUrl: string, listingIds: string[], label: string, env: Record<string, string>, cwd?: string): Promise<void> {
   const server = await serve("app", [], { DATABASE_URL: databaseUrl, ...env }, cwd);
   try {
-    const ops = operations(listingIds);
+    const ops = operations(listingIds, await paymentRequirements(server.url));
     for (const operation of ops) await run(server.url, operation, 4, 1);
     for (const operation of ops) {
       const [mainBefore, totalBefore] = [requestThreadMs(server), server.cpuMs()];
