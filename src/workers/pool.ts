@@ -56,9 +56,10 @@ export function createWorkPool(options: { threads: number; maxQueue: number }): 
     idleTimeout: 60_000,
     // Each thread loads viem: a small heap is enough and keeps the instance's memory bounded.
     resourceLimits: { maxOldGenerationSizeMb: 64 },
-    // The lowest CPU priority (Linux nice 19, per thread): on a machine with few cores, a flood of
-    // recoveries gets only the CPU that the request thread leaves, instead of sharing it evenly.
-    niceIncrement: 19,
+    // A lower CPU priority (Linux nice 10, per thread): on a machine with few cores, a flood of
+    // recoveries gets little more than the CPU the request thread leaves, instead of an even share.
+    // Not 19: on a busy shared host that starves even an owner's own claim (and the thread's start).
+    niceIncrement: 10,
   });
   let running = 0;
   return {

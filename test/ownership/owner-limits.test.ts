@@ -19,7 +19,7 @@ async function claim(server: TestServer, id: string, body = junk()): Promise<{ s
   return { status: response.status, error: ((await response.json()) as { error: string }).error, retryAfter: response.headers.get("retry-after") };
 }
 
-describe("owner routes' CPU budget", () => {
+describe("owner routes' CPU budget", { timeout: 120_000 }, () => {
   it("refuses a client over OWNER_RATE_PER_CLIENT with 429 before reading its body or its signature", async () => {
     const server = await startTestServer({ LOAD_SEED: "true", OWNER_RATE_PER_CLIENT: "3" });
     try {
