@@ -1,7 +1,7 @@
 import type { Middleware } from "koa";
 import { HttpError } from "../contract/errors.js";
 import type { RouteMiddleware } from "../http/routes.js";
-import type { Services } from "../services.js";
+import type { ListingsAreaContext } from "../services.js";
 
 /**
  * A paying client over its seller-probe limit is refused before anything else is read: its body
@@ -11,7 +11,7 @@ import type { Services } from "../services.js";
  * /listings gets its challenge, and the free dry run meets the limit at the probe, after its body
  * is checked, so a malformed body is still told what is wrong with it.
  */
-function refuseOverProbeLimit(services: Pick<Services, "probe">): Middleware {
+function refuseOverProbeLimit(services: Pick<ListingsAreaContext, "probe">): Middleware {
   return async (ctx, next) => {
     if (ctx.get("payment-signature")) {
       const wait = await services.probe.clientWait(ctx.ip);
@@ -28,7 +28,7 @@ function refuseOverProbeLimit(services: Pick<Services, "probe">): Middleware {
  * for anyone who sends one: a client over OWNER_RATE_PER_CLIENT a minute is refused here, before
  * its body is read or any signature looked at, so a flood from one address costs a counter each.
  */
-function refuseOverOwnerLimit(services: Pick<Services, "work">): Middleware {
+function refuseOverOwnerLimit(services: Pick<ListingsAreaContext, "work">): Middleware {
   return async (ctx, next) => {
     const wait = await services.work.ownerPerClient.take(ctx.ip);
     if (wait > 0) {
@@ -41,7 +41,7 @@ function refuseOverOwnerLimit(services: Pick<Services, "work">): Middleware {
 }
 
 /** The middleware of particular operations, by canonical operation. */
-export function routeMiddleware(services: Pick<Services, "probe" | "work">): RouteMiddleware {
+export function routeMiddleware(services: Pick<ListingsAreaContext, "probe" | "work">): RouteMiddleware {
   const ownerLimit = refuseOverOwnerLimit(services);
   return {
     createListing: [refuseOverProbeLimit(services)],
