@@ -15,6 +15,7 @@ import type { Logger } from "./logger.js";
 import { marketFactsFor, setupPayments, type Payments } from "./payments/setup.js";
 import { SellerProbe } from "./probe/seller-probe.js";
 import { createProbeLimits } from "./probe/rate-limiter.js";
+import { createWorkPool } from "./workers/pool.js";
 import { collectProcessMetrics } from "./metrics.js";
 import { createReadiness } from "./readiness.js";
 import { redact } from "./storage/connection.js";
@@ -100,6 +101,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     logger,
     now,
   });
+  const work = { ownerPerClient: probeLimits.limit("owner:client", config.work.ownerPerClientPerMinute), pool: createWorkPool(config.work) };
   const probe = new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits);
   const market = marketFactsFor(config, payments);
   const health = createHealth({ store, probe, config: config.health, logger, now });
@@ -108,7 +110,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const listingReads = { ...catalog, health, usage };
   const mcp = { ...catalog, config, logger, probe };
   const contexts: AreaContexts = {
-    listings: { ...listingReads, config, logger, owners: repositories.owners, payments, probe, idempotency: repositories.idempotency },
+    listings: { ...listingReads, config, logger, owners: repositories.owners, payments, probe, idempotency: repositories.idempotency, work },
     catalog,
     feeds: catalog,
     mcp,
@@ -125,7 +127,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   await jobs.start();
   const router = await createRouter(contract, handlers, contexts);
   const responseCache = new ResponseCache(freshness);
-  const app = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, routeMiddleware: routeMiddleware({ probe }), trustProxy: config.trustProxy }).callback();
+  const app = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, routeMiddleware: routeMiddleware({ probe, work }), trustProxy: config.trustProxy }).callback();
   listener.current = createEntry({ logger, responseCache, app, accessLogSample: config.ops.accessLogSample });
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -148,6 +150,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
       clearTimeout(grace);
       await jobs.stop();
       await probeLimits.close();
+      await work.pool.close();
       await database.close();
       if (!options.payments) await payments.close();
     },
