@@ -3,6 +3,7 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import type { Config } from "./config.js";
 import { handlers } from "./handlers/index.js";
 import { CatalogFreshness } from "./catalog/freshness.js";
+import { catalogChangeFeedFor } from "./storage/catalog-notices.js";
 import { startMaintenance } from "./catalog/maintenance.js";
 import { createApp } from "./http/app.js";
 import { createEntry } from "./http/entry.js";
@@ -84,7 +85,8 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const contract = loadContract();
   const now = options.now ?? (() => new Date());
   const store = new ListingStore(database);
-  const freshness = new CatalogFreshness(store, now);
+  const catalogChanges = catalogChangeFeedFor(config.databaseUrl, { logger });
+  const freshness = new CatalogFreshness(store, now, catalogChanges);
   const usageRpcUrl = config.payments.chainRpcUrl ?? payments.facilitator.localChain?.rpcUrl ?? null;
   const usage = createUsageService({
     transactions: store.transactions,
@@ -142,6 +144,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
       await usage.close();
       await services.health.prober.stop();
       await probeLimits.close();
+      await catalogChanges?.close();
       await database.close();
       if (!options.payments) await payments.close();
     },
