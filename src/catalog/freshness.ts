@@ -1,5 +1,6 @@
 import type { CatalogChangeFeed } from "../storage/catalog-notices.js";
 import type { CatalogStamp, ListingStore } from "../storage/listing-store.js";
+import { StateMemo } from "../storage/state-memo.js";
 import { metrics } from "../metrics.js";
 
 export interface Freshness {
@@ -19,25 +20,33 @@ function tokenOf(stamp: CatalogStamp): string {
  */
 export const SHARED_STAMP_MAX_AGE_MS = 1_000;
 
+interface KeptStamp {
+  freshness: Freshness;
+  /** performance.now() when the read began. */
+  readAt: number;
+}
+
 /**
  * Knows, cheaply, whether rendered catalog documents are still current: a document depends on the
  * catalog version (bumped by every write) and on the next expiry (a listing vanishes then).
  *
  * - SQLite is one process's file: the stamp is kept in memory, re-read after this process writes
  *   or when the next expiry passes. No query per request.
- * - PostgreSQL is shared by many instances, each writing. With a change feed that is live (LISTEN,
- *   src/storage/catalog-notices.ts) the stamp is kept like SQLite's and dropped on any instance's
+ * - PostgreSQL is shared by many instances, each writing. While the change feed is live (LISTEN,
+ *   src/storage/catalog-notices.ts) the stamp is kept like SQLite's, dropped on any instance's
  *   change notice, and in any case after SHARED_STAMP_MAX_AGE_MS: every instance serves the same
  *   ETag within milliseconds of a commit, and within that bound should a notice be lost. While the
  *   feed is down the stamp is read on every check (one indexed statement), so a request that
  *   starts after any instance's commit sees it.
  */
 export class CatalogFreshness {
-  private cached: { freshness: Freshness; readAt: number } | undefined;
-  /** Bumped by every local write and change notice; a read that raced one is not kept. */
+  /**
+   * The stamp read in the current generation. A read that raced a write or a notice is kept under
+   * the generation it started in, which the change left behind: it is never served again.
+   */
+  private readonly stamps = new StateMemo({ maxWeight: 1 });
+  /** Bumped by every local write and every change notice (and when the feed goes live or down). */
   private generation = 0;
-  /** The stamp read under way, shared by the checks that arrive meanwhile (same generation only). */
-  private reading: { generation: number; promise: Promise<Freshness> } | undefined;
 
   constructor(
     private readonly store: ListingStore,
@@ -45,49 +54,42 @@ export class CatalogFreshness {
     private readonly feed?: CatalogChangeFeed,
     private readonly maxSharedAgeMs = SHARED_STAMP_MAX_AGE_MS,
   ) {
-    const invalidate = () => {
-      this.generation++;
-      this.cached = undefined;
-    };
-    store.onChange(invalidate);
-    feed?.onChange(invalidate);
+    store.onChange(() => this.generation++);
+    feed?.onChange(() => this.generation++);
   }
 
   private get shared(): boolean {
     return this.store.kind === "postgres";
   }
 
-  /** Whether a stamp read now may be kept (SQLite always; PostgreSQL only while notices arrive). */
-  private get keepable(): boolean {
-    return !this.shared || this.feed?.live === true;
+  /** The memo's state for a stamp read now, or undefined when it may not be kept (PostgreSQL without notices). */
+  private get state(): string | undefined {
+    return !this.shared || this.feed?.live === true ? `generation ${this.generation}` : undefined;
   }
 
   /** The current freshness, or undefined when it must be read (then call `current()`). */
   peek(): Freshness | undefined {
-    const cached = this.cached;
-    if (!cached || !this.keepable) return undefined;
-    if (this.shared && performance.now() - cached.readAt >= this.maxSharedAgeMs) return undefined;
-    const next = cached.freshness.stamp.nextExpiry;
-    return next && this.now() >= next ? undefined : cached.freshness;
+    const state = this.state;
+    if (state === undefined) return undefined;
+    const known = this.stamps.known<KeptStamp>(state, "stamp");
+    if (!known) return undefined;
+    if (this.shared && performance.now() - known.readAt >= this.maxSharedAgeMs) return undefined;
+    const next = known.freshness.stamp.nextExpiry;
+    return next && this.now() >= next ? undefined : known.freshness;
   }
 
   async current(): Promise<Freshness> {
     const known = this.peek();
     if (known) return known;
-    const generation = this.generation;
-    if (this.reading?.generation === generation && this.keepable) return this.reading.promise;
-    const readAt = performance.now();
-    const promise = this.store.catalogStamp(this.now()).then((stamp) => {
+    const state = this.state;
+    // Known but past its next expiry or its age: read again.
+    if (state !== undefined && this.stamps.known(state, "stamp")) this.stamps.forget(state, "stamp");
+    const kept = await this.stamps.get<KeptStamp>(state, "stamp", async () => {
+      const readAt = performance.now();
+      const stamp = await this.store.catalogStamp(this.now());
       metrics.catalogStampReads.inc();
-      const freshness = { token: tokenOf(stamp), stamp };
-      if (generation === this.generation && this.keepable) this.cached = { freshness, readAt };
-      return freshness;
+      return { freshness: { token: tokenOf(stamp), stamp }, readAt };
     });
-    this.reading = { generation, promise };
-    const clear = () => {
-      if (this.reading?.promise === promise) this.reading = undefined;
-    };
-    promise.then(clear, clear);
-    return promise;
+    return kept.freshness;
   }
 }
