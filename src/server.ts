@@ -10,7 +10,7 @@ import { routeMiddleware } from "./handlers/route-middleware.js";
 import { answerFramingErrorsWithJson, refuseMissingHost } from "./http/framing-errors.js";
 import { ResponseCache } from "./http/response-cache.js";
 import { loadContract } from "./contract/load.js";
-import type { Services } from "./services.js";
+import type { AreaContexts } from "./services.js";
 import { createRouter, type Router } from "./http/router.js";
 import type { Logger } from "./logger.js";
 import { marketFactsFor, setupPayments, type Payments } from "./payments/setup.js";
@@ -35,7 +35,7 @@ export interface RunningServer {
   database: Database;
   server: Server;
   router: Router;
-  services: Services;
+  contexts: AreaContexts;
   /** Every store, built once (src/storage/repositories.ts). */
   repositories: Repositories;
   /** The background jobs (src/background-jobs.ts), started with the server and stopped by close(). */
@@ -103,30 +103,31 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     now,
   });
   const probe = new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits);
-  const services: Services = {
-    config,
-    logger,
-    contract,
-    market: marketFactsFor(config, payments),
-    store,
-    owners: repositories.owners,
-    freshness,
-    payments,
-    probe,
-    health: createHealth({ store, probe, config: config.health, logger, now }),
-    idempotency: repositories.idempotency,
-    now,
-    readiness: createReadiness({ database, payments }),
-    usage,
+  const market = marketFactsFor(config, payments);
+  const health = createHealth({ store, probe, config: config.health, logger, now });
+  const documents = { market, contract };
+  const catalog = { ...documents, store, freshness, now };
+  const listingReads = { ...catalog, health, usage };
+  const mcp = { ...catalog, config, logger, probe };
+  const contexts: AreaContexts = {
+    listings: { ...listingReads, config, logger, owners: repositories.owners, payments, probe, idempotency: repositories.idempotency },
+    catalog,
+    feeds: catalog,
+    mcp,
+    a2a: mcp,
+    documents,
+    demo: { ...documents, payments, now },
+    ops: { config, readiness: createReadiness({ database, payments }) },
+    web: listingReads,
   };
-  const jobs = createJobRegistry(backgroundJobs({ config, logger, now, store, market: services.market, chain: payments.chain, prober: services.health.prober, usage }), {
+  const jobs = createJobRegistry(backgroundJobs({ config, logger, now, store, market, chain: payments.chain, prober: health.prober, usage }), {
     logger,
     leases: repositories.leases,
   });
   await jobs.start();
-  const router = await createRouter(contract, handlers, services);
+  const router = await createRouter(contract, handlers, contexts);
   const responseCache = new ResponseCache(freshness);
-  const app = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, routeMiddleware: routeMiddleware(services), trustProxy: config.trustProxy }).callback();
+  const app = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, routeMiddleware: routeMiddleware({ probe }), trustProxy: config.trustProxy }).callback();
   listener.current = createEntry({ logger, responseCache, app, accessLogSample: config.ops.accessLogSample });
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -135,7 +136,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     database,
     server,
     router,
-    services,
+    contexts,
     repositories,
     jobs,
     close: async () => {

@@ -6,15 +6,15 @@ import { listDocument, searchDocument } from "../documents/discovery.js";
 import { foreignDocument } from "../documents/foreign.js";
 import { statusDocument } from "../documents/status.js";
 import { catalogCounts, catalogState, foreignPage, listPage, searchPage, type ListQuery, type SearchQuery } from "../queries/catalog.js";
-import type { Handler, Services } from "../services.js";
+import type { CatalogAreaContext, Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
-async function renderList(query: ListQuery, services: Services) {
+async function renderList(query: ListQuery, services: CatalogAreaContext) {
   const state = await catalogState(services);
   return taggedJson(listDocument(services, await listPage(services, state, query)), state.token);
 }
 
-async function renderSearch(query: SearchQuery, route: "catalog" | "search", services: Services) {
+async function renderSearch(query: SearchQuery, route: "catalog" | "search", services: CatalogAreaContext) {
   const state = await catalogState(services);
   return taggedJson(searchDocument(services, await searchPage(services, state, query, route)), state.token);
 }

@@ -3,10 +3,10 @@ import { SYNDICATION_SIZE, atomFeed, feedDocument, rssFeed } from "../documents/
 import { taggedJson, taggedText } from "../contract/rendered.js";
 import { HttpError } from "../contract/errors.js";
 import { catalogState, feedRows } from "../queries/catalog.js";
-import type { Handler, Services } from "../services.js";
+import type { CatalogAreaContext, Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
-async function newestForeign(services: Services, since: Date | undefined, limit: number, health?: "any" | "healthy" | "unhealthy" | "drifted") {
+async function newestForeign(services: CatalogAreaContext, since: Date | undefined, limit: number, health?: "any" | "healthy" | "unhealthy" | "drifted") {
   const state = await catalogState(services);
   const rows = await feedRows(services, { since, limit, health });
   return { ...state, rows };

@@ -3,9 +3,9 @@
 import { HttpError } from "../contract/errors.js";
 import { claimListing, delistListing, refreshListing, signingDocument, updateListing, type HealthRecorder, type OwnershipDeps } from "../listing/ownership.js";
 import type { ListingChanges } from "../listing/owner-typed-data.js";
-import type { Handler, Services } from "../services.js";
+import type { Handler, ListingsAreaContext } from "../services.js";
 
-function ownershipDeps({ owners, probe, market, now }: Services): OwnershipDeps {
+function ownershipDeps({ owners, probe, market, now }: ListingsAreaContext): OwnershipDeps {
   return { owners, probe, market, now };
 }
 
@@ -13,7 +13,7 @@ function ownershipDeps({ owners, probe, market, now }: Services): OwnershipDeps 
  * An update's probe of its new terms (signed by the owner) counts like a round's; a free refresh's is
  * a health sample that counts only when the listing is due (src/health/health.ts).
  */
-function healthRecorder({ health }: Services, kind: "update" | "refresh"): HealthRecorder {
+function healthRecorder({ health }: ListingsAreaContext, kind: "update" | "refresh"): HealthRecorder {
   const record = kind === "update" ? health.recordProbe : health.recordRefresh;
   return async (listing, attempt, latencyMs, now) => {
     await record(listing.id, attempt.ok ? { ok: true, latencyMs } : { ok: false, code: attempt.code, latencyMs }, now);

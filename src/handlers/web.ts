@@ -14,7 +14,7 @@ import { pathWithQuery } from "../web/format.js";
 import { homePage, type HomeFilters } from "../web/home-page.js";
 import { listingPage, missingListingPage } from "../web/listing-page.js";
 import { sellPage } from "../web/sell-page.js";
-import type { Handler, Services } from "../services.js";
+import type { Handler, ListingReadContext } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
 type HomeQuery = NonNullable<operations["getHomePage"]["parameters"]["query"]>;
@@ -47,7 +47,7 @@ function filtersOf(query: HomeQuery): HomeFilters {
  * The document the home page shows and its address: the catalog (`/bazaar.json`) read as its
  * handler reads it, or with a search text the search (`/discovery/search`).
  */
-async function homeDocument(filters: HomeFilters, services: Services, state: CatalogState) {
+async function homeDocument(filters: HomeFilters, services: ListingReadContext, state: CatalogState) {
   const { limit, offset } = filters;
   const trust = {
     network: filters.network || undefined,

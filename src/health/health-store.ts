@@ -12,6 +12,7 @@ import { DAY_MS } from "../constants.js";
 import {
   addLatency,
   applyProbe,
+  applySampleOnly,
   HEALTH_DAYS_KEPT,
   healthSummary,
   histogramMedianMs,
@@ -64,7 +65,7 @@ export type { HealthCounts };
  * How a probe counts toward the health rules: `always` (a round's, an owner's update), `afresh` (the
  * listing-time sample: health starts over from it), `when_due` (a refresh anyone may ask for: it
  * stands in for the round only when the listing is due and no round holds it; otherwise it is a
- * sample only, shown in lastProbes and the uptime, that moves no state).
+ * sample only (applySampleOnly), shown in lastProbes and the uptime, that moves no consecutive count).
  */
 export type ProbeCounts = "always" | "afresh" | "when_due";
 
@@ -148,9 +149,9 @@ export class HealthStore {
   }
 
   /**
-   * Records a batch of probes: each listing's health row (only while `holder` still holds its lease),
-   * its day, and what the catalog shows, in one transaction with one version bump when anything
-   * shown changed. Returns how many listings' published health changed.
+   * Records a batch of probes: each listing's health row (ending `holder`'s lease on it), its day, and
+   * what the catalog shows, in one transaction with one version bump when anything shown changed.
+   * Returns how many listings' published health changed.
    */
   record(holder: string, probed: ProbedListing[], now: Date, options: ScheduleOptions): Promise<number> {
     return this.write(holder, probed.map(({ claimed, outcome, at }) => ({ listingId: claimed.listingId, outcome, at, counts: "always" as const })), now, options);
@@ -191,8 +192,9 @@ export class HealthStore {
         const row = current.get(listingId)!;
         const stored = healthStateOf(row);
         const counted = counts !== "when_due" || standsInForRound(row, at);
-        const applied = applyProbe(counts === "afresh" ? { ...NEW_HEALTH, recentProbes: stored.recentProbes } : stored, outcome, at, options.rules);
-        const state: HealthState = counted ? applied : { ...applied, status: stored.status, consecutiveFailures: stored.consecutiveFailures, consecutiveSuccesses: stored.consecutiveSuccesses };
+        const state = counted
+          ? applyProbe(counts === "afresh" ? { ...NEW_HEALTH, recentProbes: stored.recentProbes } : stored, outcome, at, options.rules)
+          : applySampleOnly(stored, outcome, at, options.rules);
         const summary = healthSummary(state, withProbe(totals.get(listingId), outcome.ok), now);
         const histogram = outcome.ok ? addLatency(histogramOf(today.get(listingId)), outcome.latencyMs) : histogramOf(today.get(listingId));
         const shown = { status: String(row.healthStatus), summary: jsonOf(row.healthSummary) };

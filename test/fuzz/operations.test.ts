@@ -111,9 +111,9 @@ describe.each(testDatabaseKinds())("every operation of the contract, fuzzed ($ki
     server = await startTestServer({ DATABASE_URL: db.url });
     client = new RawClient(Number(new URL(server.url).port));
     const random = seededRandom(SEED);
-    ctx = { document, random, maxBodyBytes: server.services.config.maxBodyBytes, payments: new Map(), tools: [], harvested: new Map() };
+    ctx = { document, random, maxBodyBytes: server.contexts.listings.config.maxBodyBytes, payments: new Map(), tools: [], harvested: new Map() };
     // A few rows, so that catalog answers render items and have a next page.
-    for (const description of SEEDED_DESCRIPTIONS) await server.services.store.createListing(listingInput({ description }), new Date());
+    for (const description of SEEDED_DESCRIPTIONS) await server.contexts.listings.store.createListing(listingInput({ description }), new Date());
     await paymentsFor(ctx, random);
     for (const operation of operations) await harvest(ctx, operation);
     for (const operation of operations.filter((candidate) => candidate.jsonRpc)) ctx.tools.push(...(await toolsOf(ctx, operation)));
@@ -132,7 +132,7 @@ describe.each(testDatabaseKinds())("every operation of the contract, fuzzed ($ki
         ["exception text", "Error:"],
       ],
       // /facilitator.json names the facilitator on purpose; no error may.
-      forbiddenInErrors: [["the facilitator URL", server.services.payments.facilitator.url ?? ""]],
+      forbiddenInErrors: [["the facilitator URL", server.contexts.listings.payments.facilitator.url ?? ""]],
     };
     before = await saved();
   }, 60_000);

@@ -31,7 +31,7 @@ describe.skipIf(!postgres)("a batch that outlives its lease, two instances on Po
   beforeAll(async () => {
     first = await startCatalogServer(postgres!, ENV);
     second = await startTestServer({ ...ENV, DATABASE_URL: first.db.url }, { now: first.clock.now });
-    seller = await startHealthSeller(paying(first.server.services.market.asset));
+    seller = await startHealthSeller(paying(first.server.contexts.listings.market.asset));
     for (let i = 0; i < 3; i++) ids.push((await first.list({ resource: `${seller.url}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id);
   });
   afterAll(async () => {
@@ -46,14 +46,14 @@ describe.skipIf(!postgres)("a batch that outlives its lease, two instances on Po
   };
 
   it("records every probe the seller received exactly once", async () => {
-    const asset = first.server.services.market.asset;
+    const asset = first.server.contexts.listings.market.asset;
     seller.answer = () => ({ ...paying(asset)(), delayMs: SLOW_MS });
     first.clock.advance(ROUND_MS);
-    const firstRound = first.server.services.health.prober.runRound();
+    const firstRound = first.server.contexts.listings.health.prober.runRound();
     // The first instance has claimed all three and its probes are at the seller; then its leases run out.
     await until(() => seller.visits.length >= 1, "the first instance's probes");
     first.clock.advance(LEASE_MS + 1000);
-    const secondRound = second.services.health.prober.runRound();
+    const secondRound = second.contexts.listings.health.prober.runRound();
     const [a, b] = await Promise.all([firstRound, secondRound]);
     expect(a.probed).toBe(3);
     expect(b.probed).toBe(3);

@@ -24,9 +24,9 @@ describe.each(databaseKinds)("refreshes from a stranger on $kind", { timeout: 18
 
   beforeAll(async () => {
     market = await startCatalogServer(kind, ENV);
-    seller = await startHealthSeller(paying(market.server.services.market.asset));
+    seller = await startHealthSeller(paying(market.server.contexts.listings.market.asset));
     id = (await market.list({ resource: `${seller.url}/api/tool`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id;
-    await market.server.services.health.prober.runRound();
+    await market.server.contexts.listings.health.prober.runRound();
   });
   afterAll(async () => {
     await market?.close();
@@ -41,7 +41,7 @@ describe.each(databaseKinds)("refreshes from a stranger on $kind", { timeout: 18
   };
   const round = async () => {
     market.clock.advance(ROUND_MS);
-    return market.server.services.health.prober.runRound();
+    return market.server.contexts.listings.health.prober.runRound();
   };
 
   it("three refreshes during an outage leave the listing healthy; the rounds still make it unhealthy after three failures", async () => {
@@ -67,7 +67,7 @@ describe.each(databaseKinds)("refreshes from a stranger on $kind", { timeout: 18
   });
 
   it("one passing refresh does not make an unhealthy listing healthy; the rounds' successes in a row do", async () => {
-    seller.answer = paying(market.server.services.market.asset);
+    seller.answer = paying(market.server.contexts.listings.market.asset);
     await refresh();
     const document = await documentOf(id);
     expect(document.lastProbes[0]?.ok).toBe(true);
@@ -88,7 +88,7 @@ describe.each(databaseKinds)("refreshes from a stranger on $kind", { timeout: 18
     const row = await market.server.database.prisma.listingHealth.findUniqueOrThrow({ where: { listingId: id } });
     expect(row.consecutiveFailures).toBe(1);
     expect(row.nextProbeAt.getTime()).toBeGreaterThan(market.clock.now().getTime());
-    expect((await market.server.services.health.prober.runRound()).probed).toBe(0);
-    seller.answer = paying(market.server.services.market.asset);
+    expect((await market.server.contexts.listings.health.prober.runRound()).probed).toBe(0);
+    seller.answer = paying(market.server.contexts.listings.market.asset);
   });
 });

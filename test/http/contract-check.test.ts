@@ -29,8 +29,8 @@ describe("the contract check of every test-server answer", () => {
 
   beforeAll(async () => {
     // The router takes each handler when the server starts: replace getStatus before that.
-    vi.spyOn(handlers, "getStatus").mockImplementation(async (_input, services) => {
-      const { token } = await services.freshness.current();
+    vi.spyOn(handlers, "getStatus").mockImplementation(async (_input, contexts) => {
+      const { token } = await contexts.catalog.freshness.current();
       const reply = taggedJson(wrong.body, token);
       if (!wrong.etag) delete (reply.headers as Partial<typeof reply.headers>).ETag;
       return { ...reply, status: wrong.status, cacheToken: wrong.cache ? token : undefined } as unknown as Reply<"getStatus">;

@@ -168,7 +168,7 @@ describe("GET /metrics", () => {
   it("is listed in no catalog document", async () => {
     for (const path of ["/crawl.json", "/llms.txt", "/discovery", "/linkset.json"]) {
       const text = await (await get(path)).text();
-      for (const route of ["/metrics", "/livez", "/readyz"]) expect(text, path).not.toContain(`${server.services.config.publicBaseUrl}${route}`);
+      for (const route of ["/metrics", "/livez", "/readyz"]) expect(text, path).not.toContain(`${server.contexts.listings.config.publicBaseUrl}${route}`);
     }
   });
 });

@@ -33,7 +33,7 @@ describe.skipIf(!postgres)("usage indexer, two instances on PostgreSQL", () => {
     first = await startTestServer({ ...ENV, DATABASE_URL: db.url }, { payments });
     second = await startTestServer({ ...ENV, DATABASE_URL: db.url }, { payments });
     const payTo = privateKeyToAccount(generatePrivateKey()).address;
-    listingId = (await first.services.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date())).id;
+    listingId = (await first.contexts.listings.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date())).id;
     seller = await startPaidSeller(chain, { payTo, priceAtomic: "10000", gasKey: chain.buyers[2]!.privateKey });
   }, 60_000);
 
@@ -65,7 +65,7 @@ describe.skipIf(!postgres)("usage indexer, two instances on PostgreSQL", () => {
     // The other instance, asked again while the lease is held, still does not index.
     const other = ran[0] === first ? second : first;
     expect(await runUsagePass(other)).toBeNull();
-    expect(await first.services.store.transactions.db.prisma.usageTransfer.count()).toBe(1);
+    expect(await first.contexts.listings.store.transactions.db.prisma.usageTransfer.count()).toBe(1);
     // The instance that did not write hears of the commit by change notice (PostgreSQL), within the 1 s staleness bound.
     await expect.poll(() => callsSeenBy(first), { timeout: 15_000 }).toBe(1);
     await expect.poll(() => callsSeenBy(second), { timeout: 15_000 }).toBe(1);

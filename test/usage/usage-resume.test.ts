@@ -36,7 +36,7 @@ describe("usage indexer interrupted mid-pass", () => {
     server = await startTestServer(env, { payments });
     payTo = privateKeyToAccount(generatePrivateKey()).address;
     seller = await startPaidSeller(chain, { payTo, priceAtomic: "10000", gasKey: chain.buyers[1]!.privateKey });
-    listingId = (await server.services.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date(Date.now() - 3_600_000))).id;
+    listingId = (await server.contexts.listings.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date(Date.now() - 3_600_000))).id;
     for (let sale = 0; sale < SALES; sale++) {
       const response = await payingFetch(chain, chain.buyers[0]!.privateKey)(`${seller.url}/answer`, { method: "POST" });
       expect(response.status).toBe(200);
@@ -53,7 +53,7 @@ describe("usage indexer interrupted mid-pass", () => {
   });
 
   it("keeps rows and checkpoint together, and a new instance resumes without counting twice", async () => {
-    const prisma = server.services.store.transactions.db.prisma;
+    const prisma = server.contexts.listings.store.transactions.db.prisma;
     const head = await chain.publicClient.getBlockNumber();
     const running = runUsagePass(server);
     // Let two sales' chunks commit, then the node fails every log query from here on.
@@ -77,7 +77,7 @@ describe("usage indexer interrupted mid-pass", () => {
     server = await startTestServer(env, { payments });
     await runUsagePass(server);
     expect((await usageStore(server).checkpoint())!.blockNumber).toBe(head);
-    expect(await server.services.store.transactions.db.prisma.usageTransfer.count({ where: { payTo: payTo.toLowerCase() } })).toBe(SALES);
+    expect(await server.contexts.listings.store.transactions.db.prisma.usageTransfer.count({ where: { payTo: payTo.toLowerCase() } })).toBe(SALES);
     const document = (await (await server.fetch(`/listings/${listingId}`)).json()) as { item: { metadata: { usage: { l30DaysTotalCalls: number; l30DaysUniquePayers: number } } } };
     expect(document.item.metadata.usage).toMatchObject({ l30DaysTotalCalls: SALES, l30DaysUniquePayers: 1 });
   });
