@@ -12,6 +12,8 @@ export interface Config {
   /** False when PUBLIC_BASE_URL was not set: the origin then follows the port actually bound. */
   publicBaseUrlExplicit: boolean;
   databaseUrl: string;
+  /** PostgreSQL: connections of the catalog read pool (src/storage/pg-reader.ts). */
+  databaseReadPoolSize: number;
   /** The marketplace wallet receiving listing fees; null until configured (development only). */
   marketplacePayTo: string | null;
   asset: string;
@@ -227,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     publicBaseUrlExplicit: Boolean(env.PUBLIC_BASE_URL),
     databaseUrl,
+    databaseReadPoolSize: integer("DATABASE_READ_POOL_SIZE", 6, 1, 100),
     marketplacePayTo,
     asset,
     network: NETWORK,

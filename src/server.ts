@@ -3,6 +3,7 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import type { Config } from "./config.js";
 import { handlers } from "./handlers/index.js";
 import { CatalogFreshness } from "./catalog/freshness.js";
+import { catalogChangeFeedFor } from "./storage/catalog-notices.js";
 import { createApp } from "./http/app.js";
 import { createEntry } from "./http/entry.js";
 import { routeMiddleware } from "./handlers/route-middleware.js";
@@ -78,7 +79,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const payments = options.payments ?? (await setupPayments(configIn, logger));
   const { applied } = await applyMigrations(configIn.databaseUrl);
   if (applied.length > 0) logger.info({ database: redact(configIn.databaseUrl), applied }, "applied migrations");
-  const database = await openDatabase(configIn.databaseUrl);
+  const database = await openDatabase(configIn.databaseUrl, { readPoolSize: configIn.databaseReadPoolSize });
   collectProcessMetrics();
   const probeLimits = await createProbeLimits(configIn.probe, { redisUrl: configIn.ops.redisUrl, keyPrefix: configIn.ops.redisKeyPrefix, logger });
   const listener: { current?: RequestListener } = {};
@@ -89,7 +90,8 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const now = options.now ?? (() => new Date());
   const repositories = createRepositories(database);
   const store = repositories.listings;
-  const freshness = new CatalogFreshness(store, now);
+  const catalogChanges = catalogChangeFeedFor(config.databaseUrl, { logger });
+  const freshness = new CatalogFreshness(store, now, catalogChanges);
   const usageRpcUrl = config.payments.chainRpcUrl ?? payments.facilitator.localChain?.rpcUrl ?? null;
   const usage = createUsageService({
     store: repositories.usage,
@@ -151,6 +153,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
       await jobs.stop();
       await probeLimits.close();
       await work.pool.close();
+      await catalogChanges?.close();
       await database.close();
       if (!options.payments) await payments.close();
     },
