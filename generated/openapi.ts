@@ -3836,6 +3836,8 @@ export type components = {
         ItemUsage: {
             /** @description The last block the counts include (decimal string). */
             currentToBlock: string;
+            /** @description The calls in `raw` that are not counted, by reason (a reason with none is absent). */
+            excluded: components["schemas"]["UsageExclusions"];
             /** Format: int32 */
             l30DaysTotalCalls: number;
             /** Format: int32 */
@@ -4537,6 +4539,8 @@ export type components = {
         SellerUsage: {
             /** @description The last block the counts include (decimal string). */
             currentToBlock: string;
+            /** @description The calls in `raw` that are not counted, by reason (a reason with none is absent). */
+            excluded: components["schemas"]["UsageExclusions"];
             /** Format: int32 */
             l30DaysTotalCalls: number;
             /** Format: int32 */
@@ -4673,7 +4677,7 @@ export type components = {
             /** @enum {string} */
             path: "/listings";
         };
-        /** @description Sales counts over the last 30 days. */
+        /** @description Sales counts over the last 30 days (filtered: unique payers count payers collapsed onto a common funding source once). */
         UsageCounts: {
             /** Format: int32 */
             l30DaysTotalCalls: number;
@@ -4693,6 +4697,52 @@ export type components = {
             /** Format: int32 */
             payers: number;
             volumeUsdc: string;
+        };
+        /**
+         * @description Calls of `raw` left out of the counts, by the first wash rule that removed them (the README's
+         *     "Wash filtering, exactly").
+         */
+        UsageExclusions: {
+            /**
+             * Format: int32
+             * @description Payers funded from one source (one or two hops back) that sends to nobody else.
+             */
+            common_funding?: number;
+            /**
+             * Format: int32
+             * @description The payer is the marketplace wallet.
+             */
+            marketplace?: number;
+            /**
+             * Format: int32
+             * @description No EIP-3009 authorization by the payer in the transaction: a plain token transfer, not an x402 payment.
+             */
+            not_x402_authorization?: number;
+            /**
+             * Format: int32
+             * @description Waiting for a read: the transaction, or the funding behind the payer (counted or removed on a later pass).
+             */
+            pending?: number;
+            /**
+             * Format: int32
+             * @description The payer is the seller.
+             */
+            self_payment?: number;
+            /**
+             * Format: int32
+             * @description The authorization was submitted by the payer or the seller itself, not by a facilitator.
+             */
+            self_submitted?: number;
+            /**
+             * Format: int32
+             * @description The seller funded the payer (directly, or through a wallet that pays only the seller's payers).
+             */
+            seller_funded?: number;
+            /**
+             * Format: int32
+             * @description An amount none of the seller's live listings costs (not checked on chain, not a sale).
+             */
+            unlisted_amount?: number;
         };
         /** @description Where the usage indexer stands: the counts include every block up to currentToBlock. */
         UsageIndexerState: {

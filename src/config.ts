@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { isAddress, type Hex } from "viem";
 import { BASE_USDC, NETWORK, type Network, USDC_DOMAIN } from "./constants.js";
 
@@ -11,6 +12,8 @@ export interface Config {
   /** False when PUBLIC_BASE_URL was not set: the origin then follows the port actually bound. */
   publicBaseUrlExplicit: boolean;
   databaseUrl: string;
+  /** PostgreSQL: connections of the catalog read pool (src/storage/pg-reader.ts). */
+  databaseReadPoolSize: number;
   /** The marketplace wallet receiving listing fees; null until configured (development only). */
   marketplacePayTo: string | null;
   asset: string;
@@ -25,6 +28,7 @@ export interface Config {
   payments: PaymentsConfig;
   probe: ProbeConfig;
   ops: OpsConfig;
+  work: WorkConfig;
   health: HealthConfig;
   usage: UsageConfig;
 }
@@ -43,6 +47,16 @@ export interface UsageConfig {
   addressBatch: number;
   /** While catching up, the indexer rests this many times as long as each chunk took: requests keep the event loop. */
   catchUpRest: number;
+}
+
+/** The CPU budget of requests anyone can send (src/workers/, src/handlers/route-middleware.ts). */
+export interface WorkConfig {
+  /** Owner requests (sign, claim, update, delist, refresh) per minute per client address, checked before any signature work. */
+  ownerPerClientPerMinute: number;
+  /** Worker threads for signature recovery; 0 recovers on the request thread (no pool). */
+  threads: number;
+  /** Signature recoveries waiting for a thread, at most; more are refused at once with 503 busy. */
+  maxQueue: number;
 }
 
 /** The listing re-probe (src/health/): schedule, politeness, and the health state rules. */
@@ -182,6 +196,11 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push("TOKEN_NAME and TOKEN_VERSION are required in production when ASSET_ADDRESS is not Base USDC: they are the token's EIP-712 domain that buyers sign against");
   }
   const ops = parseOps(env, problems);
+  const work: WorkConfig = {
+    ownerPerClientPerMinute: integer("OWNER_RATE_PER_CLIENT", 30, 1, 100_000),
+    threads: integer("WORKER_THREADS", Math.min(2, Math.max(1, availableParallelism() - 1)), 0, 64),
+    maxQueue: integer("WORKER_MAX_QUEUE", 64, 1, 100_000),
+  };
   const health: HealthConfig = {
     intervalMs: integer("HEALTH_PROBE_INTERVAL_MS", 15 * 60_000, 0, 7 * 24 * 3_600_000),
     failuresToUnhealthy: integer("HEALTH_FAILURES_TO_UNHEALTHY", 3, 1, 100),
@@ -210,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     publicBaseUrlExplicit: Boolean(env.PUBLIC_BASE_URL),
     databaseUrl,
+    databaseReadPoolSize: integer("DATABASE_READ_POOL_SIZE", 6, 1, 100),
     marketplacePayTo,
     asset,
     network: NETWORK,
@@ -221,6 +241,7 @@ export function loadConfig(env: Env = process.env): Config {
     payments,
     probe,
     ops,
+    work,
     health,
     usage,
   };

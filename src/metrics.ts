@@ -128,9 +128,24 @@ export const metrics = {
   }),
   databaseDuration: new Histogram({
     name: "x402_database_query_duration_seconds",
-    help: "Database statements through Prisma (and the readiness ping), by database kind",
+    help: "Database statements through Prisma, the PostgreSQL catalog read pool (and the readiness ping), by database kind",
     labelNames: ["database"] as const,
     buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  }),
+  catalogStampReads: new Counter({
+    name: "x402_catalog_stamp_reads_total",
+    help: "Reads of the catalog stamp (version and next expiry) from the database: on PostgreSQL about one a second per busy instance while change notices arrive, one per catalog read while they do not",
+    registers: [registry],
+  }),
+  catalogNoticesLive: new Gauge({
+    name: "x402_catalog_notices_live",
+    help: "1 while this instance LISTENs for catalog change notices (PostgreSQL), else 0",
+    registers: [registry],
+  }),
+  catalogNoticeReconnects: new Counter({
+    name: "x402_catalog_notice_reconnects_total",
+    help: "Times the catalog change-notice connection was lost (error, end or a failed keepalive) and opened again",
     registers: [registry],
   }),
   facilitatorDuration: new Histogram({

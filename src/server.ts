@@ -3,6 +3,7 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import type { Config } from "./config.js";
 import { handlers } from "./handlers/index.js";
 import { CatalogFreshness } from "./catalog/freshness.js";
+import { catalogChangeFeedFor } from "./storage/catalog-notices.js";
 import { createApp } from "./http/app.js";
 import { createEntry } from "./http/entry.js";
 import { routeMiddleware } from "./handlers/route-middleware.js";
@@ -15,6 +16,7 @@ import type { Logger } from "./logger.js";
 import { marketFactsFor, setupPayments, type Payments } from "./payments/setup.js";
 import { SellerProbe } from "./probe/seller-probe.js";
 import { createProbeLimits } from "./probe/rate-limiter.js";
+import { createWorkPool } from "./workers/pool.js";
 import { collectProcessMetrics } from "./metrics.js";
 import { createReadiness } from "./readiness.js";
 import { redact } from "./storage/connection.js";
@@ -77,7 +79,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const payments = options.payments ?? (await setupPayments(configIn, logger));
   const { applied } = await applyMigrations(configIn.databaseUrl);
   if (applied.length > 0) logger.info({ database: redact(configIn.databaseUrl), applied }, "applied migrations");
-  const database = await openDatabase(configIn.databaseUrl);
+  const database = await openDatabase(configIn.databaseUrl, { readPoolSize: configIn.databaseReadPoolSize });
   collectProcessMetrics();
   const probeLimits = await createProbeLimits(configIn.probe, { redisUrl: configIn.ops.redisUrl, keyPrefix: configIn.ops.redisKeyPrefix, logger });
   const listener: { current?: RequestListener } = {};
@@ -88,7 +90,8 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const now = options.now ?? (() => new Date());
   const repositories = createRepositories(database);
   const store = repositories.listings;
-  const freshness = new CatalogFreshness(store, now);
+  const catalogChanges = catalogChangeFeedFor(config.databaseUrl, { logger });
+  const freshness = new CatalogFreshness(store, now, catalogChanges);
   const usageRpcUrl = config.payments.chainRpcUrl ?? payments.facilitator.localChain?.rpcUrl ?? null;
   const usage = createUsageService({
     store: repositories.usage,
@@ -100,6 +103,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     logger,
     now,
   });
+  const work = { ownerPerClient: probeLimits.limit("owner:client", config.work.ownerPerClientPerMinute), pool: createWorkPool(config.work) };
   const probe = new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits);
   const market = marketFactsFor(config, payments);
   const health = createHealth({ store, probe, config: config.health, logger, now });
@@ -108,7 +112,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const listingReads = { ...catalog, health, usage };
   const mcp = { ...catalog, config, logger, probe };
   const contexts: AreaContexts = {
-    listings: { ...listingReads, config, logger, owners: repositories.owners, payments, probe, idempotency: repositories.idempotency },
+    listings: { ...listingReads, config, logger, owners: repositories.owners, payments, probe, idempotency: repositories.idempotency, work },
     catalog,
     feeds: catalog,
     mcp,
@@ -125,7 +129,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   await jobs.start();
   const router = await createRouter(contract, handlers, contexts);
   const responseCache = new ResponseCache(freshness);
-  const app = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, routeMiddleware: routeMiddleware({ probe }), trustProxy: config.trustProxy }).callback();
+  const app = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, routeMiddleware: routeMiddleware({ probe, work }), trustProxy: config.trustProxy }).callback();
   listener.current = createEntry({ logger, responseCache, app, accessLogSample: config.ops.accessLogSample });
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -148,6 +152,8 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
       clearTimeout(grace);
       await jobs.stop();
       await probeLimits.close();
+      await work.pool.close();
+      await catalogChanges?.close();
       await database.close();
       if (!options.payments) await payments.close();
     },

@@ -17,6 +17,8 @@ import type { ListingStore } from "./storage/listing-store.js";
 import type { OwnerStore } from "./storage/owner-store.js";
 import type { PaymentIdempotencyStore } from "./storage/payment-idempotency-store.js";
 import type { UsageService } from "./usage/service.js";
+import type { Limit } from "./probe/rate-limiter.js";
+import type { WorkPool } from "./workers/pool.js";
 
 /** The catalog's reads and the documents that render them (catalog, feeds). */
 export interface CatalogAreaContext extends DocumentContext, CatalogQueryContext {}
@@ -40,6 +42,8 @@ export interface ListingsAreaContext extends ListingReadContext {
   /** Payment identifiers of POST /listings and their stored answers (src/listing/payment-idempotency.ts). */
   idempotency: PaymentIdempotencyStore;
   usage: UsageService;
+  /** The CPU budget of requests anyone can send: the owner routes' per-client limit and the signature worker pool. */
+  work: { ownerPerClient: Limit; pool: WorkPool };
 }
 
 /** The agent documents and the compiled contract, served byte for byte at /openapi.json. */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { routeTable } from "../../generated/operations.js";
 
 type DemoRoute = Extract<(typeof routeTable)[number], { area: "demo" }>;
@@ -45,3 +46,16 @@ export const DEMO_RESOURCES: { readonly [P in DemoPath]: SeedResource & { path: 
 };
 
 export const SEED_INVENTORY: readonly SeedResource[] = Object.values(DEMO_RESOURCES);
+
+/**
+ * A seed row's id, the same on every start and every instance: a name-based UUID (version 5 layout)
+ * of the route's method and path, never of the origin, so `/listing/{id}` links to a demo row keep
+ * working across restarts, port changes and a new PUBLIC_BASE_URL.
+ */
+export function seedListingId(item: Pick<SeedResource, "method" | "path">): string {
+  const hash = createHash("sha256").update(`x402-marketplace seed listing ${item.method} ${item.path}`).digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}

@@ -5,8 +5,8 @@ import { claimListing, delistListing, refreshListing, signingDocument, updateLis
 import type { ListingChanges } from "../listing/owner-typed-data.js";
 import type { Handler, ListingsAreaContext } from "../services.js";
 
-function ownershipDeps({ owners, probe, market, now }: ListingsAreaContext): OwnershipDeps {
-  return { owners, probe, market, now };
+function ownershipDeps({ owners, probe, market, work, now }: ListingsAreaContext): OwnershipDeps {
+  return { owners, probe, market, signatures: work.pool, now };
 }
 
 /**

@@ -23,7 +23,32 @@ function refuseOverProbeLimit(services: Pick<ListingsAreaContext, "probe">): Mid
   };
 }
 
+/**
+ * The owner routes cost a signature recovery (5-15 ms of CPU, in the worker pool) or a probe each,
+ * for anyone who sends one: a client over OWNER_RATE_PER_CLIENT a minute is refused here, before
+ * its body is read or any signature looked at, so a flood from one address costs a counter each.
+ */
+function refuseOverOwnerLimit(services: Pick<ListingsAreaContext, "work">): Middleware {
+  return async (ctx, next) => {
+    const wait = await services.work.ownerPerClient.take(ctx.ip);
+    if (wait > 0) {
+      throw new HttpError(429, "rate_limited", `too many owner requests (sign, claim, update, delist, refresh) from ${ctx.ip}; retry in ${wait} s. Nothing was changed.`, undefined, {
+        "Retry-After": String(wait),
+      });
+    }
+    await next();
+  };
+}
+
 /** The middleware of particular operations, by canonical operation. */
-export function routeMiddleware(services: Pick<ListingsAreaContext, "probe">): RouteMiddleware {
-  return { createListing: [refuseOverProbeLimit(services)] };
+export function routeMiddleware(services: Pick<ListingsAreaContext, "probe" | "work">): RouteMiddleware {
+  const ownerLimit = refuseOverOwnerLimit(services);
+  return {
+    createListing: [refuseOverProbeLimit(services)],
+    getOwnerSigningData: [ownerLimit],
+    claimListing: [ownerLimit],
+    updateListing: [ownerLimit],
+    delistListing: [ownerLimit],
+    refreshListing: [ownerLimit],
+  };
 }

@@ -8,7 +8,7 @@
 //   instance loses there); an update's price or method change then needs a passing probe (422).
 // Anyone may refresh a live listing: a probe now, within the per-client probe limit.
 import { randomBytes } from "node:crypto";
-import { getAddress, recoverTypedDataAddress, toHex, type Hex } from "viem";
+import { getAddress, toHex, type Hex, type TypedDataDefinition } from "viem";
 import type { components } from "../../generated/openapi.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
 import { HttpError } from "../contract/errors.js";
@@ -18,6 +18,7 @@ import type { ProbeAttempt, SellerProbe } from "../probe/seller-probe.js";
 import { normalizePrice, type Listing } from "../storage/listing-store.js";
 import { ListingConflictError, NonceUsedError, type OwnerStore, type SpentNonce, type StoredChanges } from "../storage/owner-store.js";
 import { CHAIN_ID } from "../constants.js";
+import { WorkBusyError, type WorkPool } from "../workers/pool.js";
 import { checkListingBody, fieldErrorsOf, probeCheck, reportOf } from "./listing-checks.js";
 import { OWNER_DEADLINE_MAX_SECONDS, ownerTypedData, type ListingChanges, type OwnerAction } from "./owner-typed-data.js";
 
@@ -37,6 +38,8 @@ export interface OwnershipDeps {
   owners: OwnerStore;
   probe: SellerProbe;
   market: MarketFacts;
+  /** Where signatures are recovered: a worker pool, off the request thread (src/workers/pool.ts). */
+  signatures: Pick<WorkPool, "recoverTypedDataAddress">;
   now(): Date;
 }
 
@@ -107,12 +110,8 @@ async function authorize(action: OwnerAction, listing: Listing, body: SignedBody
     throw new HttpError(403, "deadline_too_far", `The deadline may be at most ${OWNER_DEADLINE_MAX_SECONDS} seconds ahead. Nothing was changed.`);
   }
   const typedData = ownerTypedData(deps.market.name, action, listing.id, { nonce: body.nonce as Hex, deadline: body.deadline }, changes);
-  let signer: string;
-  try {
-    signer = await recoverTypedDataAddress({ ...typedData, message: { ...typedData.message, deadline: BigInt(body.deadline) }, signature: body.signature as Hex });
-  } catch {
-    throw new HttpError(403, "not_owner", "The signature is not a valid ECDSA signature of this operation's typed data. Nothing was changed.");
-  }
+  const signer = await recovered(deps, { ...typedData, message: { ...typedData.message, deadline: BigInt(body.deadline) } } as unknown as TypedDataDefinition, body.signature as Hex);
+  if (signer === null) throw new HttpError(403, "not_owner", "The signature is not a valid ECDSA signature of this operation's typed data. Nothing was changed.");
   if (getAddress(signer) !== getAddress(listing.sellerPayTo)) {
     throw new HttpError(
       403,
@@ -123,6 +122,18 @@ async function authorize(action: OwnerAction, listing: Listing, body: SignedBody
   }
   if (await deps.owners.nonceUsed(body.nonce)) throw nonceUsed(body.nonce);
   return { nonce: body.nonce, action, signer: getAddress(signer) };
+}
+
+/** The signer, recovered off the request thread; 503 when too many recoveries already wait. */
+async function recovered(deps: OwnershipDeps, typedData: TypedDataDefinition, signature: Hex): Promise<string | null> {
+  try {
+    return await deps.signatures.recoverTypedDataAddress(typedData, signature);
+  } catch (error) {
+    if (!(error instanceof WorkBusyError)) throw error;
+    throw new HttpError(503, "busy", `Too many signatures are being checked right now; retry in ${error.retryAfterSeconds} s. Nothing was changed.`, undefined, {
+      "Retry-After": String(error.retryAfterSeconds),
+    });
+  }
 }
 
 function nonceUsed(nonce: string): HttpError {

@@ -68,6 +68,8 @@ export interface ProbeLimits {
   perHost: Limit;
   /** Where the counts live, for logs and tests. */
   kind: "memory" | "redis";
+  /** Another limit kept where these are (the owner routes' per-client limit): `name` is its key prefix. */
+  limit(name: string, perMinute: number): Limit;
   close(): Promise<void>;
 }
 
@@ -82,10 +84,31 @@ function memoryLimit(perMinute: number): Limit {
 
 /** Per-instance limits in memory: the default, without REDIS_URL. */
 export function memoryProbeLimits(rates: { perClientPerMinute: number; perHostPerMinute: number }): ProbeLimits {
-  return { perClient: memoryLimit(rates.perClientPerMinute), perHost: memoryLimit(rates.perHostPerMinute), kind: "memory", close: async () => {} };
+  return { perClient: memoryLimit(rates.perClientPerMinute), perHost: memoryLimit(rates.perHostPerMinute), kind: "memory", limit: (_name, perMinute) => memoryLimit(perMinute), close: async () => {} };
 }
 
 const secondsOf = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+/**
+ * The longest one decision waits for Redis before this instance's own limit decides instead: a
+ * Redis that accepts connections but stops answering must not hold every limited request.
+ */
+export const REDIS_DECISION_TIMEOUT_MS = 100;
+
+class RedisTimeout extends Error {
+  constructor() {
+    super(`Redis did not answer within ${REDIS_DECISION_TIMEOUT_MS} ms`);
+  }
+}
+
+function withinDecisionTimeout<T>(call: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RedisTimeout()), REDIS_DECISION_TIMEOUT_MS);
+  });
+  // A late answer (or error) of the abandoned call is ignored.
+  call.catch(() => {});
+  return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
+}
 /** How often an unreachable Redis is logged while it stays unreachable. */
 const OUTAGE_LOG_INTERVAL_MS = 60_000;
 
@@ -93,7 +116,8 @@ const OUTAGE_LOG_INTERVAL_MS = 60_000;
  * Limits shared by every instance through Redis (rate-limiter-flexible: `points` per 60 s window
  * per key, counted atomically in Redis). When Redis does not answer, each decision falls back to
  * this instance's memory limiter (fail open: probes keep their per-instance limit, never none),
- * logged once a minute and counted in x402_rate_limiter_fallbacks_total.
+ * logged once a minute and counted in x402_rate_limiter_fallbacks_total. So does a decision Redis
+ * has not answered within REDIS_DECISION_TIMEOUT_MS.
  */
 class SharedLimits implements ProbeLimits {
   readonly kind = "redis" as const;
@@ -105,21 +129,25 @@ class SharedLimits implements ProbeLimits {
     private readonly redis: Redis,
     private readonly library: RateLimiterLibrary,
     rates: { perClientPerMinute: number; perHostPerMinute: number },
-    keyPrefix: string,
+    private readonly keyPrefix: string,
     private readonly logger: Logger,
   ) {
-    this.perClient = this.limit(`${keyPrefix}probe:client`, rates.perClientPerMinute);
-    this.perHost = this.limit(`${keyPrefix}probe:host`, rates.perHostPerMinute);
+    this.perClient = this.shared(`${keyPrefix}probe:client`, rates.perClientPerMinute);
+    this.perHost = this.shared(`${keyPrefix}probe:host`, rates.perHostPerMinute);
   }
 
-  private limit(keyPrefix: string, perMinute: number): Limit {
+  limit(name: string, perMinute: number): Limit {
+    return this.shared(`${this.keyPrefix}${name}`, perMinute);
+  }
+
+  private shared(keyPrefix: string, perMinute: number): Limit {
     const { RateLimiterRedis: Limiter, RateLimiterRes: Refusal } = this.library;
     const shared = new Limiter({ storeClient: this.redis, keyPrefix, points: perMinute, duration: 60, rejectIfRedisNotReady: true });
     const local = new TokenBuckets(perMinute);
     return {
       take: async (key) => {
         try {
-          await shared.consume(key, 1);
+          await withinDecisionTimeout(shared.consume(key, 1));
           return 0;
         } catch (outcome) {
           if (outcome instanceof Refusal) return secondsOf(outcome.msBeforeNext);
@@ -129,7 +157,7 @@ class SharedLimits implements ProbeLimits {
       },
       wait: async (key) => {
         try {
-          const state = await shared.get(key);
+          const state = await withinDecisionTimeout(shared.get(key));
           return state && state.consumedPoints >= perMinute ? secondsOf(state.msBeforeNext) : 0;
         } catch (error) {
           this.fellBack(error);
@@ -138,7 +166,7 @@ class SharedLimits implements ProbeLimits {
       },
       refund: async (key) => {
         try {
-          await shared.reward(key, 1);
+          await withinDecisionTimeout(shared.reward(key, 1));
         } catch (error) {
           this.fellBack(error);
           local.refund(key);
@@ -158,6 +186,17 @@ class SharedLimits implements ProbeLimits {
   async close(): Promise<void> {
     this.redis.disconnect();
   }
+}
+
+function withinStartTimeout(connecting: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  connecting.catch(() => {});
+  return Promise.race([
+    connecting,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("Redis did not become ready within 2 s")), 2_000);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** rate-limiter-flexible's classes, loaded with ioredis only when REDIS_URL is set. */
@@ -182,14 +221,15 @@ export async function createProbeLimits(
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
-    commandTimeout: 1_000,
+    commandTimeout: REDIS_DECISION_TIMEOUT_MS,
     retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
   });
   // Connection errors are reported by the fallback, once a minute; without a listener ioredis prints each.
   redis.on("error", () => {});
   redis.on("ready", () => shared.logger.info("shared rate limiter (REDIS_URL) connected"));
   try {
-    await redis.connect();
+    // A Redis that accepts the connection but never answers its ready check must not hold the start.
+    await withinStartTimeout(redis.connect());
   } catch (error) {
     shared.logger.warn({ err: (error as Error).message }, "shared rate limiter (REDIS_URL) unreachable at start; using this instance's limits until it answers");
   }

@@ -28,6 +28,7 @@ import {
   hasTrigrams,
   isSorted,
   sortedMatchPageSql,
+  sortedKeyAtSql,
   sortedPageSql,
   viewCountSql,
   type CatalogView,
@@ -118,7 +119,9 @@ export class CatalogReads {
       while (known > 0 && !this.isRemembered(token, keyName(known))) known--;
       const from = known > 0 ? await this.checkpointKey(walk, token, known, stride, step) : undefined;
       const [row] = await this.reader.rows(step(from, (checkpoint - known) * stride));
-      return row ? { listedAt: toDate(row.listedAt), id: String(row.id) } : undefined;
+      if (!row) return undefined;
+      const sortValue = row.sortValue === undefined ? undefined : typeof row.sortValue === "number" ? row.sortValue : BigInt(row.sortValue as bigint | string);
+      return { listedAt: toDate(row.listedAt), id: String(row.id), sortValue };
     });
   }
 
@@ -141,7 +144,10 @@ export class CatalogReads {
     const total = await this.viewTotal(view, now, token);
     if (request.offset >= total || request.limit === 0) return { rows: [], total };
     if (isSorted(view)) {
-      const rows = await this.reader.rows(sortedPageSql(this.kind, view, now, { skip: request.offset, limit: request.limit }));
+      // Seeks like the newest-first order, on checkpoints of the sorted order's own keys.
+      const walk = `${view.sort} ${viewKey(view)}`;
+      const { from, skip } = await this.seek(walk, token, request.offset, SEEK_STRIDE, (at, count) => sortedKeyAtSql(this.kind, view, now, at, count));
+      const rows = await this.reader.rows(sortedPageSql(this.kind, view, now, { from, skip, limit: request.limit }));
       return { rows: rows.map(toListing), total };
     }
     const { from, skip } = await this.seek(viewKey(view), token, request.offset, SEEK_STRIDE, (at, count) => keyAtSql(this.kind, view, now, at, count));

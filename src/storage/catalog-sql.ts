@@ -28,10 +28,12 @@ export interface CatalogView {
 
 export type CatalogSort = "newest" | "popular" | "price";
 
-/** A position in the newest-first order. */
+/** A position in a view's order: newest first, or a sorted view's (its sort column's value too). */
 export interface SeekKey {
   listedAt: Date;
   id: string;
+  /** calls30d (sort=popular) or priceMicros (sort=price) of the row at the position. */
+  sortValue?: number | bigint | undefined;
 }
 
 /** What a row is fetched by: SQLite's rowid (every index carries it), PostgreSQL's primary key. */
@@ -98,12 +100,33 @@ export function pageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: 
     ) ORDER BY ${NEWEST_FIRST}`;
 }
 
-/** `limit` rows of a sorted view (popular, price) from its `skip`-th: the skipped entries are stepped over in its sort index. */
-export function sortedPageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: { skip: number; limit: number }): Prisma.Sql {
+const SORT_COLUMN = { popular: "calls30d", price: "priceMicros" } as const;
+const sortColumnOf = (view: CatalogView) => Prisma.raw(`l."${SORT_COLUMN[view.sort as keyof typeof SORT_COLUMN]}"`);
+
+/**
+ * From `key` on (inclusive) in a sorted view's order. Most popular first is one direction throughout,
+ * a row comparison the sort index seeks to. Cheapest first runs price up but newest first within a
+ * price: the index range starts at the key's price, and the rows of that price listed after the key
+ * are stepped over.
+ */
+function sortedAtOrAfter(view: CatalogView, key: SeekKey | undefined): Prisma.Sql {
+  if (!key) return Prisma.empty;
+  if (view.sort === "popular") return Prisma.sql` AND (l."calls30d", l."listedAt", l."id") <= (${key.sortValue}, ${key.listedAt}, ${key.id})`;
+  return Prisma.sql` AND l."priceMicros" >= ${key.sortValue} AND (l."priceMicros" > ${key.sortValue} OR (l."listedAt", l."id") <= (${key.listedAt}, ${key.id}))`;
+}
+
+/** The key `skip` rows past `from` (inclusive) in a sorted view's order (an index-only step on its sort index). */
+export function sortedKeyAtSql(kind: DatabaseKind, view: CatalogView, now: Date, from: SeekKey | undefined, skip: number): Prisma.Sql {
+  return Prisma.sql`SELECT l."listedAt", l."id", ${sortColumnOf(view)} AS "sortValue" FROM "Listing" l${indexFor(kind, view)}
+    WHERE ${visible(view, now)}${sortedAtOrAfter(view, from)} ORDER BY ${orderOf(view)} LIMIT 1 OFFSET ${skip}`;
+}
+
+/** `limit` rows of a sorted view (popular, price) from `skip` rows past `from` (inclusive): the skipped entries are stepped over in its sort index. */
+export function sortedPageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: { from?: SeekKey | undefined; skip: number; limit: number }): Prisma.Sql {
   const key = rowKey(kind);
   const order = orderOf(view);
   return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${key} IN (
-      SELECT l.${key} FROM "Listing" l${indexFor(kind, view)} WHERE ${visible(view, now)} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.skip}
+      SELECT l.${key} FROM "Listing" l${indexFor(kind, view)} WHERE ${visible(view, now)}${sortedAtOrAfter(view, page.from)} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.skip}
     ) ORDER BY ${order}`;
 }
 

@@ -3,6 +3,7 @@
 // ListingStore and the trust stores (health, ownership, usage) all write through one instance.
 import type { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { Database } from "./database.js";
+import { CATALOG_CHANNEL } from "./catalog-notices.js";
 import { EPOCH } from "./listing-reads.js";
 import { StateMemo } from "./state-memo.js";
 
@@ -50,6 +51,8 @@ export class CatalogTransactions {
             ON CONFLICT ("id") DO UPDATE SET "version" = "CatalogState"."version"`;
           const { result, changed } = await fn(tx);
           if (changed) await tx.catalogState.update({ where: { id: 1 }, data: { version: { increment: 1 }, changedAt: now } });
+          // Delivered to every instance's listener at commit (catalog-notices.ts).
+          if (changed && this.kind === "postgres") await tx.$executeRaw`SELECT pg_notify(${CATALOG_CHANNEL}, current_schema())`;
           committedChange = changed;
           return result;
         },

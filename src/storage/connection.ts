@@ -48,20 +48,22 @@ export function createAdapterFactory(target: DatabaseTarget): PrismaBetterSqlite
     if (target.file !== ":memory:") mkdirSync(dirname(target.file), { recursive: true });
     return new PrismaBetterSqlite3({ url: target.file, timeout: SQLITE_BUSY_TIMEOUT_MS });
   }
-  return new PrismaPg(
-    {
-      connectionString: target.connectionString,
-      // adapter-pg writes DateTime parameters without an offset and reads timestamptz by
-      // overwriting the offset with +00:00: both are right only in a UTC session.
-      // Unqualified names in migrations and raw SQL resolve through search_path; public
-      // stays on it because that is where the pg_trgm operator classes live.
-      // random_page_cost 1.1 (default 4, priced for spinning disks): the catalog lives in memory or
-      // on SSD. At 4 the planner answered a search for 8 characters of a seller address with a
-      // sequential scan of every listing (57 ms at 20k listings) instead of the trigram indexes (7 ms).
-      options: target.schema
-        ? `-c TimeZone=UTC -c random_page_cost=1.1 -c search_path=${quoteIdent(target.schema).replaceAll(" ", "\\ ")},public`
-        : "-c TimeZone=UTC -c random_page_cost=1.1",
-    },
-    target.schema ? { schema: target.schema } : undefined,
-  );
+  return new PrismaPg({ connectionString: target.connectionString, options: pgSessionOptions(target) }, target.schema ? { schema: target.schema } : undefined);
+}
+
+/**
+ * The `options` of every PostgreSQL session the service opens (Prisma's pool, the catalog read pool,
+ * the LISTEN connection).
+ * adapter-pg writes DateTime parameters without an offset and reads timestamptz by overwriting the
+ * offset with +00:00: both are right only in a UTC session.
+ * Unqualified names in migrations and raw SQL resolve through search_path; public stays on it
+ * because that is where the pg_trgm operator classes live.
+ * random_page_cost 1.1 (default 4, priced for spinning disks): the catalog lives in memory or on
+ * SSD. At 4 the planner answered a search for 8 characters of a seller address with a sequential
+ * scan of every listing (57 ms at 20k listings) instead of the trigram indexes (7 ms).
+ */
+export function pgSessionOptions(target: { schema: string | undefined }): string {
+  return target.schema
+    ? `-c TimeZone=UTC -c random_page_cost=1.1 -c search_path=${quoteIdent(target.schema).replaceAll(" ", "\\ ")},public`
+    : "-c TimeZone=UTC -c random_page_cost=1.1";
 }

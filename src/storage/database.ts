@@ -1,5 +1,6 @@
 import type { PrismaClient } from "../../generated/prisma/sqlite/client.js";
 import { openSqliteReader, prismaReader, type CatalogReader } from "./catalog-reader.js";
+import { openPgReader } from "./pg-reader.js";
 import { createAdapterFactory, parseDatabaseUrl, type DatabaseKind } from "./connection.js";
 import { metrics } from "../metrics.js";
 
@@ -54,7 +55,7 @@ function createQueue(): <T>(fn: () => Promise<T>) => Promise<T> {
  * catalog reader's own connection is read-only: in WAL mode a reader takes no lock
  * that a writer waits for, nor waits for one.
  */
-export async function openDatabase(databaseUrl: string): Promise<Database> {
+export async function openDatabase(databaseUrl: string, options: { readPoolSize?: number } = {}): Promise<Database> {
   const target = parseDatabaseUrl(databaseUrl);
   const adapter = createAdapterFactory(target);
   if (target.kind === "postgres") {
@@ -64,7 +65,12 @@ export async function openDatabase(databaseUrl: string): Promise<Database> {
     const prisma = pg as unknown as PrismaClient;
     await prisma.$connect();
     const exclusive = <T>(fn: () => Promise<T>) => fn();
-    return { kind: "postgres", prisma, exclusive, reader: prismaReader(prisma, exclusive), close: () => prisma.$disconnect() };
+    const reader = openPgReader(target, options.readPoolSize);
+    const close = async () => {
+      await reader.end();
+      await prisma.$disconnect();
+    };
+    return { kind: "postgres", prisma, exclusive, reader, close };
   }
   const { PrismaClient: SqliteClient } = await import("../../generated/prisma/sqlite/client.js");
   const prisma = new SqliteClient({ adapter, ...QUERY_EVENTS }) as unknown as PrismaClient;

@@ -285,7 +285,7 @@ export class ListingStore {
   }
 
   /**
-   * Idempotent load of first-party demo rows, keyed by (resource, method). Rows that
+   * Idempotent load of first-party demo rows, keyed by their stable id (else by resource and method). Rows that
    * already match are left alone, and the version moves only if something changed.
    */
   upsertSeedListings(rows: SeedListingInput[], now: Date): Promise<{ created: number; updated: number; unchanged: number }> {
@@ -294,11 +294,11 @@ export class ListingStore {
       for (const row of rows) {
         const data = { ...listingFields(row), ...listingState("active"), leftoverSeed: true, listedAt: row.listedAt, expiresAt: row.expiresAt };
         const existing = await tx.listing.findFirst({
-          where: { resource: row.resource, method: row.method, leftoverSeed: true },
+          where: row.id ? { id: row.id, leftoverSeed: true } : { resource: row.resource, method: row.method, leftoverSeed: true },
           orderBy: { id: "asc" },
         });
         if (!existing) {
-          await tx.listing.create({ data });
+          await tx.listing.create({ data: row.id ? { id: row.id, ...data } : data });
           counts.created++;
         } else if (
           (Object.keys(data) as (keyof typeof data)[]).every((k) => {
@@ -321,10 +321,10 @@ export class ListingStore {
     return this.read(() => this.prisma.listing.findMany({ where: { leftoverSeed: true }, orderBy: { id: "asc" } }));
   }
 
-  /** Removes seed rows whose resource is not in `keep` (for example after the public origin changed). */
-  deleteSeedRowsExcept(keep: string[], now: Date): Promise<number> {
+  /** Removes seed rows whose id is not in `keepIds` (a demo route gone, or a row of an earlier version). */
+  deleteSeedRowsExcept(keepIds: string[], now: Date): Promise<number> {
     return this.write(now, async (tx) => {
-      const { count } = await tx.listing.deleteMany({ where: { leftoverSeed: true, resource: { notIn: keep } } });
+      const { count } = await tx.listing.deleteMany({ where: { leftoverSeed: true, id: { notIn: keepIds } } });
       return { result: count, changed: count > 0 };
     });
   }

@@ -37,6 +37,8 @@ export interface SellerMetadata {
 
 /** First-party demo row (leftoverSeed): dates are explicit so a reload changes nothing. */
 export interface SeedListingInput extends ListingInput {
+  /** Stable across restarts (src/catalog/seed-inventory.ts seedListingId); without it, rows are keyed by (resource, method). */
+  id?: string | undefined;
   listedAt: Date;
   expiresAt: Date;
 }

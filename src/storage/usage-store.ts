@@ -12,6 +12,8 @@ export const USAGE_CHECKPOINT = "usage";
 export const USAGE_HEAD = "usage:head";
 /** One row per tracked seller: the block it has been read up to (below the checkpoint while it is backfilled). */
 const SELLER_PREFIX = "usage:seller:";
+/** One row per address whose incoming ("to") or outgoing ("from") transfers are read for the funding rules. */
+export const FUNDING_PREFIX = { to: "usage:fund:to:", from: "usage:fund:from:" } as const;
 
 export interface Checkpoint {
   blockNumber: bigint;
@@ -30,16 +32,30 @@ export interface TransferRow {
   payTo: string;
   amount: string;
   at: Date;
+  /** "pending" (a transfer to a tracked seller: its transaction is read later) or "skip"; see the schema. */
+  kind?: string;
 }
 
-/** Transfers from one payer to one address of one amount in a window: what rollups are made of. */
+/** Transfers from one payer to one address of one amount, of one kind and sender, in a window: what rollups are made of. */
 export interface TransferGroup {
   payTo: string;
   payer: string;
   amount: string;
+  kind: string;
+  sender: string | null;
   count: number;
   firstAt: Date;
   lastAt: Date;
+}
+
+/** A transfer to a seller whose transaction is not read yet. */
+export interface PendingTransfer {
+  id: string;
+  txHash: string;
+  logIndex: number;
+  payer: string;
+  payTo: string;
+  amount: string;
 }
 
 /** A live third-party listing, as the rollup needs it. */
@@ -74,6 +90,8 @@ export interface RangeCommit {
   coveredTo: bigint;
   /** The new checkpoint, when the chunk was the forward read of every in-step seller. */
   checkpoint?: { blockNumber: bigint; blockHash: string } | undefined;
+  /** Other cursors (full ChainCheckpoint names: funding reads) now at coveredTo. */
+  cursors?: string[];
 }
 
 const INSERT_BATCH = 500;
@@ -159,12 +177,15 @@ export class UsageStore {
         const known = new Set(
           (await tx.usageTransfer.findMany({ where: { id: { in: batch.map((row) => row.id) } }, select: { id: true } })).map((row) => row.id),
         );
-        const fresh = batch.filter((row) => !known.has(row.id));
+        const fresh = batch.filter((row) => !known.has(row.id)).map((row) => ({ ...row, kind: row.kind ?? "skip" }));
         if (fresh.length > 0) inserted += (await tx.usageTransfer.createMany({ data: fresh })).count;
+        // Read first as funding, and now as a transfer to a tracked seller: its transaction is read too.
+        const nowSales = batch.filter((row) => known.has(row.id) && row.kind === "pending").map((row) => row.id);
+        if (nowSales.length > 0) await tx.usageTransfer.updateMany({ where: { id: { in: nowSales }, kind: "skip" }, data: { kind: "pending" } });
       }
-      for (let index = 0; index < commit.sellers.length; index += INSERT_BATCH) {
-        const names = commit.sellers.slice(index, index + INSERT_BATCH).map((seller) => SELLER_PREFIX + seller);
-        await tx.chainCheckpoint.updateMany({ where: { name: { in: names } }, data: { blockNumber: commit.coveredTo, updatedAt: now } });
+      const names = [...commit.sellers.map((seller) => SELLER_PREFIX + seller), ...(commit.cursors ?? [])];
+      for (let index = 0; index < names.length; index += INSERT_BATCH) {
+        await tx.chainCheckpoint.updateMany({ where: { name: { in: names.slice(index, index + INSERT_BATCH) } }, data: { blockNumber: commit.coveredTo, updatedAt: now } });
       }
       if (commit.checkpoint) {
         await tx.chainCheckpoint.update({ where: { name: USAGE_CHECKPOINT }, data: { ...commit.checkpoint, updatedAt: now } });
@@ -194,10 +215,12 @@ export class UsageStore {
   async rewind(fork: { blockNumber: bigint; blockHash: string }, now: Date): Promise<number> {
     return this.quiet(async (tx) => {
       const { count } = await tx.usageTransfer.deleteMany({ where: { blockNumber: { gt: fork.blockNumber } } });
-      await tx.chainCheckpoint.updateMany({
-        where: { name: { startsWith: SELLER_PREFIX }, blockNumber: { gt: fork.blockNumber } },
-        data: { blockNumber: fork.blockNumber, updatedAt: now },
-      });
+      for (const prefix of [SELLER_PREFIX, FUNDING_PREFIX.to, FUNDING_PREFIX.from]) {
+        await tx.chainCheckpoint.updateMany({
+          where: { name: { startsWith: prefix }, blockNumber: { gt: fork.blockNumber } },
+          data: { blockNumber: fork.blockNumber, updatedAt: now },
+        });
+      }
       await tx.chainCheckpoint.update({ where: { name: USAGE_CHECKPOINT }, data: { ...fork, updatedAt: now } });
       return count;
     });
@@ -227,43 +250,131 @@ export class UsageStore {
     return row?.version ?? 0;
   }
 
-  /** Every transfer since `since`, grouped by (payTo, payer, amount). */
+  private async groups(where: Prisma.UsageTransferWhereInput): Promise<TransferGroup[]> {
+    const rows = await this.read(() =>
+      this.prisma.usageTransfer.groupBy({
+        by: ["payTo", "payer", "amount", "kind", "sender"],
+        where,
+        _count: { _all: true },
+        _min: { at: true },
+        _max: { at: true },
+      }),
+    );
+    return rows.map((row) => ({
+      payTo: row.payTo,
+      payer: row.payer,
+      amount: row.amount,
+      kind: row.kind,
+      sender: row.sender,
+      count: row._count._all,
+      firstAt: row._min.at!,
+      lastAt: row._max.at!,
+    }));
+  }
+
+  /** Every transfer since `since`, grouped by (payTo, payer, amount, kind, sender). */
   async groupsSince(since: Date): Promise<TransferGroup[]> {
-    const rows = await this.read(() =>
-      this.prisma.usageTransfer.groupBy({
-        by: ["payTo", "payer", "amount"],
-        where: { at: { gte: since } },
-        _count: { _all: true },
-        _min: { at: true },
-        _max: { at: true },
-      }),
-    );
-    return rows.map((row) => ({ payTo: row.payTo, payer: row.payer, amount: row.amount, count: row._count._all, firstAt: row._min.at!, lastAt: row._max.at! }));
+    return this.groups({ at: { gte: since } });
   }
 
-  /** The groups a listing's daily history needs: transfers to its seller, and every transfer of their payers. */
+  /**
+   * The groups a listing's daily history needs: transfers to and from its seller and its payers,
+   * and the funding behind the payers two hops back (the funders' own transfers included).
+   */
   async groupsAround(seller: string, since: Date): Promise<TransferGroup[]> {
-    const payers = await this.read(() =>
-      this.prisma.usageTransfer.findMany({ where: { payTo: seller, at: { gte: since } }, distinct: ["payer"], select: { payer: true } }),
-    );
-    const addresses = [seller, ...payers.map((row) => row.payer)];
-    const rows = await this.read(() =>
-      this.prisma.usageTransfer.groupBy({
-        by: ["payTo", "payer", "amount"],
-        where: { at: { gte: since }, OR: [{ payTo: { in: addresses } }, { payer: { in: addresses } }] },
-        _count: { _all: true },
-        _min: { at: true },
-        _max: { at: true },
-      }),
-    );
-    return rows.map((row) => ({ payTo: row.payTo, payer: row.payer, amount: row.amount, count: row._count._all, firstAt: row._min.at!, lastAt: row._max.at! }));
+    const found = new Map<string, TransferGroup>();
+    const keep = (groups: TransferGroup[]) => {
+      for (const group of groups) found.set(`${group.payTo}|${group.payer}|${group.amount}|${group.kind}|${group.sender}`, group);
+      return groups;
+    };
+    const around = async (addresses: string[]) => {
+      const groups: TransferGroup[] = [];
+      for (let index = 0; index < addresses.length; index += INSERT_BATCH) {
+        const batch = addresses.slice(index, index + INSERT_BATCH);
+        groups.push(...(await this.groups({ at: { gte: since }, OR: [{ payTo: { in: batch } }, { payer: { in: batch } }] })));
+      }
+      return keep(groups);
+    };
+    const first = await around([seller]);
+    const payers = [...new Set(first.filter((group) => group.payTo === seller).map((group) => group.payer))];
+    const second = await around(payers);
+    const funders = [...new Set(second.filter((group) => payers.includes(group.payTo)).map((group) => group.payer))].filter((address) => address !== seller);
+    const third = await around(funders);
+    const sources = new Set(third.filter((group) => funders.includes(group.payTo)).map((group) => group.payer));
+    for (const known of [seller, ...payers, ...funders]) sources.delete(known);
+    await around([...sources]);
+    return [...found.values()];
   }
 
-  /** One listing's transfers of one amount since `since` (payer and time), for its daily history. */
-  async transfersTo(seller: string, amount: string, since: Date): Promise<{ payer: string; at: Date }[]> {
+  /** One listing's transfers of one amount since `since`, for its daily history. */
+  async transfersTo(seller: string, amount: string, since: Date): Promise<{ payer: string; amount: string; kind: string; sender: string | null; at: Date }[]> {
     return this.read(() =>
-      this.prisma.usageTransfer.findMany({ where: { payTo: seller, amount, at: { gte: since } }, select: { payer: true, at: true }, orderBy: { at: "asc" }, take: 100_000 }),
+      this.prisma.usageTransfer.findMany({
+        where: { payTo: seller, amount, at: { gte: since } },
+        select: { payer: true, amount: true, kind: true, sender: true, at: true },
+        orderBy: { at: "asc" },
+        take: 100_000,
+      }),
     );
+  }
+
+  /** Transfers to sellers whose transaction is not read yet, oldest first. */
+  async pendingTransfers(since: Date, limit: number): Promise<PendingTransfer[]> {
+    return this.read(() =>
+      this.prisma.usageTransfer.findMany({
+        where: { kind: "pending", at: { gte: since } },
+        select: { id: true, txHash: true, logIndex: true, payer: true, payTo: true, amount: true },
+        orderBy: { blockNumber: "asc" },
+        take: limit,
+      }),
+    );
+  }
+
+  /** What the transactions showed: each transfer's kind ("x402" or "plain") and its transaction's sender. */
+  async recordChecks(checks: { id: string; kind: string; sender: string }[]): Promise<void> {
+    const byVerdict = new Map<string, string[]>();
+    for (const check of checks) {
+      const key = `${check.kind}|${check.sender}`;
+      byVerdict.set(key, [...(byVerdict.get(key) ?? []), check.id]);
+    }
+    await this.quiet(async (tx) => {
+      for (const [key, ids] of byVerdict) {
+        const [kind, sender] = key.split("|") as [string, string];
+        for (let index = 0; index < ids.length; index += INSERT_BATCH) {
+          await tx.usageTransfer.updateMany({ where: { id: { in: ids.slice(index, index + INSERT_BATCH) } }, data: { kind, sender } });
+        }
+      }
+    });
+  }
+
+  /** Where the funding reads stand: address -> the block its incoming / outgoing transfers are read up to. */
+  async fundingCoverage(): Promise<{ to: Map<string, bigint>; from: Map<string, bigint> }> {
+    const rows = await this.read(() =>
+      this.prisma.chainCheckpoint.findMany({ where: { name: { startsWith: "usage:fund:" } }, select: { name: true, blockNumber: true } }),
+    );
+    const coverage = { to: new Map<string, bigint>(), from: new Map<string, bigint>() };
+    for (const row of rows) {
+      for (const direction of ["to", "from"] as const) {
+        if (row.name.startsWith(FUNDING_PREFIX[direction])) coverage[direction].set(row.name.slice(FUNDING_PREFIX[direction].length), row.blockNumber);
+      }
+    }
+    return coverage;
+  }
+
+  /** Starts funding reads (full cursor names -> the block they start after) and stops others. */
+  async syncFunding(added: Map<string, bigint>, dropped: string[], now: Date): Promise<void> {
+    if (added.size === 0 && dropped.length === 0) return;
+    await this.quiet(async (tx) => {
+      for (let index = 0; index < dropped.length; index += INSERT_BATCH) {
+        await tx.chainCheckpoint.deleteMany({ where: { name: { in: dropped.slice(index, index + INSERT_BATCH) } } });
+      }
+      const rows = [...added].map(([name, coveredTo]) => ({ name, blockNumber: coveredTo, blockHash: "", updatedAt: now }));
+      for (let index = 0; index < rows.length; index += INSERT_BATCH) {
+        const batch = rows.slice(index, index + INSERT_BATCH);
+        await tx.chainCheckpoint.deleteMany({ where: { name: { in: batch.map((row) => row.name) } } });
+        await tx.chainCheckpoint.createMany({ data: batch });
+      }
+    });
   }
 
   /**

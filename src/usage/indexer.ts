@@ -10,6 +10,7 @@ import { metrics } from "../metrics.js";
 import type { Logger } from "../logger.js";
 import type { LiveListing, TransferRow, UsageStore } from "../storage/usage-store.js";
 import type { UsageChain } from "./chain-source.js";
+import { DEFAULT_FUNDING_CALLS_PER_PASS, DEFAULT_RECEIPTS_PER_PASS, FundingReader } from "./funding.js";
 import { rollUp } from "./rollup.js";
 
 /** The window the counts cover, and how long transfers are kept (a day more, for the daily history's edges). */
@@ -33,6 +34,10 @@ export interface UsageIndexerOptions {
   addressBatch: number;
   /** After each chunk, rest this many times as long as it took (0: never). */
   catchUpRest: number;
+  /** Transactions read per pass to check sales (default 2,000). */
+  receiptsPerPass?: number;
+  /** eth_getLogs calls per pass for the funding behind payers (default 400). */
+  fundingCallsPerPass?: number;
 }
 
 export interface UsageIndexerStatus {
@@ -51,6 +56,12 @@ export interface PassReport {
   inserted: number;
   rewound: number;
   published: number;
+  /** Transactions read to check sales (sender, authorization). */
+  receipts: number;
+  /** eth_getLogs calls of the funding reads. */
+  fundingCalls: number;
+  /** Transfers the funding reads stored (not sales: into payers, into and out of their funders). */
+  fundingRows: number;
 }
 
 export class UsageIndexer {
@@ -61,11 +72,29 @@ export class UsageIndexer {
   private listingsCache: { version: number; nextExpiry: number; listings: LiveListing[] } | null = null;
   /** Unix seconds of the checkpoint's block, when known. */
   private checkpointTime: number | null = null;
+  private readonly funding: FundingReader;
+  /** Listed sellers: transfers to them are sales to check. */
+  private trackedSellers = new Set<string>();
+  private windowStart: { at: number; block: bigint } | null = null;
+  private plannedVersion: number | null = null;
+  /** The last rollup left transfers waiting for a read: funding reads alone may change the counts. */
+  private lastPending = true;
   private readonly lastStatus: UsageIndexerStatus = { currentToBlock: null, headBlock: null, lagBlocks: null, lagSeconds: null, checkedAt: null };
 
   constructor(private readonly options: UsageIndexerOptions) {
     this.marketplace = options.marketplace.toLowerCase();
     this.range = BigInt(Math.min(options.maxBlockRange, 100));
+    this.funding = new FundingReader({
+      store: options.store,
+      chain: options.chain,
+      logger: options.logger,
+      now: options.now,
+      marketplace: this.marketplace,
+      maxBlockRange: options.maxBlockRange,
+      addressBatch: options.addressBatch,
+      receiptsPerPass: options.receiptsPerPass ?? DEFAULT_RECEIPTS_PER_PASS,
+      fundingCallsPerPass: options.fundingCallsPerPass ?? DEFAULT_FUNDING_CALLS_PER_PASS,
+    });
   }
 
   status(): UsageIndexerStatus {
@@ -102,6 +131,7 @@ export class UsageIndexer {
       const earliest = sellers.get(listing.seller);
       if (!earliest || listing.listedAt < earliest) sellers.set(listing.seller, listing.listedAt);
     }
+    this.trackedSellers = new Set(sellers.keys());
 
     let checkpoint = await store.checkpoint();
     let rewound = 0;
@@ -145,16 +175,36 @@ export class UsageIndexer {
     for (const [coveredTo, group] of behind) {
       inserted += await this.read(group, coveredTo, cp, false, signal);
     }
-    if (signal?.aborted) return { head, checkpoint: cp, inserted, rewound, published: 0 };
+    if (signal?.aborted) return { head, checkpoint: cp, inserted, rewound, published: 0, receipts: 0, fundingCalls: 0, fundingRows: 0 };
     // Forward: every seller read up to the checkpoint, from there to the confirmed head.
     const inStep = [...(await store.sellerCoverage())].filter(([, coveredTo]) => coveredTo === cp).map(([seller]) => seller as Address);
     inserted += await this.read(inStep, cp, safe > cp ? safe : cp, true, signal);
 
     const current = (await store.checkpoint())!;
-    const published = await this.rollup(listings, current.blockNumber, inserted + rewound + added.size + dropped.length > 0);
+    // The checks behind the wash rules: the sales' transactions, then the funding behind their payers.
+    const since = new Date(now().getTime() - USAGE_WINDOW_MS);
+    const checks = await this.funding.checkTransactions(listings, since);
+    const version = await store.catalogVersion();
+    const replan = inserted + rewound + checks.checked + added.size + dropped.length > 0 || this.plannedVersion !== version;
+    this.plannedVersion = version;
+    const funding = signal?.aborted
+      ? { calls: 0, inserted: 0 }
+      : await this.funding.readFunding(listings, current.blockNumber, since, () => this.windowStartBlock(since, current.blockNumber), replan, signal);
+    if (funding.inserted > 0) metrics.usageTransfers.inc(funding.inserted);
+    const changed = inserted + rewound + added.size + dropped.length + checks.checked + funding.inserted > 0;
+    const published = await this.rollup(listings, current.blockNumber, changed || (funding.calls > 0 && this.lastPending));
     await store.prune(new Date(now().getTime() - KEEP_MS));
     this.report(head, current.blockNumber);
-    return { head, checkpoint: current.blockNumber, inserted, rewound, published };
+    return { head, checkpoint: current.blockNumber, inserted, rewound, published, receipts: checks.receipts, fundingCalls: funding.calls, fundingRows: funding.inserted };
+  }
+
+  /** The block before the window's start (the funding reads start there), searched again at most hourly. */
+  private async windowStartBlock(since: Date, ceiling: bigint): Promise<bigint> {
+    const cached = this.windowStart;
+    if (cached && since.getTime() - cached.at < HOUR_MS && cached.block <= ceiling) return cached.block;
+    const block = await this.blockBefore(new Date(since.getTime() + CLOCK_SKEW_MS), ceiling);
+    this.windowStart = { at: since.getTime(), block };
+    return block;
   }
 
   /** Reads (from, to] for `sellers` in adaptive chunks; `forward` also moves the checkpoint with each chunk. */
@@ -167,7 +217,7 @@ export class UsageIndexer {
       const end = minBig(start + this.range - 1n, to);
       let rows: TransferRow[];
       try {
-        rows = await this.logs(sellers, start, end);
+        rows = (await this.logs(sellers, start, end)).map((row) => ({ ...row, kind: this.trackedSellers.has(row.payTo) ? "pending" : "skip" }));
       } catch (error) {
         if (this.range <= 1n) throw error;
         this.range = this.range / 2n;
@@ -271,7 +321,9 @@ export class UsageIndexer {
     const groups = await store.groupsSince(windowStart);
     const refreshAll = !last || time - last.refreshedAt >= HOUR_MS;
     const covered = new Set([...(await store.sellerCoverage())].filter(([, coveredTo]) => coveredTo >= currentToBlock).map(([seller]) => seller));
-    const { updates } = rollUp({ groups, listings, covered, marketplace: this.marketplace, currentToBlock, refreshAll });
+    const funding = await store.fundingCoverage();
+    const { updates, pending } = rollUp({ groups, listings, funding, covered, marketplace: this.marketplace, currentToBlock, refreshAll });
+    this.lastPending = pending;
     const bumps = await store.publish(updates, now());
     const earliest = groups.reduce((min, group) => Math.min(min, group.firstAt.getTime()), Number.POSITIVE_INFINITY);
     this.lastRollup = {

@@ -1,9 +1,10 @@
-// From transfers to published usage: attribution to listings and wash filtering, both stated in
-// the README ("Usage from the chain"). Pure functions over the 30-day window's transfer groups.
+// From transfers to published usage: attribution to listings and wash filtering (src/usage/wash.ts),
+// both stated in the README ("Usage from the chain"). Pure functions over the 30-day window's
+// transfer groups.
 import { formatUnits } from "viem";
 import type { LiveListing, TransferGroup, UsageUpdate } from "../storage/usage-store.js";
+import { WashRules, ZERO_ADDRESS, type ExclusionReason, type FundingCoverage, type TransferFacts } from "./wash.js";
 
-const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 const USDC_DECIMALS = 6;
 
 export type Counts = {
@@ -19,10 +20,11 @@ class Tally {
   readonly payers = new Set<string>();
   last = 0;
 
-  add(group: Pick<TransferGroup, "payer" | "amount" | "count" | "lastAt">): void {
+  /** `buyer`: the payer, or the common funding source it was collapsed onto. */
+  add(group: Pick<TransferGroup, "payer" | "amount" | "count" | "lastAt">, buyer = group.payer): void {
     this.calls += group.count;
     this.volume += BigInt(group.amount) * BigInt(group.count);
-    this.payers.add(group.payer);
+    this.payers.add(buyer);
     this.last = Math.max(this.last, group.lastAt.getTime());
   }
 
@@ -36,49 +38,31 @@ class Tally {
   }
 }
 
-/** Raw (every transfer) beside filtered (wash transfers removed). */
+/** Raw (every transfer) beside filtered (wash transfers removed), and the calls removed per reason. */
 class UsageTally {
   readonly raw = new Tally();
   readonly filtered = new Tally();
+  readonly excluded = new Map<ExclusionReason, number>();
+
+  exclude(reason: ExclusionReason, calls: number): void {
+    this.excluded.set(reason, (this.excluded.get(reason) ?? 0) + calls);
+  }
 
   summary(currentToBlock: bigint) {
-    return { ...this.filtered.counts(), provenance: "settled-onchain" as const, currentToBlock: currentToBlock.toString(), raw: this.raw.counts() };
+    const excluded = Object.fromEntries([...this.excluded].sort(([a], [b]) => a.localeCompare(b)));
+    return { ...this.filtered.counts(), provenance: "settled-onchain" as const, currentToBlock: currentToBlock.toString(), raw: this.raw.counts(), excluded };
   }
 }
 
-/**
- * Who is not a buyer of `seller`: the seller itself, the marketplace wallet, the zero address
- * (a mint is not a sale), and a payer the seller funded that deals with nobody else: within the
- * window the seller sent it tokens, and every transfer we saw it send or receive was with the
- * seller. We see only transfers to and from listed sellers, so a buyer funded from anywhere else
- * (an exchange, a bridge, its own wallet) has a counterparty we cannot see and is counted.
- */
-export class WashRules {
-  private readonly counterparties = new Map<string, Set<string>>();
-  private readonly fundedBy = new Map<string, Set<string>>();
-
-  constructor(
-    groups: TransferGroup[],
-    private readonly marketplace: string,
-  ) {
-    const note = (map: Map<string, Set<string>>, key: string, value: string) => {
-      let set = map.get(key);
-      if (!set) map.set(key, (set = new Set()));
-      set.add(value);
-    };
-    for (const group of groups) {
-      note(this.counterparties, group.payer, group.payTo);
-      note(this.counterparties, group.payTo, group.payer);
-      note(this.fundedBy, group.payTo, group.payer);
-    }
+/** The live prices of each seller's listings (what a sale to the seller can be). */
+export function pricesBySeller(listings: LiveListing[]): Map<string, Set<string>> {
+  const prices = new Map<string, Set<string>>();
+  for (const listing of listings) {
+    let set = prices.get(listing.seller);
+    if (!set) prices.set(listing.seller, (set = new Set()));
+    set.add(listing.priceAtomic);
   }
-
-  excludes(payer: string, seller: string): boolean {
-    if (payer === seller || payer === this.marketplace || payer === ZERO_ADDRESS) return true;
-    if (!this.fundedBy.get(payer)?.has(seller)) return false;
-    const others = this.counterparties.get(payer) ?? new Set<string>();
-    return [...others].every((counterparty) => counterparty === seller);
-  }
+  return prices;
 }
 
 /**
@@ -105,6 +89,8 @@ function shownWithoutBlock(value: unknown): string {
 export interface RollupInput {
   groups: TransferGroup[];
   listings: LiveListing[];
+  /** Where the funding reads behind payers stand. */
+  funding: FundingCoverage;
   /** Sellers read up to the checkpoint (a seller still being backfilled keeps what it shows). */
   covered: Set<string>;
   marketplace: string;
@@ -113,8 +99,10 @@ export interface RollupInput {
   refreshAll: boolean;
 }
 
-export function rollUp(input: RollupInput): { updates: UsageUpdate[]; listings: number } {
-  const wash = new WashRules(input.groups, input.marketplace);
+/** `pending`: some transfer waits for a read (its transaction, or its payer's funding). */
+export function rollUp(input: RollupInput): { updates: UsageUpdate[]; listings: number; pending: boolean } {
+  const prices = pricesBySeller(input.listings);
+  const wash = new WashRules(input.groups, input.marketplace, new Set(prices.keys()), input.funding, input.currentToBlock);
   const bySeller = new Map<string, LiveListing[]>();
   for (const listing of input.listings) {
     if (!input.covered.has(listing.seller)) continue;
@@ -129,6 +117,7 @@ export function rollUp(input: RollupInput): { updates: UsageUpdate[]; listings: 
     if (!tally) map.set(key, (tally = new UsageTally()));
     return tally;
   };
+  let pending = false;
   for (const group of input.groups) {
     const listings = bySeller.get(group.payTo);
     // A mint is not a payment at all: not even in the raw counts.
@@ -136,7 +125,11 @@ export function rollUp(input: RollupInput): { updates: UsageUpdate[]; listings: 
     const listing = attribute(listings, group.amount);
     const tally = listing ? tallyOf(perListing, listing.id) : tallyOf(perSeller, group.payTo);
     tally.raw.add(group);
-    if (!wash.excludes(group.payer, group.payTo)) tally.filtered.add(group);
+    const rules = wash.forSeller(group.payTo, prices.get(group.payTo)!);
+    const reason = rules.reasonOf(group);
+    if (reason === "pending") pending = true;
+    if (reason) tally.exclude(reason, group.count);
+    else tally.filtered.add(group, rules.buyerOf(group.payer));
   }
 
   const updates: UsageUpdate[] = [];
@@ -161,7 +154,7 @@ export function rollUp(input: RollupInput): { updates: UsageUpdate[]; listings: 
       if (changed) updates.push({ id: listing.id, calls30d, usageSummary, sellerUsage });
     }
   }
-  return { updates, listings: [...bySeller.values()].reduce((sum, list) => sum + list.length, 0) };
+  return { updates, listings: [...bySeller.values()].reduce((sum, list) => sum + list.length, 0), pending };
 }
 
 export interface UsageDay {
@@ -171,11 +164,11 @@ export interface UsageDay {
   volumeUsdc: string;
 }
 
-/** A listing's wash-filtered sales per UTC day over `days` days ending today, oldest first. */
+/** A listing's wash-filtered sales per UTC day over `days` days ending today, oldest first; payers are buyers (collapsed as in the counts). */
 export function dailyUsage(
-  transfers: { payer: string; at: Date }[],
+  transfers: (TransferFacts & { at: Date })[],
   amount: string,
-  isWash: (payer: string) => boolean,
+  rules: { reasonOf(transfer: TransferFacts): unknown; buyerOf(payer: string): string },
   now: Date,
   days: number,
 ): UsageDay[] {
@@ -184,9 +177,9 @@ export function dailyUsage(
   const buckets = Array.from({ length: days }, () => ({ calls: 0, payers: new Set<string>() }));
   for (const transfer of transfers) {
     const index = Math.floor(transfer.at.getTime() / dayMs) - (today - days + 1);
-    if (index < 0 || index >= days || isWash(transfer.payer)) continue;
+    if (index < 0 || index >= days || transfer.payer === ZERO_ADDRESS || rules.reasonOf(transfer)) continue;
     buckets[index]!.calls += 1;
-    buckets[index]!.payers.add(transfer.payer);
+    buckets[index]!.payers.add(rules.buyerOf(transfer.payer));
   }
   return buckets.map((bucket, index) => ({
     day: new Date((today - days + 1 + index) * dayMs).toISOString().slice(0, 10),

@@ -8,9 +8,10 @@ import type { Logger } from "../logger.js";
 import type { Listing } from "../storage/listing-types.js";
 import { USAGE_CHECKPOINT, USAGE_HEAD, type UsageStore } from "../storage/usage-store.js";
 import { createUsageChain } from "./chain-source.js";
-import { UsageIndexer, USAGE_WINDOW_MS, type PassReport } from "./indexer.js";
+import { UsageIndexer, type PassReport } from "./indexer.js";
 import { usageIndexerJob } from "./job.js";
-import { attribute, dailyUsage, WashRules, type UsageDay } from "./rollup.js";
+import { listingHistory } from "./history.js";
+import type { UsageDay } from "./rollup.js";
 
 /** Confirmations when USAGE_CONFIRMATIONS is not set: the embedded chain mines a block per transaction and nothing else reorgs it. */
 export const EMBEDDED_CONFIRMATIONS = 0;
@@ -73,17 +74,7 @@ export function createUsageService(options: UsageServiceOptions): UsageService {
 
   return {
     job,
-    async history(listing, now) {
-      if (listing.usageSummary === null) return [];
-      const since = new Date(now.getTime() - USAGE_WINDOW_MS);
-      const seller = listing.sellerPayTo.toLowerCase();
-      const siblings = await store.liveListings(now, marketplace, listing.sellerPayTo);
-      const amount = listing.priceAtomic;
-      const own = attribute(siblings, amount)?.id === listing.id;
-      const transfers = own ? await store.transfersTo(seller, amount, since) : [];
-      const wash = new WashRules(transfers.length ? await store.groupsAround(seller, since) : [], marketplace);
-      return dailyUsage(transfers, amount, (payer) => wash.excludes(payer, seller), now, 30);
-    },
+    history: (listing, now) => listingHistory(store, listing, marketplace, now),
     async state() {
       const [checkpoint, head] = await Promise.all([store.checkpoint(USAGE_CHECKPOINT), store.checkpoint(USAGE_HEAD)]);
       if (!checkpoint || !head) return null;

@@ -51,8 +51,9 @@ describe.skipIf(!postgres)("two instances on PostgreSQL", () => {
     }
     const status = await first.json<{ listingsByHealth: Record<string, number> }>("/status.json");
     expect(status.body.listingsByHealth).toMatchObject({ healthy: 24, unknown: 0 });
-    const fromSecond = (await (await second.fetch("/status.json")).json()) as { listingsByHealth: Record<string, number> };
-    expect(fromSecond.listingsByHealth).toEqual(status.body.listingsByHealth);
+    // The second instance hears of the first's last commits by change notice, within the 1 s staleness bound.
+    const fromSecond = async () => ((await (await second.fetch("/status.json")).json()) as { listingsByHealth: Record<string, number> }).listingsByHealth;
+    await expect.poll(fromSecond, { timeout: 15_000 }).toEqual(status.body.listingsByHealth);
   });
 
   it("the other instance probes the listings a dead instance had leased, once the leases run out", async () => {

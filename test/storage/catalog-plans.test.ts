@@ -12,6 +12,7 @@ import {
   matchPageSql,
   pageSql,
   sortedMatchPageSql,
+  sortedKeyAtSql,
   sortedPageSql,
   viewCountSql,
   type CatalogView,
@@ -153,6 +154,14 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
       const page = await explain(sortedPageSql(kind.kind, view, NOW, { skip: 5_000, limit: 20 }));
       walks(page, index);
       sortsOnlyThePage(page, index);
+      // A deep page seeks to a checkpoint key of the sorted order, and the next checkpoint is stepped to the same way.
+      const from = { listedAt: at(-100), id: SOME_ID, sortValue: sort === "popular" ? 3 : 25_000n };
+      const seeked = await explain(sortedPageSql(kind.kind, view, NOW, { from, skip: 100, limit: 20 }));
+      walks(seeked, index);
+      sortsOnlyThePage(seeked, index);
+      const checkpoint = await explain(sortedKeyAtSql(kind.kind, view, NOW, from, 256));
+      walks(checkpoint, index);
+      expect(checkpoint).not.toMatch(/TEMP B-TREE|Sort\b/);
       const search = await explain(sortedMatchPageSql(kind.kind, view, NOW, { text: "service", skip: 200, limit: 20 }));
       walks(search, index);
       sortsOnlyThePage(search, index);

@@ -3,7 +3,7 @@
 // matches (ranked in memory) and with many (walking the sort index), and the feed.
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FEW_MATCHES } from "../../src/storage/catalog-reads.js";
+import { FEW_MATCHES, SEEK_STRIDE } from "../../src/storage/catalog-reads.js";
 import { catalogView } from "../../src/storage/catalog-filters.js";
 import type { CatalogView, Listing } from "../../src/storage/listing-store.js";
 import { testDatabaseKinds } from "./databases.js";
@@ -79,6 +79,20 @@ describe.each(testDatabaseKinds())("trust filters and orders on $kind", (kind) =
         seen.push(...ids(page.rows));
       }
       expect(seen).toEqual(ids(expected));
+    }
+  });
+
+  it.each([
+    ["everything, cheapest first", catalogView({ health: "any", sort: "price" }, false)!],
+    ["everything, most sold first", catalogView({ sort: "popular" }, false)!],
+  ])("%s: a deep page seeks to a checkpoint of the sorted order (every SEEK_STRIDE rows) and is the plain sort's, ties included", async (_name, view) => {
+    const expected = expectedFor(view);
+    expect(expected.length).toBeGreaterThan(2 * SEEK_STRIDE);
+    for (const offset of [255, 256, 257, 300, 511, 512, 513, expected.length - 20, expected.length - 1]) {
+      for (const shared of [`seek ${offset}`, "seek", undefined]) {
+        const page = await ctx.store.catalog.page(view, { limit: 20, offset, now: NOW, token: shared });
+        expect(ids(page.rows), `offset ${offset} ${shared ?? "no token"}`).toEqual(ids(expected.slice(offset, offset + 20)));
+      }
     }
   });
 

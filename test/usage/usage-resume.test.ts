@@ -80,7 +80,7 @@ describe("usage indexer interrupted mid-pass", () => {
     expect(await server.contexts.listings.store.transactions.db.prisma.usageTransfer.count({ where: { payTo: payTo.toLowerCase() } })).toBe(SALES);
     const document = (await (await server.fetch(`/listings/${listingId}`)).json()) as { item: { metadata: { usage: { l30DaysTotalCalls: number; l30DaysUniquePayers: number } } } };
     expect(document.item.metadata.usage).toMatchObject({ l30DaysTotalCalls: SALES, l30DaysUniquePayers: 1 });
-  });
+  }, 120_000);
 });
 
 const TRANSFER_ABI = [

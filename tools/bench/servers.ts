@@ -6,6 +6,8 @@ import { join } from "node:path";
 
 export interface BenchServer {
   url: string;
+  /** The server's process id (its main thread's id too: /proc/<pid>/task/<pid>). */
+  pid: number;
   /** Resident set size of the server process, in MiB. */
   rssMiB(): number;
   /** CPU time the server process has used so far (user + system), in ms: per request, steadier than req/s on a shared machine. */
@@ -56,6 +58,7 @@ export async function serve(kind: "node" | "koa" | "app", args: string[] = [], e
   const pid = child.pid!;
   return {
     url,
+    pid,
     rssMiB: () => {
       const status = readFileSync(`/proc/${pid}/status`, "utf8");
       return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;

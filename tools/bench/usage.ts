@@ -7,9 +7,12 @@
  * within 20%).
  *
  * The transfers come from a small contract that emits many Transfer events per transaction (1,000
- * a transaction, 100 transactions, 20 empty blocks after each); the service is configured with that
- * contract as its payment token (self-settlement mode against the bench chain). Sizes:
- * BENCH_TRANSFERS, BENCH_SELLERS.
+ * a transaction, 100 transactions, 20 empty blocks after each), each right after an
+ * AuthorizationUsed by its payer (what transferWithAuthorization emits; the bench's deployer sends
+ * them, a third party: every transfer is an x402 sale to check); the service is configured with
+ * that contract as its payment token (self-settlement mode against the bench chain). The wash
+ * checks' reads (receipts, the funding behind the payers) are counted in the RPC calls, and the
+ * idle phase prints the calls per pass. Sizes: BENCH_TRANSFERS, BENCH_SELLERS.
  */
 import { spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -37,8 +40,13 @@ const EMITTER = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 contract TransferEmitter {
   event Transfer(address indexed from, address indexed to, uint256 value);
+  event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
   function emitMany(address[] calldata to, uint256[] calldata value, uint160 payerBase, uint256 payers, uint256 offset) external {
-    for (uint256 i = 0; i < to.length; i++) emit Transfer(address(payerBase + uint160((offset + i) * 7919 % payers)), to[i], value[i]);
+    for (uint256 i = 0; i < to.length; i++) {
+      address payer = address(payerBase + uint160((offset + i) * 7919 % payers));
+      emit AuthorizationUsed(payer, bytes32(offset + i));
+      emit Transfer(payer, to[i], value[i]);
+    }
   }
 }`;
 
@@ -86,7 +94,7 @@ interface Service {
 async function startService(env: Record<string, string>): Promise<Service> {
   const child = spawn(process.execPath, ["--max-semi-space-size=4", "--max-old-space-size=384", "--import", "tsx", "src/main.ts"], {
     stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", LOAD_SEED: "false", ...env },
+    env: { ...process.env, PORT: "0", LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info", LOAD_SEED: "false", ...env },
   });
   const lines = createInterface({ input: child.stdout! });
   let url = "";
@@ -214,11 +222,16 @@ async function main(): Promise<void> {
       peakRss = Math.max(peakRss, service.rssMiB());
       if (Date.now() - serviceStarted > 600_000) throw new Error("the indexer did not catch up within 10 minutes");
     }
-    const rpcWhileCatchingUp = new Map(proxy.calls);
-    // Let the pass finish its rollup, then the same reads with the indexer idle (a pass a second, nothing new).
+    // Let the pass finish its checks and rollup (the calls they make count as catching up), then the
+    // same reads with the indexer idle (a pass a second, nothing new).
     await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const rpcWhileCatchingUp = new Map(proxy.calls);
     const idle: { requests: number; latencies: number[] }[] = [];
+    proxy.calls.clear();
+    const idleStarted = Date.now();
     for (let window = 0; window < Math.min(Math.max(5, busy.length), 20); window++) idle.push(await readWindow(service));
+    const idleSeconds = (Date.now() - idleStarted) / 1000;
+    const rpcIdle = new Map(proxy.calls);
     const idleRss = service.rssMiB();
 
     const db = new Sqlite(join(work, "bench.db"), { readonly: true });
@@ -234,6 +247,8 @@ async function main(): Promise<void> {
     console.log(`  catch-up time             ${(caughtUpMs / 1000).toFixed(1)} s from the service's start (${head} blocks)`);
     console.log(`  events/s                  ${Math.round(TRANSFERS / (caughtUpMs / 1000))}`);
     console.log(`  RPC calls                 ${rpcTotal} (${[...rpcWhileCatchingUp].sort((a, b) => b[1] - a[1]).map(([method, n]) => `${method} ${n}`).join(", ")})`);
+    const idleTotal = [...rpcIdle.values()].reduce((sum, n) => sum + n, 0);
+    console.log(`  RPC calls when idle       ${(idleTotal / idleSeconds).toFixed(1)} a second at a pass a second (${[...rpcIdle].sort((a, b) => b[1] - a[1]).map(([method, n]) => `${method} ${(n / idleSeconds).toFixed(1)}`).join(", ")})`);
     console.log(`  service RSS               peak ${peakRss.toFixed(0)} MiB while catching up, ${idleRss.toFixed(0)} MiB idle`);
     console.log(`\nuncached catalog reads (${CONNECTIONS} connections, distinct URLs: searches and resources pages), latency in ms`);
     console.log(`  while catching up  ${busyReads.requests} reads in ${busyReads.windows} s   mean ${busyReads.meanMs.toFixed(2)}  p50 ${busyReads.p50Ms.toFixed(2)}  p97.5 ${busyReads.p97_5Ms.toFixed(2)}`);

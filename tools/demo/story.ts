@@ -53,7 +53,7 @@ export async function runStory(log: (line: string) => void = console.log): Promi
     const config = loadConfig({ PORT: "0", LOG_LEVEL: "error", DATABASE_URL: `file:${join(work, "marketplace.db")}`, DEV_CHAIN_FILE: chainFile, LOAD_SEED: "false" });
     server = await startServer(config, createLogger(config.logLevel));
     const chain = JSON.parse(readFileSync(chainFile, "utf8")) as ChainFile;
-    const [buyer, sellerAccount] = chain.buyers as [ChainFile["buyers"][number], ChainFile["buyers"][number]];
+    const [buyer, sellerAccount, facilitatorAccount] = chain.buyers as [ChainFile["buyers"][number], ChainFile["buyers"][number], ChainFile["buyers"][number]];
     const reader = createPublicClient({ chain: chainForRpc(chain.rpcUrl), transport: http(chain.rpcUrl) });
     const wallets = { buyer: buyer.address, seller: sellerAccount.address, marketplace: chain.marketplacePayTo } satisfies Record<string, Address>;
     const balances = async () => {
@@ -67,7 +67,8 @@ export async function runStory(log: (line: string) => void = console.log): Promi
       payTo: sellerAccount.address,
       priceAtomic: "20000",
       description: "Demo: a haiku about agents",
-      settle: { rpcUrl: chain.rpcUrl, settlerKey: sellerAccount.privateKey },
+      // Settled by a third party's key, as a facilitator does: a sale the seller submits itself is not counted (self_submitted).
+      settle: { rpcUrl: chain.rpcUrl, settlerKey: facilitatorAccount.privateKey },
       answer: () => HAIKU,
     });
     const resource = `${seller.url}/haiku`;

@@ -210,7 +210,9 @@ export const UsageTransferScalarFieldEnum = {
   payer: 'payer',
   payTo: 'payTo',
   amount: 'amount',
-  at: 'at'
+  at: 'at',
+  kind: 'kind',
+  sender: 'sender'
 } as const
 
 export type UsageTransferScalarFieldEnum = (typeof UsageTransferScalarFieldEnum)[keyof typeof UsageTransferScalarFieldEnum]

@@ -47,6 +47,8 @@ export type UsageTransferMinAggregateOutputType = {
   payTo: string | null
   amount: string | null
   at: Date | null
+  kind: string | null
+  sender: string | null
 }
 
 export type UsageTransferMaxAggregateOutputType = {
@@ -59,6 +61,8 @@ export type UsageTransferMaxAggregateOutputType = {
   payTo: string | null
   amount: string | null
   at: Date | null
+  kind: string | null
+  sender: string | null
 }
 
 export type UsageTransferCountAggregateOutputType = {
@@ -71,6 +75,8 @@ export type UsageTransferCountAggregateOutputType = {
   payTo: number
   amount: number
   at: number
+  kind: number
+  sender: number
   _all: number
 }
 
@@ -95,6 +101,8 @@ export type UsageTransferMinAggregateInputType = {
   payTo?: true
   amount?: true
   at?: true
+  kind?: true
+  sender?: true
 }
 
 export type UsageTransferMaxAggregateInputType = {
@@ -107,6 +115,8 @@ export type UsageTransferMaxAggregateInputType = {
   payTo?: true
   amount?: true
   at?: true
+  kind?: true
+  sender?: true
 }
 
 export type UsageTransferCountAggregateInputType = {
@@ -119,6 +129,8 @@ export type UsageTransferCountAggregateInputType = {
   payTo?: true
   amount?: true
   at?: true
+  kind?: true
+  sender?: true
   _all?: true
 }
 
@@ -218,6 +230,8 @@ export type UsageTransferGroupByOutputType = {
   payTo: string
   amount: string
   at: Date
+  kind: string
+  sender: string | null
   _count: UsageTransferCountAggregateOutputType | null
   _avg: UsageTransferAvgAggregateOutputType | null
   _sum: UsageTransferSumAggregateOutputType | null
@@ -253,6 +267,8 @@ export type UsageTransferWhereInput = {
   payTo?: Prisma.StringFilter<"UsageTransfer"> | string
   amount?: Prisma.StringFilter<"UsageTransfer"> | string
   at?: Prisma.DateTimeFilter<"UsageTransfer"> | Date | string
+  kind?: Prisma.StringFilter<"UsageTransfer"> | string
+  sender?: Prisma.StringNullableFilter<"UsageTransfer"> | string | null
 }
 
 export type UsageTransferOrderByWithRelationInput = {
@@ -265,6 +281,8 @@ export type UsageTransferOrderByWithRelationInput = {
   payTo?: Prisma.SortOrder
   amount?: Prisma.SortOrder
   at?: Prisma.SortOrder
+  kind?: Prisma.SortOrder
+  sender?: Prisma.SortOrderInput | Prisma.SortOrder
 }
 
 export type UsageTransferWhereUniqueInput = Prisma.AtLeast<{
@@ -280,6 +298,8 @@ export type UsageTransferWhereUniqueInput = Prisma.AtLeast<{
   payTo?: Prisma.StringFilter<"UsageTransfer"> | string
   amount?: Prisma.StringFilter<"UsageTransfer"> | string
   at?: Prisma.DateTimeFilter<"UsageTransfer"> | Date | string
+  kind?: Prisma.StringFilter<"UsageTransfer"> | string
+  sender?: Prisma.StringNullableFilter<"UsageTransfer"> | string | null
 }, "id">
 
 export type UsageTransferOrderByWithAggregationInput = {
@@ -292,6 +312,8 @@ export type UsageTransferOrderByWithAggregationInput = {
   payTo?: Prisma.SortOrder
   amount?: Prisma.SortOrder
   at?: Prisma.SortOrder
+  kind?: Prisma.SortOrder
+  sender?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.UsageTransferCountOrderByAggregateInput
   _avg?: Prisma.UsageTransferAvgOrderByAggregateInput
   _max?: Prisma.UsageTransferMaxOrderByAggregateInput
@@ -312,6 +334,8 @@ export type UsageTransferScalarWhereWithAggregatesInput = {
   payTo?: Prisma.StringWithAggregatesFilter<"UsageTransfer"> | string
   amount?: Prisma.StringWithAggregatesFilter<"UsageTransfer"> | string
   at?: Prisma.DateTimeWithAggregatesFilter<"UsageTransfer"> | Date | string
+  kind?: Prisma.StringWithAggregatesFilter<"UsageTransfer"> | string
+  sender?: Prisma.StringNullableWithAggregatesFilter<"UsageTransfer"> | string | null
 }
 
 export type UsageTransferCreateInput = {
@@ -324,6 +348,8 @@ export type UsageTransferCreateInput = {
   payTo: string
   amount: string
   at: Date | string
+  kind?: string
+  sender?: string | null
 }
 
 export type UsageTransferUncheckedCreateInput = {
@@ -336,6 +362,8 @@ export type UsageTransferUncheckedCreateInput = {
   payTo: string
   amount: string
   at: Date | string
+  kind?: string
+  sender?: string | null
 }
 
 export type UsageTransferUpdateInput = {
@@ -348,6 +376,8 @@ export type UsageTransferUpdateInput = {
   payTo?: Prisma.StringFieldUpdateOperationsInput | string
   amount?: Prisma.StringFieldUpdateOperationsInput | string
   at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  kind?: Prisma.StringFieldUpdateOperationsInput | string
+  sender?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type UsageTransferUncheckedUpdateInput = {
@@ -360,6 +390,8 @@ export type UsageTransferUncheckedUpdateInput = {
   payTo?: Prisma.StringFieldUpdateOperationsInput | string
   amount?: Prisma.StringFieldUpdateOperationsInput | string
   at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  kind?: Prisma.StringFieldUpdateOperationsInput | string
+  sender?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type UsageTransferCreateManyInput = {
@@ -372,6 +404,8 @@ export type UsageTransferCreateManyInput = {
   payTo: string
   amount: string
   at: Date | string
+  kind?: string
+  sender?: string | null
 }
 
 export type UsageTransferUpdateManyMutationInput = {
@@ -384,6 +418,8 @@ export type UsageTransferUpdateManyMutationInput = {
   payTo?: Prisma.StringFieldUpdateOperationsInput | string
   amount?: Prisma.StringFieldUpdateOperationsInput | string
   at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  kind?: Prisma.StringFieldUpdateOperationsInput | string
+  sender?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type UsageTransferUncheckedUpdateManyInput = {
@@ -396,6 +432,8 @@ export type UsageTransferUncheckedUpdateManyInput = {
   payTo?: Prisma.StringFieldUpdateOperationsInput | string
   amount?: Prisma.StringFieldUpdateOperationsInput | string
   at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  kind?: Prisma.StringFieldUpdateOperationsInput | string
+  sender?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type UsageTransferCountOrderByAggregateInput = {
@@ -408,6 +446,8 @@ export type UsageTransferCountOrderByAggregateInput = {
   payTo?: Prisma.SortOrder
   amount?: Prisma.SortOrder
   at?: Prisma.SortOrder
+  kind?: Prisma.SortOrder
+  sender?: Prisma.SortOrder
 }
 
 export type UsageTransferAvgOrderByAggregateInput = {
@@ -425,6 +465,8 @@ export type UsageTransferMaxOrderByAggregateInput = {
   payTo?: Prisma.SortOrder
   amount?: Prisma.SortOrder
   at?: Prisma.SortOrder
+  kind?: Prisma.SortOrder
+  sender?: Prisma.SortOrder
 }
 
 export type UsageTransferMinOrderByAggregateInput = {
@@ -437,6 +479,8 @@ export type UsageTransferMinOrderByAggregateInput = {
   payTo?: Prisma.SortOrder
   amount?: Prisma.SortOrder
   at?: Prisma.SortOrder
+  kind?: Prisma.SortOrder
+  sender?: Prisma.SortOrder
 }
 
 export type UsageTransferSumOrderByAggregateInput = {
@@ -456,6 +500,8 @@ export type UsageTransferSelect<ExtArgs extends runtime.Types.Extensions.Interna
   payTo?: boolean
   amount?: boolean
   at?: boolean
+  kind?: boolean
+  sender?: boolean
 }, ExtArgs["result"]["usageTransfer"]>
 
 export type UsageTransferSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -468,6 +514,8 @@ export type UsageTransferSelectCreateManyAndReturn<ExtArgs extends runtime.Types
   payTo?: boolean
   amount?: boolean
   at?: boolean
+  kind?: boolean
+  sender?: boolean
 }, ExtArgs["result"]["usageTransfer"]>
 
 export type UsageTransferSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -480,6 +528,8 @@ export type UsageTransferSelectUpdateManyAndReturn<ExtArgs extends runtime.Types
   payTo?: boolean
   amount?: boolean
   at?: boolean
+  kind?: boolean
+  sender?: boolean
 }, ExtArgs["result"]["usageTransfer"]>
 
 export type UsageTransferSelectScalar = {
@@ -492,9 +542,11 @@ export type UsageTransferSelectScalar = {
   payTo?: boolean
   amount?: boolean
   at?: boolean
+  kind?: boolean
+  sender?: boolean
 }
 
-export type UsageTransferOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "blockNumber" | "blockHash" | "txHash" | "logIndex" | "payer" | "payTo" | "amount" | "at", ExtArgs["result"]["usageTransfer"]>
+export type UsageTransferOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "blockNumber" | "blockHash" | "txHash" | "logIndex" | "payer" | "payTo" | "amount" | "at" | "kind" | "sender", ExtArgs["result"]["usageTransfer"]>
 
 export type $UsageTransferPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "UsageTransfer"
@@ -521,6 +573,17 @@ export type $UsageTransferPayload<ExtArgs extends runtime.Types.Extensions.Inter
      */
     amount: string
     at: Date
+    /**
+     * What the transaction showed (issue 25): "pending" (a transfer to a seller, not read yet),
+     * "x402" (the token's AuthorizationUsed(authorizer = payer) just before it: an EIP-3009
+     * transferWithAuthorization), "plain" (no such authorization), "skip" (not a sale: read as
+     * funding or a seller's outgoing transfer, never checked).
+     */
+    kind: string
+    /**
+     * Lowercase tx.from of its transaction (who sent it: a facilitator, or the payer or seller itself); null until read.
+     */
+    sender: string | null
   }, ExtArgs["result"]["usageTransfer"]>
   composites: {}
 }
@@ -953,6 +1016,8 @@ export interface UsageTransferFieldRefs {
   readonly payTo: Prisma.FieldRef<"UsageTransfer", 'String'>
   readonly amount: Prisma.FieldRef<"UsageTransfer", 'String'>
   readonly at: Prisma.FieldRef<"UsageTransfer", 'DateTime'>
+  readonly kind: Prisma.FieldRef<"UsageTransfer", 'String'>
+  readonly sender: Prisma.FieldRef<"UsageTransfer", 'String'>
 }
     
 

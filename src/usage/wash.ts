@@ -1,0 +1,204 @@
+// Which transfers to a seller are sales, and which payers are one buyer: the wash rules the README
+// states ("Wash filtering, exactly"). Pure functions over the window's transfer groups (sales,
+// the funding read behind payers, and the funders' own transfers) and the funding readers' cursors.
+import type { TransferGroup } from "../storage/usage-store.js";
+
+export const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
+/** A funder seen sending to more than this many addresses is a hub (an exchange, a bridge): not a common source. */
+export const HUB_FANOUT = 20;
+
+/** Why a transfer to a seller is not counted (the keys of `excluded` in metadata.usage). */
+export type ExclusionReason =
+  | "self_payment"
+  | "marketplace"
+  | "unlisted_amount"
+  | "pending"
+  | "not_x402_authorization"
+  | "self_submitted"
+  | "seller_funded"
+  | "common_funding";
+
+/** Where the funding reads stand: address -> the block its incoming ("to") or outgoing ("from") transfers are read up to. */
+export interface FundingCoverage {
+  to: Map<string, bigint>;
+  from: Map<string, bigint>;
+}
+
+/** What a transfer showed, as the rules need it. */
+export interface TransferFacts {
+  payer: string;
+  amount: string;
+  kind: string;
+  sender: string | null;
+}
+
+export interface SellerVerdicts {
+  /** null: counted. */
+  reasonOf(transfer: TransferFacts): ExclusionReason | null;
+  /** The buyer a counted payer is: payers collapsed onto a common funding source share one key. */
+  buyerOf(payer: string): string;
+}
+
+const add = (map: Map<string, Set<string>>, key: string, value: string) => {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(value);
+};
+
+/**
+ * The transfer-level rules (before any funding is looked at), in order: self-payment, the
+ * marketplace wallet, an amount none of the seller's live listings costs (never checked on chain),
+ * not read yet, no EIP-3009 authorization by the payer, sent by the payer or the seller.
+ */
+export function transferReason(transfer: TransferFacts, seller: string, prices: ReadonlySet<string>, marketplace: string): ExclusionReason | null {
+  if (transfer.payer === seller) return "self_payment";
+  if (transfer.payer === marketplace) return "marketplace";
+  if (!prices.has(transfer.amount)) return "unlisted_amount";
+  if (transfer.kind === "plain") return "not_x402_authorization";
+  if (transfer.kind !== "x402") return "pending";
+  if (transfer.sender === transfer.payer || transfer.sender === seller) return "self_submitted";
+  return null;
+}
+
+export class WashRules {
+  /** recipient -> senders, sender -> recipients (mints left out: the zero address funds nobody). */
+  private readonly fundedBy = new Map<string, Set<string>>();
+  private readonly sentTo = new Map<string, Set<string>>();
+  private readonly counterparties = new Map<string, Set<string>>();
+  private readonly verdicts = new Map<string, SellerVerdicts>();
+
+  constructor(
+    private readonly groups: TransferGroup[],
+    private readonly marketplace: string,
+    private readonly sellers: ReadonlySet<string>,
+    private readonly coverage: FundingCoverage,
+    private readonly currentToBlock: bigint,
+  ) {
+    for (const group of groups) {
+      add(this.counterparties, group.payer, group.payTo);
+      add(this.counterparties, group.payTo, group.payer);
+      if (group.payer === ZERO_ADDRESS) continue;
+      add(this.fundedBy, group.payTo, group.payer);
+      add(this.sentTo, group.payer, group.payTo);
+    }
+  }
+
+  private isHub(address: string): boolean {
+    return (this.sentTo.get(address)?.size ?? 0) > HUB_FANOUT;
+  }
+
+  /** A funder worth following: not a mint, the marketplace or a hub. */
+  private follows(address: string): boolean {
+    return address !== ZERO_ADDRESS && address !== this.marketplace && !this.isHub(address);
+  }
+
+  /** Whether an address's transfers in `direction` are read up to the checkpoint (a listed seller's always are). */
+  private read(address: string, direction: "to" | "from"): boolean {
+    if (this.sellers.has(address)) return true;
+    return (this.coverage[direction].get(address) ?? -1n) >= this.currentToBlock;
+  }
+
+  /** The funders of `payer` one hop back, and two hops back (through a one-hop funder), both followed ones only. */
+  private sources(payer: string): { hop1: string[]; hop2: string[] } {
+    const hop1 = [...(this.fundedBy.get(payer) ?? [])].filter((address) => this.follows(address));
+    const hop2 = new Set<string>();
+    // A listed seller's income is sales, not funding: the trail stops at a seller.
+    for (const funder of hop1) {
+      if (this.sellers.has(funder)) continue;
+      for (const source of this.fundedBy.get(funder) ?? []) if (this.follows(source) && source !== payer) hop2.add(source);
+    }
+    return { hop1, hop2: [...hop2] };
+  }
+
+  /** The funding reads the rules need for the payers of `seller` (what the indexer reads next). */
+  wanted(seller: string, payers: Iterable<string>): { to: Set<string>; from: Set<string> } {
+    const to = new Set<string>();
+    const from = new Set<string>();
+    for (const payer of payers) {
+      if (payer === seller) continue;
+      to.add(payer);
+      const { hop1, hop2 } = this.sources(payer);
+      for (const funder of hop1) {
+        to.add(funder);
+        from.add(funder);
+      }
+      for (const source of hop2) from.add(source);
+    }
+    for (const set of [to, from]) for (const address of set) if (this.sellers.has(address) || !this.follows(address)) set.delete(address);
+    return { to, from };
+  }
+
+  /** The rules for the transfers to `seller` (whose live listings cost `prices`), computed once per seller. */
+  forSeller(seller: string, prices: ReadonlySet<string>): SellerVerdicts {
+    const known = this.verdicts.get(seller);
+    if (known) return known;
+    // Payers whose transfers pass the transfer-level rules: the ones funding is looked at for.
+    const eligible = new Set<string>();
+    for (const group of this.groups) {
+      if (group.payTo === seller && group.payer !== ZERO_ADDRESS && transferReason(group, seller, prices, this.marketplace) === null) eligible.add(group.payer);
+    }
+    const payerReason = new Map<string, ExclusionReason>();
+    const parent = new Map<string, string>();
+    const find = (address: string): string => {
+      let root = address;
+      while (parent.get(root) !== root) root = parent.get(root)!;
+      parent.set(address, root);
+      return root;
+    };
+    const sourcesOf = new Map<string, { hop1: string[]; hop2: string[] }>();
+    for (const payer of eligible) {
+      const sources = this.sources(payer);
+      const unread = !this.read(payer, "to") || sources.hop1.some((funder) => !this.read(funder, "to") || !this.read(funder, "from")) || sources.hop2.some((source) => !this.read(source, "from"));
+      if (unread) payerReason.set(payer, "pending");
+      else if (this.sellerFunded(payer, seller, sources.hop1, eligible)) payerReason.set(payer, "seller_funded");
+      else {
+        sourcesOf.set(payer, sources);
+        parent.set(payer, payer);
+      }
+    }
+    // Payers that share a funder (one or two hops back) are one buyer.
+    // A payer that funded another payer is a source too.
+    const firstPayerOf = new Map<string, string>([...sourcesOf.keys()].map((payer) => [payer, payer]));
+    for (const [payer, { hop1, hop2 }] of sourcesOf) {
+      for (const source of [...hop1, ...hop2]) {
+        const other = firstPayerOf.get(source);
+        if (other === undefined) firstPayerOf.set(source, payer);
+        else parent.set(find(payer), find(other));
+      }
+    }
+    const members = new Map<string, Set<string>>();
+    for (const payer of sourcesOf.keys()) add(members, find(payer), payer);
+    for (const cluster of members.values()) {
+      if (cluster.size < 2) continue;
+      const funded = new Map<string, number>();
+      for (const payer of cluster) {
+        for (const source of new Set([...sourcesOf.get(payer)!.hop1, ...sourcesOf.get(payer)!.hop2])) funded.set(source, (funded.get(source) ?? 0) + 1);
+      }
+      const linked = new Set(funded.keys());
+      // A common source that sends to nobody but this cluster, its other funders and the seller exists to make these payers.
+      const shared = [...funded].filter(([, payers]) => payers >= 2).map(([source]) => source);
+      const isolated = shared.some((source) => [...(this.sentTo.get(source) ?? [])].every((to) => cluster.has(to) || linked.has(to) || to === seller));
+      if (isolated) for (const payer of cluster) payerReason.set(payer, "common_funding");
+    }
+
+    const verdicts: SellerVerdicts = {
+      reasonOf: (transfer) => transferReason(transfer, seller, prices, this.marketplace) ?? payerReason.get(transfer.payer) ?? null,
+      buyerOf: (payer) => (parent.has(payer) ? find(payer) : payer),
+    };
+    this.verdicts.set(seller, verdicts);
+    return verdicts;
+  }
+
+  /**
+   * A payer the seller funded: directly, when it deals with nobody else (every transfer seen with it
+   * is with the seller), or through one wallet that sends to nobody but the seller's payers.
+   */
+  private sellerFunded(payer: string, seller: string, hop1: string[], eligible: Set<string>): boolean {
+    if (this.fundedBy.get(payer)?.has(seller)) {
+      if ([...(this.counterparties.get(payer) ?? [])].every((counterparty) => counterparty === seller)) return true;
+    }
+    return hop1.some(
+      (funder) => this.fundedBy.get(funder)?.has(seller) && [...(this.sentTo.get(funder) ?? [])].every((to) => eligible.has(to) || to === seller),
+    );
+  }
+}

@@ -1,0 +1,220 @@
+// Usage that costs real money to fake (issue 25), on a local anvil chain through the service's own
+// indexer: plain token transfers of the exact price are not x402 sales; an authorization the payer
+// or the seller submitted itself is not a facilitator's settlement; fresh wallets funded from one
+// source (one hop or two back) that sends to nobody else are one ring and not counted, while a
+// common source that deals with others only collapses its payers into one; genuine buyers beside
+// sybils still count. Every removed call is published by reason next to `raw`.
+import { createTestClient, createWalletClient, erc20Abi, http, parseAbi, parseEther, type Address, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
+import type { Payments } from "../../src/payments/setup.js";
+import { chainPayments, handSignedPayload, payingFetch } from "../support/payments.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+import { listingInput } from "../storage/fixtures.js";
+import { startPaidSeller, type PaidSeller } from "./paid-seller.js";
+import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
+import { runUsagePass } from "../support/harness.js";
+import type { PassReport } from "../../src/usage/indexer.js";
+
+const ENV = { USAGE_INTERVAL_SECONDS: "0", USAGE_CONFIRMATIONS: "0" };
+const PRICE = 10_000n;
+const TRANSFER_WITH_AUTHORIZATION = parseAbi([
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
+]);
+
+type Usage = Record<string, unknown> & { l30DaysTotalCalls: number; l30DaysUniquePayers: number; raw: Record<string, unknown>; excluded: Record<string, number> };
+
+let chain: LocalChain;
+let payments: Payments;
+let server: TestServer;
+let database: TestDatabase;
+const closers: PaidSeller[] = [];
+
+const fresh = () => generatePrivateKey();
+const addressOf = (key: Hex) => privateKeyToAccount(key).address;
+
+async function transfer(key: Hex, to: Address, amount: bigint): Promise<void> {
+  const wallet = createWalletClient({ account: privateKeyToAccount(key), chain: chain.chain, transport: http(chain.rpcUrl) });
+  const hash = await wallet.writeContract({ address: chain.asset, abi: erc20Abi, functionName: "transfer", args: [to, amount] });
+  await chain.publicClient.waitForTransactionReceipt({ hash });
+}
+
+/** A wallet of its own with gas and `usdc` atomic units from `funder` (a plain transfer). */
+async function funded(funder: Hex, usdc: bigint, gas = false): Promise<Hex> {
+  const key = fresh();
+  await transfer(funder, addressOf(key), usdc);
+  if (gas) await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({ address: addressOf(key), value: parseEther("1") });
+  return key;
+}
+
+/** A wallet with USDC straight from the token's mint (no funder the indexer can follow): a buyer from outside. */
+async function minted(usdc: bigint, gas = false): Promise<Hex> {
+  const key = fresh();
+  await chain.mintUsdc(addressOf(key), usdc);
+  if (gas) await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({ address: addressOf(key), value: parseEther("1") });
+  return key;
+}
+
+async function buy(seller: PaidSeller, key: Hex, times = 1): Promise<void> {
+  for (let time = 0; time < times; time++) {
+    const response = await payingFetch(chain, key)(`${seller.url}/answer`, { method: "POST" });
+    expect(response.status).toBe(200);
+  }
+}
+
+/** A seller listed at PRICE and settling through a facilitator whose gas key is `gasKey` (a third party unless said otherwise). */
+async function listedSeller(gasKey: Hex = chain.buyers[0]!.privateKey): Promise<{ id: string; payTo: Address; key: Hex; shop: PaidSeller }> {
+  const key = fresh();
+  const payTo = addressOf(key);
+  const id = (await server.contexts.listings.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date(Date.now() - 60_000))).id;
+  const shop = await startPaidSeller(chain, { payTo, priceAtomic: PRICE.toString(), gasKey });
+  closers.push(shop);
+  return { id, payTo, key, shop };
+}
+
+let lastPass: PassReport | null = null;
+
+async function indexed(): Promise<void> {
+  lastPass = await runUsagePass(server);
+  expect(lastPass).not.toBeNull();
+}
+
+async function usageOf(id: string): Promise<Usage | undefined> {
+  const response = await server.fetch(`/listings/${id}`);
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { item: { metadata: { usage?: Usage } }; usageHistory: { calls: number; payers: number }[] };
+  if (body.item.metadata.usage) {
+    const today = body.usageHistory.at(-1)!;
+    // The daily history follows the same rules as the counts.
+    expect({ calls: today.calls, payers: today.payers }).toEqual({ calls: body.item.metadata.usage.l30DaysTotalCalls, payers: body.item.metadata.usage.l30DaysUniquePayers });
+  }
+  return body.item.metadata.usage;
+}
+
+// Each purchase and transfer waits for its block: generous bounds for a loaded machine.
+describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)", { timeout: 180_000 }, (kind) => {
+  beforeAll(async () => {
+    chain = await startLocalChain({ buyers: 4 });
+    payments = await chainPayments(chain);
+    database = await kind.create();
+    server = await startTestServer({ ...ENV, DATABASE_URL: database.url }, { payments });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const shop of closers.splice(0)) await shop.close();
+    await server?.close();
+    await payments?.close();
+    await chain?.stop();
+    await database?.drop();
+  });
+
+  it("does not count plain transfers of the exact price: 10 fresh wallets from one funder, 3 each, count 0 and do not lift the listing", async () => {
+    const target = await listedSeller();
+    const honest = await listedSeller();
+    const funder = chain.buyers[1]!.privateKey;
+    for (let wallet = 0; wallet < 10; wallet++) {
+      const key = await funded(funder, 3n * PRICE, true);
+      for (let time = 0; time < 3; time++) await transfer(key, target.payTo, PRICE);
+    }
+    await buy(honest.shop, await minted(PRICE));
+    await indexed();
+
+    const usage = await usageOf(target.id);
+    expect(usage).toMatchObject({ l30DaysTotalCalls: 0, l30DaysUniquePayers: 0, raw: { l30DaysTotalCalls: 30, l30DaysUniquePayers: 10 }, excluded: { not_x402_authorization: 30 } });
+    expect(await usageOf(honest.id)).toMatchObject({ l30DaysTotalCalls: 1, l30DaysUniquePayers: 1, excluded: {} });
+    const popular = (await (await server.fetch(`/discovery/resources?sort=popular&limit=2`)).json()) as { items: { metadata: { listingId: string } }[] };
+    expect(popular.items[0]!.metadata.listingId).toBe(honest.id);
+  });
+
+  it("does not count an authorization submitted by the seller or by the payer itself", async () => {
+    // The seller settles with its own key: tx.from is the seller.
+    const target = await listedSeller();
+    const selfSettling = await startPaidSeller(chain, { payTo: target.payTo, priceAtomic: PRICE.toString(), gasKey: target.key });
+    closers.push(selfSettling);
+    await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({ address: target.payTo, value: parseEther("1") });
+    await buy(selfSettling, await minted(2n * PRICE), 2);
+    // The payer signs an EIP-3009 authorization and sends transferWithAuthorization itself.
+    const payerKey = await minted(PRICE, true);
+    const payload = await handSignedPayload(payerKey, {
+      scheme: "exact",
+      network: "eip155:8453",
+      amount: PRICE.toString(),
+      asset: chain.asset,
+      payTo: target.payTo,
+      maxTimeoutSeconds: 300,
+      extra: { name: "USD Coin", version: "2" },
+    });
+    const { authorization, signature } = payload.payload as { authorization: Record<string, string>; signature: Hex };
+    const wallet = createWalletClient({ account: privateKeyToAccount(payerKey), chain: chain.chain, transport: http(chain.rpcUrl) });
+    const hash = await wallet.writeContract({
+      address: chain.asset,
+      abi: TRANSFER_WITH_AUTHORIZATION,
+      functionName: "transferWithAuthorization",
+      args: [authorization.from as Address, authorization.to as Address, BigInt(authorization.value!), BigInt(authorization.validAfter!), BigInt(authorization.validBefore!), authorization.nonce as Hex, signature],
+    });
+    expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");
+    // And one genuine sale, settled by a facilitator.
+    await buy(target.shop, await minted(PRICE));
+    await indexed();
+
+    expect(await usageOf(target.id)).toMatchObject({ l30DaysTotalCalls: 1, l30DaysUniquePayers: 1, raw: { l30DaysTotalCalls: 4, l30DaysUniquePayers: 3 }, excluded: { self_submitted: 3 } });
+  });
+
+  it("removes fresh wallets funded by one source that pays nobody else, one hop and two hops back", async () => {
+    const oneHop = await listedSeller();
+    const ring = chain.buyers[2]!.privateKey;
+    for (let wallet = 0; wallet < 5; wallet++) await buy(oneHop.shop, await funded(ring, 2n * PRICE), 2);
+
+    const twoHops = await listedSeller();
+    const root = chain.buyers[3]!.privateKey;
+    const middles = [await funded(root, 3n * PRICE, true), await funded(root, 3n * PRICE, true)];
+    for (const middle of middles) for (let wallet = 0; wallet < 3; wallet++) await buy(twoHops.shop, await funded(middle, PRICE));
+    await indexed();
+
+    expect(await usageOf(oneHop.id)).toMatchObject({ l30DaysTotalCalls: 0, l30DaysUniquePayers: 0, raw: { l30DaysTotalCalls: 10, l30DaysUniquePayers: 5 }, excluded: { common_funding: 10 } });
+    expect(await usageOf(twoHops.id)).toMatchObject({ l30DaysTotalCalls: 0, l30DaysUniquePayers: 0, raw: { l30DaysTotalCalls: 6, l30DaysUniquePayers: 6 }, excluded: { common_funding: 6 } });
+  });
+
+  it("counts payers of a common source that deals with others as one payer, and a seller-funded ring not at all", async () => {
+    const shared = await listedSeller();
+    const family = await minted(10n * PRICE, true);
+    for (let wallet = 0; wallet < 3; wallet++) await buy(shared.shop, await funded(family, PRICE));
+    // The source also pays someone who is not a buyer here.
+    await transfer(family, addressOf(fresh()), PRICE);
+
+    const looped = await listedSeller();
+    await chain.mintUsdc(looped.payTo, 10n * PRICE);
+    await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({ address: looped.payTo, value: parseEther("1") });
+    const middle = await funded(looped.key, 4n * PRICE, true);
+    for (let wallet = 0; wallet < 2; wallet++) await buy(looped.shop, await funded(middle, PRICE));
+    await indexed();
+
+    expect(await usageOf(shared.id)).toMatchObject({ l30DaysTotalCalls: 3, l30DaysUniquePayers: 1, raw: { l30DaysTotalCalls: 3, l30DaysUniquePayers: 3 }, excluded: {} });
+    expect(await usageOf(looped.id)).toMatchObject({ l30DaysTotalCalls: 0, raw: { l30DaysTotalCalls: 2 }, excluded: { seller_funded: 2 } });
+  });
+
+  it("still counts genuine buyers mixed with sybils", async () => {
+    const target = await listedSeller();
+    const ring = await minted(10n * PRICE, true);
+    for (let wallet = 0; wallet < 4; wallet++) await buy(target.shop, await funded(ring, 2n * PRICE), 2);
+    // Genuine: two from outside, and one funded by its own wallet that funds nobody else.
+    await buy(target.shop, await minted(PRICE));
+    await buy(target.shop, await minted(2n * PRICE), 2);
+    const own = await minted(2n * PRICE, true);
+    await buy(target.shop, await funded(own, PRICE));
+    await indexed();
+
+    const usage = await usageOf(target.id);
+    expect(usage).toMatchObject({ l30DaysTotalCalls: 4, l30DaysUniquePayers: 3, l30DaysVolumeUsdc: "0.04", raw: { l30DaysTotalCalls: 12, l30DaysUniquePayers: 7 }, excluded: { common_funding: 8 } });
+    const row = await server.contexts.listings.store.transactions.db.prisma.listing.findUnique({ where: { id: target.id } });
+    expect(row!.calls30d).toBe(4);
+  });
+
+  it("reads one receipt per transaction and each funding address once, within the pass's budgets", async () => {
+    expect(lastPass!.receipts).toBeGreaterThan(0);
+    // Nothing new: the next pass reads no transaction again.
+    await indexed();
+    expect(lastPass).toMatchObject({ receipts: 0, inserted: 0 });
+  });
+});
