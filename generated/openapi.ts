@@ -1088,6 +1088,48 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/favicon.ico": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Site icon
+         * @description The site icon, an SVG (browsers request `/favicon.ico` whatever a page declares; the pages also
+         *     link it as `image/svg+xml`). Immutable for a day.
+         */
+        get: operations["getFavicon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/favicon.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Site icon (alias of /favicon.ico)
+         * @description The site icon, an SVG (browsers request `/favicon.ico` whatever a page declares; the pages also
+         *     link it as `image/svg+xml`). Immutable for a day.
+         */
+        get: operations["getFavicon__faviconSvg"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fee": {
         parameters: {
             query?: never;
@@ -6953,6 +6995,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FacilitatorDocument"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getFavicon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "Cache-Control": "public, max-age=86400";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getFavicon__faviconSvg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "Cache-Control": "public, max-age=86400";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
                 };
             };
             /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */

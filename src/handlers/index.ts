@@ -1,5 +1,6 @@
 import type { HandlerMap } from "../services.js";
 import { a2aHandlers } from "./a2a.js";
+import { assetsHandlers } from "./assets.js";
 import { catalogHandlers } from "./catalog.js";
 import { demoHandlers } from "./demo.js";
 import { documentsHandlers } from "./documents.js";
@@ -23,4 +24,5 @@ export const handlers: HandlerMap = {
   ...demoHandlers,
   ...opsHandlers,
   ...webHandlers,
+  ...assetsHandlers,
 };
