@@ -8,6 +8,8 @@ import type { MarketFacts } from "./market/facts.js";
 import type { Payments } from "./payments/setup.js";
 import type { SellerProbe } from "./probe/seller-probe.js";
 import type { ListingStore } from "./storage/listing-store.js";
+import type { PaymentIdempotencyStore } from "./storage/payment-idempotency-store.js";
+import type { OwnerStore } from "./storage/owner-store.js";
 import type { Health } from "./health/health.js";
 import type { UsageService } from "./usage/service.js";
 
@@ -18,6 +20,8 @@ export interface Services {
   /** The compiled contract, as served at /openapi.json. */
   contract: { document: Record<string, unknown>; bytes: Buffer };
   store: ListingStore;
+  /** The owner's self-service writes (src/storage/owner-store.ts). */
+  owners: OwnerStore;
   /** Fee, wallet, chain and token: the one source every document reads. */
   market: MarketFacts;
   /** Whether rendered catalog documents are still current. */
@@ -28,6 +32,8 @@ export interface Services {
   probe: SellerProbe;
   /** Listing health: its store (reads, the listing-time sample) and the re-prober (src/health/). */
   health: Health;
+  /** Payment identifiers of POST /listings and their stored answers (src/listing/payment-idempotency.ts). */
+  idempotency: PaymentIdempotencyStore;
   /** Sales counted from the chain: the indexer, its store and the listing document's reads (src/usage/). */
   usage: UsageService;
   now(): Date;

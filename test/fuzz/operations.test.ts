@@ -10,6 +10,7 @@ import { toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listingInput } from "../storage/fixtures.js";
 import { handSignedPayload } from "../support/payments.js";
+import { contractApi } from "../support/harness.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
 import { casesOf, isPaid, keyOf, methodCases, wellFormedRequest, type CaseContext, type FuzzCase } from "./cases.js";
@@ -118,7 +119,7 @@ describe.each(testDatabaseKinds())("every operation of the contract, fuzzed ($ki
     for (const operation of operations.filter((candidate) => candidate.jsonRpc)) ctx.tools.push(...(await toolsOf(ctx, operation)));
     const schema = new URL(db.url).searchParams.get("schema");
     checks = {
-      api: server.router.api,
+      api: await contractApi(),
       forbidden: [
         ["a stack trace", "    at "],
         ["a checkout path", CHECKOUT],

@@ -5,6 +5,7 @@ import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
 import { startServer, type RunningServer, type ServerOptions } from "../../src/server.js";
 import { checkEveryAnswer } from "./contract-check.js";
+import { contractApi } from "./harness.js";
 import { offlinePayments } from "./payments.js";
 
 export interface TestServer extends RunningServer {
@@ -24,7 +25,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   // No chain unless a test brings one: payments default to an offline facilitator.
   const payments = options.payments ?? (await offlinePayments(config));
   const running = await startServer(config, createLogger(config.logLevel), { shutdownGraceMs: 1000, ...options, payments });
-  checkEveryAnswer(running.server, running.router.api);
+  checkEveryAnswer(running.server, await contractApi());
   return {
     ...running,
     fetch: (path, init) => fetch(`${running.url}${path}`, init),

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANVIL_MNEMONIC, deriveAccounts, startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
 import type { Payments } from "../../src/payments/setup.js";
 import { chainPayments, payingFetch } from "../support/payments.js";
+import { runUsagePass, usageStore } from "../support/harness.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { listingInput } from "../storage/fixtures.js";
 import { startPaidSeller, type PaidSeller } from "./paid-seller.js";
@@ -30,7 +31,7 @@ let sellerC: Address;
 const ids: Record<string, string> = {};
 
 async function pass(target: TestServer = server): Promise<void> {
-  await target.services.usage.job!.runNow();
+  await runUsagePass(target);
 }
 
 async function mine(blocks = 1): Promise<void> {
@@ -216,7 +217,7 @@ describe.each(testDatabaseKinds())("usage from the chain ($kind)", (kind) => {
     await pass();
     expect(await storedTransfers()).toBe(stored);
     expect(await usageOf(ids.a!)).toMatchObject({ l30DaysTotalCalls: before!.l30DaysTotalCalls, l30DaysUniquePayers: before!.l30DaysUniquePayers });
-    const checkpoint = await server.services.usage.store.checkpoint();
+    const checkpoint = await usageStore(server).checkpoint();
     const block = await chain.publicClient.getBlock({ blockNumber: checkpoint!.blockNumber });
     expect(checkpoint!.blockHash).toBe(block.hash);
   });

@@ -7,6 +7,7 @@ import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js
 import type { Payments } from "../../src/payments/setup.js";
 import { chainPayments, payingFetch } from "../support/payments.js";
 import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy.js";
+import { runUsagePass, usageStore } from "../support/harness.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { listingInput } from "../storage/fixtures.js";
 import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
@@ -54,14 +55,14 @@ describe("usage indexer interrupted mid-pass", () => {
   it("keeps rows and checkpoint together, and a new instance resumes without counting twice", async () => {
     const prisma = server.services.store.transactions.db.prisma;
     const head = await chain.publicClient.getBlockNumber();
-    const running = server.services.usage.job!.runNow();
+    const running = runUsagePass(server);
     // Let two sales' chunks commit, then the node fails every log query from here on.
     const storedSales = () => prisma.usageTransfer.count({ where: { payTo: payTo.toLowerCase() } });
     while ((await storedSales()) < 2) await new Promise((resolve) => setTimeout(resolve, 2));
     proxy.inject("eth_getLogs", { kind: "status", status: 500 }, 1_000);
     await running;
 
-    const checkpoint = (await server.services.usage.store.checkpoint())!.blockNumber;
+    const checkpoint = (await usageStore(server).checkpoint())!.blockNumber;
     expect(checkpoint).toBeGreaterThan(0n);
     expect(checkpoint).toBeLessThan(head);
     const stored = await prisma.usageTransfer.findMany({ where: { payTo: payTo.toLowerCase() }, select: { id: true, blockNumber: true } });
@@ -74,8 +75,8 @@ describe("usage indexer interrupted mid-pass", () => {
     await server.close();
     proxy.clear();
     server = await startTestServer(env, { payments });
-    await server.services.usage.job!.runNow();
-    expect((await server.services.usage.store.checkpoint())!.blockNumber).toBe(head);
+    await runUsagePass(server);
+    expect((await usageStore(server).checkpoint())!.blockNumber).toBe(head);
     expect(await server.services.store.transactions.db.prisma.usageTransfer.count({ where: { payTo: payTo.toLowerCase() } })).toBe(SALES);
     const document = (await (await server.fetch(`/listings/${listingId}`)).json()) as { item: { metadata: { usage: { l30DaysTotalCalls: number; l30DaysUniquePayers: number } } } };
     expect(document.item.metadata.usage).toMatchObject({ l30DaysTotalCalls: SALES, l30DaysUniquePayers: 1 });

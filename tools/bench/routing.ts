@@ -34,7 +34,7 @@ async function inProcess(): Promise<void> {
   const config = loadConfig({ LOG_LEVEL: "silent" });
   // Routing alone: the handler measured reads no storage.
   const market = marketFacts(config, { payTo: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", tokenName: USDC_DOMAIN.name, tokenVersion: USDC_DOMAIN.version });
-  const services = { config, logger: createLogger("silent"), contract, market, store: undefined as never, freshness: undefined as never, payments: undefined as never, probe: undefined as never, health: undefined as never, usage: undefined as never, now: () => new Date(), readiness: undefined as never };
+  const services = { config, logger: createLogger("silent"), contract, market, store: undefined as never, freshness: undefined as never, payments: undefined as never, probe: undefined as never, health: undefined as never, owners: undefined as never, idempotency: undefined as never, usage: undefined as never, now: () => new Date(), readiness: undefined as never };
   const router = await createRouter(contract, handlers, services);
   const request = { method: "GET", path: "/listings/example.json", query: "", headers: {}, body: undefined };
   const ours = await timeDispatch(() => router.dispatch("getListingExample__listingsExampleJson", request), 20_000);
