@@ -5,8 +5,8 @@ import { completable } from "@modelcontextprotocol/sdk/server/completable.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
-import { searchCatalogDocument } from "../documents/catalog-search.js";
 import { linkTo } from "../market/links.js";
+import { catalogState, searchPage } from "../queries/catalog.js";
 import type { McpServices } from "./context.js";
 import { guarded } from "./failures.js";
 import { BUY_PLAYBOOK_URI, SELL_PLAYBOOK_URI } from "./resources.js";
@@ -22,10 +22,10 @@ function userMessage(text: string): GetPromptResult["messages"][number] {
 /** Words of live listings' names, tags and descriptions starting with `prefix`: what buyers can find. */
 async function catalogWords(services: McpServices, prefix: string): Promise<string[]> {
   const typed = prefix.trim().toLowerCase();
-  const page = await searchCatalogDocument({ limit: 50 }, "search", services);
+  const { page } = await searchPage(services, await catalogState(services), { limit: 50 }, "search");
   const words = new Set<string>();
-  for (const item of page.items) {
-    const text = [item.serviceName ?? "", ...(item.tags ?? []), item.description].join(" ").toLowerCase();
+  for (const listing of page.rows) {
+    const text = [listing.serviceName ?? "", listing.tags ?? "", listing.description].join(" ").toLowerCase();
     for (const word of text.split(/[^a-z0-9-]+/)) if (word.length > 2 && word.startsWith(typed)) words.add(word);
   }
   return [...words].sort().slice(0, COMPLETIONS);

@@ -6,9 +6,10 @@ import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/serv
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
-import { searchCatalogDocument } from "../documents/catalog-search.js";
+import { searchDocument } from "../documents/discovery.js";
 import { buyPlaybook, sellPlaybook } from "../documents/playbooks.js";
 import { linkTo, linkWithParams } from "../market/links.js";
+import { catalogState, liveListing, searchPage } from "../queries/catalog.js";
 import type { McpServices } from "./context.js";
 import { guarded } from "./failures.js";
 
@@ -35,7 +36,7 @@ export function listingUri(id: string): string {
 }
 
 async function firstPage(services: McpServices) {
-  return searchCatalogDocument({ limit: PAGE }, "search", services);
+  return searchDocument(services, await searchPage(services, await catalogState(services), { limit: PAGE }, "search"));
 }
 
 export function registerMarketResources(server: McpServer, services: McpServices): void {
@@ -100,7 +101,7 @@ export function registerMarketResources(server: McpServer, services: McpServices
     (uri, variables) =>
       guarded(services, "reading a listing", async () => {
         const id = decodeURIComponent(String(variables.id ?? ""));
-        const listing = LISTING_ID.test(id) ? await services.store.catalog.live(id, services.now()) : null;
+        const listing = LISTING_ID.test(id) ? await liveListing(services, id) : null;
         if (!listing) throw new McpError(RESOURCE_NOT_FOUND, `No live listing ${id.slice(0, 100)}: it never existed, expired, failed or was delisted.`);
         return json(uri.href, {
           item: toCatalogItem(listing, market),
