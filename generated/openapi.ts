@@ -1088,6 +1088,48 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/favicon.ico": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Site icon
+         * @description The site icon, an SVG (browsers request `/favicon.ico` whatever a page declares; the pages also
+         *     link it as `image/svg+xml`). Immutable for a day.
+         */
+        get: operations["getFavicon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/favicon.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Site icon (alias of /favicon.ico)
+         * @description The site icon, an SVG (browsers request `/favicon.ico` whatever a page declares; the pages also
+         *     link it as `image/svg+xml`). Immutable for a day.
+         */
+        get: operations["getFavicon__faviconSvg"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fee": {
         parameters: {
             query?: never;
@@ -3528,9 +3570,25 @@ export type components = {
              */
             validate: string;
         };
-        /** @description Chronological, newest-first feed of foreign listings. */
+        /**
+         * @description Chronological, newest-first feed of foreign listings.The JSON feed of foreign listings: the marketplace's own fields, and also a JSON Feed 1.1
+         *     (https://jsonfeed.org/version/1.1) that feed readers accept: `version`, `title`, the feed's URLs
+         *     and, on each item, the JSON Feed item fields beside the catalog item's.
+         */
         FeedDocument: {
-            items: components["schemas"]["CatalogItem"][];
+            /** @description JSON Feed: what the feed lists. */
+            description: string;
+            /**
+             * Format: uri
+             * @description JSON Feed: this feed's URL.
+             */
+            feed_url: string;
+            /**
+             * Format: uri
+             * @description JSON Feed: the web catalog.
+             */
+            home_page_url: string;
+            items: components["schemas"]["FeedItem"][];
             /** Format: int32 */
             limit: number;
             links: components["schemas"]["Links"];
@@ -3547,8 +3605,65 @@ export type components = {
              * @description The `since` of the request, null when none was given.
              */
             since: string | null;
+            /** @description JSON Feed: the feed's title. */
+            title: string;
             /** Format: date-time */
             updatedAt: string;
+            /**
+             * @description JSON Feed: the version URL.
+             * @enum {string}
+             */
+            version: "https://jsonfeed.org/version/1.1";
+            /** @enum {number} */
+            x402Version: 2;
+        };
+        /** @description A catalog item with the fields of a JSON Feed 1.1 item. */
+        FeedItem: {
+            accepts: components["schemas"]["PaymentRequirement"][];
+            /** @description JSON Feed: the seller's description and the price. */
+            content_text: string;
+            /**
+             * Format: date-time
+             * @description JSON Feed: when it last changed.
+             */
+            date_modified: string;
+            /**
+             * Format: date-time
+             * @description JSON Feed: when it was listed.
+             */
+            date_published: string;
+            description: string;
+            /** @description Extensions the seller's 402 declares: `bazaar` (its `info` with input and output examples, and the JSON Schema `schema` that `info` validates against). Absent when none is declared. */
+            extensions?: components["schemas"]["CatalogItemExtensions"];
+            /**
+             * Format: uri
+             * @description JSON Feed: the listed resource itself (the seller's x402 endpoint).
+             */
+            external_url: string;
+            /** @description Icon of the service, from the seller's 402 (`resource.iconUrl`): an http(s) URL on a public host name. */
+            iconUrl?: string;
+            /** @description JSON Feed: the listing id, unique and stable. */
+            id: string;
+            /** Format: date-time */
+            lastUpdated: string;
+            metadata: components["schemas"]["ItemMetadata"];
+            method: components["schemas"]["ListingMethod"];
+            /** @description Media type of the resource's response: the seller's 402 declares it, else `application/json`. */
+            mimeType: string;
+            /** @description URL of the listed endpoint. */
+            resource: string;
+            /** @description Name of the service, from the seller's 402 (`resource.serviceName`; Bazaar rules: printable ASCII, at most 32 characters). */
+            serviceName?: string;
+            /** @description Topical tags, from the seller's 402 (`resource.tags`; at most 5, each at most 32 printable ASCII characters, no duplicates ignoring case). */
+            tags?: string[];
+            /** @description JSON Feed: method, resource and price. */
+            title: string;
+            type: components["schemas"]["ResourceType"];
+            /**
+             * Format: uri
+             * @description JSON Feed: the listing's page.
+             */
+            url: string;
             /** @enum {number} */
             x402Version: 2;
         };
@@ -7003,6 +7118,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FacilitatorDocument"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getFavicon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "Cache-Control": "public, max-age=86400";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getFavicon__faviconSvg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    "Cache-Control": "public, max-age=86400";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
                 };
             };
             /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */

@@ -62,7 +62,8 @@ export const canonicalOperationIds = [
   "getReadiness",
   "getHomePage",
   "getListingPage",
-  "getSellPage"
+  "getSellPage",
+  "getFavicon"
 ] as const;
 
 export type CanonicalOperationId = (typeof canonicalOperationIds)[number];
@@ -233,6 +234,8 @@ export const canonicalOf = {
   getHomePage: "getHomePage",
   getListingPage: "getListingPage",
   getSellPage: "getSellPage",
+  getFavicon: "getFavicon",
+  getFavicon__faviconSvg: "getFavicon",
 } as const satisfies Record<string, CanonicalOperationId>;
 
 export type RoutedOperationId = keyof typeof canonicalOf;
@@ -248,6 +251,7 @@ export const areas = {
   demo: ["getDemoResource", "postDemoResource"],
   ops: ["getMetrics", "getLiveness", "getReadiness"],
   web: ["getHomePage", "getListingPage", "getSellPage"],
+  assets: ["getFavicon"],
 } as const satisfies Record<string, readonly CanonicalOperationId[]>;
 
 export type Area = keyof typeof areas;
@@ -420,6 +424,8 @@ export const routeTable = [
   { method: "GET", path: "/", operationId: "getHomePage", canonical: "getHomePage", area: "web" },
   { method: "GET", path: "/listing/{id}", operationId: "getListingPage", canonical: "getListingPage", area: "web" },
   { method: "GET", path: "/sell.html", operationId: "getSellPage", canonical: "getSellPage", area: "web" },
+  { method: "GET", path: "/favicon.ico", operationId: "getFavicon", canonical: "getFavicon", area: "assets" },
+  { method: "GET", path: "/favicon.svg", operationId: "getFavicon__faviconSvg", canonical: "getFavicon", area: "assets" },
 ] as const satisfies ReadonlyArray<{
   method: "GET" | "PUT" | "POST" | "DELETE" | "OPTIONS" | "HEAD" | "PATCH" | "TRACE";
   path: string;

@@ -121,6 +121,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     demo: { ...documents, payments, now },
     ops: { config, readiness: createReadiness({ database, payments }) },
     web: listingReads,
+    assets: {},
   };
   const jobs = createJobRegistry(backgroundJobs({ config, logger, now, store, market, chain: payments.chain, prober: health.prober, usage }), {
     logger,

@@ -74,6 +74,8 @@ export interface AreaContexts {
   demo: DemoAreaContext;
   ops: OpsAreaContext;
   web: ListingReadContext;
+  /** Static files browsers ask for by themselves (the favicon): nothing to read. */
+  assets: Record<string, never>;
 }
 
 /** The area an operation belongs to. */

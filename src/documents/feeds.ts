@@ -3,12 +3,28 @@ import type { components } from "../../generated/openapi.js";
 import type { DocumentContext } from "./context.js";
 import type { Listing } from "../catalog/rows.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
-import { linkTo, linksTo } from "../market/links.js";
+import { linkTo, linksTo, linkWithParams } from "../market/links.js";
 
 export type FeedDocument = components["schemas"]["FeedDocument"];
 
 /** Newest foreign listings shown by the Atom and RSS views. */
 export const SYNDICATION_SIZE = 50;
+
+const FEED_TITLE = (name: string) => `${name}: new listings`;
+const FEED_DESCRIPTION = "Newest x402-paid endpoints listed by third-party sellers. Buy directly from each listed resource.";
+
+/** A listing's page on this service: where feed items link, with the resource itself beside it. */
+function pageOf(services: DocumentContext, row: Listing): string {
+  return linkWithParams(services.market, "/listing/{id}", { id: row.id });
+}
+
+function itemTitle(row: Listing): string {
+  return `${row.method} ${row.resource} — ${row.priceUsdc} USDC`;
+}
+
+function itemText(row: Listing): string {
+  return `${row.description} (${row.priceUsdc} USDC per call, paid to ${row.sellerPayTo} on ${row.network}; endpoint ${row.resource})`;
+}
 
 export function feedDocument(services: DocumentContext, rows: Listing[], query: { since: Date | null; limit: number }, updatedAt: Date): FeedDocument {
   const newest = rows[0]?.listedAt ?? null;
@@ -17,10 +33,24 @@ export function feedDocument(services: DocumentContext, rows: Listing[], query: 
     role: "marketplace",
     name: services.market.name,
     updatedAt: updatedAt.toISOString(),
+    version: "https://jsonfeed.org/version/1.1",
+    title: FEED_TITLE(services.market.name),
+    home_page_url: `${services.market.baseUrl}/`,
+    feed_url: linkTo(services.market, "/feed.json"),
+    description: FEED_DESCRIPTION,
     since: query.since?.toISOString() ?? null,
     limit: query.limit,
     nextSince: newest?.toISOString() ?? null,
-    items: rows.map((row) => toCatalogItem(row, services.market)),
+    items: rows.map((row) => ({
+      ...toCatalogItem(row, services.market),
+      id: row.id,
+      url: pageOf(services, row),
+      external_url: hrefOf(row.resource),
+      title: itemTitle(row),
+      content_text: itemText(row),
+      date_published: row.listedAt.toISOString(),
+      date_modified: row.updatedAt.toISOString(),
+    })),
     links: {
       ...linksTo(services.market, ["market", "resources", "search", "list"]),
       atom: linkTo(services.market, "/feed.atom"),
@@ -70,9 +100,9 @@ function syndication(services: DocumentContext, rows: Listing[], updatedAt: Date
   const { market } = services;
   const feed = new Feed({
     id: linkTo(market, "/feed.atom"),
-    title: `${market.name}: new listings`,
-    description: "Newest x402-paid endpoints listed by third-party sellers. Buy directly from each listed resource.",
-    link: linkTo(market, "/bazaar.json"),
+    title: FEED_TITLE(market.name),
+    description: FEED_DESCRIPTION,
+    link: `${market.baseUrl}/`,
     updated: updatedAt,
     generator: market.name,
     copyright: "Listings are their sellers' own descriptions.",
@@ -80,15 +110,15 @@ function syndication(services: DocumentContext, rows: Listing[], updatedAt: Date
     feedLinks: { atom: linkTo(market, "/feed.atom"), rss: linkTo(market, "/feed.rss"), json: linkTo(market, "/feed.json") },
   });
   for (const row of rows) {
-    const price = `${row.priceUsdc} USDC per call, paid to ${row.sellerPayTo} on ${row.network}`;
     feed.addItem({
-      title: htmlText(`${row.method} ${row.resource} — ${row.priceUsdc} USDC`),
+      title: htmlText(itemTitle(row)),
       id: `urn:uuid:${row.id}`,
       guid: `urn:uuid:${row.id}`,
-      link: hrefOf(row.resource),
+      // The listing's page; the resource is in the title and the text.
+      link: pageOf(services, row),
       date: row.updatedAt,
       published: row.listedAt,
-      description: htmlText(`${row.description} (${price})`),
+      description: htmlText(itemText(row)),
     });
   }
   return feed;

@@ -1,5 +1,6 @@
 import type { HandlerMap } from "../services.js";
 import { a2aHandlers } from "./a2a.js";
+import { assetsHandlers } from "./assets.js";
 import { forArea } from "./area-handlers.js";
 import { catalogHandlers } from "./catalog.js";
 import { demoHandlers } from "./demo.js";
@@ -24,4 +25,5 @@ export const handlers: HandlerMap = {
   ...forArea("demo", demoHandlers),
   ...forArea("ops", opsHandlers),
   ...forArea("web", webHandlers),
+  ...forArea("assets", assetsHandlers),
 };

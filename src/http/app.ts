@@ -4,6 +4,7 @@ import { canonicalOf, type RoutedOperationId } from "../../generated/operations.
 import type { Logger } from "../logger.js";
 import { currentRequest } from "../request-context.js";
 import { readBodyText, readJsonBody } from "./body.js";
+import { compressBody, compression, COMPRESSION_THRESHOLD, isCompressible, preferredEncoding, type ContentEncoding } from "./compression.js";
 import { ifNoneMatchMatches } from "./conditional.js";
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from "./cors.js";
 import { HttpError } from "../contract/errors.js";
@@ -42,20 +43,33 @@ function send(ctx: Context, reply: AnyReply, cache: ResponseCache | undefined): 
   }
   if (typeof body === "string") {
     ctx.type = contentType ?? "text/plain; charset=utf-8";
-    ctx.body = body;
+    ctx.body = encoded(ctx, Buffer.from(body)).body;
   } else if (typeof body === "object" && body !== null && "preRendered" in body) {
     ctx.type = contentType ?? JSON_CONTENT_TYPE;
     const bytes = (body as { preRendered: Buffer }).preRendered;
-    ctx.body = bytes;
+    const answer = encoded(ctx, bytes);
+    ctx.body = answer.body;
     if (cache && reply.cacheToken && etag && reply.status === 200) {
       delete headers.ETag;
       const operation = canonicalOf[reply.operationId as RoutedOperationId];
-      cache.remember(ctx.url, { token: reply.cacheToken, etag, contentType: ctx.response.get("Content-Type"), body: bytes, headers, operation });
+      cache.remember(ctx.url, { token: reply.cacheToken, etag, contentType: ctx.response.get("Content-Type"), body: bytes, headers, operation }, answer);
     }
   } else {
     ctx.type = contentType ?? JSON_CONTENT_TYPE;
-    ctx.body = Buffer.from(JSON.stringify(body));
+    ctx.body = encoded(ctx, Buffer.from(JSON.stringify(body))).body;
   }
+}
+
+/**
+ * A handler's whole answer, encoded here rather than streamed through koa-compress: it keeps its
+ * Content-Length, HEAD reports the GET's headers, and the response cache gets the encoded bytes.
+ */
+function encoded(ctx: Context, bytes: Buffer): { body: Buffer; encoding?: ContentEncoding } {
+  if (bytes.length < COMPRESSION_THRESHOLD || !isCompressible(ctx.response.get("Content-Type"))) return { body: bytes };
+  const encoding = preferredEncoding(ctx.get("accept-encoding"));
+  if (!encoding) return { body: bytes };
+  ctx.set("Content-Encoding", encoding);
+  return { body: compressBody(bytes, encoding), encoding };
 }
 
 function sendError(ctx: Context, error: HttpError): void {
@@ -79,6 +93,7 @@ export interface AppOptions {
 
 /**
  * The Koa app, after the entry's access log and response cache (src/http/entry.ts):
+ *   0. gzip/brotli of answers over a threshold (src/http/compression.ts)
  *   1. errors: an HttpError or an unexpected failure becomes a JSON reply
  *   2. CORS
  *   3. @koa/router: the contract's routes, each with its own middleware, then openapi-backend's
@@ -106,6 +121,7 @@ export function createApp({ router, logger, maxBodyBytes, responseCache, routeMi
   const app = new Koa({ proxy: trustProxy });
   app.silent = true;
 
+  app.use(compression());
   app.use(async (ctx, next) => {
     try {
       await next();

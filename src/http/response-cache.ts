@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LRUCache } from "lru-cache";
 import { currentRequest } from "../request-context.js";
+import { compressBody, COMPRESSION_THRESHOLD, isCompressible, preferredEncoding, type ContentEncoding } from "./compression.js";
 import { ifNoneMatchMatches } from "./conditional.js";
 import { CORS_RESPONSE_HEADERS } from "./cors.js";
 
@@ -35,7 +36,14 @@ interface Entry {
   ok: Record<string, string | number>;
   notModified: Record<string, string>;
   operation?: string;
+  /** Whether the body is sent gzip/brotli-encoded to clients that accept it (src/http/compression.ts). */
+  compressible: boolean;
+  /** Encoded bodies with their headers, made on the first request that asks for each encoding. */
+  encoded: Partial<Record<ContentEncoding, { body: Buffer; ok: Record<string, string | number> }>>;
 }
+
+/** Every cached answer varies by Accept-Encoding and Origin (CORS), named in the order the app's do. */
+const VARY = { Vary: `Accept-Encoding, ${CORS_RESPONSE_HEADERS.Vary}` };
 
 export class ResponseCache {
   private readonly entries: LRUCache<string, Entry>;
@@ -47,20 +55,26 @@ export class ResponseCache {
     this.entries = new LRUCache({
       max: options.maxEntries ?? 5_000,
       maxSize: options.maxBytes ?? 4 * 1024 * 1024,
-      sizeCalculation: (entry) => entry.body.length + 512,
+      // Room for the encoded variants too, which come later and are much smaller than the body.
+      sizeCalculation: (entry) => Math.ceil(entry.body.length * (entry.compressible ? 1.5 : 1)) + 512,
     });
   }
 
-  remember(url: string, response: CachedResponse): void {
-    const notModified = { ...CORS_RESPONSE_HEADERS, ...response.headers, ETag: response.etag };
-    this.entries.set(url, {
+  /** `sent`: the body as the app just sent it, kept when encoded so the next such request need not encode it again. */
+  remember(url: string, response: CachedResponse, sent?: { body: Buffer; encoding?: ContentEncoding }): void {
+    const notModified = { ...CORS_RESPONSE_HEADERS, ...response.headers, ...VARY, ETag: response.etag };
+    const entry: Entry = {
       token: response.token,
       etag: response.etag,
       body: response.body,
       operation: response.operation,
       notModified,
       ok: { ...notModified, "Content-Type": response.contentType, "Content-Length": response.body.length },
-    });
+      compressible: response.body.length >= COMPRESSION_THRESHOLD && isCompressible(response.contentType),
+      encoded: {},
+    };
+    if (sent?.encoding) entry.encoded[sent.encoding] = this.variant(entry, sent.encoding, sent.body);
+    this.entries.set(url, entry);
   }
 
   /**
@@ -91,9 +105,19 @@ export class ResponseCache {
       res.writeHead(304, entry.notModified);
       res.end();
     } else {
-      res.writeHead(200, entry.ok);
-      res.end(req.method === "HEAD" ? undefined : entry.body);
+      const encoding = entry.compressible ? preferredEncoding(req.headers["accept-encoding"]) : undefined;
+      const { body, ok } = encoding ? this.encoded(entry, encoding) : entry;
+      res.writeHead(200, ok);
+      res.end(req.method === "HEAD" ? undefined : body);
     }
     return true;
+  }
+
+  private encoded(entry: Entry, encoding: ContentEncoding): { body: Buffer; ok: Record<string, string | number> } {
+    return (entry.encoded[encoding] ??= this.variant(entry, encoding, compressBody(entry.body, encoding)));
+  }
+
+  private variant(entry: Entry, encoding: ContentEncoding, body: Buffer): { body: Buffer; ok: Record<string, string | number> } {
+    return { body, ok: { ...entry.ok, "Content-Encoding": encoding, "Content-Length": body.length } };
   }
 }

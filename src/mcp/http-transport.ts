@@ -3,12 +3,19 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
   InitializeRequestSchema,
   isJSONRPCRequest,
   JSONRPCMessageSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ZodType } from "zod";
 import type { components } from "../../generated/openapi.js";
@@ -52,6 +59,13 @@ const REQUEST_SCHEMAS = new Map<string, ZodType>([
   ["ping", PingRequestSchema],
   ["tools/list", ListToolsRequestSchema],
   ["tools/call", CallToolRequestSchema],
+  ["resources/list", ListResourcesRequestSchema],
+  ["resources/templates/list", ListResourceTemplatesRequestSchema],
+  ["resources/read", ReadResourceRequestSchema],
+  ["prompts/list", ListPromptsRequestSchema],
+  ["prompts/get", GetPromptRequestSchema],
+  ["completion/complete", CompleteRequestSchema],
+  ["logging/setLevel", SetLevelRequestSchema],
 ]);
 
 /**

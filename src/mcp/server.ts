@@ -6,6 +6,8 @@ import { type MarketFacts } from "../market/facts.js";
 import { CONTRACT_VERSION } from "../constants.js";
 import { marketSummary, POLICY } from "../documents/agent-facts.js";
 import type { McpServices } from "./context.js";
+import { registerMarketPrompts } from "./prompts.js";
+import { registerMarketResources } from "./resources.js";
 import { registerMarketTools, type ToolContext } from "./tools.js";
 
 /** The machine name `initialize` announces; the human title is the marketplace's name. */
@@ -20,6 +22,8 @@ export function serverInstructions(market: MarketFacts): string {
     marketSummary(market),
     "Tools: list_market searches the catalog with the arguments of GET /search (query or q, seed, type, payTo, network and scheme filters, limit, offset or cursor); how_to_sell and how_to_buy return the playbooks; " +
       "validate_listing dry-runs a listing body (it never charges and never saves). Listing itself is the paid HTTP route POST /listings (x402), not a tool.",
+    "Resources: market://catalog (the first page), market://playbooks/sell and market://playbooks/buy, and each live listing as listing://{id}. " +
+      "Prompts: list_my_endpoint and find_and_buy.",
     `Policy: ${POLICY.join(" ")}`,
   ].join("\n");
 }
@@ -30,8 +34,12 @@ export function serverInstructions(market: MarketFacts): string {
  */
 export function createMarketMcpServer(context: ToolContext): McpServer {
   const { market } = context.services;
-  const server = new McpServer(serverIdentity(market), { instructions: serverInstructions(market) });
+  // Logging: logging/setLevel is accepted; the transport is stateless with JSON answers, so a level
+  // lasts one request and log notifications have no stream to travel on (see NOTES-people.md).
+  const server = new McpServer(serverIdentity(market), { instructions: serverInstructions(market), capabilities: { logging: {} } });
   registerMarketTools(server, context);
+  registerMarketResources(server, context.services);
+  registerMarketPrompts(server, context.services);
   return server;
 }
 

@@ -1,5 +1,6 @@
 // The feeds area: the JSON feed a poller pages with `since`, and its Atom and RSS views.
 import { parseFeed } from "@rowanmanning/feed-parser";
+import { parseFeed as feedsmithParse } from "feedsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
 import { describeAreaRoutes, jsonOf, type RouteAnswer } from "./area-routes.js";
@@ -111,5 +112,32 @@ describe.each(databaseKinds)("feeds on $kind", (kind) => {
     for (const date of [...pubDates, /<lastBuildDate>([^<]+)</.exec(xml)![1]!]) expect(date).toMatch(RFC_822);
     expect(xml).toContain(`<atom:link href="${market.server.contexts.listings.config.publicBaseUrl}/feed.rss" rel="self" type="application/rss+xml"/>`);
     for (const alias of ["/rss.xml", "/listings/rss", "/catalog.rss", "/feed.xml"]) expect(await (await market.server.fetch(alias)).text()).toBe(xml);
+  });
+
+  it("serves /feed.json as a JSON Feed 1.1 that feedsmith accepts, items linking the listing's page with the resource beside it", async () => {
+    const text = await (await market.server.fetch("/feed.json")).text();
+    const { format, feed } = feedsmithParse(JSON.parse(text) as object) as { format: string; feed: { title?: string; items?: Array<{ id?: string; url?: string; external_url?: string; content_text?: string }> } };
+    expect(format).toBe("json");
+    const base = market.server.services.config.publicBaseUrl;
+    expect(feed.title).toContain("new listings");
+    expect(feed.items!.map((item) => item.id)).toEqual(newestFirst());
+    const first = feed.items![0]!;
+    expect(first.url).toBe(`${base}/listing/${newestFirst()[0]}`);
+    expect(first.external_url).toMatch(/^https:\/\//);
+    expect(first.content_text).toContain("Feed entry number 4 & <friends>");
+    // The marketplace's own fields are kept beside JSON Feed's.
+    const document = JSON.parse(text) as FeedDocument & { version: string; feed_url: string };
+    expect(document.version).toBe("https://jsonfeed.org/version/1.1");
+    expect(document.feed_url).toBe(`${base}/feed.json`);
+    expect(document.items[0]!.metadata.listingId).toBe(newestFirst()[0]);
+  });
+
+  it("links Atom and RSS items to the listing's page, naming the resource in their text", async () => {
+    const base = market.server.services.config.publicBaseUrl;
+    for (const path of ["/feed.atom", "/feed.rss"]) {
+      const feed = parseFeed(await (await market.server.fetch(path)).text());
+      expect(feed.items[0]!.url, path).toBe(`${base}/listing/${newestFirst()[0]}`);
+      expect(feed.items[0]!.description, path).toMatch(/endpoint https:\/\//);
+    }
   });
 });

@@ -345,7 +345,10 @@ describe("MCP documents", () => {
     expect(status).toBe(200);
     expect(body.url).toBe(`${market.server.contexts.listings.market.baseUrl}/mcp`);
     expect(body.tools.map((tool: { name: string }) => tool.name)).toEqual(TOOL_NAMES);
-    expect(body.methods).toEqual(["initialize", "tools/list", "tools/call", "ping"]);
+    expect(body.methods).toEqual([
+      "initialize", "tools/list", "tools/call", "ping",
+      "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete", "logging/setLevel",
+    ]);
     expect(body.instructions).toBe(client.getInstructions());
   });
 

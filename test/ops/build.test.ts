@@ -2,7 +2,7 @@
 // fresh clone), and the package's bin and exports are JavaScript with declarations, no tsx. Node 20
 // cannot load a .ts file by itself, so running them with plain `node` proves they are compiled.
 import { execFile, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -40,12 +40,16 @@ describe("npm start", () => {
     expect(service.problems()).toEqual([]);
   });
 
-  it("builds dist/ first on a fresh clone, then serves from it", async () => {
+  it("builds dist/ first on a fresh clone, saying so, past the lock a killed build left, then serves from it", async () => {
     const clone = mkdtempSync(join(tmpdir(), "ops-clone-"));
     try {
       await run("git", ["clone", "--quiet", "--depth", "1", `file://${root}`, clone]);
       symlinkSync(join(root, "node_modules"), join(clone, "node_modules"));
       expect(existsSync(join(clone, "dist"))).toBe(false);
+      // What a build killed mid-way leaves: its lock, naming a process that no longer runs.
+      const gone = spawnSync(process.execPath, ["-e", ""]);
+      writeFileSync(join(clone, ".dist.lock"), `${gone.pid}\n`);
+      let err = "";
       const child = spawn("npm", ["start", "--silent"], {
         cwd: clone,
         env: { ...process.env, PORT: "0", DATABASE_URL: `file:${join(clone, "data", "m.db")}`, DEV_CHAIN_FILE: join(clone, ".dev", "chain.json"), LOAD_SEED: "false", NODE_ENV: "" },
@@ -55,7 +59,6 @@ describe("npm start", () => {
       try {
         const url = await new Promise<string>((resolveUrl, reject) => {
           let out = "";
-          let err = "";
           child.stdout!.on("data", (chunk: Buffer) => {
             out += chunk.toString();
             const match = /"url":"([^"]+)"[^\n]*"msg":"marketplace listening"/.exec(out);
@@ -65,6 +68,9 @@ describe("npm start", () => {
           child.on("exit", (code) => reject(new Error(`npm start exited ${code}\n${out}\n${err}`)));
         });
         expect(existsSync(join(clone, "dist", "src", "main.js"))).toBe(true);
+        expect(existsSync(join(clone, ".dist.lock"))).toBe(false);
+        expect(err).toContain(`removing the lock left by a build that is gone (pid ${gone.pid})`);
+        expect(err).toMatch(/building dist\/ from src\/[^]*transpiled \d+ files/);
         expect(existsSync(join(clone, "dist", "generated", "openapi.json"))).toBe(true);
         expect((await fetch(`${url}/livez`)).status).toBe(200);
         expect((await fetch(`${url}/llms.txt`)).status).toBe(200);

@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { OpenAPIBackend, Operation } from "openapi-backend";
 import { afterAll, afterEach } from "vitest";
 import { canonicalOf } from "../../generated/operations.js";
@@ -246,6 +247,14 @@ function headersOf(head: string): { status: number; headers: Record<string, stri
   return { status: Number(statusLine.split(" ")[1]), headers };
 }
 
+/** What the client reads once it undoes the Content-Encoding (src/http/compression.ts). */
+function decoded(body: Buffer, encoding: string | undefined): Buffer {
+  if (body.length === 0 || !encoding) return body;
+  if (encoding === "gzip") return gunzipSync(body);
+  if (encoding === "br") return brotliDecompressSync(body);
+  throw new Error(`unexpected Content-Encoding ${encoding}`);
+}
+
 function asBuffer(chunk: unknown, encoding: unknown): Buffer {
   if (Buffer.isBuffer(chunk)) return chunk;
   if (typeof chunk === "string") return Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
@@ -274,7 +283,7 @@ function tapResponse(api: OpenAPIBackend, req: IncomingMessage, res: ServerRespo
       const url = req.url ?? "?";
       try {
         const { status, headers } = headersOf(head);
-        record(method, url, status, contractProblems(api, method, url, { status, headers, body: Buffer.concat(chunks) }));
+        record(method, url, status, contractProblems(api, method, url, { status, headers, body: decoded(Buffer.concat(chunks), headers["content-encoding"]) }));
       } catch (error) {
         record(method, url, res.statusCode, [`the contract check itself failed: ${(error as Error).stack ?? String(error)}`]);
       }
