@@ -118,7 +118,7 @@ describe.each(databaseKinds)("feeds on $kind", (kind) => {
     const text = await (await market.server.fetch("/feed.json")).text();
     const { format, feed } = feedsmithParse(JSON.parse(text) as object) as { format: string; feed: { title?: string; items?: Array<{ id?: string; url?: string; external_url?: string; content_text?: string }> } };
     expect(format).toBe("json");
-    const base = market.server.services.config.publicBaseUrl;
+    const base = market.server.contexts.listings.config.publicBaseUrl;
     expect(feed.title).toContain("new listings");
     expect(feed.items!.map((item) => item.id)).toEqual(newestFirst());
     const first = feed.items![0]!;
@@ -133,7 +133,7 @@ describe.each(databaseKinds)("feeds on $kind", (kind) => {
   });
 
   it("links Atom and RSS items to the listing's page, naming the resource in their text", async () => {
-    const base = market.server.services.config.publicBaseUrl;
+    const base = market.server.contexts.listings.config.publicBaseUrl;
     for (const path of ["/feed.atom", "/feed.rss"]) {
       const feed = parseFeed(await (await market.server.fetch(path)).text());
       expect(feed.items[0]!.url, path).toBe(`${base}/listing/${newestFirst()[0]}`);

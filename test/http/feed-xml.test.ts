@@ -82,7 +82,7 @@ describe.each(databaseKinds)("Atom and RSS with hostile listings on $kind", (kin
   const expectedSummary = (row: Listing) =>
     carried(`${row.description} (${row.priceUsdc} USDC per call, paid to ${row.sellerPayTo} on ${row.network}; endpoint ${row.resource})`).trim();
   /** Items link to the listing's page on this service; the resource is named in the title and summary. */
-  const expectedLink = (row: Listing) => `${market.server.services.config.publicBaseUrl}/listing/${row.id}`;
+  const expectedLink = (row: Listing) => `${market.server.contexts.listings.config.publicBaseUrl}/listing/${row.id}`;
 
   it("stored the hostile values as given", () => {
     expect(rows[0]!.resource).toBe(HOSTILE_ROWS[0]!.resource);
