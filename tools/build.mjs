@@ -8,7 +8,7 @@
 // a second start costs a few ms. Type checking is `npm run typecheck` (part of `npm test`), not the start's business.
 // Plain JavaScript on purpose: it runs before anything is compiled, and without tsx.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, linkSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -94,7 +94,7 @@ async function withLock(work) {
           rmSync(lock, { force: true });
           continue;
         }
-        if (Date.now() > deadline) throw new Error(`build ${holder} holds ${lock}; remove it if no build is running`);
+        if (Date.now() > deadline) throw new Error(`build ${holder} holds ${lock}; remove it if no build is running`, { cause: error });
         sleep(100);
       }
     }

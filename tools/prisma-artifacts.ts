@@ -80,7 +80,7 @@ async function prisma(cwd: string, ...args: string[]): Promise<void> {
     await run(process.execPath, [prismaCli, ...args], { cwd, env });
   } catch (error) {
     const e = error as { stderr?: string; stdout?: string };
-    throw new Error(`prisma ${args.join(" ")} failed:\n${e.stderr ?? ""}${e.stdout ?? ""}`);
+    throw new Error(`prisma ${args.join(" ")} failed:\n${e.stderr ?? ""}${e.stdout ?? ""}`, { cause: error });
   }
 }
 

@@ -70,6 +70,7 @@ export const INPUT_SCHEMA_MAX_BYTES = 16 * 1024;
 
 // Tab and line feed may format a description; every other C0 control and DEL has no use in it, and
 // NUL cannot be stored (PostgreSQL text) nor carried by XML feeds.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const DESCRIPTION_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F]/u;
 
 /** In a `u` regular expression a surrogate pair is one code point: this matches only unpaired halves. */

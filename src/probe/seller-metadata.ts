@@ -164,6 +164,7 @@ export function validateAgainstSchema(schema: JsonObject, info: unknown): string
 const firstError = (errors: string[] | undefined) => (errors?.[0] ?? "invalid").slice(0, 200);
 
 /** NUL and unpaired surrogates: PostgreSQL's jsonb refuses them. */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
 const UNSTORABLE = /\u0000|\p{Cs}/u;
 
 /** Depth and storable text, walked without recursion so no nesting can exhaust the stack. */

@@ -116,7 +116,7 @@ async function expectNoUpstreamText(response: Response): Promise<string> {
   for (const text of [body, ...headers]) {
     expect(text).not.toContain(new URL(proxy.url).host);
     expect(text).not.toContain(new URL(chain.rpcUrl).host);
-    expect(text).not.toMatch(/viem@|Version:|Request Arguments|Raw Call Arguments|    at /);
+    expect(text).not.toMatch(/viem@|Version:|Request Arguments|Raw Call Arguments| {4}at /);
     expect(text).not.toMatch(/0x[0-9a-fA-F]{200,}/); // a signed transaction, not a hash
     expect(text.toLowerCase()).not.toContain(chain.settler.address.toLowerCase());
   }

@@ -176,7 +176,7 @@ export async function startService(env: Record<string, string>, options: { ready
     return service;
   } catch (error) {
     service.kill();
-    throw new Error(`${(error as Error).message}\n--- stdout\n${logs.map((log) => JSON.stringify(log)).join("\n")}\n--- stderr\n${stderr}`);
+    throw new Error(`${(error as Error).message}\n--- stdout\n${logs.map((log) => JSON.stringify(log)).join("\n")}\n--- stderr\n${stderr}`, { cause: error });
   } finally {
     clearTimeout(timer);
   }
