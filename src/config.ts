@@ -53,6 +53,8 @@ export interface UsageConfig {
 export interface WorkConfig {
   /** Owner requests (sign, claim, update, delist, refresh) per minute per client address, checked before any signature work. */
   ownerPerClientPerMinute: number;
+  /** Requests carrying a PAYMENT-SIGNATURE (POST /listings, the demo routes) per minute per client address, checked before the payment is verified. */
+  paymentPerClientPerMinute: number;
   /** Worker threads for signature recovery; 0 recovers on the request thread (no pool). */
   threads: number;
   /** Signature recoveries waiting for a thread, at most; more are refused at once with 503 busy. */
@@ -198,6 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
   const ops = parseOps(env, problems);
   const work: WorkConfig = {
     ownerPerClientPerMinute: integer("OWNER_RATE_PER_CLIENT", 30, 1, 100_000),
+    paymentPerClientPerMinute: integer("PAYMENT_RATE_PER_CLIENT", 60, 1, 100_000),
     threads: integer("WORKER_THREADS", Math.min(2, Math.max(1, availableParallelism() - 1)), 0, 64),
     maxQueue: integer("WORKER_MAX_QUEUE", 64, 1, 100_000),
   };

@@ -103,7 +103,11 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     logger,
     now,
   });
-  const work = { ownerPerClient: probeLimits.limit("owner:client", config.work.ownerPerClientPerMinute), pool: createWorkPool(config.work) };
+  const work = {
+    ownerPerClient: probeLimits.limit("owner:client", config.work.ownerPerClientPerMinute),
+    paymentPerClient: probeLimits.limit("payment:client", config.work.paymentPerClientPerMinute),
+    pool: createWorkPool(config.work),
+  };
   const probe = new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits);
   const market = marketFactsFor(config, payments);
   const health = createHealth({ store, probe, config: config.health, logger, now });
