@@ -24,7 +24,7 @@ let v03: A2aClient;
 let card: Record<string, any>;
 
 beforeAll(async () => {
-  market = await startCatalogServer(databaseKinds[0]!, { LOAD_SEED: "true", ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
+  market = await startCatalogServer(databaseKinds[0]!, { LOAD_SEED: "true", ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
   const asset = market.server.contexts.listings.market.asset;
   seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])));
   for (let i = 0; i < 3; i++) await market.list({ description: `Weather forecast service number ${i}`, sellerPayTo: sellerAddress(i) });

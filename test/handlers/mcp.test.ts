@@ -68,7 +68,7 @@ function postWithHeaders(headers: Record<string, string>): Promise<{ status: num
 const rpc = (method: string, params?: unknown, id: number | null = 7) => JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
 
 beforeAll(async () => {
-  market = await startCatalogServer(databaseKinds[0]!, { LOAD_SEED: "true", ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
+  market = await startCatalogServer(databaseKinds[0]!, { LOAD_SEED: "true", ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
   const asset = market.server.contexts.listings.market.asset;
   seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])));
   for (let i = 0; i < 5; i++) {

@@ -57,7 +57,7 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
   const logged: unknown[][] = [];
 
   beforeAll(async () => {
-    market = await startCatalogServer(kind, { ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "10000", PROBE_RATE_PER_HOST: "10000" });
+    market = await startCatalogServer(kind, { ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "10000", PROBE_RATE_PER_HOST: "10000" });
     const asset = market.server.contexts.listings.market.asset;
     seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])));
     await market.list({ description: "Weather forecasts for any city on earth" });

@@ -18,7 +18,7 @@ let server: TestServer;
 let seller: Seller;
 
 beforeAll(async () => {
-  server = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
+  server = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
   const asset = server.contexts.listings.market.asset;
   seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])));
 });

@@ -43,7 +43,7 @@ beforeAll(async () => {
     DATABASE_URL: `file:${join(mkdtempSync(join(tmpdir(), "ops-metrics-")), "m.db")}`,
     ALLOW_LOOPBACK_SELLERS: "true",
     RECONCILE_INTERVAL_SECONDS: "0",
-    PROBE_RATE_PER_CLIENT: "1000",
+    PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000",
     PROBE_RATE_PER_HOST: "1000",
     METRICS_TOKEN: TOKEN,
   });

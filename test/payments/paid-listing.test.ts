@@ -12,7 +12,7 @@ import { challenge, challengeAnswer, requirement, startSeller, type Seller, SELL
 import { startTestServer, type TestServer } from "../support/server.js";
 
 const SELLER = SELLER_PAY_TO;
-const RELAXED_LIMITS = { ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" };
+const RELAXED_LIMITS = { ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" };
 
 let chain: LocalChain;
 let payments: Payments;

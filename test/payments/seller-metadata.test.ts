@@ -12,7 +12,7 @@ import { challenge, challengeAnswer, requirement, startSeller, type Seller, type
 import { startTestServer, type TestServer } from "../support/server.js";
 
 // PROBE_MAX_BYTES at its ceiling (1 MiB), so a 1 MB extensions.bazaar in a 402 body reaches the sanitiser.
-const ENV = { ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000", PROBE_MAX_BYTES: String(1024 * 1024) };
+const ENV = { ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000", PROBE_MAX_BYTES: String(1024 * 1024) };
 
 const weatherBazaar = () =>
   declareDiscoveryExtension({
