@@ -14,7 +14,7 @@ const LAYERS = [
   { name: "documents", label: "src/documents/, src/web/", path: "^src/(documents|web)/" },
   { name: "catalog-payments-probe", label: "src/catalog/, src/payments/, src/probe/, src/usage/", path: "^src/(catalog|payments|probe|usage)/" },
   { name: "market", label: "src/market/", path: "^src/market/" },
-  { name: "contract-storage-chain", label: "src/contract/, src/storage/, src/chain/, src/jobs/", path: "^src/(contract|storage|chain|jobs)/" },
+  { name: "contract-storage-chain", label: "src/contract/, src/storage/, src/chain/, src/jobs/, src/search/", path: "^src/(contract|storage|chain|jobs|search)/" },
   {
     name: "foundation",
     label: "src/constants.ts, src/config.ts, src/logger.ts, src/metrics.ts, src/request-context.ts, generated/",

@@ -19,7 +19,7 @@ const lock = join(root, ".dist.lock");
 /** What the build reads: any of these newer than the stamp makes dist/ stale. */
 const SOURCES = ["src", "generated", "prisma", "tsconfig.json", "tsconfig.build.json", "package.json"];
 /** Read at run time relative to the compiled modules (import.meta.url), so copied beside them. */
-const ASSETS = ["generated/openapi.json", "generated/contracts.json", "prisma", "src/documents/scripts"];
+const ASSETS = ["generated/openapi.json", "generated/contracts.json", "prisma", "src/documents/scripts", "src/search/model"];
 
 function newestMtime(path) {
   let stats;
