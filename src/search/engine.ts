@@ -95,7 +95,7 @@ export class SearchEngine {
     this.remove(doc.id);
     const slot = this.slots.length;
     const vector = modelVector ?? this.options.encoder?.encode(`${doc.serviceName ?? ""}. ${doc.description}`) ?? null;
-    this.slots.push({ id: doc.id, doc: { ...doc, description: doc.description.slice(0, 300), resource: "" }, modelVector: modelVector !== undefined });
+    this.slots.push({ id: doc.id, doc: { ...doc }, modelVector: modelVector !== undefined });
     if (slot >= this.alive.length) {
       const alive = new Uint8Array(this.alive.length * 2);
       alive.set(this.alive);
@@ -105,6 +105,32 @@ export class SearchEngine {
     this.slotOf.set(doc.id, slot);
     this.lexical.add(slot, { name: doc.serviceName ?? "", tags: doc.tags, description: doc.description, resource: doc.resource });
     if (vector) this.vectors.add(slot, vector);
+    if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo);
+  }
+
+  has(id: string): boolean {
+    return this.slotOf.has(id);
+  }
+
+  document(id: string): SearchDocument | undefined {
+    const slot = this.slotOf.get(id);
+    return slot === undefined ? undefined : this.slots[slot]!.doc;
+  }
+
+  /** Whether a new version of a listing changes its indexed text (else updateFacts is enough). */
+  textChanged(doc: SearchDocument): boolean {
+    const old = this.document(doc.id);
+    return !old || old.serviceName !== doc.serviceName || old.description !== doc.description || old.resource !== doc.resource || old.tags.join("\n") !== doc.tags.join("\n");
+  }
+
+  /** A listing's ranking facts changed (health, ownership, usage, price), its text did not. */
+  updateFacts(doc: SearchDocument): void {
+    const slot = this.slotOf.get(doc.id);
+    if (slot === undefined) return;
+    const entry = this.slots[slot]!;
+    if (entry.doc.verified && entry.doc.serviceName) this.brands.claim(entry.doc.serviceName, entry.doc.payTo, -1);
+    entry.doc = { ...doc };
+    entry.claimVersion = -1;
     if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo);
   }
 

@@ -9,7 +9,7 @@ const B = 0.75;
 /** A field's words count this many times (a name or tag says more than a sentence). */
 const FIELD_WEIGHT = { name: 3, tags: 2, description: 1, resource: 1 } as const;
 const NEAR_TERMS = 3;
-const MIN_LIKENESS = 0.45;
+const MIN_LIKENESS = 0.4;
 
 export interface LexicalFields {
   name: string;
@@ -114,7 +114,7 @@ export class LexicalIndex {
     for (const gram of grams) for (const candidate of this.trigrams.get(gram) ?? []) shared.set(candidate, (shared.get(candidate) ?? 0) + 1);
     const scored: Array<[string, number]> = [];
     for (const [candidate, common] of shared) {
-      const likeness = common / (grams.length + candidate.length + 2 - common);
+      const likeness = common / (grams.length + candidate.length - common);
       if (likeness >= MIN_LIKENESS) scored.push([candidate, likeness]);
     }
     return scored.sort((a, b) => b[1] - a[1]).slice(0, NEAR_TERMS);
