@@ -99,7 +99,8 @@ export class SearchService {
 
   /** Loads every live listing; the semantic side is ready once this is done. */
   async start(now: Date = new Date()): Promise<void> {
-    const started = now;
+    // updatedAt is the database's wall clock (Prisma's @updatedAt), whatever `now` says about expiry.
+    const started = new Date();
     const count = await this.store.eachLive(now, (rows) => rows.forEach((row) => this.take(row)));
     this.lastSeen = new Date(started.getTime() - 1000);
     this.engine.markReady();
@@ -110,7 +111,7 @@ export class SearchService {
   async refresh(now: Date = new Date()): Promise<number> {
     const since = this.lastSeen;
     // Rows written during this read are seen again next time (a second of overlap).
-    this.lastSeen = new Date(now.getTime() - 1000);
+    this.lastSeen = new Date(Date.now() - 1000);
     const rows = await this.store.changedSince(since, now);
     for (const row of rows) {
       const doc = searchDocumentOf(row);
