@@ -4,12 +4,14 @@
 // upward, and never in a cycle. Type-only imports count (tsPreCompilationDeps): a type imported
 // upward still ties the lower layer to the upper one.
 const LAYERS = [
-  { name: "composition", label: "composition (src/main.ts, src/server.ts, src/readiness.ts)", path: "^src/(main|server|readiness)\\.ts$" },
+  { name: "composition", label: "composition (src/main.ts, src/server.ts, src/readiness.ts, src/background-jobs.ts)", path: "^src/(main|server|readiness|background-jobs)\\.ts$" },
   { name: "handlers", label: "src/handlers/", path: "^src/handlers/" },
   { name: "services", label: "src/services.ts", path: "^src/services\\.ts$" },
   { name: "http", label: "src/http/", path: "^src/http/" },
   { name: "a2a", label: "src/a2a/", path: "^src/a2a/" },
   { name: "mcp", label: "src/mcp/", path: "^src/mcp/" },
+  // Handlers, MCP tools and A2A skills read the catalog through these; documents/ and web/ render what they return.
+  { name: "queries", label: "src/queries/", path: "^src/queries/" },
   { name: "listing", label: "src/listing/, src/health/", path: "^src/(listing|health)/" },
   { name: "documents", label: "src/documents/, src/web/", path: "^src/(documents|web)/" },
   { name: "catalog-payments-probe", label: "src/catalog/, src/payments/, src/probe/, src/usage/", path: "^src/(catalog|payments|probe|usage)/" },
@@ -89,6 +91,14 @@ module.exports = {
       severity: "error",
       from: { path: "^src/http/" },
       to: { path: "^(src|generated)/", pathNot: either([...HTTP_MAY_IMPORT, ...LAYERS.slice(0, 3).map((layer) => layer.path)]) },
+    },
+    {
+      name: "documents-or-web-imports-storage",
+      comment:
+        "src/documents/ and src/web/ only render what they are given: they may not import src/storage/, types included (the catalog's queries in src/queries/ read it; row types come from src/catalog/rows.ts).",
+      severity: "error",
+      from: { path: "^src/(documents|web)/" },
+      to: { path: "^src/storage/" },
     },
     {
       name: "catalog-imports-payments-or-probe",

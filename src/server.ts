@@ -3,16 +3,14 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import type { Config } from "./config.js";
 import { handlers } from "./handlers/index.js";
 import { CatalogFreshness } from "./catalog/freshness.js";
-import { startMaintenance } from "./catalog/maintenance.js";
 import { createApp } from "./http/app.js";
 import { createEntry } from "./http/entry.js";
 import { routeMiddleware } from "./handlers/route-middleware.js";
 import { answerFramingErrorsWithJson, refuseMissingHost } from "./http/framing-errors.js";
 import { ResponseCache } from "./http/response-cache.js";
 import { loadContract } from "./contract/load.js";
-import type { Services } from "./services.js";
+import type { AreaContexts } from "./services.js";
 import { createRouter, type Router } from "./http/router.js";
-import { startReconciler } from "./listing/reconciler.js";
 import type { Logger } from "./logger.js";
 import { marketFactsFor, setupPayments, type Payments } from "./payments/setup.js";
 import { SellerProbe } from "./probe/seller-probe.js";
@@ -21,11 +19,12 @@ import { collectProcessMetrics } from "./metrics.js";
 import { createReadiness } from "./readiness.js";
 import { redact } from "./storage/connection.js";
 import { openDatabase, type Database } from "./storage/database.js";
-import { ListingStore } from "./storage/listing-store.js";
+import { createRepositories, type Repositories } from "./storage/repositories.js";
 import { createHealth } from "./health/health.js";
 import { applyMigrations } from "./storage/migrate.js";
 import { createUsageService } from "./usage/service.js";
-import { HOUR_MS } from "./constants.js";
+import { backgroundJobs } from "./background-jobs.js";
+import { createJobRegistry, type JobRegistry } from "./jobs/registry.js";
 
 /** How long close() lets requests in flight finish before it closes their connections. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -35,7 +34,11 @@ export interface RunningServer {
   database: Database;
   server: Server;
   router: Router;
-  services: Services;
+  contexts: AreaContexts;
+  /** Every store, built once (src/storage/repositories.ts). */
+  repositories: Repositories;
+  /** The background jobs (src/background-jobs.ts), started with the server and stopped by close(). */
+  jobs: JobRegistry;
   close(): Promise<void>;
 }
 
@@ -83,11 +86,12 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
 
   const contract = loadContract();
   const now = options.now ?? (() => new Date());
-  const store = new ListingStore(database);
+  const repositories = createRepositories(database);
+  const store = repositories.listings;
   const freshness = new CatalogFreshness(store, now);
   const usageRpcUrl = config.payments.chainRpcUrl ?? payments.facilitator.localChain?.rpcUrl ?? null;
   const usage = createUsageService({
-    transactions: store.transactions,
+    store: repositories.usage,
     config: config.usage,
     rpcUrl: usageRpcUrl,
     embedded: !config.payments.chainRpcUrl && payments.facilitator.localChain !== null,
@@ -97,28 +101,31 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     now,
   });
   const probe = new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits);
-  const services: Services = {
-    config,
-    logger,
-    contract,
-    market: marketFactsFor(config, payments),
-    store,
-    freshness,
-    payments,
-    probe,
-    health: createHealth({ store, probe, config: config.health, logger, now }),
-    now,
-    readiness: createReadiness({ database, payments }),
-    usage,
+  const market = marketFactsFor(config, payments);
+  const health = createHealth({ store, probe, config: config.health, logger, now });
+  const documents = { market, contract };
+  const catalog = { ...documents, store, freshness, now };
+  const listingReads = { ...catalog, health, usage };
+  const mcp = { ...catalog, config, logger, probe };
+  const contexts: AreaContexts = {
+    listings: { ...listingReads, config, logger, owners: repositories.owners, payments, probe, idempotency: repositories.idempotency },
+    catalog,
+    feeds: catalog,
+    mcp,
+    a2a: mcp,
+    documents,
+    demo: { ...documents, payments, now },
+    ops: { config, readiness: createReadiness({ database, payments }) },
+    web: listingReads,
   };
-  const { reconcileIntervalMs } = config.payments;
-  const reconciler =
-    payments.chain && reconcileIntervalMs > 0 ? startReconciler({ store, chain: payments.chain, logger, now, intervalMs: reconcileIntervalMs }) : null;
-  const maintenance = await startMaintenance({ store, market: services.market, logger, loadSeed: config.loadSeed, intervalMs: HOUR_MS, now });
-  services.health.prober.start();
-  const router = await createRouter(contract, handlers, services);
+  const jobs = createJobRegistry(backgroundJobs({ config, logger, now, store, market, chain: payments.chain, prober: health.prober, usage }), {
+    logger,
+    leases: repositories.leases,
+  });
+  await jobs.start();
+  const router = await createRouter(contract, handlers, contexts);
   const responseCache = new ResponseCache(freshness);
-  const app = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, routeMiddleware: routeMiddleware(services), trustProxy: config.trustProxy }).callback();
+  const app = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, routeMiddleware: routeMiddleware({ probe }), trustProxy: config.trustProxy }).callback();
   listener.current = createEntry({ logger, responseCache, app, accessLogSample: config.ops.accessLogSample });
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -127,9 +134,10 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     database,
     server,
     router,
-    services,
+    contexts,
+    repositories,
+    jobs,
     close: async () => {
-      maintenance.stop();
       // Requests in flight may finish; a client that stops reading (a large body it never
       // consumes) would otherwise hold close() open for as long as it keeps the socket.
       const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
@@ -138,9 +146,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
         server.closeIdleConnections();
       });
       clearTimeout(grace);
-      await reconciler?.stop();
-      await usage.close();
-      await services.health.prober.stop();
+      await jobs.stop();
       await probeLimits.close();
       await database.close();
       if (!options.payments) await payments.close();

@@ -1,42 +1,82 @@
+// What each area of the contract may use besides its input: one typed context per area, built
+// once at the composition root (src/server.ts). An area sees only the parts it needs, so a
+// handler cannot reach into another area's stores, and what an area depends on is read here.
 import type { components } from "../generated/openapi.js";
-import type { CanonicalOperationId } from "../generated/operations.js";
-import type { CatalogFreshness } from "./catalog/freshness.js";
+import type { Area, AreaOperationId, CanonicalOperationId } from "../generated/operations.js";
 import type { Config } from "./config.js";
 import type { ContractHandler, ContractHandlerMap } from "./contract/typed-handlers.js";
+import type { DocumentContext } from "./documents/context.js";
+import type { Health } from "./health/health.js";
 import type { Logger } from "./logger.js";
-import type { MarketFacts } from "./market/facts.js";
+import type { McpServices } from "./mcp/context.js";
 import type { Payments } from "./payments/setup.js";
 import type { SellerProbe } from "./probe/seller-probe.js";
+import type { CatalogQueryContext } from "./queries/catalog.js";
+import type { ListingHistorySources } from "./queries/listing-document.js";
 import type { ListingStore } from "./storage/listing-store.js";
-import type { Health } from "./health/health.js";
+import type { OwnerStore } from "./storage/owner-store.js";
+import type { PaymentIdempotencyStore } from "./storage/payment-idempotency-store.js";
 import type { UsageService } from "./usage/service.js";
 
-/** Everything a handler may use besides its input. */
-export interface Services {
+/** The catalog's reads and the documents that render them (catalog, feeds). */
+export interface CatalogAreaContext extends DocumentContext, CatalogQueryContext {}
+
+/** A listing's page or document: the catalog, and its health and usage history. */
+export interface ListingReadContext extends CatalogAreaContext, ListingHistorySources {}
+
+/** The listings area: the paid flow, the dry run, the owner's routes, one listing's document. */
+export interface ListingsAreaContext extends ListingReadContext {
   config: Config;
   logger: Logger;
-  /** The compiled contract, as served at /openapi.json. */
-  contract: { document: Record<string, unknown>; bytes: Buffer };
   store: ListingStore;
-  /** Fee, wallet, chain and token: the one source every document reads. */
-  market: MarketFacts;
-  /** Whether rendered catalog documents are still current. */
-  freshness: CatalogFreshness;
-  /** Listing-fee and demo payments: the x402 gate, the facilitator, the chain. */
-  payments: Payments;
-  /** The SSRF-safe seller probe, with its per-instance rate limits. */
+  /** The owner's self-service writes (src/storage/owner-store.ts). */
+  owners: OwnerStore;
+  /** Listing-fee payments: the x402 gate, the facilitator, the chain. */
+  payments: Pick<Payments, "gate" | "chain" | "facilitator">;
+  /** The SSRF-safe seller probe, with its per-client limits. */
   probe: SellerProbe;
-  /** Listing health: its store (reads, the listing-time sample) and the re-prober (src/health/). */
+  /** Listing health: its store and the probe samples taken outside the rounds (src/health/). */
   health: Health;
-  /** Sales counted from the chain: the indexer, its store and the listing document's reads (src/usage/). */
+  /** Payment identifiers of POST /listings and their stored answers (src/listing/payment-idempotency.ts). */
+  idempotency: PaymentIdempotencyStore;
   usage: UsageService;
+}
+
+/** The agent documents and the compiled contract, served byte for byte at /openapi.json. */
+export interface DocumentsAreaContext extends DocumentContext {
+  contract: { document: Record<string, unknown>; bytes: Buffer };
+}
+
+/** The demo resources: paid through the same gate, answered from the seed. */
+export interface DemoAreaContext extends DocumentContext {
+  payments: Pick<Payments, "gate">;
   now(): Date;
-  /** Whether this instance can take requests (GET /readyz): src/readiness.ts. */
+}
+
+/** Operators' routes: the metrics token and the readiness checks (src/readiness.ts). */
+export interface OpsAreaContext {
+  config: Config;
   readiness(): Promise<components["schemas"]["Readiness"]>;
 }
 
-/** A handler of operation O: its validated input and the services. */
-export type Handler<O extends CanonicalOperationId> = ContractHandler<O, Services>;
+/** Each area's context (areas: generated/operations.ts). */
+export interface AreaContexts {
+  listings: ListingsAreaContext;
+  catalog: CatalogAreaContext;
+  feeds: CatalogAreaContext;
+  mcp: McpServices;
+  a2a: McpServices;
+  documents: DocumentsAreaContext;
+  demo: DemoAreaContext;
+  ops: OpsAreaContext;
+  web: ListingReadContext;
+}
 
-/** Every canonical operation's handler. */
-export type HandlerMap = ContractHandlerMap<Services>;
+/** The area an operation belongs to. */
+export type AreaOf<O extends CanonicalOperationId> = { [A in Area]: O extends AreaOperationId<A> ? A : never }[Area];
+
+/** A handler of operation O: its validated input and its area's context. */
+export type Handler<O extends CanonicalOperationId> = ContractHandler<O, AreaContexts[AreaOf<O>]>;
+
+/** Every canonical operation's handler, as the router calls it (src/handlers/index.ts). */
+export type HandlerMap = ContractHandlerMap<AreaContexts>;

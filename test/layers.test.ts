@@ -78,7 +78,7 @@ describe.concurrent("npm run check:layers", { timeout: 60_000 }, () => {
       "src/storage/upward.ts": 'import type { Services } from "../services.js";\nexport type Bag = Services;\n',
     });
     expect(output).toMatch(/error upward-from-contract-storage-chain: src\/storage\/upward\.ts → src\/services\.ts\n/);
-    expect(output).toMatch(/src\/contract\/, src\/storage\/, src\/chain\/, src\/jobs\/ \(layer 11\) imports only\s+its own\s+layer and those below it, never a layer above: composition/);
+    expect(output).toMatch(/src\/contract\/, src\/storage\/, src\/chain\/, src\/jobs\/ \(layer 12\) imports only\s+its own\s+layer and those below it, never a layer above: composition/);
     expect(output).toMatch(/x 1 dependency violations \(1 errors, 0 warnings\)/);
     expect(code).not.toBe(0);
   });
@@ -97,6 +97,8 @@ describe.concurrent("npm run check:layers", { timeout: 60_000 }, () => {
     const { code, output } = await checkLayers({
       // a value import upward
       "src/documents/upward.ts": 'import { create } from "../listing/create.js";\nexport const again = create;\n',
+      // a document on storage, below it but not its to read
+      "src/documents/stored.ts": 'import type { db } from "../storage/db.js";\nexport type Stored = typeof db;\n',
       // http/ on the domain below it
       "src/http/search.ts": 'import { items } from "../catalog/items.js";\nexport const search = items;\n',
       // catalog/ and probe/, payments/ and catalog/
@@ -114,6 +116,7 @@ describe.concurrent("npm run check:layers", { timeout: 60_000 }, () => {
     });
     for (const line of [
       /error upward-from-documents: src\/documents\/upward\.ts → src\/listing\/create\.ts\n/,
+      /error documents-or-web-imports-storage: src\/documents\/stored\.ts → src\/storage\/db\.ts\n/,
       /error http-imports-beyond-contract: src\/http\/search\.ts → src\/catalog\/items\.ts\n/,
       /error catalog-imports-payments-or-probe: src\/catalog\/probed\.ts → src\/probe\/probe\.ts\n/,
       /error payments-or-probe-imports-catalog: src\/payments\/priced\.ts → src\/catalog\/items\.ts\n/,

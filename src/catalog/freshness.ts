@@ -1,4 +1,5 @@
 import type { CatalogStamp, ListingStore } from "../storage/listing-store.js";
+import { StateMemo } from "../storage/state-memo.js";
 
 export interface Freshness {
   /** Changes exactly when anything a catalog document shows may have changed. */
@@ -21,38 +22,47 @@ function tokenOf(stamp: CatalogStamp): string {
  *   instance serves the same ETag.
  */
 export class CatalogFreshness {
-  private cached: Freshness | undefined;
-  /** Bumped by every local write; a read that raced a write is not cached. */
+  /**
+   * The stamp read in this process's write generation (SQLite only). A read that raced a write is
+   * kept under the generation it started in, which the write left behind: it is never served again.
+   */
+  private readonly stamps = new StateMemo({ maxWeight: 1 });
+  /** Bumped by every local write. */
   private generation = 0;
 
   constructor(
     private readonly store: ListingStore,
     private readonly now: () => Date,
   ) {
-    store.onChange(() => {
-      this.generation++;
-      this.cached = undefined;
-    });
+    store.onChange(() => this.generation++);
   }
 
   private get shared(): boolean {
     return this.store.kind === "postgres";
   }
 
+  private get local(): string | undefined {
+    return this.shared ? undefined : `generation ${this.generation}`;
+  }
+
   /** The current freshness, or undefined when it must be read (then call `current()`). */
   peek(): Freshness | undefined {
-    if (this.shared || !this.cached) return undefined;
-    const next = this.cached.stamp.nextExpiry;
-    return next && this.now() >= next ? undefined : this.cached;
+    const local = this.local;
+    if (local === undefined) return undefined;
+    const known = this.stamps.known<Freshness>(local, "stamp");
+    const next = known?.stamp.nextExpiry;
+    return next && this.now() >= next ? undefined : known;
   }
 
   async current(): Promise<Freshness> {
     const known = this.peek();
     if (known) return known;
-    const generation = this.generation;
-    const stamp = await this.store.catalogStamp(this.now());
-    const freshness = { token: tokenOf(stamp), stamp };
-    if (!this.shared && generation === this.generation) this.cached = freshness;
-    return freshness;
+    const local = this.local;
+    // Known but past its next expiry: read again.
+    if (local !== undefined && this.stamps.known(local, "stamp")) this.stamps.forget(local, "stamp");
+    return this.stamps.get(local, "stamp", async () => {
+      const stamp = await this.store.catalogStamp(this.now());
+      return { token: tokenOf(stamp), stamp };
+    });
   }
 }

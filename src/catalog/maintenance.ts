@@ -1,3 +1,4 @@
+import type { JobDefinition } from "../jobs/job.js";
 import type { Logger } from "../logger.js";
 import type { ListingStore } from "../storage/listing-store.js";
 import type { MarketFacts } from "../market/facts.js";
@@ -19,23 +20,24 @@ export interface MaintenanceOptions {
  * Housekeeping that no read's answer depends on: expired listings are already invisible the instant
  * they expire; this deletes them after the retention, keeps the seed rows loaded and renewed, and
  * keeps the read paths fast (search index merged, planner statistics fresh).
- * Idempotent, so every instance sharing one PostgreSQL may run it.
+ * Idempotent, so every instance sharing one PostgreSQL may run it. Its first run completes before
+ * the server takes traffic (the seed rows are there).
  */
-export async function startMaintenance(options: MaintenanceOptions): Promise<{ stop(): void }> {
+export function catalogUpkeepJob(options: MaintenanceOptions): JobDefinition<void> {
   const { store, market, logger, loadSeed, intervalMs, now } = options;
-  const run = async () => {
-    const at = now();
-    const deleted = await store.deleteExpired(new Date(at.getTime() - EXPIRED_RETENTION_MS));
-    const seed = loadSeed ? await loadSeedInventory(store, market, at) : undefined;
-    const tidying = Date.now();
-    await store.tidyReadPaths();
-    const tidyMs = Date.now() - tidying;
-    if (deleted > 0 || tidyMs > 1_000 || (seed && seed.created + seed.updated + seed.removed > 0)) logger.info({ deleted, seed, tidyMs }, "catalog maintenance");
+  return {
+    name: "catalog-upkeep",
+    intervalMs,
+    jitter: 0,
+    awaitFirstRun: true,
+    run: async () => {
+      const at = now();
+      const deleted = await store.deleteExpired(new Date(at.getTime() - EXPIRED_RETENTION_MS));
+      const seed = loadSeed ? await loadSeedInventory(store, market, at) : undefined;
+      const tidying = Date.now();
+      await store.tidyReadPaths();
+      const tidyMs = Date.now() - tidying;
+      if (deleted > 0 || tidyMs > 1_000 || (seed && seed.created + seed.updated + seed.removed > 0)) logger.info({ deleted, seed, tidyMs }, "catalog maintenance");
+    },
   };
-  await run();
-  const timer = setInterval(() => {
-    run().catch((error: unknown) => logger.error({ err: error }, "catalog maintenance failed"));
-  }, intervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }

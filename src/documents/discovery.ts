@@ -1,6 +1,6 @@
 import type { components } from "../../generated/openapi.js";
 import type { DocumentContext } from "./context.js";
-import type { Listing, Page } from "../storage/listing-store.js";
+import type { Listing, Page } from "../catalog/rows.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
 import { linksTo, DISCOVERY_LINKS } from "../market/links.js";
 import { listingFeeDetail } from "./listing-fee.js";
@@ -19,7 +19,8 @@ export const SEED_FILTERS: Record<string, string> = {
   foreign: "foreign=false includes seed rows; true keeps the default",
 };
 
-interface ListView {
+/** What a catalog list shows (src/queries/catalog.ts listPage). */
+export interface ListView {
   page: Page<Listing>;
   limit: number;
   offset: number;
@@ -50,7 +51,8 @@ export function listDocument(services: DocumentContext, view: ListView): Discove
   };
 }
 
-interface SearchView {
+/** What a search shows (src/queries/catalog.ts searchPage). */
+export interface SearchView {
   page: Page<Listing>;
   limit: number;
   offset: number;

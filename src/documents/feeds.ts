@@ -1,7 +1,7 @@
 import { Feed } from "feed";
 import type { components } from "../../generated/openapi.js";
 import type { DocumentContext } from "./context.js";
-import type { Listing } from "../storage/listing-store.js";
+import type { Listing } from "../catalog/rows.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
 import { linkTo, linksTo } from "../market/links.js";
 

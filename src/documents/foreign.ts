@@ -1,6 +1,6 @@
 import type { components } from "../../generated/openapi.js";
 import type { DocumentContext } from "./context.js";
-import type { Listing } from "../storage/listing-store.js";
+import type { Listing } from "../catalog/rows.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
 import { SEED_INVENTORY_NOTE } from "./discovery.js";
 import { linkTo, linksTo } from "../market/links.js";

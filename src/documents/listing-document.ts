@@ -3,7 +3,7 @@ import type { components } from "../../generated/openapi.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
 import { linkTo, linkWithParams } from "../market/links.js";
 import type { MarketFacts } from "../market/facts.js";
-import type { Listing } from "../storage/listing-store.js";
+import type { Listing } from "../catalog/rows.js";
 
 export type ListingDocument = components["schemas"]["ListingDocument"];
 

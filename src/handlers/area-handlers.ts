@@ -1,5 +1,6 @@
-import type { Area, AreaOperationId } from "../../generated/operations.js";
-import type { Handler } from "../services.js";
+import { areas, type Area, type AreaOperationId } from "../../generated/operations.js";
+import type { ContractHandler } from "../contract/typed-handlers.js";
+import type { AreaContexts, Handler } from "../services.js";
 
 /**
  * The handlers of one area of the contract (`areas` in generated/operations.ts): exactly that
@@ -7,3 +8,13 @@ import type { Handler } from "../services.js";
  * another area, does not compile.
  */
 export type AreaHandlers<A extends Area> = { [O in AreaOperationId<A>]: Handler<O> };
+
+/** An area's handlers as the router calls them: each is given its own area's context. */
+export function forArea<A extends Area>(area: A, handlers: AreaHandlers<A>): { [O in AreaOperationId<A>]: ContractHandler<O, AreaContexts> } {
+  const bound: Record<string, ContractHandler<never, AreaContexts>> = {};
+  for (const operationId of areas[area]) {
+    const handler = handlers[operationId as AreaOperationId<A>] as unknown as (input: unknown, context: AreaContexts[A]) => unknown;
+    bound[operationId] = ((input: unknown, contexts: AreaContexts) => handler(input, contexts[area])) as never;
+  }
+  return bound as unknown as { [O in AreaOperationId<A>]: ContractHandler<O, AreaContexts> };
+}

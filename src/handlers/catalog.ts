@@ -1,32 +1,22 @@
 // The catalog area (spec/catalog.tsp): the catalog lists and searches, the foreign-only view,
 // the discovery index, linkset and crawl list, and the status counts.
-import type { operations } from "../../generated/openapi.js";
-import { isDefaultSeedView, showsSeed } from "../catalog/seed-filter.js";
-import { EMPTY_PAGE, catalogView } from "../storage/listing-store.js";
 import { taggedJson } from "../contract/rendered.js";
-import { searchCatalogDocument, type SearchQuery } from "../documents/catalog-search.js";
 import { crawlDocument, discoveryIndex, linkset } from "../documents/directory.js";
-import { listDocument } from "../documents/discovery.js";
-import { FOREIGN_PAGE_SIZE, foreignDocument } from "../documents/foreign.js";
+import { listDocument, searchDocument } from "../documents/discovery.js";
+import { foreignDocument } from "../documents/foreign.js";
 import { statusDocument } from "../documents/status.js";
-import type { Handler, Services } from "../services.js";
+import { catalogCounts, catalogState, foreignPage, listPage, searchPage, type ListQuery, type SearchQuery } from "../queries/catalog.js";
+import type { CatalogAreaContext, Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
-/** The query of the catalog lists (`/bazaar.json`, `/discovery/resources` and their aliases). */
-type ListQuery = NonNullable<operations["getCatalog"]["parameters"]["query"]>;
-
-async function renderList(query: ListQuery, services: Services) {
-  const { token } = await services.freshness.current();
-  const limit = query.limit ?? 50;
-  const offset = query.offset ?? 0;
-  const view = catalogView(query, showsSeed(query, "catalog"));
-  const page = view ? await services.store.catalog.page(view, { limit, offset, now: services.now(), token }) : EMPTY_PAGE;
-  return taggedJson(listDocument(services, { page, limit, offset, describeFilters: isDefaultSeedView(query) }), token);
+async function renderList(query: ListQuery, services: CatalogAreaContext) {
+  const state = await catalogState(services);
+  return taggedJson(listDocument(services, await listPage(services, state, query)), state.token);
 }
 
-async function renderSearch(query: SearchQuery, route: "catalog" | "search", services: Services) {
-  const { token } = await services.freshness.current();
-  return taggedJson(await searchCatalogDocument(query, route, services, token), token);
+async function renderSearch(query: SearchQuery, route: "catalog" | "search", services: CatalogAreaContext) {
+  const state = await catalogState(services);
+  return taggedJson(searchDocument(services, await searchPage(services, state, query, route)), state.token);
 }
 
 /** `/bazaar.json` and aliases: the marketplace catalog, foreign-first. */
@@ -43,11 +33,9 @@ const searchCatalog: Handler<"searchCatalog"> = (input, services) => renderSearc
 
 /** `/foreign.json` and aliases: third-party listings only. */
 const getForeignCatalog: Handler<"getForeignCatalog"> = async (_input, services) => {
-  const { token, stamp } = await services.freshness.current();
-  const now = services.now();
-  const page = await services.store.catalog.page({ includeSeed: false }, { limit: FOREIGN_PAGE_SIZE, offset: 0, now, token });
-  const counts = await services.store.counts(now, token);
-  return taggedJson(foreignDocument(services, page.rows, counts, stamp.changedAt), token);
+  const state = await catalogState(services);
+  const { rows, counts } = await foreignPage(services, state);
+  return taggedJson(foreignDocument(services, rows, counts, state.changedAt), state.token);
 };
 
 /** `/discovery` and aliases. */
@@ -58,9 +46,8 @@ const getLinkset: Handler<"getLinkset"> = (_input, services) => ({ status: 200, 
 
 /** `/status.json`, `/status`: counts and the listing fee. */
 const getStatus: Handler<"getStatus"> = async (_input, services) => {
-  const { token, stamp } = await services.freshness.current();
-  const counts = await services.store.counts(services.now(), token);
-  return taggedJson(statusDocument(services, counts, stamp.changedAt), token);
+  const state = await catalogState(services);
+  return taggedJson(statusDocument(services, await catalogCounts(services, state), state.changedAt), state.token);
 };
 
 /** `/crawl.json`, `/crawl`. */

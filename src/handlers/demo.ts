@@ -9,7 +9,7 @@ import { linkTo } from "../market/links.js";
 import { bodyRouteDiscovery, queryRouteDiscovery, type RouteDiscovery } from "../payments/bazaar.js";
 import type { Charge } from "../payments/payment-gate.js";
 import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } from "../payments/replies.js";
-import type { Handler, Services } from "../services.js";
+import type { DemoAreaContext, Handler } from "../services.js";
 import { normalizePrice } from "../storage/listing-store.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
@@ -64,7 +64,7 @@ function demoPathOf(operationId: string): DemoPath {
   return path;
 }
 
-function demoCharge(seed: SeedResource, { market }: Pick<Services, "market">): Charge {
+function demoCharge(seed: SeedResource, { market }: Pick<DemoAreaContext, "market">): Charge {
   return {
     amount: normalizePrice(seed.priceUsdc).priceAtomic,
     payTo: market.payTo,
@@ -73,7 +73,7 @@ function demoCharge(seed: SeedResource, { market }: Pick<Services, "market">): C
   };
 }
 
-async function serveDemo(demo: DemoPath, body: unknown, headers: Record<string, string | undefined>, services: Services): Promise<Reply<"getDemoResource">> {
+async function serveDemo(demo: DemoPath, body: unknown, headers: Record<string, string | undefined>, services: DemoAreaContext): Promise<Reply<"getDemoResource">> {
   const seed = DEMO_RESOURCES[demo];
   const { gate } = services.payments;
 

@@ -2,13 +2,14 @@
 import { SYNDICATION_SIZE, atomFeed, feedDocument, rssFeed } from "../documents/feeds.js";
 import { taggedJson, taggedText } from "../contract/rendered.js";
 import { HttpError } from "../contract/errors.js";
-import type { Handler, Services } from "../services.js";
+import { catalogState, feedRows } from "../queries/catalog.js";
+import type { CatalogAreaContext, Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
-async function newestForeign(services: Services, since: Date | undefined, limit: number, health?: "any" | "healthy" | "unhealthy" | "drifted") {
-  const freshness = await services.freshness.current();
-  const rows = await services.store.feed({ since, limit, now: services.now(), health });
-  return { ...freshness, rows };
+async function newestForeign(services: CatalogAreaContext, since: Date | undefined, limit: number, health?: "any" | "healthy" | "unhealthy" | "drifted") {
+  const state = await catalogState(services);
+  const rows = await feedRows(services, { since, limit, health });
+  return { ...state, rows };
 }
 
 /** The earliest `since` both databases store: PostgreSQL has no year 0000 (it refused it as out of range). */
@@ -32,20 +33,20 @@ function sinceOf(value: string | undefined): Date | undefined {
 const getFeed: Handler<"getFeed"> = async (input, services) => {
   const since = sinceOf(input.query.since);
   const limit = input.query.limit ?? 50;
-  const { token, stamp, rows } = await newestForeign(services, since, limit, input.query.health);
-  return taggedJson(feedDocument(services, rows, { since: since ?? null, limit }, stamp.changedAt), token);
+  const { token, changedAt, rows } = await newestForeign(services, since, limit, input.query.health);
+  return taggedJson(feedDocument(services, rows, { since: since ?? null, limit }, changedAt), token);
 };
 
 /** `/feed.atom`, `/atom.xml`: Atom 1.0. */
 const getAtomFeed: Handler<"getAtomFeed"> = async (_input, services) => {
-  const { token, stamp, rows } = await newestForeign(services, undefined, SYNDICATION_SIZE);
-  return taggedText(atomFeed(services, rows, stamp.changedAt), "application/atom+xml", token);
+  const { token, changedAt, rows } = await newestForeign(services, undefined, SYNDICATION_SIZE);
+  return taggedText(atomFeed(services, rows, changedAt), "application/atom+xml", token);
 };
 
 /** `/feed.rss` and aliases: RSS 2.0. */
 const getRssFeed: Handler<"getRssFeed"> = async (_input, services) => {
-  const { token, stamp, rows } = await newestForeign(services, undefined, SYNDICATION_SIZE);
-  return taggedText(rssFeed(services, rows, stamp.changedAt), "application/rss+xml", token);
+  const { token, changedAt, rows } = await newestForeign(services, undefined, SYNDICATION_SIZE);
+  return taggedText(rssFeed(services, rows, changedAt), "application/rss+xml", token);
 };
 
 export const feedsHandlers: AreaHandlers<"feeds"> = { getFeed, getAtomFeed, getRssFeed };

@@ -1,5 +1,6 @@
 import type { HandlerMap } from "../services.js";
 import { a2aHandlers } from "./a2a.js";
+import { forArea } from "./area-handlers.js";
 import { catalogHandlers } from "./catalog.js";
 import { demoHandlers } from "./demo.js";
 import { documentsHandlers } from "./documents.js";
@@ -11,16 +12,16 @@ import { webHandlers } from "./web.js";
 
 /**
  * Every canonical operation of the contract and the handler that answers it and its aliases, one
- * module per area of `areas` (generated/operations.ts).
+ * module per area of `areas` (generated/operations.ts), each handed its area's context.
  */
 export const handlers: HandlerMap = {
-  ...listingsHandlers,
-  ...catalogHandlers,
-  ...feedsHandlers,
-  ...mcpHandlers,
-  ...a2aHandlers,
-  ...documentsHandlers,
-  ...demoHandlers,
-  ...opsHandlers,
-  ...webHandlers,
+  ...forArea("listings", listingsHandlers),
+  ...forArea("catalog", catalogHandlers),
+  ...forArea("feeds", feedsHandlers),
+  ...forArea("mcp", mcpHandlers),
+  ...forArea("a2a", a2aHandlers),
+  ...forArea("documents", documentsHandlers),
+  ...forArea("demo", demoHandlers),
+  ...forArea("ops", opsHandlers),
+  ...forArea("web", webHandlers),
 };

@@ -4,14 +4,14 @@ import type { components } from "../../generated/openapi.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
 import { HttpError } from "../contract/errors.js";
 import { taggedJson } from "../contract/rendered.js";
-import { listingDocument, type ListingDocument } from "../documents/listing-document.js";
 import { facilitatorDocument, feeCard } from "../documents/listing-fee.js";
 import { exampleListing, listingRequestSchema } from "../documents/listing-request.js";
 import { dryRunListing, validationGuide } from "../listing/dry-run.js";
 import { createPaidListing, listingFeeCharge } from "../listing/paid-listing.js";
 import { linkTo, linksTo } from "../market/links.js";
-import type { Handler, Services } from "../services.js";
-import type { Listing } from "../storage/listing-store.js";
+import { catalogState, liveListing, newestForeign } from "../queries/catalog.js";
+import { listingDocumentOf } from "../queries/listing-document.js";
+import type { Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 import { ownershipHandlers } from "./ownership.js";
 
@@ -21,17 +21,16 @@ type PaymentChallenge = components["schemas"]["PaymentChallenge"];
 const NEWEST = 50;
 
 /** POST /listings: the paid listing (src/listing/paid-listing.ts). */
-const createListing: Handler<"createListing"> = (input, { store, payments, probe, market, logger, now, health }) =>
+const createListing: Handler<"createListing"> = (input, { store, payments, probe, market, logger, now, health, idempotency }) =>
   createPaidListing(
     { body: input.body, headers: input.headers, clientIp: input.clientIp },
-    { store, gate: payments.gate, probe, market, chain: payments.chain, logger, now, health },
+    { store, gate: payments.gate, probe, market, chain: payments.chain, logger, now, health, idempotency },
   );
 
 /** `GET /listings`: the free catalog of active third-party listings plus fee, schema and example. */
 const getListings: Handler<"getListings"> = async (_input, services) => {
-  const { market, store } = services;
-  const { token } = await services.freshness.current();
-  const page = await store.catalog.page({ includeSeed: false }, { limit: NEWEST, offset: 0, now: services.now(), token });
+  const { market } = services;
+  const page = await newestForeign(services, await catalogState(services), NEWEST);
   return {
     status: 200,
     body: {
@@ -86,22 +85,11 @@ const getFacilitator: Handler<"getFacilitator"> = (_input, { payments, market })
 
 /** GET /listings/{id}: one live listing with its health and usage history; 404 when it is not live. */
 const getListing: Handler<"getListing"> = async (input, services) => {
-  const { token } = await services.freshness.current();
-  const listing = await services.store.catalog.live(input.params.id, services.now());
+  const { token } = await catalogState(services);
+  const listing = await liveListing(services, input.params.id);
   if (!listing) throw new HttpError(404, "listing_not_found", `No live listing ${input.params.id}: it never existed, expired, failed or was delisted.`);
   return taggedJson(await listingDocumentOf(listing, services), token);
 };
-
-/** A live listing's document: its item, its health history and last probes, its daily sales (also the web page's data). */
-export async function listingDocumentOf(listing: Listing, services: Services): Promise<ListingDocument> {
-  const now = services.now();
-  const [health, usageHistory, usageIndexer] = await Promise.all([
-    services.health.store.history(listing.id, now),
-    services.usage.history(listing, now),
-    services.usage.state(),
-  ]);
-  return listingDocument(listing, { ...health, usageHistory, ...(usageIndexer && { usageIndexer }) }, services.market);
-}
 
 export const listingsHandlers: AreaHandlers<"listings"> = {
   getListing,

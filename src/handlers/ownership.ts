@@ -3,17 +3,20 @@
 import { HttpError } from "../contract/errors.js";
 import { claimListing, delistListing, refreshListing, signingDocument, updateListing, type HealthRecorder, type OwnershipDeps } from "../listing/ownership.js";
 import type { ListingChanges } from "../listing/owner-typed-data.js";
-import type { Handler, Services } from "../services.js";
-import { OwnerStore } from "../storage/owner-store.js";
+import type { Handler, ListingsAreaContext } from "../services.js";
 
-function ownershipDeps({ store, probe, market, now }: Services): OwnershipDeps {
-  return { owners: new OwnerStore(store.transactions), probe, market, now };
+function ownershipDeps({ owners, probe, market, now }: ListingsAreaContext): OwnershipDeps {
+  return { owners, probe, market, now };
 }
 
-/** A refresh's probe (or an update's of its new terms), passing or failing, is a health sample like a round's. */
-function healthRecorder({ health }: Services): HealthRecorder {
+/**
+ * An update's probe of its new terms (signed by the owner) counts like a round's; a free refresh's is
+ * a health sample that counts only when the listing is due (src/health/health.ts).
+ */
+function healthRecorder({ health }: ListingsAreaContext, kind: "update" | "refresh"): HealthRecorder {
+  const record = kind === "update" ? health.recordProbe : health.recordRefresh;
   return async (listing, attempt, latencyMs, now) => {
-    await health.recordProbe(listing.id, attempt.ok ? { ok: true, latencyMs } : { ok: false, code: attempt.code, latencyMs }, now);
+    await record(listing.id, attempt.ok ? { ok: true, latencyMs } : { ok: false, code: attempt.code, latencyMs }, now);
     return true;
   };
 }
@@ -50,7 +53,7 @@ const claimListingHandler: Handler<"claimListing"> = async ({ params, body }, se
 });
 
 const updateListingHandler: Handler<"updateListing"> = ({ params, body, clientIp }, services) =>
-  updateListing(params.id, body!, clientIp, { ...ownershipDeps(services), recordHealth: healthRecorder(services) });
+  updateListing(params.id, body!, clientIp, { ...ownershipDeps(services), recordHealth: healthRecorder(services, "update") });
 
 const delistListingHandler: Handler<"delistListing"> = async ({ params, body }, services) => ({
   status: 200,
@@ -59,7 +62,7 @@ const delistListingHandler: Handler<"delistListing"> = async ({ params, body }, 
 
 const refreshListingHandler: Handler<"refreshListing"> = async ({ params, clientIp }, services) => ({
   status: 200,
-  body: await refreshListing(params.id, clientIp, { ...ownershipDeps(services), recordHealth: healthRecorder(services) }),
+  body: await refreshListing(params.id, clientIp, { ...ownershipDeps(services), recordHealth: healthRecorder(services, "refresh") }),
 });
 
 export const ownershipHandlers = {

@@ -1,7 +1,7 @@
 import type { Middleware } from "koa";
 import { HttpError } from "../contract/errors.js";
 import type { RouteMiddleware } from "../http/routes.js";
-import type { Services } from "../services.js";
+import type { ListingsAreaContext } from "../services.js";
 
 /**
  * A paying client over its seller-probe limit is refused before anything else is read: its body
@@ -11,7 +11,7 @@ import type { Services } from "../services.js";
  * /listings gets its challenge, and the free dry run meets the limit at the probe, after its body
  * is checked, so a malformed body is still told what is wrong with it.
  */
-function refuseOverProbeLimit(services: Pick<Services, "probe">): Middleware {
+function refuseOverProbeLimit(services: Pick<ListingsAreaContext, "probe">): Middleware {
   return async (ctx, next) => {
     if (ctx.get("payment-signature")) {
       const wait = await services.probe.clientWait(ctx.ip);
@@ -24,6 +24,6 @@ function refuseOverProbeLimit(services: Pick<Services, "probe">): Middleware {
 }
 
 /** The middleware of particular operations, by canonical operation. */
-export function routeMiddleware(services: Pick<Services, "probe">): RouteMiddleware {
+export function routeMiddleware(services: Pick<ListingsAreaContext, "probe">): RouteMiddleware {
   return { createListing: [refuseOverProbeLimit(services)] };
 }

@@ -2,21 +2,19 @@
 // (the catalog and search documents, the listing document, the sell playbook and fee card), with
 // the same ETag/304 and response cache as those documents.
 import type { operations } from "../../generated/openapi.js";
-import { showsSeed } from "../catalog/seed-filter.js";
 import { taggedText } from "../contract/rendered.js";
-import { searchCatalogDocument } from "../documents/catalog-search.js";
-import { listDocument } from "../documents/discovery.js";
+import { listDocument, searchDocument } from "../documents/discovery.js";
 import { feeCard } from "../documents/listing-fee.js";
-import { listingDocumentOf } from "./listings.js";
 import { sellPlaybook } from "../documents/playbooks.js";
 import { linkTo } from "../market/links.js";
-import { EMPTY_PAGE, catalogView } from "../storage/listing-store.js";
+import { catalogState, listPage, liveListing, searchPage, type CatalogState } from "../queries/catalog.js";
+import { listingDocumentOf } from "../queries/listing-document.js";
 import { contentSecurityPolicy } from "../web/assets.js";
 import { pathWithQuery } from "../web/format.js";
 import { homePage, type HomeFilters } from "../web/home-page.js";
 import { listingPage, missingListingPage } from "../web/listing-page.js";
 import { sellPage } from "../web/sell-page.js";
-import type { Handler, Services } from "../services.js";
+import type { Handler, ListingReadContext } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
 type HomeQuery = NonNullable<operations["getHomePage"]["parameters"]["query"]>;
@@ -49,7 +47,7 @@ function filtersOf(query: HomeQuery): HomeFilters {
  * The document the home page shows and its address: the catalog (`/bazaar.json`) read as its
  * handler reads it, or with a search text the search (`/discovery/search`).
  */
-async function homeDocument(filters: HomeFilters, services: Services, token: string) {
+async function homeDocument(filters: HomeFilters, services: ListingReadContext, state: CatalogState) {
   const { limit, offset } = filters;
   const trust = {
     network: filters.network || undefined,
@@ -60,28 +58,28 @@ async function homeDocument(filters: HomeFilters, services: Services, token: str
   };
   if (filters.query) {
     const query = { query: filters.query, ...trust, limit, offset };
-    return { document: await searchCatalogDocument(query, "catalog", services, token), jsonTwin: pathWithQuery("/discovery/search", query) };
+    const document = searchDocument(services, await searchPage(services, state, query, "catalog"));
+    return { document, jsonTwin: pathWithQuery("/discovery/search", query) };
   }
-  const view = catalogView(trust, showsSeed({}, "catalog"));
-  const page = view ? await services.store.catalog.page(view, { limit, offset, now: services.now(), token }) : EMPTY_PAGE;
-  const document = listDocument(services, { page, limit, offset, describeFilters: false });
+  const list = await listPage(services, state, { ...trust, limit, offset });
+  const document = listDocument(services, { ...list, describeFilters: false });
   return { document, jsonTwin: pathWithQuery("/bazaar.json", { ...trust, limit, offset }) };
 }
 
 /** `/`: the catalog as cards, with search, filters and paging. */
 const getHomePage: Handler<"getHomePage"> = async (input, services) => {
-  const { token } = await services.freshness.current();
+  const state = await catalogState(services);
   const filters = filtersOf(input.query);
-  const { document, jsonTwin } = await homeDocument(filters, services, token);
+  const { document, jsonTwin } = await homeDocument(filters, services, state);
   const html = homePage({ siteName: services.market.name, document, filters, networks: [services.market.network], jsonTwin });
-  return htmlPage(html, token);
+  return htmlPage(html, state.token);
 };
 
 /** `/listing/{id}`: the listing document (`GET /listings/{id}`) as a page; an HTML 404 when it is not live. */
 const getListingPage: Handler<"getListingPage"> = async (input, services) => {
   const { id } = input.params;
-  const { token } = await services.freshness.current();
-  const listing = LISTING_ID.test(id) ? await services.store.catalog.live(id, services.now()) : null;
+  const { token } = await catalogState(services);
+  const listing = LISTING_ID.test(id) ? await liveListing(services, id) : null;
   if (!listing) {
     return { status: 404, headers: PAGE_HEADERS, contentType: "text/html", body: missingListingPage(services.market.name, id) };
   }
@@ -92,7 +90,7 @@ const getListingPage: Handler<"getListingPage"> = async (input, services) => {
 
 /** `/sell.html`: the fee, the requirements, the dry-run form and the commands to list. */
 const getSellPage: Handler<"getSellPage"> = async (_input, services) => {
-  const { token } = await services.freshness.current();
+  const { token } = await catalogState(services);
   const { market } = services;
   const html = sellPage({ siteName: market.name, marketUrl: market.baseUrl, playbook: sellPlaybook(market), fee: feeCard(market), listScript: linkTo(market, "listScript"), exampleBody: linkTo(market, "example") });
   return htmlPage(html, token, SCRIPT_PAGE_HEADERS);

@@ -3,8 +3,8 @@
 import type { HealthConfig } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
-import { HealthStore } from "../storage/health-store.js";
-import type { ProbeOutcome } from "../storage/health-rules.js";
+import { HealthStore } from "./health-store.js";
+import type { ProbeOutcome } from "./health-rules.js";
 import type { ListingStore } from "../storage/listing-store.js";
 import { HealthProber } from "./prober.js";
 
@@ -13,8 +13,13 @@ export interface Health {
   prober: HealthProber;
   /** The probe that passed when a listing was paid for (or renewed): its first health sample. */
   recordListingProbe(listingId: string, latencyMs: number, now: Date): Promise<void>;
-  /** A probe outside the rounds (a refresh, an owner's update), passing or failing, counted like a round's. */
+  /** A probe outside the rounds by the listing's owner (an update's), passing or failing, counted like a round's. */
   recordProbe(listingId: string, outcome: ProbeOutcome, now: Date): Promise<void>;
+  /**
+   * A free refresh's probe (anyone may ask): always shown as a sample, counted like a round's only
+   * when the listing is due, so strangers cannot move its health faster than the rounds do.
+   */
+  recordRefresh(listingId: string, outcome: ProbeOutcome, now: Date): Promise<void>;
 }
 
 export function createHealth(deps: { store: ListingStore; probe: SellerProbe; config: HealthConfig; logger: Logger; now(): Date }): Health {
@@ -25,5 +30,6 @@ export function createHealth(deps: { store: ListingStore; probe: SellerProbe; co
     prober,
     recordListingProbe: (listingId, latencyMs, now) => store.recordProbe(listingId, { ok: true, latencyMs }, now, { ...prober.schedule, fresh: true }),
     recordProbe: (listingId, outcome, now) => store.recordProbe(listingId, outcome, now, { ...prober.schedule, fresh: false }),
+    recordRefresh: (listingId, outcome, now) => store.recordProbe(listingId, outcome, now, { ...prober.schedule, fresh: false, counts: "when_due" }),
   };
 }

@@ -7,10 +7,10 @@
 import { performance } from "node:perf_hooks";
 import type { HealthConfig } from "../config.js";
 import { INSTANCE_ID } from "../jobs/lease.js";
-import { startPeriodic, type PeriodicJob } from "../jobs/periodic.js";
+import type { JobDefinition } from "../jobs/job.js";
 import type { Logger } from "../logger.js";
 import type { ProbeResult, ProbeTarget } from "../probe/seller-probe.js";
-import type { ClaimedListing, HealthStore, ProbedListing } from "../storage/health-store.js";
+import type { ClaimedListing, HealthStore, ProbedListing } from "./health-store.js";
 import { runPolitely } from "./politeness.js";
 
 export interface HealthProberDeps {
@@ -36,7 +36,6 @@ const TICK_MS = 60_000;
 
 export class HealthProber {
   readonly holder: string;
-  private job: PeriodicJob | null = null;
   /** When each host may be probed again (politeness across batches and rounds); forgotten once past. */
   private readonly hostReadyAt = new Map<string, number>();
 
@@ -53,18 +52,11 @@ export class HealthProber {
     return { rules: this.rules, intervalMs: this.deps.config.intervalMs };
   }
 
-  /** Starts the periodic rounds, unless the interval is 0; the first tick comes after one tick time, not at start. */
-  start(): void {
+  /** The rounds as a background job (off when the interval is 0); the first tick comes after one tick time, not at start. */
+  job(): JobDefinition<RoundReport> {
     const { intervalMs } = this.deps.config;
-    if (intervalMs <= 0 || this.job) return;
-    const tickMs = Math.min(intervalMs, TICK_MS);
-    this.job = startPeriodic({ name: "listing health", intervalMs: tickMs, firstDelayMs: tickMs, logger: this.deps.logger, run: (signal) => this.runRound(signal).then(() => {}) });
-  }
-
-  /** Stops the rounds, waiting for the batch in progress (its unprobed listings are released). */
-  async stop(): Promise<void> {
-    await this.job?.stop();
-    this.job = null;
+    const tickMs = intervalMs > 0 ? Math.min(intervalMs, TICK_MS) : 0;
+    return { name: "health-prober", intervalMs: tickMs, firstDelayMs: tickMs, run: (signal) => this.runRound(signal) };
   }
 
   /** Probes every due listing once, batch by batch, until none is due (or `signal` stops it). */

@@ -55,16 +55,10 @@ export interface Router {
   dispatch(operationId: RoutedOperationId, request: RoutedRequest): Promise<AnyReply>;
   /** Whether the contract marks this operation `x-raw-body`: its body is handed over unparsed (POST /mcp). */
   takesRawBody(operationId: RoutedOperationId): boolean;
-  /** openapi-backend itself, for response validation in tests. */
-  api: OpenAPIBackend;
 }
 
-/**
- * openapi-backend validates each request against its operation (query, headers, body, with type
- * coercion and defaults); the operation's handler answers it. The path is matched once, by
- * @koa/router (src/http/routes.ts), which names the operation.
- */
-export async function createRouter<S>(contract: Contract, handlers: ContractHandlerMap<S>, services: S): Promise<Router> {
+/** openapi-backend over the contract, initialised: the router's validator (and the tests' response checks, test/support/harness.ts). */
+export async function createContractBackend(contract: Contract): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
     definition: contract.document as unknown as Document,
     strict: true,
@@ -79,6 +73,18 @@ export async function createRouter<S>(contract: Contract, handlers: ContractHand
       return ajv;
     },
   });
+  await api.init();
+  memoiseOperations(api);
+  return api;
+}
+
+/**
+ * openapi-backend validates each request against its operation (query, headers, body, with type
+ * coercion and defaults); the operation's handler answers it. The path is matched once, by
+ * @koa/router (src/http/routes.ts), which names the operation.
+ */
+export async function createRouter<S>(contract: Contract, handlers: ContractHandlerMap<S>, services: S): Promise<Router> {
+  const api = await createContractBackend(contract);
 
   const rawBodyOperations = new Set<string>();
   const jsonRpcRefusals = new Set<string>();
@@ -120,10 +126,7 @@ export async function createRouter<S>(contract: Contract, handlers: ContractHand
     answer.set(operationId, run);
   }
 
-  await api.init();
-  memoiseOperations(api);
   return {
-    api,
     dispatch: async (operationId, request) => {
       const operation = api.router.getOperation(operationId);
       const run = answer.get(operationId);

@@ -21,13 +21,14 @@ import type { Logger } from "../logger.js";
 import { metrics } from "../metrics.js";
 import { exampleListing } from "../documents/listing-request.js";
 import { bodyRouteDiscovery } from "../payments/bazaar.js";
-import type { ChainReader, FeeEvidence } from "../payments/chain-reader.js";
+import type { ChainReader } from "../payments/chain-reader.js";
+import { settlementVerdict, type SettlementVerdict } from "../payments/settlement-verdict.js";
 import type { UnavailableKind } from "../payments/facilitator-client.js";
-import { paymentResponseHeader, type Charge, type PaymentGate, type SettleOutcome, type SignedPayment } from "../payments/payment-gate.js";
+import { paymentResponseHeader, readPaymentHeader, type Charge, type PaymentGate, type SentPayment, type SettleOutcome, type SignedPayment } from "../payments/payment-gate.js";
 import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } from "../payments/replies.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
 import { DuplicatePaymentError, type Listing, type ListingInput, type ListingStore, type Payment } from "../storage/listing-store.js";
-import { PaymentIdempotencyStore } from "../storage/payment-idempotency-store.js";
+import type { PaymentIdempotencyStore } from "../storage/payment-idempotency-store.js";
 import { checkListingBody, fieldErrorsOf, probeCheck, reportOf, withSellerMetadata, type ListingRequest } from "./listing-checks.js";
 import { linkTo } from "../market/links.js";
 import { answeredOnce, withPaymentIdentifier } from "./payment-idempotency.js";
@@ -45,6 +46,8 @@ export interface PaidListingDeps {
   chain: ChainReader | null;
   logger: Logger;
   now(): Date;
+  /** Payment identifiers and their stored answers (payment-idempotency.ts), built once at the composition root. */
+  idempotency: PaymentIdempotencyStore;
   /** Records the listing-time probe as the listing's first health sample (src/health/). */
   health?: Pick<Health, "recordListingProbe">;
 }
@@ -79,17 +82,17 @@ export function listingFeeCharge(market: MarketFacts): Charge {
 }
 
 export function createPaidListing(request: PaidListingRequest, deps: PaidListingDeps): Promise<CreateListingReply> {
-  const idempotency = new PaymentIdempotencyStore(deps.store.transactions);
-  return answeredOnce(request, { idempotency, logger: deps.logger, now: deps.now }, () => payAndList(request, deps));
+  const sent = readPaymentHeader(request.headers);
+  return answeredOnce({ payment: sent, body: request.body }, deps, () => payAndList(request, sent, deps));
 }
 
-async function payAndList(request: PaidListingRequest, deps: PaidListingDeps): Promise<CreateListingReply> {
+async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: PaidListingDeps): Promise<CreateListingReply> {
   const { store, gate, market } = deps;
   const charge = listingFeeCharge(market);
 
   // 1. The body.
   if (request.body === undefined) {
-    if (request.headers["payment-signature"]) {
+    if (sent.kind !== "none") {
       return problem(400, "listing_body_required", "A paid request needs the listing as its JSON body; nothing was charged.");
     }
     return paymentRequiredReply(await gate.challenge(charge), "Pay the listing fee with x402 (PAYMENT-SIGNATURE) and send the listing as the JSON body.");
@@ -103,7 +106,7 @@ async function payAndList(request: PaidListingRequest, deps: PaidListingDeps): P
 
   // 2. The payment, checked against the fee; a payment seen before gets its earlier result.
   const now = deps.now();
-  const inspected = await gate.inspect(request.headers, charge, now);
+  const inspected = await gate.inspect(sent, charge, now);
   if (inspected.kind === "unpaid") return paymentRequiredReply(inspected.paymentRequired, "Pay the listing fee with x402 and send this request again.");
   if (inspected.kind === "rejected") {
     countPayment("failed", "inspect");
@@ -285,27 +288,27 @@ async function judgeSettlement(settled: SettleOutcome, payment: SignedPayment, d
       ? { kind: "paid", transaction: settled.transaction }
       : { kind: "refused", reason: settled.reason, transaction: settled.transaction, chainChecked: false };
   if (!deps.chain) return claimed;
-  let evidence: FeeEvidence;
+  let verdict: SettlementVerdict;
   try {
     const { requirements } = payment;
-    evidence = await deps.chain.feeEvidence(
+    verdict = await settlementVerdict(
+      deps.chain,
       { asset: getAddress(requirements.asset), payer: payment.payer, nonce: payment.nonce, payTo: getAddress(requirements.payTo), amount: BigInt(requirements.amount) },
-      settled.transaction,
+      { hint: settled.transaction },
     );
   } catch (error) {
     deps.logger.warn({ err: error, payer: payment.payer }, "could not read the settlement from the chain");
     return claimed.kind === "paid" ? { kind: "unconfirmed", reason: "settlement_pending" } : claimed;
   }
-  switch (evidence.state) {
+  switch (verdict.kind) {
     case "paid":
-      return { kind: "paid", transaction: evidence.txHash };
-    case "spent_elsewhere":
-      deps.logger.warn({ payer: payment.payer, nonce: payment.nonce, txHash: evidence.txHash }, "the authorization's nonce was used by a transfer that did not pay the fee");
-      return { kind: "refused", reason: "authorization_used_elsewhere", transaction: evidence.txHash, chainChecked: true };
-    case "canceled":
-      return { kind: "refused", reason: "authorization_canceled", transaction: "", chainChecked: true };
-    case "unused":
-    case "untraceable":
+      return { kind: "paid", transaction: verdict.txHash };
+    case "refused":
+      if (verdict.reason === "authorization_used_elsewhere") {
+        deps.logger.warn({ payer: payment.payer, nonce: payment.nonce, txHash: verdict.txHash }, "the authorization's nonce was used by a transfer that did not pay the fee");
+      }
+      return { kind: "refused", reason: verdict.reason, transaction: verdict.txHash ?? "", chainChecked: true };
+    case "undecided":
       return claimed.kind === "paid" ? { kind: "unconfirmed", reason: "settlement_pending" } : claimed;
   }
 }

@@ -6,13 +6,13 @@
 // exact payload and listing body, since that lookup is unauthenticated. This sits beside, not instead
 // of, the (network, asset, payer, nonce) de-duplication of the paid flow.
 import { createHash } from "node:crypto";
-import { decodePaymentSignatureHeader } from "@x402/core/http";
 import { declarePaymentIdentifierExtension, isValidPaymentId, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import type { Prisma } from "../../generated/prisma/sqlite/client.js";
 import { isJsonObject } from "../contract/json.js";
 import type { Reply } from "../contract/typed-handlers.js";
 import type { Logger } from "../logger.js";
 import type { RouteDiscovery } from "../payments/bazaar.js";
+import type { SentPayment } from "../payments/payment-gate.js";
 import type { PaymentIdempotencyStore } from "../storage/payment-idempotency-store.js";
 import { DAY_MS } from "../constants.js";
 import { canonicalJson } from "./owner-typed-data.js";
@@ -32,15 +32,9 @@ export function withPaymentIdentifier(discovery: RouteDiscovery): RouteDiscovery
 type Identified = { id: string; payloadHash: string } | { invalid: string } | null;
 
 /** The payment identifier of a request and the hash of what it is bound to; null without one. */
-function identify(headers: Record<string, string | undefined>, body: unknown, route: string): Identified {
-  const header = headers["payment-signature"];
-  if (!header) return null;
-  let payload: unknown;
-  try {
-    payload = decodePaymentSignatureHeader(header);
-  } catch {
-    return null; // the gate answers a malformed header
-  }
+function identify(sent: SentPayment, body: unknown, route: string): Identified {
+  if (sent.kind !== "decoded") return null; // the gate answers a malformed header
+  const payload = sent.payload;
   const extension = isJsonObject(payload) && isJsonObject(payload.extensions) ? payload.extensions[PAYMENT_IDENTIFIER] : undefined;
   const id = isJsonObject(extension) && isJsonObject(extension.info) ? extension.info.id : undefined;
   if (id === undefined) return null;
@@ -62,11 +56,11 @@ export interface IdempotencyDeps {
  * is stored; any other answer frees the id, so the request may be sent again as before.
  */
 export async function answeredOnce(
-  request: { headers: Record<string, string | undefined>; body: unknown },
+  request: { payment: SentPayment; body: unknown },
   deps: IdempotencyDeps,
   answer: () => Promise<CreateListingReply>,
 ): Promise<CreateListingReply> {
-  const identified = identify(request.headers, request.body, "createListing");
+  const identified = identify(request.payment, request.body, "createListing");
   if (!identified) return answer();
   if ("invalid" in identified) return { status: 400, body: { error: "invalid_payment_identifier", message: `${identified.invalid}. Nothing was charged.` } };
   const { id, payloadHash } = identified;

@@ -1,12 +1,13 @@
 // Resolves listing fees the request could not settle definitely (a crash, a lost answer, a node
 // outage between broadcast and activation), and re-checks failures the chain never confirmed. Only
-// the chain decides: a listing goes active when the receipt of the transaction that used the
-// authorization shows exactly the fee moving to the marketplace wallet; it fails when the
-// authorization was canceled, burned by another transfer, or expired unused.
+// the chain decides (src/payments/settlement-verdict.ts, the paid flow's verdict too): a listing goes
+// active when the fee was paid, fails when the authorization can no longer pay it.
 import { getAddress, type Hex } from "viem";
+import type { JobDefinition } from "../jobs/job.js";
 import type { Logger } from "../logger.js";
 import { metrics } from "../metrics.js";
 import type { ChainReader } from "../payments/chain-reader.js";
+import { settlementVerdict } from "../payments/settlement-verdict.js";
 import { AUTHORIZATION_LIFETIME_LIMIT_MS } from "../payments/payment-gate.js";
 import type { ListingStore, Payment } from "../storage/listing-store.js";
 
@@ -40,39 +41,36 @@ async function resolve(payment: Payment, deps: ReconcilerDeps, graceMs: number):
     if (payment.state === "failed") await store.confirmFailure(payment.id, now);
     return payment.state === "failed" ? "failed" : "waiting";
   }
-  const evidence = await chain.feeEvidence(
+  const verdict = await settlementVerdict(
+    chain,
     { asset: getAddress(payment.asset), payer: getAddress(payment.payer), nonce: payment.nonce as Hex, payTo: getAddress(payment.payTo), amount: BigInt(payment.amount) },
-    payment.txHash ?? undefined,
+    { hint: payment.txHash ?? undefined, expiredBy: new Date(payment.createdAt.getTime() + graceMs) },
   );
   const context = { listingId, paymentId: payment.id, payer: payment.payer, was: payment.state };
-  const fail = async (reason: string, txHash: string | null = null): Promise<Resolution> => {
-    if (payment.state === "failed") {
-      await store.confirmFailure(payment.id, now);
-    } else {
-      await store.failListing(listingId, { reason, txHash, chainChecked: true, now });
-      logger.info({ ...context, reason, txHash }, "reconciler: the fee can no longer be paid; listing failed");
-    }
-    return "failed";
-  };
-  switch (evidence.state) {
+  switch (verdict.kind) {
     case "paid": {
-      const { listing, renewed } = await store.activateListing(listingId, { txHash: evidence.txHash, now });
-      logger.info({ ...context, listingId: listing.id, renewed, txHash: evidence.txHash }, "reconciler: the fee was paid on chain; listing activated");
+      const { listing, renewed } = await store.activateListing(listingId, { txHash: verdict.txHash, now });
+      logger.info({ ...context, listingId: listing.id, renewed, txHash: verdict.txHash }, "reconciler: the fee was paid on chain; listing activated");
       return "activated";
     }
-    case "spent_elsewhere":
-      logger.warn({ ...context, txHash: evidence.txHash }, "reconciler: the authorization's nonce was used by a transfer that did not pay the fee");
-      return fail("authorization_used_elsewhere", evidence.txHash);
-    case "canceled":
-      return fail("authorization_canceled");
-    case "unused":
-      if (evidence.chainTime.getTime() < payment.createdAt.getTime() + graceMs) return "waiting";
-      return fail("not_settled_before_expiry");
-    case "untraceable":
-      logger.error(
-        context,
-        "reconciler: the authorization was used, but its transaction lies beyond RECONCILE_LOOKBACK_BLOCKS; raise it to resolve this payment",
-      );
+    case "refused": {
+      const { reason, txHash } = verdict;
+      if (reason === "authorization_used_elsewhere") logger.warn({ ...context, txHash }, "reconciler: the authorization's nonce was used by a transfer that did not pay the fee");
+      if (payment.state === "failed") {
+        await store.confirmFailure(payment.id, now);
+      } else {
+        await store.failListing(listingId, { reason, txHash, chainChecked: true, now });
+        logger.info({ ...context, reason, txHash }, "reconciler: the fee can no longer be paid; listing failed");
+      }
+      return "failed";
+    }
+    case "undecided":
+      if (verdict.untraceable) {
+        logger.error(
+          context,
+          "reconciler: the authorization was used, but its transaction lies beyond RECONCILE_LOOKBACK_BLOCKS; raise it to resolve this payment",
+        );
+      }
       return "waiting";
   }
 }
@@ -103,35 +101,7 @@ export async function reconcilePending(deps: ReconcilerDeps): Promise<ReconcileS
   return summary;
 }
 
-export interface Reconciler {
-  /** Runs one pass now (after the one in progress, if any). */
-  runOnce(): Promise<ReconcileSummary>;
-  /** Stops the timer and waits for a pass in progress. */
-  stop(): Promise<void>;
-}
-
-/** Runs {@link reconcilePending} every `intervalMs` on an unref'd timer, one pass at a time. */
-export function startReconciler(deps: ReconcilerDeps & { intervalMs: number }): Reconciler {
-  let queue: Promise<unknown> = Promise.resolve();
-  let timerPassRunning = false;
-  const runOnce = (): Promise<ReconcileSummary> => {
-    const pass = queue.then(() => reconcilePending(deps));
-    queue = pass.catch(() => undefined);
-    return pass;
-  };
-  const timer = setInterval(() => {
-    if (timerPassRunning) return;
-    timerPassRunning = true;
-    runOnce()
-      .catch((error: unknown) => deps.logger.warn({ err: error }, "reconciler pass failed"))
-      .finally(() => (timerPassRunning = false));
-  }, deps.intervalMs);
-  timer.unref();
-  return {
-    runOnce,
-    stop: async () => {
-      clearInterval(timer);
-      await queue;
-    },
-  };
+/** {@link reconcilePending} every `intervalMs` (0: off), the first pass one interval after start. */
+export function reconcilerJob(deps: ReconcilerDeps & { intervalMs: number }): JobDefinition<ReconcileSummary> {
+  return { name: "reconciler", intervalMs: deps.intervalMs, firstDelayMs: deps.intervalMs, jitter: 0, run: () => reconcilePending(deps) };
 }

@@ -4,8 +4,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import type { components, operations } from "../../generated/openapi.js";
-import { searchCatalogDocument } from "../documents/catalog-search.js";
-import type { DiscoveryDocument } from "../documents/discovery.js";
+import { catalogState, searchPage } from "../queries/catalog.js";
+import { searchDocument, type DiscoveryDocument } from "../documents/discovery.js";
 import { MCP_TOOLS } from "../documents/agent-facts.js";
 import { buyPlaybook, sellPlaybook } from "../documents/playbooks.js";
 import { HttpError } from "../contract/errors.js";
@@ -130,7 +130,7 @@ export function registerMarketTools(server: McpServer, { services, clientIp }: T
     },
     (args) =>
       answering(services, "list_market", async () => {
-        const document = await searchCatalogDocument(args, "search", services);
+        const document = searchDocument(services, await searchPage(services, await catalogState(services), args, "search"));
         return result(catalogText(document), document);
       }),
   );

@@ -45,6 +45,24 @@ export interface SignedPayment {
   nonce: Hex;
 }
 
+/** The payment a request carries: its PAYMENT-SIGNATURE decoded once (readPaymentHeader), for every step that reads it. */
+export type SentPayment =
+  /** `v1`: an x402 v1 X-PAYMENT header came instead. */
+  | { kind: "none"; v1: boolean }
+  | { kind: "malformed" }
+  /** Decoded JSON, not yet checked against the x402 v2 schema. */
+  | { kind: "decoded"; payload: unknown };
+
+export function readPaymentHeader(headers: Record<string, string | undefined>): SentPayment {
+  const header = headers["payment-signature"];
+  if (!header) return { kind: "none", v1: Boolean(headers["x-payment"]) };
+  try {
+    return { kind: "decoded", payload: decodePaymentSignatureHeader(header) };
+  } catch {
+    return { kind: "malformed" };
+  }
+}
+
 type Unpaid = { kind: "unpaid"; paymentRequired: PaymentRequired };
 /** `message` is ours and safe to show; `detail` is the facilitator's own text, for the log only. */
 type Rejected = { kind: "rejected"; reason: string; message: string; detail?: string; paymentRequired: PaymentRequired };
@@ -129,21 +147,16 @@ export class PaymentGate {
    * Reads the payment sent with a request and checks it against the charge, without asking the
    * facilitator: a signed payment comes back with its dedupe key, for the caller to look up first.
    */
-  async inspect(headers: Record<string, string | undefined>, charge: Charge, now: Date): Promise<InspectOutcome> {
+  async inspect(sent: SentPayment, charge: Charge, now: Date): Promise<InspectOutcome> {
     const requirements = await this.requirementsFor(charge);
     const reject = (reason: string, message: string) => this.rejection(requirements, charge, reason, message);
 
-    const header = headers["payment-signature"];
-    if (!header) {
-      if (headers["x-payment"]) return reject("x402_v1_not_supported", "X-PAYMENT is x402 v1; send an x402 v2 payment in PAYMENT-SIGNATURE");
+    if (sent.kind === "none") {
+      if (sent.v1) return reject("x402_v1_not_supported", "X-PAYMENT is x402 v1; send an x402 v2 payment in PAYMENT-SIGNATURE");
       return { kind: "unpaid", paymentRequired: await this.paymentRequired(requirements, charge, "payment_required") };
     }
-    let decoded: unknown;
-    try {
-      decoded = decodePaymentSignatureHeader(header);
-    } catch {
-      return reject("invalid_payment_signature_header", "PAYMENT-SIGNATURE must be base64-encoded JSON of an x402 v2 payment payload");
-    }
+    if (sent.kind === "malformed") return reject("invalid_payment_signature_header", "PAYMENT-SIGNATURE must be base64-encoded JSON of an x402 v2 payment payload");
+    const decoded = sent.payload;
     const parsed = PaymentPayloadV2Schema.safeParse(decoded);
     if (!parsed.success) {
       const version = (decoded as { x402Version?: unknown } | null)?.x402Version;
@@ -194,7 +207,7 @@ export class PaymentGate {
 
   /** inspect, then verify. */
   async check(headers: Record<string, string | undefined>, charge: Charge, now: Date): Promise<GateOutcome> {
-    const inspected = await this.inspect(headers, charge, now);
+    const inspected = await this.inspect(readPaymentHeader(headers), charge, now);
     return inspected.kind === "signed" ? this.verify(inspected) : inspected;
   }
 

@@ -5,7 +5,6 @@
 // share its pool.
 import Sqlite from "better-sqlite3";
 import type { Prisma, PrismaClient } from "../../generated/prisma/sqlite/client.js";
-import type { Listing } from "./listing-types.js";
 
 export type SqlRow = Record<string, unknown>;
 
@@ -46,27 +45,5 @@ export function prismaReader(prisma: PrismaClient, exclusive: <T>(fn: () => Prom
 }
 
 export const toDate = (value: unknown) => (value instanceof Date ? value : new Date(value as string));
-const toJson = (value: unknown) => (typeof value === "string" ? (JSON.parse(value) as unknown) : (value ?? null));
-
-/** A row of catalog-sql's LISTING_COLUMNS as the Listing the rest of the service knows. */
-export function toListing(row: SqlRow): Listing {
-  return {
-    ...(row as unknown as Listing),
-    inputSchema: toJson(row.inputSchema) as Listing["inputSchema"],
-    bazaar: toJson(row.bazaar) as Listing["bazaar"],
-    leftoverSeed: row.leftoverSeed === true || row.leftoverSeed === 1,
-    ownerVerified: row.ownerVerified === true || row.ownerVerified === 1,
-    priceMicros: BigInt(row.priceMicros as number | bigint | string),
-    calls30d: Number(row.calls30d),
-    healthSummary: toJson(row.healthSummary) as Listing["healthSummary"],
-    usageSummary: toJson(row.usageSummary) as Listing["usageSummary"],
-    sellerUsage: toJson(row.sellerUsage) as Listing["sellerUsage"],
-    delistedAt: row.delistedAt === null || row.delistedAt === undefined ? null : toDate(row.delistedAt),
-    listedAt: toDate(row.listedAt),
-    expiresAt: toDate(row.expiresAt),
-    updatedAt: toDate(row.updatedAt),
-  };
-}
-
 /** COUNT and SUM come back as number, bigint or (PostgreSQL numeric) string. */
 export const toCount = (value: unknown): number => Number(value ?? 0);

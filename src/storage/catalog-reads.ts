@@ -9,10 +9,10 @@
 // - "Catalog state" is the freshness token (version and next expiry, src/catalog/freshness.ts): a
 //   write or an expiry changes it, so totals stay exact to the instant a listing expires. Without a
 //   token nothing is cached (each call reads afresh).
-import { LRUCache } from "lru-cache";
 import type { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { DatabaseKind } from "./connection.js";
-import { toCount, toDate, toListing, type CatalogReader } from "./catalog-reader.js";
+import { toCount, toDate, type CatalogReader } from "./catalog-reader.js";
+import { toListing } from "./listing-row.js";
 import {
   MATCH_CLASSES,
   keyAtSql,
@@ -34,6 +34,7 @@ import {
   type SeekKey,
 } from "./catalog-sql.js";
 import type { Listing, Page } from "./listing-types.js";
+import type { StateMemo } from "./state-memo.js";
 
 export type { CatalogView } from "./catalog-sql.js";
 
@@ -70,37 +71,30 @@ export interface PageRequest {
   token?: string | undefined;
 }
 
-/** A cached read's key within one catalog state. */
-const stateKey = (token: string, key: string) => `${token}\n${key}`;
+/** The few matches of a search (up to 200 keys) weigh this many totals or keys in the memo. */
+const FEW_MATCHES_WEIGHT = 16;
 
 /** The rows a view shows (not their order: a sorted view has the same totals). */
 const viewKey = (view: CatalogView) =>
   JSON.stringify([view.includeSeed, view.payTo ?? "", view.extensionKey ?? "", view.health ?? "", view.verified ?? false, view.minCalls ?? 0]);
 
 export class CatalogReads {
-  /** Totals, seek keys and match counts per catalog state: promises, so concurrent requests share one read. */
-  private readonly memo = new LRUCache<string, Promise<unknown>>({ max: 4096 });
-  /** The ranked matches of searches with few (up to 200 keys each, so fewer of them are kept). */
-  private readonly searches = new LRUCache<string, Promise<unknown>>({ max: 256 });
-
+  /**
+   * @param memo Totals, seek keys, match counts and few-match rankings per catalog state (the
+   *   database's one memo, shared with the other reads keyed on the freshness token).
+   */
   constructor(
     private readonly kind: DatabaseKind,
     private readonly reader: CatalogReader,
+    private readonly memo: StateMemo,
   ) {}
 
   private isRemembered(token: string, key: string): boolean {
-    return this.memo.has(stateKey(token, key));
+    return this.memo.has(token, key);
   }
 
-  private remembered<T>(token: string | undefined, key: string, load: () => Promise<T>, cache = this.memo): Promise<T> {
-    if (token === undefined) return load();
-    const cacheKey = stateKey(token, key);
-    const known = cache.get(cacheKey);
-    if (known) return known as Promise<T>;
-    const loading = load();
-    cache.set(cacheKey, loading);
-    loading.catch(() => cache.delete(cacheKey));
-    return loading;
+  private remembered<T>(token: string | undefined, key: string, load: () => Promise<T>, weight = 1): Promise<T> {
+    return this.memo.get(token, key, load, weight);
   }
 
   private viewTotal(view: CatalogView, now: Date, token: string | undefined): Promise<number> {
@@ -163,7 +157,7 @@ export class CatalogReads {
     if (text === "") return this.page(view, request);
     const { now, token } = request;
     // Most searches match a few rows: one query finds them all, ranked here, and the page is fetched by key.
-    const few = await this.remembered(token, `few ${viewKey(view)} ${text}`, () => this.fewMatches(view, now, text), this.searches);
+    const few = await this.remembered(token, `few ${viewKey(view)} ${text}`, () => this.fewMatches(view, now, text), FEW_MATCHES_WEIGHT);
     if (few) {
       // The cached ranking is shared: a sorted search orders a copy.
       const ordered = isSorted(view) ? [...few].sort(bySort[view.sort as keyof typeof bySort]) : few;

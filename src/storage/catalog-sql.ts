@@ -6,6 +6,7 @@
 // and test/storage/catalog-plans.test.ts asserts the plans on both.
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { DatabaseKind } from "./connection.js";
+import { LISTING_COLUMNS } from "./listing-row.js";
 import { SEARCHED_COLUMNS } from "./search-index.js";
 
 /** Which rows a catalog read shows. Filters that every row passes or none can pass are settled before SQL. */
@@ -32,12 +33,6 @@ export interface SeekKey {
   listedAt: Date;
   id: string;
 }
-
-export const LISTING_COLUMNS = [
-  "id", "resource", "method", "priceUsdc", "priceAtomic", "description", "sellerPayTo", "inputSchema", "network", "state",
-  "leftoverSeed", "mimeType", "serviceName", "tags", "iconUrl", "bazaar", "extensionKeys", "listedAt", "expiresAt", "updatedAt",
-  "priceMicros", "healthStatus", "healthSummary", "ownerVerified", "calls30d", "usageSummary", "sellerUsage", "delistedAt",
-] as const;
 
 /** What a row is fetched by: SQLite's rowid (every index carries it), PostgreSQL's primary key. */
 const rowKey = (kind: DatabaseKind) => Prisma.raw(kind === "sqlite" ? "rowid" : `"id"`);

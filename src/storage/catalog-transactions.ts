@@ -4,11 +4,14 @@
 import type { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { Database } from "./database.js";
 import { EPOCH } from "./listing-reads.js";
+import { StateMemo } from "./state-memo.js";
 
 export type Tx = Prisma.TransactionClient;
 
 export class CatalogTransactions {
   private readonly changeListeners = new Set<() => void>();
+  /** Reads that hold for one catalog state (freshness token), for every store over this database. */
+  readonly memo = new StateMemo({ maxWeight: 8192 });
 
   constructor(readonly db: Database) {}
 

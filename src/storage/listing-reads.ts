@@ -1,26 +1,7 @@
-// The catalog stamp, and the shapes of the catalog reads the store offers (catalog-reads.ts runs them).
+// The catalog stamp, and the shape of the feed read the store offers (catalog-reads.ts runs it).
 import { Prisma, type PrismaClient } from "../../generated/prisma/sqlite/client.js";
-import type { CatalogFilters } from "./catalog-filters.js";
 import { toDate } from "./catalog-reader.js";
 import type { CatalogStamp } from "./listing-types.js";
-
-export interface PageQuery {
-  includeSeed: boolean;
-  limit: number;
-  offset: number;
-  now: Date;
-  token?: string | undefined;
-}
-
-/** A search with the Bazaar filters (catalog-filters.ts). */
-export interface SearchQuery extends CatalogFilters {
-  query?: string | undefined;
-  includeSeed: boolean;
-  limit: number;
-  offset: number;
-  now: Date;
-  token?: string | undefined;
-}
 
 export interface FeedQuery {
   /** Exclusive lower bound on listedAt. */

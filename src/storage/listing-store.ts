@@ -5,15 +5,15 @@ import { isDeepStrictEqual } from "node:util";
 import { getAddress } from "viem";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { Database } from "./database.js";
-import { BAZAAR_EXTENSION, catalogView } from "./catalog-filters.js";
+import { BAZAAR_EXTENSION } from "./catalog-filters.js";
 import { CatalogReads } from "./catalog-reads.js";
 import { CatalogTransactions, type Tx } from "./catalog-transactions.js";
-import { HealthStore, type HealthCounts } from "./health-store.js";
+import { healthCounts, type HealthCounts } from "./health-counts.js";
+import { renewalCopy } from "./listing-row.js";
 import { tidyReadPaths } from "./read-path-upkeep.js";
-import { readCatalogStamp, type FeedQuery, type PageQuery, type SearchQuery } from "./listing-reads.js";
+import { readCatalogStamp, type FeedQuery } from "./listing-reads.js";
 import {
   DuplicatePaymentError,
-  EMPTY_PAGE,
   ListingStateError,
   normalizePaymentKey,
   normalizePrice,
@@ -21,7 +21,6 @@ import {
   type Listing,
   type ListingInput,
   type ListingState,
-  type Page,
   type Payment,
   type PaymentInput,
   type SellerMetadata,
@@ -32,7 +31,7 @@ import {
 import { LISTING_TTL_MS } from "../constants.js";
 
 export * from "./listing-types.js";
-export { catalogStampSql, type FeedQuery, type PageQuery, type SearchQuery } from "./listing-reads.js";
+export { catalogStampSql, type FeedQuery } from "./listing-reads.js";
 export type { CatalogView } from "./catalog-reads.js";
 export { catalogView, ITEM_SCHEME, ITEM_TYPE, type CatalogFilters } from "./catalog-filters.js";
 
@@ -105,8 +104,8 @@ export class ListingStore {
     options: { ttlMs?: number } = {},
   ) {
     this.ttlMs = options.ttlMs ?? LISTING_TTL_MS;
-    this.catalog = new CatalogReads(db.kind, db.reader);
     this.transactions = new CatalogTransactions(db);
+    this.catalog = new CatalogReads(db.kind, db.reader, this.transactions.memo);
   }
 
   /** Called after every committed write that changed the catalog (this process's writes only). */
@@ -208,18 +207,7 @@ export class ListingStore {
       const listing = await tx.listing.update({
         where: { id: current.listing.id },
         data: {
-          priceUsdc: pending.priceUsdc,
-          priceAtomic: pending.priceAtomic,
-          priceMicros: pending.priceMicros,
-          description: pending.description,
-          inputSchema: pending.inputSchema ?? Prisma.DbNull,
-          network: pending.network,
-          mimeType: pending.mimeType,
-          serviceName: pending.serviceName,
-          tags: pending.tags,
-          iconUrl: pending.iconUrl,
-          bazaar: pending.bazaar ?? Prisma.DbNull,
-          extensionKeys: pending.extensionKeys,
+          ...renewalCopy(pending),
           expiresAt: new Date(Math.max(current.listing.expiresAt.getTime(), now.getTime()) + this.ttlMs),
           ownerVerified: current.listing.ownerVerified || paidByOwner(pending, payer),
         },
@@ -341,17 +329,6 @@ export class ListingStore {
     });
   }
 
-  /** Newest first (listedAt desc, id desc). */
-  page(q: PageQuery): Promise<Page<Listing>> {
-    return this.catalog.page({ includeSeed: q.includeSeed }, q);
-  }
-
-  /** Ranked: description match, then resource, then seller address, service name or tags; newest first within each. */
-  search(q: SearchQuery): Promise<Page<Listing>> {
-    const view = catalogView(q, q.includeSeed);
-    return view ? this.catalog.search(view, q.query?.trim() ?? "", q) : Promise.resolve(EMPTY_PAGE);
-  }
-
   /**
    * Foreign rows listed strictly after `since`, newest first. With `since`, the page is the
    * OLDEST `limit` rows after it, so a poller that passes the newest listedAt it saw as the
@@ -365,8 +342,8 @@ export class ListingStore {
   async counts(now: Date, token?: string): Promise<{ foreign: number; seed: number; rawAll: number; byHealth: HealthCounts; delisted: number }> {
     const [counts, byHealth, delisted] = await Promise.all([
       this.catalog.counts(now, token),
-      new HealthStore(this.transactions).counts(now, token),
-      this.read(() => this.prisma.listing.count({ where: listingState("delisted") })),
+      healthCounts(this.transactions, now, token),
+      this.transactions.memo.get(token, "delisted-count", () => this.read(() => this.prisma.listing.count({ where: listingState("delisted") }))),
     ]);
     return { ...counts, byHealth, delisted };
   }

@@ -3,15 +3,13 @@
 // GET /listings/{id} needs (the daily history, the indexer's lag).
 import type { Address, Transport } from "viem";
 import type { UsageConfig } from "../config.js";
-import { randomUUID } from "node:crypto";
-import { INSTANCE_ID, JobLeases } from "../jobs/lease.js";
+import type { JobDefinition } from "../jobs/job.js";
 import type { Logger } from "../logger.js";
-import type { CatalogTransactions } from "../storage/catalog-transactions.js";
 import type { Listing } from "../storage/listing-types.js";
-import { USAGE_CHECKPOINT, USAGE_HEAD, UsageStore } from "../storage/usage-store.js";
+import { USAGE_CHECKPOINT, USAGE_HEAD, type UsageStore } from "../storage/usage-store.js";
 import { createUsageChain } from "./chain-source.js";
-import { UsageIndexer, USAGE_WINDOW_MS } from "./indexer.js";
-import { startUsageJob, type UsageJob } from "./job.js";
+import { UsageIndexer, USAGE_WINDOW_MS, type PassReport } from "./indexer.js";
+import { usageIndexerJob } from "./job.js";
 import { attribute, dailyUsage, WashRules, type UsageDay } from "./rollup.js";
 
 /** Confirmations when USAGE_CONFIRMATIONS is not set: the embedded chain mines a block per transaction and nothing else reorgs it. */
@@ -28,19 +26,17 @@ export interface UsageIndexerState {
 }
 
 export interface UsageService {
-  store: UsageStore;
-  /** null when no chain is configured. */
-  indexer: UsageIndexer | null;
-  job: UsageJob | null;
+  /** The indexer as a background job, for the server's job list; null when no chain is configured. */
+  job: JobDefinition<PassReport> | null;
   /** A live listing's wash-filtered sales per UTC day, 30 days, oldest first ([] before its seller is indexed). */
   history(listing: Listing, now: Date): Promise<UsageDay[]>;
   /** From the database, so every instance shows what the indexing instance last wrote. */
   state(): Promise<UsageIndexerState | null>;
-  close(): Promise<void>;
 }
 
 export interface UsageServiceOptions {
-  transactions: CatalogTransactions;
+  /** The usage tables (src/storage/repositories.ts). */
+  store: UsageStore;
   config: UsageConfig;
   /** CHAIN_RPC_URL, or the embedded chain's; null: no indexer. */
   rpcUrl: string | null;
@@ -53,13 +49,12 @@ export interface UsageServiceOptions {
 }
 
 export function createUsageService(options: UsageServiceOptions): UsageService {
-  const store = new UsageStore(options.transactions);
+  const { store } = options;
   const marketplace = options.marketplace.toLowerCase();
-  let indexer: UsageIndexer | null = null;
-  let job: UsageJob | null = null;
+  let job: JobDefinition<PassReport> | null = null;
   if (options.rpcUrl) {
     const { config } = options;
-    indexer = new UsageIndexer({
+    const indexer = new UsageIndexer({
       store,
       chain: createUsageChain({ asset: options.asset, rpcUrl: options.rpcUrl, transport: options.transport }),
       logger: options.logger,
@@ -71,16 +66,12 @@ export function createUsageService(options: UsageServiceOptions): UsageService {
       addressBatch: config.addressBatch,
       catchUpRest: config.catchUpRest,
     });
-    // Each service instance is its own holder, also two in one process (tests, an in-process restart).
-    const leases = new JobLeases(options.transactions.db, `${INSTANCE_ID}:${randomUUID().slice(0, 8)}`);
-    job = startUsageJob({ indexer, leases, logger: options.logger, intervalMs: config.intervalMs });
+    job = usageIndexerJob({ indexer, logger: options.logger, intervalMs: config.intervalMs });
   } else {
     options.logger.info("usage indexer off: no CHAIN_RPC_URL (and no embedded chain); metadata.usage is not updated");
   }
 
   return {
-    store,
-    indexer,
     job,
     async history(listing, now) {
       if (listing.usageSummary === null) return [];
@@ -98,9 +89,6 @@ export function createUsageService(options: UsageServiceOptions): UsageService {
       if (!checkpoint || !head) return null;
       const lag = head.blockNumber > checkpoint.blockNumber ? head.blockNumber - checkpoint.blockNumber : 0n;
       return { currentToBlock: checkpoint.blockNumber.toString(), headBlock: head.blockNumber.toString(), lagBlocks: Number(lag), checkedAt: head.updatedAt.toISOString() };
-    },
-    close: async () => {
-      await job?.stop();
     },
   };
 }

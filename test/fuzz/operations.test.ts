@@ -10,6 +10,7 @@ import { toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listingInput } from "../storage/fixtures.js";
 import { handSignedPayload } from "../support/payments.js";
+import { contractApi } from "../support/harness.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
 import { casesOf, isPaid, keyOf, methodCases, wellFormedRequest, type CaseContext, type FuzzCase } from "./cases.js";
@@ -110,15 +111,15 @@ describe.each(testDatabaseKinds())("every operation of the contract, fuzzed ($ki
     server = await startTestServer({ DATABASE_URL: db.url });
     client = new RawClient(Number(new URL(server.url).port));
     const random = seededRandom(SEED);
-    ctx = { document, random, maxBodyBytes: server.services.config.maxBodyBytes, payments: new Map(), tools: [], harvested: new Map() };
+    ctx = { document, random, maxBodyBytes: server.contexts.listings.config.maxBodyBytes, payments: new Map(), tools: [], harvested: new Map() };
     // A few rows, so that catalog answers render items and have a next page.
-    for (const description of SEEDED_DESCRIPTIONS) await server.services.store.createListing(listingInput({ description }), new Date());
+    for (const description of SEEDED_DESCRIPTIONS) await server.contexts.listings.store.createListing(listingInput({ description }), new Date());
     await paymentsFor(ctx, random);
     for (const operation of operations) await harvest(ctx, operation);
     for (const operation of operations.filter((candidate) => candidate.jsonRpc)) ctx.tools.push(...(await toolsOf(ctx, operation)));
     const schema = new URL(db.url).searchParams.get("schema");
     checks = {
-      api: server.router.api,
+      api: await contractApi(),
       forbidden: [
         ["a stack trace", "    at "],
         ["a checkout path", CHECKOUT],
@@ -131,7 +132,7 @@ describe.each(testDatabaseKinds())("every operation of the contract, fuzzed ($ki
         ["exception text", "Error:"],
       ],
       // /facilitator.json names the facilitator on purpose; no error may.
-      forbiddenInErrors: [["the facilitator URL", server.services.payments.facilitator.url ?? ""]],
+      forbiddenInErrors: [["the facilitator URL", server.contexts.listings.payments.facilitator.url ?? ""]],
     };
     before = await saved();
   }, 60_000);

@@ -25,7 +25,7 @@ let card: Record<string, any>;
 
 beforeAll(async () => {
   market = await startCatalogServer(databaseKinds[0]!, { LOAD_SEED: "true", ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
-  const asset = market.server.services.market.asset;
+  const asset = market.server.contexts.listings.market.asset;
   seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])));
   for (let i = 0; i < 3; i++) await market.list({ description: `Weather forecast service number ${i}`, sellerPayTo: sellerAddress(i) });
   mcp = new McpClient({ name: "a2a-test", version: "1.0.0" });
@@ -88,7 +88,7 @@ describeAreaRoutes("a2a", () => market.server, {
 
 describe("the card leads the SDK's clients to the agent", () => {
   it("names /a2a as its JSON-RPC url, for A2A 0.3 and 1.0, at every card path including /.well-known/agent.json", async () => {
-    const endpoint = `${market.server.services.market.baseUrl}/a2a`;
+    const endpoint = `${market.server.contexts.listings.market.baseUrl}/a2a`;
     expect(card).toMatchObject({ protocolVersion: "0.3.0", url: endpoint, preferredTransport: "JSONRPC" });
     expect(card.supportedInterfaces).toEqual([
       { url: endpoint, protocolBinding: "JSONRPC", protocolVersion: "0.3" },

@@ -35,7 +35,7 @@ describe.each(databaseKinds)("catalog views on $kind", (kind) => {
     expect(body.filters).toBeDefined();
     const seeded = await resources("?includeSeed=true");
     expect(seeded.body.items.map((item) => new URL(item.resource).pathname).sort()).toEqual(["/kr-echo", "/kr-fortune", "/kr-time"]);
-    expect(seeded.body.items.every((item) => item.metadata.leftoverSeed && item.resource.startsWith(market.server.services.config.publicBaseUrl))).toBe(true);
+    expect(seeded.body.items.every((item) => item.metadata.leftoverSeed && item.resource.startsWith(market.server.contexts.listings.config.publicBaseUrl))).toBe(true);
     expect(seeded.body.filters).toBeUndefined();
   });
 
@@ -43,7 +43,7 @@ describe.each(databaseKinds)("catalog views on $kind", (kind) => {
     const created = await market.list({ priceUsdc: "0.03", method: "GET", resource: "https://weather.example.com/today" });
     const { body } = await resources();
     const item = body.items.find((candidate) => candidate.metadata.listingId === created.id)!;
-    const { market: facts } = market.server.services;
+    const { market: facts } = market.server.contexts.listings;
     expect(item).toEqual({
       x402Version: 2,
       type: "http",
@@ -143,7 +143,7 @@ describe.each(databaseKinds)("the catalog area on $kind", (kind) => {
     await market?.close();
   });
 
-  const base = () => market.server.services.config.publicBaseUrl;
+  const base = () => market.server.contexts.listings.config.publicBaseUrl;
   const ids = (answer: RouteAnswer) => jsonOf<ListDocument>(answer).items.map((item) => item.metadata.listingId);
   /** A catalog list: the foreign listings newest first, no seed row, under a weak ETag. */
   const foreignFirst = (answer: RouteAnswer) => {

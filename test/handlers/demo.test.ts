@@ -23,7 +23,7 @@ function asksForItsPrice(answer: RouteAnswer): void {
   const seed = SEED_INVENTORY.find((resource) => resource.path === answer.route.path)!;
   const challenge = decodePaymentRequiredHeader(answer.headers.get("PAYMENT-REQUIRED")!);
   expect(challenge.accepts).toEqual([
-    expect.objectContaining({ scheme: "exact", network: "eip155:8453", amount: normalizePrice(seed.priceUsdc).priceAtomic, payTo: server.services.market.payTo }),
+    expect.objectContaining({ scheme: "exact", network: "eip155:8453", amount: normalizePrice(seed.priceUsdc).priceAtomic, payTo: server.contexts.listings.market.payTo }),
   ]);
   expect(challenge.resource).toMatchObject({ url: `${ORIGIN}${seed.path}`, description: seed.description });
   // The body repeats the challenge, with what to do.

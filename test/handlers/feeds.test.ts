@@ -93,7 +93,7 @@ describe.each(databaseKinds)("feeds on $kind", (kind) => {
     expect(feed.items[0]!.title).toContain("0.03 USDC");
     expect(feed.items[4]!.description).toContain("Feed entry number 0 & <friends>");
     expect(feed.updated).toBeInstanceOf(Date);
-    expect(xml).toContain(`<link rel="self" href="${market.server.services.config.publicBaseUrl}/feed.atom"/>`);
+    expect(xml).toContain(`<link rel="self" href="${market.server.contexts.listings.config.publicBaseUrl}/feed.atom"/>`);
     expect(xml).toMatch(/<author>\s*<name>/);
     expect(await (await market.server.fetch("/atom.xml")).text()).toBe(xml);
   });
@@ -109,7 +109,7 @@ describe.each(databaseKinds)("feeds on $kind", (kind) => {
     const pubDates = [...xml.matchAll(/<pubDate>([^<]+)<\/pubDate>/g)].map((match) => match[1]!);
     expect(pubDates).toHaveLength(5);
     for (const date of [...pubDates, /<lastBuildDate>([^<]+)</.exec(xml)![1]!]) expect(date).toMatch(RFC_822);
-    expect(xml).toContain(`<atom:link href="${market.server.services.config.publicBaseUrl}/feed.rss" rel="self" type="application/rss+xml"/>`);
+    expect(xml).toContain(`<atom:link href="${market.server.contexts.listings.config.publicBaseUrl}/feed.rss" rel="self" type="application/rss+xml"/>`);
     for (const alias of ["/rss.xml", "/listings/rss", "/catalog.rss", "/feed.xml"]) expect(await (await market.server.fetch(alias)).text()).toBe(xml);
   });
 });

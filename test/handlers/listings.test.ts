@@ -14,7 +14,7 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
   let listed: string;
   beforeAll(async () => {
     market = await startCatalogServer(kind, { LOAD_SEED: "true", ALLOW_LOOPBACK_SELLERS: "true" });
-    const asset = market.server.services.market.asset;
+    const asset = market.server.contexts.listings.market.asset;
     seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])));
     listed = (await market.list()).id;
   });
@@ -23,7 +23,7 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
     await seller?.close();
   });
 
-  const facts = () => market.server.services.market;
+  const facts = () => market.server.contexts.listings.market;
   const goodBody = () => summariseListing(seller);
 
   describeAreaRoutes("listings", () => market.server, {
@@ -37,7 +37,7 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
         const published = (await (await market.server.fetch("/listings/challenge")).json()) as { accepts: unknown[] };
         expect(header.accepts).toEqual(published.accepts);
         expect(jsonOf(answer).message).toContain("x402");
-        expect((await market.server.services.store.counts(market.clock.now())).foreign).toBe(1);
+        expect((await market.server.contexts.listings.store.counts(market.clock.now())).foreign).toBe(1);
       },
     },
     getListing: {
@@ -172,7 +172,7 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
       links: Record<string, string>;
     }>("/listings");
     expect(status).toBe(200);
-    expect(body).toMatchObject({ listingFeeUsdc: "0.10", listingFeePayTo: market.server.services.market.payTo, ttlDays: 30, count: 1 });
+    expect(body).toMatchObject({ listingFeeUsdc: "0.10", listingFeePayTo: market.server.contexts.listings.market.payTo, ttlDays: 30, count: 1 });
     expect(body.items.map((item) => item.metadata.listingId)).toEqual([listed]);
     expect(body.schema.additionalProperties).toBe(false);
     expect(body.example.network).toBe("eip155:8453");
@@ -207,7 +207,7 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
 describe("the probe limit as route middleware", () => {
   it("refuses a paying client over its probe limit before its body or payment is read: 429 with Retry-After, nothing probed again", async () => {
     const market = await startCatalogServer(databaseKinds[0]!, { ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1", PROBE_RATE_PER_HOST: "1000" });
-    const seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset: market.server.services.market.asset })])));
+    const seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset: market.server.contexts.listings.market.asset })])));
     try {
       const post = (path: string, body: string, headers: Record<string, string> = {}) =>
         market.server.fetch(path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });

@@ -69,7 +69,7 @@ const rpc = (method: string, params?: unknown, id: number | null = 7) => JSON.st
 
 beforeAll(async () => {
   market = await startCatalogServer(databaseKinds[0]!, { LOAD_SEED: "true", ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
-  const asset = market.server.services.market.asset;
+  const asset = market.server.contexts.listings.market.asset;
   seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])));
   for (let i = 0; i < 5; i++) {
     weatherIds.push((await market.list({ description: `Weather forecast service number ${i}`, sellerPayTo: sellerAddress(i) })).id);
@@ -85,7 +85,7 @@ afterAll(async () => {
 });
 
 const toolNames = (answer: RouteAnswer) => jsonOf<{ tools: Array<{ name: string }> }>(answer).tools.map((tool) => tool.name);
-const endpoint = () => `${market.server.services.market.baseUrl}/mcp`;
+const endpoint = () => `${market.server.contexts.listings.market.baseUrl}/mcp`;
 
 describeAreaRoutes("mcp", () => market.server, {
   getMcpDiscovery: {
@@ -211,7 +211,7 @@ describe("list_market", () => {
 
 describe("how_to_sell and how_to_buy", () => {
   it("return the playbooks as structured content and readable text", async () => {
-    const { market: facts } = market.server.services;
+    const { market: facts } = market.server.contexts.listings;
     const sell = await call("how_to_sell");
     expect(sell.structuredContent).toEqual(JSON.parse(JSON.stringify(sellPlaybook(facts))));
     expect(textOf(sell)).toContain(`${facts.feeUsdc} USDC`);
@@ -343,7 +343,7 @@ describe("MCP documents", () => {
   it("GET /mcp describes the endpoint and its tools", async () => {
     const { status, body } = await market.json<Record<string, any>>("/mcp");
     expect(status).toBe(200);
-    expect(body.url).toBe(`${market.server.services.market.baseUrl}/mcp`);
+    expect(body.url).toBe(`${market.server.contexts.listings.market.baseUrl}/mcp`);
     expect(body.tools.map((tool: { name: string }) => tool.name)).toEqual(TOOL_NAMES);
     expect(body.methods).toEqual(["initialize", "tools/list", "tools/call", "ping"]);
     expect(body.instructions).toBe(client.getInstructions());
@@ -353,7 +353,7 @@ describe("MCP documents", () => {
     for (const path of ["/mcp.json", "/.well-known/mcp.json"]) {
       const { status, body } = await market.json<Record<string, any>>(path);
       expect(status, path).toBe(200);
-      expect(body.mcpServers["x402-marketplace"].url).toBe(`${market.server.services.market.baseUrl}/mcp`);
+      expect(body.mcpServers["x402-marketplace"].url).toBe(`${market.server.contexts.listings.market.baseUrl}/mcp`);
     }
   });
 
@@ -374,7 +374,7 @@ describe("MCP documents", () => {
       const { name, title, version } = client.getServerVersion()!;
       expect(body.serverInfo).toEqual({ name, title, version });
       expect(body.capabilities).toEqual(client.getServerCapabilities());
-      expect(body.transport.endpoint).toBe(`${market.server.services.market.baseUrl}/mcp`);
+      expect(body.transport.endpoint).toBe(`${market.server.contexts.listings.market.baseUrl}/mcp`);
     }
   });
 });

@@ -21,7 +21,7 @@ describe("buyers see healthy listings unless told otherwise", () => {
 
   beforeAll(async () => {
     market = await startCatalogServer(databaseKinds[0]!, { ALLOW_LOOPBACK_SELLERS: "true", HEALTH_HOST_GAP_MS: "0", PROBE_TIMEOUT_MS: "1000" });
-    const asset = market.server.services.market.asset;
+    const asset = market.server.contexts.listings.market.asset;
     seller = await startHealthSeller((request) => {
       if (request.url === "/down") return DOWN();
       if (request.url === "/drifted") return paying(asset, "90000")();
@@ -32,7 +32,7 @@ describe("buyers see healthy listings unless told otherwise", () => {
       ids[name] = listing.id;
     }
     for (let round = 0; round < 3; round++) {
-      await market.server.services.health.prober.runRound();
+      await market.server.contexts.listings.health.prober.runRound();
       market.clock.advance(ROUND_MS);
     }
     client = new Client({ name: "health-test", version: "1.0.0" });

@@ -71,7 +71,7 @@ describe.each(testDatabaseKinds())("the listing-time probe on $kind", (kind) => 
     expect(row.nextProbeAt.getTime()).toBeGreaterThan(clock.now().getTime());
 
     // Not due yet: a round now probes nothing.
-    expect((await server.services.health.prober.runRound()).probed).toBe(0);
+    expect((await server.contexts.listings.health.prober.runRound()).probed).toBe(0);
   });
 
   it("a drifted listing renewed with the seller's new price is healthy again at once", async () => {
@@ -80,7 +80,7 @@ describe.each(testDatabaseKinds())("the listing-time probe on $kind", (kind) => 
     seller.answer = (request) => (request.url === `/api/renewed-${kind.kind}` ? paying(chain.asset, "50000")() : paying(chain.asset)());
     try {
       clock.advance(20 * 60_000);
-      await server.services.health.prober.runRound();
+      await server.contexts.listings.health.prober.runRound();
       expect((await documentOf(id)).item.metadata.health).toMatchObject({ status: "drifted", failureCode: "price_mismatch" });
 
       const renewal = await list(summariseListing(seller, { method: "GET", resource, priceUsdc: "0.05" }, SELLER_PAY_TO));

@@ -18,7 +18,7 @@ describe.each(databaseKinds)("listing health on $kind", (kind) => {
 
   beforeAll(async () => {
     market = await startCatalogServer(kind, HEALTH_ENV);
-    asset = market.server.services.market.asset;
+    asset = market.server.contexts.listings.market.asset;
     seller = await startHealthSeller(paying(asset));
   });
   afterAll(async () => {
@@ -31,7 +31,7 @@ describe.each(databaseKinds)("listing health on $kind", (kind) => {
 
   /** One round at the clock's time, then the clock moves past every listing's next probe. */
   async function round() {
-    const report = await market.server.services.health.prober.runRound();
+    const report = await market.server.contexts.listings.health.prober.runRound();
     market.clock.advance(ROUND_MS);
     return report;
   }
@@ -63,7 +63,7 @@ describe.each(databaseKinds)("listing health on $kind", (kind) => {
     const { id } = await listSeller("/flaky");
     await round();
     expect((await healthOf(id)).status).toBe("healthy");
-    const version = async () => (await market.server.services.freshness.current()).token;
+    const version = async () => (await market.server.contexts.listings.freshness.current()).token;
 
     seller.answer = DOWN;
     await round();
@@ -118,11 +118,11 @@ describe.each(databaseKinds)("listing health on $kind", (kind) => {
   it("probes each listing once per round, and not again before it is due", async () => {
     const { id } = await listSeller("/once");
     const visits = () => seller.visits.filter((visit) => visit.path === "/once").length;
-    await market.server.services.health.prober.runRound();
-    await market.server.services.health.prober.runRound();
+    await market.server.contexts.listings.health.prober.runRound();
+    await market.server.contexts.listings.health.prober.runRound();
     expect(visits()).toBe(1);
     market.clock.advance(ROUND_MS);
-    await market.server.services.health.prober.runRound();
+    await market.server.contexts.listings.health.prober.runRound();
     expect(visits()).toBe(2);
     expect((await healthOf(id)).status).toBe("healthy");
   });
@@ -130,14 +130,14 @@ describe.each(databaseKinds)("listing health on $kind", (kind) => {
   it("takes over the listings leased by an instance that died, once their leases run out", async () => {
     const { id } = await listSeller("/orphan");
     const { prisma } = market.server.database;
-    await market.server.services.health.store.schedule(market.clock.now());
+    await market.server.contexts.listings.health.store.schedule(market.clock.now());
     const leaseUntil = new Date(market.clock.now().getTime() + 5 * 60_000);
     await prisma.listingHealth.update({ where: { listingId: id }, data: { leasedBy: "dead-instance", leaseUntil } });
     const visits = () => seller.visits.filter((visit) => visit.path === "/orphan").length;
-    await market.server.services.health.prober.runRound();
+    await market.server.contexts.listings.health.prober.runRound();
     expect(visits()).toBe(0);
     market.clock.advance(6 * 60_000);
-    await market.server.services.health.prober.runRound();
+    await market.server.contexts.listings.health.prober.runRound();
     expect(visits()).toBe(1);
     const row = await prisma.listingHealth.findUniqueOrThrow({ where: { listingId: id } });
     expect(row.leasedBy).toBeNull();
@@ -156,7 +156,7 @@ describe("the seed rows", () => {
       const before = await seeded();
       expect(before.length).toBeGreaterThan(0);
       expect(before.every((item) => item.metadata.health.status === "unknown")).toBe(true);
-      const report = await market.server.services.health.prober.runRound();
+      const report = await market.server.contexts.listings.health.prober.runRound();
       expect(report.probed).toBeGreaterThanOrEqual(before.length);
       const after = await seeded();
       expect(after.every((item) => item.metadata.health.lastCheckedAt !== undefined)).toBe(true);

@@ -20,7 +20,7 @@ describe.skipIf(!postgres)("two instances on PostgreSQL", () => {
   beforeAll(async () => {
     first = await startCatalogServer(postgres!, ENV);
     second = await startTestServer({ ...ENV, DATABASE_URL: first.db.url }, { now: first.clock.now });
-    const asset = first.server.services.market.asset;
+    const asset = first.server.contexts.listings.market.asset;
     for (let s = 0; s < 4; s++) sellers.push(await startHealthSeller(() => ({ ...paying(asset)(), delayMs: 10 })));
     for (const seller of sellers) {
       for (let i = 0; i < 6; i++) ids.push((await first.list({ resource: `${seller.url}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id);
@@ -40,7 +40,7 @@ describe.skipIf(!postgres)("two instances on PostgreSQL", () => {
 
   it("probe each listing exactly once per round between them", async () => {
     for (let round = 1; round <= 2; round++) {
-      const [a, b] = await Promise.all([first.server.services.health.prober.runRound(), second.services.health.prober.runRound()]);
+      const [a, b] = await Promise.all([first.server.contexts.listings.health.prober.runRound(), second.contexts.listings.health.prober.runRound()]);
       expect(a.probed + b.probed).toBe(24);
       expect(a.probed).toBeGreaterThan(0);
       expect(b.probed).toBeGreaterThan(0);
@@ -61,10 +61,10 @@ describe.skipIf(!postgres)("two instances on PostgreSQL", () => {
     const leaseUntil = new Date(first.clock.now().getTime() + 5 * 60_000);
     await prisma.listingHealth.updateMany({ where: { listingId: { in: orphaned } }, data: { leasedBy: "killed-instance", leaseUntil } });
     const before = requestsPerListing();
-    const whileLeased = await second.services.health.prober.runRound();
+    const whileLeased = await second.contexts.listings.health.prober.runRound();
     expect(whileLeased.probed).toBe(19);
     first.clock.advance(6 * 60_000);
-    const afterExpiry = await second.services.health.prober.runRound();
+    const afterExpiry = await second.contexts.listings.health.prober.runRound();
     expect(afterExpiry.probed).toBe(5);
     const after = requestsPerListing();
     for (const [listing, count] of after) expect(count - (before.get(listing) ?? 0)).toBe(1);

@@ -22,10 +22,10 @@ describe.skipIf(!postgres)("an instance killed mid-round", () => {
   beforeAll(async () => {
     database = await postgres!.create();
     server = await startTestServer({ DATABASE_URL: database.url, ALLOW_LOOPBACK_SELLERS: "true", HEALTH_HOST_GAP_MS: "0", PROBE_TIMEOUT_MS: "2000" });
-    const asset = server.services.market.asset;
+    const asset = server.contexts.listings.market.asset;
     seller = await startHealthSeller(() => (hanging ? { ...paying(asset)(), delayMs: 60_000 } : paying(asset)()));
     for (let i = 0; i < 6; i++) {
-      await server.services.store.createListing(listingInput({ resource: `${seller.url}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO }), new Date());
+      await server.contexts.listings.store.createListing(listingInput({ resource: `${seller.url}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO }), new Date());
     }
   });
   afterAll(async () => {
@@ -36,7 +36,7 @@ describe.skipIf(!postgres)("an instance killed mid-round", () => {
 
   it("leaves leases that the other instance takes over once they run out", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", "test/health/fixtures/lease-holder.ts"], {
-      env: { ...process.env, DATABASE_URL: database.url, HOLDER: "doomed-instance", LEASE_MS: String(LEASE_MS), ASSET: server.services.market.asset },
+      env: { ...process.env, DATABASE_URL: database.url, HOLDER: "doomed-instance", LEASE_MS: String(LEASE_MS), ASSET: server.contexts.listings.market.asset },
       stdio: ["ignore", "pipe", "inherit"],
     });
     onTestFinished(() => void child.kill("SIGKILL"));
@@ -54,10 +54,10 @@ describe.skipIf(!postgres)("an instance killed mid-round", () => {
     hanging = false;
     const killedAt = Date.now();
 
-    expect((await server.services.health.prober.runRound()).probed).toBe(0);
+    expect((await server.contexts.listings.health.prober.runRound()).probed).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedAt + LEASE_MS + 200 - Date.now())));
     const visitsBefore = seller.visits.length;
-    const report = await server.services.health.prober.runRound();
+    const report = await server.contexts.listings.health.prober.runRound();
     expect(report.probed).toBe(6);
     expect(seller.visits.length - visitsBefore).toBe(6);
     const rows = await prisma.listingHealth.findMany();

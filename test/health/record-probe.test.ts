@@ -2,8 +2,8 @@
 // counted like a round's: it cannot make an unhealthy listing healthy in one pass, and a failing one
 // counts too. The listing-time probe alone starts afresh.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HealthStore } from "../../src/storage/health-store.js";
-import type { HealthRules } from "../../src/storage/health-rules.js";
+import { HealthStore } from "../../src/health/health-store.js";
+import type { HealthRules } from "../../src/health/health-rules.js";
 import { testDatabaseKinds } from "../storage/databases.js";
 import { at, listingInput, openStore, type StoreContext } from "../storage/fixtures.js";
 

@@ -128,7 +128,7 @@ describe.skipIf(!postgres)("two instances sharing one PostgreSQL", () => {
     const etag = async (server: TestServer) => (await server.fetch("/foreign.json")).headers.get("etag");
     expect(await etag(a)).toBe(await etag(b));
     const before = await etag(b);
-    await a.services.store.createListing(listing({ description: "Written through instance A only" }), new Date());
+    await a.contexts.listings.store.createListing(listing({ description: "Written through instance A only" }), new Date());
     const afterOnB = await etag(b);
     expect(afterOnB).not.toBe(before);
     expect(afterOnB).toBe(await etag(a));

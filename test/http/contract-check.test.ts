@@ -8,6 +8,7 @@ import { taggedJson } from "../../src/contract/rendered.js";
 import { handlers } from "../../src/handlers/index.js";
 import type { Reply } from "../../src/contract/typed-handlers.js";
 import { checkEveryAnswer, failOnContractViolations, takeContractViolations, type ContractViolation } from "../support/contract-check.js";
+import { contractApi } from "../support/harness.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 /** Sends raw bytes and resolves with everything the server answered before it closed. */
@@ -28,8 +29,8 @@ describe("the contract check of every test-server answer", () => {
 
   beforeAll(async () => {
     // The router takes each handler when the server starts: replace getStatus before that.
-    vi.spyOn(handlers, "getStatus").mockImplementation(async (_input, services) => {
-      const { token } = await services.freshness.current();
+    vi.spyOn(handlers, "getStatus").mockImplementation(async (_input, contexts) => {
+      const { token } = await contexts.catalog.freshness.current();
       const reply = taggedJson(wrong.body, token);
       if (!wrong.etag) delete (reply.headers as Partial<typeof reply.headers>).ETag;
       return { ...reply, status: wrong.status, cacheToken: wrong.cache ? token : undefined } as unknown as Reply<"getStatus">;
@@ -96,7 +97,7 @@ describe("the contract check of every test-server answer", () => {
   it("fails on a refusal written straight to the socket that is not an ErrorBody", async () => {
     const bare = createServer();
     bare.on("clientError", (_error, socket) => socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"));
-    checkEveryAnswer(bare, server.router.api);
+    checkEveryAnswer(bare, await contractApi());
     await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
     const port = (bare.address() as { port: number }).port;
     expect(await rawExchange(port, "NOT HTTP\r\n\r\n")).toMatch(/^HTTP\/1\.1 400 /);

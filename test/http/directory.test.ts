@@ -14,7 +14,7 @@ describe("discovery index, linkset and crawl documents", () => {
 
   it("serves the discovery index at every alias, pointing at resources and search", async () => {
     const { body } = await market.json<{ resources: string; search: string; x402Version: number }>("/discovery");
-    const base = market.server.services.config.publicBaseUrl;
+    const base = market.server.contexts.listings.config.publicBaseUrl;
     expect(body).toMatchObject({ x402Version: 2, resources: `${base}/discovery/resources`, search: `${base}/discovery/search` });
     for (const alias of ["/discovery.json", "/discover", "/discover.json", "/index.json"]) {
       expect(await (await market.server.fetch(alias)).text()).toBe(JSON.stringify(body));
@@ -29,7 +29,7 @@ describe("discovery index, linkset and crawl documents", () => {
       for (const [relation, targets] of Object.entries(context)) {
         if (relation === "anchor") continue;
         expect(Array.isArray(targets), relation).toBe(true);
-        for (const target of targets as Array<{ href: string }>) expect(new URL(target.href).origin).toBe(market.server.services.config.publicBaseUrl);
+        for (const target of targets as Array<{ href: string }>) expect(new URL(target.href).origin).toBe(market.server.contexts.listings.config.publicBaseUrl);
       }
     }
     expect(Object.keys(body.linkset[0]!)).toEqual(expect.arrayContaining(["service-desc", "urn:x402:marketplace:sell", "urn:x402:marketplace:buy", "urn:x402:marketplace:mcp"]));
@@ -50,7 +50,7 @@ describe("discovery index, linkset and crawl documents", () => {
     );
     expect(body.routes).toHaveLength(freeGetDocuments.size);
     for (const route of body.routes) {
-      const response = await fetch(route.url.replace(market.server.services.config.publicBaseUrl, market.server.url));
+      const response = await fetch(route.url.replace(market.server.contexts.listings.config.publicBaseUrl, market.server.url));
       expect(response.status, route.url).not.toBe(404);
     }
   });

@@ -35,11 +35,11 @@ describe.each(databaseKinds)("foreign catalog on $kind", (kind) => {
     expect(body.listingFee).toEqual({
       usdc: "0.10",
       ttlDays: 30,
-      payTo: market.server.services.market.payTo,
+      payTo: market.server.contexts.listings.market.payTo,
       path: "/listings",
       method: "POST",
       network: "eip155:8453",
-      asset: market.server.services.market.asset,
+      asset: market.server.contexts.listings.market.asset,
     });
     for (const list of [body.howToBuy, body.howToPoll, body.howToSell]) expect(list.length).toBeGreaterThan(0);
     expect(Object.keys(body.filters).sort()).toEqual(["equivalentResources", "equivalentSearch", "foreignParam", "leftoverSeedParam"]);

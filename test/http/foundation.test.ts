@@ -101,7 +101,7 @@ describe("the contract document", () => {
   it("redirects /openapi.yaml to /openapi.json with 307", async () => {
     const response = await server.fetch("/openapi.yaml", { redirect: "manual" });
     expect(response.status).toBe(307);
-    expect(response.headers.get("location")).toBe(`${server.services.config.publicBaseUrl}/openapi.json`);
+    expect(response.headers.get("location")).toBe(`${server.contexts.listings.config.publicBaseUrl}/openapi.json`);
   });
 });
 

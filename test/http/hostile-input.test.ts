@@ -58,11 +58,11 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
 
   beforeAll(async () => {
     market = await startCatalogServer(kind, { ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "10000", PROBE_RATE_PER_HOST: "10000" });
-    const asset = market.server.services.market.asset;
+    const asset = market.server.contexts.listings.market.asset;
     seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])));
     await market.list({ description: "Weather forecasts for any city on earth" });
     await market.list({ description: "Translates text between any two languages" });
-    const { logger } = market.server.services;
+    const { logger } = market.server.contexts.listings;
     for (const level of ["error", "fatal"] as const) vi.spyOn(logger, level).mockImplementation((...args: unknown[]) => void logged.push(args));
     client = new Client({ name: "hostile-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${market.server.url}/mcp`)));
@@ -166,7 +166,7 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
     it("advertises the contract's own pattern and length for query", async () => {
       const { tools } = await client.listTools();
       const query = tools.find((tool) => tool.name === "list_market")!.inputSchema.properties!.query as { pattern?: string; maxLength?: number };
-      const contract = market.server.services.contract.document as { components: { parameters: Record<string, { name: string; schema: { pattern: string; maxLength: number } }> } };
+      const contract = market.server.contexts.listings.contract.document as { components: { parameters: Record<string, { name: string; schema: { pattern: string; maxLength: number } }> } };
       const fromContract = Object.values(contract.components.parameters).find((parameter) => parameter.name === "query")!.schema;
       expect(fromContract.pattern).toEqual(expect.any(String));
       expect(query.pattern).toBe(fromContract.pattern);

@@ -71,7 +71,7 @@ describe.each(testDatabaseKinds())("paid POST /listings with hostile bodies on $
     expect(body.fields.map((field) => field.field)).toEqual(["/inputSchema"]);
     expect(seller.requests.length).toBe(probes);
     expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(balance);
-    expect((await server.services.store.counts(new Date())).rawAll).toBe(0);
+    expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);
   });
 
   it("lists a resource with < and quotes in its normalised form, with a tab and line feed in the description; the feeds stay well-formed", async () => {

@@ -27,7 +27,7 @@ describe.each(databaseKinds)("status on $kind", (kind) => {
 
   it("reports the fee from configuration and every count", async () => {
     const body = await status();
-    const { market: facts } = market.server.services;
+    const { market: facts } = market.server.contexts.listings;
     expect(body).toMatchObject({
       ok: true,
       role: "marketplace",
@@ -48,7 +48,7 @@ describe.each(databaseKinds)("status on $kind", (kind) => {
 
   it("moves sellerListingCountRawKv whenever anything is saved, even a row nobody sees", async () => {
     const before = await status();
-    const { store } = market.server.services;
+    const { store } = market.server.contexts.listings;
     await store.createPendingListingWithPayment(
       {
         resource: "https://pending.example.com/x",
@@ -58,7 +58,7 @@ describe.each(databaseKinds)("status on $kind", (kind) => {
         sellerPayTo: getAddress("0x00000000000000000000000000000000000000aa"),
         network: "eip155:8453",
       },
-      { network: "eip155:8453", asset: market.server.services.market.asset, payer: "0x00000000000000000000000000000000000000bb", nonce: `0x${"1".repeat(64)}`, amount: "100000", payTo: market.server.services.market.payTo },
+      { network: "eip155:8453", asset: market.server.contexts.listings.market.asset, payer: "0x00000000000000000000000000000000000000bb", nonce: `0x${"1".repeat(64)}`, amount: "100000", payTo: market.server.contexts.listings.market.payTo },
       market.clock.now(),
     );
     const afterPending = await status();

@@ -13,7 +13,7 @@ describe.each(databaseKinds)("trust queries on $kind", (kind) => {
 
   /** As the re-prober and the usage indexer publish: through the catalog's one write path. */
   const publish = (id: string, data: { healthStatus?: string; ownerVerified?: boolean; calls30d?: number }) =>
-    market.server.services.store.transactions.write(market.clock.now(), async (tx) => {
+    market.server.contexts.listings.store.transactions.write(market.clock.now(), async (tx) => {
       await tx.listing.update({ where: { id }, data });
       return { result: undefined, changed: true };
     });

@@ -19,7 +19,7 @@ let seller: Seller;
 
 beforeAll(async () => {
   server = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
-  const asset = server.services.market.asset;
+  const asset = server.contexts.listings.market.asset;
   seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])));
 });
 
@@ -45,7 +45,7 @@ describe("POST /listings/validate", () => {
     expect(answer.checks.map((check) => check.name)).toEqual(["schema", "network", "price", "description", "sellerPayTo", "resource", "seller-probe"]);
     expect(answer.checks.every((check) => check.ok && check.reason)).toBe(true);
     expect(seller.requests.slice(probes)).toEqual(["POST /api/summarise"]);
-    expect((await server.services.store.counts(new Date())).rawAll).toBe(0);
+    expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);
   });
 
   it("answers 422 naming each failed check with its code and reason", async () => {
@@ -73,7 +73,7 @@ describe("POST /listings/validate", () => {
       expect(status).toBe(422);
       expect(answer.checks.at(-1)).toMatchObject({ name: "seller-probe", ok: false, code: "not_402", reason: expect.stringContaining(`GET ${seller.url}/api/summarise answered 200`) });
     } finally {
-      seller.answer = () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: server.services.market.asset })]));
+      seller.answer = () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: server.contexts.listings.market.asset })]));
     }
   });
 
@@ -144,7 +144,7 @@ describe("GET /listings/validate", () => {
     const response = await server.fetch("/listings/validate");
     expect(response.status).toBe(200);
     const guide = (await response.json()) as { schema: { additionalProperties: boolean }; example: unknown; checks: Array<{ name: string }>; curl: string };
-    expect(guide).toMatchObject({ method: "POST", url: `${server.services.config.publicBaseUrl}/listings/validate`, charged: false, saved: false });
+    expect(guide).toMatchObject({ method: "POST", url: `${server.contexts.listings.config.publicBaseUrl}/listings/validate`, charged: false, saved: false });
     expect(guide.schema.additionalProperties).toBe(false);
     expect(guide.example).toMatchObject({ network: "eip155:8453" });
     expect(guide.checks.map((check) => check.name)).toEqual(["schema", "network", "price", "description", "sellerPayTo", "resource", "seller-probe"]);

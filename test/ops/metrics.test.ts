@@ -10,6 +10,7 @@ import { createLogger } from "../../src/logger.js";
 import type { Payments } from "../../src/payments/setup.js";
 import { startServer, type RunningServer } from "../../src/server.js";
 import { checkEveryAnswer } from "../support/contract-check.js";
+import { contractApi } from "../support/harness.js";
 import { parseMetrics, sampleSum } from "../support/metrics.js";
 import { chainPayments, handSignedHeader, payingFetch } from "../support/payments.js";
 import { challenge, challengeAnswer, requirement, SELLER_PAY_TO, startSeller, summariseListing, type Seller } from "../support/sellers.js";
@@ -47,7 +48,7 @@ beforeAll(async () => {
     METRICS_TOKEN: TOKEN,
   });
   server = await startServer(config, createLogger("info", sink), { payments, shutdownGraceMs: 500 });
-  checkEveryAnswer(server.server, server.router.api);
+  checkEveryAnswer(server.server, await contractApi());
 });
 
 afterAll(async () => {
@@ -167,7 +168,7 @@ describe("GET /metrics", () => {
   it("is listed in no catalog document", async () => {
     for (const path of ["/crawl.json", "/llms.txt", "/discovery", "/linkset.json"]) {
       const text = await (await get(path)).text();
-      for (const route of ["/metrics", "/livez", "/readyz"]) expect(text, path).not.toContain(`${server.services.config.publicBaseUrl}${route}`);
+      for (const route of ["/metrics", "/livez", "/readyz"]) expect(text, path).not.toContain(`${server.contexts.listings.config.publicBaseUrl}${route}`);
     }
   });
 });

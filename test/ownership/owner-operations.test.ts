@@ -80,7 +80,7 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
   async function handSigned(id: string, action: OwnerAction, key: Hex, options: { changes?: ListingChanges; deadline?: number; chainId?: number; sent?: ListingChanges } = {}) {
     const nonce = toHex(randomBytes(32));
     const deadline = options.deadline ?? Math.floor(Date.now() / 1000) + 300;
-    const typed = ownerTypedData(server.services.market.name, action, id, { nonce, deadline }, options.changes);
+    const typed = ownerTypedData(server.contexts.listings.market.name, action, id, { nonce, deadline }, options.changes);
     const { EIP712Domain: _, ...types } = typed.types;
     const signature = await privateKeyToAccount(key).signTypedData({
       domain: { ...typed.domain, chainId: options.chainId ?? typed.domain.chainId },
@@ -106,10 +106,10 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
 
     // The sign document: Base's chain id whatever the local chain, a fresh nonce, a 10-minute deadline.
     const signing = await signingDocumentFor(createMarketplaceClient({ baseUrl }), id, "update", { description: "Summarises any text, in 3 sentences" });
-    expect(signing.typedData.domain).toEqual({ name: server.services.market.name, version: "1", chainId: 8453 });
+    expect(signing.typedData.domain).toEqual({ name: server.contexts.listings.market.name, version: "1", chainId: 8453 });
     expect(signing.signer).toBe(owner().address);
     expect(Date.parse(signing.expiresAt) - Date.now()).toBeGreaterThan(590_000);
-    expect(signing.submit).toMatchObject({ method: "PATCH", url: `${server.services.config.publicBaseUrl}/listings/${id}` });
+    expect(signing.submit).toMatchObject({ method: "PATCH", url: `${server.contexts.listings.config.publicBaseUrl}/listings/${id}` });
 
     const described = await updateListing({ baseUrl, privateKey: owner().privateKey, listingId: id }, { description: "Summarises any text, in 3 sentences" });
     expect(described).toMatchObject({ action: "update", state: "active", changed: ["description"], item: { description: "Summarises any text, in 3 sentences" } });
@@ -250,7 +250,7 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
       server.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": signature }, body: JSON.stringify(payload) });
 
     const [payerBefore, marketBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(chain.marketplacePayTo)];
-    const rowsBefore = (await server.services.store.counts(new Date())).rawAll;
+    const rowsBefore = (await server.contexts.listings.store.counts(new Date())).rawAll;
     const first = await post(listing, header);
     expect(first.status).toBe(200);
     const firstBody = await first.json();
@@ -261,8 +261,8 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     expect(decodePaymentResponseHeader(resent.headers.get("PAYMENT-RESPONSE")!)).toEqual(decodePaymentResponseHeader(first.headers.get("PAYMENT-RESPONSE")!));
     expect(await chain.balanceOf(payer.address)).toBe(payerBefore - 100_000n);
     expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(marketBefore + 100_000n);
-    expect((await server.services.store.counts(new Date())).rawAll).toBe(rowsBefore + 1);
-    const stored = await server.services.store.transactions.prisma.paymentIdempotency.findUnique({ where: { id: `createListing:${paymentId}` } });
+    expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(rowsBefore + 1);
+    const stored = await server.contexts.listings.store.transactions.prisma.paymentIdempotency.findUnique({ where: { id: `createListing:${paymentId}` } });
     expect(stored).toMatchObject({ status: 200, response: { status: 200, body: firstBody } });
 
     // The same identifier with another payload: 409, nothing charged.
@@ -333,13 +333,13 @@ describe.skipIf(!postgres)("a replayed nonce on two instances at once (PostgreSQ
     const document = await signingDocumentFor(createMarketplaceClient({ baseUrl: a.url }), id, "update", changes);
     const message = document.typedData.message as { nonce: string; deadline: number };
     const signed = { ...changes, nonce: message.nonce, deadline: message.deadline, signature: await signOwnerTypedData(document, owner.privateKey) };
-    const versionBefore = (await a.services.store.catalogStamp(new Date())).version;
+    const versionBefore = (await a.contexts.listings.store.catalogStamp(new Date())).version;
     const answers = await Promise.all(
       [a, b].map((server) => server.fetch(`/listings/${id}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(signed) })),
     );
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
     const loser = answers.find((answer) => answer.status === 409)!;
     expect(((await loser.json()) as { error: string }).error).toBe("nonce_used");
-    expect((await a.services.store.catalogStamp(new Date())).version).toBe(versionBefore + 1);
+    expect((await a.contexts.listings.store.catalogStamp(new Date())).version).toBe(versionBefore + 1);
   });
 });

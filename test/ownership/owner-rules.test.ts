@@ -26,7 +26,7 @@ describe.each(databaseKinds)("owner rules on $kind", (kind) => {
 
   beforeAll(async () => {
     market = await startCatalogServer(kind, { ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "2", PROBE_RATE_PER_HOST: "1000" });
-    const asset = market.server.services.market.asset;
+    const asset = market.server.contexts.listings.market.asset;
     seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: owner, amount: "30000", asset })])));
     // Listed directly (no fee): the clock of the catalog server is in 2030, the signatures' deadlines follow it.
     id = (await market.list({ resource: `${seller.url}/api/schema`, sellerPayTo: owner, priceUsdc: "0.03" })).id;
@@ -37,7 +37,7 @@ describe.each(databaseKinds)("owner rules on $kind", (kind) => {
     await seller?.close();
   });
 
-  const stored = () => market.server.services.store.transactions.prisma.listing.findUniqueOrThrow({ where: { id } });
+  const stored = () => market.server.contexts.listings.store.transactions.prisma.listing.findUniqueOrThrow({ where: { id } });
 
   it("sets the input schema the owner signed, and removes it with null", async () => {
     const schema = { type: "object", properties: { text: { type: "string" } }, required: ["text"] };

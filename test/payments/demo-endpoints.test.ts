@@ -45,7 +45,7 @@ describe("the /kr-* demo endpoints", () => {
       expect(challenge.accepts).toEqual([
         expect.objectContaining({ scheme: "exact", network: "eip155:8453", amount: normalizePrice(seed.priceUsdc).priceAtomic, asset: chain.asset, payTo: chain.marketplacePayTo }),
       ]);
-      expect(challenge.resource).toMatchObject({ url: `${server.services.config.publicBaseUrl}${seed.path}`, description: seed.description });
+      expect(challenge.resource).toMatchObject({ url: `${server.contexts.listings.config.publicBaseUrl}${seed.path}`, description: seed.description });
     });
 
     it(`${seed.method} ${seed.path} is bought by the stock buyer, settled before it answers`, async () => {

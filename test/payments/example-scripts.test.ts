@@ -60,7 +60,7 @@ async function runScript(path: string, env: Record<string, string>): Promise<Run
   writeFileSync(file, await response.text());
   const childEnv = { PATH: process.env.PATH!, HOME: process.env.HOME ?? work, X402_SDK_DIR: process.cwd(), ...env };
   return new Promise((done) => {
-    execFile("bash", [file], { cwd: work, env: childEnv, timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile("bash", [file], { cwd: work, env: childEnv, timeout: 90_000 }, (error, stdout, stderr) => {
       done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

@@ -52,14 +52,14 @@ const listingBody = (path: string) => ({ resource: `${seller.url}${path}`, price
 const post = (body: unknown, header: string, to: TestServer = server) =>
   to.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header }, body: JSON.stringify(body) });
 const marketBalance = () => chain.balanceOf(chain.marketplacePayTo);
-const visible = async () => (await server.services.store.counts(new Date())).foreign;
-const stored = (header: string) => server.services.store.findPayment(paymentKeyOf(header));
+const visible = async () => (await server.contexts.listings.store.counts(new Date())).foreign;
+const stored = (header: string) => server.contexts.listings.store.findPayment(paymentKeyOf(header));
 const reconcile = (minutesAhead: number) =>
-  reconcilePending({ store: server.services.store, chain: payments.chain!, logger: createLogger("silent"), now: () => new Date(Date.now() + minutesAhead * 60_000) });
+  reconcilePending({ store: server.contexts.listings.store, chain: payments.chain!, logger: createLogger("silent"), now: () => new Date(Date.now() + minutesAhead * 60_000) });
 
 /** The store's `method` throws (as a database that stopped answering would) the next `times` calls. */
 function failStore<K extends "findPayment" | "liveListingFor" | "createPendingListingWithPayment" | "activateListing">(method: K, times = 1) {
-  const store = server.services.store as ListingStore & Record<K, (...args: unknown[]) => Promise<unknown>>;
+  const store = server.contexts.listings.store as ListingStore & Record<K, (...args: unknown[]) => Promise<unknown>>;
   const original = store[method];
   let left = times;
   const calls: number[] = [];
@@ -91,12 +91,12 @@ describe("storage_unavailable: the store fails before any charge", () => {
   ] as const)("%s (%s): 503, nothing charged or saved, and the same payment lists once when sent again", async (method, _step, probed) => {
     const header = await handSignedHeader(buyer(0).privateKey, fee);
     const path = `/storage-${method}`;
-    const [balance, rows, probes] = [await marketBalance(), (await server.services.store.counts(new Date())).rawAll, seller.requests.length];
+    const [balance, rows, probes] = [await marketBalance(), (await server.contexts.listings.store.counts(new Date())).rawAll, seller.requests.length];
     const calls = failStore(method);
     await expectStorageUnavailable(await post(listingBody(path), header));
     expect(calls).toHaveLength(1);
     expect(await marketBalance()).toBe(balance);
-    expect((await server.services.store.counts(new Date())).rawAll).toBe(rows);
+    expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(rows);
     expect(await stored(header)).toBeNull();
     expect(seller.requests.length - probes).toBe(probed ? 1 : 0);
 
@@ -232,7 +232,7 @@ describe("rate_limited: the seller probe's limit on the paid route", () => {
       expect(await response.json()).toEqual({ error: "rate_limited", message: expect.stringContaining("Nothing was charged") });
       expect(seller.requests.length).toBe(probes);
       expect(await marketBalance()).toBe(balance);
-      expect(await limited.services.store.findPayment(paymentKeyOf(header))).toBeNull();
+      expect(await limited.contexts.listings.store.findPayment(paymentKeyOf(header))).toBeNull();
 
       // The authorization is untouched: another instance, without the spent quota, takes it.
       expect((await post(body, header)).status).toBe(200);

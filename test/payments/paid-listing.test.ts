@@ -55,7 +55,7 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
     });
 
   const marketBalance = () => chain.balanceOf(chain.marketplacePayTo);
-  const storedRows = async () => (await server.services.store.counts(new Date())).rawAll;
+  const storedRows = async () => (await server.contexts.listings.store.counts(new Date())).rawAll;
 
   /** Asserts that nothing was charged or saved and the seller was not probed, around `act`. */
   async function expectNothingHappens(act: () => Promise<void>) {
@@ -83,7 +83,7 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
           extra: { name: "USD Coin", version: "2" },
         },
       ]);
-      expect(header.resource.url).toBe(`${server.services.config.publicBaseUrl}/listings`);
+      expect(header.resource.url).toBe(`${server.contexts.listings.config.publicBaseUrl}/listings`);
       const body = await response.json();
       expect(body).toMatchObject({ x402Version: 2, error: "payment_required", accepts: header.accepts });
     });
@@ -125,7 +125,7 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
         resource: listing().resource,
         listingFeeUsdc: "0.10",
         expiresAt: expect.any(String),
-        catalog: `${server.services.config.publicBaseUrl}/bazaar.json`,
+        catalog: `${server.contexts.listings.config.publicBaseUrl}/bazaar.json`,
         renewed: false,
         transaction: receipt.transaction,
       });
@@ -133,7 +133,7 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
       expect(await chain.balanceOf(buyer.address)).toBe(buyerBefore - 100_000n);
       expect(await marketBalance()).toBe(marketBefore + 100_000n);
       expect(seller.requests.slice(probes)).toEqual(["POST /api/summarise"]);
-      expect((await server.services.store.counts(new Date())).foreign).toBe(1);
+      expect((await server.contexts.listings.store.counts(new Date())).foreign).toBe(1);
     });
 
     it("answers the same payment sent again with the first result, without a second transfer", async () => {
@@ -225,7 +225,7 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
           const body = await response.json();
           expect(body).toMatchObject({ error: reason, x402Version: 2, message: expect.any(String) });
         });
-        if (reason !== "invalid_payment_signature_header") expect(await server.services.store.findPayment(paymentKeyOf(header))).toBeNull();
+        if (reason !== "invalid_payment_signature_header") expect(await server.contexts.listings.store.findPayment(paymentKeyOf(header))).toBeNull();
       });
     }
   });

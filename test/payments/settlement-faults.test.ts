@@ -84,10 +84,10 @@ const listingBody = (path: string, overrides: Record<string, unknown> = {}) => (
 const post = (body: unknown, header: string) =>
   server.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header }, body: JSON.stringify(body) });
 const marketBalance = () => chain.balanceOf(chain.marketplacePayTo);
-const visible = async () => (await server.services.store.counts(new Date())).foreign;
-const stored = async (header: string) => server.services.store.findPayment(paymentKeyOf(header));
+const visible = async () => (await server.contexts.listings.store.counts(new Date())).foreign;
+const stored = async (header: string) => server.contexts.listings.store.findPayment(paymentKeyOf(header));
 const reconcile = (minutesAhead: number) =>
-  reconcilePending({ store: server.services.store, chain: payments.chain!, logger, now: () => new Date(Date.now() + minutesAhead * 60_000) });
+  reconcilePending({ store: server.contexts.listings.store, chain: payments.chain!, logger, now: () => new Date(Date.now() + minutesAhead * 60_000) });
 const freshNonce = () => `0x${randomBytes(32).toString("hex")}` as Hex;
 
 /** The payer spends its own nonce with a 0-value transfer to itself: the nonce is used, no fee moves. */
@@ -242,7 +242,7 @@ describe("a chain node that fails", () => {
     expect([502, 503]).toContain(response.status);
     // What the first version did with a lost answer: it marked the payment failed.
     const { listing } = (await stored(header))!;
-    await server.services.store.failListing(listing!.id, { reason: "transaction_failed", chainChecked: false, now: new Date() });
+    await server.contexts.listings.store.failListing(listing!.id, { reason: "transaction_failed", chainChecked: false, now: new Date() });
     const visibleBefore = await visible();
     expect(await reconcile(7)).toEqual({ activated: 1, failed: 0, waiting: 0 });
     expect(await visible()).toBe(visibleBefore + 1);

@@ -54,9 +54,9 @@ describe.skipIf(!postgres)("two instances on one PostgreSQL", () => {
     expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(before + 100_000n);
     const txsAfter = await Promise.all(settlers.map((address) => chain.publicClient.getTransactionCount({ address })));
     expect(txsAfter[0]! - txsBefore[0]! + (txsAfter[1]! - txsBefore[1]!)).toBe(1);
-    const counts = await a.services.store.counts(new Date());
+    const counts = await a.contexts.listings.store.counts(new Date());
     expect(counts).toMatchObject({ foreign: 1, rawAll: 1 });
-    expect((await b.services.store.findPayment(paymentKeyOf(header)))?.payment.state).toBe("settled");
+    expect((await b.contexts.listings.store.findPayment(paymentKeyOf(header)))?.payment.state).toBe("settled");
 
     // Afterwards either instance answers the same payment with the one result.
     expect((await send(b)).status).toBe(200);

@@ -1,7 +1,7 @@
 import { getAddress } from "viem";
 import { applyMigrations } from "../../src/storage/migrate.js";
 import { openDatabase, type Database } from "../../src/storage/database.js";
-import { ListingStore, type ListingInput, type PaymentInput } from "../../src/storage/listing-store.js";
+import { EMPTY_PAGE, ListingStore, catalogView, type CatalogFilters, type Listing, type ListingInput, type Page, type PaymentInput } from "../../src/storage/listing-store.js";
 import type { TestDatabaseKind, TestDatabase } from "./databases.js";
 
 export const T0 = new Date("2030-01-01T00:00:00.000Z");
@@ -65,4 +65,18 @@ export async function openStore(kind: TestDatabaseKind): Promise<StoreContext> {
 export async function clearListings(db: Database): Promise<void> {
   await db.prisma.payment.deleteMany();
   await db.prisma.listing.deleteMany();
+}
+
+/** A page of the catalog reads' newest-first order, seed rows shown or not. */
+export function catalogPage(store: ListingStore, q: { includeSeed: boolean; limit: number; offset: number; now: Date }): Promise<Page<Listing>> {
+  return store.catalog.page({ includeSeed: q.includeSeed }, q);
+}
+
+/** A catalog search with the Bazaar filters, as the catalog query layer runs it (empty when no row can pass the filters). */
+export function catalogSearch(
+  store: ListingStore,
+  q: CatalogFilters & { query?: string | undefined; includeSeed: boolean; limit: number; offset: number; now: Date },
+): Promise<Page<Listing>> {
+  const view = catalogView(q, q.includeSeed);
+  return view ? store.catalog.search(view, q.query?.trim() ?? "", q) : Promise.resolve(EMPTY_PAGE);
 }

@@ -1,17 +1,17 @@
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Listing, type SearchQuery } from "../../src/storage/listing-store.js";
+import type { Listing } from "../../src/storage/listing-store.js";
 import { testDatabaseKinds } from "./databases.js";
-import { at, listingInput, openStore, type StoreContext } from "./fixtures.js";
+import { at, catalogPage, catalogSearch, listingInput, openStore, type StoreContext } from "./fixtures.js";
 
 const WEATHER_PAY_TO = "0x1234567890abcdef1234567890abcdef12345678";
 
-describe.each(testDatabaseKinds())("ListingStore.search on $kind", (kind) => {
+describe.each(testDatabaseKinds())("catalog search on $kind", (kind) => {
   let ctx: StoreContext;
   let weather: Listing, quotes: Listing, translate: Listing, seed: Listing;
 
-  const search = async (q: Partial<SearchQuery>) => {
-    const page = await ctx.store.search({ includeSeed: false, limit: 20, offset: 0, now: at(10), ...q });
+  const search = async (q: Partial<Parameters<typeof catalogSearch>[1]>) => {
+    const page = await catalogSearch(ctx.store, { includeSeed: false, limit: 20, offset: 0, now: at(10), ...q });
     return { ids: page.rows.map((l) => l.id), total: page.total };
   };
 
@@ -28,7 +28,7 @@ describe.each(testDatabaseKinds())("ListingStore.search on $kind", (kind) => {
       [{ ...listingInput({ description: "Demo forecast from the marketplace", resource: "https://market.example/kr-forecast" }), listedAt: at(4), expiresAt: at(50_000) }],
       at(4),
     );
-    [seed] = (await store.page({ includeSeed: true, limit: 1, offset: 0, now: at(5) })).rows as [Listing];
+    [seed] = (await catalogPage(store, { includeSeed: true, limit: 1, offset: 0, now: at(5) })).rows as [Listing];
   });
   afterAll(() => ctx.close());
 

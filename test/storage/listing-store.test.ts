@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../src/storage/database.js";
 import { DuplicatePaymentError, ListingStore, ListingStateError, type SeedListingInput } from "../../src/storage/listing-store.js";
 import { testDatabaseKinds } from "./databases.js";
-import { T0, TTL_MS, at, clearListings, listingInput, openStore, paymentInput, type StoreContext } from "./fixtures.js";
+import { T0, TTL_MS, at, catalogPage, catalogSearch, clearListings, listingInput, openStore, paymentInput, type StoreContext } from "./fixtures.js";
 
 describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
   let ctx: StoreContext;
@@ -29,7 +29,7 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
       listedAt: T0,
       expiresAt: new Date(T0.getTime() + TTL_MS),
     });
-    const { rows, total } = await store.page({ includeSeed: false, limit: 10, offset: 0, now: T0 });
+    const { rows, total } = await catalogPage(store, { includeSeed: false, limit: 10, offset: 0, now: T0 });
     expect(total).toBe(1);
     expect(rows).toEqual([created]);
     await expect(store.createListing(listingInput({ priceUsdc: "0.0000001" }), T0)).rejects.toThrow(RangeError);
@@ -38,10 +38,10 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
   it("hides a listing at the instant it expires", async () => {
     const listing = await store.createListing(listingInput(), T0);
     const justBefore = new Date(listing.expiresAt.getTime() - 1);
-    expect((await store.page({ includeSeed: true, limit: 10, offset: 0, now: justBefore })).total).toBe(1);
-    expect(await store.page({ includeSeed: true, limit: 10, offset: 0, now: listing.expiresAt })).toEqual({ rows: [], total: 0 });
+    expect((await catalogPage(store, { includeSeed: true, limit: 10, offset: 0, now: justBefore })).total).toBe(1);
+    expect(await catalogPage(store, { includeSeed: true, limit: 10, offset: 0, now: listing.expiresAt })).toEqual({ rows: [], total: 0 });
     expect(await store.feed({ limit: 10, now: listing.expiresAt })).toEqual([]);
-    expect((await store.search({ includeSeed: true, limit: 10, offset: 0, now: listing.expiresAt })).total).toBe(0);
+    expect((await catalogSearch(store, { includeSeed: true, limit: 10, offset: 0, now: listing.expiresAt })).total).toBe(0);
     expect((await store.counts(listing.expiresAt)).foreign).toBe(0);
   });
 
@@ -56,10 +56,10 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     await store.createListing(listingInput(), at(-120)); // expired long ago
 
     const sameTime = [b, c].sort((x, y) => (x.id < y.id ? 1 : -1)).map((l) => l.id);
-    const foreign = await store.page({ includeSeed: false, limit: 10, offset: 0, now: at(10) });
+    const foreign = await catalogPage(store, { includeSeed: false, limit: 10, offset: 0, now: at(10) });
     expect(foreign.rows.map((l) => l.id)).toEqual([...sameTime, a.id]);
     expect(foreign.total).toBe(3);
-    const all = await store.page({ includeSeed: true, limit: 2, offset: 1, now: at(10) });
+    const all = await catalogPage(store, { includeSeed: true, limit: 2, offset: 1, now: at(10) });
     expect(all.total).toBe(4);
     expect(all.rows.map((l) => l.id)).toEqual(sameTime);
     expect(await store.counts(at(10))).toMatchObject({ foreign: 3, seed: 1, rawAll: 7, delisted: 0 });
@@ -133,14 +133,14 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     expect(await store.upsertSeedListings(changed, at(3))).toEqual({ created: 0, updated: 1, unchanged: 1 });
     expect((await store.catalogStamp(at(3))).version).toBe(version + 1);
     expect((await store.counts(at(3))).seed).toBe(2);
-    expect((await store.page({ includeSeed: false, limit: 10, offset: 0, now: at(3) })).total).toBe(0);
+    expect((await catalogPage(store, { includeSeed: false, limit: 10, offset: 0, now: at(3) })).total).toBe(0);
   });
 
   it("runs the paid flow: pending is invisible, activation shows it, failure hides it for good", async () => {
     const { listing, payment } = await store.createPendingListingWithPayment(listingInput(), paymentInput(), at(0));
     expect(payment).toMatchObject({ state: "pending", listingId: listing.id, txHash: null });
     expect(payment.payer).toBe(payment.payer.toLowerCase());
-    expect((await store.page({ includeSeed: true, limit: 10, offset: 0, now: at(0) })).total).toBe(0);
+    expect((await catalogPage(store, { includeSeed: true, limit: 10, offset: 0, now: at(0) })).total).toBe(0);
     expect((await store.paymentsToReconcile(at(1))).map((p) => p.id)).toEqual([payment.id]);
 
     const activated = await store.activateListing(listing.id, { txHash: "0xabc", now: at(1) });
@@ -156,7 +156,7 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     expect((await store.findPayment(other.payment))?.payment).toMatchObject({ state: "failed", failureReason: "transaction reverted", chainCheckedAt: at(4) });
     // A failure the chain confirmed is final: the reconciler does not look at it again.
     expect((await store.paymentsToReconcile(at(10))).map((p) => p.id)).toEqual([]);
-    expect((await store.page({ includeSeed: true, limit: 10, offset: 0, now: at(5) })).total).toBe(1);
+    expect((await catalogPage(store, { includeSeed: true, limit: 10, offset: 0, now: at(5) })).total).toBe(1);
     await store.releasePendingListing(listing.id, at(5));
     expect((await store.findPayment(payment))?.payment.state).toBe("settled");
   });

@@ -12,7 +12,7 @@ import { LISTING_STATES, ListingStore, PAYMENT_STATES, type Listing, type Paymen
 import { applyMigrations, migrationsDir } from "../../src/storage/migrate.js";
 import { SQLITE_STATE_CHECK_SQL } from "../../src/storage/state-checks.js";
 import { testDatabaseKinds, type TestDatabase } from "./databases.js";
-import { T0, TTL_MS, at, listingInput, paymentInput } from "./fixtures.js";
+import { T0, TTL_MS, at, catalogSearch, listingInput, paymentInput } from "./fixtures.js";
 
 const STATE_CHECKS = /^\d{14}_state_checks$/;
 
@@ -114,7 +114,7 @@ describe.each(testDatabaseKinds())("listing and payment states on $kind", (kind)
     entry.db = await openDatabase(entry.test.url);
     const migrated = new ListingStore(entry.db, { ttlMs: TTL_MS });
 
-    const search = (query: string) => migrated.search({ query, includeSeed: false, limit: 10, offset: 0, now: at(1) });
+    const search = (query: string) => catalogSearch(migrated, { query, includeSeed: false, limit: 10, offset: 0, now: at(1) });
     expect((await search("invoices")).rows.map((row) => row.id)).toEqual([old.id]);
     const added = await migrated.createListing(listingInput({ description: "Counts penguins in satellite photos" }), at(1));
     expect((await search("penguins")).rows.map((row) => row.id)).toEqual([added.id]);

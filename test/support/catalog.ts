@@ -31,7 +31,7 @@ export interface CatalogServer {
   clock: TestClock;
   db: TestDatabase;
   /** Lists directly in the store at the clock's current time, then moves the clock 1 s on. */
-  list(overrides?: Partial<ListingInput>): ReturnType<TestServer["services"]["store"]["createListing"]>;
+  list(overrides?: Partial<ListingInput>): ReturnType<TestServer["contexts"]["listings"]["store"]["createListing"]>;
   json<T = Record<string, unknown>>(path: string, init?: RequestInit): Promise<{ status: number; body: T; headers: Headers }>;
   close(): Promise<void>;
 }
@@ -45,7 +45,7 @@ export async function startCatalogServer(kind: TestDatabaseKind, env: Record<str
     clock,
     db,
     async list(overrides) {
-      const created = await server.services.store.createListing(listing(overrides), clock.now());
+      const created = await server.contexts.listings.store.createListing(listing(overrides), clock.now());
       clock.advance(1000);
       return created;
     },

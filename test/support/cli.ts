@@ -18,7 +18,7 @@ function childEnv(env: Record<string, string>): Record<string, string> {
 
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((done) => {
-    execFile(process.execPath, [BIN, ...args], { env: childEnv(env), timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { env: childEnv(env), timeout: 90_000 }, (error, stdout, stderr) => {
       done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -36,7 +36,7 @@ export function startCli(args: string[], env: Record<string, string> = {}): { st
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill(), 30_000);
+  const timer = setTimeout(() => child.kill(), 90_000);
   const done = new Promise<CliRun>((resolveRun) =>
     child.on("close", (code) => {
       clearTimeout(timer);

@@ -5,6 +5,7 @@ import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
 import { startServer, type RunningServer, type ServerOptions } from "../../src/server.js";
 import { checkEveryAnswer } from "./contract-check.js";
+import { contractApi } from "./harness.js";
 import { offlinePayments } from "./payments.js";
 
 export interface TestServer extends RunningServer {
@@ -19,12 +20,12 @@ export interface TestServer extends RunningServer {
  */
 export async function startTestServer(env: Record<string, string> = {}, options: ServerOptions = {}): Promise<TestServer> {
   const databaseUrl = `file:${join(mkdtempSync(join(tmpdir(), "marketplace-test-")), "marketplace.db")}`;
-  // Listing health re-probes only when a test runs a round (services.health.prober.runRound) or turns it on.
+  // Listing health re-probes only when a test runs a round (contexts.listings.health.prober.runRound) or turns it on.
   const config = loadConfig({ PORT: "0", LOG_LEVEL: "silent", LOAD_SEED: "false", DATABASE_URL: databaseUrl, HEALTH_PROBE_INTERVAL_MS: "0", ...env });
   // No chain unless a test brings one: payments default to an offline facilitator.
   const payments = options.payments ?? (await offlinePayments(config));
   const running = await startServer(config, createLogger(config.logLevel), { shutdownGraceMs: 1000, ...options, payments });
-  checkEveryAnswer(running.server, running.router.api);
+  checkEveryAnswer(running.server, await contractApi());
   return {
     ...running,
     fetch: (path, init) => fetch(`${running.url}${path}`, init),

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANVIL_MNEMONIC, deriveAccounts, startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
 import type { Payments } from "../../src/payments/setup.js";
 import { chainPayments, payingFetch } from "../support/payments.js";
+import { runUsagePass, usageStore } from "../support/harness.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { listingInput } from "../storage/fixtures.js";
 import { startPaidSeller, type PaidSeller } from "./paid-seller.js";
@@ -30,7 +31,7 @@ let sellerC: Address;
 const ids: Record<string, string> = {};
 
 async function pass(target: TestServer = server): Promise<void> {
-  await target.services.usage.job!.runNow();
+  await runUsagePass(target);
 }
 
 async function mine(blocks = 1): Promise<void> {
@@ -63,7 +64,7 @@ async function transfer(key: Hex, to: Address, amount: bigint): Promise<void> {
 }
 
 async function storedTransfers(target: TestServer = server): Promise<number> {
-  return target.services.store.transactions.db.prisma.usageTransfer.count();
+  return target.contexts.listings.store.transactions.db.prisma.usageTransfer.count();
 }
 
 describe.each(testDatabaseKinds())("usage from the chain ($kind)", (kind) => {
@@ -78,7 +79,7 @@ describe.each(testDatabaseKinds())("usage from the chain ($kind)", (kind) => {
     sellerB = chain.buyers[4]!;
     sellerC = privateKeyToAccount(generatePrivateKey()).address;
     const gasKey = chain.buyers[5]!.privateKey;
-    const store = server.services.store;
+    const store = server.contexts.listings.store;
     ids.a = (await store.createListing(listingInput({ sellerPayTo: sellerA.address, priceUsdc: "0.02" }), now())).id;
     ids.b1 = (await store.createListing(listingInput({ sellerPayTo: sellerB.address, priceUsdc: "0.05" }), now())).id;
     ids.b2 = (await store.createListing(listingInput({ sellerPayTo: sellerB.address, priceUsdc: "0.05" }), now())).id;
@@ -135,7 +136,7 @@ describe.each(testDatabaseKinds())("usage from the chain ($kind)", (kind) => {
   });
 
   it("ranks by the filtered calls and fills the listing document's daily history", async () => {
-    const row = await server.services.store.transactions.db.prisma.listing.findUnique({ where: { id: ids.a! } });
+    const row = await server.contexts.listings.store.transactions.db.prisma.listing.findUnique({ where: { id: ids.a! } });
     expect(row!.calls30d).toBe(3);
     const { usageHistory } = await documentOf(ids.a!);
     expect(usageHistory).toHaveLength(30);
@@ -166,7 +167,7 @@ describe.each(testDatabaseKinds())("usage from the chain ($kind)", (kind) => {
     const usage = await usageOf(ids.a!);
     expect(usage).toMatchObject({ l30DaysTotalCalls: 3, l30DaysUniquePayers: 2, l30DaysVolumeUsdc: "0.06" });
     expect(usage!.raw).toMatchObject({ l30DaysTotalCalls: 7, l30DaysUniquePayers: 5, l30DaysVolumeUsdc: "0.14" });
-    const row = await server.services.store.transactions.db.prisma.listing.findUnique({ where: { id: ids.a! } });
+    const row = await server.contexts.listings.store.transactions.db.prisma.listing.findUnique({ where: { id: ids.a! } });
     expect(row!.calls30d).toBe(3);
   });
 
@@ -216,7 +217,7 @@ describe.each(testDatabaseKinds())("usage from the chain ($kind)", (kind) => {
     await pass();
     expect(await storedTransfers()).toBe(stored);
     expect(await usageOf(ids.a!)).toMatchObject({ l30DaysTotalCalls: before!.l30DaysTotalCalls, l30DaysUniquePayers: before!.l30DaysUniquePayers });
-    const checkpoint = await server.services.usage.store.checkpoint();
+    const checkpoint = await usageStore(server).checkpoint();
     const block = await chain.publicClient.getBlock({ blockNumber: checkpoint!.blockNumber });
     expect(checkpoint!.blockHash).toBe(block.hash);
   });

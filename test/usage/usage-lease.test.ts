@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
 import type { Payments } from "../../src/payments/setup.js";
 import { chainPayments, payingFetch } from "../support/payments.js";
+import { runUsagePass, stopJob } from "../support/harness.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { listingInput } from "../storage/fixtures.js";
 import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
@@ -22,6 +23,8 @@ describe.skipIf(!postgres)("usage indexer, two instances on PostgreSQL", () => {
   let second: TestServer;
   let seller: PaidSeller;
   let listingId: string;
+  /** The instance that held the indexer's lease in the first test. */
+  let holder: TestServer;
 
   beforeAll(async () => {
     chain = await startLocalChain({ buyers: 3 });
@@ -30,7 +33,7 @@ describe.skipIf(!postgres)("usage indexer, two instances on PostgreSQL", () => {
     first = await startTestServer({ ...ENV, DATABASE_URL: db.url }, { payments });
     second = await startTestServer({ ...ENV, DATABASE_URL: db.url }, { payments });
     const payTo = privateKeyToAccount(generatePrivateKey()).address;
-    listingId = (await first.services.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date())).id;
+    listingId = (await first.contexts.listings.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date())).id;
     seller = await startPaidSeller(chain, { payTo, priceAtomic: "10000", gasKey: chain.buyers[2]!.privateKey });
   }, 60_000);
 
@@ -54,26 +57,24 @@ describe.skipIf(!postgres)("usage indexer, two instances on PostgreSQL", () => {
 
   it("indexes on one instance only; both show the same counts", async () => {
     await buy(0);
-    await Promise.all([first.services.usage.job!.runNow(), second.services.usage.job!.runNow()]);
-    const ran = [first, second].filter((server) => server.services.usage.job!.lastPass() !== null);
+    const passes = await Promise.all([runUsagePass(first), runUsagePass(second)]);
+    const ran = [first, second].filter((_, index) => passes[index] !== null);
     expect(ran).toHaveLength(1);
-    expect(ran[0]!.services.usage.job!.lastPass()).toMatchObject({ inserted: 1 });
+    expect(passes.find((pass) => pass !== null)).toMatchObject({ inserted: 1 });
+    holder = ran[0]!;
     // The other instance, asked again while the lease is held, still does not index.
     const other = ran[0] === first ? second : first;
-    await other.services.usage.job!.runNow();
-    expect(other.services.usage.job!.lastPass()).toBeNull();
-    expect(await first.services.store.transactions.db.prisma.usageTransfer.count()).toBe(1);
+    expect(await runUsagePass(other)).toBeNull();
+    expect(await first.contexts.listings.store.transactions.db.prisma.usageTransfer.count()).toBe(1);
     expect(await callsSeenBy(first)).toBe(1);
     expect(await callsSeenBy(second)).toBe(1);
   });
 
   it("hands over when the holder stops", async () => {
-    const holder = first.services.usage.job!.lastPass() !== null ? first : second;
     const other = holder === first ? second : first;
-    await holder.services.usage.job!.stop();
+    await stopJob(holder, "usage-indexer");
     await buy(1);
-    await other.services.usage.job!.runNow();
-    expect(other.services.usage.job!.lastPass()).toMatchObject({ inserted: 1 });
+    expect(await runUsagePass(other)).toMatchObject({ inserted: 1 });
     expect(await callsSeenBy(other)).toBe(2);
     expect(await callsSeenBy(holder)).toBe(2);
   });

@@ -7,6 +7,7 @@ import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js
 import type { Payments } from "../../src/payments/setup.js";
 import { chainPayments, payingFetch } from "../support/payments.js";
 import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy.js";
+import { runUsagePass, usageStore } from "../support/harness.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { listingInput } from "../storage/fixtures.js";
 import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
@@ -35,7 +36,7 @@ describe("usage indexer interrupted mid-pass", () => {
     server = await startTestServer(env, { payments });
     payTo = privateKeyToAccount(generatePrivateKey()).address;
     seller = await startPaidSeller(chain, { payTo, priceAtomic: "10000", gasKey: chain.buyers[1]!.privateKey });
-    listingId = (await server.services.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date(Date.now() - 3_600_000))).id;
+    listingId = (await server.contexts.listings.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date(Date.now() - 3_600_000))).id;
     for (let sale = 0; sale < SALES; sale++) {
       const response = await payingFetch(chain, chain.buyers[0]!.privateKey)(`${seller.url}/answer`, { method: "POST" });
       expect(response.status).toBe(200);
@@ -52,16 +53,16 @@ describe("usage indexer interrupted mid-pass", () => {
   });
 
   it("keeps rows and checkpoint together, and a new instance resumes without counting twice", async () => {
-    const prisma = server.services.store.transactions.db.prisma;
+    const prisma = server.contexts.listings.store.transactions.db.prisma;
     const head = await chain.publicClient.getBlockNumber();
-    const running = server.services.usage.job!.runNow();
+    const running = runUsagePass(server);
     // Let two sales' chunks commit, then the node fails every log query from here on.
     const storedSales = () => prisma.usageTransfer.count({ where: { payTo: payTo.toLowerCase() } });
     while ((await storedSales()) < 2) await new Promise((resolve) => setTimeout(resolve, 2));
     proxy.inject("eth_getLogs", { kind: "status", status: 500 }, 1_000);
     await running;
 
-    const checkpoint = (await server.services.usage.store.checkpoint())!.blockNumber;
+    const checkpoint = (await usageStore(server).checkpoint())!.blockNumber;
     expect(checkpoint).toBeGreaterThan(0n);
     expect(checkpoint).toBeLessThan(head);
     const stored = await prisma.usageTransfer.findMany({ where: { payTo: payTo.toLowerCase() }, select: { id: true, blockNumber: true } });
@@ -74,9 +75,9 @@ describe("usage indexer interrupted mid-pass", () => {
     await server.close();
     proxy.clear();
     server = await startTestServer(env, { payments });
-    await server.services.usage.job!.runNow();
-    expect((await server.services.usage.store.checkpoint())!.blockNumber).toBe(head);
-    expect(await server.services.store.transactions.db.prisma.usageTransfer.count({ where: { payTo: payTo.toLowerCase() } })).toBe(SALES);
+    await runUsagePass(server);
+    expect((await usageStore(server).checkpoint())!.blockNumber).toBe(head);
+    expect(await server.contexts.listings.store.transactions.db.prisma.usageTransfer.count({ where: { payTo: payTo.toLowerCase() } })).toBe(SALES);
     const document = (await (await server.fetch(`/listings/${listingId}`)).json()) as { item: { metadata: { usage: { l30DaysTotalCalls: number; l30DaysUniquePayers: number } } } };
     expect(document.item.metadata.usage).toMatchObject({ l30DaysTotalCalls: SALES, l30DaysUniquePayers: 1 });
   });

@@ -101,7 +101,7 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     market = await startCatalogServer(testDatabaseKinds()[0]!, { ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
-    const asset = market.server.services.market.asset;
+    const asset = market.server.contexts.listings.market.asset;
     seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])));
     for (let n = 0; n < 22; n++) await market.list({ description: `Generic data endpoint number ${n} for agents`, priceUsdc: `0.0${(n % 9) + 1}` });
     await market.list({ description: "Weather forecasts for any city on earth, hourly", priceUsdc: "0.005", resource: "https://weather.example.com/forecast" });

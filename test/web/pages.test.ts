@@ -69,7 +69,7 @@ describe.each(databaseKinds)("web pages ($name)", (kind) => {
     const { id } = await market.list({ description: "Geocoding of street addresses, probed once" });
     const before = await page(`/listing/${id}`);
     expect(before.html).toContain("No re-probe history yet");
-    await market.server.services.health.recordListingProbe(id, 120, market.clock.now());
+    await market.server.contexts.listings.health.recordListingProbe(id, 120, market.clock.now());
     const json = await market.json<{ healthHistory: Array<{ day: string }>; lastProbes: unknown[]; item: { metadata: { health: { status: string } } } }>(`/listings/${id}`);
     expect(json.body.healthHistory).toHaveLength(1);
     const after = await page(`/listing/${id}`);

@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import pg from "pg";
 import { CatalogReads } from "../../src/storage/catalog-reads.js";
 import { openSqliteReader, type CatalogReader } from "../../src/storage/catalog-reader.js";
+import { StateMemo } from "../../src/storage/state-memo.js";
 import { readOf, type Scenario } from "./scenarios.js";
 
 const CLOCK_TICKS = 100;
@@ -33,7 +34,7 @@ export function sqliteDbTimer(file: string): SqliteDbTimer {
     },
     close: () => inner.close(),
   };
-  const reads = new CatalogReads("sqlite", timed);
+  const reads = new CatalogReads("sqlite", timed, new StateMemo({ maxWeight: 8192 }));
   const token = "bench";
   return {
     async msPerRequest(scenario, count) {

@@ -13,9 +13,9 @@ import autocannon from "autocannon";
 import { OpenAPIBackend, type Document } from "openapi-backend";
 import { loadContract } from "../../src/contract/load.js";
 import { createRouter } from "../../src/http/router.js";
+import type { AreaContexts } from "../../src/services.js";
 import { handlers } from "../../src/handlers/index.js";
 import { loadConfig } from "../../src/config.js";
-import { createLogger } from "../../src/logger.js";
 import { exampleListing } from "../../src/documents/listing-request.js";
 import { marketFacts } from "../../src/market/facts.js";
 import { USDC_DOMAIN } from "../../src/constants.js";
@@ -34,8 +34,8 @@ async function inProcess(): Promise<void> {
   const config = loadConfig({ LOG_LEVEL: "silent" });
   // Routing alone: the handler measured reads no storage.
   const market = marketFacts(config, { payTo: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", tokenName: USDC_DOMAIN.name, tokenVersion: USDC_DOMAIN.version });
-  const services = { config, logger: createLogger("silent"), contract, market, store: undefined as never, freshness: undefined as never, payments: undefined as never, probe: undefined as never, health: undefined as never, usage: undefined as never, now: () => new Date(), readiness: undefined as never };
-  const router = await createRouter(contract, handlers, services);
+  const contexts = { listings: { config, market, contract } } as unknown as AreaContexts;
+  const router = await createRouter(contract, handlers, contexts);
   const request = { method: "GET", path: "/listings/example.json", query: "", headers: {}, body: undefined };
   const ours = await timeDispatch(() => router.dispatch("getListingExample__listingsExampleJson", request), 20_000);
 

@@ -88,7 +88,7 @@ export async function runStory(log: (line: string) => void = console.log): Promi
     log(`  the seller's answer: ${JSON.stringify(bought.answer)}`);
 
     // The sale, as the chain shows it: the usage indexer reads the transfer and publishes the counts.
-    await server.services.usage.job?.runNow();
+    if (server.jobs.names.includes("usage-indexer")) await server.jobs.runNow("usage-indexer");
     const document = (await (await fetch(`${server.url}/listings/${item.metadata.listingId}`)).json()) as { item: { metadata: { usage?: StoryResult["usage"] } } };
     const usage = document.item.metadata.usage;
     log(`\n  GET /listings/${item.metadata.listingId} -> metadata.usage (counted from the chain's Transfer events):`);

@@ -12,6 +12,7 @@ import { DAY_MS } from "../constants.js";
 import {
   addLatency,
   applyProbe,
+  applySampleOnly,
   HEALTH_DAYS_KEPT,
   healthSummary,
   histogramMedianMs,
@@ -27,9 +28,10 @@ import {
   type ProbeOutcome,
   type ProbeSample,
 } from "./health-rules.js";
-import { toDate, type SqlRow } from "./catalog-reader.js";
-import { publishHealthSql, updateHealthRowsSql, upsertHealthDaysSql } from "./health-batch-sql.js";
-import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
+import { toDate, type SqlRow } from "../storage/catalog-reader.js";
+import type { CatalogTransactions, Tx } from "../storage/catalog-transactions.js";
+import { healthCounts, type HealthCounts } from "../storage/health-counts.js";
+import { insertMissingHealthRowsSql, publishHealthSql, updateHealthRowsSql, upsertHealthDaysSql } from "./health-batch-sql.js";
 
 /** A listing leased for a probe: what to probe and its health so far. */
 export interface ClaimedListing {
@@ -57,7 +59,23 @@ export interface HealthDaySummary {
   p50LatencyMs?: number;
 }
 
-export type HealthCounts = Record<HealthStatus, number>;
+export type { HealthCounts };
+
+/**
+ * How a probe counts toward the health rules: `always` (a round's, an owner's update), `afresh` (the
+ * listing-time sample: health starts over from it), `when_due` (a refresh anyone may ask for: it
+ * stands in for the round only when the listing is due and no round holds it; otherwise it is a
+ * sample only (applySampleOnly), shown in lastProbes and the uptime, that moves no consecutive count).
+ */
+export type ProbeCounts = "always" | "afresh" | "when_due";
+
+/** A probe result to record. */
+interface ProbeToRecord {
+  listingId: string;
+  outcome: ProbeOutcome;
+  at: Date;
+  counts: ProbeCounts;
+}
 
 interface ScheduleOptions {
   rules: HealthRules;
@@ -68,9 +86,6 @@ const ids = (list: string[]) => Prisma.join(list);
 const num = (value: unknown) => Number(value ?? 0);
 const jsonOf = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : (value ?? null));
 const dateOrNull = (value: unknown) => (value === null || value === undefined ? null : toDate(value));
-
-/** The last health counts per database (any HealthStore over it), by catalog freshness token. */
-const countsMemos = new WeakMap<CatalogTransactions, { token: string; counts: HealthCounts }>();
 
 export class HealthStore {
   constructor(private readonly transactions: CatalogTransactions) {}
@@ -134,59 +149,66 @@ export class HealthStore {
   }
 
   /**
-   * Records a batch of probes: each listing's health row (only while `holder` still holds its lease),
-   * its day, and what the catalog shows, in one transaction with one version bump when anything
-   * shown changed. Returns how many listings' published health changed.
+   * Records a batch of probes: each listing's health row (ending `holder`'s lease on it), its day, and
+   * what the catalog shows, in one transaction with one version bump when anything shown changed.
+   * Returns how many listings' published health changed.
    */
-  async record(holder: string, probed: ProbedListing[], now: Date, options: ScheduleOptions): Promise<number> {
-    if (probed.length === 0) return 0;
-    const listingIds = probed.map((entry) => entry.claimed.listingId);
-    const { totals, today } = await this.dayContext(listingIds, now);
-    const kind = this.db.kind;
-    const results = probed.map(({ claimed, outcome, at }) => {
-      const state = applyProbe(claimed.health, outcome, at, options.rules);
-      const summary = healthSummary(state, withProbe(totals.get(claimed.listingId), outcome.ok), now);
-      const histogram = outcome.ok ? addLatency(histogramOf(today.get(claimed.listingId)), outcome.latencyMs) : histogramOf(today.get(claimed.listingId));
-      return {
-        listingId: claimed.listingId,
-        row: { listingId: claimed.listingId, ...healthColumns(state), recentProbes: JSON.stringify(state.recentProbes), nextProbeAt: nextProbeAt(at, options.intervalMs) },
-        day: { listingId: claimed.listingId, day: utcDay(at), probes: 1, successes: outcome.ok ? 1 : 0, latencyHistogram: JSON.stringify(histogram) },
-        publish: state.status === claimed.published.status && isDeepStrictEqual(summary, claimed.published.summary) ? null : { listingId: claimed.listingId, status: state.status, summary: JSON.stringify(summary) },
-      };
-    });
-    return this.transactions.write(now, async (tx) => {
-      const kept = new Set((await tx.$queryRaw<Array<{ listingId: string }>>(updateHealthRowsSql(kind, holder, results.map((result) => result.row)))).map((row) => String(row.listingId)));
-      const mine = results.filter((result) => kept.has(result.listingId));
-      if (mine.length === 0) return { result: 0, changed: false };
-      await tx.$executeRaw(upsertHealthDaysSql(kind, mine.map((result) => result.day)));
-      const changes = mine.flatMap((result) => (result.publish ? [result.publish] : []));
-      const published = changes.length > 0 ? await tx.$executeRaw(publishHealthSql(kind, changes)) : 0;
-      return { result: published, changed: published > 0 };
-    });
+  record(holder: string, probed: ProbedListing[], now: Date, options: ScheduleOptions): Promise<number> {
+    return this.write(holder, probed.map(({ claimed, outcome, at }) => ({ listingId: claimed.listingId, outcome, at, counts: "always" as const })), now, options);
   }
 
   /**
-   * One probe outside the rounds, applied at once. `fresh`: the probe that passed when the listing was
-   * paid for (or renewed with new terms) is its first sample: healthy, any earlier failure or drift
-   * over, the next re-probe one interval later. Otherwise (a refresh, an owner's update) the probe
-   * counts like a round's: a pass after failures needs its successes in a row as ever.
+   * One probe outside the rounds, applied at once: a batch of one, without a lease. `fresh`: the probe
+   * that passed when the listing was paid for (or renewed with new terms) is its first sample: healthy,
+   * any earlier failure or drift over, the next re-probe one interval later. Otherwise (an owner's
+   * update) the probe counts like a round's: a pass after failures needs its successes in a row as
+   * ever. `counts` "when_due" (a free refresh): see ProbeCounts.
    */
-  async recordProbe(listingId: string, outcome: ProbeOutcome, now: Date, options: ScheduleOptions & { fresh: boolean }): Promise<void> {
-    const rows = await this.raw(Prisma.sql`SELECT h.*, l."healthStatus", l."healthSummary"
-      FROM "Listing" l LEFT JOIN "ListingHealth" h ON h."listingId" = l."id" WHERE l."id" = ${listingId}`);
-    const row = rows[0];
-    if (!row) return;
-    const stored = row.listingId === null || row.listingId === undefined ? { ...NEW_HEALTH, status: row.healthStatus as HealthStatus } : healthStateOf(row);
-    const before: HealthState = options.fresh ? { ...NEW_HEALTH, recentProbes: stored.recentProbes } : stored;
-    const state = applyProbe(before, outcome, now, options.rules);
-    const { totals, today } = await this.dayContext([listingId], now);
-    const columns = { ...healthColumns(state), nextProbeAt: nextProbeAt(now, options.intervalMs), leasedBy: null, leaseUntil: null };
-    await this.transactions.write(now, async (tx) => {
-      await tx.listingHealth.upsert({ where: { listingId }, create: { listingId, ...columns }, update: columns });
-      await upsertDay(tx, listingId, now, outcome, today.get(listingId));
-      const claimed = { listingId, published: { status: String(row.healthStatus), summary: jsonOf(row.healthSummary) } } as ClaimedListing;
-      const changed = await publish(tx, this.db.kind, claimed, state, healthSummary(state, withProbe(totals.get(listingId), outcome.ok), now));
-      return { result: undefined, changed };
+  async recordProbe(listingId: string, outcome: ProbeOutcome, now: Date, options: ScheduleOptions & { fresh: boolean; counts?: ProbeCounts }): Promise<void> {
+    await this.write(null, [{ listingId, outcome, at: now, counts: options.fresh ? "afresh" : (options.counts ?? "always") }], now, options);
+  }
+
+  /**
+   * The one write path of probe results. Each probe is applied to its listing's health row as it
+   * stands in the transaction, whoever holds the row's lease now: a batch that outlived its lease (the
+   * row re-claimed by another instance) still records the probes its sellers received, and neither
+   * write overwrites the other's (catalog writes are serialised by CatalogTransactions). A write ends
+   * only `holder`'s own lease; `holder` null (a probe outside the rounds) gives a listing without a
+   * health row one first.
+   */
+  private write(holder: string | null, probes: ProbeToRecord[], now: Date, options: ScheduleOptions): Promise<number> {
+    if (probes.length === 0) return Promise.resolve(0);
+    const kind = this.db.kind;
+    const listingIds = probes.map((probe) => probe.listingId);
+    return this.transactions.write(now, async (tx) => {
+      if (holder === null) await tx.$executeRaw(insertMissingHealthRowsSql(listingIds, now));
+      const rows = await tx.$queryRaw<SqlRow[]>(Prisma.sql`SELECT h.*, l."healthStatus", l."healthSummary"
+        FROM "ListingHealth" h JOIN "Listing" l ON l."id" = h."listingId" WHERE h."listingId" IN (${ids(listingIds)})`);
+      const current = new Map(rows.map((row) => [String(row.listingId), row]));
+      const mine = probes.filter((probe) => current.has(probe.listingId));
+      if (mine.length === 0) return { result: 0, changed: false };
+      const { totals, today } = await dayContext(tx, mine.map((probe) => probe.listingId), now);
+      const results = mine.map(({ listingId, outcome, at, counts }) => {
+        const row = current.get(listingId)!;
+        const stored = healthStateOf(row);
+        const counted = counts !== "when_due" || standsInForRound(row, at);
+        const state = counted
+          ? applyProbe(counts === "afresh" ? { ...NEW_HEALTH, recentProbes: stored.recentProbes } : stored, outcome, at, options.rules)
+          : applySampleOnly(stored, outcome, at, options.rules);
+        const summary = healthSummary(state, withProbe(totals.get(listingId), outcome.ok), now);
+        const histogram = outcome.ok ? addLatency(histogramOf(today.get(listingId)), outcome.latencyMs) : histogramOf(today.get(listingId));
+        const shown = { status: String(row.healthStatus), summary: jsonOf(row.healthSummary) };
+        return {
+          row: { listingId, ...healthColumns(state), recentProbes: JSON.stringify(state.recentProbes), nextProbeAt: counted ? nextProbeAt(at, options.intervalMs) : toDate(row.nextProbeAt) },
+          day: { listingId, day: utcDay(at), probes: 1, successes: outcome.ok ? 1 : 0, latencyHistogram: JSON.stringify(histogram) },
+          publish: state.status === shown.status && isDeepStrictEqual(summary, shown.summary) ? null : { listingId, status: state.status, summary: JSON.stringify(summary) },
+        };
+      });
+      await tx.$executeRaw(updateHealthRowsSql(kind, holder, results.map((result) => result.row)));
+      await tx.$executeRaw(upsertHealthDaysSql(kind, results.map((result) => result.day)));
+      const changes = results.flatMap((result) => (result.publish ? [result.publish] : []));
+      const published = changes.length > 0 ? await tx.$executeRaw(publishHealthSql(kind, changes)) : 0;
+      return { result: published, changed: published > 0 };
     });
   }
 
@@ -220,45 +242,45 @@ export class HealthStore {
     return { healthHistory, lastProbes: recentProbesOf(jsonOf(health[0]?.recentProbes)) };
   }
 
-  /**
-   * Live third-party listings by health status (the status document), once per catalog state
-   * (`token`, the catalog's freshness).
-   */
-  async counts(now: Date, token?: string): Promise<HealthCounts> {
-    const memo = countsMemos.get(this.transactions);
-    if (token !== undefined && memo?.token === token) return memo.counts;
-    const rows = await this.db.reader.rows(Prisma.sql`SELECT "healthStatus", COUNT(*) AS "count" FROM "Listing"
-      WHERE "state" = 'active' AND "leftoverSeed" = ${false} AND "expiresAt" > ${now} GROUP BY "healthStatus"`);
-    const counts: HealthCounts = { healthy: 0, unhealthy: 0, drifted: 0, unknown: 0 };
-    for (const row of rows) if (String(row.healthStatus) in counts) counts[row.healthStatus as HealthStatus] = num(row.count);
-    if (token !== undefined) countsMemos.set(this.transactions, { token, counts });
-    return counts;
+  /** Live third-party listings by health status (the status document), once per catalog state (`token`, the catalog's freshness). */
+  counts(now: Date, token?: string): Promise<HealthCounts> {
+    return healthCounts(this.transactions, now, token);
   }
+}
 
-  /** Each listing's probes over 7 and 30 days before this probe, and today's latency histogram. */
-  private async dayContext(listingIds: string[], now: Date): Promise<{ totals: Map<string, DayTotals>; today: Map<string, unknown> }> {
-    const today = utcDay(now);
-    const since7 = new Date(today.getTime() - 6 * DAY_MS);
-    const since30 = new Date(today.getTime() - 29 * DAY_MS);
-    const rows = await this.raw(Prisma.sql`SELECT "listingId", "day", "probes", "successes", "latencyHistogram" FROM "HealthDay"
-      WHERE "listingId" IN (${ids(listingIds)}) AND "day" >= ${since30}`);
-    const totals = new Map<string, DayTotals>();
-    const todays = new Map<string, unknown>();
-    for (const row of rows) {
-      const id = String(row.listingId);
-      const day = toDate(row.day).getTime();
-      const sum = totals.get(id) ?? { probes7d: 0, successes7d: 0, probes30d: 0, successes30d: 0 };
-      sum.probes30d += num(row.probes);
-      sum.successes30d += num(row.successes);
-      if (day >= since7.getTime()) {
-        sum.probes7d += num(row.probes);
-        sum.successes7d += num(row.successes);
-      }
-      totals.set(id, sum);
-      if (day === today.getTime()) todays.set(id, jsonOf(row.latencyHistogram));
+/** Each listing's probes over 7 and 30 days before this probe, and today's latency histogram. */
+async function dayContext(tx: Tx, listingIds: string[], now: Date): Promise<{ totals: Map<string, DayTotals>; today: Map<string, unknown> }> {
+  const today = utcDay(now);
+  const since7 = new Date(today.getTime() - 6 * DAY_MS);
+  const since30 = new Date(today.getTime() - 29 * DAY_MS);
+  const rows = await tx.$queryRaw<SqlRow[]>(Prisma.sql`SELECT "listingId", "day", "probes", "successes", "latencyHistogram" FROM "HealthDay"
+    WHERE "listingId" IN (${ids(listingIds)}) AND "day" >= ${since30}`);
+  const totals = new Map<string, DayTotals>();
+  const todays = new Map<string, unknown>();
+  for (const row of rows) {
+    const id = String(row.listingId);
+    const day = toDate(row.day).getTime();
+    const sum = totals.get(id) ?? { probes7d: 0, successes7d: 0, probes30d: 0, successes30d: 0 };
+    sum.probes30d += num(row.probes);
+    sum.successes30d += num(row.successes);
+    if (day >= since7.getTime()) {
+      sum.probes7d += num(row.probes);
+      sum.successes7d += num(row.successes);
     }
-    return { totals, today: todays };
+    totals.set(id, sum);
+    if (day === today.getTime()) todays.set(id, jsonOf(row.latencyHistogram));
   }
+  return { totals, today: todays };
+}
+
+/**
+ * Whether a free refresh at `at` counts like the round's probe: only when the listing is due and no
+ * round holds it. Counted probes then stay an interval apart, so a stranger's refreshes cannot move a
+ * listing across a state boundary sooner than the rounds would.
+ */
+function standsInForRound(row: SqlRow, at: Date): boolean {
+  const leased = row.leaseUntil !== null && row.leaseUntil !== undefined && toDate(row.leaseUntil).getTime() > at.getTime();
+  return !leased && toDate(row.nextProbeAt).getTime() <= at.getTime();
 }
 
 /** A ListingHealth row joined with its listing's published status, as the rules read it. */
@@ -291,28 +313,4 @@ function withProbe(totals: DayTotals | undefined, ok: boolean): DayTotals {
   const sum = totals ?? { probes7d: 0, successes7d: 0, probes30d: 0, successes30d: 0 };
   const success = ok ? 1 : 0;
   return { probes7d: sum.probes7d + 1, successes7d: sum.successes7d + success, probes30d: sum.probes30d + 1, successes30d: sum.successes30d + success };
-}
-
-async function upsertDay(tx: Tx, listingId: string, at: Date, outcome: ProbeOutcome, todayHistogram: unknown): Promise<void> {
-  const day = utcDay(at);
-  const histogram = outcome.ok ? addLatency(histogramOf(todayHistogram), outcome.latencyMs) : histogramOf(todayHistogram);
-  const success = outcome.ok ? 1 : 0;
-  await tx.healthDay.upsert({
-    where: { listingId_day: { listingId, day } },
-    create: { listingId, day, probes: 1, successes: success, latencyHistogram: histogram },
-    update: { probes: { increment: 1 }, successes: { increment: success }, latencyHistogram: histogram },
-  });
-}
-
-/**
- * Writes the listing's published health when it differs from what the catalog shows. Raw SQL, so
- * the listing's updatedAt (its item's lastUpdated: the seller's terms) stays as it was.
- */
-async function publish(tx: Tx, kind: "sqlite" | "postgres", claimed: ClaimedListing, state: HealthState, summary: object): Promise<boolean> {
-  if (state.status === claimed.published.status && isDeepStrictEqual(summary, claimed.published.summary)) return false;
-  const text = JSON.stringify(summary);
-  const value = kind === "postgres" ? Prisma.sql`CAST(${text} AS jsonb)` : Prisma.sql`${text}`;
-  const updated = await tx.$executeRaw`UPDATE "Listing" SET "healthStatus" = ${state.status}, "healthSummary" = ${value}
-    WHERE "id" = ${claimed.listingId} AND "state" = 'active'`;
-  return updated > 0;
 }

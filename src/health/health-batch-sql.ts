@@ -3,7 +3,7 @@
 // statements, and catalog reads waited behind them. Both databases take the same SQL (a VALUES list
 // in a CTE, UPDATE ... FROM, INSERT ... ON CONFLICT); PostgreSQL needs each value's type named.
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import type { DatabaseKind } from "./connection.js";
+import type { DatabaseKind } from "../storage/connection.js";
 
 export interface HealthRowUpdate {
   listingId: string;
@@ -40,8 +40,15 @@ function typed(kind: DatabaseKind, value: unknown, type: "uuid" | "integer" | "t
 
 const rowsOf = (rows: Sql[][]) => Prisma.join(rows.map((cells) => Prisma.sql`(${Prisma.join(cells)})`));
 
-/** Updates each listing's health row while `holder` still holds its lease; returns the ids it kept. */
-export function updateHealthRowsSql(kind: DatabaseKind, holder: string, rows: HealthRowUpdate[]): Sql {
+/** Gives each listing that has no health row one (a probe outside the rounds may come first). */
+export function insertMissingHealthRowsSql(listingIds: string[], now: Date): Sql {
+  return Prisma.sql`INSERT INTO "ListingHealth" ("listingId", "nextProbeAt", "consecutiveFailures", "consecutiveSuccesses")
+    SELECT l."id", ${now}, 0, 0 FROM "Listing" l WHERE l."id" IN (${Prisma.join(listingIds)})
+    ON CONFLICT ("listingId") DO NOTHING`;
+}
+
+/** Updates each listing's health row, ending `holder`'s lease on it (a lease someone else holds stays). */
+export function updateHealthRowsSql(kind: DatabaseKind, holder: string | null, rows: HealthRowUpdate[]): Sql {
   const values = rowsOf(
     rows.map((row) => [
       typed(kind, row.listingId, "uuid"),
@@ -58,9 +65,10 @@ export function updateHealthRowsSql(kind: DatabaseKind, holder: string, rows: He
   return Prisma.sql`WITH v ("listingId", "consecutiveFailures", "consecutiveSuccesses", "lastCode", "lastCheckedAt", "lastHealthyAt", "lastLatencyMs", "recentProbes", "nextProbeAt") AS (VALUES ${values})
     UPDATE "ListingHealth" SET "consecutiveFailures" = v."consecutiveFailures", "consecutiveSuccesses" = v."consecutiveSuccesses", "lastCode" = v."lastCode",
       "lastCheckedAt" = v."lastCheckedAt", "lastHealthyAt" = v."lastHealthyAt", "lastLatencyMs" = v."lastLatencyMs", "recentProbes" = v."recentProbes",
-      "nextProbeAt" = v."nextProbeAt", "leasedBy" = NULL, "leaseUntil" = NULL
-    FROM v WHERE "ListingHealth"."listingId" = v."listingId" AND "ListingHealth"."leasedBy" = ${holder}
-    RETURNING "ListingHealth"."listingId"`;
+      "nextProbeAt" = v."nextProbeAt",
+      "leaseUntil" = CASE WHEN "ListingHealth"."leasedBy" = ${holder} THEN NULL ELSE "ListingHealth"."leaseUntil" END,
+      "leasedBy" = CASE WHEN "ListingHealth"."leasedBy" = ${holder} THEN NULL ELSE "ListingHealth"."leasedBy" END
+    FROM v WHERE "ListingHealth"."listingId" = v."listingId"`;
 }
 
 /** Adds each listing's probe to its day (the histogram given is the day's whole, merged beforehand). */

@@ -73,17 +73,31 @@ export function applyProbe(state: HealthState, outcome: ProbeOutcome, at: Date, 
   const latencyMs = Math.max(0, Math.round(outcome.latencyMs));
   const sample: ProbeSample = outcome.ok ? { at: at.toISOString(), ok: true, latencyMs } : { at: at.toISOString(), ok: false, code: outcome.code, latencyMs };
   const since = at.getTime() - DAY_MS;
-  const recentProbes = [sample, ...state.recentProbes.filter((probe) => Date.parse(probe.at) > since)].slice(0, RECENT_PROBES_MAX);
+  // Newest first even when a probe is recorded after a later one (a batch that outlived its lease).
+  const recentProbes = [sample, ...state.recentProbes.filter((probe) => Date.parse(probe.at) > since)]
+    .sort((x, y) => Date.parse(y.at) - Date.parse(x.at))
+    .slice(0, RECENT_PROBES_MAX);
   return {
     status: nextStatus(state, outcome, failures, successes, rules),
     consecutiveFailures: failures,
     consecutiveSuccesses: successes,
     lastCode: outcome.ok ? null : outcome.code,
-    lastCheckedAt: at,
+    lastCheckedAt: state.lastCheckedAt && state.lastCheckedAt > at ? state.lastCheckedAt : at,
     lastHealthyAt: outcome.ok ? at : state.lastHealthyAt,
     lastLatencyMs: latencyMs,
     recentProbes,
   };
+}
+
+/**
+ * A probe that brings news but does not count toward the consecutive rules (a free refresh while the
+ * listing is not due): its sample is kept, and the status moves only where one probe moves it anyway
+ * (a drift code, or a pass after unknown or drifted), never across the N-failures or M-successes rule.
+ */
+export function applySampleOnly(state: HealthState, outcome: ProbeOutcome, at: Date, rules: HealthRules): HealthState {
+  const applied = applyProbe(state, outcome, at, rules);
+  const status: HealthStatus = outcome.ok ? (state.status === "unhealthy" ? "unhealthy" : "healthy") : DRIFT_CODES.has(outcome.code) ? "drifted" : state.status;
+  return { ...applied, status, consecutiveFailures: state.consecutiveFailures, consecutiveSuccesses: state.consecutiveSuccesses };
 }
 
 /** Reads a stored recentProbes value, dropping anything that is not a sample. */

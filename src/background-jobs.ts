@@ -1,0 +1,38 @@
+// Every background job the server runs, in one list. A job is one definition (src/jobs/job.ts),
+// exported by its domain; add it here and the server starts it, stops it and reports it in /metrics.
+// Order matters only for the jobs awaited at start: catalog upkeep's first run (the seed rows)
+// completes before the server takes traffic.
+import type { Config } from "./config.js";
+import { HOUR_MS } from "./constants.js";
+import { catalogUpkeepJob } from "./catalog/maintenance.js";
+import type { HealthProber } from "./health/prober.js";
+import type { JobDefinition } from "./jobs/job.js";
+import { reconcilerJob } from "./listing/reconciler.js";
+import type { Logger } from "./logger.js";
+import type { MarketFacts } from "./market/facts.js";
+import type { ChainReader } from "./payments/chain-reader.js";
+import type { ListingStore } from "./storage/listing-store.js";
+import type { UsageService } from "./usage/service.js";
+
+export interface BackgroundJobDeps {
+  config: Config;
+  logger: Logger;
+  now(): Date;
+  store: ListingStore;
+  market: MarketFacts;
+  /** The chain the reconciler reads; null: no reconciler. */
+  chain: ChainReader | null;
+  prober: HealthProber;
+  usage: UsageService;
+}
+
+export function backgroundJobs(deps: BackgroundJobDeps): JobDefinition[] {
+  const { config, logger, now, store, chain } = deps;
+  const jobs: Array<JobDefinition | null> = [
+    catalogUpkeepJob({ store, market: deps.market, logger, loadSeed: config.loadSeed, intervalMs: HOUR_MS, now }),
+    chain && config.payments.reconcileIntervalMs > 0 ? reconcilerJob({ store, chain, logger, now, intervalMs: config.payments.reconcileIntervalMs }) : null,
+    deps.prober.job(),
+    deps.usage.job,
+  ];
+  return jobs.filter((job): job is JobDefinition => job !== null);
+}

@@ -1,0 +1,101 @@
+// The catalog's queries: what every route, MCP tool and A2A skill that shows the catalog reads, from
+// the request's parameters to the rows a document renders. Handlers call these and hand the result
+// to a builder in src/documents/ or src/web/, which only renders. Every read of one reply is made at
+// one catalog state (`catalogState`): its token is the reply's ETag and keys the reads' memo.
+import type { operations } from "../../generated/openapi.js";
+import type { CatalogFreshness } from "../catalog/freshness.js";
+import { decodeCursor, type CursorScope } from "../catalog/search-cursor.js";
+import { isDefaultSeedView, showsSeed } from "../catalog/seed-filter.js";
+import type { ListView, SearchView } from "../documents/discovery.js";
+import { FOREIGN_PAGE_SIZE } from "../documents/foreign.js";
+import { EMPTY_PAGE, catalogView, type FeedQuery, type Listing, type ListingStore } from "../storage/listing-store.js";
+
+/** What the catalog queries read from. */
+export interface CatalogQueryContext {
+  store: ListingStore;
+  freshness: CatalogFreshness;
+  now(): Date;
+}
+
+/** The catalog state a reply is read at: `token` changes exactly when anything it shows may have. */
+export interface CatalogState {
+  token: string;
+  /** When the catalog last changed (documents show it as updatedAt). */
+  changedAt: Date;
+}
+
+export async function catalogState(context: CatalogQueryContext): Promise<CatalogState> {
+  const { token, stamp } = await context.freshness.current();
+  return { token, changedAt: stamp.changedAt };
+}
+
+/** The query of the catalog lists (`/bazaar.json`, `/discovery/resources` and their aliases). */
+export type ListQuery = NonNullable<operations["getCatalog"]["parameters"]["query"]>;
+
+/**
+ * The search parameters of the discovery routes (and of the MCP tool `list_market`): those of the
+ * lenient `/search`, whose `query` is optional; `/discovery/search`'s (`query` required) fit them.
+ */
+export type SearchQuery = NonNullable<operations["searchCatalog"]["parameters"]["query"]>;
+
+export const DEFAULT_LIST_LIMIT = 50;
+export const DEFAULT_SEARCH_LIMIT = 20;
+
+/** A page of a catalog list, newest first (or in the `sort` asked). */
+export async function listPage(context: CatalogQueryContext, state: CatalogState, query: ListQuery): Promise<ListView> {
+  const limit = query.limit ?? DEFAULT_LIST_LIMIT;
+  const offset = query.offset ?? 0;
+  const view = catalogView(query, showsSeed(query, "catalog"));
+  const page = view ? await context.store.catalog.page(view, { limit, offset, now: context.now(), token: state.token }) : EMPTY_PAGE;
+  return { page, limit, offset, describeFilters: isDefaultSeedView(query) };
+}
+
+/**
+ * A page of the catalog search. `route` selects the seed-filter semantics (`search` is the lenient
+ * `/search`). A bad cursor throws a 400 naming `cursor`.
+ */
+export async function searchPage(context: CatalogQueryContext, state: CatalogState, query: SearchQuery, route: "catalog" | "search"): Promise<SearchView> {
+  const text = (query.query ?? query.q)?.trim() || null;
+  const includeSeed = showsSeed(query, route);
+  const scope: CursorScope = {
+    query: text,
+    includeSeed,
+    type: query.type,
+    payTo: query.payTo,
+    network: query.network,
+    scheme: query.scheme,
+    extensions: query.extensions,
+  };
+  const limit = query.limit ?? DEFAULT_SEARCH_LIMIT;
+  const offset = query.cursor === undefined ? (query.offset ?? 0) : decodeCursor(query.cursor, scope);
+  const view = catalogView(query, includeSeed);
+  const page = view ? await context.store.catalog.search(view, text ?? "", { limit, offset, now: context.now(), token: state.token }) : EMPTY_PAGE;
+  return { page, limit, offset, scope };
+}
+
+/** The newest `limit` third-party listings (`GET /listings`, the foreign catalog), and how many there are. */
+export function newestForeign(context: CatalogQueryContext, state: CatalogState, limit: number) {
+  return context.store.catalog.page({ includeSeed: false }, { limit, offset: 0, now: context.now(), token: state.token });
+}
+
+/** The catalog's counts (`/status.json`, the foreign catalog): visible foreign and seed rows, every stored row, by health, delisted. */
+export function catalogCounts(context: CatalogQueryContext, state: CatalogState) {
+  return context.store.counts(context.now(), state.token);
+}
+
+/** The foreign catalog (`/foreign.json`): its newest page and the counts. */
+export async function foreignPage(context: CatalogQueryContext, state: CatalogState) {
+  const [page, counts] = await Promise.all([newestForeign(context, state, FOREIGN_PAGE_SIZE), catalogCounts(context, state)]);
+  return { rows: page.rows, counts };
+}
+
+/** Third-party listings for the feeds: newest first, or with `since` the oldest `limit` listed after it (FeedQuery). */
+export function feedRows(context: CatalogQueryContext, query: Omit<FeedQuery, "now">): Promise<Listing[]> {
+  return context.store.feed({ ...query, now: context.now() });
+}
+
+/** One live listing by id, or null. */
+export function liveListing(context: CatalogQueryContext, id: string): Promise<Listing | null> {
+  return context.store.catalog.live(id, context.now());
+}
+

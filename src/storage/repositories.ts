@@ -1,0 +1,37 @@
+// Every store, one per table group, built once per database in the composition root (src/server.ts)
+// and handed to the areas that use them: no handler or domain module builds a store of its own.
+// Listing health's store belongs to src/health/ (a layer above storage): createHealth builds it once
+// on these listings' transactions.
+import { randomUUID } from "node:crypto";
+import { INSTANCE_ID, JobLeases } from "../jobs/lease.js";
+import type { Database } from "./database.js";
+import { ListingStore } from "./listing-store.js";
+import { OwnerStore } from "./owner-store.js";
+import { PaymentIdempotencyStore } from "./payment-idempotency-store.js";
+import { UsageStore } from "./usage-store.js";
+
+export interface Repositories {
+  /** Listings, payments and the catalog reads; its `transactions` is the one write path the others share. */
+  listings: ListingStore;
+  /** The owner's self-service writes (claim, update, delist). */
+  owners: OwnerStore;
+  /** Token transfers, the indexer's checkpoint, the wash groups. */
+  usage: UsageStore;
+  /** Replies of paid listing requests by payment identifier. */
+  idempotency: PaymentIdempotencyStore;
+  /** Leases of background jobs that run on one instance at a time. */
+  leases: JobLeases;
+}
+
+export function createRepositories(database: Database): Repositories {
+  const listings = new ListingStore(database);
+  const { transactions } = listings;
+  return {
+    listings,
+    owners: new OwnerStore(transactions),
+    usage: new UsageStore(transactions),
+    idempotency: new PaymentIdempotencyStore(transactions),
+    // Each set of repositories is its own lease holder, also two in one process (tests, an in-process restart).
+    leases: new JobLeases(database, `${INSTANCE_ID}:${randomUUID().slice(0, 8)}`),
+  };
+}
