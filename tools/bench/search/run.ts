@@ -70,6 +70,7 @@ const overlapping = QUERIES.filter((query) => {
   return [...grades].some(([id, grade]) => grade === 3 && terms(`${byId.get(id)!.serviceName} ${byId.get(id)!.description} ${byId.get(id)!.tags.join(" ")}`).some((t) => asked.has(t)));
 }).length;
 results.wordOverlap = { queriesSharingAWordWithAGrade3Listing: overlapping, of: QUERIES.length };
+console.log(`queries sharing any stemmed word with a listing graded 3: ${overlapping} of ${QUERIES.length}`);
 
 function engineWith(vectors: "model" | "encoder"): SearchEngine {
   // No CPU budget: quality is measured with the semantic side always answering.
