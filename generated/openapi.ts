@@ -3305,6 +3305,11 @@ export type components = {
         };
         /** @description A 32-byte value, `0x` and 64 hex digits: an owner operation's nonce (usable once). */
         Bytes32: string;
+        /**
+         * @description How a search matches text.
+         * @enum {string}
+         */
+        "Canonical.SearchModeParam": "lexical" | "semantic" | "hybrid";
         /** @description One listed endpoint, Bazaar-shaped. */
         CatalogItem: {
             accepts: components["schemas"]["PaymentRequirement"][];
@@ -3400,6 +3405,10 @@ export type components = {
             resources?: components["schemas"]["CatalogItem"][];
             /** @enum {string} */
             role: "marketplace";
+            /** @description On search with text: the matching that answered (`lexical` is substring matching). */
+            searchMode?: components["schemas"]["SearchModeUsed"];
+            /** @description On search, when `searchMode` is not the mode asked: why (`semantic-off`, `semantic-not-ready`, `semantic-saturated`). */
+            searchModeReason?: string;
             /** @description First-party `/kr-*` paths are leftover seed inventory. */
             seedInventoryNote: string;
             /** @enum {number} */
@@ -3811,12 +3820,16 @@ export type components = {
             listedAt: string;
             /** Format: uuid */
             listingId: string;
+            /** @description On a search answered by the ranking engine: true when this listing copies another seller's verified brand (see rankReasons.lookalikeOf). */
+            lookalike?: boolean;
             /** @description Marketplace name. */
             marketplace: string;
             /** @description The fee was paid by sellerPayTo itself, or its owner signed a claim (`POST /listings/{id}/claim`). */
             ownerVerified: boolean;
             /** @description Sale price as a decimal string. */
             priceUsdc: string;
+            /** @description On a search answered by the ranking engine: why this item ranks where it does. */
+            rankReasons?: components["schemas"]["RankReasons"];
             /** @description Address receiving sales. */
             salePayTo: components["schemas"]["EvmAddress"];
             /**
@@ -4485,6 +4498,38 @@ export type components = {
             /** @enum {number} */
             x402Version: 2;
         };
+        /** @description Why a search result ranks where it does. */
+        RankReasons: {
+            /** @description Set when the listing copies a verified seller's brand from another payTo (scored down, placed below it). */
+            lookalikeOf?: {
+                brand: string;
+                payTo: string;
+            };
+            /** @description Similarity of meaning between query and listing (cosine), and the rank it gave. */
+            meaningMatch?: {
+                /** Format: int32 */
+                rank: number;
+                /** Format: double */
+                similarity: number;
+            };
+            /** @description The query words (or near spellings) found in the listing's text, their BM25 score and the rank they gave. */
+            textMatch?: {
+                /** Format: int32 */
+                rank: number;
+                /** Format: double */
+                score: number;
+                terms: string[];
+            };
+            /** @description Trust signals and the multiplier they applied to the score. */
+            trust: {
+                /** Format: int32 */
+                calls30d: number;
+                /** Format: double */
+                factor: number;
+                healthy: boolean;
+                verifiedOwner: boolean;
+            };
+        };
         /** @description Whether this instance should receive traffic. */
         Readiness: {
             checks: components["schemas"]["ReadinessChecks"];
@@ -4533,6 +4578,11 @@ export type components = {
          * @enum {string}
          */
         ResourceType: "http" | "mcp";
+        /**
+         * @description Which matching answered a search.
+         * @enum {string}
+         */
+        SearchModeUsed: "lexical" | "semantic" | "hybrid";
         /** @description A seller's sales that could not be attributed to one of its listings (several share its price). */
         SellerUsage: {
             /** @description The last block the counts include (decimal string). */
@@ -4771,6 +4821,14 @@ export type components = {
         "Documents.ListFilters.scheme": string;
         /** @description Resource type. */
         "Documents.ListFilters.type": components["schemas"]["ResourceType"];
+        /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+        "Documents.RankingFilters.maxPrice": string;
+        /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+        "Documents.RankingFilters.minPrice": string;
+        /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+        "Documents.RankingFilters.mode": components["schemas"]["Canonical.SearchModeParam"];
+        /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+        "Documents.RankingFilters.tags": string;
         /** @description Continuation cursor: `pagination.cursor` (or `pagination.nextCursor`) of the previous page. */
         "Documents.SearchFilters.cursor": string;
         /** @description Legacy: the default already excludes seed; false includes seed. */
@@ -6527,8 +6585,14 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.RankingFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.RankingFilters.minPrice"];
+                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -6541,6 +6605,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.RankingFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -6611,8 +6677,14 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.RankingFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.RankingFilters.minPrice"];
+                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -6625,6 +6697,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.RankingFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10088,8 +10162,14 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.RankingFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.RankingFilters.minPrice"];
+                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -10104,6 +10184,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.RankingFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10174,8 +10256,14 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.RankingFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.RankingFilters.minPrice"];
+                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -10190,6 +10278,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.RankingFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10362,8 +10452,14 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.RankingFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.RankingFilters.minPrice"];
+                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -10378,6 +10474,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.RankingFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10448,8 +10546,14 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.RankingFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.RankingFilters.minPrice"];
+                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -10464,6 +10568,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.RankingFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
