@@ -27,6 +27,8 @@ export interface Config {
   ops: OpsConfig;
   health: HealthConfig;
   usage: UsageConfig;
+  /** Meaning-aware search (src/search/): off answers every search with today's substring matching and loads no model. */
+  semanticSearch: boolean;
 }
 
 /** The usage indexer (src/usage/): sales read from the payment token's Transfer events. */
@@ -223,6 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
     ops,
     health,
     usage,
+    semanticSearch: flag("SEARCH_SEMANTIC", true),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
