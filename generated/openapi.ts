@@ -4822,13 +4822,13 @@ export type components = {
         /** @description Resource type. */
         "Documents.ListFilters.type": components["schemas"]["ResourceType"];
         /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
-        "Documents.RankingFilters.maxPrice": string;
+        "Documents.PriceTagFilters.maxPrice": string;
         /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
-        "Documents.RankingFilters.minPrice": string;
+        "Documents.PriceTagFilters.minPrice": string;
+        /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+        "Documents.PriceTagFilters.tags": string;
         /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
         "Documents.RankingFilters.mode": components["schemas"]["Canonical.SearchModeParam"];
-        /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
-        "Documents.RankingFilters.tags": string;
         /** @description Continuation cursor: `pagination.cursor` (or `pagination.nextCursor`) of the previous page. */
         "Documents.SearchFilters.cursor": string;
         /** @description Legacy: the default already excludes seed; false includes seed. */
@@ -5468,8 +5468,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -5480,6 +5484,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -5773,8 +5779,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -5785,6 +5795,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -5853,8 +5865,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -5865,6 +5881,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -6263,8 +6281,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -6275,6 +6297,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -6343,8 +6367,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -6355,6 +6383,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -6423,8 +6453,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -6435,6 +6469,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -6503,8 +6539,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -6515,6 +6555,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -6586,11 +6628,11 @@ export interface operations {
                 /** @description Page size. */
                 limit?: number;
                 /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
-                maxPrice?: components["parameters"]["Documents.RankingFilters.maxPrice"];
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
-                minPrice?: components["parameters"]["Documents.RankingFilters.minPrice"];
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
                 mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
@@ -6606,7 +6648,7 @@ export interface operations {
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
-                tags?: components["parameters"]["Documents.RankingFilters.tags"];
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -6678,11 +6720,11 @@ export interface operations {
                 /** @description Page size. */
                 limit?: number;
                 /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
-                maxPrice?: components["parameters"]["Documents.RankingFilters.maxPrice"];
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
-                minPrice?: components["parameters"]["Documents.RankingFilters.minPrice"];
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
                 mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
@@ -6698,7 +6740,7 @@ export interface operations {
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
-                tags?: components["parameters"]["Documents.RankingFilters.tags"];
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -9185,8 +9227,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -9197,6 +9243,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -9265,8 +9313,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -9277,6 +9329,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10000,8 +10054,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -10012,6 +10070,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10080,8 +10140,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -10092,6 +10156,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10163,11 +10229,11 @@ export interface operations {
                 /** @description Page size. */
                 limit?: number;
                 /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
-                maxPrice?: components["parameters"]["Documents.RankingFilters.maxPrice"];
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
-                minPrice?: components["parameters"]["Documents.RankingFilters.minPrice"];
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
                 mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
@@ -10185,7 +10251,7 @@ export interface operations {
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
-                tags?: components["parameters"]["Documents.RankingFilters.tags"];
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10257,11 +10323,11 @@ export interface operations {
                 /** @description Page size. */
                 limit?: number;
                 /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
-                maxPrice?: components["parameters"]["Documents.RankingFilters.maxPrice"];
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
-                minPrice?: components["parameters"]["Documents.RankingFilters.minPrice"];
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
                 mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
@@ -10279,7 +10345,7 @@ export interface operations {
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
-                tags?: components["parameters"]["Documents.RankingFilters.tags"];
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10453,11 +10519,11 @@ export interface operations {
                 /** @description Page size. */
                 limit?: number;
                 /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
-                maxPrice?: components["parameters"]["Documents.RankingFilters.maxPrice"];
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
-                minPrice?: components["parameters"]["Documents.RankingFilters.minPrice"];
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
                 mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
@@ -10475,7 +10541,7 @@ export interface operations {
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
-                tags?: components["parameters"]["Documents.RankingFilters.tags"];
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10547,11 +10613,11 @@ export interface operations {
                 /** @description Page size. */
                 limit?: number;
                 /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
-                maxPrice?: components["parameters"]["Documents.RankingFilters.maxPrice"];
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
-                minPrice?: components["parameters"]["Documents.RankingFilters.minPrice"];
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
                 mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
@@ -10569,7 +10635,7 @@ export interface operations {
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
-                tags?: components["parameters"]["Documents.RankingFilters.tags"];
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */

@@ -58,7 +58,7 @@ describe("hybrid search over HTTP", () => {
     expect(hybrid.body.searchMode).toBe("hybrid");
     // Meaning matches of lower similarity follow (a tiny catalog), below the listing that means it.
     expect(idsOf(hybrid.body)[0]).toBe(ids.transcribe);
-    expect(idsOf(hybrid.body).indexOf(ids.weather)).not.toBe(1);
+    expect(idsOf(hybrid.body).indexOf(ids.weather!)).not.toBe(1);
   });
 
   it("says why each result ranks where it does", async () => {
@@ -74,7 +74,7 @@ describe("hybrid search over HTTP", () => {
     const { body } = await search("/discovery/search?query=ScribeFlow");
     const order = idsOf(body);
     expect(order).toContain(ids.copy);
-    expect(order.indexOf(ids.transcribe)).toBeLessThan(order.indexOf(ids.copy));
+    expect(order.indexOf(ids.transcribe!)).toBeLessThan(order.indexOf(ids.copy!));
     const copy = body.items.find((item) => item.metadata.listingId === ids.copy)!;
     expect(copy.metadata.lookalike).toBe(true);
     expect(copy.metadata.rankReasons?.lookalikeOf).toEqual({ brand: "ScribeFlow", payTo: sellerAddress(1) });
@@ -82,7 +82,7 @@ describe("hybrid search over HTTP", () => {
     expect(original.metadata).toMatchObject({ lookalike: false, rankReasons: { trust: { verifiedOwner: true } } });
   });
 
-  it("applies minPrice, maxPrice and tags, in every mode", async () => {
+  it("applies minPrice, maxPrice and tags, in every mode and on the lists", async () => {
     const cheap = await search("/discovery/search?mode=lexical&query=transcribes&maxPrice=0.015");
     expect(idsOf(cheap.body)).toEqual([ids.copy]);
     const dear = await search("/discovery/search?mode=lexical&query=transcribes&minPrice=0.02");
@@ -99,6 +99,10 @@ describe("hybrid search over HTTP", () => {
     const none = await search("/search?q=coordinates%20for%20an%20address&tags=maps,weather");
     expect(idsOf(none.body)).toEqual([]);
     expect((await search("/search?q=x&minPrice=abc")).status).toBe(400);
+    // The lists take them too.
+    expect(idsOf((await search("/discovery/resources?maxPrice=0.015&tags=audio")).body)).toEqual([ids.copy]);
+    expect(idsOf((await search("/bazaar.json?minPrice=0.05")).body)).toEqual([ids.fx]);
+    expect((await search("/discovery/resources?maxPrice=1.0000001")).status).toBe(400);
   });
 
   it("answers with substring matching when asked, the old shape", async () => {
