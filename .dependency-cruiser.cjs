@@ -16,7 +16,7 @@ const LAYERS = [
   { name: "documents", label: "src/documents/, src/web/", path: "^src/(documents|web)/" },
   { name: "catalog-payments-probe", label: "src/catalog/, src/payments/, src/probe/, src/usage/", path: "^src/(catalog|payments|probe|usage)/" },
   { name: "market", label: "src/market/", path: "^src/market/" },
-  { name: "contract-storage-chain", label: "src/contract/, src/storage/, src/chain/, src/jobs/, src/workers/", path: "^src/(contract|storage|chain|jobs|workers)/" },
+  { name: "contract-storage-chain", label: "src/contract/, src/storage/, src/chain/, src/jobs/, src/workers/, src/search/", path: "^src/(contract|storage|chain|jobs|workers|search)/" },
   {
     name: "foundation",
     label: "src/constants.ts, src/config.ts, src/logger.ts, src/metrics.ts, src/request-context.ts, generated/",

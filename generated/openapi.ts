@@ -3347,6 +3347,11 @@ export type components = {
         };
         /** @description A 32-byte value, `0x` and 64 hex digits: an owner operation's nonce (usable once). */
         Bytes32: string;
+        /**
+         * @description How a search matches text.
+         * @enum {string}
+         */
+        "Canonical.SearchModeParam": "lexical" | "semantic" | "hybrid";
         /** @description One listed endpoint, Bazaar-shaped. */
         CatalogItem: {
             accepts: components["schemas"]["PaymentRequirement"][];
@@ -3442,6 +3447,10 @@ export type components = {
             resources?: components["schemas"]["CatalogItem"][];
             /** @enum {string} */
             role: "marketplace";
+            /** @description On search with text: the matching that answered (`lexical` is substring matching). */
+            searchMode?: components["schemas"]["SearchModeUsed"];
+            /** @description On search, when `searchMode` is not the mode asked: why (`semantic-off`, `semantic-not-ready`, `semantic-saturated`). */
+            searchModeReason?: string;
             /** @description First-party `/kr-*` paths are leftover seed inventory. */
             seedInventoryNote: string;
             /** @enum {number} */
@@ -3926,12 +3935,16 @@ export type components = {
             listedAt: string;
             /** Format: uuid */
             listingId: string;
+            /** @description On a search answered by the ranking engine: true when this listing copies another seller's verified brand (see rankReasons.lookalikeOf). */
+            lookalike?: boolean;
             /** @description Marketplace name. */
             marketplace: string;
             /** @description The fee was paid by sellerPayTo itself, or its owner signed a claim (`POST /listings/{id}/claim`). */
             ownerVerified: boolean;
             /** @description Sale price as a decimal string. */
             priceUsdc: string;
+            /** @description On a search answered by the ranking engine: why this item ranks where it does. */
+            rankReasons?: components["schemas"]["RankReasons"];
             /** @description Address receiving sales. */
             salePayTo: components["schemas"]["EvmAddress"];
             /**
@@ -4602,6 +4615,38 @@ export type components = {
             /** @enum {number} */
             x402Version: 2;
         };
+        /** @description Why a search result ranks where it does. */
+        RankReasons: {
+            /** @description Set when the listing copies a verified seller's brand from another payTo (scored down, placed below it). */
+            lookalikeOf?: {
+                brand: string;
+                payTo: string;
+            };
+            /** @description Similarity of meaning between query and listing (cosine), and the rank it gave. */
+            meaningMatch?: {
+                /** Format: int32 */
+                rank: number;
+                /** Format: double */
+                similarity: number;
+            };
+            /** @description The query words (or near spellings) found in the listing's text, their BM25 score and the rank they gave. */
+            textMatch?: {
+                /** Format: int32 */
+                rank: number;
+                /** Format: double */
+                score: number;
+                terms: string[];
+            };
+            /** @description Trust signals and the multiplier they applied to the score. */
+            trust: {
+                /** Format: int32 */
+                calls30d: number;
+                /** Format: double */
+                factor: number;
+                healthy: boolean;
+                verifiedOwner: boolean;
+            };
+        };
         /** @description Whether this instance should receive traffic. */
         Readiness: {
             checks: components["schemas"]["ReadinessChecks"];
@@ -4650,6 +4695,11 @@ export type components = {
          * @enum {string}
          */
         ResourceType: "http" | "mcp";
+        /**
+         * @description Which matching answered a search.
+         * @enum {string}
+         */
+        SearchModeUsed: "lexical" | "semantic" | "hybrid";
         /** @description A seller's sales that could not be attributed to one of its listings (several share its price). */
         SellerUsage: {
             /** @description The last block the counts include (decimal string). */
@@ -4936,6 +4986,14 @@ export type components = {
         "Documents.ListFilters.scheme": string;
         /** @description Resource type. */
         "Documents.ListFilters.type": components["schemas"]["ResourceType"];
+        /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+        "Documents.PriceTagFilters.maxPrice": string;
+        /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+        "Documents.PriceTagFilters.minPrice": string;
+        /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+        "Documents.PriceTagFilters.tags": string;
+        /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+        "Documents.RankingFilters.mode": components["schemas"]["Canonical.SearchModeParam"];
         /** @description Continuation cursor: `pagination.cursor` (or `pagination.nextCursor`) of the previous page. */
         "Documents.SearchFilters.cursor": string;
         /** @description Legacy: the default already excludes seed; false includes seed. */
@@ -5575,8 +5633,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -5587,6 +5649,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -5880,8 +5944,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -5892,6 +5960,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -5960,8 +6030,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -5972,6 +6046,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -6370,8 +6446,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -6382,6 +6462,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -6450,8 +6532,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -6462,6 +6548,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -6530,8 +6618,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -6542,6 +6634,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -6610,8 +6704,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -6622,6 +6720,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -6692,8 +6792,14 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
+                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -6706,6 +6812,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -6776,8 +6884,14 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
+                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -6790,6 +6904,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -9336,8 +9452,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -9348,6 +9468,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -9416,8 +9538,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -9428,6 +9554,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10151,8 +10279,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -10163,6 +10295,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10231,8 +10365,12 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -10243,6 +10381,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10313,8 +10453,14 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
+                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -10329,6 +10475,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10399,8 +10547,14 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
+                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -10415,6 +10569,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10587,8 +10743,14 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
+                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -10603,6 +10765,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */
@@ -10673,8 +10837,14 @@ export interface operations {
                 leftoverSeed?: components["parameters"]["Documents.SeedFilters.leftoverSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (decimal string, e.g. `0.05`). */
+                maxPrice?: components["parameters"]["Documents.PriceTagFilters.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
+                minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
+                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
                 /** @description Page offset. */
@@ -10689,6 +10859,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
+                tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
                 type?: components["parameters"]["Documents.ListFilters.type"];
                 /** @description `true`: only listings whose owner is verified. */

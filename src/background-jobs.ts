@@ -13,6 +13,8 @@ import type { MarketFacts } from "./market/facts.js";
 import type { ChainReader } from "./payments/chain-reader.js";
 import type { ListingStore } from "./storage/listing-store.js";
 import type { UsageService } from "./usage/service.js";
+import { searchJobs } from "./search/jobs.js";
+import type { SearchService } from "./search/service.js";
 
 export interface BackgroundJobDeps {
   config: Config;
@@ -24,6 +26,8 @@ export interface BackgroundJobDeps {
   chain: ChainReader | null;
   prober: HealthProber;
   usage: UsageService;
+  /** The search engine (null with SEARCH_SEMANTIC=off): its catalog follower and model backfill. */
+  search: SearchService | null;
 }
 
 export function backgroundJobs(deps: BackgroundJobDeps): JobDefinition[] {
@@ -34,5 +38,6 @@ export function backgroundJobs(deps: BackgroundJobDeps): JobDefinition[] {
     deps.prober.job(),
     deps.usage.job,
   ];
+  if (deps.search) jobs.push(...searchJobs(deps.search, { now }));
   return jobs.filter((job): job is JobDefinition => job !== null);
 }

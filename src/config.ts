@@ -31,6 +31,8 @@ export interface Config {
   work: WorkConfig;
   health: HealthConfig;
   usage: UsageConfig;
+  /** Meaning-aware search (src/search/): off answers every search with today's substring matching and loads no model. */
+  semanticSearch: boolean;
 }
 
 /** The usage indexer (src/usage/): sales read from the payment token's Transfer events. */
@@ -247,6 +249,7 @@ export function loadConfig(env: Env = process.env): Config {
     work,
     health,
     usage,
+    semanticSearch: flag("SEARCH_SEMANTIC", true),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

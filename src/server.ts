@@ -27,6 +27,8 @@ import { applyMigrations } from "./storage/migrate.js";
 import { createUsageService } from "./usage/service.js";
 import { backgroundJobs } from "./background-jobs.js";
 import { createJobRegistry, type JobRegistry } from "./jobs/registry.js";
+import { CatalogRanker } from "./queries/ranked-search.js";
+import { SearchService } from "./search/service.js";
 
 /** How long close() lets requests in flight finish before it closes their connections. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -112,7 +114,10 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const market = marketFactsFor(config, payments);
   const health = createHealth({ store, probe, config: config.health, logger, now });
   const documents = { market, contract };
-  const catalog = { ...documents, store, freshness, now };
+  // The ranking engine loads the catalog in the background: searches answer with substring matching
+  // (searchModeReason "semantic-not-ready") until it is in, and the request thread never waits on the model.
+  const ranker = config.semanticSearch ? new CatalogRanker(new SearchService(database, { log: logger })) : null;
+  const catalog = { ...documents, store, freshness, now, ranker };
   const listingReads = { ...catalog, health, usage };
   const mcp = { ...catalog, config, logger, probe };
   const contexts: AreaContexts = {
@@ -127,11 +132,12 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     web: listingReads,
     assets: {},
   };
-  const jobs = createJobRegistry(backgroundJobs({ config, logger, now, store, market, chain: payments.chain, prober: health.prober, usage }), {
+  const jobs = createJobRegistry(backgroundJobs({ config, logger, now, store, market, chain: payments.chain, prober: health.prober, usage, search: ranker?.service ?? null }), {
     logger,
     leases: repositories.leases,
   });
   await jobs.start();
+  const rankerStarted = ranker?.start(now()).catch((error: unknown) => logger.warn({ err: error }, "search: the catalog could not be indexed; searches answer with substring matching"));
   const router = await createRouter(contract, handlers, contexts);
   const responseCache = new ResponseCache(freshness);
   const app = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, routeMiddleware: routeMiddleware({ probe, work }), trustProxy: config.trustProxy }).callback();
@@ -156,6 +162,8 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
       });
       clearTimeout(grace);
       await jobs.stop();
+      await rankerStarted;
+      await ranker?.service.close();
       await probeLimits.close();
       await work.pool.close();
       await catalogChanges?.close();

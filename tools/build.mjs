@@ -25,7 +25,7 @@ const SOURCES = ["src", "generated", "prisma", "tsconfig.json", "tsconfig.build.
 /** Transpiled to dist/ with the same relative paths. */
 const COMPILED = ["src", "generated"];
 /** Read at run time relative to the compiled modules (import.meta.url), so copied beside them. */
-const ASSETS = ["generated/openapi.json", "generated/contracts.json", "prisma", "src/documents/scripts"];
+const ASSETS = ["generated/openapi.json", "generated/contracts.json", "prisma", "src/documents/scripts", "src/search/model"];
 
 function newestMtime(path) {
   let stats;

@@ -13,10 +13,12 @@ export interface CursorScope {
   network?: string | undefined;
   scheme?: string | undefined;
   extensions?: string | undefined;
+  /** The mode and the price and tag filters: another ranking is another search. */
+  ranking?: unknown[] | undefined;
 }
 
 function fingerprint(scope: CursorScope): string {
-  const canonical = JSON.stringify([scope.query, scope.includeSeed, scope.type ?? null, scope.payTo?.toLowerCase() ?? null, scope.network ?? null, scope.scheme ?? null, scope.extensions ?? null]);
+  const canonical = JSON.stringify([scope.query, scope.includeSeed, scope.type ?? null, scope.payTo?.toLowerCase() ?? null, scope.network ?? null, scope.scheme ?? null, scope.extensions ?? null, ...(scope.ranking ?? [])]);
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 12);
 }
 

@@ -5,6 +5,7 @@ import { toCatalogItem } from "../catalog/catalog-item.js";
 import { linksTo, DISCOVERY_LINKS } from "../market/links.js";
 import { listingFeeDetail } from "./listing-fee.js";
 import { encodeCursor, type CursorScope } from "../catalog/search-cursor.js";
+import type { RankReasons } from "../search/types.js";
 
 export type DiscoveryDocument = components["schemas"]["DiscoveryDocument"];
 
@@ -57,10 +58,17 @@ export interface SearchView {
   limit: number;
   offset: number;
   scope: CursorScope;
+  /** Which matching answered (searches with text), with each result's rank reasons when the engine ranked them. */
+  ranking?: { mode: "lexical" | "semantic" | "hybrid"; reason?: string | undefined; reasons?: Map<string, RankReasons> | undefined } | undefined;
 }
 
 export function searchDocument(services: DocumentContext, view: SearchView): DiscoveryDocument {
-  const items = view.page.rows.map((row) => toCatalogItem(row, services.market));
+  const reasons = view.ranking?.reasons;
+  const items = view.page.rows.map((row) => {
+    const item = toCatalogItem(row, services.market);
+    const why = reasons?.get(row.id);
+    return why ? { ...item, metadata: { ...item.metadata, rankReasons: why, lookalike: why.lookalikeOf !== undefined } } : item;
+  });
   const next = view.offset + view.limit;
   const nextCursor = next < view.page.total ? encodeCursor(next, view.scope) : null;
   const note =
@@ -68,6 +76,8 @@ export function searchDocument(services: DocumentContext, view: SearchView): Dis
   return {
     ...base(services, note),
     query: view.scope.query,
+    ...(view.ranking ? { searchMode: view.ranking.mode } : {}),
+    ...(view.ranking?.reason ? { searchModeReason: view.ranking.reason } : {}),
     resources: items,
     items,
     pagination: {

@@ -9,12 +9,15 @@ import { isDefaultSeedView, showsSeed } from "../catalog/seed-filter.js";
 import type { ListView, SearchView } from "../documents/discovery.js";
 import { FOREIGN_PAGE_SIZE } from "../documents/foreign.js";
 import { EMPTY_PAGE, catalogView, type FeedQuery, type Listing, type ListingStore } from "../storage/listing-store.js";
+import { rankedPage, type CatalogRanker, type SearchRanking } from "./ranked-search.js";
 
 /** What the catalog queries read from. */
 export interface CatalogQueryContext {
   store: ListingStore;
   freshness: CatalogFreshness;
   now(): Date;
+  /** The ranking engine (src/search/); null with SEARCH_SEMANTIC=off: substring matching answers. */
+  ranker: CatalogRanker | null;
 }
 
 /** The catalog state a reply is read at: `token` changes exactly when anything it shows may have. */
@@ -65,12 +68,23 @@ export async function searchPage(context: CatalogQueryContext, state: CatalogSta
     network: query.network,
     scheme: query.scheme,
     extensions: query.extensions,
+    ranking: [query.mode ?? "hybrid", query.minPrice ?? null, query.maxPrice ?? null, query.tags ?? null],
   };
   const limit = query.limit ?? DEFAULT_SEARCH_LIMIT;
   const offset = query.cursor === undefined ? (query.offset ?? 0) : decodeCursor(query.cursor, scope);
   const view = catalogView(query, includeSeed);
-  const page = view ? await context.store.catalog.search(view, text ?? "", { limit, offset, now: context.now(), token: state.token }) : EMPTY_PAGE;
-  return { page, limit, offset, scope };
+  if (!view) return { page: EMPTY_PAGE, limit, offset, scope, ranking: text ? { mode: "lexical" } : undefined };
+  const asked = query.mode ?? "hybrid";
+  const ranker = context.ranker;
+  if (text && asked !== "lexical" && ranker?.ready) {
+    const now = context.now();
+    await ranker.syncTo(state.token, now);
+    const { page, ranking } = await rankedPage(ranker, context.store, view, text, asked, { limit, offset, now });
+    return { page, limit, offset, scope, ranking };
+  }
+  const page = await context.store.catalog.search(view, text ?? "", { limit, offset, now: context.now(), token: state.token });
+  const ranking: SearchRanking | undefined = text ? { mode: "lexical", reason: asked === "lexical" ? undefined : ranker ? "semantic-not-ready" : "semantic-off" } : undefined;
+  return { page, limit, offset, scope, ranking };
 }
 
 /** The newest `limit` third-party listings (`GET /listings`, the foreign catalog), and how many there are. */

@@ -25,6 +25,24 @@ export interface CatalogFilters {
   verified?: boolean | undefined;
   minCalls?: number | undefined;
   sort?: CatalogSort | undefined;
+  /** USDC decimal strings (at most 6 decimals): the price range, inclusive. */
+  minPrice?: string | undefined;
+  maxPrice?: string | undefined;
+  /** Comma-separated tags, every one required (case-insensitive). */
+  tags?: string | undefined;
+}
+
+/** A USDC decimal string (the contract's pattern checked it) in micros. */
+export function usdcMicros(decimal: string | undefined): number | undefined {
+  if (decimal === undefined) return undefined;
+  const [whole = "0", fraction = ""] = decimal.split(".");
+  return Number(whole) * 1_000_000 + Number(fraction.padEnd(6, "0").slice(0, 6));
+}
+
+/** The tags a filter asks for, lowercased, without blanks or duplicates. */
+export function tagList(tags: string | undefined): string[] | undefined {
+  const list = [...new Set((tags ?? "").split(",").map((tag) => tag.trim().toLowerCase()).filter(Boolean))];
+  return list.length ? list : undefined;
 }
 
 /**
@@ -46,5 +64,8 @@ export function catalogView(filters: CatalogFilters, includeSeed: boolean): Cata
     verified: filters.verified === true ? true : undefined,
     minCalls: filters.minCalls !== undefined && filters.minCalls > 0 ? filters.minCalls : undefined,
     sort: filters.sort,
+    minPriceMicros: usdcMicros(filters.minPrice),
+    maxPriceMicros: usdcMicros(filters.maxPrice),
+    tags: tagList(filters.tags),
   };
 }

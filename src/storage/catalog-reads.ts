@@ -17,6 +17,7 @@ import {
   MATCH_CLASSES,
   keyAtSql,
   liveByIdSql,
+  inViewByIdsSql,
   matchKeyAtSql,
   matchKeysSql,
   rowsByKeySql,
@@ -77,7 +78,7 @@ const FEW_MATCHES_WEIGHT = 16;
 
 /** The rows a view shows (not their order: a sorted view has the same totals). */
 const viewKey = (view: CatalogView) =>
-  JSON.stringify([view.includeSeed, view.payTo ?? "", view.extensionKey ?? "", view.health ?? "", view.verified ?? false, view.minCalls ?? 0]);
+  JSON.stringify([view.includeSeed, view.payTo ?? "", view.extensionKey ?? "", view.health ?? "", view.verified ?? false, view.minCalls ?? 0, view.minPriceMicros ?? null, view.maxPriceMicros ?? null, view.tags ?? []]);
 
 export class CatalogReads {
   /**
@@ -238,6 +239,16 @@ export class CatalogReads {
     if (!request.since) return (await this.reader.rows(pageSql(this.kind, view, request.now, { skip: 0, limit: request.limit }))).map(toListing);
     const oldestFirst = await this.reader.rows(listedAfterSql(this.kind, view, request.now, request.since, request.limit));
     return oldestFirst.map(toListing).reverse();
+  }
+
+  /** The listings of these ids the view shows, in the order of `ids` (a ranked search's rows). */
+  async inViewByIds(view: CatalogView, ids: string[], now: Date): Promise<Listing[]> {
+    if (ids.length === 0) return [];
+    const byId = new Map((await this.reader.rows(inViewByIdsSql(view, now, ids))).map((row) => [String(row.id), row]));
+    return ids.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [toListing(row)] : [];
+    });
   }
 
   /** One live listing by id (`GET /listings/{id}`), or null. */

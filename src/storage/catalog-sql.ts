@@ -24,6 +24,11 @@ export interface CatalogView {
   minCalls?: number | undefined;
   /** The order: newest first (default), most 30-day sales first, or cheapest first; newest first within a tie. */
   sort?: CatalogSort | undefined;
+  /** The price range in micros, inclusive. */
+  minPriceMicros?: number | undefined;
+  maxPriceMicros?: number | undefined;
+  /** Lowercased tags, every one required. */
+  tags?: string[] | undefined;
 }
 
 export type CatalogSort = "newest" | "popular" | "price";
@@ -73,6 +78,10 @@ function visible(view: CatalogView, now: Date): Prisma.Sql {
   if (view.health) conditions.push(Prisma.sql`l."healthStatus" = ${view.health}`);
   if (view.verified) conditions.push(Prisma.sql`l."ownerVerified" = ${true}`);
   if (view.minCalls) conditions.push(Prisma.sql`l."calls30d" >= ${view.minCalls}`);
+  if (view.minPriceMicros !== undefined) conditions.push(Prisma.sql`l."priceMicros" >= ${view.minPriceMicros}`);
+  if (view.maxPriceMicros !== undefined) conditions.push(Prisma.sql`l."priceMicros" <= ${view.maxPriceMicros}`);
+  // tags is a JSON array of strings: a tag is matched with its quotes, LIKE's wildcards escaped.
+  for (const tag of view.tags ?? []) conditions.push(Prisma.sql`LOWER(l."tags") LIKE ${`%${JSON.stringify(tag).replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`);
   return Prisma.join(conditions, " AND ");
 }
 
@@ -134,6 +143,11 @@ export function sortedPageSql(kind: DatabaseKind, view: CatalogView, now: Date, 
 export function listedAfterSql(kind: DatabaseKind, view: CatalogView, now: Date, since: Date, limit: number): Prisma.Sql {
   return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l${indexFor(kind, view)}
     WHERE ${visible(view, now)} AND l."listedAt" > ${since} ORDER BY l."listedAt" ASC, l."id" ASC LIMIT ${limit}`;
+}
+
+/** The listings of these ids the view shows (in no particular order). */
+export function inViewByIdsSql(view: CatalogView, now: Date, ids: string[]): Prisma.Sql {
+  return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l."id" IN (${Prisma.join(ids)}) AND ${visible(view, now)}`;
 }
 
 /** One listing by id, when it is live (active, not expired); seed rows too. */

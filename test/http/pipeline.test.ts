@@ -14,7 +14,7 @@ async function startLogged(): Promise<{ server: RunningServer; lines: Array<Reco
       done();
     },
   });
-  const config = loadConfig({ PORT: "0", LOG_LEVEL: "debug", LOAD_SEED: "false", DATABASE_URL: `file:${process.env.TMPDIR ?? "/tmp"}/pipeline-${process.pid}-${Date.now()}.db` });
+  const config = loadConfig({ PORT: "0", LOG_LEVEL: "debug", LOAD_SEED: "false", SEARCH_SEMANTIC: "false", DATABASE_URL: `file:${process.env.TMPDIR ?? "/tmp"}/pipeline-${process.pid}-${Date.now()}.db` });
   const server = await startServer(config, pino({ level: "debug" }, sink), { payments: await offlinePayments(config), shutdownGraceMs: 500 });
   return { server, lines };
 }

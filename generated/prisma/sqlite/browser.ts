@@ -73,3 +73,11 @@ export type UsageTransfer = Prisma.UsageTransferModel
  * notice a reorg.
  */
 export type ChainCheckpoint = Prisma.ChainCheckpointModel
+/**
+ * Model ListingEmbedding
+ * A listing's sentence embedding for semantic search (issue 24), computed by the embedding worker
+ * off the request thread at listing and update time, and by the backfill job. Each instance loads
+ * these into its in-memory vector index (src/search/); a row whose textHash no longer matches the
+ * listing's text (or whose model is another) is embedded again.
+ */
+export type ListingEmbedding = Prisma.ListingEmbeddingModel

@@ -406,7 +406,8 @@ export const ModelName = {
   OwnerNonce: 'OwnerNonce',
   PaymentIdempotency: 'PaymentIdempotency',
   UsageTransfer: 'UsageTransfer',
-  ChainCheckpoint: 'ChainCheckpoint'
+  ChainCheckpoint: 'ChainCheckpoint',
+  ListingEmbedding: 'ListingEmbedding'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -422,7 +423,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "listing" | "payment" | "catalogState" | "listingHealth" | "healthDay" | "jobLease" | "ownerNonce" | "paymentIdempotency" | "usageTransfer" | "chainCheckpoint"
+    modelProps: "listing" | "payment" | "catalogState" | "listingHealth" | "healthDay" | "jobLease" | "ownerNonce" | "paymentIdempotency" | "usageTransfer" | "chainCheckpoint" | "listingEmbedding"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1166,6 +1167,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    ListingEmbedding: {
+      payload: Prisma.$ListingEmbeddingPayload<ExtArgs>
+      fields: Prisma.ListingEmbeddingFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ListingEmbeddingFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEmbeddingPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ListingEmbeddingFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEmbeddingPayload>
+        }
+        findFirst: {
+          args: Prisma.ListingEmbeddingFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEmbeddingPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ListingEmbeddingFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEmbeddingPayload>
+        }
+        findMany: {
+          args: Prisma.ListingEmbeddingFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEmbeddingPayload>[]
+        }
+        create: {
+          args: Prisma.ListingEmbeddingCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEmbeddingPayload>
+        }
+        createMany: {
+          args: Prisma.ListingEmbeddingCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ListingEmbeddingCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEmbeddingPayload>[]
+        }
+        delete: {
+          args: Prisma.ListingEmbeddingDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEmbeddingPayload>
+        }
+        update: {
+          args: Prisma.ListingEmbeddingUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEmbeddingPayload>
+        }
+        deleteMany: {
+          args: Prisma.ListingEmbeddingDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ListingEmbeddingUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ListingEmbeddingUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEmbeddingPayload>[]
+        }
+        upsert: {
+          args: Prisma.ListingEmbeddingUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEmbeddingPayload>
+        }
+        aggregate: {
+          args: Prisma.ListingEmbeddingAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateListingEmbedding>
+        }
+        groupBy: {
+          args: Prisma.ListingEmbeddingGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ListingEmbeddingGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ListingEmbeddingCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ListingEmbeddingCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1354,6 +1429,17 @@ export const ChainCheckpointScalarFieldEnum = {
 export type ChainCheckpointScalarFieldEnum = (typeof ChainCheckpointScalarFieldEnum)[keyof typeof ChainCheckpointScalarFieldEnum]
 
 
+export const ListingEmbeddingScalarFieldEnum = {
+  listingId: 'listingId',
+  model: 'model',
+  textHash: 'textHash',
+  vector: 'vector',
+  embeddedAt: 'embeddedAt'
+} as const
+
+export type ListingEmbeddingScalarFieldEnum = (typeof ListingEmbeddingScalarFieldEnum)[keyof typeof ListingEmbeddingScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -1475,6 +1561,20 @@ export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'In
  * Reference to a field of type 'Int[]'
  */
 export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes'
+ */
+export type BytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes[]'
+ */
+export type ListBytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes[]'>
     
 
 
@@ -1652,6 +1752,7 @@ export type GlobalOmitConfig = {
   paymentIdempotency?: Prisma.PaymentIdempotencyOmit
   usageTransfer?: Prisma.UsageTransferOmit
   chainCheckpoint?: Prisma.ChainCheckpointOmit
+  listingEmbedding?: Prisma.ListingEmbeddingOmit
 }
 
 /* Types for Logging */

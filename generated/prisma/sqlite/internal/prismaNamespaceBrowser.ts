@@ -60,7 +60,8 @@ export const ModelName = {
   OwnerNonce: 'OwnerNonce',
   PaymentIdempotency: 'PaymentIdempotency',
   UsageTransfer: 'UsageTransfer',
-  ChainCheckpoint: 'ChainCheckpoint'
+  ChainCheckpoint: 'ChainCheckpoint',
+  ListingEmbedding: 'ListingEmbedding'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -223,6 +224,17 @@ export const ChainCheckpointScalarFieldEnum = {
 } as const
 
 export type ChainCheckpointScalarFieldEnum = (typeof ChainCheckpointScalarFieldEnum)[keyof typeof ChainCheckpointScalarFieldEnum]
+
+
+export const ListingEmbeddingScalarFieldEnum = {
+  listingId: 'listingId',
+  model: 'model',
+  textHash: 'textHash',
+  vector: 'vector',
+  embeddedAt: 'embeddedAt'
+} as const
+
+export type ListingEmbeddingScalarFieldEnum = (typeof ListingEmbeddingScalarFieldEnum)[keyof typeof ListingEmbeddingScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -387,6 +387,7 @@ export type ListingWhereInput = {
   payments?: Prisma.PaymentListRelationFilter
   health?: Prisma.XOR<Prisma.ListingHealthNullableScalarRelationFilter, Prisma.ListingHealthWhereInput> | null
   healthDays?: Prisma.HealthDayListRelationFilter
+  embedding?: Prisma.XOR<Prisma.ListingEmbeddingNullableScalarRelationFilter, Prisma.ListingEmbeddingWhereInput> | null
 }
 
 export type ListingOrderByWithRelationInput = {
@@ -421,6 +422,7 @@ export type ListingOrderByWithRelationInput = {
   payments?: Prisma.PaymentOrderByRelationAggregateInput
   health?: Prisma.ListingHealthOrderByWithRelationInput
   healthDays?: Prisma.HealthDayOrderByRelationAggregateInput
+  embedding?: Prisma.ListingEmbeddingOrderByWithRelationInput
 }
 
 export type ListingWhereUniqueInput = Prisma.AtLeast<{
@@ -458,6 +460,7 @@ export type ListingWhereUniqueInput = Prisma.AtLeast<{
   payments?: Prisma.PaymentListRelationFilter
   health?: Prisma.XOR<Prisma.ListingHealthNullableScalarRelationFilter, Prisma.ListingHealthWhereInput> | null
   healthDays?: Prisma.HealthDayListRelationFilter
+  embedding?: Prisma.XOR<Prisma.ListingEmbeddingNullableScalarRelationFilter, Prisma.ListingEmbeddingWhereInput> | null
 }, "id">
 
 export type ListingOrderByWithAggregationInput = {
@@ -562,6 +565,7 @@ export type ListingCreateInput = {
   payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
+  embedding?: Prisma.ListingEmbeddingCreateNestedOneWithoutListingInput
 }
 
 export type ListingUncheckedCreateInput = {
@@ -596,6 +600,7 @@ export type ListingUncheckedCreateInput = {
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
+  embedding?: Prisma.ListingEmbeddingUncheckedCreateNestedOneWithoutListingInput
 }
 
 export type ListingUpdateInput = {
@@ -630,6 +635,7 @@ export type ListingUpdateInput = {
   payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
+  embedding?: Prisma.ListingEmbeddingUpdateOneWithoutListingNestedInput
 }
 
 export type ListingUncheckedUpdateInput = {
@@ -664,6 +670,7 @@ export type ListingUncheckedUpdateInput = {
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
+  embedding?: Prisma.ListingEmbeddingUncheckedUpdateOneWithoutListingNestedInput
 }
 
 export type ListingCreateManyInput = {
@@ -942,6 +949,20 @@ export type ListingUpdateOneRequiredWithoutHealthDaysNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.ListingUpdateToOneWithWhereWithoutHealthDaysInput, Prisma.ListingUpdateWithoutHealthDaysInput>, Prisma.ListingUncheckedUpdateWithoutHealthDaysInput>
 }
 
+export type ListingCreateNestedOneWithoutEmbeddingInput = {
+  create?: Prisma.XOR<Prisma.ListingCreateWithoutEmbeddingInput, Prisma.ListingUncheckedCreateWithoutEmbeddingInput>
+  connectOrCreate?: Prisma.ListingCreateOrConnectWithoutEmbeddingInput
+  connect?: Prisma.ListingWhereUniqueInput
+}
+
+export type ListingUpdateOneRequiredWithoutEmbeddingNestedInput = {
+  create?: Prisma.XOR<Prisma.ListingCreateWithoutEmbeddingInput, Prisma.ListingUncheckedCreateWithoutEmbeddingInput>
+  connectOrCreate?: Prisma.ListingCreateOrConnectWithoutEmbeddingInput
+  upsert?: Prisma.ListingUpsertWithoutEmbeddingInput
+  connect?: Prisma.ListingWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.ListingUpdateToOneWithWhereWithoutEmbeddingInput, Prisma.ListingUpdateWithoutEmbeddingInput>, Prisma.ListingUncheckedUpdateWithoutEmbeddingInput>
+}
+
 export type ListingCreateWithoutPaymentsInput = {
   id?: string
   resource: string
@@ -973,6 +994,7 @@ export type ListingCreateWithoutPaymentsInput = {
   delistedAt?: Date | string | null
   health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
+  embedding?: Prisma.ListingEmbeddingCreateNestedOneWithoutListingInput
 }
 
 export type ListingUncheckedCreateWithoutPaymentsInput = {
@@ -1006,6 +1028,7 @@ export type ListingUncheckedCreateWithoutPaymentsInput = {
   delistedAt?: Date | string | null
   health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
+  embedding?: Prisma.ListingEmbeddingUncheckedCreateNestedOneWithoutListingInput
 }
 
 export type ListingCreateOrConnectWithoutPaymentsInput = {
@@ -1055,6 +1078,7 @@ export type ListingUpdateWithoutPaymentsInput = {
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
+  embedding?: Prisma.ListingEmbeddingUpdateOneWithoutListingNestedInput
 }
 
 export type ListingUncheckedUpdateWithoutPaymentsInput = {
@@ -1088,6 +1112,7 @@ export type ListingUncheckedUpdateWithoutPaymentsInput = {
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
+  embedding?: Prisma.ListingEmbeddingUncheckedUpdateOneWithoutListingNestedInput
 }
 
 export type ListingCreateWithoutHealthInput = {
@@ -1121,6 +1146,7 @@ export type ListingCreateWithoutHealthInput = {
   delistedAt?: Date | string | null
   payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
   healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
+  embedding?: Prisma.ListingEmbeddingCreateNestedOneWithoutListingInput
 }
 
 export type ListingUncheckedCreateWithoutHealthInput = {
@@ -1154,6 +1180,7 @@ export type ListingUncheckedCreateWithoutHealthInput = {
   delistedAt?: Date | string | null
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
   healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
+  embedding?: Prisma.ListingEmbeddingUncheckedCreateNestedOneWithoutListingInput
 }
 
 export type ListingCreateOrConnectWithoutHealthInput = {
@@ -1203,6 +1230,7 @@ export type ListingUpdateWithoutHealthInput = {
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
+  embedding?: Prisma.ListingEmbeddingUpdateOneWithoutListingNestedInput
 }
 
 export type ListingUncheckedUpdateWithoutHealthInput = {
@@ -1236,6 +1264,7 @@ export type ListingUncheckedUpdateWithoutHealthInput = {
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
+  embedding?: Prisma.ListingEmbeddingUncheckedUpdateOneWithoutListingNestedInput
 }
 
 export type ListingCreateWithoutHealthDaysInput = {
@@ -1269,6 +1298,7 @@ export type ListingCreateWithoutHealthDaysInput = {
   delistedAt?: Date | string | null
   payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
+  embedding?: Prisma.ListingEmbeddingCreateNestedOneWithoutListingInput
 }
 
 export type ListingUncheckedCreateWithoutHealthDaysInput = {
@@ -1302,6 +1332,7 @@ export type ListingUncheckedCreateWithoutHealthDaysInput = {
   delistedAt?: Date | string | null
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
+  embedding?: Prisma.ListingEmbeddingUncheckedCreateNestedOneWithoutListingInput
 }
 
 export type ListingCreateOrConnectWithoutHealthDaysInput = {
@@ -1351,6 +1382,7 @@ export type ListingUpdateWithoutHealthDaysInput = {
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
+  embedding?: Prisma.ListingEmbeddingUpdateOneWithoutListingNestedInput
 }
 
 export type ListingUncheckedUpdateWithoutHealthDaysInput = {
@@ -1384,6 +1416,159 @@ export type ListingUncheckedUpdateWithoutHealthDaysInput = {
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
+  embedding?: Prisma.ListingEmbeddingUncheckedUpdateOneWithoutListingNestedInput
+}
+
+export type ListingCreateWithoutEmbeddingInput = {
+  id?: string
+  resource: string
+  method: string
+  priceUsdc: string
+  priceAtomic: string
+  description: string
+  sellerPayTo: string
+  inputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  network: string
+  state: string
+  leftoverSeed?: boolean
+  mimeType?: string | null
+  serviceName?: string | null
+  tags?: string | null
+  iconUrl?: string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: string
+  listedAt: Date | string
+  expiresAt: Date | string
+  updatedAt?: Date | string
+  priceMicros?: bigint | number
+  healthStatus?: string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: boolean
+  calls30d?: number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Date | string | null
+  payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
+  health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
+  healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
+}
+
+export type ListingUncheckedCreateWithoutEmbeddingInput = {
+  id?: string
+  resource: string
+  method: string
+  priceUsdc: string
+  priceAtomic: string
+  description: string
+  sellerPayTo: string
+  inputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  network: string
+  state: string
+  leftoverSeed?: boolean
+  mimeType?: string | null
+  serviceName?: string | null
+  tags?: string | null
+  iconUrl?: string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: string
+  listedAt: Date | string
+  expiresAt: Date | string
+  updatedAt?: Date | string
+  priceMicros?: bigint | number
+  healthStatus?: string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: boolean
+  calls30d?: number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Date | string | null
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
+  health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
+  healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
+}
+
+export type ListingCreateOrConnectWithoutEmbeddingInput = {
+  where: Prisma.ListingWhereUniqueInput
+  create: Prisma.XOR<Prisma.ListingCreateWithoutEmbeddingInput, Prisma.ListingUncheckedCreateWithoutEmbeddingInput>
+}
+
+export type ListingUpsertWithoutEmbeddingInput = {
+  update: Prisma.XOR<Prisma.ListingUpdateWithoutEmbeddingInput, Prisma.ListingUncheckedUpdateWithoutEmbeddingInput>
+  create: Prisma.XOR<Prisma.ListingCreateWithoutEmbeddingInput, Prisma.ListingUncheckedCreateWithoutEmbeddingInput>
+  where?: Prisma.ListingWhereInput
+}
+
+export type ListingUpdateToOneWithWhereWithoutEmbeddingInput = {
+  where?: Prisma.ListingWhereInput
+  data: Prisma.XOR<Prisma.ListingUpdateWithoutEmbeddingInput, Prisma.ListingUncheckedUpdateWithoutEmbeddingInput>
+}
+
+export type ListingUpdateWithoutEmbeddingInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  resource?: Prisma.StringFieldUpdateOperationsInput | string
+  method?: Prisma.StringFieldUpdateOperationsInput | string
+  priceUsdc?: Prisma.StringFieldUpdateOperationsInput | string
+  priceAtomic?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  sellerPayTo?: Prisma.StringFieldUpdateOperationsInput | string
+  inputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  network?: Prisma.StringFieldUpdateOperationsInput | string
+  state?: Prisma.StringFieldUpdateOperationsInput | string
+  leftoverSeed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mimeType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  serviceName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  iconUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: Prisma.StringFieldUpdateOperationsInput | string
+  listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  priceMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  healthStatus?: Prisma.StringFieldUpdateOperationsInput | string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  calls30d?: Prisma.IntFieldUpdateOperationsInput | number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
+  health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
+  healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
+}
+
+export type ListingUncheckedUpdateWithoutEmbeddingInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  resource?: Prisma.StringFieldUpdateOperationsInput | string
+  method?: Prisma.StringFieldUpdateOperationsInput | string
+  priceUsdc?: Prisma.StringFieldUpdateOperationsInput | string
+  priceAtomic?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  sellerPayTo?: Prisma.StringFieldUpdateOperationsInput | string
+  inputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  network?: Prisma.StringFieldUpdateOperationsInput | string
+  state?: Prisma.StringFieldUpdateOperationsInput | string
+  leftoverSeed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mimeType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  serviceName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  tags?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  iconUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  bazaar?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  extensionKeys?: Prisma.StringFieldUpdateOperationsInput | string
+  listedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  priceMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  healthStatus?: Prisma.StringFieldUpdateOperationsInput | string
+  healthSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  ownerVerified?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  calls30d?: Prisma.IntFieldUpdateOperationsInput | number
+  usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
+  health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
+  healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
 }
 
 
@@ -1458,6 +1643,7 @@ export type ListingSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   payments?: boolean | Prisma.Listing$paymentsArgs<ExtArgs>
   health?: boolean | Prisma.Listing$healthArgs<ExtArgs>
   healthDays?: boolean | Prisma.Listing$healthDaysArgs<ExtArgs>
+  embedding?: boolean | Prisma.Listing$embeddingArgs<ExtArgs>
   _count?: boolean | Prisma.ListingCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["listing"]>
 
@@ -1559,6 +1745,7 @@ export type ListingInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   payments?: boolean | Prisma.Listing$paymentsArgs<ExtArgs>
   health?: boolean | Prisma.Listing$healthArgs<ExtArgs>
   healthDays?: boolean | Prisma.Listing$healthDaysArgs<ExtArgs>
+  embedding?: boolean | Prisma.Listing$embeddingArgs<ExtArgs>
   _count?: boolean | Prisma.ListingCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type ListingIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1573,6 +1760,7 @@ export type $ListingPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     payments: Prisma.$PaymentPayload<ExtArgs>[]
     health: Prisma.$ListingHealthPayload<ExtArgs> | null
     healthDays: Prisma.$HealthDayPayload<ExtArgs>[]
+    embedding: Prisma.$ListingEmbeddingPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -2054,6 +2242,7 @@ export interface Prisma__ListingClient<T, Null = never, ExtArgs extends runtime.
   payments<T extends Prisma.Listing$paymentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Listing$paymentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   health<T extends Prisma.Listing$healthArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Listing$healthArgs<ExtArgs>>): Prisma.Prisma__ListingHealthClient<runtime.Types.Result.GetResult<Prisma.$ListingHealthPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   healthDays<T extends Prisma.Listing$healthDaysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Listing$healthDaysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$HealthDayPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  embedding<T extends Prisma.Listing$embeddingArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Listing$embeddingArgs<ExtArgs>>): Prisma.Prisma__ListingEmbeddingClient<runtime.Types.Result.GetResult<Prisma.$ListingEmbeddingPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2566,6 +2755,25 @@ export type Listing$healthDaysArgs<ExtArgs extends runtime.Types.Extensions.Inte
   take?: number
   skip?: number
   distinct?: Prisma.HealthDayScalarFieldEnum | Prisma.HealthDayScalarFieldEnum[]
+}
+
+/**
+ * Listing.embedding
+ */
+export type Listing$embeddingArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the ListingEmbedding
+   */
+  select?: Prisma.ListingEmbeddingSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the ListingEmbedding
+   */
+  omit?: Prisma.ListingEmbeddingOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ListingEmbeddingInclude<ExtArgs> | null
+  where?: Prisma.ListingEmbeddingWhereInput
 }
 
 /**

@@ -1,0 +1,84 @@
+// The catalog search through the ranking engine (src/search/): BM25 and meaning, fused with trust
+// signals. The engine ranks ids; the rows come from the catalog reader, which applies every catalog
+// filter again (seed, expiry, extensions...), so a filter the engine does not know is still applied.
+import type { SearchService } from "../search/service.js";
+import type { RankReasons, SearchDocument, SearchMode } from "../search/types.js";
+import type { CatalogView, Listing, ListingStore, Page } from "../storage/listing-store.js";
+
+/** Which matching answered a search, and why it is not the one asked when it is not. */
+export interface SearchRanking {
+  mode: SearchMode;
+  reason?: "semantic-off" | "semantic-not-ready" | "semantic-saturated" | undefined;
+  /** Each result's rank reasons, by listing id (absent when substring matching answered). */
+  reasons?: Map<string, RankReasons> | undefined;
+}
+
+/**
+ * The search service as the catalog queries use it: the engine is brought up to the catalog state
+ * a reply is read at (a read of the changed rows, never the model) before it ranks.
+ */
+export class CatalogRanker {
+  private syncedToken: string | null = null;
+  private syncing: Promise<void> | null = null;
+  private started = false;
+
+  constructor(readonly service: SearchService) {}
+
+  /** Loads the catalog into the engine; searches answer with substring matching until it is done. */
+  async start(now: Date): Promise<void> {
+    await this.service.start(now);
+    this.started = true;
+  }
+
+  get ready(): boolean {
+    return this.started;
+  }
+
+  async syncTo(token: string, now: Date): Promise<void> {
+    if (this.syncedToken === token) return;
+    this.syncing ??= this.service
+      .refresh(now)
+      .then(() => {
+        this.syncedToken = token;
+      })
+      .finally(() => {
+        this.syncing = null;
+      });
+    await this.syncing;
+  }
+}
+
+const allowed = (view: CatalogView) => (doc: SearchDocument | undefined) =>
+  doc !== undefined &&
+  (view.payTo === undefined || doc.payTo.toLowerCase() === view.payTo.toLowerCase()) &&
+  (view.health === undefined || doc.health === view.health) &&
+  (!view.verified || doc.verified) &&
+  (view.minCalls === undefined || doc.calls30d >= view.minCalls);
+
+const SORTS = {
+  popular: (a: Listing, b: Listing) => b.calls30d - a.calls30d,
+  price: (a: Listing, b: Listing) => Number(a.priceMicros) - Number(b.priceMicros),
+} as const;
+
+/** A ranked page: every hit the engine found that the view shows, best first (or in the `sort` asked), paged. */
+export async function rankedPage(ranker: CatalogRanker, store: ListingStore, view: CatalogView, text: string, mode: SearchMode, page: { limit: number; offset: number; now: Date }): Promise<{ page: Page<Listing>; ranking: SearchRanking }> {
+  const engine = ranker.service.engine;
+  const allow = allowed(view);
+  const outcome = ranker.service.search(text, {
+    mode,
+    limit: 1000,
+    filters: { minPriceMicros: view.minPriceMicros, maxPriceMicros: view.maxPriceMicros, tags: view.tags, allow: (id) => allow(engine.document(id)) },
+  });
+  let rows = await store.catalog.inViewByIds(
+    view,
+    outcome.hits.map((hit) => hit.id),
+    page.now,
+  );
+  const sort = view.sort && view.sort !== "newest" ? SORTS[view.sort] : undefined;
+  if (sort) rows = [...rows].sort(sort);
+  const reasons = new Map(outcome.hits.map((hit) => [hit.id, hit.reasons]));
+  return {
+    page: { rows: rows.slice(page.offset, page.offset + page.limit), total: rows.length },
+    ranking: { mode: outcome.mode, reason: outcome.degraded, reasons },
+  };
+}

@@ -1,0 +1,277 @@
+// The search engine the catalog's reads ask (src/search/index.ts builds it): both sides in memory,
+// fused and ranked here on the request thread within a few milliseconds of CPU.
+//
+// score = relevance x trust x lookalike
+//   relevance = sum over the sides that found the listing of 1 / (RRF_K + rank)   (reciprocal rank fusion)
+//   trust     = 1 + 0.15 healthy - 0.30 unhealthy + 0.10 verified owner + 0.10 min(1, log10(1 + calls30d) / 4)
+//   lookalike = 0.5 when the listing copies another payTo's verified brand (and it is then placed below
+//               that brand's listings in the same answer)
+import { LRUCache } from "lru-cache";
+import { BrandRegistry, type BrandClaim } from "./brands.js";
+import { LexicalIndex } from "./lexical-index.js";
+import type { QueryEncoder } from "./query-encoder.js";
+import type { RankReasons, SearchDocument, SearchFilters, SearchHit, SearchMode, SearchOutcome } from "./types.js";
+import { VectorIndex } from "./vector-index.js";
+import type { VectorRows } from "./vector-file.js";
+
+export const RRF_K = 60;
+/** Candidates each side hands to the fusion. */
+export const CANDIDATES = 60;
+/** A meaning match below this similarity is no match (queries with no good answer stay empty-ish). */
+export const MIN_SIMILARITY = 0.3;
+/** CPU milliseconds per second the semantic side may spend on the request thread before answers go lexical. */
+export const SEMANTIC_CPU_BUDGET_MS = 300;
+
+interface Slot {
+  id: string;
+  doc: SearchDocument;
+  /** Whether the vector is the model's (false: the query encoder's stand-in until the model's arrives). */
+  modelVector: boolean;
+  /** The brand it copies, as of brand registry version `claimVersion`. */
+  claim?: BrandClaim | undefined;
+  claimVersion?: number;
+}
+
+export function trustFactor(doc: Pick<SearchDocument, "health" | "verified" | "calls30d">): number {
+  return (
+    1 +
+    (doc.health === "healthy" ? 0.15 : doc.health === "unhealthy" ? -0.3 : 0) +
+    (doc.verified ? 0.1 : 0) +
+    0.1 * Math.min(1, Math.log10(1 + doc.calls30d) / 4)
+  );
+}
+
+export interface EngineOptions {
+  encoder: QueryEncoder | null;
+  codebook: VectorRows;
+  /** Asked for the model's vector of a query the cache does not hold (answered later through rememberQueryVector). */
+  wantQueryVector?: ((query: string) => void) | undefined;
+  /** CPU ms per second the semantic side may take on the request thread (default SEMANTIC_CPU_BUDGET_MS). */
+  semanticBudgetMs?: number | undefined;
+}
+
+export class SearchEngine {
+  private readonly lexical = new LexicalIndex();
+  private readonly vectors: VectorIndex;
+  private readonly slots: Array<Slot | undefined> = [];
+  private readonly slotOf = new Map<string, number>();
+  /** 1 for a slot that is its listing's current one. */
+  private alive = new Uint8Array(1024);
+  private readonly brands = new BrandRegistry();
+  private readonly queryVectors = new LRUCache<string, Float32Array>({ max: 5000 });
+  private dead = 0;
+  private semanticSpent = 0;
+  private semanticWindow = 0;
+  private ready = false;
+
+  constructor(private readonly options: EngineOptions) {
+    this.vectors = new VectorIndex(options.codebook);
+  }
+
+  get size(): number {
+    return this.slotOf.size;
+  }
+
+  /** Listings whose vector is still the stand-in (the backfill's work left). */
+  get pendingModelVectors(): string[] {
+    return [...this.slotOf.values()].flatMap((slot) => (this.slots[slot]!.modelVector ? [] : [this.slots[slot]!.id]));
+  }
+
+  get memory(): { vectorBytes: number; slots: number; deadSlots: number } {
+    return { vectorBytes: this.vectors.bytes, slots: this.slots.length, deadSlots: this.dead };
+  }
+
+  /** The semantic side answers once the catalog has been indexed (markReady) and a query encoder loaded. */
+  markReady(): void {
+    this.ready = true;
+  }
+
+  get semanticReady(): boolean {
+    return this.ready && this.options.encoder !== null;
+  }
+
+  /** Adds or replaces a listing. Without the model's vector it takes the query encoder's for now. */
+  upsert(doc: SearchDocument, modelVector?: Float32Array): void {
+    this.remove(doc.id);
+    const slot = this.slots.length;
+    const vector = modelVector ?? this.options.encoder?.encode(`${doc.serviceName ?? ""}. ${doc.description}`) ?? null;
+    this.slots.push({ id: doc.id, doc: { ...doc }, modelVector: modelVector !== undefined });
+    if (slot >= this.alive.length) {
+      const alive = new Uint8Array(this.alive.length * 2);
+      alive.set(this.alive);
+      this.alive = alive;
+    }
+    this.alive[slot] = 1;
+    this.slotOf.set(doc.id, slot);
+    this.lexical.add(slot, { name: doc.serviceName ?? "", tags: doc.tags, description: doc.description, resource: doc.resource });
+    if (vector) this.vectors.add(slot, vector);
+    if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo);
+  }
+
+  has(id: string): boolean {
+    return this.slotOf.has(id);
+  }
+
+  document(id: string): SearchDocument | undefined {
+    const slot = this.slotOf.get(id);
+    return slot === undefined ? undefined : this.slots[slot]!.doc;
+  }
+
+  /** Whether a new version of a listing changes its indexed text (else updateFacts is enough). */
+  textChanged(doc: SearchDocument): boolean {
+    const old = this.document(doc.id);
+    return !old || old.serviceName !== doc.serviceName || old.description !== doc.description || old.resource !== doc.resource || old.tags.join("\n") !== doc.tags.join("\n");
+  }
+
+  /** A listing's ranking facts changed (health, ownership, usage, price), its text did not. */
+  updateFacts(doc: SearchDocument): void {
+    const slot = this.slotOf.get(doc.id);
+    if (slot === undefined) return;
+    const entry = this.slots[slot]!;
+    if (entry.doc.verified && entry.doc.serviceName) this.brands.claim(entry.doc.serviceName, entry.doc.payTo, -1);
+    entry.doc = { ...doc };
+    entry.claimVersion = -1;
+    if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo);
+  }
+
+  /** The model's vector for a listing already indexed (from the embedding worker or the stored table). */
+  setModelVector(id: string, vector: Float32Array): void {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    const { doc } = this.slots[slot]!;
+    this.upsert(doc, vector);
+  }
+
+  remove(id: string): void {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    const { doc } = this.slots[slot]!;
+    if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo, -1);
+    this.slots[slot] = { ...this.slots[slot]!, id: "" };
+    this.alive[slot] = 0;
+    this.slotOf.delete(id);
+    this.dead++;
+  }
+
+  /** The verified brand a listing copies, kept per slot until the registry changes. */
+  private claimOf(entry: Slot): BrandClaim | undefined {
+    if (entry.doc.verified) return undefined;
+    if (entry.claimVersion !== this.brands.version) {
+      entry.claim = this.brands.copiedBy(entry.doc.serviceName, entry.doc.description, entry.doc.payTo);
+      entry.claimVersion = this.brands.version;
+    }
+    return entry.claim;
+  }
+
+  rememberQueryVector(query: string, vector: Float32Array): void {
+    this.queryVectors.set(normalizeQuery(query), vector);
+  }
+
+  private live(slot: number): Slot | undefined {
+    return this.alive[slot] === 1 ? this.slots[slot] : undefined;
+  }
+
+  private accepts(filters: SearchFilters): (slot: number) => boolean {
+    const tags = filters.tags?.map((tag) => tag.toLowerCase());
+    return (slot) => {
+      const entry = this.live(slot);
+      if (!entry) return false;
+      const { doc } = entry;
+      if (filters.minPriceMicros !== undefined && doc.priceMicros < filters.minPriceMicros) return false;
+      if (filters.maxPriceMicros !== undefined && doc.priceMicros > filters.maxPriceMicros) return false;
+      if (tags && !tags.every((tag) => doc.tags.some((own) => own.toLowerCase() === tag))) return false;
+      return !filters.allow || filters.allow(doc.id);
+    };
+  }
+
+  /** Whether the semantic side has CPU left in this second (request-thread budget). */
+  private semanticHasBudget(): boolean {
+    const second = Math.floor(performance.now() / 1000);
+    if (second !== this.semanticWindow) [this.semanticWindow, this.semanticSpent] = [second, 0];
+    return this.semanticSpent < (this.options.semanticBudgetMs ?? SEMANTIC_CPU_BUDGET_MS);
+  }
+
+  /** The query's vector: the model's when a previous ask left it in the cache, else the encoder's (and the model is asked). */
+  queryVector(query: string): { vector: Float32Array | null; fromModel: boolean } {
+    const key = normalizeQuery(query);
+    const known = this.queryVectors.get(key);
+    if (known) return { vector: known, fromModel: true };
+    this.options.wantQueryVector?.(key);
+    return { vector: this.options.encoder?.encode(key) ?? null, fromModel: false };
+  }
+
+  search(query: string, options: { mode?: SearchMode; limit?: number; filters?: SearchFilters } = {}): SearchOutcome {
+    const asked = options.mode ?? "hybrid";
+    const limit = options.limit ?? 20;
+    const accept = this.accepts(options.filters ?? {});
+    let mode = asked;
+    let degraded: SearchOutcome["degraded"];
+    if (asked !== "lexical" && !this.semanticReady) [mode, degraded] = ["lexical", "semantic-not-ready"];
+    else if (asked !== "lexical" && !this.semanticHasBudget()) [mode, degraded] = ["lexical", "semantic-saturated"];
+
+    const fused = new Map<number, { relevance: number; reasons: Omit<RankReasons, "trust"> }>();
+    const entry = (slot: number) => {
+      let found = fused.get(slot);
+      if (!found) fused.set(slot, (found = { relevance: 0, reasons: {} }));
+      return found;
+    };
+    if (mode !== "semantic") {
+      this.lexical.search(query, CANDIDATES, accept).forEach((match, rank) => {
+        const found = entry(match.doc);
+        found.relevance += 1 / (RRF_K + rank + 1);
+        found.reasons.textMatch = { terms: [...new Set(match.terms)], score: round(match.score), rank: rank + 1 };
+      });
+    }
+    if (mode !== "lexical") {
+      const started = performance.now();
+      const { vector } = this.queryVector(query);
+      if (vector) {
+        this.vectors
+          .search(vector, CANDIDATES, accept)
+          .filter((match) => match.similarity >= MIN_SIMILARITY)
+          .forEach((match, rank) => {
+            const found = entry(match.slot);
+            found.relevance += 1 / (RRF_K + rank + 1);
+            found.reasons.meaningMatch = { similarity: round(match.similarity), rank: rank + 1 };
+          });
+      }
+      this.semanticSpent += performance.now() - started;
+    }
+    const hits: Array<SearchHit & { claim?: BrandClaim | undefined; payTo: string; name: string }> = [];
+    for (const [slot, { relevance, reasons }] of fused) {
+      const { doc } = this.slots[slot]!;
+      const claim = this.claimOf(this.slots[slot]!);
+      const factor = trustFactor(doc);
+      const score = relevance * factor * (claim ? 0.5 : 1);
+      hits.push({
+        id: doc.id,
+        score: round(score * 1000, 4),
+        reasons: { ...reasons, trust: { healthy: doc.health === "healthy", verifiedOwner: doc.verified, calls30d: doc.calls30d, factor: round(factor) }, lookalikeOf: claim },
+        claim,
+        payTo: doc.payTo.toLowerCase(),
+        name: doc.serviceName ?? "",
+      });
+    }
+    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    return { hits: placeLookalikesBelowOriginals(hits).slice(0, limit).map(({ id, score, reasons }) => ({ id, score, reasons })), mode, degraded };
+  }
+}
+
+const round = (value: number, digits = 3) => Number(value.toFixed(digits));
+
+export const normalizeQuery = (query: string) => query.normalize("NFKC").toLowerCase().trim().replace(/\s+/g, " ").slice(0, 300);
+
+/** Moves each look-alike just below the last listing of the brand it copies, when that brand is in the answer. */
+function placeLookalikesBelowOriginals<T extends { claim?: BrandClaim | undefined; payTo: string }>(hits: T[]): T[] {
+  const out = [...hits];
+  for (const hit of hits) {
+    if (!hit.claim) continue;
+    const original = out.findLastIndex((other) => other.payTo === hit.claim!.payTo.toLowerCase() && !other.claim);
+    const at = out.indexOf(hit);
+    if (original > at) {
+      out.splice(at, 1);
+      out.splice(original, 0, hit);
+    }
+  }
+  return out;
+}

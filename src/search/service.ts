@@ -1,0 +1,176 @@
+// The catalog's search service: one SearchEngine per instance, loaded from the database, following
+// its changes, and fed the model's vectors by the embedding worker.
+// - start(): every live listing with its stored embedding (ListingEmbedding) goes into the engine;
+//   a listing without one (or with one of an older text) takes the query encoder's vector for now
+//   and waits for the backfill.
+// - refresh(): the listings changed since the last look (updatedAt), so writes on any instance show.
+// - backfill(): embeds the listings still on a stand-in vector with the model, on the worker, a
+//   batch at a time, storing each batch, and pausing as long as a batch took (at most about half
+//   of one core: catalog reads keep the other half and the other core).
+// - search(): on the request thread, synchronous work only; a query the model has not embedded yet
+//   is answered with the query encoder's vector and queued for the model (the next ask of the same
+//   words gets the model's vector).
+import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Database } from "../storage/database.js";
+import { EmbeddingStore, type StoredSearchRow } from "../storage/embedding-store.js";
+import { SearchEngine, normalizeQuery } from "./engine.js";
+import { BATCH, EmbeddingPool } from "./embedding-pool.js";
+import { loadCodebook, loadQueryEncoder, type QueryEncoder } from "./query-encoder.js";
+import type { HealthStatus, SearchDocument, SearchFilters, SearchMode, SearchOutcome } from "./types.js";
+import { packVector, unpackVector } from "./vector-file.js";
+
+/** The model's name in ListingEmbedding.model: another value means "embed again". */
+export const EMBEDDING_MODEL = "use-lite-0.2.0";
+/** Queries waiting for the model at most; beyond, new ones are not queued (they keep the encoder's vector). */
+const QUERY_QUEUE = 256;
+
+export interface SearchServiceLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+export interface SearchServiceOptions {
+  /** Run the model on a worker thread (false: the query encoder only; tests of the request path). */
+  model?: boolean;
+  log?: SearchServiceLog | undefined;
+}
+
+export const embeddingText = (row: { serviceName: string | null; description: string }) => `${row.serviceName ?? ""}. ${row.description}`;
+const textHash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 32);
+const HEALTH = new Set(["healthy", "unhealthy", "drifted", "unknown"]);
+
+/** What the engine keeps of a stored row; the catalog's own filters (seed, network, extensions) ride along in `allow`. */
+export function searchDocumentOf(row: StoredSearchRow): SearchDocument {
+  return {
+    id: row.id,
+    serviceName: row.serviceName,
+    description: row.description,
+    resource: row.resource,
+    tags: row.tags,
+    payTo: row.sellerPayTo,
+    priceMicros: row.priceMicros,
+    verified: row.ownerVerified,
+    health: (HEALTH.has(row.healthStatus) ? row.healthStatus : "unknown") as HealthStatus,
+    calls30d: row.calls30d,
+    listedAt: row.listedAt.getTime(),
+  };
+}
+
+export class SearchService {
+  readonly engine: SearchEngine;
+  private readonly store: EmbeddingStore;
+  private pool: EmbeddingPool | null = null;
+  private lastSeen = new Date(0);
+  private readonly queuedQueries = new Set<string>();
+  private readonly textHashes = new Map<string, string>();
+
+  constructor(
+    db: Database,
+    private readonly options: SearchServiceOptions = {},
+  ) {
+    this.store = new EmbeddingStore(db);
+    let encoder: QueryEncoder | null = null;
+    try {
+      encoder = loadQueryEncoder();
+    } catch (error) {
+      options.log?.warn({ err: error }, "search: the query encoder's files did not load; search answers lexically");
+    }
+    this.engine = new SearchEngine({ encoder, codebook: loadCodebook(), wantQueryVector: (query) => this.queueQuery(query) });
+  }
+
+  private modelPool(): EmbeddingPool | null {
+    if (this.options.model === false) return null;
+    this.pool ??= new EmbeddingPool({ threads: 1, maxQueue: 64 });
+    return this.pool;
+  }
+
+  private take(row: StoredSearchRow): void {
+    if (!row.live) {
+      this.engine.remove(row.id);
+      this.textHashes.delete(row.id);
+      return;
+    }
+    const hash = textHash(embeddingText(row));
+    this.textHashes.set(row.id, hash);
+    const stored = row.embedding && row.embedding.model === EMBEDDING_MODEL && row.embedding.textHash === hash ? unpackVector(row.embedding.vector) : undefined;
+    this.engine.upsert(searchDocumentOf(row), stored);
+  }
+
+  /** Loads every live listing; the semantic side is ready once this is done. */
+  async start(now: Date = new Date()): Promise<void> {
+    // updatedAt is the database's wall clock (Prisma's @updatedAt), whatever `now` says about expiry.
+    const started = new Date();
+    const count = await this.store.eachLive(now, (rows) => rows.forEach((row) => this.take(row)));
+    this.lastSeen = new Date(started.getTime() - 1000);
+    this.engine.markReady();
+    this.options.log?.info({ listings: count, waitingForModel: this.engine.pendingModelVectors.length }, "search: catalog indexed");
+  }
+
+  /** Takes in the listings changed since the last look (a write on any instance; an expiry is seen by the caller's visibility check). */
+  async refresh(now: Date = new Date()): Promise<number> {
+    const since = this.lastSeen;
+    // Rows written during this read are seen again next time (a second of overlap).
+    this.lastSeen = new Date(Date.now() - 1000);
+    const rows = await this.store.changedSince(since, now);
+    for (const row of rows) {
+      const doc = searchDocumentOf(row);
+      if (row.live && this.engine.has(row.id) && !this.engine.textChanged(doc)) this.engine.updateFacts(doc);
+      else this.take(row);
+    }
+    return rows.length;
+  }
+
+  private queueQuery(query: string): void {
+    const pool = this.modelPool();
+    if (!pool || this.queuedQueries.has(query) || this.queuedQueries.size >= QUERY_QUEUE || pool.saturated) return;
+    this.queuedQueries.add(query);
+    pool
+      .tryEmbed([query])
+      .then((vectors) => vectors?.[0] && this.engine.rememberQueryVector(query, vectors[0]))
+      .catch((error: unknown) => this.options.log?.warn({ err: error }, "search: the model could not embed a query"))
+      .finally(() => this.queuedQueries.delete(query));
+  }
+
+  /** The model's vector of a query, awaited (tests and tools; the request path never waits). */
+  async embedQuery(query: string): Promise<void> {
+    const pool = this.modelPool();
+    if (!pool) return;
+    const [vector] = await pool.embed([normalizeQuery(query)]);
+    if (vector) this.engine.rememberQueryVector(query, vector);
+  }
+
+  search(query: string, options: { mode?: SearchMode; limit?: number; filters?: SearchFilters } = {}): SearchOutcome {
+    return this.engine.search(query, options);
+  }
+
+  /**
+   * Embeds the listings still on a stand-in vector with the model and stores them, `limit` at most
+   * per run. Pauses between batches as long as each batch took.
+   */
+  async backfill(signal?: AbortSignal, limit = Infinity): Promise<number> {
+    const pool = this.modelPool();
+    if (!pool) return 0;
+    let done = 0;
+    const pending = this.engine.pendingModelVectors.slice(0, limit);
+    for (let i = 0; i < pending.length && !signal?.aborted; i += BATCH) {
+      const batch = pending.slice(i, i + BATCH).flatMap((id) => {
+        const doc = this.engine.document(id);
+        return doc ? [doc] : [];
+      });
+      if (batch.length === 0) continue;
+      const started = performance.now();
+      const vectors = await pool.embed(batch.map((doc) => embeddingText(doc)));
+      await this.store.save(batch.map((doc, n) => ({ listingId: doc.id, model: EMBEDDING_MODEL, textHash: this.textHashes.get(doc.id) ?? textHash(embeddingText(doc)), vector: packVector(vectors[n]!) })));
+      batch.forEach((doc, n) => this.engine.setModelVector(doc.id, vectors[n]!));
+      done += batch.length;
+      await sleep(performance.now() - started, undefined, { signal }).catch(() => {});
+    }
+    return done;
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.close();
+    this.pool = null;
+  }
+}

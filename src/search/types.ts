@@ -1,0 +1,59 @@
+// What the search engine knows of a listing: the text it matches and the facts it ranks and filters
+// by. The catalog's own rows (src/storage/) are turned into these by the caller.
+
+export type HealthStatus = "healthy" | "unhealthy" | "drifted" | "unknown";
+
+export interface SearchDocument {
+  id: string;
+  serviceName: string | null;
+  description: string;
+  resource: string;
+  tags: string[];
+  /** The seller's receiving address (compared case-insensitively). */
+  payTo: string;
+  /** The price in the token's smallest unit (6 decimals). */
+  priceMicros: number;
+  verified: boolean;
+  health: HealthStatus;
+  /** Wash-filtered paid calls in the last 30 days. */
+  calls30d: number;
+  /** Epoch milliseconds. */
+  listedAt: number;
+}
+
+export type SearchMode = "lexical" | "semantic" | "hybrid";
+
+/** Why a result ranks where it does, for the seller to see. */
+export interface RankReasons {
+  /** The query words (or their near spellings) found in the listing's text, with BM25 score. */
+  textMatch?: { terms: string[]; score: number; rank: number } | undefined;
+  /** Cosine similarity of meaning between query and listing, and the rank it gave. */
+  meaningMatch?: { similarity: number; rank: number } | undefined;
+  /** Trust signals and the multiplier they applied. */
+  trust: { healthy: boolean; verifiedOwner: boolean; calls30d: number; factor: number };
+  /** Set when the listing copies a verified seller's brand from another payTo. */
+  lookalikeOf?: { brand: string; payTo: string } | undefined;
+}
+
+export interface SearchHit {
+  id: string;
+  score: number;
+  reasons: RankReasons;
+}
+
+export interface SearchFilters {
+  minPriceMicros?: number | undefined;
+  maxPriceMicros?: number | undefined;
+  /** Every tag must be present (case-insensitive). */
+  tags?: string[] | undefined;
+  /** Only this id set (the catalog's other filters applied by the caller), when given. */
+  allow?: ((id: string) => boolean) | undefined;
+}
+
+export interface SearchOutcome {
+  hits: SearchHit[];
+  /** The mode that answered (lexical when the semantic side was not ready or saturated). */
+  mode: SearchMode;
+  /** Why the asked mode was not the one that answered. */
+  degraded?: "semantic-not-ready" | "semantic-saturated" | undefined;
+}

@@ -1,0 +1,187 @@
+// The semantic side's index: each listing's unit vector as int8 (512 bytes and a scale: 52 MB at
+// 100k listings, against 205 MB as float32), filed under the nearest of the codebook's fixed cells
+// (256 centroids distilled once, tools/search/distill.ts). A query scores the cells, then scans the
+// nearest cells' listings until it has looked at SCAN_BUDGET of them: the same work at 10k and at
+// 100k listings (exact below the budget, approximate above it).
+import type { VectorRows } from "./vector-file.js";
+
+/** Listings a query compares itself with at most, by their sign bits (hamming distance: cheap). */
+export const SCAN_BUDGET = 12000;
+/** The best of those by sign bits are then compared exactly (int8). */
+export const RERANK = 400;
+const WORDS = 16;
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
+}
+
+export interface VectorMatch {
+  slot: number;
+  similarity: number;
+}
+
+class SlotList {
+  slots = new Int32Array(16);
+  length = 0;
+
+  push(slot: number): void {
+    if (this.length === this.slots.length) {
+      const grown = new Int32Array(this.length * 2);
+      grown.set(this.slots);
+      this.slots = grown;
+    }
+    this.slots[this.length++] = slot;
+  }
+}
+
+export class VectorIndex {
+  private values: Int8Array;
+  private scales: Float32Array;
+  /** Each vector's signs (after the codebook's mean is taken off): 512 bits as 16 words. */
+  private bits: Int32Array;
+  private readonly center: Float32Array;
+  private scratchSlots = new Int32Array(0);
+  private scratchDistances = new Uint16Array(0);
+  private capacity: number;
+  private readonly cells: SlotList[];
+  private readonly centroids: Float32Array;
+  private count = 0;
+
+  constructor(
+    private readonly codebook: VectorRows,
+    initialCapacity = 1024,
+  ) {
+    this.capacity = initialCapacity;
+    this.values = new Int8Array(initialCapacity * codebook.dimensions);
+    this.scales = new Float32Array(initialCapacity);
+    this.bits = new Int32Array(initialCapacity * WORDS);
+    this.cells = Array.from({ length: codebook.rows }, () => new SlotList());
+    this.centroids = new Float32Array(codebook.rows * codebook.dimensions);
+    for (let row = 0; row < codebook.rows; row++)
+      for (let i = 0; i < codebook.dimensions; i++) this.centroids[row * codebook.dimensions + i] = codebook.values[row * codebook.dimensions + i]! * codebook.scales[row]!;
+    this.center = new Float32Array(codebook.dimensions);
+    for (let row = 0; row < codebook.rows; row++) for (let i = 0; i < codebook.dimensions; i++) this.center[i]! += this.centroids[row * codebook.dimensions + i]! / codebook.rows;
+  }
+
+  get dimensions(): number {
+    return this.codebook.dimensions;
+  }
+
+  /** Listings with a vector. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Bytes held by vectors and cell lists. */
+  get bytes(): number {
+    return this.values.byteLength + this.scales.byteLength + this.bits.byteLength + this.cells.reduce((sum, cell) => sum + cell.slots.byteLength, 0);
+  }
+
+  private grow(slot: number): void {
+    if (slot < this.capacity) return;
+    const capacity = Math.max(slot + 1, this.capacity * 2);
+    const values = new Int8Array(capacity * this.dimensions);
+    values.set(this.values);
+    const scales = new Float32Array(capacity);
+    scales.set(this.scales);
+    const bits = new Int32Array(capacity * WORDS);
+    bits.set(this.bits);
+    [this.values, this.scales, this.bits, this.capacity] = [values, scales, bits, capacity];
+  }
+
+  private signBits(vector: Float32Array, into: Int32Array, offset: number): void {
+    for (let w = 0; w < WORDS; w++) {
+      let word = 0;
+      for (let b = 0; b < 32; b++) if (vector[w * 32 + b]! > this.center[w * 32 + b]!) word |= 1 << b;
+      into[offset + w] = word;
+    }
+  }
+
+  private cellScores(vector: Float32Array): Float32Array {
+    const dims = this.dimensions;
+    const centroids = this.centroids;
+    const scores = new Float32Array(this.codebook.rows);
+    for (let cell = 0; cell < scores.length; cell++) {
+      let s0 = 0;
+      let s1 = 0;
+      const offset = cell * dims;
+      for (let i = 0; i < dims; i += 2) {
+        s0 += vector[i]! * centroids[offset + i]!;
+        s1 += vector[i + 1]! * centroids[offset + i + 1]!;
+      }
+      scores[cell] = s0 + s1;
+    }
+    return scores;
+  }
+
+  /** Files a slot's vector (a slot is written once; a changed listing takes a new slot). */
+  add(slot: number, vector: Float32Array): void {
+    this.grow(slot);
+    const dims = this.dimensions;
+    let max = 0;
+    for (let i = 0; i < dims; i++) max = Math.max(max, Math.abs(vector[i]!));
+    const scale = max / 127 || 1;
+    const offset = slot * dims;
+    for (let i = 0; i < dims; i++) this.values[offset + i] = Math.round(vector[i]! / scale);
+    this.scales[slot] = scale;
+    this.signBits(vector, this.bits, slot * WORDS);
+    const scores = this.cellScores(vector);
+    let best = 0;
+    for (let cell = 1; cell < scores.length; cell++) if (scores[cell]! > scores[best]!) best = cell;
+    this.cells[best]!.push(slot);
+    this.count++;
+  }
+
+  /**
+   * The `limit` live slots most similar to a unit query vector, most similar first: the nearest
+   * cells' listings are ranked by sign-bit agreement (SCAN_BUDGET of them at most), and the RERANK
+   * best of those by their int8 vectors.
+   */
+  search(query: Float32Array, limit: number, accept: (slot: number) => boolean): VectorMatch[] {
+    const dims = this.dimensions;
+    const { values, scales, bits } = this;
+    const queryBits = new Int32Array(WORDS);
+    this.signBits(query, queryBits, 0);
+    const order = [...this.cellScores(query).entries()].sort((a, b) => b[1] - a[1]);
+    // Hamming distances, then a histogram of them: the RERANK nearest are those up to a cut-off distance.
+    if (this.scratchSlots.length < SCAN_BUDGET) [this.scratchSlots, this.scratchDistances] = [new Int32Array(SCAN_BUDGET), new Uint16Array(SCAN_BUDGET)];
+    const found = this.scratchSlots;
+    const distances = this.scratchDistances;
+    const histogram = new Uint32Array(dims + 1);
+    let scanned = 0;
+    for (const [cell] of order) {
+      const list = this.cells[cell]!;
+      const slots = list.slots;
+      for (let k = 0; k < list.length && scanned < SCAN_BUDGET; k++) {
+        const slot = slots[k]!;
+        const offset = slot * WORDS;
+        let distance = 0;
+        for (let w = 0; w < WORDS; w++) distance += popcount(queryBits[w]! ^ bits[offset + w]!);
+        found[scanned] = slot;
+        distances[scanned++] = distance;
+        histogram[distance]!++;
+      }
+      if (scanned >= SCAN_BUDGET) break;
+    }
+    let cutoff = 0;
+    for (let seen = 0; cutoff < dims && seen + histogram[cutoff]! < RERANK; cutoff++) seen += histogram[cutoff]!;
+    const top: VectorMatch[] = [];
+    for (let k = 0; k < scanned; k++) {
+      if (distances[k]! > cutoff) continue;
+      const slot = found[k]!;
+      if (!accept(slot)) continue;
+      const offset = slot * dims;
+      let s0 = 0;
+      let s1 = 0;
+      for (let i = 0; i < dims; i += 2) {
+        s0 += query[i]! * values[offset + i]!;
+        s1 += query[i + 1]! * values[offset + i + 1]!;
+      }
+      top.push({ slot, similarity: (s0 + s1) * scales[slot]! });
+    }
+    return top.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
+  }
+}

@@ -1,0 +1,139 @@
+// The search engine's reads and writes (src/search/): every live listing's searchable fields with its
+// stored sentence embedding (ListingEmbedding), the rows changed since a moment, and embeddings saved
+// by the backfill. Reads page by id (keyset), so loading 100k listings never holds one huge result.
+import { Prisma } from "../../generated/prisma/sqlite/client.js";
+import type { Database } from "./database.js";
+import { toDate } from "./catalog-reader.js";
+
+export interface StoredSearchRow {
+  id: string;
+  serviceName: string | null;
+  description: string;
+  resource: string;
+  tags: string[];
+  sellerPayTo: string;
+  priceMicros: number;
+  ownerVerified: boolean;
+  healthStatus: string;
+  calls30d: number;
+  listedAt: Date;
+  expiresAt: Date;
+  updatedAt: Date;
+  /** Whether it is shown at all: active and not expired. */
+  live: boolean;
+  leftoverSeed: boolean;
+  network: string;
+  extensionKeys: string;
+  embedding: { model: string; textHash: string; vector: Uint8Array } | null;
+}
+
+export interface EmbeddingRow {
+  listingId: string;
+  model: string;
+  textHash: string;
+  vector: Uint8Array;
+}
+
+const PAGE = 2000;
+
+const COLUMNS = Prisma.sql`l."id", l."serviceName", l."description", l."resource", l."tags", l."sellerPayTo", l."priceMicros", l."ownerVerified",
+  l."healthStatus", l."calls30d", l."listedAt", l."expiresAt", l."updatedAt", l."state", l."leftoverSeed", l."network", l."extensionKeys",
+  e."model" AS "embeddingModel", e."textHash" AS "embeddingHash", e."vector" AS "embeddingVector"`;
+
+function parseTags(value: unknown): string[] {
+  if (typeof value !== "string" || value === "") return [];
+  try {
+    const parsed = JSON.parse(value) as unknown;
+    return Array.isArray(parsed) ? parsed.filter((tag): tag is string => typeof tag === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+function toRow(row: Record<string, unknown>, now: Date): StoredSearchRow {
+  const expiresAt = toDate(row.expiresAt);
+  const vector = row.embeddingVector;
+  return {
+    id: String(row.id),
+    serviceName: (row.serviceName as string | null) ?? null,
+    description: String(row.description),
+    resource: String(row.resource),
+    tags: parseTags(row.tags),
+    sellerPayTo: String(row.sellerPayTo),
+    priceMicros: Number(row.priceMicros),
+    ownerVerified: row.ownerVerified === true || row.ownerVerified === 1 || row.ownerVerified === 1n,
+    healthStatus: String(row.healthStatus),
+    calls30d: Number(row.calls30d),
+    listedAt: toDate(row.listedAt),
+    expiresAt,
+    updatedAt: toDate(row.updatedAt),
+    live: row.state === "active" && expiresAt > now,
+    leftoverSeed: row.leftoverSeed === true || row.leftoverSeed === 1 || row.leftoverSeed === 1n,
+    network: String(row.network),
+    extensionKeys: String(row.extensionKeys ?? ""),
+    embedding:
+      vector instanceof Uint8Array && row.embeddingModel
+        ? { model: String(row.embeddingModel), textHash: String(row.embeddingHash), vector }
+        : null,
+  };
+}
+
+export class EmbeddingStore {
+  constructor(private readonly db: Database) {}
+
+  private async query(where: Prisma.Sql, after: string | undefined, now: Date): Promise<StoredSearchRow[]> {
+    const keyset = after === undefined ? Prisma.empty : Prisma.sql` AND l."id" > ${after}`;
+    const rows = await this.db.exclusive(() =>
+      this.db.prisma.$queryRaw<Array<Record<string, unknown>>>(
+        Prisma.sql`SELECT ${COLUMNS} FROM "Listing" l LEFT JOIN "ListingEmbedding" e ON e."listingId" = l."id"
+          WHERE ${where}${keyset} ORDER BY l."id" LIMIT ${PAGE}`,
+      ),
+    );
+    return rows.map((row) => toRow(row, now));
+  }
+
+  /** Every live listing, page by page (each page handed to `take` before the next is read). */
+  async eachLive(now: Date, take: (rows: StoredSearchRow[]) => void): Promise<number> {
+    let after: string | undefined;
+    let count = 0;
+    for (;;) {
+      const rows = await this.query(Prisma.sql`l."state" = 'active' AND l."expiresAt" > ${now}`, after, now);
+      if (rows.length === 0) return count;
+      take(rows);
+      count += rows.length;
+      after = rows.at(-1)!.id;
+    }
+  }
+
+  /** Listings changed (updatedAt) after `since`, in any state: a listing that went is seen going. */
+  async changedSince(since: Date, now: Date): Promise<StoredSearchRow[]> {
+    const out: StoredSearchRow[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const rows = await this.query(Prisma.sql`l."updatedAt" > ${since}`, after, now);
+      out.push(...rows);
+      if (rows.length < PAGE) return out;
+      after = rows.at(-1)!.id;
+    }
+  }
+
+  /** Stores embeddings (replacing a listing's previous one); a listing deleted meanwhile is skipped. */
+  async save(rows: EmbeddingRow[], now: Date = new Date()): Promise<void> {
+    if (rows.length === 0) return;
+    await this.db.exclusive(async () => {
+      for (const row of rows) {
+        await this.db.prisma.$executeRaw`INSERT INTO "ListingEmbedding" ("listingId", "model", "textHash", "vector", "embeddedAt")
+          SELECT l."id", ${row.model}, ${row.textHash}, ${Buffer.from(row.vector)}, ${now} FROM "Listing" l WHERE l."id" = ${this.idParam(row.listingId)}
+          ON CONFLICT ("listingId") DO UPDATE SET "model" = excluded."model", "textHash" = excluded."textHash", "vector" = excluded."vector", "embeddedAt" = excluded."embeddedAt"`;
+      }
+    });
+  }
+
+  private idParam(id: string): Prisma.Sql {
+    return this.db.kind === "postgres" ? Prisma.sql`${id}::uuid` : Prisma.sql`${id}`;
+  }
+
+  async count(): Promise<number> {
+    return this.db.exclusive(() => this.db.prisma.listingEmbedding.count());
+  }
+}

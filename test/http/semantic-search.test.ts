@@ -1,0 +1,113 @@
+// The public search through the ranking engine (SEARCH_SEMANTIC=on), over HTTP: a buyer's words
+// find the listing that means them, each result says why it ranks there, a look-alike of a verified
+// seller ranks below it and is flagged, and price and tag filters apply.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sellerAddress, startCatalogServer, type CatalogServer } from "../support/catalog.js";
+import { testDatabaseKinds } from "../storage/databases.js";
+
+interface Item {
+  serviceName?: string;
+  metadata: { listingId: string; lookalike?: boolean; rankReasons?: { textMatch?: { terms: string[] }; meaningMatch?: { similarity: number }; trust: { factor: number; verifiedOwner: boolean }; lookalikeOf?: { brand: string; payTo: string } } };
+}
+interface SearchDocument {
+  items: Item[];
+  searchMode?: string;
+  searchModeReason?: string;
+  pagination: { total: number; cursor: string | null };
+}
+
+const [sqlite] = testDatabaseKinds();
+
+describe("hybrid search over HTTP", () => {
+  let market: CatalogServer;
+  const ids: Record<string, string> = {};
+  const search = (path: string) => market.json<SearchDocument>(path);
+  const idsOf = (body: SearchDocument) => body.items.map((item) => item.metadata.listingId);
+
+  beforeAll(async () => {
+    market = await startCatalogServer(sqlite!, { SEARCH_SEMANTIC: "true" });
+    const list = async (serviceName: string, description: string, tags: string[], priceUsdc: string, sellerPayTo?: string) =>
+      (await market.list({ description, priceUsdc, metadata: { serviceName, tags }, ...(sellerPayTo ? { sellerPayTo } : {}) })).id;
+    ids.transcribe = await list("ScribeFlow", "Transcribes audio and video recordings into text with speaker labels and timestamps.", ["audio", "transcription"], "0.02", sellerAddress(1));
+    ids.weather = await list("Nimbus", "Hourly and 7-day weather forecasts: temperature, precipitation probability and wind.", ["weather"], "0.01");
+    ids.fx = await list("Ledgerly FX", "Live currency exchange rates between 160 currencies, updated every minute.", ["finance", "currency"], "0.05");
+    ids.geocode = await list("Pinpoint", "Turns a street address into latitude and longitude coordinates.", ["maps", "geocoding"], "0.01");
+    ids.copy = await list("ScribeFIow", "Transcribes audio recordings into text with speakers and timestamps. Cheap!", ["audio", "transcription"], "0.01", sellerAddress(2));
+    await market.server.database.prisma.listing.update({ where: { id: ids.transcribe }, data: { ownerVerified: true } });
+    // The engine loads the catalog in the background; until then, searches say so and match substrings.
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const { body } = await search("/discovery/search?query=forecast");
+      if (body.searchMode === "hybrid") break;
+      expect(body).toMatchObject({ searchMode: "lexical", searchModeReason: "semantic-not-ready" });
+      if (Date.now() > deadline) throw new Error("the search engine did not become ready");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }, 180_000);
+  afterAll(async () => {
+    await market?.close();
+  });
+
+  it("finds a listing by what it does, in a buyer's words, where substring matching finds nothing", async () => {
+    const lexical = await search(`/discovery/search?mode=lexical&query=${encodeURIComponent("transcribe my audio recordings")}`);
+    expect(lexical.body.searchMode).toBe("lexical");
+    expect(lexical.body.searchModeReason).toBeUndefined();
+    expect(idsOf(lexical.body)).toEqual([]);
+    const hybrid = await search(`/discovery/search?query=${encodeURIComponent("transcribe my audio recordings")}`);
+    expect(hybrid.status).toBe(200);
+    expect(hybrid.body.searchMode).toBe("hybrid");
+    // Meaning matches of lower similarity follow (a tiny catalog), below the listing that means it.
+    expect(idsOf(hybrid.body)[0]).toBe(ids.transcribe);
+    expect(idsOf(hybrid.body).indexOf(ids.weather!)).not.toBe(1);
+  });
+
+  it("says why each result ranks where it does", async () => {
+    const { body } = await search("/search?q=exchange%20rates%20for%20currencies");
+    const first = body.items[0]!;
+    expect(first.metadata.listingId).toBe(ids.fx);
+    expect(first.metadata.rankReasons?.textMatch?.terms.length).toBeGreaterThan(0);
+    expect(first.metadata.rankReasons?.trust.factor).toBeGreaterThan(0);
+    expect(first.metadata.lookalike).toBe(false);
+  });
+
+  it("ranks a look-alike of a verified seller below it, and flags it", async () => {
+    const { body } = await search("/discovery/search?query=ScribeFlow");
+    const order = idsOf(body);
+    expect(order).toContain(ids.copy);
+    expect(order.indexOf(ids.transcribe!)).toBeLessThan(order.indexOf(ids.copy!));
+    const copy = body.items.find((item) => item.metadata.listingId === ids.copy)!;
+    expect(copy.metadata.lookalike).toBe(true);
+    expect(copy.metadata.rankReasons?.lookalikeOf).toEqual({ brand: "ScribeFlow", payTo: sellerAddress(1) });
+    const original = body.items.find((item) => item.metadata.listingId === ids.transcribe)!;
+    expect(original.metadata).toMatchObject({ lookalike: false, rankReasons: { trust: { verifiedOwner: true } } });
+  });
+
+  it("applies minPrice, maxPrice and tags, in every mode and on the lists", async () => {
+    const cheap = await search("/discovery/search?mode=lexical&query=transcribes&maxPrice=0.015");
+    expect(idsOf(cheap.body)).toEqual([ids.copy]);
+    const dear = await search("/discovery/search?mode=lexical&query=transcribes&minPrice=0.02");
+    expect(idsOf(dear.body)).toEqual([ids.transcribe]);
+    // Hybrid adds weaker meaning matches, all inside the range.
+    const cheapHybrid = idsOf((await search("/discovery/search?query=transcribes&maxPrice=0.015")).body);
+    expect(cheapHybrid[0]).toBe(ids.copy);
+    expect(cheapHybrid).not.toContain(ids.transcribe);
+    expect(cheapHybrid).not.toContain(ids.fx);
+    const dearHybrid = idsOf((await search("/discovery/search?query=transcribes&minPrice=0.02&maxPrice=0.02")).body);
+    expect(dearHybrid).toEqual([ids.transcribe]);
+    const tagged = await search("/search?q=coordinates%20for%20an%20address&tags=MAPS");
+    expect(idsOf(tagged.body)).toEqual([ids.geocode]);
+    const none = await search("/search?q=coordinates%20for%20an%20address&tags=maps,weather");
+    expect(idsOf(none.body)).toEqual([]);
+    expect((await search("/search?q=x&minPrice=abc")).status).toBe(400);
+    // The lists take them too.
+    expect(idsOf((await search("/discovery/resources?maxPrice=0.015&tags=audio")).body)).toEqual([ids.copy]);
+    expect(idsOf((await search("/bazaar.json?minPrice=0.05")).body)).toEqual([ids.fx]);
+    expect((await search("/discovery/resources?maxPrice=1.0000001")).status).toBe(400);
+  });
+
+  it("answers with substring matching when asked, the old shape", async () => {
+    const { body } = await search("/discovery/search?mode=lexical&query=forecast");
+    expect(idsOf(body)).toEqual([ids.weather]);
+    expect(body.items[0]!.metadata.rankReasons).toBeUndefined();
+  });
+});

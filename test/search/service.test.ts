@@ -1,0 +1,59 @@
+// The search service on a real database (SQLite, and PostgreSQL with TEST_POSTGRES_URL): listings
+// paid and activated through ListingStore are found; the backfill stores the model's vectors, which
+// a second instance loads instead of embedding again; changes on the database are followed.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SearchService } from "../../src/search/service.js";
+import { testDatabaseKinds } from "../storage/databases.js";
+import { at, listingInput, openStore, paymentInput, type StoreContext } from "../storage/fixtures.js";
+
+describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
+  let context: StoreContext;
+  let service: SearchService;
+  const ids: Record<string, string> = {};
+
+  async function list(name: string, description: string, tags: string[]): Promise<string> {
+    const { listing } = await context.store.createPendingListingWithPayment(listingInput({ description, metadata: { serviceName: name, tags } }), paymentInput(), at(0));
+    await context.store.activateListing(listing.id, { txHash: `0x${"1".repeat(64)}`, now: at(0) });
+    return listing.id;
+  }
+
+  beforeAll(async () => {
+    context = await openStore(kind);
+    ids.weather = await list("Nimbus", "Hourly and 7-day forecasts: temperature, precipitation probability and wind.", ["weather"]);
+    ids.speech = await list("EchoText", "Speech-to-text for audio files with speaker labels.", ["audio"]);
+    service = new SearchService(context.db);
+    await service.start(at(1));
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.close();
+    await context?.close();
+  });
+
+  it("finds listed services and says why", () => {
+    const found = service.search("forecast", { mode: "hybrid" });
+    expect(found.mode).toBe("hybrid");
+    expect(found.hits[0]).toMatchObject({ id: ids.weather, reasons: { textMatch: { terms: ["forecast"] } } });
+  });
+
+  it("backfills the model's vectors into the table, and a second instance loads them", async () => {
+    expect(service.engine.pendingModelVectors.sort()).toEqual([ids.weather, ids.speech].sort());
+    expect(await service.backfill()).toBe(2);
+    expect(service.engine.pendingModelVectors).toEqual([]);
+    expect(await context.db.prisma.listingEmbedding.count()).toBe(2);
+    const second = new SearchService(context.db, { model: false });
+    await second.start(at(1));
+    expect(second.engine.pendingModelVectors).toEqual([]);
+    await second.embedQuery("x");
+    await second.close();
+  }, 180_000);
+
+  it("follows listings added and delisted on the database", async () => {
+    ids.ocr = await list("InkReader", "Optical character recognition for scanned receipts.", ["ocr"]);
+    await service.refresh(at(2));
+    expect(service.search("receipts", { mode: "lexical" }).hits.map((hit) => hit.id)).toEqual([ids.ocr]);
+    await context.db.prisma.listing.update({ where: { id: ids.ocr }, data: { state: "delisted", delistedAt: at(2) } });
+    await service.refresh(at(2));
+    expect(service.search("receipts", { mode: "lexical" }).hits).toEqual([]);
+  });
+});
