@@ -129,7 +129,7 @@ for (const variant of variants) {
     nDCGByKind: byKind,
   });
 }
-console.table(quality.map(({ nDCGByKind, ...row }) => row));
+console.table(quality.map(({ nDCGByKind: _byKind, ...row }) => row));
 console.table(quality.map((row) => ({ variant: row.variant, ...(row.nDCGByKind as object) })));
 const lexical = quality[1]!["nDCG@10"] as number;
 const ndcgOf = (name: string) => quality.find((row) => row.variant === name)!["nDCG@10"] as number;
