@@ -4,7 +4,11 @@
 // upward, and never in a cycle. Type-only imports count (tsPreCompilationDeps): a type imported
 // upward still ties the lower layer to the upper one.
 const LAYERS = [
-  { name: "composition", label: "composition (src/main.ts, src/server.ts, src/readiness.ts, src/background-jobs.ts)", path: "^src/(main|server|readiness|background-jobs)\\.ts$" },
+  {
+    name: "composition",
+    label: "composition (src/main.ts, src/server.ts, src/readiness.ts, src/background-jobs.ts)",
+    path: "^src/(main|server|readiness|background-jobs)\\.ts$",
+  },
   { name: "handlers", label: "src/handlers/", path: "^src/handlers/" },
   { name: "services", label: "src/services.ts", path: "^src/services\\.ts$" },
   { name: "http", label: "src/http/", path: "^src/http/" },
@@ -16,7 +20,11 @@ const LAYERS = [
   { name: "documents", label: "src/documents/, src/web/", path: "^src/(documents|web)/" },
   { name: "catalog-payments-probe", label: "src/catalog/, src/payments/, src/probe/, src/usage/", path: "^src/(catalog|payments|probe|usage)/" },
   { name: "market", label: "src/market/", path: "^src/market/" },
-  { name: "contract-storage-chain", label: "src/contract/, src/storage/, src/chain/, src/jobs/, src/workers/, src/search/", path: "^src/(contract|storage|chain|jobs|workers|search)/" },
+  {
+    name: "contract-storage-chain",
+    label: "src/contract/, src/storage/, src/chain/, src/jobs/, src/workers/, src/search/",
+    path: "^src/(contract|storage|chain|jobs|workers|search)/",
+  },
   {
     name: "foundation",
     label: "src/constants.ts, src/config.ts, src/logger.ts, src/metrics.ts, src/request-context.ts, generated/",
@@ -41,13 +49,7 @@ const upwardRules = LAYERS.slice(1).map((layer, index) => {
 // What the published client (package.json "exports") may import: it is shipped to users, so it
 // carries the contract's types and the link table, never server code. payments/buyer.ts is the
 // SDK's x402 client set-up, which imports only libraries; the reachability rule below keeps it so.
-const CLIENT_MAY_IMPORT = [
-  "^src/client/",
-  "^generated/",
-  "^src/constants\\.ts$",
-  "^src/market/links\\.ts$",
-  "^src/payments/buyer\\.ts$",
-];
+const CLIENT_MAY_IMPORT = ["^src/client/", "^generated/", "^src/constants\\.ts$", "^src/market/links\\.ts$", "^src/payments/buyer\\.ts$"];
 // Everything the client may reach, also through the modules above (links.ts names the type
 // MarketFacts, which names Config; constants.ts reads the contract's version from generated/).
 const CLIENT_MAY_REACH = [...CLIENT_MAY_IMPORT, "^src/market/facts\\.ts$", "^src/config\\.ts$"];
@@ -123,8 +125,7 @@ module.exports = {
     },
     {
       name: "client-imports-server",
-      comment:
-        "src/client/ (the published client) may import only generated/, src/constants.ts, src/market/links.ts, src/payments/buyer.ts and libraries.",
+      comment: "src/client/ (the published client) may import only generated/, src/constants.ts, src/market/links.ts, src/payments/buyer.ts and libraries.",
       severity: "error",
       from: { path: "^src/client/" },
       to: { path: "^(src|generated)/", pathNot: either(CLIENT_MAY_IMPORT) },

@@ -4,7 +4,16 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
-const node = { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly", performance: "readonly", fetch: "readonly", setTimeout: "readonly", clearTimeout: "readonly" };
+const node = {
+  process: "readonly",
+  console: "readonly",
+  Buffer: "readonly",
+  URL: "readonly",
+  performance: "readonly",
+  fetch: "readonly",
+  setTimeout: "readonly",
+  clearTimeout: "readonly",
+};
 
 export default tseslint.config(
   { ignores: ["generated/**", "dist/**", "node_modules/**", "coverage/**", "tsp-output/**", "src/documents/scripts/**"] },
@@ -13,7 +22,10 @@ export default tseslint.config(
   {
     languageOptions: { ecmaVersion: 2023, sourceType: "module", globals: node },
     rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_", caughtErrors: "none" },
+      ],
     },
   },
   { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs", globals: { ...node, module: "writable", require: "readonly" } } },

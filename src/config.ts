@@ -2,7 +2,6 @@ import { availableParallelism } from "node:os";
 import { isAddress, type Hex } from "viem";
 import { BASE_USDC, NETWORK, type Network, USDC_DOMAIN } from "./constants.js";
 
-
 export interface Config {
   production: boolean;
   port: number;
@@ -197,7 +196,9 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push("ALLOW_LOOPBACK_SELLERS must not be true in production (NODE_ENV=production): it is a test and local-development setting");
   }
   if (production && asset.toLowerCase() !== BASE_USDC.toLowerCase() && !(env.TOKEN_NAME && env.TOKEN_VERSION)) {
-    problems.push("TOKEN_NAME and TOKEN_VERSION are required in production when ASSET_ADDRESS is not Base USDC: they are the token's EIP-712 domain that buyers sign against");
+    problems.push(
+      "TOKEN_NAME and TOKEN_VERSION are required in production when ASSET_ADDRESS is not Base USDC: they are the token's EIP-712 domain that buyers sign against",
+    );
   }
   const ops = parseOps(env, problems);
   const work: WorkConfig = {

@@ -6,7 +6,8 @@ export type { Logger };
 const REDACTED = "[redacted]";
 
 /** Query parameters whose value is a credential, by name (case-insensitive). */
-const SECRET_PARAMETER = /^(?:api[-_]?key|apikey|key|token|access[-_]?token|auth|authorization|secret|client[-_]?secret|password|passwd|pass|sig|signature|x-api-key|private[-_]?key)$/i;
+const SECRET_PARAMETER =
+  /^(?:api[-_]?key|apikey|key|token|access[-_]?token|auth|authorization|secret|client[-_]?secret|password|passwd|pass|sig|signature|x-api-key|private[-_]?key)$/i;
 /** A URL as it appears in a log line (also inside a JSON string or an error's message). */
 const URL_IN_TEXT = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s"'<>\\]+)/gi;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

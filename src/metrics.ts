@@ -12,7 +12,7 @@ const REMOTE_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60
 export const metrics = {
   httpRequests: new Counter({
     name: "x402_http_requests_total",
-    help: "Requests answered, by canonical operation (\"none\" when no route matched), status and whether the response cache answered",
+    help: 'Requests answered, by canonical operation ("none" when no route matched), status and whether the response cache answered',
     labelNames: ["operation", "status", "cached"] as const,
     registers: [registry],
   }),

@@ -132,15 +132,27 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     web: listingReads,
     assets: {},
   };
-  const jobs = createJobRegistry(backgroundJobs({ config, logger, now, store, market, chain: payments.chain, prober: health.prober, usage, search: ranker?.service ?? null }), {
-    logger,
-    leases: repositories.leases,
-  });
+  const jobs = createJobRegistry(
+    backgroundJobs({ config, logger, now, store, market, chain: payments.chain, prober: health.prober, usage, search: ranker?.service ?? null }),
+    {
+      logger,
+      leases: repositories.leases,
+    },
+  );
   await jobs.start();
-  const rankerStarted = ranker?.start(now()).catch((error: unknown) => logger.warn({ err: error }, "search: the catalog could not be indexed; searches answer with substring matching"));
+  const rankerStarted = ranker
+    ?.start(now())
+    .catch((error: unknown) => logger.warn({ err: error }, "search: the catalog could not be indexed; searches answer with substring matching"));
   const router = await createRouter(contract, handlers, contexts);
   const responseCache = new ResponseCache(freshness);
-  const app = createApp({ router, logger, maxBodyBytes: config.maxBodyBytes, responseCache, routeMiddleware: routeMiddleware({ probe, work }), trustProxy: config.trustProxy }).callback();
+  const app = createApp({
+    router,
+    logger,
+    maxBodyBytes: config.maxBodyBytes,
+    responseCache,
+    routeMiddleware: routeMiddleware({ probe, work }),
+    trustProxy: config.trustProxy,
+  }).callback();
   listener.current = createEntry({ logger, responseCache, app, accessLogSample: config.ops.accessLogSample });
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;

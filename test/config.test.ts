@@ -3,7 +3,6 @@ import { loadConfig } from "../src/config.js";
 import { BASE_USDC } from "../src/constants.js";
 import { problemsOf } from "./support/config.js";
 
-
 describe("configuration from the environment", () => {
   it("has defaults that serve on 8402 with the embedded SQLite", () => {
     const config = loadConfig({});

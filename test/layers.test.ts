@@ -26,7 +26,8 @@ const GOOD: Tree = {
   "src/storage/db.ts": 'import { config } from "../config.js";\nexport const db = { ...config };\n',
   "src/chain/rpc.ts": 'import { config } from "../config.js";\nexport const rpc = () => config;\n',
   "src/market/links.ts": 'import type { paths } from "../../generated/openapi.js";\nexport const linkTo = (path: keyof paths) => path;\n',
-  "src/catalog/items.ts": 'import { db } from "../storage/db.js";\nimport { linkTo } from "../market/links.js";\nexport const items = () => [db, linkTo("/status.json")];\n',
+  "src/catalog/items.ts":
+    'import { db } from "../storage/db.js";\nimport { linkTo } from "../market/links.js";\nexport const items = () => [db, linkTo("/status.json")];\n',
   "src/payments/buyer.ts": 'import { createHash } from "node:crypto";\nexport const buyer = () => createHash("sha256");\n',
   "src/payments/gate.ts": 'import { rpc } from "../chain/rpc.js";\nimport { buyer } from "./buyer.js";\nexport const gate = () => [rpc(), buyer()];\n',
   "src/probe/probe.ts": 'import { config } from "../config.js";\nexport const probe = () => config;\n',
@@ -34,8 +35,10 @@ const GOOD: Tree = {
   "src/listing/create.ts":
     'import { cards } from "../documents/cards.js";\nimport { gate } from "../payments/gate.js";\nimport { probe } from "../probe/probe.js";\nexport const create = () => [cards(), gate(), probe()];\n',
   "src/mcp/tools.ts": 'import { create } from "../listing/create.js";\nexport const tools = [create];\n',
-  "src/http/router.ts": 'import { fail } from "../contract/errors.js";\nimport type { paths } from "../../generated/openapi.js";\nexport const route = (path: keyof paths) => fail(path);\n',
-  "src/services.ts": 'import type { db } from "./storage/db.js";\nimport type { items } from "./catalog/items.js";\nexport interface Services { db: typeof db; items: typeof items }\n',
+  "src/http/router.ts":
+    'import { fail } from "../contract/errors.js";\nimport type { paths } from "../../generated/openapi.js";\nexport const route = (path: keyof paths) => fail(path);\n',
+  "src/services.ts":
+    'import type { db } from "./storage/db.js";\nimport type { items } from "./catalog/items.js";\nexport interface Services { db: typeof db; items: typeof items }\n',
   "src/handlers/cards.ts":
     'import type { Services } from "../services.js";\nimport { cards } from "../documents/cards.js";\nimport { tools } from "../mcp/tools.js";\nexport const handle = (services: Services) => [services, cards(), tools];\n',
   "src/server.ts": 'import { handle } from "./handlers/cards.js";\nimport { route } from "./http/router.js";\nexport const server = { handle, route };\n',
@@ -79,8 +82,18 @@ describe.concurrent("npm run check:layers", { timeout: 60_000 }, () => {
     });
     expect(output).toMatch(/error upward-from-contract-storage-chain: src\/storage\/upward\.ts → src\/services\.ts\n/);
     // err-long wraps the rule's comment: match its words across line breaks.
-    const words = (text: string) => new RegExp(text.split(" ").map((word) => word.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("\\s+"));
-    expect(output).toMatch(words("src/contract/, src/storage/, src/chain/, src/jobs/, src/workers/, src/search/ (layer 12) imports only its own layer and those below it, never a layer above: composition"));
+    const words = (text: string) =>
+      new RegExp(
+        text
+          .split(" ")
+          .map((word) => word.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"))
+          .join("\\s+"),
+      );
+    expect(output).toMatch(
+      words(
+        "src/contract/, src/storage/, src/chain/, src/jobs/, src/workers/, src/search/ (layer 12) imports only its own layer and those below it, never a layer above: composition",
+      ),
+    );
     expect(output).toMatch(/x 1 dependency violations \(1 errors, 0 warnings\)/);
     expect(code).not.toBe(0);
   });

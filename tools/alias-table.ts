@@ -19,9 +19,7 @@ const NAME_PATTERN = /^[a-z][A-Za-z0-9]*$/;
 /** `/.well-known/a2a-agent.json` -> `wellKnownA2aAgentJson`. */
 export function pathToIdentifier(path: string): string {
   const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return words
-    .map((word, index) => (index === 0 ? word.toLowerCase() : word[0]!.toUpperCase() + word.slice(1).toLowerCase()))
-    .join("");
+  return words.map((word, index) => (index === 0 ? word.toLowerCase() : word[0]!.toUpperCase() + word.slice(1).toLowerCase())).join("");
 }
 
 /** `catalog` -> `Catalog`: the interface that holds an area's canonical operations. */
@@ -62,9 +60,7 @@ export function expandAliasTable(table: AliasTable, knownAreas: readonly string[
     const operations = table[area];
     if (!NAME_PATTERN.test(area)) throw new Error(`aliases.json: '${area}' is not an area name (lower camel case, e.g. "catalog")`);
     if (!knownAreas.includes(area)) {
-      throw new Error(
-        `aliases.json: unknown area '${area}': no interface ${interfaceOf(area)} in spec/${area}.tsp (areas: ${knownAreas.join(", ")})`,
-      );
+      throw new Error(`aliases.json: unknown area '${area}': no interface ${interfaceOf(area)} in spec/${area}.tsp (areas: ${knownAreas.join(", ")})`);
     }
     if (typeof operations !== "object" || operations === null || Array.isArray(operations)) {
       throw new Error(`aliases.json: area '${area}' needs an object of operation -> paths`);

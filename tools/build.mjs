@@ -144,7 +144,10 @@ function declarations() {
     console.error("npm run build needs the dev dependency typescript (npm ci without --omit=dev); or build elsewhere and deploy dist/");
     process.exit(1);
   }
-  const result = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--emitDeclarationOnly"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+  const result = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--emitDeclarationOnly"], {
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   // Status 2: type errors, but every declaration emitted. `npm run build` refuses that.
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

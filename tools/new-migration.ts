@@ -20,7 +20,10 @@ if (!rawName) {
   console.error("usage: npm run db:migration -- <name>");
   process.exit(2);
 }
-const name = rawName.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "");
+const name = rawName
+  .toLowerCase()
+  .replace(/[^a-z0-9]+/g, "_")
+  .replace(/^_|_$/g, "");
 const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
 const folder = `${stamp}_${name}`;
 

@@ -25,7 +25,10 @@ for (const line of markdown.slice(start, end < 0 ? undefined : end).split("\n"))
     header = null;
     continue;
   }
-  const cells = line.replace(/^\||\|$/g, "").split("|").map((cell) => cell.trim());
+  const cells = line
+    .replace(/^\||\|$/g, "")
+    .split("|")
+    .map((cell) => cell.trim());
   if (!header) {
     header = cells;
     continue;

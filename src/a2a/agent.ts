@@ -14,7 +14,12 @@ import { skillRequestOf } from "./skills.js";
 
 type ServedCard = components["schemas"]["AgentCard"];
 
-const dataPart = (value: Record<string, unknown>): Part => ({ content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" });
+const dataPart = (value: Record<string, unknown>): Part => ({
+  content: { $case: "data", value },
+  metadata: undefined,
+  filename: "",
+  mediaType: "application/json",
+});
 const textPart = (value: string): Part => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "text/plain" });
 
 function textOf(result: CallToolResult): string {

@@ -91,6 +91,7 @@ export async function answerA2aPost(input: Input<"postA2a">, services: McpServic
     return replyOf({ jsonrpc: "2.0", id: idOf(message), error: mapError(error) });
   }
   const transport = legacy ? new LegacyJsonRpcTransportHandler(handler) : new JsonRpcTransportHandler(handler);
-  const answer = (await transport.handle(message as Record<string, unknown>, new ServerCallContext({ requestedVersion: version }))) as Envelope | AsyncGenerator<Envelope>;
+  const answer = (await transport.handle(message as Record<string, unknown>, new ServerCallContext({ requestedVersion: version }))) as
+    Envelope | AsyncGenerator<Envelope>;
   return replyOf(isStream(answer) ? await firstOf(answer, idOf(message), mapError) : answer);
 }

@@ -5,9 +5,7 @@ import type { Message } from "@a2a-js/sdk";
 import { isJsonObject } from "../contract/json.js";
 import { SKILL_NAMES, type SkillName } from "./market-tools.js";
 
-export type SkillRequest =
-  | { skill: SkillName; arguments: Record<string, unknown> }
-  | { refused: string; skill?: string };
+export type SkillRequest = { skill: SkillName; arguments: Record<string, unknown> } | { refused: string; skill?: string };
 
 /** The skill ids of the card before the skills were the MCP tools. */
 const FORMER_IDS: Record<string, SkillName> = { search_catalog: "list_market", list_endpoint: "how_to_sell" };

@@ -37,7 +37,8 @@ export function catalogUpkeepJob(options: MaintenanceOptions): JobDefinition<voi
       const tidying = Date.now();
       await store.tidyReadPaths();
       const tidyMs = Date.now() - tidying;
-      if (deleted > 0 || tidyMs > 1_000 || (seed && seed.created + seed.updated + seed.removed > 0)) logger.info({ deleted, seed, tidyMs }, "catalog maintenance");
+      if (deleted > 0 || tidyMs > 1_000 || (seed && seed.created + seed.updated + seed.removed > 0))
+        logger.info({ deleted, seed, tidyMs }, "catalog maintenance");
     },
   };
 }

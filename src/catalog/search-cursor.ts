@@ -18,7 +18,16 @@ export interface CursorScope {
 }
 
 function fingerprint(scope: CursorScope): string {
-  const canonical = JSON.stringify([scope.query, scope.includeSeed, scope.type ?? null, scope.payTo?.toLowerCase() ?? null, scope.network ?? null, scope.scheme ?? null, scope.extensions ?? null, ...(scope.ranking ?? [])]);
+  const canonical = JSON.stringify([
+    scope.query,
+    scope.includeSeed,
+    scope.type ?? null,
+    scope.payTo?.toLowerCase() ?? null,
+    scope.network ?? null,
+    scope.scheme ?? null,
+    scope.extensions ?? null,
+    ...(scope.ranking ?? []),
+  ]);
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 12);
 }
 

@@ -1,10 +1,7 @@
 import type { operations } from "../../generated/openapi.js";
 
 /** The seed filter parameters, as the contract declares them on the catalog reads. */
-export type SeedFilterQuery = Pick<
-  NonNullable<operations["getCatalog"]["parameters"]["query"]>,
-  "includeSeed" | "excludeSeed" | "leftoverSeed" | "foreign"
->;
+export type SeedFilterQuery = Pick<NonNullable<operations["getCatalog"]["parameters"]["query"]>, "includeSeed" | "excludeSeed" | "leftoverSeed" | "foreign">;
 
 /**
  * Whether leftover seed rows are shown. Catalog reads are foreign-first: seed rows appear only

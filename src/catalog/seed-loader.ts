@@ -32,6 +32,9 @@ export async function loadSeedInventory(store: ListingStore, market: MarketFacts
       expiresAt: fresh ? found.expiresAt : new Date(now.getTime() + market.ttlDays * DAY_MS),
     };
   });
-  const removed = await store.deleteSeedRowsExcept(rows.map((row) => row.id), now);
+  const removed = await store.deleteSeedRowsExcept(
+    rows.map((row) => row.id),
+    now,
+  );
   return { removed, ...(await store.upsertSeedListings(rows, now)) };
 }

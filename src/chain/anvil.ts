@@ -54,8 +54,7 @@ async function freePort(port = 0): Promise<number> {
 // On POSIX a shell sits between us and anvil and kills it once our end of its stdin closes, which
 // the OS does however this process dies (even SIGKILL), so no anvil outlives the service or a test
 // worker. fd 3 keeps the pipe readable from the background job, whose stdin sh sets to /dev/null.
-const WATCHDOG =
-  'exec 3<&0; "$0" "$@" </dev/null 3<&- & c=$!; echo "$c"; (cat <&3 >/dev/null; kill "$c" 2>/dev/null) & wait "$c"';
+const WATCHDOG = 'exec 3<&0; "$0" "$@" </dev/null 3<&- & c=$!; echo "$c"; (cat <&3 >/dev/null; kill "$c" 2>/dev/null) & wait "$c"';
 
 function spawnAnvil(args: string[]): ChildProcess {
   const binary = anvilBinaryPath();
@@ -88,11 +87,16 @@ class AnvilExitError extends Error {
 
 async function startOnce(options: AnvilOptions, port: number): Promise<AnvilProcess> {
   const args = [
-    "--port", String(port),
-    "--host", "127.0.0.1",
-    "--chain-id", String(options.chainId),
-    "--mnemonic", options.mnemonic,
-    "--accounts", String(options.accounts),
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1",
+    "--chain-id",
+    String(options.chainId),
+    "--mnemonic",
+    options.mnemonic,
+    "--accounts",
+    String(options.accounts),
     "--quiet",
   ];
   const child = spawnAnvil(args);

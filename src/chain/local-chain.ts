@@ -92,12 +92,7 @@ export function deriveAccounts(mnemonic: string, count: number): ChainAccount[] 
 export async function startLocalChain(options: StartLocalChainOptions = {}): Promise<LocalChain> {
   const buyerCount = options.buyers ?? 3;
   const fundAmount = parseUnits(options.fundUsdc ?? "1000", USDC_DECIMALS);
-  const [deployer, settler, payTo, ...buyers] = deriveAccounts(ANVIL_MNEMONIC, 3 + buyerCount) as [
-    ChainAccount,
-    ChainAccount,
-    ChainAccount,
-    ...ChainAccount[],
-  ];
+  const [deployer, settler, payTo, ...buyers] = deriveAccounts(ANVIL_MNEMONIC, 3 + buyerCount) as [ChainAccount, ChainAccount, ChainAccount, ...ChainAccount[]];
 
   const anvil = await startAnvil({
     port: options.port,
@@ -148,8 +143,7 @@ export async function startLocalChain(options: StartLocalChainOptions = {}): Pro
       settler,
       buyers,
       publicClient,
-      balanceOf: (address) =>
-        publicClient.readContract({ address: asset, abi: testUsdcAbi, functionName: "balanceOf", args: [address] }),
+      balanceOf: (address) => publicClient.readContract({ address: asset, abi: testUsdcAbi, functionName: "balanceOf", args: [address] }),
       mintUsdc,
       stop: () => (stopped ??= anvil.stop()),
     };

@@ -22,7 +22,12 @@ export function buyCommand(): Command {
       const item = await findListing(clientFor(globals), listing);
       if (!item) throw new ToolkitError("request", `no active listing ${listing}`, "find listings with: x402-market search");
       const unfit = unfitReason(item.metadata.health);
-      if (unfit && !flags.force) throw new ToolkitError("refused", `not buying ${item.resource}: ${unfit}`, "buy it anyway with --force, or find a healthy listing with: x402-market search");
+      if (unfit && !flags.force)
+        throw new ToolkitError(
+          "refused",
+          `not buying ${item.resource}: ${unfit}`,
+          "buy it anyway with --force, or find a healthy listing with: x402-market search",
+        );
       if (unfit) progress(`buying anyway (--force): ${unfit}`);
       const result = await buyFromSeller(item, { privateKey, maxAtomic: flags.max, body: flags.data, confirm: confirmer(flags), onProgress: progress });
       if (result.settlement?.transaction) progress(`paid ${result.paid.amountUsdc} USDC, transaction ${result.settlement.transaction}`);

@@ -25,7 +25,14 @@ export function searchCommand(): Command {
     .action(async (query: string | undefined, flags: { includeSeed?: boolean; limit: number; cursor?: string }, command: Command) => {
       const globals = globalsOf(command);
       const { data, error, response } = await clientFor(globals).GET("/search", {
-        params: { query: { limit: flags.limit, ...(query && { query }), ...(flags.includeSeed && { includeSeed: true }), ...(flags.cursor && { cursor: flags.cursor }) } },
+        params: {
+          query: {
+            limit: flags.limit,
+            ...(query && { query }),
+            ...(flags.includeSeed && { includeSeed: true }),
+            ...(flags.cursor && { cursor: flags.cursor }),
+          },
+        },
       });
       if (!data) throw failed("GET /search", response.status, error?.message);
       output(globals, data, () => {

@@ -34,7 +34,14 @@ function listingFrom(file: string | undefined, flags: ListingFlags): ListingRequ
       throw new UsageError(`cannot read the listing file ${file}: ${(error as Error).message}`);
     }
   }
-  const fromFlags = { resource: flags.resource, method: flags.method, priceUsdc: flags.price, description: flags.description, sellerPayTo: flags.payTo, network: flags.network };
+  const fromFlags = {
+    resource: flags.resource,
+    method: flags.method,
+    priceUsdc: flags.price,
+    description: flags.description,
+    sellerPayTo: flags.payTo,
+    network: flags.network,
+  };
   for (const [key, value] of Object.entries(fromFlags)) if (value !== undefined) body[key] = value;
   if (Object.keys(body).length === 0) throw new UsageError("no listing given: pass a JSON file or --resource, --price, --description and --pay-to");
   // The server checks the shape and names every offending field.
@@ -42,7 +49,9 @@ function listingFrom(file: string | undefined, flags: ListingFlags): ListingRequ
 }
 
 function reportText(report: ValidationReport): string {
-  const lines = report.checks.map((check) => `${check.ok ? "ok  " : "FAIL"} ${check.name}${check.code ? ` [${check.code}]` : ""}${check.reason ? `: ${check.reason}` : ""}`);
+  const lines = report.checks.map(
+    (check) => `${check.ok ? "ok  " : "FAIL"} ${check.name}${check.code ? ` [${check.code}]` : ""}${check.reason ? `: ${check.reason}` : ""}`,
+  );
   return [...lines, report.ok ? "All checks passed: the listing can be paid for." : "The listing would be refused; nothing was charged."].join("\n");
 }
 

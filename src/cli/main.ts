@@ -31,7 +31,19 @@ export function buildProgram(): Command {
     .showHelpAfterError("(add --help for usage)")
     .configureHelp({ showGlobalOptions: true })
     .addHelpText("after", EXIT_CODES_HELP);
-  for (const command of [validateCommand(), listCommand(), searchCommand(), showCommand(), statusCommand(), buyCommand(), watchCommand(), claimCommand(), updateCommand(), delistCommand(), refreshCommand()]) {
+  for (const command of [
+    validateCommand(),
+    listCommand(),
+    searchCommand(),
+    showCommand(),
+    statusCommand(),
+    buyCommand(),
+    watchCommand(),
+    claimCommand(),
+    updateCommand(),
+    delistCommand(),
+    refreshCommand(),
+  ]) {
     program.addCommand(command.exitOverride().showHelpAfterError("(add --help for usage)").configureHelp({ showGlobalOptions: true }));
   }
   return program;

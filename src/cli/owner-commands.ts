@@ -12,7 +12,10 @@ function withOwnerKey(command: Command): Command {
     .argument("<listing-id>", "the listing's id (metadata.listingId of its catalog item)")
     .option("--chain-file <file>", "take the owner's key from a local chain file (.dev/chain.json)")
     .option("--buyer <n>", "which buyer of --chain-file is the owner", buyerIndex, 0)
-    .addHelpText("after", "\nThe owner's key (the listing's sellerPayTo) is X402_PRIVATE_KEY unless --chain-file is given. Contract wallets (EIP-1271) are not supported.");
+    .addHelpText(
+      "after",
+      "\nThe owner's key (the listing's sellerPayTo) is X402_PRIVATE_KEY unless --chain-file is given. Contract wallets (EIP-1271) are not supported.",
+    );
 }
 
 function resultText(result: OwnerActionResult): string {
@@ -51,13 +54,16 @@ function changesFrom(flags: UpdateFlags): ListingChanges {
       throw new UsageError(`cannot read the input schema file ${flags.inputSchema}: ${(error as Error).message}`);
     }
   }
-  if (Object.keys(changes).length === 0) throw new UsageError("nothing to change: pass --description, --method, --price, --input-schema or --remove-input-schema");
+  if (Object.keys(changes).length === 0)
+    throw new UsageError("nothing to change: pass --description, --method, --price, --input-schema or --remove-input-schema");
   return changes;
 }
 
 export function updateCommand(): Command {
   return withOwnerKey(new Command("update"))
-    .description("change a listing's description, method, input schema or price (signed by its owner; a new price or method must show in the seller's 402 first)")
+    .description(
+      "change a listing's description, method, input schema or price (signed by its owner; a new price or method must show in the seller's 402 first)",
+    )
     .option("--description <text>", "the new description")
     .addOption(new Option("--method <method>", "the new HTTP method buyers call").choices(["GET", "POST"]))
     .option("--price <usdc>", "the new sale price in USDC, e.g. 0.02")

@@ -39,7 +39,12 @@ function failure(what: string, status: number, error: unknown): ToolkitError {
 }
 
 /** GET /listings/{id}/sign: the typed data of `action`, as the service states it. */
-export async function signingDocumentFor(client: MarketplaceClient, listingId: string, action: OwnerAction, changes: ListingChanges = {}): Promise<SigningDocument> {
+export async function signingDocumentFor(
+  client: MarketplaceClient,
+  listingId: string,
+  action: OwnerAction,
+  changes: ListingChanges = {},
+): Promise<SigningDocument> {
   const { inputSchema, ...plain } = changes;
   const query = { action, ...plain, ...(inputSchema !== undefined && { inputSchema: JSON.stringify(inputSchema) }) };
   const { data, error, response } = await client.GET("/listings/{id}/sign", { params: { path: { id: listingId }, query } });
@@ -60,7 +65,8 @@ function checkDocument(document: SigningDocument, listingId: string, action: Own
       if (message[field] !== (changes[field] ?? "")) problems.push(`${field} ${JSON.stringify(message[field])}`);
     }
   }
-  if (problems.length > 0) throw new ToolkitError("refused", `the service asked to sign something else than requested (${problems.join(", ")}); nothing was signed`);
+  if (problems.length > 0)
+    throw new ToolkitError("refused", `the service asked to sign something else than requested (${problems.join(", ")}); nothing was signed`);
 }
 
 /** Signs typed data of the sign document with `privateKey` (an externally owned account). */
@@ -81,10 +87,20 @@ async function signedBody(client: MarketplaceClient, options: OwnerOptions, acti
   checkDocument(document, options.listingId, action, changes);
   const owner = privateKeyToAccount(options.privateKey).address;
   if (document.signer.toLowerCase() !== owner.toLowerCase()) {
-    throw new ToolkitError("refused", `listing ${options.listingId} belongs to ${document.signer} (its sellerPayTo), not to this key's ${owner}`, "sign with the key of the address that receives the listing's sales");
+    throw new ToolkitError(
+      "refused",
+      `listing ${options.listingId} belongs to ${document.signer} (its sellerPayTo), not to this key's ${owner}`,
+      "sign with the key of the address that receives the listing's sales",
+    );
   }
   const message = document.typedData.message as { nonce: Hex; deadline: number };
-  return { ...changes, nonce: message.nonce, deadline: message.deadline, chainId: BASE_CHAIN_ID, signature: await signOwnerTypedData(document, options.privateKey) };
+  return {
+    ...changes,
+    nonce: message.nonce,
+    deadline: message.deadline,
+    chainId: BASE_CHAIN_ID,
+    signature: await signOwnerTypedData(document, options.privateKey),
+  };
 }
 
 export async function claimListing(options: OwnerOptions): Promise<OwnerActionResult> {

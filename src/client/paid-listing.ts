@@ -19,7 +19,12 @@ export async function validateListing(client: MarketplaceClient, listing: Listin
   if (data) return data;
   if (response.status === 422 && error && "checks" in error) return error;
   const fields = error && "fields" in error && error.fields ? `: ${error.fields.map((field) => `${field.field} ${field.message}`).join("; ")}` : "";
-  throw new ToolkitError("request", `POST /listings/validate answered ${response.status}: ${error && "message" in error ? error.message : "no body"}${fields}`, "fix the listing and try again", error);
+  throw new ToolkitError(
+    "request",
+    `POST /listings/validate answered ${response.status}: ${error && "message" in error ? error.message : "no body"}${fields}`,
+    "fix the listing and try again",
+    error,
+  );
 }
 
 export async function payForListing(baseUrl: string, listing: ListingRequest, steps: PaymentSteps): Promise<ListResult> {

@@ -86,7 +86,11 @@ export async function buyFromSeller(item: CatalogItem, options: BuyOptions): Pro
   const requirement = challenge.accepts.find((candidate) => requirementMismatches(candidate, listed).length === 0);
   if (!requirement) {
     const problems = challenge.accepts.map((candidate) => requirementMismatches(candidate, listed).join(", ")).join("; ");
-    throw new ToolkitError("refused", `refusing to pay: the seller's challenge does not match the catalog (${problems})`, "the seller changed its terms; nothing was paid");
+    throw new ToolkitError(
+      "refused",
+      `refusing to pay: the seller's challenge does not match the catalog (${problems})`,
+      "the seller changed its terms; nothing was paid",
+    );
   }
   const quote: Quote = { purpose: "purchase", resource: item.resource, requirement, amountUsdc: atomicToUsdc(requirement.amount) };
   await agreeToPay(quote, options);

@@ -54,9 +54,7 @@ function describe(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case "pattern":
-      return isPlainTextPattern(String(params.pattern))
-        ? "must not contain control characters (U+0000 to U+001F, U+007F)"
-        : (error.message ?? "is invalid");
+      return isPlainTextPattern(String(params.pattern)) ? "must not contain control characters (U+0000 to U+001F, U+007F)" : (error.message ?? "is invalid");
     case "required":
       return "is required";
     case "additionalProperties":

@@ -109,7 +109,12 @@ function operation(operationId: string): Operation {
 export function queryParameters(operationId: string): QueryParameter[] {
   return (operation(operationId).parameters ?? [])
     .filter((parameter) => parameter.in === "query")
-    .map(({ name, required, description, schema }) => ({ name, required: required === true, ...(description === undefined ? {} : { description }), schema: schema ?? {} }));
+    .map(({ name, required, description, schema }) => ({
+      name,
+      required: required === true,
+      ...(description === undefined ? {} : { description }),
+      schema: schema ?? {},
+    }));
 }
 
 /** The schema of an operation's JSON request body; undefined when it takes none. */

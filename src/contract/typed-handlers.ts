@@ -10,9 +10,7 @@ export type ErrorStatus = 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 501 | 
 type BodyOf<R> = R extends { content: infer C } ? C[keyof C] : R extends { content?: never } ? undefined : never;
 
 /** Declared response headers, without the index signature openapi-typescript adds. */
-type DeclaredHeaders<R> = R extends { headers: infer H }
-  ? { [K in keyof H as string extends K ? never : K]: H[K] }
-  : Record<never, never>;
+type DeclaredHeaders<R> = R extends { headers: infer H } ? { [K in keyof H as string extends K ? never : K]: H[K] } : Record<never, never>;
 
 /** Media types other than JSON must be named by the reply, so the adapter labels the body right. */
 type MediaTypeOf<R> = R extends { content: infer C } ? Exclude<keyof C, "application/json"> : never;
@@ -37,11 +35,8 @@ export type Reply<O extends CanonicalOperationId> = {
 }[keyof Responses<O>];
 
 type Params<O extends CanonicalOperationId> = Operation<O>["parameters"];
-type BodyIn<O extends CanonicalOperationId> = Operation<O> extends { requestBody?: infer B }
-  ? B extends { content: infer C }
-    ? C[keyof C]
-    : undefined
-  : undefined;
+type BodyIn<O extends CanonicalOperationId> =
+  Operation<O> extends { requestBody?: infer B } ? (B extends { content: infer C } ? C[keyof C] : undefined) : undefined;
 
 /** The validated request a handler receives. */
 export interface Input<O extends CanonicalOperationId> {

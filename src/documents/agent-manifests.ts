@@ -80,7 +80,10 @@ export function agentCard(market: MarketFacts): Schemas["AgentCard"] {
 
 /** `name_for_model`: letters, digits and underscores only, at most 50 characters. */
 export function modelName(name: string): string {
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
   return (slug || "x402_marketplace").slice(0, 50);
 }
 

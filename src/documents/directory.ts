@@ -54,7 +54,23 @@ export function linkset(market: MarketFacts): Schemas["Linkset"] {
 }
 
 /** Routes worth fetching first, in order; every other free GET route follows in contract order. */
-const FIRST = ["/discovery", "/discovery/resources", "/discovery/search", "/bazaar.json", "/foreign.json", "/feed.json", "/listings", "/sell.json", "/buy.json", "/playbook.json", "/start.json", "/status.json", "/llms.txt", "/openapi.json", "/mcp"];
+const FIRST = [
+  "/discovery",
+  "/discovery/resources",
+  "/discovery/search",
+  "/bazaar.json",
+  "/foreign.json",
+  "/feed.json",
+  "/listings",
+  "/sell.json",
+  "/buy.json",
+  "/playbook.json",
+  "/start.json",
+  "/status.json",
+  "/llms.txt",
+  "/openapi.json",
+  "/mcp",
+];
 
 interface ContractOperation {
   operationId: string;

@@ -29,7 +29,10 @@ export interface ListView {
   describeFilters: boolean;
 }
 
-function base(services: DocumentContext, note: string): Pick<DiscoveryDocument, "x402Version" | "role" | "name" | "note" | "listingFee" | "links" | "seedInventoryNote"> {
+function base(
+  services: DocumentContext,
+  note: string,
+): Pick<DiscoveryDocument, "x402Version" | "role" | "name" | "note" | "listingFee" | "links" | "seedInventoryNote"> {
   const { market } = services;
   return {
     x402Version: 2,
@@ -43,7 +46,8 @@ function base(services: DocumentContext, note: string): Pick<DiscoveryDocument, 
 }
 
 export function listDocument(services: DocumentContext, view: ListView): DiscoveryDocument {
-  const note = "Free catalog of x402-paid endpoints. Buy directly from each item's resource: on HTTP 402, pay its accepts[0].payTo (the seller), not the marketplace.";
+  const note =
+    "Free catalog of x402-paid endpoints. Buy directly from each item's resource: on HTTP 402, pay its accepts[0].payTo (the seller), not the marketplace.";
   return {
     ...base(services, note),
     items: view.page.rows.map((row) => toCatalogItem(row, services.market)),

@@ -16,8 +16,20 @@ export function examplesIndex(market: MarketFacts): Schemas["ExamplesIndex"] {
     x402Version: 2,
     note: "Every example is free to fetch. The scripts run against this marketplace as served; read them before running them.",
     examples: [
-      { id: "listing-body", title: "Example listing body", description: "A POST /listings body that passes the schema.", url: linkTo(market, "example"), mediaType: JSON_TYPE },
-      { id: "listing-schema", title: "Listing schema", description: "The JSON Schema of the listing body.", url: linkTo(market, "schema"), mediaType: JSON_TYPE },
+      {
+        id: "listing-body",
+        title: "Example listing body",
+        description: "A POST /listings body that passes the schema.",
+        url: linkTo(market, "example"),
+        mediaType: JSON_TYPE,
+      },
+      {
+        id: "listing-schema",
+        title: "Listing schema",
+        description: "The JSON Schema of the listing body.",
+        url: linkTo(market, "schema"),
+        mediaType: JSON_TYPE,
+      },
       {
         id: "dry-run",
         title: "Dry run",

@@ -61,7 +61,9 @@ export function facilitatorDocument(market: MarketFacts, facilitator: Facilitato
     "Sales never pass through the marketplace: buyers pay each listing's sellerPayTo at the seller's own resource.",
   ];
   if (facilitator.localChain) {
-    notes.unshift(`LOCAL DEVELOPMENT CHAIN, NOT REAL MONEY: a throwaway anvil chain with a test token; funded buyer keys are in ${facilitator.localChain.chainFile}.`);
+    notes.unshift(
+      `LOCAL DEVELOPMENT CHAIN, NOT REAL MONEY: a throwaway anvil chain with a test token; funded buyer keys are in ${facilitator.localChain.chainFile}.`,
+    );
   }
   return {
     facilitator: facilitator.url ?? "in-process",

@@ -26,7 +26,8 @@ export function dryRunStep(market: MarketFacts, step: number): PlaybookStep {
   return {
     step,
     title: "Validate for free",
-    action: "POST your listing body to the dry run: it runs every check of the paid route, including a probe of your endpoint, without charging and without saving.",
+    action:
+      "POST your listing body to the dry run: it runs every check of the paid route, including a probe of your endpoint, without charging and without saving.",
     method: "POST",
     url: linkTo(market, "validate"),
     headers: JSON_BODY,
@@ -187,11 +188,18 @@ export function sellPlaybook(market: MarketFacts): Schemas["SellPlaybook"] {
       { status: 200, meaning: "listed (or renewed); the body has id, expiresAt and the catalog URL" },
       { status: 400, meaning: "the body breaks the schema or a listing check; the fields are named; nothing was charged" },
       { status: 402, meaning: "pay the fee: the challenge is in PAYMENT-REQUIRED; after a payment, error names why it was refused" },
-      { status: 409, meaning: "this payment (or payment identifier) was already used or is being processed: send the same request later for its result, or sign a new payment" },
+      {
+        status: 409,
+        meaning:
+          "this payment (or payment identifier) was already used or is being processed: send the same request later for its result, or sign a new payment",
+      },
       { status: 422, meaning: "the probe of your endpoint failed (the report names the check); nothing was charged" },
       { status: 429, meaning: "too many probes from you or of your host; wait for Retry-After" },
       { status: 502, meaning: "the facilitator gave no usable answer; the message says what happened; send the same request (same payment) again later" },
-      { status: 503, meaning: "no definite answer in time; send the same request (same payment) again after Retry-After for the result: a payment never settles twice" },
+      {
+        status: 503,
+        meaning: "no definite answer in time; send the same request (same payment) again after Retry-After for the result: a payment never settles twice",
+      },
     ],
     script: linkTo(market, "curlList"),
     policy: [...POLICY],

@@ -73,7 +73,12 @@ function demoCharge(seed: SeedResource, { market }: Pick<DemoAreaContext, "marke
   };
 }
 
-async function serveDemo(demo: DemoPath, body: unknown, headers: Record<string, string | undefined>, services: DemoAreaContext): Promise<Reply<"getDemoResource">> {
+async function serveDemo(
+  demo: DemoPath,
+  body: unknown,
+  headers: Record<string, string | undefined>,
+  services: DemoAreaContext,
+): Promise<Reply<"getDemoResource">> {
   const seed = DEMO_RESOURCES[demo];
   const { gate } = services.payments;
 
@@ -88,11 +93,18 @@ async function serveDemo(demo: DemoPath, body: unknown, headers: Record<string, 
 
   const settled = await gate.settle(outcome.payment);
   if (settled.kind === "failed") {
-    return { status: 402, headers: { "PAYMENT-RESPONSE": settled.paymentResponse }, body: { error: settled.reason, message: `The settlement failed (${settled.reason}).`, x402Version: 2 } };
+    return {
+      status: 402,
+      headers: { "PAYMENT-RESPONSE": settled.paymentResponse },
+      body: { error: settled.reason, message: `The settlement failed (${settled.reason}).`, x402Version: 2 },
+    };
   }
   if (settled.kind === "not_sent") return unavailableReply(settled.reason, "Nothing was charged.");
   if (settled.kind === "unconfirmed") {
-    return unavailableReply(settled.reason === "settlement_pending" ? "timeout" : settled.reason, "The payment may still settle; do not pay again for a minute.");
+    return unavailableReply(
+      settled.reason === "settlement_pending" ? "timeout" : settled.reason,
+      "The payment may still settle; do not pay again for a minute.",
+    );
   }
   return {
     status: 200,

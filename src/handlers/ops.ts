@@ -18,7 +18,10 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 const getMetrics: Handler<"getMetrics"> = async (input, { config }) => {
   const token = config.ops.metricsToken;
   if (token && !bearerMatches(input.headers.authorization, token)) {
-    throw new HttpError(401, "unauthorized", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.", undefined, { "WWW-Authenticate": 'Bearer realm="metrics"', ...NO_STORE });
+    throw new HttpError(401, "unauthorized", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.", undefined, {
+      "WWW-Authenticate": 'Bearer realm="metrics"',
+      ...NO_STORE,
+    });
   }
   return { status: 200, headers: { ...NO_STORE, "Content-Type": "text/plain" }, contentType: "text/plain", body: await registry.metrics() };
 };

@@ -31,7 +31,9 @@ function inputSchemaOf(text: string | undefined): ListingChanges["inputSchema"] 
     parsed = undefined;
   }
   if (parsed === null || (typeof parsed === "object" && !Array.isArray(parsed))) return parsed as ListingChanges["inputSchema"];
-  throw new HttpError(400, "invalid_request", "inputSchema must be a JSON object (or null to remove the schema).", [{ in: "query", field: "inputSchema", message: "is not a JSON object or null" }]);
+  throw new HttpError(400, "invalid_request", "inputSchema must be a JSON object (or null to remove the schema).", [
+    { in: "query", field: "inputSchema", message: "is not a JSON object or null" },
+  ]);
 }
 
 const getOwnerSigningData: Handler<"getOwnerSigningData"> = async ({ params, query }, services) => {

@@ -16,7 +16,9 @@ function refuseOverProbeLimit(services: Pick<ListingsAreaContext, "probe">): Mid
     if (ctx.get("payment-signature")) {
       const wait = await services.probe.clientWait(ctx.ip);
       if (wait > 0) {
-        throw new HttpError(429, "rate_limited", `too many probes from ${ctx.ip}; retry in ${wait} s. Nothing was charged.`, undefined, { "Retry-After": String(wait) });
+        throw new HttpError(429, "rate_limited", `too many probes from ${ctx.ip}; retry in ${wait} s. Nothing was charged.`, undefined, {
+          "Retry-After": String(wait),
+        });
       }
     }
     await next();
@@ -32,9 +34,15 @@ function refuseOverOwnerLimit(services: Pick<ListingsAreaContext, "work">): Midd
   return async (ctx, next) => {
     const wait = await services.work.ownerPerClient.take(ctx.ip);
     if (wait > 0) {
-      throw new HttpError(429, "rate_limited", `too many owner requests (sign, claim, update, delist, refresh) from ${ctx.ip}; retry in ${wait} s. Nothing was changed.`, undefined, {
-        "Retry-After": String(wait),
-      });
+      throw new HttpError(
+        429,
+        "rate_limited",
+        `too many owner requests (sign, claim, update, delist, refresh) from ${ctx.ip}; retry in ${wait} s. Nothing was changed.`,
+        undefined,
+        {
+          "Retry-After": String(wait),
+        },
+      );
     }
     await next();
   };
@@ -51,7 +59,9 @@ function refuseOverPaymentLimit(services: Pick<ListingsAreaContext, "work">): Mi
     if (ctx.get("payment-signature")) {
       const wait = await services.work.paymentPerClient.take(ctx.ip);
       if (wait > 0) {
-        throw new HttpError(429, "rate_limited", `too many payments sent from ${ctx.ip}; retry in ${wait} s. Nothing was charged.`, undefined, { "Retry-After": String(wait) });
+        throw new HttpError(429, "rate_limited", `too many payments sent from ${ctx.ip}; retry in ${wait} s. Nothing was charged.`, undefined, {
+          "Retry-After": String(wait),
+        });
       }
     }
     await next();

@@ -92,7 +92,14 @@ const getListingPage: Handler<"getListingPage"> = async (input, services) => {
 const getSellPage: Handler<"getSellPage"> = async (_input, services) => {
   const { token } = await catalogState(services);
   const { market } = services;
-  const html = sellPage({ siteName: market.name, marketUrl: market.baseUrl, playbook: sellPlaybook(market), fee: feeCard(market), listScript: linkTo(market, "listScript"), exampleBody: linkTo(market, "example") });
+  const html = sellPage({
+    siteName: market.name,
+    marketUrl: market.baseUrl,
+    playbook: sellPlaybook(market),
+    fee: feeCard(market),
+    listScript: linkTo(market, "listScript"),
+    exampleBody: linkTo(market, "example"),
+  });
   return htmlPage(html, token, SCRIPT_PAGE_HEADERS);
 };
 

@@ -125,7 +125,8 @@ function bucketMidpointMs(bucket: number): number {
 export function histogramOf(value: unknown): LatencyHistogram {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
   const histogram: LatencyHistogram = {};
-  for (const [bucket, count] of Object.entries(value)) if (/^\d+$/.test(bucket) && Number.isInteger(count) && (count as number) > 0) histogram[bucket] = count as number;
+  for (const [bucket, count] of Object.entries(value))
+    if (/^\d+$/.test(bucket) && Number.isInteger(count) && (count as number) > 0) histogram[bucket] = count as number;
   return histogram;
 }
 

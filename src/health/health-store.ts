@@ -154,7 +154,12 @@ export class HealthStore {
    * Returns how many listings' published health changed.
    */
   record(holder: string, probed: ProbedListing[], now: Date, options: ScheduleOptions): Promise<number> {
-    return this.write(holder, probed.map(({ claimed, outcome, at }) => ({ listingId: claimed.listingId, outcome, at, counts: "always" as const })), now, options);
+    return this.write(
+      holder,
+      probed.map(({ claimed, outcome, at }) => ({ listingId: claimed.listingId, outcome, at, counts: "always" as const })),
+      now,
+      options,
+    );
   }
 
   /**
@@ -187,7 +192,11 @@ export class HealthStore {
       const current = new Map(rows.map((row) => [String(row.listingId), row]));
       const mine = probes.filter((probe) => current.has(probe.listingId));
       if (mine.length === 0) return { result: 0, changed: false };
-      const { totals, today } = await dayContext(tx, mine.map((probe) => probe.listingId), now);
+      const { totals, today } = await dayContext(
+        tx,
+        mine.map((probe) => probe.listingId),
+        now,
+      );
       const results = mine.map(({ listingId, outcome, at, counts }) => {
         const row = current.get(listingId)!;
         const stored = healthStateOf(row);
@@ -199,13 +208,32 @@ export class HealthStore {
         const histogram = outcome.ok ? addLatency(histogramOf(today.get(listingId)), outcome.latencyMs) : histogramOf(today.get(listingId));
         const shown = { status: String(row.healthStatus), summary: jsonOf(row.healthSummary) };
         return {
-          row: { listingId, ...healthColumns(state), recentProbes: JSON.stringify(state.recentProbes), nextProbeAt: counted ? nextProbeAt(at, options.intervalMs) : toDate(row.nextProbeAt) },
+          row: {
+            listingId,
+            ...healthColumns(state),
+            recentProbes: JSON.stringify(state.recentProbes),
+            nextProbeAt: counted ? nextProbeAt(at, options.intervalMs) : toDate(row.nextProbeAt),
+          },
           day: { listingId, day: utcDay(at), probes: 1, successes: outcome.ok ? 1 : 0, latencyHistogram: JSON.stringify(histogram) },
-          publish: state.status === shown.status && isDeepStrictEqual(summary, shown.summary) ? null : { listingId, status: state.status, summary: JSON.stringify(summary) },
+          publish:
+            state.status === shown.status && isDeepStrictEqual(summary, shown.summary)
+              ? null
+              : { listingId, status: state.status, summary: JSON.stringify(summary) },
         };
       });
-      await tx.$executeRaw(updateHealthRowsSql(kind, holder, results.map((result) => result.row)));
-      await tx.$executeRaw(upsertHealthDaysSql(kind, results.map((result) => result.day)));
+      await tx.$executeRaw(
+        updateHealthRowsSql(
+          kind,
+          holder,
+          results.map((result) => result.row),
+        ),
+      );
+      await tx.$executeRaw(
+        upsertHealthDaysSql(
+          kind,
+          results.map((result) => result.day),
+        ),
+      );
       const changes = results.flatMap((result) => (result.publish ? [result.publish] : []));
       const published = changes.length > 0 ? await tx.$executeRaw(publishHealthSql(kind, changes)) : 0;
       return { result: published, changed: published > 0 };
@@ -224,7 +252,9 @@ export class HealthStore {
   async history(listingId: string, now: Date): Promise<{ healthHistory: HealthDaySummary[]; lastProbes: ProbeSample[] }> {
     const since = new Date(utcDay(now).getTime() - 29 * DAY_MS);
     const [days, health] = await Promise.all([
-      this.raw(Prisma.sql`SELECT "day", "probes", "successes", "latencyHistogram" FROM "HealthDay" WHERE "listingId" = ${listingId} AND "day" >= ${since} ORDER BY "day"`),
+      this.raw(
+        Prisma.sql`SELECT "day", "probes", "successes", "latencyHistogram" FROM "HealthDay" WHERE "listingId" = ${listingId} AND "day" >= ${since} ORDER BY "day"`,
+      ),
       this.raw(Prisma.sql`SELECT "recentProbes" FROM "ListingHealth" WHERE "listingId" = ${listingId}`),
     ]);
     const healthHistory = days

@@ -15,7 +15,12 @@ export interface PolitenessOptions {
   hostReadyAt?: Map<string, number>;
 }
 
-export async function runPolitely<T, R>(items: T[], hostOf: (item: T) => string, work: (item: T) => Promise<R>, options: PolitenessOptions): Promise<Array<R | undefined>> {
+export async function runPolitely<T, R>(
+  items: T[],
+  hostOf: (item: T) => string,
+  work: (item: T) => Promise<R>,
+  options: PolitenessOptions,
+): Promise<Array<R | undefined>> {
   const results: Array<R | undefined> = new Array(items.length);
   const queues = new Map<string, number[]>();
   items.forEach((item, index) => {

@@ -92,7 +92,12 @@ export class HealthProber {
       (listing) => hostOf(listing.resource),
       async (listing): Promise<ProbedListing> => {
         const started = performance.now();
-        const result = await probe.check({ resource: listing.resource, method: listing.method, priceAtomic: listing.priceAtomic, sellerPayTo: listing.sellerPayTo });
+        const result = await probe.check({
+          resource: listing.resource,
+          method: listing.method,
+          priceAtomic: listing.priceAtomic,
+          sellerPayTo: listing.sellerPayTo,
+        });
         const latencyMs = performance.now() - started;
         const outcome = result.ok ? { ok: true as const, latencyMs } : { ok: false as const, code: result.code, latencyMs };
         return { claimed: listing, outcome, at: this.deps.now() };

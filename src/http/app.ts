@@ -146,24 +146,26 @@ export function createApp({ router, logger, maxBodyBytes, responseCache, routeMi
     }),
   );
 
-  const answer = (operationId: RoutedOperationId): Middleware => async (ctx) => {
-    nameOperation(canonicalOf[operationId]);
-    const method = ctx.method === "HEAD" ? "GET" : ctx.method;
-    // POST /mcp takes its body unparsed: the MCP SDK answers malformed JSON itself (-32700), not 400.
-    const raw = BODY_METHODS.has(method) && router.takesRawBody(operationId);
-    const body = BODY_METHODS.has(method) && !raw ? await readJsonBody(ctx, maxBodyBytes) : undefined;
-    const rawBody = raw ? await readBodyText(ctx, maxBodyBytes) : undefined;
-    const reply = await router.dispatch(operationId, {
-      method,
-      path: ctx.path,
-      query: ctx.querystring,
-      headers: (ctx.method === "HEAD" ? withoutPayment(ctx.headers) : ctx.headers) as Record<string, string | string[]>,
-      body,
-      rawBody,
-      clientIp: ctx.ip,
-    });
-    send(ctx, reply, responseCache);
-  };
+  const answer =
+    (operationId: RoutedOperationId): Middleware =>
+    async (ctx) => {
+      nameOperation(canonicalOf[operationId]);
+      const method = ctx.method === "HEAD" ? "GET" : ctx.method;
+      // POST /mcp takes its body unparsed: the MCP SDK answers malformed JSON itself (-32700), not 400.
+      const raw = BODY_METHODS.has(method) && router.takesRawBody(operationId);
+      const body = BODY_METHODS.has(method) && !raw ? await readJsonBody(ctx, maxBodyBytes) : undefined;
+      const rawBody = raw ? await readBodyText(ctx, maxBodyBytes) : undefined;
+      const reply = await router.dispatch(operationId, {
+        method,
+        path: ctx.path,
+        query: ctx.querystring,
+        headers: (ctx.method === "HEAD" ? withoutPayment(ctx.headers) : ctx.headers) as Record<string, string | string[]>,
+        body,
+        rawBody,
+        clientIp: ctx.ip,
+      });
+      send(ctx, reply, responseCache);
+    };
   for (const middleware of mountRoutes(answer, routeMiddleware)) app.use(middleware);
 
   return app;

@@ -42,7 +42,9 @@ export function preferredEncoding(acceptEncoding: string | string[] | undefined)
 }
 
 export function compressBody(body: Buffer, encoding: ContentEncoding): Buffer {
-  return encoding === "br" ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }) : gzipSync(body);
+  return encoding === "br"
+    ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } })
+    : gzipSync(body);
 }
 
 /** The Koa middleware; first in the app, so error replies are compressed too. */

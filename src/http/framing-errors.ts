@@ -39,7 +39,10 @@ function clientErrorAnswer(error: NodeJS.ErrnoException): string {
 }
 
 /** Answers HTTP/1.1 requests without Host (which node:http would refuse with an empty 400); true when it did. */
-export function refuseMissingHost(req: IncomingMessage, res: { writeHead(status: number, headers: Record<string, string>): unknown; end(body: string): unknown }): boolean {
+export function refuseMissingHost(
+  req: IncomingMessage,
+  res: { writeHead(status: number, headers: Record<string, string>): unknown; end(body: string): unknown },
+): boolean {
   if (req.httpVersion !== "1.1" || req.headers.host !== undefined) return false;
   res.writeHead(400, { "content-type": "application/json; charset=utf-8", connection: "close" });
   res.end(JSON.stringify({ error: "host_required", message: "An HTTP/1.1 request must carry a Host header." }));

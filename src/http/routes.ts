@@ -49,7 +49,9 @@ export function mountRoutes(answer: (operationId: RoutedOperationId) => Middlewa
     try {
       decodeURIComponent(ctx.path);
     } catch {
-      throw new HttpError(400, "invalid_path", "The path is not valid percent-encoded UTF-8.", [{ in: "path", field: "path", message: "malformed percent-encoding" }]);
+      throw new HttpError(400, "invalid_path", "The path is not valid percent-encoded UTF-8.", [
+        { in: "path", field: "path", message: "malformed percent-encoding" },
+      ]);
     }
     await next();
   };

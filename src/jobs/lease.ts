@@ -20,8 +20,9 @@ export class JobLeases {
    */
   async acquire(name: string, ttlMs: number, now: Date = new Date()): Promise<boolean> {
     const until = new Date(now.getTime() + ttlMs);
-    const changed = await this.db.exclusive(() =>
-      this.db.prisma.$executeRaw`INSERT INTO "JobLease" ("name", "holder", "expiresAt") VALUES (${name}, ${this.holder}, ${until})
+    const changed = await this.db.exclusive(
+      () =>
+        this.db.prisma.$executeRaw`INSERT INTO "JobLease" ("name", "holder", "expiresAt") VALUES (${name}, ${this.holder}, ${until})
         ON CONFLICT ("name") DO UPDATE SET "holder" = excluded."holder", "expiresAt" = excluded."expiresAt"
         WHERE "JobLease"."expiresAt" < ${now} OR "JobLease"."holder" = ${this.holder}`,
     );

@@ -32,8 +32,7 @@ export function validationGuide(market: MarketFacts): Record<string, unknown> {
   const example = exampleListing(market);
   return {
     name: "Listing dry run",
-    description:
-      "POST a listing body here to run every check of the paid POST /listings except payment and saving. Nothing is charged and nothing is saved.",
+    description: "POST a listing body here to run every check of the paid POST /listings except payment and saving. Nothing is charged and nothing is saved.",
     method: "POST",
     url,
     contentType: "application/json",
@@ -60,6 +59,11 @@ export function validationGuide(market: MarketFacts): Record<string, unknown> {
     },
     charged: false,
     saved: false,
-    next: { method: "POST", url: linkTo(market, "list"), fee: `${market.feeUsdc} (${market.feeAtomic} atomic units) via x402`, challenge: linkTo(market, "challenge") },
+    next: {
+      method: "POST",
+      url: linkTo(market, "list"),
+      fee: `${market.feeUsdc} (${market.feeAtomic} atomic units) via x402`,
+      challenge: linkTo(market, "challenge"),
+    },
   };
 }

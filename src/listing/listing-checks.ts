@@ -12,7 +12,6 @@ export type ListingRequest = components["schemas"]["ListingRequest"];
 export type ValidationReport = components["schemas"]["ValidationReport"];
 export type ListingCheck = components["schemas"]["ValidationCheck"];
 
-
 /** The body field each check is about, for 400 field errors on the paid route. */
 const FIELD_OF: Record<string, string> = {
   network: "/network",
@@ -38,7 +37,11 @@ function checkPrice(priceUsdc: string): { check: ListingCheck; priceAtomic: stri
 
 function checkSellerPayTo(sellerPayTo: string): ListingCheck {
   if (!isAddress(sellerPayTo, { strict: true })) {
-    return fail("sellerPayTo", "bad_checksum", `${sellerPayTo} mixes upper and lower case but is not a valid EIP-55 checksum (a typo?); send it all lower case or correctly checksummed`);
+    return fail(
+      "sellerPayTo",
+      "bad_checksum",
+      `${sellerPayTo} mixes upper and lower case but is not a valid EIP-55 checksum (a typo?); send it all lower case or correctly checksummed`,
+    );
   }
   if (getAddress(sellerPayTo) === zeroAddress) return fail("sellerPayTo", "zero_address", "sellerPayTo is the zero address, which nobody can spend from");
   return pass("sellerPayTo", `sales settle to ${getAddress(sellerPayTo)}`);
@@ -58,8 +61,10 @@ function checkResource(resource: string): { check: ListingCheck; listed: string 
     return { check: fail("resource", "invalid_url", `${JSON.stringify(resource)} is not an absolute URL`), listed: null };
   }
   if (url.protocol !== "https:") return { check: fail("resource", "not_https", "the resource must be an https URL"), listed: null };
-  if (url.username || url.password) return { check: fail("resource", "credentials_in_url", "the resource URL must not carry a user name or password"), listed: null };
-  if (url.hash) return { check: fail("resource", "fragment_in_url", "the resource URL must not carry a #fragment (it is never sent to the seller)"), listed: null };
+  if (url.username || url.password)
+    return { check: fail("resource", "credentials_in_url", "the resource URL must not carry a user name or password"), listed: null };
+  if (url.hash)
+    return { check: fail("resource", "fragment_in_url", "the resource URL must not carry a #fragment (it is never sent to the seller)"), listed: null };
   const normalised = url.href === resource ? "" : " (listed in this normalised form)";
   return { check: pass("resource", `${url.href} is a well-formed https URL${normalised}`), listed: url.href };
 }
@@ -191,7 +196,14 @@ export function reportOf(checks: ListingCheck[]): ValidationReport {
   const failed = checks.filter((check) => !check.ok);
   if (failed.length === 0) return { ok: true, charged: false, saved: false, checks };
   const summary = failed.map((check) => `${check.name}: ${check.code ?? "failed"}`).join("; ");
-  return { ok: false, charged: false, saved: false, checks, error: "listing_checks_failed", message: `The listing failed ${failed.length === 1 ? "a check" : `${failed.length} checks`} (${summary}). Nothing was charged or saved.` };
+  return {
+    ok: false,
+    charged: false,
+    saved: false,
+    checks,
+    error: "listing_checks_failed",
+    message: `The listing failed ${failed.length === 1 ? "a check" : `${failed.length} checks`} (${summary}). Nothing was charged or saved.`,
+  };
 }
 
 /** Failed checks as field errors (the paid route answers 400 before asking for payment). */

@@ -36,7 +36,10 @@ export const OWNER_TYPES = {
   ],
 } as const;
 
-export const PRIMARY_TYPE = { claim: "ClaimListing", update: "UpdateListing", delist: "DelistListing" } as const satisfies Record<OwnerAction, keyof typeof OWNER_TYPES>;
+export const PRIMARY_TYPE = { claim: "ClaimListing", update: "UpdateListing", delist: "DelistListing" } as const satisfies Record<
+  OwnerAction,
+  keyof typeof OWNER_TYPES
+>;
 
 /** The fields an update may change; absent ones stay as they are. `inputSchema: null` removes the schema. */
 export interface ListingChanges {
@@ -74,7 +77,12 @@ export function ownerDomain(marketName: string) {
 }
 
 /** The message of `action` on `listingId`; `deadline` stays a number so the document is plain JSON. */
-export function ownerMessage(action: OwnerAction, listingId: string, authorization: OwnerAuthorizationFields, changes: ListingChanges = {}): Record<string, string | number> {
+export function ownerMessage(
+  action: OwnerAction,
+  listingId: string,
+  authorization: OwnerAuthorizationFields,
+  changes: ListingChanges = {},
+): Record<string, string | number> {
   const signed = { nonce: authorization.nonce, deadline: authorization.deadline };
   if (action !== "update") return { listingId, ...signed };
   return {
@@ -88,7 +96,13 @@ export function ownerMessage(action: OwnerAction, listingId: string, authorizati
 }
 
 /** The complete typed data, as `eth_signTypedData_v4` and viem's signTypedData take it. */
-export function ownerTypedData(marketName: string, action: OwnerAction, listingId: string, authorization: OwnerAuthorizationFields, changes: ListingChanges = {}) {
+export function ownerTypedData(
+  marketName: string,
+  action: OwnerAction,
+  listingId: string,
+  authorization: OwnerAuthorizationFields,
+  changes: ListingChanges = {},
+) {
   const primaryType = PRIMARY_TYPE[action];
   return {
     domain: ownerDomain(marketName),

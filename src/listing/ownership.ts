@@ -82,7 +82,10 @@ export async function signingDocument(id: string, action: OwnerAction, changes: 
     action,
     listingId: id,
     signer: getAddress(listing.sellerPayTo),
-    typedData: { ...typedData, types: Object.fromEntries(Object.entries(typedData.types).map(([name, fields]) => [name, fields.map((field) => ({ ...field }))])) },
+    typedData: {
+      ...typedData,
+      types: Object.fromEntries(Object.entries(typedData.types).map(([name, fields]) => [name, fields.map((field) => ({ ...field }))])),
+    },
     submit: {
       method: submit.method,
       url: linkWithParams(deps.market, submit.path, { id }),
@@ -100,18 +103,31 @@ export async function signingDocument(id: string, action: OwnerAction, changes: 
 /** The checks of a signed operation up to the nonce; returns the nonce to spend. */
 async function authorize(action: OwnerAction, listing: Listing, body: SignedBody, changes: ListingChanges, deps: OwnershipDeps): Promise<SpentNonce> {
   if (body.chainId !== undefined && body.chainId !== CHAIN_ID) {
-    throw new HttpError(403, "wrong_chain", `Owner operations are signed over chainId ${CHAIN_ID} (the listing's network eip155:${CHAIN_ID}), not ${body.chainId}. Nothing was changed.`);
+    throw new HttpError(
+      403,
+      "wrong_chain",
+      `Owner operations are signed over chainId ${CHAIN_ID} (the listing's network eip155:${CHAIN_ID}), not ${body.chainId}. Nothing was changed.`,
+    );
   }
   const nowSeconds = Math.floor(deps.now().getTime() / 1000);
   if (body.deadline < nowSeconds) {
-    throw new HttpError(401, "deadline_passed", `The signature's deadline ${new Date(body.deadline * 1000).toISOString()} has passed; sign again with a fresh deadline (GET /listings/${listing.id}/sign). Nothing was changed.`);
+    throw new HttpError(
+      401,
+      "deadline_passed",
+      `The signature's deadline ${new Date(body.deadline * 1000).toISOString()} has passed; sign again with a fresh deadline (GET /listings/${listing.id}/sign). Nothing was changed.`,
+    );
   }
   if (body.deadline > nowSeconds + OWNER_DEADLINE_MAX_SECONDS + DEADLINE_SKEW_SECONDS) {
     throw new HttpError(403, "deadline_too_far", `The deadline may be at most ${OWNER_DEADLINE_MAX_SECONDS} seconds ahead. Nothing was changed.`);
   }
   const typedData = ownerTypedData(deps.market.name, action, listing.id, { nonce: body.nonce as Hex, deadline: body.deadline }, changes);
-  const signer = await recovered(deps, { ...typedData, message: { ...typedData.message, deadline: BigInt(body.deadline) } } as unknown as TypedDataDefinition, body.signature as Hex);
-  if (signer === null) throw new HttpError(403, "not_owner", "The signature is not a valid ECDSA signature of this operation's typed data. Nothing was changed.");
+  const signer = await recovered(
+    deps,
+    { ...typedData, message: { ...typedData.message, deadline: BigInt(body.deadline) } } as unknown as TypedDataDefinition,
+    body.signature as Hex,
+  );
+  if (signer === null)
+    throw new HttpError(403, "not_owner", "The signature is not a valid ECDSA signature of this operation's typed data. Nothing was changed.");
   if (getAddress(signer) !== getAddress(listing.sellerPayTo)) {
     throw new HttpError(
       403,
@@ -130,9 +146,15 @@ async function recovered(deps: OwnershipDeps, typedData: TypedDataDefinition, si
     return await deps.signatures.recoverTypedDataAddress(typedData, signature);
   } catch (error) {
     if (!(error instanceof WorkBusyError)) throw error;
-    throw new HttpError(503, "busy", `Too many signatures are being checked right now; retry in ${error.retryAfterSeconds} s. Nothing was changed.`, undefined, {
-      "Retry-After": String(error.retryAfterSeconds),
-    });
+    throw new HttpError(
+      503,
+      "busy",
+      `Too many signatures are being checked right now; retry in ${error.retryAfterSeconds} s. Nothing was changed.`,
+      undefined,
+      {
+        "Retry-After": String(error.retryAfterSeconds),
+      },
+    );
   }
 }
 
@@ -148,7 +170,11 @@ async function applied(id: string, change: () => Promise<Listing | null>): Promi
   } catch (error) {
     if (error instanceof NonceUsedError) throw nonceUsed(error.nonce);
     if (error instanceof ListingConflictError) {
-      throw new HttpError(409, "listing_exists", `Listing ${error.otherId} already lists this resource for this seller with that method; delist one first. Nothing was changed.`);
+      throw new HttpError(
+        409,
+        "listing_exists",
+        `Listing ${error.otherId} already lists this resource for this seller with that method; delist one first. Nothing was changed.`,
+      );
     }
     throw error;
   }
@@ -203,7 +229,9 @@ function refuseBadChanges(listing: Listing, changes: ListingChanges, location: "
   };
   const checked = checkListingBody(merged);
   if (checked.listing) return;
-  const bad = fieldErrorsOf(checked.checks).map((field) => (location === "query" ? { ...field, in: "query" as const, field: field.field.replace(/^\//, "") } : field));
+  const bad = fieldErrorsOf(checked.checks).map((field) =>
+    location === "query" ? { ...field, in: "query" as const, field: field.field.replace(/^\//, "") } : field,
+  );
   throw new HttpError(400, "invalid_update", `Invalid update: ${bad.map((field) => `${field.field} ${field.message}`).join("; ")}. Nothing was changed.`, bad);
 }
 
@@ -213,7 +241,12 @@ export type UpdateOutcome = { status: 200; body: OwnerActionResult } | { status:
  * PATCH /listings/{id}. A price or method change must show in a fresh probe of the seller's challenge
  * (the new price, for the new method) before anything is written; the probe's metadata is kept too.
  */
-export async function updateListing(id: string, body: UpdateBody, clientIp: string, deps: OwnershipDeps & { recordHealth?: HealthRecorder | undefined }): Promise<UpdateOutcome> {
+export async function updateListing(
+  id: string,
+  body: UpdateBody,
+  clientIp: string,
+  deps: OwnershipDeps & { recordHealth?: HealthRecorder | undefined },
+): Promise<UpdateOutcome> {
   const listing = await liveListing(id, deps);
   const changes = changesOf(body);
   refuseBadChanges(listing, changes, "body");
@@ -233,25 +266,43 @@ export async function updateListing(id: string, body: UpdateBody, clientIp: stri
   // The probe that accepted the new terms is their first health sample (an earlier drift is over).
   if (passed && deps.recordHealth) await deps.recordHealth(updated, passed.attempt, passed.latencyMs, deps.now());
   const changed = Object.keys(changes);
-  return { status: 200, body: result("update", updated, deps.market, `Listing ${id} was updated (${changed.join(", ")}) by its owner ${spent.signer}.`, changed) };
+  return {
+    status: 200,
+    body: result("update", updated, deps.market, `Listing ${id} was updated (${changed.join(", ")}) by its owner ${spent.signer}.`, changed),
+  };
 }
 
 function refusedByProbe(attempt: Extract<ProbeAttempt, { ok: false }>): { status: 422; body: Schemas["ValidationReport"] } {
   if (attempt.code === "rate_limited") {
-    throw new HttpError(429, "rate_limited", `${attempt.detail}. Nothing was changed; the nonce was not spent.`, undefined, { "Retry-After": String(attempt.retryAfterSeconds) });
+    throw new HttpError(429, "rate_limited", `${attempt.detail}. Nothing was changed; the nonce was not spent.`, undefined, {
+      "Retry-After": String(attempt.retryAfterSeconds),
+    });
   }
   const report = reportOf([probeCheck(attempt)]);
-  return { status: 422, body: { ...report, message: `The seller's challenge does not show the change (${attempt.code}): publish the new price or method first, then sign again or resend. Nothing was changed; the nonce was not spent.` } };
+  return {
+    status: 422,
+    body: {
+      ...report,
+      message: `The seller's challenge does not show the change (${attempt.code}): publish the new price or method first, then sign again or resend. Nothing was changed; the nonce was not spent.`,
+    },
+  };
 }
 
 /** Records one refresh probe in the listing's health (src/health/); true when it did. */
 export type HealthRecorder = (listing: Listing, attempt: Exclude<ProbeAttempt, { code: "rate_limited" }>, latencyMs: number, now: Date) => Promise<boolean>;
 
 /** POST /listings/{id}/refresh: probe now, keep the seller's current metadata. */
-export async function refreshListing(id: string, clientIp: string, deps: OwnershipDeps & { recordHealth?: HealthRecorder | undefined }): Promise<RefreshResult> {
+export async function refreshListing(
+  id: string,
+  clientIp: string,
+  deps: OwnershipDeps & { recordHealth?: HealthRecorder | undefined },
+): Promise<RefreshResult> {
   const listing = await liveListing(id, deps);
   const started = Date.now();
-  const attempt = await deps.probe.probe({ resource: listing.resource, method: listing.method as "GET" | "POST", priceAtomic: listing.priceAtomic, sellerPayTo: listing.sellerPayTo }, clientIp);
+  const attempt = await deps.probe.probe(
+    { resource: listing.resource, method: listing.method as "GET" | "POST", priceAtomic: listing.priceAtomic, sellerPayTo: listing.sellerPayTo },
+    clientIp,
+  );
   if (!attempt.ok && attempt.code === "rate_limited") {
     throw new HttpError(429, "rate_limited", `${attempt.detail}. Nothing was probed.`, undefined, { "Retry-After": String(attempt.retryAfterSeconds) });
   }

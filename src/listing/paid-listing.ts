@@ -24,7 +24,15 @@ import { bodyRouteDiscovery } from "../payments/bazaar.js";
 import type { ChainReader } from "../payments/chain-reader.js";
 import { settlementVerdict, type SettlementVerdict } from "../payments/settlement-verdict.js";
 import type { UnavailableKind } from "../payments/facilitator-client.js";
-import { paymentResponseHeader, readPaymentHeader, type Charge, type PaymentGate, type SentPayment, type SettleOutcome, type SignedPayment } from "../payments/payment-gate.js";
+import {
+  paymentResponseHeader,
+  readPaymentHeader,
+  type Charge,
+  type PaymentGate,
+  type SentPayment,
+  type SettleOutcome,
+  type SignedPayment,
+} from "../payments/payment-gate.js";
 import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } from "../payments/replies.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
 import { DuplicatePaymentError, type Listing, type ListingInput, type ListingStore, type Payment } from "../storage/listing-store.js";
@@ -65,19 +73,25 @@ export function listingFeeCharge(market: MarketFacts): Charge {
   return {
     amount: market.feeAtomic,
     payTo: market.payTo,
-    resource: { url: linkTo(market, "list"), description: `List an x402-paid endpoint in ${market.name} for ${market.ttlDays} days`, mimeType: "application/json" },
-    discovery: withPaymentIdentifier(bodyRouteDiscovery("createListing", {
-      input: example,
-      output: {
-        id: "0b6f2a8e-3c1d-4e5f-9a7b-1c2d3e4f5a6b",
-        resource: example.resource,
-        listingFeeUsdc: market.feeUsdc,
-        expiresAt: new Date(Date.UTC(2026, 0, 31)).toISOString(),
-        catalog: linkTo(market, "catalog"),
-        renewed: false,
-        transaction: `0x${"ab".repeat(32)}`,
-      } satisfies CreatedBody,
-    })),
+    resource: {
+      url: linkTo(market, "list"),
+      description: `List an x402-paid endpoint in ${market.name} for ${market.ttlDays} days`,
+      mimeType: "application/json",
+    },
+    discovery: withPaymentIdentifier(
+      bodyRouteDiscovery("createListing", {
+        input: example,
+        output: {
+          id: "0b6f2a8e-3c1d-4e5f-9a7b-1c2d3e4f5a6b",
+          resource: example.resource,
+          listingFeeUsdc: market.feeUsdc,
+          expiresAt: new Date(Date.UTC(2026, 0, 31)).toISOString(),
+          catalog: linkTo(market, "catalog"),
+          renewed: false,
+          transaction: `0x${"ab".repeat(32)}`,
+        } satisfies CreatedBody,
+      }),
+    ),
   };
 }
 
@@ -100,7 +114,10 @@ async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: 
   const checked = checkListingBody(request.body);
   if (!checked.listing) {
     const fields = fieldErrorsOf(checked.checks);
-    return { status: 400, body: { error: "invalid_listing", message: `Invalid listing: ${fields.map((f) => `${f.field} ${f.message}`).join("; ")}. Nothing was charged.`, fields } };
+    return {
+      status: 400,
+      body: { error: "invalid_listing", message: `Invalid listing: ${fields.map((f) => `${f.field} ${f.message}`).join("; ")}. Nothing was charged.`, fields },
+    };
   }
   const listing = checked.listing;
 
@@ -142,7 +159,8 @@ async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: 
   }
   countPayment(verified.kind === "verified" ? "verified" : "failed", "verify");
   if (verified.kind !== "verified") {
-    if (verified.kind === "rejected" && verified.detail) deps.logger.info({ reason: verified.reason, detail: verified.detail }, "payment refused by the facilitator");
+    if (verified.kind === "rejected" && verified.detail)
+      deps.logger.info({ reason: verified.reason, detail: verified.detail }, "payment refused by the facilitator");
     return paymentRequiredReply(verified.paymentRequired, verified.message);
   }
   const payment = verified.payment;
@@ -154,7 +172,11 @@ async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: 
     request.clientIp,
   );
   if (!attempt.ok && attempt.code === "rate_limited") {
-    return { status: 429, headers: { "Retry-After": String(attempt.retryAfterSeconds) }, body: { error: "rate_limited", message: `${attempt.detail}. Nothing was charged.` } };
+    return {
+      status: 429,
+      headers: { "Retry-After": String(attempt.retryAfterSeconds) },
+      body: { error: "rate_limited", message: `${attempt.detail}. Nothing was charged.` },
+    };
   }
   if (!attempt.ok) return { status: 422, body: reportOf([...checked.checks, probeCheck(attempt)]) };
   const probeMs = performance.now() - probeStarted;
@@ -178,7 +200,8 @@ async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: 
 
   // 6. Settlement, judged by the chain.
   const settled = await gate.settle(payment);
-  if (settled.kind !== "settled") deps.logger.warn({ listingId: pendingId, kind: settled.kind, reason: settled.reason, detail: settled.detail }, "settlement not confirmed");
+  if (settled.kind !== "settled")
+    deps.logger.warn({ listingId: pendingId, kind: settled.kind, reason: settled.reason, detail: settled.detail }, "settlement not confirmed");
   const verdict = await judgeSettlement(settled, payment, deps);
   countPayment(SETTLEMENT_OUTCOME[verdict.kind], "settle");
   if (verdict.kind === "not_sent") {
@@ -199,7 +222,9 @@ async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: 
     await withStore(() => store.failListing(pendingId, { reason, txHash: transaction || null, chainChecked, now: deps.now() }));
     return {
       status: 402,
-      headers: { "PAYMENT-RESPONSE": paymentResponseHeader({ success: false, errorReason: reason, transaction, network: market.network, payer: payment.payer }) },
+      headers: {
+        "PAYMENT-RESPONSE": paymentResponseHeader({ success: false, errorReason: reason, transaction, network: market.network, payer: payment.payer }),
+      },
       body: { error: reason, message: `The settlement failed (${reason}). Nothing was listed.`, x402Version: 2 },
     };
   }
@@ -209,15 +234,23 @@ async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: 
   // 7. Activation (or renewal).
   const activated = await withStore(() => store.activateListing(pendingId, { txHash: transaction, now: deps.now() }));
   if (activated.failed) {
-    deps.logger.error({ err: activated.error, listingId: pendingId, transaction }, "fee settled but activation failed; the reconciler will activate the listing");
+    deps.logger.error(
+      { err: activated.error, listingId: pendingId, transaction },
+      "fee settled but activation failed; the reconciler will activate the listing",
+    );
     return {
       status: 503,
       headers: { "Retry-After": "60", "PAYMENT-RESPONSE": paymentResponse },
-      body: { error: "activation_deferred", message: `The fee was settled (${transaction}) but the listing could not be activated yet; the reconciler activates it within a few minutes. Send the same request again then for the result.` },
+      body: {
+        error: "activation_deferred",
+        message: `The fee was settled (${transaction}) but the listing could not be activated yet; the reconciler activates it within a few minutes. Send the same request again then for the result.`,
+      },
     };
   }
   const { listing: active, renewed } = activated.value;
-  await deps.health?.recordListingProbe(active.id, probeMs, deps.now()).catch((error: unknown) => deps.logger.warn({ err: error, listingId: active.id }, "could not record the listing-time health sample"));
+  await deps.health
+    ?.recordListingProbe(active.id, probeMs, deps.now())
+    .catch((error: unknown) => deps.logger.warn({ err: error, listingId: active.id }, "could not record the listing-time health sample"));
   deps.logger.info({ listingId: active.id, renewed, transaction, payer: payment.payer, resource: active.resource }, "listing paid");
   return {
     status: 200,
@@ -252,7 +285,11 @@ function earlierResult(
     return problem(409, "payment_in_progress", "This payment is being processed by another request; send the same request again in a minute for its result.");
   }
   if (payment.state === "failed") {
-    return problem(409, "payment_already_failed", `This payment was tried before and failed (${payment.failureReason ?? "unknown reason"}); sign a new payment.`);
+    return problem(
+      409,
+      "payment_already_failed",
+      `This payment was tried before and failed (${payment.failureReason ?? "unknown reason"}); sign a new payment.`,
+    );
   }
   const sameListing =
     listing && listing.resource === wanted.resource && listing.method === wanted.method && listing.sellerPayTo === getAddress(wanted.sellerPayTo);
@@ -293,7 +330,13 @@ async function judgeSettlement(settled: SettleOutcome, payment: SignedPayment, d
     const { requirements } = payment;
     verdict = await settlementVerdict(
       deps.chain,
-      { asset: getAddress(requirements.asset), payer: payment.payer, nonce: payment.nonce, payTo: getAddress(requirements.payTo), amount: BigInt(requirements.amount) },
+      {
+        asset: getAddress(requirements.asset),
+        payer: payment.payer,
+        nonce: payment.nonce,
+        payTo: getAddress(requirements.payTo),
+        amount: BigInt(requirements.amount),
+      },
       { hint: settled.transaction },
     );
   } catch (error) {
@@ -305,7 +348,10 @@ async function judgeSettlement(settled: SettleOutcome, payment: SignedPayment, d
       return { kind: "paid", transaction: verdict.txHash };
     case "refused":
       if (verdict.reason === "authorization_used_elsewhere") {
-        deps.logger.warn({ payer: payment.payer, nonce: payment.nonce, txHash: verdict.txHash }, "the authorization's nonce was used by a transfer that did not pay the fee");
+        deps.logger.warn(
+          { payer: payment.payer, nonce: payment.nonce, txHash: verdict.txHash },
+          "the authorization's nonce was used by a transfer that did not pay the fee",
+        );
       }
       return { kind: "refused", reason: verdict.reason, transaction: verdict.txHash ?? "", chainChecked: true };
     case "undecided":
@@ -337,7 +383,11 @@ async function withStore<T>(call: () => Promise<T>): Promise<StoreResult<T>> {
     return {
       failed: true,
       error,
-      reply: { status: 503, headers: { "Retry-After": "5" }, body: { error: "storage_unavailable", message: "The listing database did not answer; nothing was charged. Retry shortly." } },
+      reply: {
+        status: 503,
+        headers: { "Retry-After": "5" },
+        body: { error: "storage_unavailable", message: "The listing database did not answer; nothing was charged. Retry shortly." },
+      },
     };
   }
 }

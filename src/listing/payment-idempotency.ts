@@ -38,8 +38,11 @@ function identify(sent: SentPayment, body: unknown, route: string): Identified {
   const extension = isJsonObject(payload) && isJsonObject(payload.extensions) ? payload.extensions[PAYMENT_IDENTIFIER] : undefined;
   const id = isJsonObject(extension) && isJsonObject(extension.info) ? extension.info.id : undefined;
   if (id === undefined) return null;
-  if (typeof id !== "string" || !isValidPaymentId(id)) return { invalid: "the payment-identifier id must be 16 to 128 letters, digits, hyphens or underscores" };
-  const payloadHash = createHash("sha256").update(canonicalJson({ payment: payload, body: body ?? null })).digest("hex");
+  if (typeof id !== "string" || !isValidPaymentId(id))
+    return { invalid: "the payment-identifier id must be 16 to 128 letters, digits, hyphens or underscores" };
+  const payloadHash = createHash("sha256")
+    .update(canonicalJson({ payment: payload, body: body ?? null }))
+    .digest("hex");
   // Scoped by route: one id on two paid routes are two requests.
   return { id: `${route}:${id}`, payloadHash };
 }
@@ -70,12 +73,21 @@ export async function answeredOnce(
     case "stored":
       return claimed.answer as unknown as CreateListingReply;
     case "conflict":
-      return { status: 409, body: { error: "payment_identifier_conflict", message: "This payment identifier was used with another payment or listing; use a new identifier. Nothing was charged." } };
+      return {
+        status: 409,
+        body: {
+          error: "payment_identifier_conflict",
+          message: "This payment identifier was used with another payment or listing; use a new identifier. Nothing was charged.",
+        },
+      };
     case "in_progress":
       return {
         status: 409,
         headers: { "Retry-After": "10" },
-        body: { error: "payment_in_progress", message: "A request with this payment identifier is still being answered; send the same request again shortly for its result." },
+        body: {
+          error: "payment_in_progress",
+          message: "A request with this payment identifier is still being answered; send the same request again shortly for its result.",
+        },
       };
     case "new":
       break;

@@ -43,7 +43,13 @@ async function resolve(payment: Payment, deps: ReconcilerDeps, graceMs: number):
   }
   const verdict = await settlementVerdict(
     chain,
-    { asset: getAddress(payment.asset), payer: getAddress(payment.payer), nonce: payment.nonce as Hex, payTo: getAddress(payment.payTo), amount: BigInt(payment.amount) },
+    {
+      asset: getAddress(payment.asset),
+      payer: getAddress(payment.payer),
+      nonce: payment.nonce as Hex,
+      payTo: getAddress(payment.payTo),
+      amount: BigInt(payment.amount),
+    },
     { hint: payment.txHash ?? undefined, expiredBy: new Date(payment.createdAt.getTime() + graceMs) },
   );
   const context = { listingId, paymentId: payment.id, payer: payment.payer, was: payment.state };
@@ -55,7 +61,8 @@ async function resolve(payment: Payment, deps: ReconcilerDeps, graceMs: number):
     }
     case "refused": {
       const { reason, txHash } = verdict;
-      if (reason === "authorization_used_elsewhere") logger.warn({ ...context, txHash }, "reconciler: the authorization's nonce was used by a transfer that did not pay the fee");
+      if (reason === "authorization_used_elsewhere")
+        logger.warn({ ...context, txHash }, "reconciler: the authorization's nonce was used by a transfer that did not pay the fee");
       if (payment.state === "failed") {
         await store.confirmFailure(payment.id, now);
       } else {

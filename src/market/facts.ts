@@ -1,7 +1,5 @@
 import type { Config } from "../config.js";
-import {
-  LISTING_FEE_ATOMIC, LISTING_FEE_USDC, LISTING_TTL_DAYS, PAYMENT_TIMEOUT_SECONDS, SALE_TAKE_BPS, X402_VERSION, type Network,
-} from "../constants.js";
+import { LISTING_FEE_ATOMIC, LISTING_FEE_USDC, LISTING_TTL_DAYS, PAYMENT_TIMEOUT_SECONDS, SALE_TAKE_BPS, X402_VERSION, type Network } from "../constants.js";
 
 /**
  * The marketplace's facts: the constants plus what configuration and the payment set-up chose.

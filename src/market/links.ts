@@ -94,8 +94,19 @@ export function linkTemplate(market: Base, path: ServicePath): string {
 
 /** The links of the discovery documents (catalog, resources, search), in the spec's order. */
 export const DISCOVERY_LINKS = [
-  "market", "list", "resources", "search", "playbook", "challenge", "mcp", "llms",
-  "foreign", "sellers", "searchAlias", "resourcesAlias", "includeSeed",
+  "market",
+  "list",
+  "resources",
+  "search",
+  "playbook",
+  "challenge",
+  "mcp",
+  "llms",
+  "foreign",
+  "sellers",
+  "searchAlias",
+  "resourcesAlias",
+  "includeSeed",
 ] as const satisfies readonly LinkName[];
 
 /** A `links` object: the named links as absolute URLs. */

@@ -12,8 +12,17 @@ type Schemas = components["schemas"];
 
 /** The methods a client uses; `notifications/initialized` and other notifications are accepted too. */
 const METHODS = [
-  "initialize", "tools/list", "tools/call", "ping",
-  "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete", "logging/setLevel",
+  "initialize",
+  "tools/list",
+  "tools/call",
+  "ping",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "logging/setLevel",
 ];
 
 function describe(market: MarketFacts): string {

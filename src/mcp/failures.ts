@@ -14,7 +14,9 @@ export async function guarded<T>(services: McpServices, what: string, run: () =>
     logUnexpected(services.logger, error, { mcp: what }, "MCP request failed");
     throw new McpError(
       ErrorCode.InternalError,
-      isStorageError(error) ? `${what} failed: the catalog database did not answer. Try again shortly.` : `${what} failed on the server; the failure has been logged. Try again later.`,
+      isStorageError(error)
+        ? `${what} failed: the catalog database did not answer. Try again shortly.`
+        : `${what} failed on the server; the failure has been logged. Try again later.`,
     );
   }
 }

@@ -124,7 +124,10 @@ export async function answerMcpPost(input: Input<"postMcp">, services: McpServic
   if (refused) return { status: 403, body: refusal(TRANSPORT_REFUSAL, refused) };
   const parsed = parsedJson(input.rawBody);
   if (parsed && !isMessageOrBatch(parsed.value)) {
-    return { status: 400, body: refusal(ErrorCode.InvalidRequest, "Invalid Request: the body is JSON but not a JSON-RPC 2.0 message (or a non-empty batch of them)") };
+    return {
+      status: 400,
+      body: refusal(ErrorCode.InvalidRequest, "Invalid Request: the body is JSON but not a JSON-RPC 2.0 message (or a non-empty batch of them)"),
+    };
   }
   const server = createMarketMcpServer({ services, clientIp: input.clientIp });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

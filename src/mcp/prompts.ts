@@ -69,8 +69,12 @@ export function registerMarketPrompts(server: McpServer, services: McpServices):
       title: "Find and buy",
       description: `Find an endpoint for a need in the ${market.name} catalog with list_market, then pay the seller directly with x402.`,
       argsSchema: {
-        need: completable(z.string().describe("What you need, in a few words (a search query)"), (value) => guarded(services, "completing a need", () => catalogWords(services, value ?? ""))),
-        maxPriceUsdc: completable(z.string().optional().describe("The most you will pay per call, in USDC"), (value) => PRICE_SUGGESTIONS.filter((price) => price.startsWith(value ?? ""))),
+        need: completable(z.string().describe("What you need, in a few words (a search query)"), (value) =>
+          guarded(services, "completing a need", () => catalogWords(services, value ?? "")),
+        ),
+        maxPriceUsdc: completable(z.string().optional().describe("The most you will pay per call, in USDC"), (value) =>
+          PRICE_SUGGESTIONS.filter((price) => price.startsWith(value ?? "")),
+        ),
       },
     },
     ({ need, maxPriceUsdc }) => ({

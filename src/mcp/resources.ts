@@ -56,14 +56,22 @@ export function registerMarketResources(server: McpServer, services: McpServices
   server.registerResource(
     "sell-playbook",
     SELL_PLAYBOOK_URI,
-    { title: "How to sell: list a paid endpoint", description: "The sell playbook (GET /sell.json): dry-run, pay the listing fee with x402, manage the listing.", mimeType: JSON_TYPE },
+    {
+      title: "How to sell: list a paid endpoint",
+      description: "The sell playbook (GET /sell.json): dry-run, pay the listing fee with x402, manage the listing.",
+      mimeType: JSON_TYPE,
+    },
     (uri) => json(uri.href, sellPlaybook(market)),
   );
 
   server.registerResource(
     "buy-playbook",
     BUY_PLAYBOOK_URI,
-    { title: "How to buy: find and pay an endpoint", description: "The buy playbook (GET /buy.json): search the catalog, then pay the seller's endpoint directly with x402.", mimeType: JSON_TYPE },
+    {
+      title: "How to buy: find and pay an endpoint",
+      description: "The buy playbook (GET /buy.json): search the catalog, then pay the seller's endpoint directly with x402.",
+      mimeType: JSON_TYPE,
+    },
     (uri) => json(uri.href, buyPlaybook(market)),
   );
 
@@ -97,7 +105,11 @@ export function registerMarketResources(server: McpServer, services: McpServices
   server.registerResource(
     "listing",
     template,
-    { title: "A live listing", description: "One live listing by id: its catalog item (GET /listings/{id} has its health and usage history too), with the links of its page and API.", mimeType: JSON_TYPE },
+    {
+      title: "A live listing",
+      description: "One live listing by id: its catalog item (GET /listings/{id} has its health and usage history too), with the links of its page and API.",
+      mimeType: JSON_TYPE,
+    },
     (uri, variables) =>
       guarded(services, "reading a listing", async () => {
         const id = decodeURIComponent(String(variables.id ?? ""));

@@ -48,7 +48,9 @@ async function answering(services: McpServices, tool: string, run: () => Promise
     if (error instanceof HttpError && error.status < 500) return toolError(error.message);
     logUnexpected(services.logger, error, { tool }, "MCP tool failed");
     return toolError(
-      isStorageError(error) ? `${tool} failed: the catalog database did not answer. Try again shortly.` : `${tool} failed on the server; the failure has been logged. Try again later.`,
+      isStorageError(error)
+        ? `${tool} failed: the catalog database did not answer. Try again shortly.`
+        : `${tool} failed on the server; the failure has been logged. Try again later.`,
     );
   }
 }
@@ -98,9 +100,15 @@ function playbookText(playbook: PlaybookLike): string {
     const call = step.method && step.url ? `\n   ${step.method} ${step.url}` : "";
     return `${step.step}. ${step.title}: ${step.action}${call}\n   Expect: ${step.expect}`;
   });
-  return [`${playbook.title}`, playbook.summary, ...list("You need", playbook.requirements), "Steps:", ...steps, ...list("Notes", playbook.notes), ...list("Policy", playbook.policy)].join(
-    "\n",
-  );
+  return [
+    `${playbook.title}`,
+    playbook.summary,
+    ...list("You need", playbook.requirements),
+    "Steps:",
+    ...steps,
+    ...list("Notes", playbook.notes),
+    ...list("Policy", playbook.policy),
+  ].join("\n");
 }
 
 function reportText(report: ValidationReport): string {

@@ -69,7 +69,10 @@ export function judgeReceipt(receipt: TransactionReceipt, fee: FeeAuthorization)
   if (receipt.status !== "success") return null;
   const events = receipt.logs.filter((log) => isAddressEqual(log.address, fee.asset)).map(decoded);
   const used = events.findIndex(
-    (event) => event?.eventName === "AuthorizationUsed" && isAddressEqual(event.args.authorizer, fee.payer) && event.args.nonce.toLowerCase() === fee.nonce.toLowerCase(),
+    (event) =>
+      event?.eventName === "AuthorizationUsed" &&
+      isAddressEqual(event.args.authorizer, fee.payer) &&
+      event.args.nonce.toLowerCase() === fee.nonce.toLowerCase(),
   );
   if (used < 0) return null;
   const transfer = events[used + 1];

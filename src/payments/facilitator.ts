@@ -114,8 +114,7 @@ export function createFacilitatorSigner(options: InProcessFacilitatorOptions): F
       getCode: (args) => wallet.getCode(args),
       readContract: (args) => wallet.readContract({ ...args, args: args.args ?? [] }),
       verifyTypedData: (args) => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0]),
-      writeContract: (args) =>
-        inTurn(() => wallet.writeContract({ ...args, args: args.args } as Parameters<typeof wallet.writeContract>[0])),
+      writeContract: (args) => inTurn(() => wallet.writeContract({ ...args, args: args.args } as Parameters<typeof wallet.writeContract>[0])),
       sendTransaction: (args) => inTurn(() => wallet.sendTransaction(args)),
       waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
     },

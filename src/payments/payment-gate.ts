@@ -1,10 +1,26 @@
 // The x402 gate of every paid route (the listing fee and the /kr-* demo endpoints), on the SDK's
 // x402ResourceServer: it states the terms, checks and verifies a payment, and settles it when the
 // caller says so. It never settles by itself: the caller decides when (after its own row exists).
-import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader, type FacilitatorClient, type HTTPAdapter, type HTTPRequestContext } from "@x402/core/http";
+import {
+  decodePaymentSignatureHeader,
+  encodePaymentRequiredHeader,
+  encodePaymentResponseHeader,
+  type FacilitatorClient,
+  type HTTPAdapter,
+  type HTTPRequestContext,
+} from "@x402/core/http";
 import { PaymentPayloadV2Schema, z } from "@x402/core/schemas";
 import { x402ResourceServer } from "@x402/core/server";
-import { SettleError, VerifyError, type Network, type PaymentPayload, type PaymentRequired, type PaymentRequirements, type ResourceInfo, type SettleResponse } from "@x402/core/types";
+import {
+  SettleError,
+  VerifyError,
+  type Network,
+  type PaymentPayload,
+  type PaymentRequired,
+  type PaymentRequirements,
+  type ResourceInfo,
+  type SettleResponse,
+} from "@x402/core/types";
 import { registerExactEvmScheme } from "@x402/evm/exact/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
 import { getAddress, type Address, type Hex } from "viem";
@@ -155,7 +171,8 @@ export class PaymentGate {
       if (sent.v1) return reject("x402_v1_not_supported", "X-PAYMENT is x402 v1; send an x402 v2 payment in PAYMENT-SIGNATURE");
       return { kind: "unpaid", paymentRequired: await this.paymentRequired(requirements, charge, "payment_required") };
     }
-    if (sent.kind === "malformed") return reject("invalid_payment_signature_header", "PAYMENT-SIGNATURE must be base64-encoded JSON of an x402 v2 payment payload");
+    if (sent.kind === "malformed")
+      return reject("invalid_payment_signature_header", "PAYMENT-SIGNATURE must be base64-encoded JSON of an x402 v2 payment payload");
     const decoded = sent.payload;
     const parsed = PaymentPayloadV2Schema.safeParse(decoded);
     if (!parsed.success) {
@@ -222,7 +239,14 @@ export class PaymentGate {
       result = await this.server.settlePayment(payment.payload, payment.requirements);
     } catch (error) {
       if (error instanceof SettleError && error.statusCode < 500) {
-        return this.failed({ success: false, errorReason: error.errorReason, errorMessage: error.errorMessage, transaction: error.transaction ?? "", network: payment.requirements.network, payer: payment.payer });
+        return this.failed({
+          success: false,
+          errorReason: error.errorReason,
+          errorMessage: error.errorMessage,
+          transaction: error.transaction ?? "",
+          network: payment.requirements.network,
+          payer: payment.payer,
+        });
       }
       const detail = error instanceof Error ? error.message : String(error);
       if (error instanceof FacilitatorUnavailableError) {
@@ -236,7 +260,12 @@ export class PaymentGate {
       return { kind: "settled", transaction, paymentResponse: encodePaymentResponseHeader({ success: true, transaction, network, payer }) };
     }
     if (result.errorReason === "settlement_pending") {
-      return { kind: "unconfirmed", reason: "settlement_pending", detail: result.errorMessage ?? "the settlement was broadcast but not confirmed in time", transaction: result.transaction };
+      return {
+        kind: "unconfirmed",
+        reason: "settlement_pending",
+        detail: result.errorMessage ?? "the settlement was broadcast but not confirmed in time",
+        transaction: result.transaction,
+      };
     }
     return this.failed(result);
   }

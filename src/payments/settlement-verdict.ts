@@ -20,7 +20,11 @@ export type SettlementVerdict =
  * judges it. `expiredBy`: from this chain time on, an unused authorization can no longer be used
  * (omitted: it may still be, as right after settling).
  */
-export async function settlementVerdict(chain: ChainReader, fee: FeeAuthorization, options: { hint?: string | undefined; expiredBy?: Date } = {}): Promise<SettlementVerdict> {
+export async function settlementVerdict(
+  chain: ChainReader,
+  fee: FeeAuthorization,
+  options: { hint?: string | undefined; expiredBy?: Date } = {},
+): Promise<SettlementVerdict> {
   const evidence = await chain.feeEvidence(fee, options.hint);
   switch (evidence.state) {
     case "paid":
@@ -30,7 +34,8 @@ export async function settlementVerdict(chain: ChainReader, fee: FeeAuthorizatio
     case "canceled":
       return { kind: "refused", reason: "authorization_canceled", txHash: null };
     case "unused":
-      if (options.expiredBy && evidence.chainTime.getTime() >= options.expiredBy.getTime()) return { kind: "refused", reason: "not_settled_before_expiry", txHash: null };
+      if (options.expiredBy && evidence.chainTime.getTime() >= options.expiredBy.getTime())
+        return { kind: "refused", reason: "not_settled_before_expiry", txHash: null };
       return { kind: "undecided", untraceable: false };
     case "untraceable":
       return { kind: "undecided", untraceable: true };

@@ -14,7 +14,6 @@ import { fetchSupported, guardFacilitator, remoteFacilitator, supportsBaseExact,
 import { createInProcessFacilitator } from "./facilitator.js";
 import { PaymentGate } from "./payment-gate.js";
 
-
 /** Where fees are verified and settled, as /facilitator.json shows it (never a key or an RPC URL with credentials). */
 export interface FacilitatorInfo {
   mode: FacilitatorMode;
@@ -70,7 +69,8 @@ async function chainAnswers(rpcUrl: string, timeoutMs: number): Promise<void> {
     throw Object.assign(new Error("the chain node did not answer"), { code: (error as { name?: string }).name === "TimeoutError" ? "timeout" : "unreachable" });
   }
   const answer = (await response.json().catch(() => null)) as { result?: unknown } | null;
-  if (!response.ok || typeof answer?.result !== "string") throw Object.assign(new Error("the chain node answered without a block number"), { code: "bad_answer" });
+  if (!response.ok || typeof answer?.result !== "string")
+    throw Object.assign(new Error("the chain node answered without a block number"), { code: "bad_answer" });
 }
 
 /** Payments around any facilitator client (the modes below, and tests). */
@@ -117,7 +117,12 @@ export async function localChainPayments(chain: LocalChain, options: LocalChainP
   });
   return assemblePayments({
     facilitator: client,
-    info: { mode: "embedded", url: null, settler: settlerAddress, localChain: { rpcUrl: chain.rpcUrl, chainId: chain.chainId, chainFile: options.chainFile ?? "" } },
+    info: {
+      mode: "embedded",
+      url: null,
+      settler: settlerAddress,
+      localChain: { rpcUrl: chain.rpcUrl, chainId: chain.chainId, chainFile: options.chainFile ?? "" },
+    },
     payTo: chain.marketplacePayTo,
     asset: chain.asset,
     tokenName: USDC_DOMAIN.name,
@@ -135,12 +140,18 @@ async function embeddedPayments(config: Config, logger: Logger): Promise<Payment
   try {
     const chainFile = config.payments.devChainFile;
     await writeChainFile(chainFile, chain);
-    const ignored = [
-      config.marketplacePayTo ? "MARKETPLACE_PAY_TO" : "",
-      config.asset.toLowerCase() !== BASE_USDC.toLowerCase() ? "ASSET_ADDRESS" : "",
-    ].filter(Boolean);
+    const ignored = [config.marketplacePayTo ? "MARKETPLACE_PAY_TO" : "", config.asset.toLowerCase() !== BASE_USDC.toLowerCase() ? "ASSET_ADDRESS" : ""].filter(
+      Boolean,
+    );
     logger.warn(
-      { rpcUrl: chain.rpcUrl, chainId: chain.chainId, asset: chain.asset, marketplacePayTo: chain.marketplacePayTo, chainFile, ...(ignored.length && { ignored }) },
+      {
+        rpcUrl: chain.rpcUrl,
+        chainId: chain.chainId,
+        asset: chain.asset,
+        marketplacePayTo: chain.marketplacePayTo,
+        chainFile,
+        ...(ignored.length && { ignored }),
+      },
       `LOCAL CHAIN, NOT REAL MONEY: listing fees settle on a throwaway anvil chain (id ${chain.chainId}) with a test token; buyer keys are in ${chainFile}. Set FACILITATOR_URL or SETTLEMENT_RPC_URL + SETTLER_PRIVATE_KEY for real payments.`,
     );
     return await localChainPayments(chain, { logger, timeoutMs: config.payments.facilitatorTimeoutMs, chainFile, close: () => chain.stop() });

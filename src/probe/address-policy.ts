@@ -3,9 +3,7 @@
 // IPv4 hidden in IPv6 forms) is refused, so a listing cannot make the marketplace reach inside.
 import ipaddr from "ipaddr.js";
 
-export type AddressVerdict =
-  | { allowed: true; address: string; family: 4 | 6; range: string }
-  | { allowed: false; address: string; range: string };
+export type AddressVerdict = { allowed: true; address: string; family: 4 | 6; range: string } | { allowed: false; address: string; range: string };
 
 /** Addresses of cloud metadata services that sit outside the ranges refused anyway. */
 const METADATA_ADDRESSES = new Set(["169.254.169.254", "169.254.170.2", "100.100.100.200", "192.0.0.192", "fd00:ec2::254"]);

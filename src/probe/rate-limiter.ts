@@ -84,7 +84,13 @@ function memoryLimit(perMinute: number): Limit {
 
 /** Per-instance limits in memory: the default, without REDIS_URL. */
 export function memoryProbeLimits(rates: { perClientPerMinute: number; perHostPerMinute: number }): ProbeLimits {
-  return { perClient: memoryLimit(rates.perClientPerMinute), perHost: memoryLimit(rates.perHostPerMinute), kind: "memory", limit: (_name, perMinute) => memoryLimit(perMinute), close: async () => {} };
+  return {
+    perClient: memoryLimit(rates.perClientPerMinute),
+    perHost: memoryLimit(rates.perHostPerMinute),
+    kind: "memory",
+    limit: (_name, perMinute) => memoryLimit(perMinute),
+    close: async () => {},
+  };
 }
 
 const secondsOf = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
@@ -180,7 +186,10 @@ class SharedLimits implements ProbeLimits {
     const now = Date.now();
     if (now - this.lastOutageLog < OUTAGE_LOG_INTERVAL_MS) return;
     this.lastOutageLog = now;
-    this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, "shared rate limiter (REDIS_URL) unreachable; using this instance's limits until it answers");
+    this.logger.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      "shared rate limiter (REDIS_URL) unreachable; using this instance's limits until it answers",
+    );
   }
 
   async close(): Promise<void> {
@@ -231,7 +240,10 @@ export async function createProbeLimits(
     // A Redis that accepts the connection but never answers its ready check must not hold the start.
     await withinStartTimeout(redis.connect());
   } catch (error) {
-    shared.logger.warn({ err: (error as Error).message }, "shared rate limiter (REDIS_URL) unreachable at start; using this instance's limits until it answers");
+    shared.logger.warn(
+      { err: (error as Error).message },
+      "shared rate limiter (REDIS_URL) unreachable at start; using this instance's limits until it answers",
+    );
   }
   return new SharedLimits(redis, library, rates, shared.keyPrefix, shared.logger);
 }

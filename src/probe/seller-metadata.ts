@@ -56,7 +56,9 @@ export function readSellerMetadata(challenge: unknown): ReadMetadata {
   if (service.tags !== undefined) metadata.tags = service.tags;
   const declaredTags = Array.isArray(resource.tags) ? resource.tags.length : resource.tags === undefined ? 0 : 1;
   if (declaredTags > (service.tags?.length ?? 0)) {
-    dropped.push(`tags: kept ${service.tags?.length ?? 0} of ${declaredTags} (at most 5, each 1 to 32 printable ASCII characters, no duplicates ignoring case)`);
+    dropped.push(
+      `tags: kept ${service.tags?.length ?? 0} of ${declaredTags} (at most 5, each 1 to 32 printable ASCII characters, no duplicates ignoring case)`,
+    );
   }
   if (service.iconUrl !== undefined && !loopbackWithTrailingDot(service.iconUrl)) metadata.iconUrl = service.iconUrl;
   else if (resource.iconUrl !== undefined) dropped.push("iconUrl: not an http(s) URL on a public host name (no IP literal, localhost or user@)");
@@ -140,7 +142,11 @@ export function sanitizeBazaar(declared: unknown): BazaarVerdict {
  * schemas sharing an `$id` never collide and the instance holds nothing between calls.
  */
 const ajv = new Ajv2020({ strict: false, allErrors: true });
-const compiledSchemas = new LRUCache<string, ValidateFunction | { invalid: string }>({ max: 1_000, maxSize: 4 * 1024 * 1024, sizeCalculation: (_, key) => key.length + 1 });
+const compiledSchemas = new LRUCache<string, ValidateFunction | { invalid: string }>({
+  max: 1_000,
+  maxSize: 4 * 1024 * 1024,
+  sizeCalculation: (_, key) => key.length + 1,
+});
 
 /** null when `info` validates against `schema`, else the errors as the SDK words them. */
 export function validateAgainstSchema(schema: JsonObject, info: unknown): string[] | null {

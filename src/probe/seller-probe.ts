@@ -47,8 +47,7 @@ export type ProbeFailureCode =
   | "price_mismatch";
 
 export type ProbeResult =
-  | { ok: true; detail: string; requirement: PaymentRequirements; metadata: ReadMetadata }
-  | { ok: false; code: ProbeFailureCode; detail: string };
+  { ok: true; detail: string; requirement: PaymentRequirements; metadata: ReadMetadata } | { ok: false; code: ProbeFailureCode; detail: string };
 
 export type ProbeAttempt = ProbeResult | { ok: false; code: "rate_limited"; scope: "client" | "host"; retryAfterSeconds: number; detail: string };
 
@@ -97,11 +96,24 @@ export class SellerProbe {
     }
     const host = url.hostname.toLowerCase();
     const clientWait = await this.limits.perClient.take(clientIp);
-    if (clientWait > 0) return counted({ ok: false, code: "rate_limited", scope: "client", retryAfterSeconds: clientWait, detail: `too many probes from ${clientIp}; retry in ${clientWait} s` });
+    if (clientWait > 0)
+      return counted({
+        ok: false,
+        code: "rate_limited",
+        scope: "client",
+        retryAfterSeconds: clientWait,
+        detail: `too many probes from ${clientIp}; retry in ${clientWait} s`,
+      });
     const hostWait = await this.limits.perHost.take(host);
     if (hostWait > 0) {
       await this.limits.perClient.refund(clientIp);
-      return counted({ ok: false, code: "rate_limited", scope: "host", retryAfterSeconds: hostWait, detail: `too many probes of ${host}; retry in ${hostWait} s` });
+      return counted({
+        ok: false,
+        code: "rate_limited",
+        scope: "host",
+        retryAfterSeconds: hostWait,
+        detail: `too many probes of ${host}; retry in ${hostWait} s`,
+      });
     }
     return this.probeUrl(url, target);
   }
@@ -150,7 +162,10 @@ export class SellerProbe {
     const where = `${target.method} ${url.href}`;
     if (!response.ok) return fail(response.reason, `${where}: ${response.detail}`);
     if (response.status >= 300 && response.status < 400) {
-      return fail("redirect", `${where} answered ${response.status} to ${response.headers.location ?? "(no Location)"}; redirects are not followed: list the final URL`);
+      return fail(
+        "redirect",
+        `${where} answered ${response.status} to ${response.headers.location ?? "(no Location)"}; redirects are not followed: list the final URL`,
+      );
     }
     if (response.status !== 402) {
       return fail("not_402", `${where} answered ${response.status} without payment; an x402 endpoint must answer 402 with a payment challenge`);
@@ -184,7 +199,10 @@ export class SellerProbe {
     return verdicts[0] as Extract<AddressVerdict, { allowed: true }>;
   }
 
-  private matchRequirement(challenge: PaymentRequired, target: ProbeTarget): Omit<Extract<ProbeResult, { ok: true }>, "metadata"> | Extract<ProbeResult, { ok: false }> {
+  private matchRequirement(
+    challenge: PaymentRequired,
+    target: ProbeTarget,
+  ): Omit<Extract<ProbeResult, { ok: true }>, "metadata"> | Extract<ProbeResult, { ok: false }> {
     const offered = challenge.accepts.map((requirement) => `${requirement.scheme} on ${requirement.network}`).join(", ");
     const candidates = challenge.accepts.filter((requirement) => requirement.scheme === "exact" && requirement.network === this.expected.network);
     if (candidates.length === 0) {
@@ -252,7 +270,10 @@ function parseChallenge(value: unknown, where: string): ReadChallenge {
   if (parsed.success) return { paymentRequired: parsed.data as PaymentRequired, metadata: readSellerMetadata(value) };
   if (version === undefined) return { code: "no_challenge", detail: `${where} carries no x402 challenge (no x402Version)` };
   const issue = parsed.error.issues[0];
-  return { code: "malformed_challenge", detail: `${where} is not a valid x402 v2 challenge: ${issue ? `${issue.path.join(".") || "value"} ${issue.message}` : "malformed"}` };
+  return {
+    code: "malformed_challenge",
+    detail: `${where} is not a valid x402 v2 challenge: ${issue ? `${issue.path.join(".") || "value"} ${issue.message}` : "malformed"}`,
+  };
 }
 
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {

@@ -83,7 +83,9 @@ export async function searchPage(context: CatalogQueryContext, state: CatalogSta
     return { page, limit, offset, scope, ranking };
   }
   const page = await context.store.catalog.search(view, text ?? "", { limit, offset, now: context.now(), token: state.token });
-  const ranking: SearchRanking | undefined = text ? { mode: "lexical", reason: asked === "lexical" ? undefined : ranker ? "semantic-not-ready" : "semantic-off" } : undefined;
+  const ranking: SearchRanking | undefined = text
+    ? { mode: "lexical", reason: asked === "lexical" ? undefined : ranker ? "semantic-not-ready" : "semantic-off" }
+    : undefined;
   return { page, limit, offset, scope, ranking };
 }
 
@@ -112,4 +114,3 @@ export function feedRows(context: CatalogQueryContext, query: Omit<FeedQuery, "n
 export function liveListing(context: CatalogQueryContext, id: string): Promise<Listing | null> {
   return context.store.catalog.live(id, context.now());
 }
-

@@ -61,7 +61,14 @@ const SORTS = {
 } as const;
 
 /** A ranked page: every hit the engine found that the view shows, best first (or in the `sort` asked), paged. */
-export async function rankedPage(ranker: CatalogRanker, store: ListingStore, view: CatalogView, text: string, mode: SearchMode, page: { limit: number; offset: number; now: Date }): Promise<{ page: Page<Listing>; ranking: SearchRanking }> {
+export async function rankedPage(
+  ranker: CatalogRanker,
+  store: ListingStore,
+  view: CatalogView,
+  text: string,
+  mode: SearchMode,
+  page: { limit: number; offset: number; now: Date },
+): Promise<{ page: Page<Listing>; ranking: SearchRanking }> {
   const engine = ranker.service.engine;
   const allow = allowed(view);
   const outcome = ranker.service.search(text, {

@@ -120,7 +120,13 @@ export class SearchEngine {
   /** Whether a new version of a listing changes its indexed text (else updateFacts is enough). */
   textChanged(doc: SearchDocument): boolean {
     const old = this.document(doc.id);
-    return !old || old.serviceName !== doc.serviceName || old.description !== doc.description || old.resource !== doc.resource || old.tags.join("\n") !== doc.tags.join("\n");
+    return (
+      !old ||
+      old.serviceName !== doc.serviceName ||
+      old.description !== doc.description ||
+      old.resource !== doc.resource ||
+      old.tags.join("\n") !== doc.tags.join("\n")
+    );
   }
 
   /** A listing's ranking facts changed (health, ownership, usage, price), its text did not. */
@@ -246,14 +252,24 @@ export class SearchEngine {
       hits.push({
         id: doc.id,
         score: round(score * 1000, 4),
-        reasons: { ...reasons, trust: { healthy: doc.health === "healthy", verifiedOwner: doc.verified, calls30d: doc.calls30d, factor: round(factor) }, lookalikeOf: claim },
+        reasons: {
+          ...reasons,
+          trust: { healthy: doc.health === "healthy", verifiedOwner: doc.verified, calls30d: doc.calls30d, factor: round(factor) },
+          lookalikeOf: claim,
+        },
         claim,
         payTo: doc.payTo.toLowerCase(),
         name: doc.serviceName ?? "",
       });
     }
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-    return { hits: placeLookalikesBelowOriginals(hits).slice(0, limit).map(({ id, score, reasons }) => ({ id, score, reasons })), mode, degraded };
+    return {
+      hits: placeLookalikesBelowOriginals(hits)
+        .slice(0, limit)
+        .map(({ id, score, reasons }) => ({ id, score, reasons })),
+      mode,
+      degraded,
+    };
   }
 }
 

@@ -170,7 +170,8 @@ export class LexicalIndex {
     for (const { term } of expanded) {
       const list = this.postings.get(term)!;
       const kept = new Set(matches.map((match) => match.doc));
-      for (let i = 0; i < list.length; i++) if (kept.has(list.docs[i]!)) (matchedTerms.get(list.docs[i]!) ?? matchedTerms.set(list.docs[i]!, []).get(list.docs[i]!)!).push(term);
+      for (let i = 0; i < list.length; i++)
+        if (kept.has(list.docs[i]!)) (matchedTerms.get(list.docs[i]!) ?? matchedTerms.set(list.docs[i]!, []).get(list.docs[i]!)!).push(term);
     }
     for (const match of matches) match.terms = matchedTerms.get(match.doc) ?? [];
     return matches;

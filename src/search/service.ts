@@ -161,7 +161,14 @@ export class SearchService {
       if (batch.length === 0) continue;
       const started = performance.now();
       const vectors = await pool.embed(batch.map((doc) => embeddingText(doc)));
-      await this.store.save(batch.map((doc, n) => ({ listingId: doc.id, model: EMBEDDING_MODEL, textHash: this.textHashes.get(doc.id) ?? textHash(embeddingText(doc)), vector: packVector(vectors[n]!) })));
+      await this.store.save(
+        batch.map((doc, n) => ({
+          listingId: doc.id,
+          model: EMBEDDING_MODEL,
+          textHash: this.textHashes.get(doc.id) ?? textHash(embeddingText(doc)),
+          vector: packVector(vectors[n]!),
+        })),
+      );
       batch.forEach((doc, n) => this.engine.setModelVector(doc.id, vectors[n]!));
       done += batch.length;
       await sleep(performance.now() - started, undefined, { signal }).catch(() => {});

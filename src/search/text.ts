@@ -2,10 +2,11 @@
 // letter or digit, common English words dropped, a light plural/verb-ending stem.
 
 const STOP_WORDS = new Set(
-  ("a an and any are as at be by can do does for from get give i if in into is it its me my of on or our so that the their them "
-    + "this to we what when where which who will with you your how just need want some there than then too very our us was were has have had "
-    + "out about up all one each per via not no api endpoint http https www com example service")
-    .split(" "),
+  (
+    "a an and any are as at be by can do does for from get give i if in into is it its me my of on or our so that the their them " +
+    "this to we what when where which who will with you your how just need want some there than then too very our us was were has have had " +
+    "out about up all one each per via not no api endpoint http https www com example service"
+  ).split(" "),
 );
 
 /** A cheap stem: enough that "recordings" meets "recording", "translated" meets "translate". */
@@ -19,7 +20,11 @@ export function stem(word: string): string {
 }
 
 export function words(text: string): string[] {
-  return text.toLowerCase().normalize("NFKC").split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0 && !STOP_WORDS.has(w));
+  return text
+    .toLowerCase()
+    .normalize("NFKC")
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0 && !STOP_WORDS.has(w));
 }
 
 export const terms = (text: string): string[] => words(text).map(stem);
@@ -34,5 +39,10 @@ export function trigramsOf(term: string): string[] {
 
 /** A brand key: lower case letters and digits only, confusable characters folded ("ScribeFIow" -> "scribeflow"). */
 export function brandKey(name: string): string {
-  return name.toLowerCase().normalize("NFKD").replace(/[0]/g, "o").replace(/[1|]/g, "l").replace(/[^a-z0-9]/g, "");
+  return name
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[0]/g, "o")
+    .replace(/[1|]/g, "l")
+    .replace(/[^a-z0-9]/g, "");
 }

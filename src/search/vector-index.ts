@@ -61,9 +61,11 @@ export class VectorIndex {
     this.cells = Array.from({ length: codebook.rows }, () => new SlotList());
     this.centroids = new Float32Array(codebook.rows * codebook.dimensions);
     for (let row = 0; row < codebook.rows; row++)
-      for (let i = 0; i < codebook.dimensions; i++) this.centroids[row * codebook.dimensions + i] = codebook.values[row * codebook.dimensions + i]! * codebook.scales[row]!;
+      for (let i = 0; i < codebook.dimensions; i++)
+        this.centroids[row * codebook.dimensions + i] = codebook.values[row * codebook.dimensions + i]! * codebook.scales[row]!;
     this.center = new Float32Array(codebook.dimensions);
-    for (let row = 0; row < codebook.rows; row++) for (let i = 0; i < codebook.dimensions; i++) this.center[i]! += this.centroids[row * codebook.dimensions + i]! / codebook.rows;
+    for (let row = 0; row < codebook.rows; row++)
+      for (let i = 0; i < codebook.dimensions; i++) this.center[i]! += this.centroids[row * codebook.dimensions + i]! / codebook.rows;
   }
 
   get dimensions(): number {

@@ -41,7 +41,14 @@ export function usdcMicros(decimal: string | undefined): number | undefined {
 
 /** The tags a filter asks for, lowercased, without blanks or duplicates. */
 export function tagList(tags: string | undefined): string[] | undefined {
-  const list = [...new Set((tags ?? "").split(",").map((tag) => tag.trim().toLowerCase()).filter(Boolean))];
+  const list = [
+    ...new Set(
+      (tags ?? "")
+        .split(",")
+        .map((tag) => tag.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ];
   return list.length ? list : undefined;
 }
 

@@ -78,7 +78,17 @@ const FEW_MATCHES_WEIGHT = 16;
 
 /** The rows a view shows (not their order: a sorted view has the same totals). */
 const viewKey = (view: CatalogView) =>
-  JSON.stringify([view.includeSeed, view.payTo ?? "", view.extensionKey ?? "", view.health ?? "", view.verified ?? false, view.minCalls ?? 0, view.minPriceMicros ?? null, view.maxPriceMicros ?? null, view.tags ?? []]);
+  JSON.stringify([
+    view.includeSeed,
+    view.payTo ?? "",
+    view.extensionKey ?? "",
+    view.health ?? "",
+    view.verified ?? false,
+    view.minCalls ?? 0,
+    view.minPriceMicros ?? null,
+    view.maxPriceMicros ?? null,
+    view.tags ?? [],
+  ]);
 
 export class CatalogReads {
   /**

@@ -81,7 +81,8 @@ function visible(view: CatalogView, now: Date): Prisma.Sql {
   if (view.minPriceMicros !== undefined) conditions.push(Prisma.sql`l."priceMicros" >= ${view.minPriceMicros}`);
   if (view.maxPriceMicros !== undefined) conditions.push(Prisma.sql`l."priceMicros" <= ${view.maxPriceMicros}`);
   // tags is a JSON array of strings: a tag is matched with its quotes, LIKE's wildcards escaped.
-  for (const tag of view.tags ?? []) conditions.push(Prisma.sql`LOWER(l."tags") LIKE ${`%${JSON.stringify(tag).replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`);
+  for (const tag of view.tags ?? [])
+    conditions.push(Prisma.sql`LOWER(l."tags") LIKE ${`%${JSON.stringify(tag).replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`);
   return Prisma.join(conditions, " AND ");
 }
 
@@ -180,7 +181,15 @@ function ftsCandidates(text: string): string {
   const starts = new Set<number>();
   for (let i = 0; i + 3 <= chars.length; i += 3) starts.add(i);
   starts.add(chars.length - 3);
-  return [...starts].map((i) => `"${chars.slice(i, i + 3).join("").replaceAll('"', '""')}"`).join(" AND ");
+  return [...starts]
+    .map(
+      (i) =>
+        `"${chars
+          .slice(i, i + 3)
+          .join("")
+          .replaceAll('"', '""')}"`,
+    )
+    .join(" AND ");
 }
 
 function containsText(kind: DatabaseKind, text: string): (column: (typeof SEARCHED_COLUMNS)[number]) => Prisma.Sql {
@@ -286,7 +295,10 @@ export function matchKeyAtSql(
 
 /** `limit` matches of any class in a sorted view's order (popular, price) from the `skip`-th, walking its sort index. */
 export function sortedMatchPageSql(kind: DatabaseKind, view: CatalogView, now: Date, search: { text: string; skip: number; limit: number }): Prisma.Sql {
-  const anyClass = Prisma.join(matchPredicates(kind, search.text).map((predicate) => Prisma.sql`(${predicate})`), " OR ");
+  const anyClass = Prisma.join(
+    matchPredicates(kind, search.text).map((predicate) => Prisma.sql`(${predicate})`),
+    " OR ",
+  );
   const key = rowKey(kind);
   const order = orderOf(view);
   return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${key} IN (

@@ -71,10 +71,7 @@ function toRow(row: Record<string, unknown>, now: Date): StoredSearchRow {
     leftoverSeed: row.leftoverSeed === true || row.leftoverSeed === 1 || row.leftoverSeed === 1n,
     network: String(row.network),
     extensionKeys: String(row.extensionKeys ?? ""),
-    embedding:
-      vector instanceof Uint8Array && row.embeddingModel
-        ? { model: String(row.embeddingModel), textHash: String(row.embeddingHash), vector }
-        : null,
+    embedding: vector instanceof Uint8Array && row.embeddingModel ? { model: String(row.embeddingModel), textHash: String(row.embeddingHash), vector } : null,
   };
 }
 

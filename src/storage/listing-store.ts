@@ -35,7 +35,6 @@ export { catalogStampSql, type FeedQuery } from "./listing-reads.js";
 export type { CatalogView } from "./catalog-reads.js";
 export { catalogView, ITEM_SCHEME, ITEM_TYPE, type CatalogFilters } from "./catalog-filters.js";
 
-
 /** The Listing columns of the seller metadata a probe read (listing time and POST /listings/{id}/refresh). */
 export function metadataFields(metadata: SellerMetadata = {}) {
   return {
@@ -233,7 +232,12 @@ export class ListingStore {
       if (pending?.state !== "pending") throw new ListingStateError(`listing ${listingId} is ${pending ? pending.state : "missing"}, not pending`);
       await tx.payment.updateMany({
         where: { listingId },
-        data: { ...paymentState("failed"), failureReason: failure.reason, txHash: failure.txHash ?? null, chainCheckedAt: failure.chainChecked ? failure.now : null },
+        data: {
+          ...paymentState("failed"),
+          failureReason: failure.reason,
+          txHash: failure.txHash ?? null,
+          chainCheckedAt: failure.chainChecked ? failure.now : null,
+        },
       });
       const listing = await tx.listing.update({ where: { id: listingId }, data: listingState("failed") });
       return { result: listing, changed: true };

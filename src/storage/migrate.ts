@@ -158,11 +158,7 @@ async function withEngine<T>(target: DatabaseTarget, schema: string, fn: (engine
     connect: () => track(base.connect()),
     connectToShadowDb: () => track(target.kind === "sqlite" ? base.connectToShadowDb() : connectPgShadow(target)),
   };
-  const engine = await SchemaEngine.new(
-    { datamodels: [["schema.prisma", schema]] },
-    () => {},
-    bindMigrationAwareSqlAdapterFactory(factory),
-  );
+  const engine = await SchemaEngine.new({ datamodels: [["schema.prisma", schema]] }, () => {}, bindMigrationAwareSqlAdapterFactory(factory));
   try {
     return await fn(engine);
   } finally {
@@ -176,7 +172,10 @@ export async function readMigrationsList(dir: string, kind: DatabaseKind): Promi
     if (e.code === "ENOENT") return [];
     throw e;
   });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const migrationDirectories = await Promise.all(
     names.map(async (name) => {
       const content = await readFile(join(dir, name, "migration.sql"), "utf8").then(

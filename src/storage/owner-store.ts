@@ -61,7 +61,14 @@ function updateData(changes: StoredChanges) {
 
 /** The metadata columns as stored, for comparing a fresh probe's with them. */
 function storedMetadata(listing: Listing) {
-  return { mimeType: listing.mimeType, serviceName: listing.serviceName, tags: listing.tags, iconUrl: listing.iconUrl, bazaar: listing.bazaar, extensionKeys: listing.extensionKeys };
+  return {
+    mimeType: listing.mimeType,
+    serviceName: listing.serviceName,
+    tags: listing.tags,
+    iconUrl: listing.iconUrl,
+    bazaar: listing.bazaar,
+    extensionKeys: listing.extensionKeys,
+  };
 }
 
 export class OwnerStore {
@@ -81,7 +88,9 @@ export class OwnerStore {
   /** Marks the listing owner-verified. Null when it is not live. */
   claim(id: string, spent: SpentNonce, now: Date): Promise<Listing | null> {
     return this.signed(id, spent, now, async (tx, listing) =>
-      listing.ownerVerified ? { listing, changed: false } : { listing: await tx.listing.update({ where: { id }, data: { ownerVerified: true } }), changed: true },
+      listing.ownerVerified
+        ? { listing, changed: false }
+        : { listing: await tx.listing.update({ where: { id }, data: { ownerVerified: true } }), changed: true },
     );
   }
 
@@ -90,7 +99,14 @@ export class OwnerStore {
     return this.signed(id, spent, now, async (tx, listing) => {
       if (changes.method !== undefined && changes.method !== listing.method) {
         const twin = await tx.listing.findFirst({
-          where: { resource: listing.resource, method: changes.method, sellerPayTo: listing.sellerPayTo, state: "active", expiresAt: { gt: now }, id: { not: id } },
+          where: {
+            resource: listing.resource,
+            method: changes.method,
+            sellerPayTo: listing.sellerPayTo,
+            state: "active",
+            expiresAt: { gt: now },
+            id: { not: id },
+          },
           select: { id: true },
         });
         if (twin) throw new ListingConflictError(twin.id);
@@ -129,7 +145,12 @@ export class OwnerStore {
   }
 
   /** The live listing, the nonce spent, then `change`, in one published transaction; a spent nonce raises NonceUsedError. */
-  private async signed(id: string, spent: SpentNonce, now: Date, change: (tx: Tx, listing: Listing) => Promise<{ listing: Listing; changed: boolean }>): Promise<Listing | null> {
+  private async signed(
+    id: string,
+    spent: SpentNonce,
+    now: Date,
+    change: (tx: Tx, listing: Listing) => Promise<{ listing: Listing; changed: boolean }>,
+  ): Promise<Listing | null> {
     try {
       return await this.transactions.write(now, async (tx) => {
         const listing = await tx.listing.findFirst({ where: liveWhere(id, now) });

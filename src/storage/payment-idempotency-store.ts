@@ -36,7 +36,9 @@ export class PaymentIdempotencyStore {
    */
   async claim(id: string, payloadHash: string, now: Date, abandonedBefore: Date): Promise<IdempotencyClaim> {
     try {
-      await this.transactions.read(() => this.prisma.paymentIdempotency.create({ data: { id, payloadHash, status: null, response: Prisma.DbNull, createdAt: now } }));
+      await this.transactions.read(() =>
+        this.prisma.paymentIdempotency.create({ data: { id, payloadHash, status: null, response: Prisma.DbNull, createdAt: now } }),
+      );
       return { kind: "new" };
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;

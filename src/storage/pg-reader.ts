@@ -18,7 +18,10 @@ export const DEFAULT_READ_POOL_SIZE = 6;
  */
 const MAX_PREPARED = 512;
 
-export function openPgReader(target: Extract<DatabaseTarget, { kind: "postgres" }>, poolSize = DEFAULT_READ_POOL_SIZE): CatalogReader & { end(): Promise<void> } {
+export function openPgReader(
+  target: Extract<DatabaseTarget, { kind: "postgres" }>,
+  poolSize = DEFAULT_READ_POOL_SIZE,
+): CatalogReader & { end(): Promise<void> } {
   const pool = new pg.Pool({
     connectionString: target.connectionString,
     // A named statement switches to a generic plan after five runs, planned without the values: a

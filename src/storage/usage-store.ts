@@ -185,7 +185,10 @@ export class UsageStore {
       }
       const names = [...commit.sellers.map((seller) => SELLER_PREFIX + seller), ...(commit.cursors ?? [])];
       for (let index = 0; index < names.length; index += INSERT_BATCH) {
-        await tx.chainCheckpoint.updateMany({ where: { name: { in: names.slice(index, index + INSERT_BATCH) } }, data: { blockNumber: commit.coveredTo, updatedAt: now } });
+        await tx.chainCheckpoint.updateMany({
+          where: { name: { in: names.slice(index, index + INSERT_BATCH) } },
+          data: { blockNumber: commit.coveredTo, updatedAt: now },
+        });
       }
       if (commit.checkpoint) {
         await tx.chainCheckpoint.update({ where: { name: USAGE_CHECKPOINT }, data: { ...commit.checkpoint, updatedAt: now } });
@@ -239,9 +242,7 @@ export class UsageStore {
         select: { id: true, sellerPayTo: true, priceAtomic: true, listedAt: true, expiresAt: true, calls30d: true, usageSummary: true, sellerUsage: true },
       }),
     );
-    return rows
-      .map(({ sellerPayTo, ...row }) => ({ ...row, seller: sellerPayTo.toLowerCase() }))
-      .filter((row) => row.seller !== marketplace);
+    return rows.map(({ sellerPayTo, ...row }) => ({ ...row, seller: sellerPayTo.toLowerCase() })).filter((row) => row.seller !== marketplace);
   }
 
   /** The catalog version: any listing write since the last pass changes it. */
@@ -401,5 +402,4 @@ export class UsageStore {
     }
     return bumps;
   }
-
 }

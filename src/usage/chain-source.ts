@@ -56,7 +56,10 @@ export function createUsageChain(options: UsageChainOptions): UsageChain {
   // Receipts in JSON-RPC batches: one request carries many (each still counts as a call at the node).
   const receiptClient: PublicClient = options.transport
     ? client
-    : createPublicClient({ chain: chainForRpc(options.rpcUrl), transport: http(options.rpcUrl, { timeout: 30_000, retryCount: 2, batch: { batchSize: RECEIPT_BATCH } }) });
+    : createPublicClient({
+        chain: chainForRpc(options.rpcUrl),
+        transport: http(options.rpcUrl, { timeout: 30_000, retryCount: 2, batch: { batchSize: RECEIPT_BATCH } }),
+      });
   const asset = options.asset.toLowerCase();
   const timestamps = new Map<bigint, number>();
 

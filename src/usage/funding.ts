@@ -68,7 +68,14 @@ export class FundingReader {
    * every cursor behind the checkpoint up to it, and plans again with what was found, up to three
    * rounds, within the per-pass budget of eth_getLogs calls.
    */
-  async readFunding(listings: LiveListing[], checkpoint: bigint, since: Date, startBlock: () => Promise<bigint>, replan: boolean, signal?: AbortSignal): Promise<{ calls: number; inserted: number }> {
+  async readFunding(
+    listings: LiveListing[],
+    checkpoint: bigint,
+    since: Date,
+    startBlock: () => Promise<bigint>,
+    replan: boolean,
+    signal?: AbortSignal,
+  ): Promise<{ calls: number; inserted: number }> {
     const { store, now } = this.options;
     let calls = 0;
     let inserted = 0;
@@ -95,7 +102,10 @@ export class FundingReader {
       }
       inserted += found;
       if (calls >= this.options.fundingCallsPerPass) {
-        this.options.logger.debug({ calls, at: now().toISOString() }, "usage indexer: the funding reads' budget for this pass is spent; the rest waits for the next pass");
+        this.options.logger.debug(
+          { calls, at: now().toISOString() },
+          "usage indexer: the funding reads' budget for this pass is spent; the rest waits for the next pass",
+        );
         break;
       }
       if (found === 0 && round > 0) break;
@@ -124,7 +134,10 @@ export class FundingReader {
       for (const address of reads.to) wanted.add(FUNDING_PREFIX.to + address);
       for (const address of reads.from) wanted.add(FUNDING_PREFIX.from + address);
     }
-    const existing = new Set([...[...coverage.to.keys()].map((address) => FUNDING_PREFIX.to + address), ...[...coverage.from.keys()].map((address) => FUNDING_PREFIX.from + address)]);
+    const existing = new Set([
+      ...[...coverage.to.keys()].map((address) => FUNDING_PREFIX.to + address),
+      ...[...coverage.from.keys()].map((address) => FUNDING_PREFIX.from + address),
+    ]);
     const fresh = [...wanted].filter((name) => !existing.has(name));
     const dropped = [...existing].filter((name) => !wanted.has(name));
     if (fresh.length === 0 && dropped.length === 0) return;
@@ -133,7 +146,14 @@ export class FundingReader {
   }
 
   /** Reads (from, to] for a group of addresses in both directions, chunk by chunk, each chunk committed with its cursors. */
-  private async read(group: { to: string[]; from: string[] }, from: bigint, to: bigint, sellers: ReadonlySet<string>, budget: number, signal?: AbortSignal): Promise<{ calls: number; inserted: number }> {
+  private async read(
+    group: { to: string[]; from: string[] },
+    from: bigint,
+    to: bigint,
+    sellers: ReadonlySet<string>,
+    budget: number,
+    signal?: AbortSignal,
+  ): Promise<{ calls: number; inserted: number }> {
     const { store, chain, now, addressBatch } = this.options;
     let calls = 0;
     let inserted = 0;

@@ -145,7 +145,10 @@ export class UsageIndexer {
       if (atCheckpoint?.hash !== checkpoint.blockHash) {
         const fork = await this.findFork(checkpoint.blockNumber, head);
         rewound = await store.rewind({ blockNumber: fork.number, blockHash: fork.hash }, now());
-        this.options.logger.warn({ from: checkpoint.blockNumber.toString(), to: fork.number.toString(), transfersRemoved: rewound }, "usage indexer: reorg, read again from the fork");
+        this.options.logger.warn(
+          { from: checkpoint.blockNumber.toString(), to: fork.number.toString(), transfersRemoved: rewound },
+          "usage indexer: reorg, read again from the fork",
+        );
         checkpoint = { blockNumber: fork.number, blockHash: fork.hash, updatedAt: now() };
         this.lastRollup = null;
       }
@@ -195,7 +198,16 @@ export class UsageIndexer {
     const published = await this.rollup(listings, current.blockNumber, changed || (funding.calls > 0 && this.lastPending));
     await store.prune(new Date(now().getTime() - KEEP_MS));
     this.report(head, current.blockNumber);
-    return { head, checkpoint: current.blockNumber, inserted, rewound, published, receipts: checks.receipts, fundingCalls: funding.calls, fundingRows: funding.inserted };
+    return {
+      head,
+      checkpoint: current.blockNumber,
+      inserted,
+      rewound,
+      published,
+      receipts: checks.receipts,
+      fundingCalls: funding.calls,
+      fundingRows: funding.inserted,
+    };
   }
 
   /** The block before the window's start (the funding reads start there), searched again at most hourly. */
@@ -316,7 +328,12 @@ export class UsageIndexer {
     const last = this.lastRollup;
     const windowStart = new Date(time - USAGE_WINDOW_MS);
     const due =
-      !last || transfersChanged || version !== last.version || time >= last.windowFloor + USAGE_WINDOW_MS || time >= last.nextExpiry || time - last.refreshedAt >= HOUR_MS;
+      !last ||
+      transfersChanged ||
+      version !== last.version ||
+      time >= last.windowFloor + USAGE_WINDOW_MS ||
+      time >= last.nextExpiry ||
+      time - last.refreshedAt >= HOUR_MS;
     if (!due) return 0;
     const groups = await store.groupsSince(windowStart);
     const refreshAll = !last || time - last.refreshedAt >= HOUR_MS;

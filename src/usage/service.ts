@@ -79,7 +79,12 @@ export function createUsageService(options: UsageServiceOptions): UsageService {
       const [checkpoint, head] = await Promise.all([store.checkpoint(USAGE_CHECKPOINT), store.checkpoint(USAGE_HEAD)]);
       if (!checkpoint || !head) return null;
       const lag = head.blockNumber > checkpoint.blockNumber ? head.blockNumber - checkpoint.blockNumber : 0n;
-      return { currentToBlock: checkpoint.blockNumber.toString(), headBlock: head.blockNumber.toString(), lagBlocks: Number(lag), checkedAt: head.updatedAt.toISOString() };
+      return {
+        currentToBlock: checkpoint.blockNumber.toString(),
+        headBlock: head.blockNumber.toString(),
+        lagBlocks: Number(lag),
+        checkedAt: head.updatedAt.toISOString(),
+      };
     },
   };
 }

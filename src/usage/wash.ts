@@ -9,14 +9,7 @@ export const HUB_FANOUT = 20;
 
 /** Why a transfer to a seller is not counted (the keys of `excluded` in metadata.usage). */
 export type ExclusionReason =
-  | "self_payment"
-  | "marketplace"
-  | "unlisted_amount"
-  | "pending"
-  | "not_x402_authorization"
-  | "self_submitted"
-  | "seller_funded"
-  | "common_funding";
+  "self_payment" | "marketplace" | "unlisted_amount" | "pending" | "not_x402_authorization" | "self_submitted" | "seller_funded" | "common_funding";
 
 /** Where the funding reads stand: address -> the block its incoming ("to") or outgoing ("from") transfers are read up to. */
 export interface FundingCoverage {
@@ -148,7 +141,10 @@ export class WashRules {
     const sourcesOf = new Map<string, { hop1: string[]; hop2: string[] }>();
     for (const payer of eligible) {
       const sources = this.sources(payer);
-      const unread = !this.read(payer, "to") || sources.hop1.some((funder) => !this.read(funder, "to") || !this.read(funder, "from")) || sources.hop2.some((source) => !this.read(source, "from"));
+      const unread =
+        !this.read(payer, "to") ||
+        sources.hop1.some((funder) => !this.read(funder, "to") || !this.read(funder, "from")) ||
+        sources.hop2.some((source) => !this.read(source, "from"));
       if (unread) payerReason.set(payer, "pending");
       else if (this.sellerFunded(payer, seller, sources.hop1, eligible)) payerReason.set(payer, "seller_funded");
       else {

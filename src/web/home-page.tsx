@@ -147,9 +147,21 @@ function Pager({ filters, total }: { filters: HomeFilters; total: number }): VNo
   const last = Math.min(offset + limit, total);
   return (
     <nav class="pager" aria-label="Pages">
-      {offset > 0 ? <a href={homePath(filters, { offset: Math.max(offset - limit, 0) })} rel="prev">← Previous</a> : <span />}
+      {offset > 0 ? (
+        <a href={homePath(filters, { offset: Math.max(offset - limit, 0) })} rel="prev">
+          ← Previous
+        </a>
+      ) : (
+        <span />
+      )}
       <span>{total === 0 ? "No results" : `${offset + 1}–${last} of ${total}`}</span>
-      {offset + limit < total ? <a href={homePath(filters, { offset: offset + limit })} rel="next">Next →</a> : <span />}
+      {offset + limit < total ? (
+        <a href={homePath(filters, { offset: offset + limit })} rel="next">
+          Next →
+        </a>
+      ) : (
+        <span />
+      )}
     </nav>
   );
 }

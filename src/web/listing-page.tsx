@@ -280,9 +280,7 @@ function Schemas({ item }: { item: CatalogItem }): VNode {
 
 function Commands({ item, marketUrl }: { item: CatalogItem; marketUrl: string }): VNode {
   const curl =
-    item.method === "GET"
-      ? `curl -i ${shellQuote(item.resource)}`
-      : `curl -i -X POST ${shellQuote(item.resource)} -H 'content-type: application/json' -d '{}'`;
+    item.method === "GET" ? `curl -i ${shellQuote(item.resource)}` : `curl -i -X POST ${shellQuote(item.resource)} -H 'content-type: application/json' -d '{}'`;
   const buy = `npx x402-market buy ${item.metadata.listingId} --max ${item.metadata.priceUsdc} --url ${shellQuote(marketUrl)}`;
   return (
     <section aria-labelledby="try">

@@ -29,9 +29,7 @@ afterAll(async () => {
 
 const sdkPayload = (key: Hex, accepted: PaymentRequirements = requirements): Promise<PaymentPayload> => {
   const paymentRequired: PaymentRequired = { x402Version: 2, resource: { url: "http://marketplace.test/listings" }, accepts: [accepted] };
-  return createBuyerClient(key, { allowAssets: [{ asset: chain.asset, network: accepted.network }] }).createPaymentPayload(
-    paymentRequired,
-  );
+  return createBuyerClient(key, { allowAssets: [{ asset: chain.asset, network: accepted.network }] }).createPaymentPayload(paymentRequired);
 };
 
 const handSigned = (key: Hex, overrides: Partial<ExactEIP3009Payload["authorization"]>) => handSignedPayload(key, requirements, overrides);
@@ -72,9 +70,7 @@ describe("x402 verify and settle failures on the local chain", () => {
   it("wrong amount: a payment for 0.10 against a 0.20 requirement, or a tampered value", async () => {
     const payload = await sdkPayload(buyerKey);
     const dearer = { ...requirements, amount: "200000" };
-    expect((await rejectReasons(payload, dearer, true)).verify).toBe(
-      "invalid_exact_evm_payload_authorization_value_mismatch",
-    );
+    expect((await rejectReasons(payload, dearer, true)).verify).toBe("invalid_exact_evm_payload_authorization_value_mismatch");
     const tampered = withPayload(payload, (p) => ({ ...p, authorization: { ...p.authorization, value: "200000" } }));
     expect((await rejectReasons(tampered, dearer)).verify).toBe("invalid_exact_evm_signature");
   });
@@ -150,11 +146,7 @@ describe("x402 verify and settle failures on the local chain", () => {
     // Broadcasts are serialized and anvil mines each at once, so the duplicates revert in gas
     // estimation. On a chain with block times a duplicate can pass estimation while the first is
     // pending, get mined, revert and burn gas (invalid_exact_evm_transaction_failed): dedupe first.
-    expect(results.map((r) => r.errorReason).sort()).toEqual([
-      "invalid_exact_evm_nonce_already_used",
-      "invalid_exact_evm_nonce_already_used",
-      undefined,
-    ]);
+    expect(results.map((r) => r.errorReason).sort()).toEqual(["invalid_exact_evm_nonce_already_used", "invalid_exact_evm_nonce_already_used", undefined]);
     expect(await chain.publicClient.getTransactionCount({ address: chain.settler.address })).toBe(sentBefore + 1);
     expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(payToBefore + 100_000n);
   });

@@ -87,11 +87,7 @@ describe("x402 exact payment on the local chain", () => {
     const requirements = feeChallenge.accepts[0]!;
     const buyers = chain.buyers.slice(1);
     const payloads = await Promise.all(
-      buyers.map((buyer) =>
-        createBuyerClient(buyer.privateKey, { allowAssets: [{ asset: chain.asset }] }).createPaymentPayload(
-          feeChallenge,
-        ),
-      ),
+      buyers.map((buyer) => createBuyerClient(buyer.privateKey, { allowAssets: [{ asset: chain.asset }] }).createPaymentPayload(feeChallenge)),
     );
     const payToBefore = await chain.balanceOf(chain.marketplacePayTo);
     const results = await Promise.all(payloads.map((payload) => facilitator.settle(payload, requirements)));
@@ -102,8 +98,6 @@ describe("x402 exact payment on the local chain", () => {
 
   it("will not pay an unknown token unless the buyer allow-lists it", async () => {
     const client = createBuyerClient(chain.buyers[0]!.privateKey);
-    await expect(client.createPaymentPayload(feeChallenge)).rejects.toThrow(
-      /rejected by spendControls/,
-    );
+    await expect(client.createPaymentPayload(feeChallenge)).rejects.toThrow(/rejected by spendControls/);
   });
 });

@@ -35,7 +35,10 @@ beforeAll(async () => {
     settle: { rpcUrl: chain.rpcUrl, settlerKey: chain.buyers[2]!.privateKey },
     answer: () => ANSWER,
   });
-  server = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" }, { payments });
+  server = await startTestServer(
+    { ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" },
+    { payments },
+  );
   work = mkdtempSync(join(tmpdir(), "x402-market-cli-"));
   chainFile = join(work, "chain.json");
   await writeChainFile(chainFile, chain);

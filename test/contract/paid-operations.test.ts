@@ -36,7 +36,9 @@ afterAll(async () => {
 describe("what generated/openapi.json tells a crawler", () => {
   it("every operation has a summary and an explicit empty security requirement", () => {
     expect(operations.filter(({ operation }) => !operation.summary).map(({ method, path }) => `${method} ${path}`)).toEqual([]);
-    expect(operations.filter(({ operation }) => !Array.isArray(operation.security) || operation.security.length > 0).map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+    expect(
+      operations.filter(({ operation }) => !Array.isArray(operation.security) || operation.security.length > 0).map(({ method, path }) => `${method} ${path}`),
+    ).toEqual([]);
   });
 
   it("an alias's summary is its canonical operation's, naming the canonical path (unless it is a paid demo of its own)", () => {

@@ -89,7 +89,12 @@ describe("an operation's query parameters", () => {
     const expected = (operation(operationId).parameters ?? [])
       .map((parameter) => (parameter.$ref ? raw.components.parameters[parameter.$ref.replace("#/components/parameters/", "")]! : parameter))
       .filter((parameter) => parameter.in === "query")
-      .map(({ name, required, description, schema }) => ({ name, required: required === true, ...(description ? { description } : {}), schema: resolved(schema) }));
+      .map(({ name, required, description, schema }) => ({
+        name,
+        required: required === true,
+        ...(description ? { description } : {}),
+        schema: resolved(schema),
+      }));
     expect(expected.length).toBeGreaterThan(0);
     expect(queryParameters(operationId)).toEqual(expected);
   });

@@ -200,7 +200,18 @@ export function methodCases(ctx: CaseContext, operation: Operation): FuzzCase[] 
   const cases: Array<[string, RawRequest]> = [
     ["HEAD with a malformed query", { method: "HEAD", target: `${path}?limit=%00&zzz=%zz` }],
     ["OPTIONS", { method: "OPTIONS", target: path }],
-    ["CORS preflight of a strange method", { method: "OPTIONS", target: path, headers: [["Origin", "http://evil.example"], ["Access-Control-Request-Method", "PROPFIND"], ["Access-Control-Request-Headers", "x-\u00e9, ,,"]] }],
+    [
+      "CORS preflight of a strange method",
+      {
+        method: "OPTIONS",
+        target: path,
+        headers: [
+          ["Origin", "http://evil.example"],
+          ["Access-Control-Request-Method", "PROPFIND"],
+          ["Access-Control-Request-Headers", "x-\u00e9, ,,"],
+        ],
+      },
+    ],
     ["PUT with a JSON body", { method: "PUT", target: path, headers: [["Content-Type", JSON_TYPE]], body: Buffer.from("{}") }],
     ["DELETE", { method: "DELETE", target: path }],
     ["PATCH with a non-JSON body", { method: "PATCH", target: path, headers: [["Content-Type", "text/plain"]], body: Buffer.from("x") }],
@@ -254,7 +265,8 @@ function headerCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
   pool("X-Forwarded-For");
   if (isPaid(operation)) pool("X-PAYMENT");
   if (readsEverything) {
-    for (const name of ["X-Forwarded-Host", "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID", "Authorization", "Cookie", "Accept-Encoding", "Range"]) pool(name);
+    for (const name of ["X-Forwarded-Host", "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID", "Authorization", "Cookie", "Accept-Encoding", "Range"])
+      pool(name);
   }
   const cases: FuzzCase[] = [];
   for (const [name, values] of plan) {
@@ -312,7 +324,10 @@ function withRawField(body: Record<string, unknown>, key: string, rawValue: stri
   const copy: Record<string, unknown> = { ...body };
   if (rawValue === undefined) delete copy[key];
   else copy[key] = placeholder;
-  return Buffer.from(JSON.stringify(copy).replace(JSON.stringify(placeholder), () => rawValue ?? ""), "utf8");
+  return Buffer.from(
+    JSON.stringify(copy).replace(JSON.stringify(placeholder), () => rawValue ?? ""),
+    "utf8",
+  );
 }
 
 function padTo(json: string, size: number): Buffer {
@@ -362,7 +377,10 @@ function bodyCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
       for (const { name, value } of values) add(`body field ${field}: ${name}`, { body: withRawField(record, field, value) });
       if (field in record) add(`body field ${field}: missing`, { body: withRawField(record, field, undefined) });
     }
-    for (const { name, value } of [{ name: "unknown field", value: "1" }, { name: "3,000-deep unknown field", value: deepJson(3000) }]) {
+    for (const { name, value } of [
+      { name: "unknown field", value: "1" },
+      { name: "3,000-deep unknown field", value: deepJson(3000) },
+    ]) {
       add(`body: ${name}`, { body: withRawField(record, "zzzUnknown", value) });
     }
     add("body: __proto__ field", { body: Buffer.from(`${baseText.slice(0, -1)},"__proto__":{"polluted":true}}`) });
@@ -420,7 +438,9 @@ function paymentCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
   const payment = ctx.payments.get(keyOf(operation));
   if (!payment) return [];
   const header = (value: unknown): Array<[string, string]> => [["PAYMENT-SIGNATURE", base64Json(value)]];
-  const cases: FuzzCase[] = [{ operation, what: "payment: well-formed, unverifiable offline", upstreamAllowed: true, request: request(ctx, operation, { headers: header(payment) }) }];
+  const cases: FuzzCase[] = [
+    { operation, what: "payment: well-formed, unverifiable offline", upstreamAllowed: true, request: request(ctx, operation, { headers: header(payment) }) },
+  ];
   for (const path of leavesOf(payment)) {
     for (const { name, value } of WRONG_LEAVES) {
       cases.push({
@@ -436,7 +456,12 @@ function paymentCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
       cases.push({ operation, what: `payment made for ${key}`, upstreamAllowed: true, request: request(ctx, operation, { headers: header(other) }) });
     }
   }
-  cases.push({ operation, what: "payment in PAYMENT-SIGNATURE and X-PAYMENT", upstreamAllowed: true, request: request(ctx, operation, { headers: [...header(payment), ["X-PAYMENT", base64Json(payment)]] }) });
+  cases.push({
+    operation,
+    what: "payment in PAYMENT-SIGNATURE and X-PAYMENT",
+    upstreamAllowed: true,
+    request: request(ctx, operation, { headers: [...header(payment), ["X-PAYMENT", base64Json(payment)]] }),
+  });
   cases.push({ operation, what: "HEAD with a payment", upstreamAllowed: true, request: request(ctx, operation, { headers: header(payment), method: "HEAD" }) });
   return cases;
 }
@@ -454,17 +479,41 @@ function jsonRpcCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
     bodies.push([`JSON-RPC jsonrpc: ${name}`, rpcRaw(`{"jsonrpc":${value},"method":"ping","id":1}`)]);
     bodies.push([`JSON-RPC method: ${name}`, rpcRaw(`{"jsonrpc":"2.0","id":1,"method":${value}}`)]);
   }
-  for (const method of ["", "tools/unknown", "rpc.discover", "__proto__", "constructor", "toString", "notifications/initialized", "resources/list", "prompts/list", "logging/setLevel", "completion/complete"]) {
+  for (const method of [
+    "",
+    "tools/unknown",
+    "rpc.discover",
+    "__proto__",
+    "constructor",
+    "toString",
+    "notifications/initialized",
+    "resources/list",
+    "prompts/list",
+    "logging/setLevel",
+    "completion/complete",
+  ]) {
     bodies.push([`JSON-RPC method ${JSON.stringify(method)}`, rpc({ jsonrpc: "2.0", id: 1, method, params: {} })]);
   }
   for (const method of ["ping", "initialize", "tools/list", "tools/call"]) {
-    for (const [label, params] of [["string", "x"], ["array", [1]], ["number", 1], ["null", null], ["empty object", {}]] as const) {
+    for (const [label, params] of [
+      ["string", "x"],
+      ["array", [1]],
+      ["number", 1],
+      ["null", null],
+      ["empty object", {}],
+    ] as const) {
       bodies.push([`JSON-RPC ${method} params: ${label}`, rpc({ jsonrpc: "2.0", id: 1, method, params })]);
     }
   }
-  const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } } };
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } },
+  };
   for (const path of leavesOf(initialize.params).filter((path) => path.length > 0)) {
-    for (const { name, value } of WRONG_LEAVES) bodies.push([`JSON-RPC initialize ${path.join(".")}: ${name}`, rpc({ ...initialize, params: replaced(initialize.params, path, value) })]);
+    for (const { name, value } of WRONG_LEAVES)
+      bodies.push([`JSON-RPC initialize ${path.join(".")}: ${name}`, rpc({ ...initialize, params: replaced(initialize.params, path, value) })]);
   }
   bodies.push(["JSON-RPC notification", rpc({ jsonrpc: "2.0", method: "notifications/initialized" })]);
   bodies.push(["JSON-RPC unknown notification", rpc({ jsonrpc: "2.0", method: "notifications/zzz", params: { a: deepJson(10) } })]);

@@ -44,7 +44,9 @@ export function describeRequest(request: RawRequest): string {
       return `${name}: ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…(${text.length})` : text)}`;
     })
     .join("; ");
-  const body = request.body ? ` body(${request.body.length} B${request.chunked ? ", chunked" : ""}): ${JSON.stringify(request.body.subarray(0, 120).toString("utf8"))}` : "";
+  const body = request.body
+    ? ` body(${request.body.length} B${request.chunked ? ", chunked" : ""}): ${JSON.stringify(request.body.subarray(0, 120).toString("utf8"))}`
+    : "";
   return `${JSON.stringify(target)}${headers ? ` [${headers}]` : ""}${body}`;
 }
 
@@ -89,7 +91,9 @@ function errorProblemsOf(operation: FuzzCase["operation"] | null, testCase: Fuzz
   const contentType = response.headers["content-type"] ?? "";
   if (isNodeHttpAnswer(response)) return [`${response.status} with no body`];
   if (declared.mediaTypes.length > 0 && !declared.mediaTypes.some((type) => /json/i.test(type))) {
-    return declared.mediaTypes.some((type) => contentType.toLowerCase().startsWith(type.toLowerCase())) ? [] : [`${response.status} is not ${declared.mediaTypes.join(" or ")}`];
+    return declared.mediaTypes.some((type) => contentType.toLowerCase().startsWith(type.toLowerCase()))
+      ? []
+      : [`${response.status} is not ${declared.mediaTypes.join(" or ")}`];
   }
   if (!JSON_MEDIA.test(contentType)) return [`${response.status} without a JSON content-type`];
   if (testCase.request.method === "HEAD") return [];
@@ -105,7 +109,8 @@ function errorProblemsOf(operation: FuzzCase["operation"] | null, testCase: Fuzz
   if (operation) {
     const routed = ctx.api.getOperation(operation.operationId);
     const errors = routed ? (ctx.api.validateResponse(body, routed, response.status).errors ?? []) : [];
-    if (errors.length > 0) return [`${response.status} does not fit the contract: ${errors.map((error) => `${error.instancePath} ${error.message}`).join("; ")}`];
+    if (errors.length > 0)
+      return [`${response.status} does not fit the contract: ${errors.map((error) => `${error.instancePath} ${error.message}`).join("; ")}`];
   }
   return [];
 }

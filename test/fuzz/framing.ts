@@ -21,17 +21,29 @@ export function framingCases(getPath: string, postPath: string): FuzzCase[] {
     raw("raw non-ASCII byte in the query", "GET {GET}?query=\u00e9 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
     raw("request line over 16 KiB", `GET {GET}?query=${"%E2%82%AC".repeat(3414)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`),
     raw("LF line endings", "GET {GET} HTTP/1.1\nHost: 127.0.0.1\n\n"),
-    raw("conflicting Content-Length", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"),
-    raw("Content-Length and chunked", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+    raw(
+      "conflicting Content-Length",
+      "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+    ),
+    raw(
+      "Content-Length and chunked",
+      "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    ),
     raw("negative Content-Length", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -1\r\n\r\n"),
     raw("Transfer-Encoding gzip only", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n{}"),
-    raw("bad chunk size", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"),
+    raw(
+      "bad chunk size",
+      "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+    ),
     raw("obsolete line folding", "GET {GET} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\r\n  b\r\n\r\n"),
     raw("absolute-form target", "GET http://evil.example{GET} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
     raw("asterisk target", "OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
     raw("CONNECT", "CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n"),
     raw("Upgrade to websocket", "GET {GET} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"),
-    raw("Expect 100-continue", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n{}"),
+    raw(
+      "Expect 100-continue",
+      "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n{}",
+    ),
     raw("Expect something else", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 200-ok\r\n\r\n{}"),
   ];
 }

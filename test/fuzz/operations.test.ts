@@ -158,7 +158,10 @@ describe.each(testDatabaseKinds())("every operation of the contract, fuzzed ($ki
 
   function report(title: string, count: number, ms: number, statuses: Map<string, number>, findings: Finding[]): string {
     const groups = groupFindings(findings);
-    const answered = [...statuses].sort(([a], [b]) => a.localeCompare(b)).map(([status, n]) => `${status}: ${n}`).join(", ");
+    const answered = [...statuses]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([status, n]) => `${status}: ${n}`)
+      .join(", ");
     const lines = [
       `[fuzz ${kind}] ${title}: ${count} requests in ${(ms / 1000).toFixed(1)} s (${answered}), ${findings.length} findings in ${groups.length} groups (FUZZ_SEED=${SEED})`,
     ];
@@ -188,7 +191,10 @@ describe.each(testDatabaseKinds())("every operation of the contract, fuzzed ($ki
       const findings = all.filter((finding) => !finding.key.startsWith(NODE_HTTP));
       const summary = report(`${operations.length} operations (${signatures.size} distinct)`, cases.length, ms, statuses, findings);
       console.log(summary);
-      expect(groupFindings(findings).map((group) => group.key), summary).toEqual([]);
+      expect(
+        groupFindings(findings).map((group) => group.key),
+        summary,
+      ).toEqual([]);
     },
     // A hang guard, not a speed bound: nearly 29k requests take minutes on a loaded two-core machine.
     900_000,
@@ -202,7 +208,10 @@ describe.each(testDatabaseKinds())("every operation of the contract, fuzzed ($ki
     const findings = [...own, ...nodeHttpFindings];
     const summary = report("HTTP framing, and node:http's refusals met by the operation cases", cases.length, ms, statuses, findings);
     console.log(summary);
-    expect(groupFindings(findings).map((group) => group.key), summary).toEqual([]);
+    expect(
+      groupFindings(findings).map((group) => group.key),
+      summary,
+    ).toEqual([]);
   });
 
   it("still answers afterwards, and nothing was saved", async () => {

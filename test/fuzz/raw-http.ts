@@ -70,7 +70,10 @@ export function parseResponse(data: Buffer, isHead: boolean, ended: boolean): Pa
     const headEnd = data.indexOf("\r\n\r\n", start, "latin1");
     if (headEnd < 0) {
       if (!ended) return { incomplete: true };
-      return { malformed: data.length === start ? "the connection closed without an answer" : `the connection closed inside a response head (${data.length - start} bytes)` };
+      return {
+        malformed:
+          data.length === start ? "the connection closed without an answer" : `the connection closed inside a response head (${data.length - start} bytes)`,
+      };
     }
     const head = data.subarray(start, headEnd).toString("latin1");
     const [statusLine = "", ...lines] = head.split(CRLF);
@@ -219,8 +222,7 @@ export class RawClient {
   }
 
   private finish(connection: Connection, request: RawRequest, result: Exchange): Exchange {
-    const keep =
-      !request.alone && "response" in result && connection.usable && !/\bclose\b/i.test(result.response.headers.connection ?? "");
+    const keep = !request.alone && "response" in result && connection.usable && !/\bclose\b/i.test(result.response.headers.connection ?? "");
     if (keep) this.idle.push(connection);
     else connection.close();
     return result;

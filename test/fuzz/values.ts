@@ -48,7 +48,7 @@ export const INJECTION_TEXT: string[] = [
   "a <-> b",
   "a:*",
   "'",
-  "'; DROP TABLE \"Listing\"; --",
+  '\'; DROP TABLE "Listing"; --',
   "$1",
   "?",
   "${7*7}",
@@ -154,7 +154,8 @@ export function randomQueryValues(random: () => number, count: number): Named<st
     let text = "";
     for (let j = 0; j < length; j++) {
       const byte = Math.floor(random() * 256);
-      text += random() < 0.3 && /[A-Za-z0-9]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).padStart(2, "0").toUpperCase()}`;
+      text +=
+        random() < 0.3 && /[A-Za-z0-9]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).padStart(2, "0").toUpperCase()}`;
     }
     values.push(named(`random bytes #${i}`, text));
   }
@@ -241,7 +242,7 @@ export function jsonValues(): Named<string>[] {
     named("hex string", text("0x10")),
     named("NaN string", text("NaN")),
     named("empty array", "[]"),
-    named("array", "[1,\"a\",null]"),
+    named("array", '[1,"a",null]'),
     named("empty object", "{}"),
     named("object", '{"a":1}'),
     named("prototype key", '{"__proto__":{"polluted":true}}'),
@@ -306,7 +307,8 @@ export function schemaJsonValues(schema: JsonSchema): Named<string>[] {
   const values: Named<string>[] = [];
   const text = (value: unknown) => JSON.stringify(value);
   if (typeof schema.minimum === "number") values.push(named("minimum - 1", text(schema.minimum - 1)), named("minimum - 0.5", text(schema.minimum - 0.5)));
-  if (typeof schema.maximum === "number") values.push(named("maximum + 1", text(schema.maximum + 1)), named("maximum as a string", text(String(schema.maximum))));
+  if (typeof schema.maximum === "number")
+    values.push(named("maximum + 1", text(schema.maximum + 1)), named("maximum as a string", text(String(schema.maximum))));
   if (typeof schema.maxLength === "number") {
     values.push(
       named("maxLength + 1", text("a".repeat(schema.maxLength + 1))),
@@ -317,7 +319,11 @@ export function schemaJsonValues(schema: JsonSchema): Named<string>[] {
   if (typeof schema.minLength === "number" && schema.minLength > 0) values.push(named("minLength - 1", text("a".repeat(schema.minLength - 1))));
   for (const option of (schema.enum ?? []) as unknown[]) {
     if (typeof option !== "string") continue;
-    values.push(named(`enum ${option} lower-cased`, text(option.toLowerCase())), named(`enum ${option} with NUL`, text(`${option}\u0000`)), named(`enum ${option} padded`, text(` ${option}`)));
+    values.push(
+      named(`enum ${option} lower-cased`, text(option.toLowerCase())),
+      named(`enum ${option} with NUL`, text(`${option}\u0000`)),
+      named(`enum ${option} padded`, text(` ${option}`)),
+    );
   }
   return values;
 }

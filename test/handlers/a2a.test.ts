@@ -24,7 +24,13 @@ let v03: A2aClient;
 let card: Record<string, any>;
 
 beforeAll(async () => {
-  market = await startCatalogServer(databaseKinds[0]!, { LOAD_SEED: "true", ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
+  market = await startCatalogServer(databaseKinds[0]!, {
+    LOAD_SEED: "true",
+    ALLOW_LOOPBACK_SELLERS: "true",
+    PAYMENT_RATE_PER_CLIENT: "100000",
+    PROBE_RATE_PER_CLIENT: "1000",
+    PROBE_RATE_PER_HOST: "1000",
+  });
   const asset = market.server.contexts.listings.market.asset;
   seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])));
   for (let i = 0; i < 3; i++) await market.list({ description: `Weather forecast service number ${i}`, sellerPayTo: sellerAddress(i) });
@@ -43,7 +49,12 @@ afterAll(async () => {
   await seller?.close();
 });
 
-const dataPart = (value: Record<string, unknown>): Part => ({ content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" });
+const dataPart = (value: Record<string, unknown>): Part => ({
+  content: { $case: "data", value },
+  metadata: undefined,
+  filename: "",
+  mediaType: "application/json",
+});
 const textPart = (value: string): Part => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "text/plain" });
 
 function userMessage(parts: Part[], metadata?: Record<string, unknown>): Message {
@@ -71,8 +82,11 @@ async function post(body: string, headers: Record<string, string> = JSON_HEADERS
   const text = await response.text();
   return { status: response.status, text, json: JSON.parse(text) as Record<string, any> };
 }
-const rpc = (method: string, params?: unknown, id: number | string = 7) => JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
-const legacyMessage = (parts: unknown[], metadata?: Record<string, unknown>) => ({ message: { kind: "message", messageId: randomUUID(), role: "user", parts, ...(metadata && { metadata }) } });
+const rpc = (method: string, params?: unknown, id: number | string = 7) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+const legacyMessage = (parts: unknown[], metadata?: Record<string, unknown>) => ({
+  message: { kind: "message", messageId: randomUUID(), role: "user", parts, ...(metadata && { metadata }) },
+});
 
 describeAreaRoutes("a2a", () => market.server, {
   postA2a: {
@@ -152,13 +166,20 @@ describe.each([
 
   it("text naming a skill runs it; any other text lists the market", async () => {
     expect((await send(client(), [textPart("How do I sell my API here?")])).data).toEqual((await callTool("how_to_sell")).structuredContent);
-    expect((await send(client(), [textPart("please validate_listing")])).data).toEqual({ isError: true, message: toolText(await callTool("validate_listing")) });
+    expect((await send(client(), [textPart("please validate_listing")])).data).toEqual({
+      isError: true,
+      message: toolText(await callTool("validate_listing")),
+    });
     expect((await send(client(), [textPart("hello")])).data).toEqual((await callTool("list_market")).structuredContent);
   });
 
   it("an unknown skill is refused by name, with the skills there are", async () => {
     const answer = await send(client(), [dataPart({ skill: "transfer_funds" })]);
-    expect(answer.data).toEqual({ isError: true, skill: "transfer_funds", message: expect.stringContaining("list_market, how_to_sell, how_to_buy, validate_listing") });
+    expect(answer.data).toEqual({
+      isError: true,
+      skill: "transfer_funds",
+      message: expect.stringContaining("list_market, how_to_sell, how_to_buy, validate_listing"),
+    });
   });
 });
 

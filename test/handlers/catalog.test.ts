@@ -35,7 +35,9 @@ describe.each(databaseKinds)("catalog views on $kind", (kind) => {
     expect(body.filters).toBeDefined();
     const seeded = await resources("?includeSeed=true");
     expect(seeded.body.items.map((item) => new URL(item.resource).pathname).sort()).toEqual(["/kr-echo", "/kr-fortune", "/kr-time"]);
-    expect(seeded.body.items.every((item) => item.metadata.leftoverSeed && item.resource.startsWith(market.server.contexts.listings.config.publicBaseUrl))).toBe(true);
+    expect(
+      seeded.body.items.every((item) => item.metadata.leftoverSeed && item.resource.startsWith(market.server.contexts.listings.config.publicBaseUrl)),
+    ).toBe(true);
     expect(seeded.body.filters).toBeUndefined();
   });
 
@@ -80,7 +82,12 @@ describe.each(databaseKinds)("catalog views on $kind", (kind) => {
   });
 
   it("converts prices exactly, never through floats", async () => {
-    const cases: Array<[string, string]> = [["0.000001", "1"], ["1.1", "1100000"], ["0.29", "290000"], ["123456.789012", "123456789012"]];
+    const cases: Array<[string, string]> = [
+      ["0.000001", "1"],
+      ["1.1", "1100000"],
+      ["0.29", "290000"],
+      ["123456.789012", "123456789012"],
+    ];
     const ids = new Map<string, string>();
     for (const [price] of cases) ids.set((await market.list({ priceUsdc: price })).id, price);
     const { body } = await resources("?limit=200");
@@ -172,7 +179,11 @@ describe.each(databaseKinds)("the catalog area on $kind", (kind) => {
     getDiscoveryIndex: {
       status: 200,
       check(answer) {
-        expect(jsonOf(answer)).toMatchObject({ resources: `${base()}/discovery/resources`, search: `${base()}/discovery/search`, catalog: `${base()}/bazaar.json` });
+        expect(jsonOf(answer)).toMatchObject({
+          resources: `${base()}/discovery/resources`,
+          search: `${base()}/discovery/search`,
+          catalog: `${base()}/bazaar.json`,
+        });
       },
     },
     getLinkset: {

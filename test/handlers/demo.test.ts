@@ -23,7 +23,12 @@ function asksForItsPrice(answer: RouteAnswer): void {
   const seed = SEED_INVENTORY.find((resource) => resource.path === answer.route.path)!;
   const challenge = decodePaymentRequiredHeader(answer.headers.get("PAYMENT-REQUIRED")!);
   expect(challenge.accepts).toEqual([
-    expect.objectContaining({ scheme: "exact", network: "eip155:8453", amount: normalizePrice(seed.priceUsdc).priceAtomic, payTo: server.contexts.listings.market.payTo }),
+    expect.objectContaining({
+      scheme: "exact",
+      network: "eip155:8453",
+      amount: normalizePrice(seed.priceUsdc).priceAtomic,
+      payTo: server.contexts.listings.market.payTo,
+    }),
   ]);
   expect(challenge.resource).toMatchObject({ url: `${ORIGIN}${seed.path}`, description: seed.description });
   // The body repeats the challenge, with what to do.
@@ -73,7 +78,10 @@ describe("a demo route called wrongly", () => {
   it("answers another method with 405 naming the route's own", async () => {
     for (const route of routesOf("demo")) {
       const other = route.method === "GET" ? "POST" : "GET";
-      const response = await server.fetch(route.path, { method: other, ...(other === "POST" && { headers: { "content-type": "application/json" }, body: "{}" }) });
+      const response = await server.fetch(route.path, {
+        method: other,
+        ...(other === "POST" && { headers: { "content-type": "application/json" }, body: "{}" }),
+      });
       expect(response.status, `${other} ${route.path}`).toBe(405);
       expect(response.headers.get("allow")).toContain(route.method);
       await response.arrayBuffer();

@@ -87,7 +87,10 @@ describeAreaRoutes("documents", () => server, {
   getIntegrationCard: { status: 200, check: (answer) => expect(jsonOf(answer)).toMatchObject({ clientPackageRequired: false, escrow: false }) },
   getAgents: { status: 200, check: (answer) => expect(jsonOf(answer).agents.map((agent: { id: string }) => agent.id)).toContain("seller") },
   getAgentsText: { status: 200, check: text("text/plain", "# x402 agent marketplace: agents directory\n") },
-  getAgentCard: { status: 200, check: (answer) => expect(jsonOf(answer)).toMatchObject({ protocolVersion: "0.3.0", url: `${ORIGIN}/a2a`, preferredTransport: "JSONRPC" }) },
+  getAgentCard: {
+    status: 200,
+    check: (answer) => expect(jsonOf(answer)).toMatchObject({ protocolVersion: "0.3.0", url: `${ORIGIN}/a2a`, preferredTransport: "JSONRPC" }),
+  },
   getPluginManifest: { status: 200, check: (answer) => expect(jsonOf(answer)).toMatchObject({ schema_version: "v1", api: { url: `${ORIGIN}/openapi.json` } }) },
   getLlmsText: { status: 200, check: text("text/plain", "# x402 agent marketplace\n") },
   getLlmsFullText: { status: 200, check: text("text/plain", "# x402 agent marketplace: the full how-to\n") },
@@ -183,11 +186,28 @@ describe("each document's own shape", () => {
     expect(card).toMatchObject({ version: "1.65.0", role: "marketplace", clientPackageRequired: false, escrow: false });
     expect(card.note).toMatch(/No client package is required/);
     expect(card.note).toMatch(/never holds funds in escrow/);
-    expect(Object.keys(card.list!)).toEqual(expect.arrayContaining(["method", "path", "feeUsdc", "payTo", "network", "asset", "body", "schema", "challenge", "curl"]));
-    expect(card.list).toMatchObject({ method: "POST", path: "/listings", schema: `${ORIGIN}/listings/schema`, challenge: `${ORIGIN}/listings/challenge`, curl: `${ORIGIN}/curl-list.sh` });
+    expect(Object.keys(card.list!)).toEqual(
+      expect.arrayContaining(["method", "path", "feeUsdc", "payTo", "network", "asset", "body", "schema", "challenge", "curl"]),
+    );
+    expect(card.list).toMatchObject({
+      method: "POST",
+      path: "/listings",
+      schema: `${ORIGIN}/listings/schema`,
+      challenge: `${ORIGIN}/listings/challenge`,
+      curl: `${ORIGIN}/curl-list.sh`,
+    });
     expect(Object.keys(card.buy!)).toEqual(["catalog", "feed", "playbook", "note"]);
-    expect(card.mcp).toEqual({ url: `${ORIGIN}/mcp`, tools: ["list_market", "how_to_sell", "how_to_buy", "validate_listing"], serverCard: `${ORIGIN}/mcp-server.json` });
-    expect(card.discovery).toEqual({ start: `${ORIGIN}/start.json`, playbook: `${ORIGIN}/playbook.json`, openapi: `${ORIGIN}/openapi.json`, status: `${ORIGIN}/status.json` });
+    expect(card.mcp).toEqual({
+      url: `${ORIGIN}/mcp`,
+      tools: ["list_market", "how_to_sell", "how_to_buy", "validate_listing"],
+      serverCard: `${ORIGIN}/mcp-server.json`,
+    });
+    expect(card.discovery).toEqual({
+      start: `${ORIGIN}/start.json`,
+      playbook: `${ORIGIN}/playbook.json`,
+      openapi: `${ORIGIN}/openapi.json`,
+      status: `${ORIGIN}/status.json`,
+    });
   });
 
   it("A2A agent card: the AgentCard fields, also at /.well-known/agent-card.json and /.well-known/agent.json", () => {

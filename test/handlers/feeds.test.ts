@@ -116,7 +116,10 @@ describe.each(databaseKinds)("feeds on $kind", (kind) => {
 
   it("serves /feed.json as a JSON Feed 1.1 that feedsmith accepts, items linking the listing's page with the resource beside it", async () => {
     const text = await (await market.server.fetch("/feed.json")).text();
-    const { format, feed } = feedsmithParse(JSON.parse(text) as object) as { format: string; feed: { title?: string; items?: Array<{ id?: string; url?: string; external_url?: string; content_text?: string }> } };
+    const { format, feed } = feedsmithParse(JSON.parse(text) as object) as {
+      format: string;
+      feed: { title?: string; items?: Array<{ id?: string; url?: string; external_url?: string; content_text?: string }> };
+    };
     expect(format).toBe("json");
     const base = market.server.contexts.listings.config.publicBaseUrl;
     expect(feed.title).toContain("new listings");

@@ -106,7 +106,14 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
     getFeeCard: {
       status: 200,
       check(answer) {
-        expect(jsonOf(answer)).toMatchObject({ usdc: "0.10", amount: "100000", payTo: facts().payTo, network: "eip155:8453", path: "/listings", method: "POST" });
+        expect(jsonOf(answer)).toMatchObject({
+          usdc: "0.10",
+          amount: "100000",
+          payTo: facts().payTo,
+          network: "eip155:8453",
+          path: "/listings",
+          method: "POST",
+        });
       },
     },
     getFacilitator: {
@@ -177,15 +184,34 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
     expect(body.schema.additionalProperties).toBe(false);
     expect(body.example.network).toBe("eip155:8453");
     expect(await (await market.server.fetch("/listings.json")).text()).toBe(JSON.stringify(body));
-    const validation = await market.server.fetch("/listings/validate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body.example) });
+    const validation = await market.server.fetch("/listings/validate", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body.example),
+    });
     // The example passes every check of the body; only the probe of its placeholder seller fails,
     // and the dry run says so: nothing charged, nothing saved.
     expect(validation.status).toBe(422);
-    const report = (await validation.json()) as { ok: boolean; charged: boolean; saved: boolean; error: string; checks: Array<{ name: string; ok: boolean; reason: string }> };
+    const report = (await validation.json()) as {
+      ok: boolean;
+      charged: boolean;
+      saved: boolean;
+      error: string;
+      checks: Array<{ name: string; ok: boolean; reason: string }>;
+    };
     expect(report).toMatchObject({ ok: false, charged: false, saved: false, error: "listing_checks_failed" });
     const failed = report.checks.filter((check) => !check.ok);
-    expect(failed).toEqual([expect.objectContaining({ name: "seller-probe", reason: expect.stringContaining(new URL(String(body.example.resource)).hostname) })]);
-    expect(report.checks.filter((check) => check.ok).map((check) => check.name)).toEqual(["schema", "network", "price", "description", "sellerPayTo", "resource"]);
+    expect(failed).toEqual([
+      expect.objectContaining({ name: "seller-probe", reason: expect.stringContaining(new URL(String(body.example.resource)).hostname) }),
+    ]);
+    expect(report.checks.filter((check) => check.ok).map((check) => check.name)).toEqual([
+      "schema",
+      "network",
+      "price",
+      "description",
+      "sellerPayTo",
+      "resource",
+    ]);
   });
 
   it("answers one listing by id: 404 for an id that is not live, 400 naming a malformed id, and literal routes under /listings stay theirs", async () => {
@@ -207,7 +233,9 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
 describe("the probe limit as route middleware", () => {
   it("refuses a paying client over its probe limit before its body or payment is read: 429 with Retry-After, nothing probed again", async () => {
     const market = await startCatalogServer(databaseKinds[0]!, { ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1", PROBE_RATE_PER_HOST: "1000" });
-    const seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset: market.server.contexts.listings.market.asset })])));
+    const seller = await startSeller(() =>
+      challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset: market.server.contexts.listings.market.asset })])),
+    );
     try {
       const post = (path: string, body: string, headers: Record<string, string> = {}) =>
         market.server.fetch(path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });

@@ -65,10 +65,17 @@ function postWithHeaders(headers: Record<string, string>): Promise<{ status: num
   });
 }
 
-const rpc = (method: string, params?: unknown, id: number | null = 7) => JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+const rpc = (method: string, params?: unknown, id: number | null = 7) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
 
 beforeAll(async () => {
-  market = await startCatalogServer(databaseKinds[0]!, { LOAD_SEED: "true", ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
+  market = await startCatalogServer(databaseKinds[0]!, {
+    LOAD_SEED: "true",
+    ALLOW_LOOPBACK_SELLERS: "true",
+    PAYMENT_RATE_PER_CLIENT: "100000",
+    PROBE_RATE_PER_CLIENT: "1000",
+    PROBE_RATE_PER_HOST: "1000",
+  });
   const asset = market.server.contexts.listings.market.asset;
   seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])));
   for (let i = 0; i < 5; i++) {
@@ -261,7 +268,11 @@ describe("validate_listing", () => {
     const limited = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1", PROBE_RATE_PER_HOST: "1000" });
     const limitedClient = await connect(limited.url);
     try {
-      const first = await limited.fetch("/listings/validate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body()) });
+      const first = await limited.fetch("/listings/validate", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body()),
+      });
       expect(first.status).toBe(200);
       const result = (await limitedClient.callTool({ name: "validate_listing", arguments: body() })) as CallToolResult;
       expect(result.isError).toBe(true);
@@ -294,7 +305,12 @@ describe("protocol errors over raw HTTP", () => {
     const unknown = await rawPost(rpc("tools/destroy"));
     expect(unknown.status).toBe(200);
     expect(unknown.json).toMatchObject({ id: 7, error: { code: -32601 } });
-    const cases = [rpc("tools/call", {}), rpc("tools/call", { name: "list_market", arguments: "limit=5" }), rpc("tools/list", { cursor: 5 }), rpc("initialize", { protocolVersion: 1 })];
+    const cases = [
+      rpc("tools/call", {}),
+      rpc("tools/call", { name: "list_market", arguments: "limit=5" }),
+      rpc("tools/list", { cursor: 5 }),
+      rpc("initialize", { protocolVersion: 1 }),
+    ];
     for (const text of cases) {
       const { status, json } = await rawPost(text);
       expect(status, text).toBe(200);
@@ -327,8 +343,14 @@ describe("protocol errors over raw HTTP", () => {
 
   it("refuses a Host or Origin that is not allowed with 403 (DNS rebinding)", async () => {
     const port = new URL(market.server.url).port;
-    expect(await postWithHeaders({ host: `evil.example:${port}` })).toMatchObject({ status: 403, json: { error: { code: -32000, message: expect.stringContaining("Host") } } });
-    expect(await postWithHeaders({ origin: "https://evil.example" })).toMatchObject({ status: 403, json: { error: { message: expect.stringContaining("Origin") } } });
+    expect(await postWithHeaders({ host: `evil.example:${port}` })).toMatchObject({
+      status: 403,
+      json: { error: { code: -32000, message: expect.stringContaining("Host") } },
+    });
+    expect(await postWithHeaders({ origin: "https://evil.example" })).toMatchObject({
+      status: 403,
+      json: { error: { message: expect.stringContaining("Origin") } },
+    });
     expect(await postWithHeaders({ host: `localhost:${port}`, origin: "http://localhost:6274" })).toMatchObject({ status: 200, json: { id: 1, result: {} } });
   });
 
@@ -346,8 +368,17 @@ describe("MCP documents", () => {
     expect(body.url).toBe(`${market.server.contexts.listings.market.baseUrl}/mcp`);
     expect(body.tools.map((tool: { name: string }) => tool.name)).toEqual(TOOL_NAMES);
     expect(body.methods).toEqual([
-      "initialize", "tools/list", "tools/call", "ping",
-      "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete", "logging/setLevel",
+      "initialize",
+      "tools/list",
+      "tools/call",
+      "ping",
+      "resources/list",
+      "resources/templates/list",
+      "resources/read",
+      "prompts/list",
+      "prompts/get",
+      "completion/complete",
+      "logging/setLevel",
     ]);
     expect(body.instructions).toBe(client.getInstructions());
   });

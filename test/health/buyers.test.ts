@@ -28,7 +28,13 @@ describe("buyers see healthy listings unless told otherwise", () => {
       return paying(asset)();
     });
     for (const name of ["healthy", "down", "drifted"] as const) {
-      const listing = await market.list({ resource: `${seller.url}/${name}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO, description: `Weather forecast, the ${name} one` });
+      const listing = await market.list({
+        resource: `${seller.url}/${name}`,
+        method: "GET",
+        priceUsdc: "0.03",
+        sellerPayTo: SELLER_PAY_TO,
+        description: `Weather forecast, the ${name} one`,
+      });
       ids[name] = listing.id;
     }
     for (let round = 0; round < 3; round++) {

@@ -39,7 +39,14 @@ describe.each(testDatabaseKinds())("the listing-time probe on $kind", (kind) => 
   beforeAll(async () => {
     database = await kind.create();
     server = await startTestServer(
-      { ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000", HEALTH_HOST_GAP_MS: "0", DATABASE_URL: database.url },
+      {
+        ALLOW_LOOPBACK_SELLERS: "true",
+        PAYMENT_RATE_PER_CLIENT: "100000",
+        PROBE_RATE_PER_CLIENT: "1000",
+        PROBE_RATE_PER_HOST: "1000",
+        HEALTH_HOST_GAP_MS: "0",
+        DATABASE_URL: database.url,
+      },
       { payments, now: clock.now },
     );
   });

@@ -9,7 +9,16 @@ import { DOWN, paying, startHealthSeller, type HealthSeller } from "./support.js
 const ROUND_MS = 20 * 60_000;
 const HEALTH_ENV = { ALLOW_LOOPBACK_SELLERS: "true", HEALTH_HOST_GAP_MS: "0", PROBE_TIMEOUT_MS: "1000" };
 
-type Health = { status: string; failureCode?: string; uptime24h?: number; uptime7d?: number; uptime30d?: number; p50LatencyMs?: number; lastCheckedAt?: string; lastHealthyAt?: string };
+type Health = {
+  status: string;
+  failureCode?: string;
+  uptime24h?: number;
+  uptime7d?: number;
+  uptime30d?: number;
+  p50LatencyMs?: number;
+  lastCheckedAt?: string;
+  lastHealthyAt?: string;
+};
 
 describe.each(databaseKinds)("listing health on $kind", (kind) => {
   let market: CatalogServer;
@@ -35,8 +44,7 @@ describe.each(databaseKinds)("listing health on $kind", (kind) => {
     market.clock.advance(ROUND_MS);
     return report;
   }
-  const listSeller = (path: string) =>
-    market.list({ resource: `${seller.url}${path}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
+  const listSeller = (path: string) => market.list({ resource: `${seller.url}${path}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
   const healthOf = async (id: string): Promise<Health> => {
     const { status, body } = await market.json<{ item: { metadata: { health: Health } } }>(`/listings/${id}`);
     expect(status).toBe(200);
@@ -54,7 +62,9 @@ describe.each(databaseKinds)("listing health on $kind", (kind) => {
     expect(health.failureCode).toBeUndefined();
     expect(health.p50LatencyMs).toBeGreaterThanOrEqual(0);
     expect(health.lastHealthyAt).toBe(health.lastCheckedAt);
-    const { body } = await market.json<{ healthHistory: Array<{ day: string; probes: number; uptime: number }>; lastProbes: Array<{ ok: boolean }> }>(`/listings/${id}`);
+    const { body } = await market.json<{ healthHistory: Array<{ day: string; probes: number; uptime: number }>; lastProbes: Array<{ ok: boolean }> }>(
+      `/listings/${id}`,
+    );
     expect(body.healthHistory).toEqual([expect.objectContaining({ day: "2030-01-01", probes: 1, successes: 1, uptime: 1 })]);
     expect(body.lastProbes).toEqual([expect.objectContaining({ ok: true })]);
   });
@@ -109,7 +119,9 @@ describe.each(databaseKinds)("listing health on $kind", (kind) => {
     for (let i = 0; i < 3; i++) await round();
     expect((await healthOf(id)).status).toBe("unhealthy");
     const ids = async (query: string) =>
-      (await market.json<{ items: Array<{ metadata: { listingId: string } }> }>(`/discovery/resources?limit=100${query}`)).body.items.map((item) => item.metadata.listingId);
+      (await market.json<{ items: Array<{ metadata: { listingId: string } }> }>(`/discovery/resources?limit=100${query}`)).body.items.map(
+        (item) => item.metadata.listingId,
+      );
     expect(await ids("")).toContain(id);
     expect(await ids("&health=unhealthy")).toContain(id);
     expect(await ids("&health=healthy")).not.toContain(id);
@@ -150,9 +162,11 @@ describe("the seed rows", () => {
     const market = await startCatalogServer(databaseKinds[0]!, { ...HEALTH_ENV, LOAD_SEED: "true" });
     try {
       const seeded = async () =>
-        (await market.json<{ items: Array<{ resource: string; metadata: { leftoverSeed: boolean; health: Health } }> }>("/discovery/resources?includeSeed=true&limit=100")).body.items.filter(
-          (item) => item.metadata.leftoverSeed,
-        );
+        (
+          await market.json<{ items: Array<{ resource: string; metadata: { leftoverSeed: boolean; health: Health } }> }>(
+            "/discovery/resources?includeSeed=true&limit=100",
+          )
+        ).body.items.filter((item) => item.metadata.leftoverSeed);
       const before = await seeded();
       expect(before.length).toBeGreaterThan(0);
       expect(before.every((item) => item.metadata.health.status === "unknown")).toBe(true);

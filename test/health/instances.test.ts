@@ -23,7 +23,8 @@ describe.skipIf(!postgres)("two instances on PostgreSQL", () => {
     const asset = first.server.contexts.listings.market.asset;
     for (let s = 0; s < 4; s++) sellers.push(await startHealthSeller(() => ({ ...paying(asset)(), delayMs: 10 })));
     for (const seller of sellers) {
-      for (let i = 0; i < 6; i++) ids.push((await first.list({ resource: `${seller.url}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id);
+      for (let i = 0; i < 6; i++)
+        ids.push((await first.list({ resource: `${seller.url}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id);
     }
   });
   afterAll(async () => {
@@ -34,7 +35,8 @@ describe.skipIf(!postgres)("two instances on PostgreSQL", () => {
 
   const requestsPerListing = () => {
     const counts = new Map<string, number>();
-    for (const seller of sellers) for (const visit of seller.visits) counts.set(`${seller.url}${visit.path}`, (counts.get(`${seller.url}${visit.path}`) ?? 0) + 1);
+    for (const seller of sellers)
+      for (const visit of seller.visits) counts.set(`${seller.url}${visit.path}`, (counts.get(`${seller.url}${visit.path}`) ?? 0) + 1);
     return counts;
   };
 

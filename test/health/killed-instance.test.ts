@@ -25,7 +25,10 @@ describe.skipIf(!postgres)("an instance killed mid-round", () => {
     const asset = server.contexts.listings.market.asset;
     seller = await startHealthSeller(() => (hanging ? { ...paying(asset)(), delayMs: 60_000 } : paying(asset)()));
     for (let i = 0; i < 6; i++) {
-      await server.contexts.listings.store.createListing(listingInput({ resource: `${seller.url}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO }), new Date());
+      await server.contexts.listings.store.createListing(
+        listingInput({ resource: `${seller.url}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO }),
+        new Date(),
+      );
     }
   });
   afterAll(async () => {

@@ -10,7 +10,14 @@ import { paying, startHealthSeller, type HealthSeller } from "./support.js";
 
 const postgres = databaseKinds.find((kind) => kind.kind === "postgres");
 const LEASE_MS = 60_000;
-const ENV = { ALLOW_LOOPBACK_SELLERS: "true", HEALTH_HOST_GAP_MS: "0", HEALTH_PROBE_BATCH: "3", HEALTH_PROBE_CONCURRENCY: "3", HEALTH_LEASE_MS: String(LEASE_MS), PROBE_TIMEOUT_MS: "20000" };
+const ENV = {
+  ALLOW_LOOPBACK_SELLERS: "true",
+  HEALTH_HOST_GAP_MS: "0",
+  HEALTH_PROBE_BATCH: "3",
+  HEALTH_PROBE_CONCURRENCY: "3",
+  HEALTH_LEASE_MS: String(LEASE_MS),
+  PROBE_TIMEOUT_MS: "20000",
+};
 const ROUND_MS = 20 * 60_000;
 const SLOW_MS = 3_000;
 
@@ -32,7 +39,8 @@ describe.skipIf(!postgres)("a batch that outlives its lease, two instances on Po
     first = await startCatalogServer(postgres!, ENV);
     second = await startTestServer({ ...ENV, DATABASE_URL: first.db.url }, { now: first.clock.now });
     seller = await startHealthSeller(paying(first.server.contexts.listings.market.asset));
-    for (let i = 0; i < 3; i++) ids.push((await first.list({ resource: `${seller.url}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await first.list({ resource: `${seller.url}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id);
   });
   afterAll(async () => {
     await second?.close();

@@ -26,7 +26,8 @@ describe.each(testDatabaseKinds())("probes outside the rounds on $kind", (kind) 
     const { id } = await ctx.store.createListing(listingInput(), at(0));
     await health.recordProbe(id, { ok: true, latencyMs: 40 }, at(1), { ...SCHEDULE, fresh: true });
     expect(await status(id)).toBe("healthy");
-    for (let i = 2; i < 2 + RULES.failuresToUnhealthy; i++) await health.recordProbe(id, { ok: false, code: "timeout", latencyMs: 5_000 }, at(i), { ...SCHEDULE, fresh: false });
+    for (let i = 2; i < 2 + RULES.failuresToUnhealthy; i++)
+      await health.recordProbe(id, { ok: false, code: "timeout", latencyMs: 5_000 }, at(i), { ...SCHEDULE, fresh: false });
     expect(await status(id)).toBe("unhealthy");
     await health.recordProbe(id, { ok: true, latencyMs: 40 }, at(10), { ...SCHEDULE, fresh: false });
     expect(await status(id)).toBe("unhealthy");
@@ -38,7 +39,8 @@ describe.each(testDatabaseKinds())("probes outside the rounds on $kind", (kind) 
 
   it("starts afresh from the listing-time probe: the terms just paid for are what it matched", async () => {
     const { id } = await ctx.store.createListing(listingInput(), at(0));
-    for (let i = 1; i <= RULES.failuresToUnhealthy; i++) await health.recordProbe(id, { ok: false, code: "unreachable", latencyMs: 10 }, at(i), { ...SCHEDULE, fresh: false });
+    for (let i = 1; i <= RULES.failuresToUnhealthy; i++)
+      await health.recordProbe(id, { ok: false, code: "unreachable", latencyMs: 10 }, at(i), { ...SCHEDULE, fresh: false });
     expect(await status(id)).toBe("unhealthy");
     await health.recordProbe(id, { ok: true, latencyMs: 40 }, at(20), { ...SCHEDULE, fresh: true });
     expect(await status(id)).toBe("healthy");

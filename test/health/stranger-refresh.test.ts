@@ -9,7 +9,15 @@ import { databaseKinds, startCatalogServer, type CatalogServer } from "../suppor
 import { SELLER_PAY_TO } from "../support/sellers.js";
 import { DOWN, paying, startHealthSeller, type HealthSeller } from "./support.js";
 
-const ENV = { ALLOW_LOOPBACK_SELLERS: "true", HEALTH_HOST_GAP_MS: "0", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000", HEALTH_FAILURES_TO_UNHEALTHY: "3", HEALTH_SUCCESSES_TO_HEALTHY: "2" };
+const ENV = {
+  ALLOW_LOOPBACK_SELLERS: "true",
+  HEALTH_HOST_GAP_MS: "0",
+  PAYMENT_RATE_PER_CLIENT: "100000",
+  PROBE_RATE_PER_CLIENT: "1000",
+  PROBE_RATE_PER_HOST: "1000",
+  HEALTH_FAILURES_TO_UNHEALTHY: "3",
+  HEALTH_SUCCESSES_TO_HEALTHY: "2",
+};
 const ROUND_MS = 20 * 60_000;
 
 type ListingDocument = {

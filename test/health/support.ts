@@ -50,7 +50,10 @@ export async function startHealthSeller(answer: HealthSeller["answer"], host = "
   };
   const server: Server = options.https
     ? createHttpsServer(
-        { key: readFileSync(new URL("../../tools/demo/tls/localhost.key", import.meta.url)), cert: readFileSync(new URL("../../tools/demo/tls/localhost.crt", import.meta.url)) },
+        {
+          key: readFileSync(new URL("../../tools/demo/tls/localhost.key", import.meta.url)),
+          cert: readFileSync(new URL("../../tools/demo/tls/localhost.crt", import.meta.url)),
+        },
         listener,
       )
     : createServer(listener);

@@ -4,10 +4,30 @@ import { startTestServer, type TestServer } from "../support/server.js";
 import { testDatabaseKinds } from "../storage/databases.js";
 
 const CONDITIONAL = [
-  "/foreign.json", "/foreign", "/sellers.json", "/sellers", "/bazaar/foreign", "/bazaar/foreign.json",
-  "/bazaar.json", "/discovery/resources", "/discovery/search?query=paid", "/resources", "/search?q=paid",
-  "/feed.json", "/feed", "/listings/feed", "/feed.atom", "/atom.xml", "/feed.rss", "/rss.xml", "/listings/rss", "/catalog.rss", "/feed.xml",
-  "/status", "/status.json", "/swagger.json",
+  "/foreign.json",
+  "/foreign",
+  "/sellers.json",
+  "/sellers",
+  "/bazaar/foreign",
+  "/bazaar/foreign.json",
+  "/bazaar.json",
+  "/discovery/resources",
+  "/discovery/search?query=paid",
+  "/resources",
+  "/search?q=paid",
+  "/feed.json",
+  "/feed",
+  "/listings/feed",
+  "/feed.atom",
+  "/atom.xml",
+  "/feed.rss",
+  "/rss.xml",
+  "/listings/rss",
+  "/catalog.rss",
+  "/feed.xml",
+  "/status",
+  "/status.json",
+  "/swagger.json",
 ];
 
 /** The headers a response is made of: not the transport's, nor the request id (each request has its own). */

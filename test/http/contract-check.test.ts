@@ -110,7 +110,9 @@ describe("the contract check of every test-server answer", () => {
   it("names the method, path, status and errors when it fails the test", async () => {
     Object.assign(wrong, { status: 200, body: [] });
     await (await server.fetch("/status.json")).arrayBuffer();
-    expect(() => failOnContractViolations()).toThrow(/1 answer\(s\) of the test server drift from the contract[\s\S]*GET \/status\.json -> 200:\n {4}- body must be object/);
+    expect(() => failOnContractViolations()).toThrow(
+      /1 answer\(s\) of the test server drift from the contract[\s\S]*GET \/status\.json -> 200:\n {4}- body must be object/,
+    );
     expect(drifts()).toEqual([]);
   });
 });

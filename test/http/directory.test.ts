@@ -32,7 +32,9 @@ describe("discovery index, linkset and crawl documents", () => {
         for (const target of targets as Array<{ href: string }>) expect(new URL(target.href).origin).toBe(market.server.contexts.listings.config.publicBaseUrl);
       }
     }
-    expect(Object.keys(body.linkset[0]!)).toEqual(expect.arrayContaining(["service-desc", "urn:x402:marketplace:sell", "urn:x402:marketplace:buy", "urn:x402:marketplace:mcp"]));
+    expect(Object.keys(body.linkset[0]!)).toEqual(
+      expect.arrayContaining(["service-desc", "urn:x402:marketplace:sell", "urn:x402:marketplace:buy", "urn:x402:marketplace:mcp"]),
+    );
     expect(await (await market.server.fetch("/bazaar.links.json")).text()).toBe(JSON.stringify(body));
   });
 
@@ -45,7 +47,10 @@ describe("discovery index, linkset and crawl documents", () => {
       Object.entries(contract.paths)
         // The operators' routes (spec/ops.tsp) are no catalog document; a path with parameters
         // (/listings/{id}) is one document per listing, linked from the catalog, not crawled.
-        .filter(([path, item]) => item.get && !path.includes("{") && !path.startsWith("/kr-") && path !== "/openapi.yaml" && !["/metrics", "/livez", "/readyz"].includes(path))
+        .filter(
+          ([path, item]) =>
+            item.get && !path.includes("{") && !path.startsWith("/kr-") && path !== "/openapi.yaml" && !["/metrics", "/livez", "/readyz"].includes(path),
+        )
         .map(([, item]) => canonicalOf[item.get!.operationId as keyof typeof canonicalOf]),
     );
     expect(body.routes).toHaveLength(freeGetDocuments.size);

@@ -31,7 +31,14 @@ describe.each(databaseKinds)("foreign catalog on $kind", (kind) => {
     expect(status).toBe(200);
     expect(body.items.map((item) => item.metadata.listingId)).toEqual([b.id, a.id]);
     expect(body.sellerListings).toEqual(body.items);
-    expect(body).toMatchObject({ version: "1.70.0", role: "marketplace", x402Version: 2, paid: false, sellerListingCount: 2, sellerListingCountIncludingSeed: 5 });
+    expect(body).toMatchObject({
+      version: "1.70.0",
+      role: "marketplace",
+      x402Version: 2,
+      paid: false,
+      sellerListingCount: 2,
+      sellerListingCountIncludingSeed: 5,
+    });
     expect(body.listingFee).toEqual({
       usdc: "0.10",
       ttlDays: 30,
@@ -46,7 +53,11 @@ describe.each(databaseKinds)("foreign catalog on $kind", (kind) => {
   });
 
   it("is the same document at every alias", async () => {
-    const texts = await Promise.all(["/foreign.json", "/foreign", "/sellers.json", "/sellers", "/bazaar/foreign", "/bazaar/foreign.json"].map(async (path) => (await market.server.fetch(path)).text()));
+    const texts = await Promise.all(
+      ["/foreign.json", "/foreign", "/sellers.json", "/sellers", "/bazaar/foreign", "/bazaar/foreign.json"].map(async (path) =>
+        (await market.server.fetch(path)).text(),
+      ),
+    );
     expect(new Set(texts).size).toBe(1);
   });
 });

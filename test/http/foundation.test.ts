@@ -108,7 +108,9 @@ describe("the contract document", () => {
 describe("the listing schema and example", () => {
   it("serves the same bare schema at every alias, closed to unknown fields", async () => {
     const bodies = await Promise.all(
-      ["/listings/schema", "/listings/schema.json", "/listing-schema.json", "/schema.json", "/schema/listing.json"].map(async (path) => (await server.fetch(path)).text()),
+      ["/listings/schema", "/listings/schema.json", "/listing-schema.json", "/schema.json", "/schema/listing.json"].map(async (path) =>
+        (await server.fetch(path)).text(),
+      ),
     );
     expect(new Set(bodies).size).toBe(1);
     const schema = JSON.parse(bodies[0]!);

@@ -57,7 +57,12 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
   const logged: unknown[][] = [];
 
   beforeAll(async () => {
-    market = await startCatalogServer(kind, { ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "10000", PROBE_RATE_PER_HOST: "10000" });
+    market = await startCatalogServer(kind, {
+      ALLOW_LOOPBACK_SELLERS: "true",
+      PAYMENT_RATE_PER_CLIENT: "100000",
+      PROBE_RATE_PER_CLIENT: "10000",
+      PROBE_RATE_PER_HOST: "10000",
+    });
     const asset = market.server.contexts.listings.market.asset;
     seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])));
     await market.list({ description: "Weather forecasts for any city on earth" });
@@ -86,7 +91,11 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
     expect(answer.status, label).toBe(400);
     expect(answer.type, label).toBe(JSON_TYPE);
     expect(answer.body.error, label).toBe("invalid_request");
-    expect(answer.body.fields, label).toContainEqual({ in: "query", field: parameter, message: "must not contain control characters (U+0000 to U+001F, U+007F)" });
+    expect(answer.body.fields, label).toContainEqual({
+      in: "query",
+      field: parameter,
+      message: "must not contain control characters (U+0000 to U+001F, U+007F)",
+    });
   }
 
   describe("search text", () => {
@@ -124,7 +133,10 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
         const answer = await get(`${route}?${query}${parameter}=${encodeURIComponent(value)}`);
         expect(answer.status, `${route} ${parameter}`).toBe(400);
         expect(answer.type).toBe(JSON_TYPE);
-        expect(answer.body.fields?.map((field) => field.field), `${route} ${parameter}`).toContain(parameter);
+        expect(
+          answer.body.fields?.map((field) => field.field),
+          `${route} ${parameter}`,
+        ).toContain(parameter);
       }
       expect(logged).toEqual([]);
     });
@@ -166,7 +178,9 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
     it("advertises the contract's own pattern and length for query", async () => {
       const { tools } = await client.listTools();
       const query = tools.find((tool) => tool.name === "list_market")!.inputSchema.properties!.query as { pattern?: string; maxLength?: number };
-      const contract = market.server.contexts.listings.contract.document as { components: { parameters: Record<string, { name: string; schema: { pattern: string; maxLength: number } }> } };
+      const contract = market.server.contexts.listings.contract.document as {
+        components: { parameters: Record<string, { name: string; schema: { pattern: string; maxLength: number } }> };
+      };
       const fromContract = Object.values(contract.components.parameters).find((parameter) => parameter.name === "query")!.schema;
       expect(fromContract.pattern).toEqual(expect.any(String));
       expect(query.pattern).toBe(fromContract.pattern);
@@ -185,7 +199,11 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
     const post = async (path: string, payload: unknown) => {
       const response = await market.server.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payload) });
       const text = await response.text();
-      return { status: response.status, type: response.headers.get("content-type"), body: JSON.parse(text) as ErrorBody & { ok?: boolean; checks?: Array<{ name: string; reason?: string }> } };
+      return {
+        status: response.status,
+        type: response.headers.get("content-type"),
+        body: JSON.parse(text) as ErrorBody & { ok?: boolean; checks?: Array<{ name: string; reason?: string }> },
+      };
     };
 
     /** The dry run and the unpaid paid route answer alike: 400 invalid_listing naming `field`, before any probe or challenge. */
@@ -196,7 +214,10 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
         expect(answer.status, `${path} ${label}`).toBe(400);
         expect(answer.type).toBe(JSON_TYPE);
         expect(answer.body.error, `${path} ${label}`).toBe("invalid_listing");
-        expect(answer.body.fields?.map((entry) => entry.field), `${path} ${label}`).toEqual([field]);
+        expect(
+          answer.body.fields?.map((entry) => entry.field),
+          `${path} ${label}`,
+        ).toEqual([field]);
       }
       expect(seller.requests.length, label).toBe(probes);
     }

@@ -45,7 +45,13 @@ describe.each(testDatabaseKinds())("paid POST /listings with hostile bodies on $
   beforeAll(async () => {
     database = await databaseKind.create();
     server = await startTestServer(
-      { ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000", DATABASE_URL: database.url },
+      {
+        ALLOW_LOOPBACK_SELLERS: "true",
+        PAYMENT_RATE_PER_CLIENT: "100000",
+        PROBE_RATE_PER_CLIENT: "1000",
+        PROBE_RATE_PER_HOST: "1000",
+        DATABASE_URL: database.url,
+      },
       { payments },
     );
     feeChallenge = (await (await server.fetch("/listings/challenge")).json()) as PaymentRequired;

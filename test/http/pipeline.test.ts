@@ -14,7 +14,13 @@ async function startLogged(): Promise<{ server: RunningServer; lines: Array<Reco
       done();
     },
   });
-  const config = loadConfig({ PORT: "0", LOG_LEVEL: "debug", LOAD_SEED: "false", SEARCH_SEMANTIC: "false", DATABASE_URL: `file:${process.env.TMPDIR ?? "/tmp"}/pipeline-${process.pid}-${Date.now()}.db` });
+  const config = loadConfig({
+    PORT: "0",
+    LOG_LEVEL: "debug",
+    LOAD_SEED: "false",
+    SEARCH_SEMANTIC: "false",
+    DATABASE_URL: `file:${process.env.TMPDIR ?? "/tmp"}/pipeline-${process.pid}-${Date.now()}.db`,
+  });
   const server = await startServer(config, pino({ level: "debug" }, sink), { payments: await offlinePayments(config), shutdownGraceMs: 500 });
   return { server, lines };
 }
@@ -40,7 +46,11 @@ describe("one pipeline for every request", () => {
     expect(revalidated.status).toBe(304);
     expect(again.headers.get("access-control-allow-origin")).toBe("*");
     expect(again.headers.get("etag")).toBe(first.headers.get("etag"));
-    expect(requestsOf("/bazaar.json").map((line) => [line.status, line.cached ?? false])).toEqual([[200, false], [200, true], [304, true]]);
+    expect(requestsOf("/bazaar.json").map((line) => [line.status, line.cached ?? false])).toEqual([
+      [200, false],
+      [200, true],
+      [304, true],
+    ]);
   });
 
   it("answers OPTIONS with the path's methods, and another method with 405, Allow and a JSON error", async () => {

@@ -105,7 +105,11 @@ describe.each(databaseKinds)("search on $kind", (kind) => {
   it("refuses a malformed cursor, and one that belongs to another search, naming cursor", async () => {
     const { body } = await search("/discovery/search?query=stock&limit=3");
     const cursor = encodeURIComponent(body.pagination.nextCursor!);
-    for (const path of ["/discovery/search?query=stock&cursor=nonsense", `/discovery/search?query=weather&cursor=${cursor}`, `/discovery/search?query=stock&includeSeed=true&cursor=${cursor}`]) {
+    for (const path of [
+      "/discovery/search?query=stock&cursor=nonsense",
+      `/discovery/search?query=weather&cursor=${cursor}`,
+      `/discovery/search?query=stock&includeSeed=true&cursor=${cursor}`,
+    ]) {
       const answer = await market.json<{ fields: Array<{ field: string }> }>(path);
       expect(answer.status, path).toBe(400);
       expect(answer.body.fields[0]!.field).toBe("cursor");

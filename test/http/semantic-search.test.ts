@@ -7,7 +7,16 @@ import { testDatabaseKinds } from "../storage/databases.js";
 
 interface Item {
   serviceName?: string;
-  metadata: { listingId: string; lookalike?: boolean; rankReasons?: { textMatch?: { terms: string[] }; meaningMatch?: { similarity: number }; trust: { factor: number; verifiedOwner: boolean }; lookalikeOf?: { brand: string; payTo: string } } };
+  metadata: {
+    listingId: string;
+    lookalike?: boolean;
+    rankReasons?: {
+      textMatch?: { terms: string[] };
+      meaningMatch?: { similarity: number };
+      trust: { factor: number; verifiedOwner: boolean };
+      lookalikeOf?: { brand: string; payTo: string };
+    };
+  };
 }
 interface SearchDocument {
   items: Item[];
@@ -28,11 +37,23 @@ describe("hybrid search over HTTP", () => {
     market = await startCatalogServer(sqlite!, { SEARCH_SEMANTIC: "true" });
     const list = async (serviceName: string, description: string, tags: string[], priceUsdc: string, sellerPayTo?: string) =>
       (await market.list({ description, priceUsdc, metadata: { serviceName, tags }, ...(sellerPayTo ? { sellerPayTo } : {}) })).id;
-    ids.transcribe = await list("ScribeFlow", "Transcribes audio and video recordings into text with speaker labels and timestamps.", ["audio", "transcription"], "0.02", sellerAddress(1));
+    ids.transcribe = await list(
+      "ScribeFlow",
+      "Transcribes audio and video recordings into text with speaker labels and timestamps.",
+      ["audio", "transcription"],
+      "0.02",
+      sellerAddress(1),
+    );
     ids.weather = await list("Nimbus", "Hourly and 7-day weather forecasts: temperature, precipitation probability and wind.", ["weather"], "0.01");
     ids.fx = await list("Ledgerly FX", "Live currency exchange rates between 160 currencies, updated every minute.", ["finance", "currency"], "0.05");
     ids.geocode = await list("Pinpoint", "Turns a street address into latitude and longitude coordinates.", ["maps", "geocoding"], "0.01");
-    ids.copy = await list("ScribeFIow", "Transcribes audio recordings into text with speakers and timestamps. Cheap!", ["audio", "transcription"], "0.01", sellerAddress(2));
+    ids.copy = await list(
+      "ScribeFIow",
+      "Transcribes audio recordings into text with speakers and timestamps. Cheap!",
+      ["audio", "transcription"],
+      "0.01",
+      sellerAddress(2),
+    );
     await market.server.database.prisma.listing.update({ where: { id: ids.transcribe }, data: { ownerVerified: true } });
     // The engine loads the catalog in the background; until then, searches say so and match substrings.
     const deadline = Date.now() + 120_000;

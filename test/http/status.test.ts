@@ -58,7 +58,14 @@ describe.each(databaseKinds)("status on $kind", (kind) => {
         sellerPayTo: getAddress("0x00000000000000000000000000000000000000aa"),
         network: "eip155:8453",
       },
-      { network: "eip155:8453", asset: market.server.contexts.listings.market.asset, payer: "0x00000000000000000000000000000000000000bb", nonce: `0x${"1".repeat(64)}`, amount: "100000", payTo: market.server.contexts.listings.market.payTo },
+      {
+        network: "eip155:8453",
+        asset: market.server.contexts.listings.market.asset,
+        payer: "0x00000000000000000000000000000000000000bb",
+        nonce: `0x${"1".repeat(64)}`,
+        amount: "100000",
+        payTo: market.server.contexts.listings.market.payTo,
+      },
       market.clock.now(),
     );
     const afterPending = await status();

@@ -18,7 +18,12 @@ let server: TestServer;
 let seller: Seller;
 
 beforeAll(async () => {
-  server = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
+  server = await startTestServer({
+    ALLOW_LOOPBACK_SELLERS: "true",
+    PAYMENT_RATE_PER_CLIENT: "100000",
+    PROBE_RATE_PER_CLIENT: "1000",
+    PROBE_RATE_PER_HOST: "1000",
+  });
   const asset = server.contexts.listings.market.asset;
   seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])));
 });
@@ -49,7 +54,10 @@ describe("POST /listings/validate", () => {
   });
 
   it("answers 422 naming each failed check with its code and reason", async () => {
-    const { status, answer } = await validate(server, body({ priceUsdc: "0", sellerPayTo: "0x0000000000000000000000000000000000000000", description: "        x" }));
+    const { status, answer } = await validate(
+      server,
+      body({ priceUsdc: "0", sellerPayTo: "0x0000000000000000000000000000000000000000", description: "        x" }),
+    );
     expect(status).toBe(422);
     const failed = answer.checks.filter((check) => !check.ok);
     expect(failed).toEqual([
@@ -71,7 +79,12 @@ describe("POST /listings/validate", () => {
     try {
       const { status, answer } = await validate(server, body({ method: "GET" }));
       expect(status).toBe(422);
-      expect(answer.checks.at(-1)).toMatchObject({ name: "seller-probe", ok: false, code: "not_402", reason: expect.stringContaining(`GET ${seller.url}/api/summarise answered 200`) });
+      expect(answer.checks.at(-1)).toMatchObject({
+        name: "seller-probe",
+        ok: false,
+        code: "not_402",
+        reason: expect.stringContaining(`GET ${seller.url}/api/summarise answered 200`),
+      });
     } finally {
       seller.answer = () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: server.contexts.listings.market.asset })]));
     }
@@ -128,7 +141,11 @@ describe("per-client limits behind a proxy (TRUST_PROXY)", () => {
   it("tells clients apart by X-Forwarded-For", async () => {
     const proxied = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1", TRUST_PROXY: "true" });
     const from = (client: string) =>
-      proxied.fetch("/listings/validate", { method: "POST", headers: { "content-type": "application/json", "x-forwarded-for": client }, body: JSON.stringify(body()) });
+      proxied.fetch("/listings/validate", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": client },
+        body: JSON.stringify(body()),
+      });
     try {
       expect((await from("203.0.113.1")).status).toBe(200);
       expect((await from("203.0.113.2")).status).toBe(200);

@@ -147,7 +147,14 @@ describe("unknown paths and methods", () => {
   });
 
   it("never answers 500 to hostile input", async () => {
-    const paths = ["/search?q=%E0%A4%A", "/%", "/discovery/search?query=%00", "/feed.json?since=2026-13-45T99:99:99Z", "/search?limit[]=1", "/search?__proto__[x]=1"];
+    const paths = [
+      "/search?q=%E0%A4%A",
+      "/%",
+      "/discovery/search?query=%00",
+      "/feed.json?since=2026-13-45T99:99:99Z",
+      "/search?limit[]=1",
+      "/search?__proto__[x]=1",
+    ];
     for (const path of paths) {
       const response = await server.fetch(path);
       expect(response.status, path).not.toBe(500);

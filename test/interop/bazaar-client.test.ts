@@ -73,7 +73,13 @@ describe("the SDK's Bazaar client against our origin", () => {
       for (const params of [{ type: "http" }, { network: "eip155:8453" }, { scheme: "exact" }]) {
         expect((await bazaar.listResources(params)).pagination.total, JSON.stringify(params)).toBe(TOTAL);
       }
-      for (const params of [{ type: "mcp" }, { network: "eip155:1" }, { scheme: "upto" }, { extensions: "payment-identifier" }, { payTo: "0x0000000000000000000000000000000000000001" }]) {
+      for (const params of [
+        { type: "mcp" },
+        { network: "eip155:1" },
+        { scheme: "upto" },
+        { extensions: "payment-identifier" },
+        { payTo: "0x0000000000000000000000000000000000000001" },
+      ]) {
         const page = await bazaar.listResources(params);
         expect(page.items, JSON.stringify(params)).toEqual([]);
         expect(page.pagination.total, JSON.stringify(params)).toBe(0);

@@ -38,7 +38,12 @@ describe("the ported evaluate agrees with the published script's self-test cases
     extensions: over.ext ?? { bazaar: {} },
   });
   const first = resource("eip155:1");
-  const second = resource("eip155:2", { type: "mcp", scheme: "batch-settlement", payTo: "0x0000000000000000000000000000000000000001", ext: { "payment-identifier": {} } });
+  const second = resource("eip155:2", {
+    type: "mcp",
+    scheme: "batch-settlement",
+    payTo: "0x0000000000000000000000000000000000000001",
+    ext: { "payment-identifier": {} },
+  });
   const baseline = [first, second, resource("eip155:999999999")];
   const cases: Array<[string, Parameters<typeof evaluate>, string]> = [
     ["malformed 400", ["network", "malformed", "!!!", { status: 400, body: { error: "bad" } }], "ok"],
@@ -53,7 +58,12 @@ describe("the ported evaluate agrees with the published script's self-test cases
     ["ignored", ["network", "well-formed", "eip155:9", { status: 200, body: { items: baseline } }], "fail"],
     [
       "accepts.extra is not a resource extension",
-      ["extensions", "well-formed", "payment-identifier", { status: 200, body: { items: [{ ...first, extensions: {}, accepts: [{ ...first.accepts[0], extra: { "payment-identifier": {} } }] }] } }],
+      [
+        "extensions",
+        "well-formed",
+        "payment-identifier",
+        { status: 200, body: { items: [{ ...first, extensions: {}, accepts: [{ ...first.accepts[0], extra: { "payment-identifier": {} } }] }] } },
+      ],
       "fail",
     ],
     ["positive equal to baseline", ["network", "positive", "eip155:1", { status: 200, body: { items: [first] } }, [first]], "fail"],
@@ -138,7 +148,11 @@ describe.each(databaseKinds)("Bazaar list filters on $kind", (kind) => {
     });
 
     it("network=eip155:8453, scheme=exact and type=http keep every item", async () => {
-      for (const [param, value] of [["network", "eip155:8453"], ["scheme", "exact"], ["type", "http"]] as const) {
+      for (const [param, value] of [
+        ["network", "eip155:8453"],
+        ["scheme", "exact"],
+        ["type", "http"],
+      ] as const) {
         const response = await read({ [param]: value });
         expect(response.status, param).toBe(200);
         expect(idsOf(response.body.items), param).toEqual(idsOf(baseline.items));

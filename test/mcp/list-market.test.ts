@@ -41,7 +41,8 @@ const translatorPayTo = sellerAddress(0x7a);
 
 const call = (args: Record<string, unknown>) => client.callTool({ name: "list_market", arguments: args }) as Promise<CallToolResult>;
 /** GET /search with the same arguments as query parameters. */
-const searchPath = (args: Record<string, unknown>) => `/search?${new URLSearchParams(Object.fromEntries(Object.entries(args).map(([key, value]) => [key, String(value)])))}`;
+const searchPath = (args: Record<string, unknown>) =>
+  `/search?${new URLSearchParams(Object.fromEntries(Object.entries(args).map(([key, value]) => [key, String(value)])))}`;
 const textOf = (result: CallToolResult) => result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
 
 beforeAll(async () => {
@@ -106,7 +107,8 @@ describe("list_market's answers", () => {
   });
 
   it("differ where the arguments do: a payTo, a seed filter and the excludeSeed rule all change the page", async () => {
-    const page = async (args: Record<string, unknown>) => (await call(args)).structuredContent as { items: Array<{ accepts: Array<{ payTo: string }>; metadata: { leftoverSeed: boolean } }> };
+    const page = async (args: Record<string, unknown>) =>
+      (await call(args)).structuredContent as { items: Array<{ accepts: Array<{ payTo: string }>; metadata: { leftoverSeed: boolean } }> };
     expect((await page({ payTo: translatorPayTo })).items.map((item) => item.accepts[0]!.payTo)).toEqual([translatorPayTo]);
     expect((await page({ includeSeed: true, limit: 200 })).items.some((item) => item.metadata.leftoverSeed)).toBe(true);
     expect((await page({ includeSeed: true, excludeSeed: true, limit: 200 })).items.some((item) => item.metadata.leftoverSeed)).toBe(false);

@@ -17,7 +17,13 @@ describe.each(databaseKinds)("MCP resources, prompts, completion and logging on 
   let weatherId: string;
   beforeAll(async () => {
     market = await startCatalogServer(kind);
-    weatherId = (await market.list({ description: "Weather forecast for any city, hourly", metadata: { serviceName: "Skycast", tags: ["weather", "forecast"] }, sellerPayTo: sellerAddress(1) })).id;
+    weatherId = (
+      await market.list({
+        description: "Weather forecast for any city, hourly",
+        metadata: { serviceName: "Skycast", tags: ["weather", "forecast"] },
+        sellerPayTo: sellerAddress(1),
+      })
+    ).id;
     await market.list({ description: "Translates text between any two languages", sellerPayTo: sellerAddress(2) });
     client = new Client({ name: "resources-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${market.server.url}/mcp`)));
@@ -51,7 +57,10 @@ describe.each(databaseKinds)("MCP resources, prompts, completion and logging on 
   });
 
   it("reads the playbooks as /sell.json and /buy.json serve them", async () => {
-    for (const [uri, path] of [["market://playbooks/sell", "/sell.json"], ["market://playbooks/buy", "/buy.json"]] as const) {
+    for (const [uri, path] of [
+      ["market://playbooks/sell", "/sell.json"],
+      ["market://playbooks/buy", "/buy.json"],
+    ] as const) {
       const read = await client.readResource({ uri });
       expect(JSON.parse(textOf(read))).toEqual((await market.json(path)).body);
     }
@@ -63,19 +72,31 @@ describe.each(databaseKinds)("MCP resources, prompts, completion and logging on 
     expect(document.item).toMatchObject({ description: "Weather forecast for any city, hourly", serviceName: "Skycast" });
     expect(document.links.page).toMatch(new RegExp(`/listing/${weatherId}$`));
     expect(document.links.api).toMatch(new RegExp(`/listings/${weatherId}$`));
-    await expect(client.readResource({ uri: "listing://no-such-listing" })).rejects.toMatchObject({ code: -32002, message: expect.stringContaining("No live listing no-such-listing") });
+    await expect(client.readResource({ uri: "listing://no-such-listing" })).rejects.toMatchObject({
+      code: -32002,
+      message: expect.stringContaining("No live listing no-such-listing"),
+    });
   });
 
   it("completes the template's id from live listings", async () => {
-    const { completion } = await client.complete({ ref: { type: "ref/resource", uri: "listing://{id}" }, argument: { name: "id", value: weatherId.slice(0, 6) } });
+    const { completion } = await client.complete({
+      ref: { type: "ref/resource", uri: "listing://{id}" },
+      argument: { name: "id", value: weatherId.slice(0, 6) },
+    });
     expect(completion.values).toContain(weatherId);
   });
 
   it("offers the prompts list_my_endpoint and find_and_buy, with their arguments", async () => {
     const { prompts } = await client.listPrompts();
     const byName = Object.fromEntries(prompts.map((prompt) => [prompt.name, prompt]));
-    expect(byName.list_my_endpoint).toMatchObject({ title: "List my endpoint", arguments: expect.arrayContaining([expect.objectContaining({ name: "resource", required: true })]) });
-    expect(byName.find_and_buy).toMatchObject({ title: "Find and buy", arguments: expect.arrayContaining([expect.objectContaining({ name: "need", required: true })]) });
+    expect(byName.list_my_endpoint).toMatchObject({
+      title: "List my endpoint",
+      arguments: expect.arrayContaining([expect.objectContaining({ name: "resource", required: true })]),
+    });
+    expect(byName.find_and_buy).toMatchObject({
+      title: "Find and buy",
+      arguments: expect.arrayContaining([expect.objectContaining({ name: "need", required: true })]),
+    });
     for (const prompt of prompts) expect(prompt.description).toBeTruthy();
   });
 
@@ -102,6 +123,8 @@ describe.each(databaseKinds)("MCP resources, prompts, completion and logging on 
 
   it("accepts logging/setLevel with an empty result, and refuses an unknown level with -32602", async () => {
     expect(await client.setLoggingLevel("info")).toEqual({});
-    await expect(client.request({ method: "logging/setLevel", params: { level: "loud" } }, (await import("@modelcontextprotocol/sdk/types.js")).EmptyResultSchema)).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      client.request({ method: "logging/setLevel", params: { level: "loud" } }, (await import("@modelcontextprotocol/sdk/types.js")).EmptyResultSchema),
+    ).rejects.toMatchObject({ code: -32602 });
   });
 });

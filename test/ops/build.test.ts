@@ -52,7 +52,14 @@ describe("npm start", () => {
       let err = "";
       const child = spawn("npm", ["start", "--silent"], {
         cwd: clone,
-        env: { ...process.env, PORT: "0", DATABASE_URL: `file:${join(clone, "data", "m.db")}`, DEV_CHAIN_FILE: join(clone, ".dev", "chain.json"), LOAD_SEED: "false", NODE_ENV: "" },
+        env: {
+          ...process.env,
+          PORT: "0",
+          DATABASE_URL: `file:${join(clone, "data", "m.db")}`,
+          DEV_CHAIN_FILE: join(clone, ".dev", "chain.json"),
+          LOAD_SEED: "false",
+          NODE_ENV: "",
+        },
         stdio: ["ignore", "pipe", "pipe"],
         detached: true,
       });

@@ -10,8 +10,18 @@ describe("operating configuration", () => {
   });
 
   it("reads each variable", () => {
-    const ops = loadConfig({ METRICS_TOKEN: "a-long-enough-token-123", ACCESS_LOG_SAMPLE: "0.25", REDIS_URL: "rediss://:secret@redis.internal:6380/2", REDIS_KEY_PREFIX: "market-eu:" }).ops;
-    expect(ops).toEqual({ metricsToken: "a-long-enough-token-123", accessLogSample: 0.25, redisUrl: "rediss://:secret@redis.internal:6380/2", redisKeyPrefix: "market-eu:" });
+    const ops = loadConfig({
+      METRICS_TOKEN: "a-long-enough-token-123",
+      ACCESS_LOG_SAMPLE: "0.25",
+      REDIS_URL: "rediss://:secret@redis.internal:6380/2",
+      REDIS_KEY_PREFIX: "market-eu:",
+    }).ops;
+    expect(ops).toEqual({
+      metricsToken: "a-long-enough-token-123",
+      accessLogSample: 0.25,
+      redisUrl: "rediss://:secret@redis.internal:6380/2",
+      redisKeyPrefix: "market-eu:",
+    });
     expect(loadConfig({ ACCESS_LOG_SAMPLE: "0" }).ops.accessLogSample).toBe(0);
   });
 

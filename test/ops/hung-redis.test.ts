@@ -58,7 +58,12 @@ afterAll(async () => {
 });
 
 it("a hung Redis delays no probe-limited request by more than moments, and the limit still holds", { timeout: 120_000 }, async () => {
-  const server = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: String(PER_CLIENT), PROBE_RATE_PER_HOST: "1000", REDIS_URL: redis.url });
+  const server = await startTestServer({
+    ALLOW_LOOPBACK_SELLERS: "true",
+    PROBE_RATE_PER_CLIENT: String(PER_CLIENT),
+    PROBE_RATE_PER_HOST: "1000",
+    REDIS_URL: redis.url,
+  });
   try {
     redis.hang();
     const statuses: number[] = [];

@@ -121,7 +121,12 @@ describe("a job with a lease, two holders on one database", () => {
 
   it("runs on the holder of the lease only, and hands over when that holder stops", async () => {
     const ran: string[] = [];
-    const job = (holder: string): JobDefinition => ({ name: "leased", intervalMs: 0, lease: { name: "test-leased", ttlMs: 60_000 }, run: async () => void ran.push(holder) });
+    const job = (holder: string): JobDefinition => ({
+      name: "leased",
+      intervalMs: 0,
+      lease: { name: "test-leased", ttlMs: 60_000 },
+      run: async () => void ran.push(holder),
+    });
     const a = createJobRegistry([job("a")], { logger, leases: new JobLeases(server.database, "holder-a") });
     const b = createJobRegistry([job("b")], { logger, leases: new JobLeases(server.database, "holder-b") });
     await Promise.all([a.start(), b.start()]);
@@ -142,7 +147,10 @@ describe("the server's jobs, with a chain", () => {
   beforeAll(async () => {
     chain = await startLocalChain({ buyers: 1 });
     payments = await chainPayments(chain);
-    server = await startTestServer({ HEALTH_PROBE_INTERVAL_MS: "50", RECONCILE_INTERVAL_SECONDS: "1", USAGE_INTERVAL_SECONDS: "1", USAGE_CONFIRMATIONS: "0" }, { payments });
+    server = await startTestServer(
+      { HEALTH_PROBE_INTERVAL_MS: "50", RECONCILE_INTERVAL_SECONDS: "1", USAGE_INTERVAL_SECONDS: "1", USAGE_CONFIRMATIONS: "0" },
+      { payments },
+    );
   }, 60_000);
 
   afterAll(async () => {

@@ -28,7 +28,8 @@ beforeAll(async () => {
   const facilitator = createServer((req, res) => {
     req.resume();
     res.setHeader("content-type", "application/json");
-    if (req.url === "/supported") return res.end(JSON.stringify({ kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:8453" }], extensions: [], signers: {} }));
+    if (req.url === "/supported")
+      return res.end(JSON.stringify({ kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:8453" }], extensions: [], signers: {} }));
     res.end(JSON.stringify({ isValid: false, invalidReason: "invalid_exact_evm_signature" }));
   });
   await new Promise<void>((resolve) => facilitator.listen(0, "127.0.0.1", resolve));
@@ -61,7 +62,9 @@ function reads(url: string): Promise<autocannon.Result> {
     connections: READ_CONNECTIONS,
     duration: READ_SECONDS,
     timeout: 10,
-    requests: [{ setupRequest: (request) => ({ ...request, path: `/discovery/resources?includeSeed=true&limit=${int(1, 50)}&offset=${"0".repeat(int(1, 300))}` }) }],
+    requests: [
+      { setupRequest: (request) => ({ ...request, path: `/discovery/resources?includeSeed=true&limit=${int(1, 50)}&offset=${"0".repeat(int(1, 300))}` }) },
+    ],
   });
 }
 
@@ -70,7 +73,12 @@ it("catalog reads keep their pace, and none times out, while junk-signature clai
   const ids = seed.items.map((item) => item.metadata.listingId);
   expect(ids.length).toBeGreaterThan(0);
   // One junk claim answers 403 not_owner: the signature was recovered (to a stranger).
-  const junk = () => JSON.stringify({ nonce: `0x${randomBytes(32).toString("hex")}`, deadline: Math.floor(Date.now() / 1000) + 300, signature: `0x${randomBytes(65).toString("hex")}` });
+  const junk = () =>
+    JSON.stringify({
+      nonce: `0x${randomBytes(32).toString("hex")}`,
+      deadline: Math.floor(Date.now() / 1000) + 300,
+      signature: `0x${randomBytes(65).toString("hex")}`,
+    });
   const one = await service!.fetch(`/listings/${ids[0]}/claim`, { method: "POST", headers: { "content-type": "application/json" }, body: junk() });
   expect((await one.json()) as { error: string }).toMatchObject({ error: "not_owner" });
 
@@ -80,7 +88,18 @@ it("catalog reads keep their pace, and none times out, while junk-signature clai
     connections: FLOOD_CONNECTIONS,
     duration: READ_SECONDS + 2,
     timeout: 10,
-    requests: [{ method: "POST", setupRequest: (request) => ({ ...request, method: "POST", path: `/listings/${ids[int(0, ids.length - 1)]}/claim`, headers: { "content-type": "application/json" }, body: junk() }) }],
+    requests: [
+      {
+        method: "POST",
+        setupRequest: (request) => ({
+          ...request,
+          method: "POST",
+          path: `/listings/${ids[int(0, ids.length - 1)]}/claim`,
+          headers: { "content-type": "application/json" },
+          body: junk(),
+        }),
+      },
+    ],
   });
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   const during = await reads(service!.url);
@@ -90,7 +109,10 @@ it("catalog reads keep their pace, and none times out, while junk-signature clai
   console.log(summary);
   // The flood did reach signature work: 403 not_owner (recovered) or 503 busy (the queue was full).
   const floodStatuses = Object.keys(flooded.statusCodeStats ?? {});
-  expect(floodStatuses.every((status) => status === "403" || status === "503"), summary).toBe(true);
+  expect(
+    floodStatuses.every((status) => status === "403" || status === "503"),
+    summary,
+  ).toBe(true);
   expect(alone.non2xx + alone.timeouts + alone.errors, summary).toBe(0);
   expect(during.timeouts, summary).toBe(0);
   expect(during.non2xx + during.errors, summary).toBe(0);

@@ -43,7 +43,8 @@ beforeAll(async () => {
     DATABASE_URL: `file:${join(mkdtempSync(join(tmpdir(), "ops-metrics-")), "m.db")}`,
     ALLOW_LOOPBACK_SELLERS: "true",
     RECONCILE_INTERVAL_SECONDS: "0",
-    PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000",
+    PAYMENT_RATE_PER_CLIENT: "100000",
+    PROBE_RATE_PER_CLIENT: "1000",
     PROBE_RATE_PER_HOST: "1000",
     METRICS_TOKEN: TOKEN,
   });
@@ -115,14 +116,19 @@ describe("GET /metrics", () => {
     expect(logs.find((line) => line.msg === "listing paid")).toMatchObject({ requestId });
     // The stock buyer sends the same headers twice: unpaid (402), then paid (200).
     const accessLines = logs.filter((line) => line.msg === "request" && line.requestId === requestId);
-    expect(accessLines.map((line) => [line.operation, line.status, line.cached])).toEqual([["createListing", 402, false], ["createListing", 200, false]]);
+    expect(accessLines.map((line) => [line.operation, line.status, line.cached])).toEqual([
+      ["createListing", 402, false],
+      ["createListing", 200, false],
+    ]);
   });
 
   it("counts a payment the facilitator refuses as failed at verify", async () => {
     const feeChallenge = (await (await get("/listings/challenge")).json()) as PaymentRequired;
     const header = await handSignedHeader(chain.buyers[1]!.privateKey, feeChallenge.accepts[0]!, { value: "50000" });
     const grew = await growth(async () => {
-      const response = await post("/listings", summariseListing(seller, { method: "POST", resource: `${seller.url}/api/refused` }), { "payment-signature": header });
+      const response = await post("/listings", summariseListing(seller, { method: "POST", resource: `${seller.url}/api/refused` }), {
+        "payment-signature": header,
+      });
       expect(response.status).toBe(402);
     });
     expect(grew("x402_payments_total", { outcome: "failed", stage: "verify" })).toBe(1);
@@ -199,12 +205,17 @@ describe("/livez and /readyz", () => {
 
   it("turns /readyz 503 when a migration is missing, and 200 again once it is back", async () => {
     const prisma = server.database.prisma;
-    const [row] = await prisma.$queryRawUnsafe<Array<{ id: string; migration_name: string }>>('SELECT "id", "migration_name" FROM "_prisma_migrations" ORDER BY "migration_name" DESC LIMIT 1');
+    const [row] = await prisma.$queryRawUnsafe<Array<{ id: string; migration_name: string }>>(
+      'SELECT "id", "migration_name" FROM "_prisma_migrations" ORDER BY "migration_name" DESC LIMIT 1',
+    );
     await prisma.$executeRawUnsafe('UPDATE "_prisma_migrations" SET "rolled_back_at" = CURRENT_TIMESTAMP WHERE "id" = ?', row!.id);
     try {
       const down = await get("/readyz");
       expect(down.status).toBe(503);
-      expect(await down.json()).toMatchObject({ status: "not_ready", checks: { database: { ok: true }, migrations: { ok: false, detail: expect.stringContaining(row!.migration_name) } } });
+      expect(await down.json()).toMatchObject({
+        status: "not_ready",
+        checks: { database: { ok: true }, migrations: { ok: false, detail: expect.stringContaining(row!.migration_name) } },
+      });
     } finally {
       await prisma.$executeRawUnsafe('UPDATE "_prisma_migrations" SET "rolled_back_at" = NULL WHERE "id" = ?', row!.id);
     }

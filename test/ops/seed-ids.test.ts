@@ -12,7 +12,9 @@ async function seedIds(databaseUrl: string, extra: Record<string, string> = {}):
     const response = await server.fetch("/discovery/resources?includeSeed=true");
     expect(response.status).toBe(200);
     const body = (await response.json()) as { items: Array<{ resource: string; metadata: { listingId: string; leftoverSeed?: boolean } }> };
-    const ids = Object.fromEntries(body.items.filter((item) => item.metadata.leftoverSeed).map((item) => [new URL(item.resource).pathname, item.metadata.listingId]));
+    const ids = Object.fromEntries(
+      body.items.filter((item) => item.metadata.leftoverSeed).map((item) => [new URL(item.resource).pathname, item.metadata.listingId]),
+    );
     expect(Object.keys(ids).sort()).toEqual(["/kr-echo", "/kr-fortune", "/kr-time"]);
     for (const id of Object.values(ids)) expect((await server.fetch(`/listings/${id}`)).status).toBe(200);
     return ids;

@@ -46,7 +46,12 @@ function uniquePrefix(): string {
   return prefix;
 }
 
-const env = (extra: Record<string, string>) => ({ ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: String(PER_CLIENT), PROBE_RATE_PER_HOST: "1000", ...extra });
+const env = (extra: Record<string, string>) => ({
+  ALLOW_LOOPBACK_SELLERS: "true",
+  PROBE_RATE_PER_CLIENT: String(PER_CLIENT),
+  PROBE_RATE_PER_HOST: "1000",
+  ...extra,
+});
 
 /** REQUESTS free dry runs from one client, alternating between the instances: the statuses. */
 async function alternate(instances: TestServer[]): Promise<number[]> {

@@ -37,8 +37,20 @@ describe("x402-market claim, update, refresh, delist", () => {
   it("lets the owner update and delist its listing, and refuses another key", async () => {
     const owner = chain.buyers[0]!;
     const listed = await cli(
-      "list", "--yes", "--chain-file", chainFile, "--buyer", "0",
-      "--resource", `${seller.url}/api/cli`, "--price", "0.01", "--description", "Answers questions from the command line", "--pay-to", owner.address,
+      "list",
+      "--yes",
+      "--chain-file",
+      chainFile,
+      "--buyer",
+      "0",
+      "--resource",
+      `${seller.url}/api/cli`,
+      "--price",
+      "0.01",
+      "--description",
+      "Answers questions from the command line",
+      "--pay-to",
+      owner.address,
     );
     expect(listed.code, listed.stderr).toBe(0);
     const id = jsonOf<{ listing: { id: string } }>(listed).listing.id;

@@ -7,7 +7,12 @@ import { startTestServer, type TestServer } from "../support/server.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 
-const junk = () => JSON.stringify({ nonce: `0x${randomBytes(32).toString("hex")}`, deadline: Math.floor(Date.now() / 1000) + 300, signature: `0x${randomBytes(65).toString("hex")}` });
+const junk = () =>
+  JSON.stringify({
+    nonce: `0x${randomBytes(32).toString("hex")}`,
+    deadline: Math.floor(Date.now() / 1000) + 300,
+    signature: `0x${randomBytes(65).toString("hex")}`,
+  });
 
 async function seedIds(server: TestServer): Promise<string[]> {
   const body = (await (await server.fetch("/discovery/resources?includeSeed=true")).json()) as { items: Array<{ metadata: { listingId: string } }> };
@@ -37,7 +42,12 @@ describe("owner routes' CPU budget", { timeout: 120_000 }, () => {
       const over = await claim(server, id!, "not json at all");
       expect(over).toMatchObject({ status: 429, error: "rate_limited" });
       expect(Number(over.retryAfter)).toBeGreaterThan(0);
-      for (const [method, path] of [["GET", `/listings/${id}/sign?action=claim`], ["PATCH", `/listings/${id}`], ["DELETE", `/listings/${id}`], ["POST", `/listings/${id}/refresh`]] as const) {
+      for (const [method, path] of [
+        ["GET", `/listings/${id}/sign?action=claim`],
+        ["PATCH", `/listings/${id}`],
+        ["DELETE", `/listings/${id}`],
+        ["POST", `/listings/${id}/refresh`],
+      ] as const) {
         await spend();
         const response = await server.fetch(path, { method, ...(method !== "GET" && { headers: { "content-type": "application/json" }, body: junk() }) });
         expect(response.status, `${method} ${path}`).toBe(429);

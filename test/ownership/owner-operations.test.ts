@@ -9,7 +9,15 @@ import { toHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
-import { claimListing, delistListing, refreshListing, signingDocumentFor, signOwnerTypedData, updateListing, createMarketplaceClient } from "../../src/client/index.js";
+import {
+  claimListing,
+  delistListing,
+  refreshListing,
+  signingDocumentFor,
+  signOwnerTypedData,
+  updateListing,
+  createMarketplaceClient,
+} from "../../src/client/index.js";
 import { ownerTypedData, type ListingChanges, type OwnerAction } from "../../src/listing/owner-typed-data.js";
 import type { Payments } from "../../src/payments/setup.js";
 import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
@@ -73,11 +81,19 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
 
   const document = async (id: string) => {
     const response = await server.fetch(`/listings/${id}`);
-    return { status: response.status, body: (await response.json()) as { item: { description: string; method: string; accepts: { amount: string }[]; metadata: Record<string, unknown> } } };
+    return {
+      status: response.status,
+      body: (await response.json()) as { item: { description: string; method: string; accepts: { amount: string }[]; metadata: Record<string, unknown> } },
+    };
   };
 
   /** A signed request body built by hand: any key, any deadline, any chain id, fields sent as given. */
-  async function handSigned(id: string, action: OwnerAction, key: Hex, options: { changes?: ListingChanges; deadline?: number; chainId?: number; sent?: ListingChanges } = {}) {
+  async function handSigned(
+    id: string,
+    action: OwnerAction,
+    key: Hex,
+    options: { changes?: ListingChanges; deadline?: number; chainId?: number; sent?: ListingChanges } = {},
+  ) {
     const nonce = toHex(randomBytes(32));
     const deadline = options.deadline ?? Math.floor(Date.now() / 1000) + 300;
     const typed = ownerTypedData(server.contexts.listings.market.name, action, id, { nonce, deadline }, options.changes);
@@ -112,7 +128,12 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     expect(signing.submit).toMatchObject({ method: "PATCH", url: `${server.contexts.listings.config.publicBaseUrl}/listings/${id}` });
 
     const described = await updateListing({ baseUrl, privateKey: owner().privateKey, listingId: id }, { description: "Summarises any text, in 3 sentences" });
-    expect(described).toMatchObject({ action: "update", state: "active", changed: ["description"], item: { description: "Summarises any text, in 3 sentences" } });
+    expect(described).toMatchObject({
+      action: "update",
+      state: "active",
+      changed: ["description"],
+      item: { description: "Summarises any text, in 3 sentences" },
+    });
     expect((await document(id)).body.item.description).toBe("Summarises any text, in 3 sentences");
 
     // A new price the seller does not show yet: 422 with the probe's reason, nothing changed.
@@ -155,12 +176,34 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     const refusals: Array<[string, () => Promise<Response>, number, string]> = [
       ["stranger", async () => send("PATCH", `/listings/${id}`, await handSigned(id, "update", stranger().privateKey, { changes })), 403, "not_owner"],
       ["stranger's delist", async () => send("DELETE", `/listings/${id}`, await handSigned(id, "delist", stranger().privateKey)), 403, "not_owner"],
-      ["expired", async () => send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, deadline: Math.floor(Date.now() / 1000) - 5 })), 401, "deadline_passed"],
-      ["too far", async () => send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, deadline: Math.floor(Date.now() / 1000) + 3600 })), 403, "deadline_too_far"],
-      ["other chain", async () => send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, chainId: 1 })), 403, "wrong_chain"],
+      [
+        "expired",
+        async () =>
+          send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, deadline: Math.floor(Date.now() / 1000) - 5 })),
+        401,
+        "deadline_passed",
+      ],
+      [
+        "too far",
+        async () =>
+          send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, deadline: Math.floor(Date.now() / 1000) + 3600 })),
+        403,
+        "deadline_too_far",
+      ],
+      [
+        "other chain",
+        async () => send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, chainId: 1 })),
+        403,
+        "wrong_chain",
+      ],
       [
         "tampered",
-        async () => send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, sent: { description: "A description nobody signed" } })),
+        async () =>
+          send(
+            "PATCH",
+            `/listings/${id}`,
+            await handSigned(id, "update", owner().privateKey, { changes, sent: { description: "A description nobody signed" } }),
+          ),
         403,
         "not_owner",
       ],
@@ -195,7 +238,10 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
   it("verifies a listing paid by someone else once its owner signs a claim", async () => {
     const id = await paidListing(stranger().privateKey, "/api/paid-by-a-friend");
     expect((await document(id)).body.item.metadata.ownerVerified).toBe(false);
-    const verifiedOnly = async () => ((await (await server.fetch("/bazaar.json?verified=true")).json()) as { items: { metadata: { listingId: string } }[] }).items.map((item) => item.metadata.listingId);
+    const verifiedOnly = async () =>
+      ((await (await server.fetch("/bazaar.json?verified=true")).json()) as { items: { metadata: { listingId: string } }[] }).items.map(
+        (item) => item.metadata.listingId,
+      );
 
     // The payer of the fee is not the owner: its claim is refused.
     const byPayer = await send("POST", `/listings/${id}/claim`, await handSigned(id, "claim", stranger().privateKey));
@@ -221,7 +267,13 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     try {
       const drifted = await refreshListing({ baseUrl: server.url, listingId: id });
       // A failing refresh is a health sample too: the live terms no longer match, so the listing is drifted at once.
-      expect(drifted).toMatchObject({ ok: false, code: "price_mismatch", healthRecorded: true, metadataChanged: false, item: { metadata: { health: { status: "drifted", failureCode: "price_mismatch" } } } });
+      expect(drifted).toMatchObject({
+        ok: false,
+        code: "price_mismatch",
+        healthRecorded: true,
+        metadataChanged: false,
+        item: { metadata: { health: { status: "drifted", failureCode: "price_mismatch" } } },
+      });
       expect(await samples()).toBe(samplesBefore + 2);
     } finally {
       sellerAmount = "10000";
@@ -247,7 +299,11 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     const header = encodePaymentSignatureHeader(await client.createPaymentPayload(structuredClone(feeChallenge)));
     const listing = body("/api/idempotent");
     const post = (payload: unknown, signature: string) =>
-      server.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": signature }, body: JSON.stringify(payload) });
+      server.fetch("/listings", {
+        method: "POST",
+        headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": signature },
+        body: JSON.stringify(payload),
+      });
 
     const [payerBefore, marketBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(chain.marketplacePayTo)];
     const rowsBefore = (await server.contexts.listings.store.counts(new Date())).rawAll;
@@ -335,7 +391,9 @@ describe.skipIf(!postgres)("a replayed nonce on two instances at once (PostgreSQ
     const signed = { ...changes, nonce: message.nonce, deadline: message.deadline, signature: await signOwnerTypedData(document, owner.privateKey) };
     const versionBefore = (await a.contexts.listings.store.catalogStamp(new Date())).version;
     const answers = await Promise.all(
-      [a, b].map((server) => server.fetch(`/listings/${id}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(signed) })),
+      [a, b].map((server) =>
+        server.fetch(`/listings/${id}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(signed) }),
+      ),
     );
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
     const loser = answers.find((answer) => answer.status === 409)!;

@@ -43,7 +43,13 @@ describe("the /kr-* demo endpoints", () => {
       expect(response.status).toBe(402);
       const challenge = decodePaymentRequiredHeader(response.headers.get("PAYMENT-REQUIRED")!);
       expect(challenge.accepts).toEqual([
-        expect.objectContaining({ scheme: "exact", network: "eip155:8453", amount: normalizePrice(seed.priceUsdc).priceAtomic, asset: chain.asset, payTo: chain.marketplacePayTo }),
+        expect.objectContaining({
+          scheme: "exact",
+          network: "eip155:8453",
+          amount: normalizePrice(seed.priceUsdc).priceAtomic,
+          asset: chain.asset,
+          payTo: chain.marketplacePayTo,
+        }),
       ]);
       expect(challenge.resource).toMatchObject({ url: `${server.contexts.listings.config.publicBaseUrl}${seed.path}`, description: seed.description });
     });
@@ -70,7 +76,12 @@ describe("the /kr-* demo endpoints", () => {
       const config = loadConfig({ ALLOW_LOOPBACK_SELLERS: "true" });
       const probe = new SellerProbe(config.probe, { network: "eip155:8453", asset: chain.asset });
       const result = await probe.probe(
-        { resource: `${server.url}${seed.path}`, method: seed.method, priceAtomic: normalizePrice(seed.priceUsdc).priceAtomic, sellerPayTo: chain.marketplacePayTo },
+        {
+          resource: `${server.url}${seed.path}`,
+          method: seed.method,
+          priceAtomic: normalizePrice(seed.priceUsdc).priceAtomic,
+          sellerPayTo: chain.marketplacePayTo,
+        },
         "test",
       );
       expect(result).toMatchObject({ ok: true });

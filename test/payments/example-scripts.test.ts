@@ -35,7 +35,10 @@ beforeAll(async () => {
     settle: { rpcUrl: chain.rpcUrl, settlerKey: chain.buyers[2]!.privateKey },
     answer: () => ANSWER,
   });
-  server = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000", LOAD_SEED: "true" }, { payments });
+  server = await startTestServer(
+    { ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000", LOAD_SEED: "true" },
+    { payments },
+  );
   work = mkdtempSync(join(tmpdir(), "example-scripts-"));
   await writeChainFile(join(work, "chain.json"), chain);
 });
@@ -130,7 +133,14 @@ describe("the example scripts, end to end on the local chain", () => {
   it("buy.sh buys a first-party /kr-* demo endpoint (GET, paid to the marketplace) when INCLUDE_SEED=true", async () => {
     const market = await chain.balanceOf(chain.marketplacePayTo);
     // The seed rows are not re-probed yet here (health unknown): buy.sh considers healthy listings only unless told otherwise.
-    const run = await runScript("/examples/buy.sh", { BASE_URL: server.url, INCLUDE_SEED: "true", HEALTH: "any", QUERY: "current time", CHAIN_FILE: join(work, "chain.json"), BUYER_INDEX: "1" });
+    const run = await runScript("/examples/buy.sh", {
+      BASE_URL: server.url,
+      INCLUDE_SEED: "true",
+      HEALTH: "any",
+      QUERY: "current time",
+      CHAIN_FILE: join(work, "chain.json"),
+      BUYER_INDEX: "1",
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain("GET http://localhost:");
     expect(JSON.parse(run.stdout)).toMatchObject({ demo: "/kr-time" });

@@ -48,14 +48,24 @@ afterEach(() => {
 });
 
 const buyer = (index: number) => chain.buyers[index]!;
-const listingBody = (path: string) => ({ resource: `${seller.url}${path}`, priceUsdc: "0.01", description: "A resource for the paid-flow branch tests.", sellerPayTo: SELLER });
+const listingBody = (path: string) => ({
+  resource: `${seller.url}${path}`,
+  priceUsdc: "0.01",
+  description: "A resource for the paid-flow branch tests.",
+  sellerPayTo: SELLER,
+});
 const post = (body: unknown, header: string, to: TestServer = server) =>
   to.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header }, body: JSON.stringify(body) });
 const marketBalance = () => chain.balanceOf(chain.marketplacePayTo);
 const visible = async () => (await server.contexts.listings.store.counts(new Date())).foreign;
 const stored = (header: string) => server.contexts.listings.store.findPayment(paymentKeyOf(header));
 const reconcile = (minutesAhead: number) =>
-  reconcilePending({ store: server.contexts.listings.store, chain: payments.chain!, logger: createLogger("silent"), now: () => new Date(Date.now() + minutesAhead * 60_000) });
+  reconcilePending({
+    store: server.contexts.listings.store,
+    chain: payments.chain!,
+    logger: createLogger("silent"),
+    now: () => new Date(Date.now() + minutesAhead * 60_000),
+  });
 
 /** The store's `method` throws (as a database that stopped answering would) the next `times` calls. */
 function failStore<K extends "findPayment" | "liveListingFor" | "createPendingListingWithPayment" | "activateListing">(method: K, times = 1) {
@@ -190,13 +200,23 @@ describe("a settlement refused after verification", () => {
     const canceling = actingOnceWhenProbed(async () => {
       const signature = await account.signTypedData({
         domain: { name: "USD Coin", version: "2", chainId: 8453, verifyingContract: chain.asset },
-        types: { CancelAuthorization: [{ name: "authorizer", type: "address" }, { name: "nonce", type: "bytes32" }] },
+        types: {
+          CancelAuthorization: [
+            { name: "authorizer", type: "address" },
+            { name: "nonce", type: "bytes32" },
+          ],
+        },
         primaryType: "CancelAuthorization",
         message: { authorizer: account.address, nonce },
       });
       const { v, r, s } = parseSignature(signature);
       const wallet = createWalletClient({ account, chain: chain.chain, transport: http(chain.rpcUrl) });
-      const hash = await wallet.writeContract({ address: chain.asset, abi: cancelAuthorization, functionName: "cancelAuthorization", args: [account.address, nonce, Number(v), r, s] });
+      const hash = await wallet.writeContract({
+        address: chain.asset,
+        abi: cancelAuthorization,
+        functionName: "cancelAuthorization",
+        args: [account.address, nonce, Number(v), r, s],
+      });
       return chain.publicClient.waitForTransactionReceipt({ hash });
     }, honest);
     seller.answer = canceling.answer;

@@ -98,9 +98,22 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
 
     it("shows the real configuration in the fee card and /facilitator.json", async () => {
       const fee = await (await server.fetch("/pricing.json")).json();
-      expect(fee).toMatchObject({ payTo: chain.marketplacePayTo, asset: chain.asset, amount: "100000", usdc: "0.10", network: "eip155:8453", maxTimeoutSeconds: 300 });
+      expect(fee).toMatchObject({
+        payTo: chain.marketplacePayTo,
+        asset: chain.asset,
+        amount: "100000",
+        usdc: "0.10",
+        network: "eip155:8453",
+        maxTimeoutSeconds: 300,
+      });
       const facilitator = await (await server.fetch("/facilitator.json")).json();
-      expect(facilitator).toMatchObject({ mode: "embedded-local-chain", realMoney: false, facilitator: "in-process", payTo: chain.marketplacePayTo, settler: chain.settler.address });
+      expect(facilitator).toMatchObject({
+        mode: "embedded-local-chain",
+        realMoney: false,
+        facilitator: "in-process",
+        payTo: chain.marketplacePayTo,
+        settler: chain.settler.address,
+      });
     });
   });
 
@@ -198,21 +211,44 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
         },
         "invalid_exact_evm_insufficient_balance",
       ],
-      ["wrong amount (signed value)", () => handSignedHeader(chain.buyers[3]!.privateKey, fee(), { value: "50000" }), "invalid_exact_evm_payload_authorization_value_mismatch"],
-      ["wrong amount (accepted terms)", () => sdkPaymentHeader(chain, chain.buyers[3]!.privateKey, { ...feeChallenge, accepts: [{ ...fee(), amount: "50000" }] }), "payment_amount_mismatch"],
+      [
+        "wrong amount (signed value)",
+        () => handSignedHeader(chain.buyers[3]!.privateKey, fee(), { value: "50000" }),
+        "invalid_exact_evm_payload_authorization_value_mismatch",
+      ],
+      [
+        "wrong amount (accepted terms)",
+        () => sdkPaymentHeader(chain, chain.buyers[3]!.privateKey, { ...feeChallenge, accepts: [{ ...fee(), amount: "50000" }] }),
+        "payment_amount_mismatch",
+      ],
       ["wrong payTo", () => handSignedHeader(chain.buyers[3]!.privateKey, fee(), { to: SELLER }), "invalid_exact_evm_recipient_mismatch"],
-      ["wrong network", () => sdkPaymentHeader(chain, chain.buyers[3]!.privateKey, { ...feeChallenge, accepts: [{ ...fee(), network: "eip155:84532" }] }), "payment_network_mismatch"],
-      ["expired authorization", () => handSignedHeader(chain.buyers[3]!.privateKey, fee(), { validBefore: String(Math.floor(Date.now() / 1000) - 60) }), "invalid_exact_evm_payload_authorization_valid_before"],
+      [
+        "wrong network",
+        () => sdkPaymentHeader(chain, chain.buyers[3]!.privateKey, { ...feeChallenge, accepts: [{ ...fee(), network: "eip155:84532" }] }),
+        "payment_network_mismatch",
+      ],
+      [
+        "expired authorization",
+        () => handSignedHeader(chain.buyers[3]!.privateKey, fee(), { validBefore: String(Math.floor(Date.now() / 1000) - 60) }),
+        "invalid_exact_evm_payload_authorization_valid_before",
+      ],
       [
         "tampered signature",
         () =>
           handSignedHeader(chain.buyers[3]!.privateKey, fee(), {}, (payload) => {
             const signature = (payload.payload as { signature: string }).signature;
-            return { ...payload, payload: { ...payload.payload, signature: `${signature.slice(0, 10)}${signature[10] === "0" ? "1" : "0"}${signature.slice(11)}` } };
+            return {
+              ...payload,
+              payload: { ...payload.payload, signature: `${signature.slice(0, 10)}${signature[10] === "0" ? "1" : "0"}${signature.slice(11)}` },
+            };
           }),
         "invalid_exact_evm_signature",
       ],
-      ["authorization valid for too long", () => handSignedHeader(chain.buyers[3]!.privateKey, fee(), { validBefore: String(Math.floor(Date.now() / 1000) + 3600) }), "authorization_validity_too_long"],
+      [
+        "authorization valid for too long",
+        () => handSignedHeader(chain.buyers[3]!.privateKey, fee(), { validBefore: String(Math.floor(Date.now() / 1000) + 3600) }),
+        "authorization_validity_too_long",
+      ],
       ["not a payment at all", async () => "not base64 json!", "invalid_payment_signature_header"],
     ];
     for (const [name, sign, reason] of cases) {
@@ -260,8 +296,18 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
 
     const sellerFailures: Array<[string, () => ReturnType<Seller["answer"]>, Record<string, unknown>, string]> = [
       ["the seller answers 200", () => ({ status: 200, body: "{}" }), {}, "not_402"],
-      ["the seller pays someone else", () => challengeAnswer(challenge([requirement({ payTo: chain.settler.address, amount: "30000", asset: chain.asset })])), {}, "pay_to_mismatch"],
-      ["the price differs", () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: chain.asset })])), { priceUsdc: "0.05" }, "price_mismatch"],
+      [
+        "the seller pays someone else",
+        () => challengeAnswer(challenge([requirement({ payTo: chain.settler.address, amount: "30000", asset: chain.asset })])),
+        {},
+        "pay_to_mismatch",
+      ],
+      [
+        "the price differs",
+        () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: chain.asset })])),
+        { priceUsdc: "0.05" },
+        "price_mismatch",
+      ],
     ];
     for (const [name, answer, overrides, code] of sellerFailures) {
       it(`${name}: 422 with the report, and the verified payment is never settled`, async () => {

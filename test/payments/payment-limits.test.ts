@@ -18,7 +18,11 @@ function junkPayment(requirements: PaymentRequirements): string {
     validBefore: String(now + 300),
     nonce: `0x${randomBytes(32).toString("hex")}`,
   };
-  return encodePaymentSignatureHeader({ x402Version: 2, accepted: requirements, payload: { authorization, signature: `0x${randomBytes(65).toString("hex")}` } } as never);
+  return encodePaymentSignatureHeader({
+    x402Version: 2,
+    accepted: requirements,
+    payload: { authorization, signature: `0x${randomBytes(65).toString("hex")}` },
+  } as never);
 }
 
 describe("the per-client payment limit", { timeout: 120_000 }, () => {
@@ -41,7 +45,11 @@ describe("the per-client payment limit", { timeout: 120_000 }, () => {
       expect(await over.json()).toMatchObject({ error: "rate_limited" });
       expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
       // The same client, over its limit: POST /listings with a payment is refused the same way.
-      const listing = await server.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "payment-signature": junkPayment(requirements) }, body: "{}" });
+      const listing = await server.fetch("/listings", {
+        method: "POST",
+        headers: { "content-type": "application/json", "payment-signature": junkPayment(requirements) },
+        body: "{}",
+      });
       expect(listing.status).toBe(429);
       // Without a payment nothing is counted: the challenge still comes.
       expect((await server.fetch("/kr-time")).status).toBe(402);

@@ -5,11 +5,17 @@ import { problemsOf } from "../support/config.js";
 const PAY_TO = "0x2222222222222222222222222222222222222222";
 const KEY = `0x${"ab".repeat(32)}`;
 
-
 describe("the payments configuration", () => {
   it("defaults to the embedded local chain in development, with loopback sellers allowed", () => {
     const config = loadConfig({});
-    expect(config.payments).toMatchObject({ mode: "embedded", facilitatorUrl: null, tokenName: "USD Coin", tokenVersion: "2", reconcileIntervalMs: 60_000, devChainFile: ".dev/chain.json" });
+    expect(config.payments).toMatchObject({
+      mode: "embedded",
+      facilitatorUrl: null,
+      tokenName: "USD Coin",
+      tokenVersion: "2",
+      reconcileIntervalMs: 60_000,
+      devChainFile: ".dev/chain.json",
+    });
     expect(config.probe).toEqual({ timeoutMs: 5000, maxResponseBytes: 65536, perClientPerMinute: 20, perHostPerMinute: 30, allowLoopbackSellers: true });
   });
 
@@ -32,7 +38,12 @@ describe("the payments configuration", () => {
     });
     expect(remote.probe.allowLoopbackSellers).toBe(false);
     const self = loadConfig({ MARKETPLACE_PAY_TO: PAY_TO, SETTLEMENT_RPC_URL: "https://rpc.example.com", SETTLER_PRIVATE_KEY: KEY });
-    expect(self.payments).toMatchObject({ mode: "self", settlementRpcUrl: "https://rpc.example.com", settlerPrivateKey: KEY, chainRpcUrl: "https://rpc.example.com" });
+    expect(self.payments).toMatchObject({
+      mode: "self",
+      settlementRpcUrl: "https://rpc.example.com",
+      settlerPrivateKey: KEY,
+      chainRpcUrl: "https://rpc.example.com",
+    });
   });
 
   it("refuses to start in production with an incomplete payment configuration, naming what is missing", () => {
@@ -45,18 +56,34 @@ describe("the payments configuration", () => {
       expect.stringContaining("CHAIN_RPC_URL is required in production"),
     ]);
     // Activation rests on the chain's evidence: turning the reconciler off does not remove the need for a node.
-    expect(problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, FACILITATOR_URL: "https://f.example.com", RECONCILE_INTERVAL_SECONDS: "0" })).toEqual([
-      expect.stringContaining("CHAIN_RPC_URL is required in production"),
-    ]);
-    expect(problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, FACILITATOR_URL: "https://f.example.com", CHAIN_RPC_URL: "https://rpc.example.com" })).toEqual([]);
-    expect(problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, SETTLEMENT_RPC_URL: "https://rpc.example.com", SETTLER_PRIVATE_KEY: KEY })).toEqual([]);
     expect(
-      problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, SETTLEMENT_RPC_URL: "https://rpc.example.com", SETTLER_PRIVATE_KEY: KEY, ASSET_ADDRESS: PAY_TO }),
+      problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, FACILITATOR_URL: "https://f.example.com", RECONCILE_INTERVAL_SECONDS: "0" }),
+    ).toEqual([expect.stringContaining("CHAIN_RPC_URL is required in production")]);
+    expect(
+      problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, FACILITATOR_URL: "https://f.example.com", CHAIN_RPC_URL: "https://rpc.example.com" }),
+    ).toEqual([]);
+    expect(problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, SETTLEMENT_RPC_URL: "https://rpc.example.com", SETTLER_PRIVATE_KEY: KEY })).toEqual(
+      [],
+    );
+    expect(
+      problemsOf({
+        NODE_ENV: "production",
+        MARKETPLACE_PAY_TO: PAY_TO,
+        SETTLEMENT_RPC_URL: "https://rpc.example.com",
+        SETTLER_PRIVATE_KEY: KEY,
+        ASSET_ADDRESS: PAY_TO,
+      }),
     ).toEqual([expect.stringContaining("TOKEN_NAME and TOKEN_VERSION are required in production")]);
   });
 
   it("never allows loopback sellers in production", () => {
-    const problems = problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, SETTLEMENT_RPC_URL: "https://rpc.example.com", SETTLER_PRIVATE_KEY: KEY, ALLOW_LOOPBACK_SELLERS: "true" });
+    const problems = problemsOf({
+      NODE_ENV: "production",
+      MARKETPLACE_PAY_TO: PAY_TO,
+      SETTLEMENT_RPC_URL: "https://rpc.example.com",
+      SETTLER_PRIVATE_KEY: KEY,
+      ALLOW_LOOPBACK_SELLERS: "true",
+    });
     expect(problems).toEqual([expect.stringContaining("ALLOW_LOOPBACK_SELLERS must not be true in production")]);
   });
 
@@ -78,7 +105,9 @@ describe("the payments configuration", () => {
       ]),
     );
     expect(problems.join("\n")).not.toContain("0xsecret");
-    expect(problemsOf({ SETTLER_PRIVATE_KEY: KEY, MARKETPLACE_PAY_TO: PAY_TO })).toEqual(["SETTLEMENT_RPC_URL is required with SETTLER_PRIVATE_KEY (self-settlement)"]);
+    expect(problemsOf({ SETTLER_PRIVATE_KEY: KEY, MARKETPLACE_PAY_TO: PAY_TO })).toEqual([
+      "SETTLEMENT_RPC_URL is required with SETTLER_PRIVATE_KEY (self-settlement)",
+    ]);
     expect(problemsOf({ FACILITATOR_URL: "https://f.example.com" })).toEqual([expect.stringContaining("MARKETPLACE_PAY_TO is required with FACILITATOR_URL")]);
   });
 });

@@ -29,7 +29,12 @@ let settleFault: "none" | "lost-answer" | "timeout" | "front-run" = "none";
 
 beforeAll(async () => {
   chain = await startLocalChain({ buyers: 2 });
-  const inProcess = createInProcessFacilitator({ rpcUrl: chain.rpcUrl, settlerPrivateKey: chain.settler.privateKey, chain: chain.chain, pollingIntervalMs: 50 });
+  const inProcess = createInProcessFacilitator({
+    rpcUrl: chain.rpcUrl,
+    settlerPrivateKey: chain.settler.privateKey,
+    chain: chain.chain,
+    pollingIntervalMs: 50,
+  });
   const facilitator: FacilitatorClient = {
     getSupported: () => inProcess.client.getSupported(),
     verify: (payload, requirements) => inProcess.client.verify(payload, requirements),
@@ -86,7 +91,20 @@ describe("the reconciler", () => {
     expect(await visible()).toBe(1);
     const { payment } = (await server.contexts.listings.store.findPayment(paymentKeyOf(header)))!;
     expect(payment.state).toBe("settled");
-    const logs = await chain.publicClient.getContractEvents({ address: chain.asset, abi: [{ type: "event", name: "AuthorizationUsed", inputs: [{ name: "authorizer", type: "address", indexed: true }, { name: "nonce", type: "bytes32", indexed: true }] }], fromBlock: 0n });
+    const logs = await chain.publicClient.getContractEvents({
+      address: chain.asset,
+      abi: [
+        {
+          type: "event",
+          name: "AuthorizationUsed",
+          inputs: [
+            { name: "authorizer", type: "address", indexed: true },
+            { name: "nonce", type: "bytes32", indexed: true },
+          ],
+        },
+      ],
+      fromBlock: 0n,
+    });
     expect(logs.map((log) => log.transactionHash)).toContain(payment.txHash);
 
     const again = await post("/lost-answer", header);

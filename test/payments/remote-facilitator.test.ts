@@ -38,16 +38,19 @@ async function fakeFacilitator(options: { kinds: unknown[]; reason?: string; han
     if (req.url === "/supported") return res.end(JSON.stringify({ kinds: options.kinds, extensions: [], signers: {} }));
     if (options.hang) return;
     res.setHeader("content-type", "application/json");
-    res.end(JSON.stringify({ isValid: false, invalidReason: options.reason ?? "invalid_exact_evm_signature", invalidMessage: "refused by the fake facilitator" }));
+    res.end(
+      JSON.stringify({ isValid: false, invalidReason: options.reason ?? "invalid_exact_evm_signature", invalidMessage: "refused by the fake facilitator" }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -112,7 +115,10 @@ describe("a remote facilitator that answers", () => {
       expect(response.status).toBe(402);
       const body = (await response.json()) as { error: string; message: string };
       // The named reason is passed on; the facilitator's own text stays in the log.
-      expect(body).toMatchObject({ error: "invalid_exact_evm_insufficient_balance", message: "the facilitator refused the payment: invalid_exact_evm_insufficient_balance" });
+      expect(body).toMatchObject({
+        error: "invalid_exact_evm_insufficient_balance",
+        message: "the facilitator refused the payment: invalid_exact_evm_insufficient_balance",
+      });
       expect(facilitator.seen.map((call) => call.path)).toEqual(["/supported", "/verify"]);
       for (const call of facilitator.seen) expect(call.headers.authorization).toBe("Bearer test-token");
     } finally {

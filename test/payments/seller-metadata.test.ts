@@ -12,7 +12,13 @@ import { challenge, challengeAnswer, requirement, startSeller, type Seller, type
 import { startTestServer, type TestServer } from "../support/server.js";
 
 // PROBE_MAX_BYTES at its ceiling (1 MiB), so a 1 MB extensions.bazaar in a 402 body reaches the sanitiser.
-const ENV = { ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000", PROBE_MAX_BYTES: String(1024 * 1024) };
+const ENV = {
+  ALLOW_LOOPBACK_SELLERS: "true",
+  PAYMENT_RATE_PER_CLIENT: "100000",
+  PROBE_RATE_PER_CLIENT: "1000",
+  PROBE_RATE_PER_HOST: "1000",
+  PROBE_MAX_BYTES: String(1024 * 1024),
+};
 
 const weatherBazaar = () =>
   declareDiscoveryExtension({
@@ -93,13 +99,23 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
 
   it("shows an honest seller's name, tags, icon, media type and extensions.bazaar on its catalog item", async () => {
     const bazaar = weatherBazaar();
-    answers.set(
-      "/honest",
-      () => challengeAnswer(declaring("/honest", { mimeType: "text/csv", serviceName: "Example Weather", tags: ["weather", "forecast"], iconUrl: "https://cdn.example.com/icon.png" }, { bazaar })),
+    answers.set("/honest", () =>
+      challengeAnswer(
+        declaring(
+          "/honest",
+          { mimeType: "text/csv", serviceName: "Example Weather", tags: ["weather", "forecast"], iconUrl: "https://cdn.example.com/icon.png" },
+          { bazaar },
+        ),
+      ),
     );
     await list("/honest");
     const item = await itemAt("/honest");
-    expect(item).toMatchObject({ mimeType: "text/csv", serviceName: "Example Weather", tags: ["weather", "forecast"], iconUrl: "https://cdn.example.com/icon.png" });
+    expect(item).toMatchObject({
+      mimeType: "text/csv",
+      serviceName: "Example Weather",
+      tags: ["weather", "forecast"],
+      iconUrl: "https://cdn.example.com/icon.png",
+    });
     expect(item.extensions).toEqual({ bazaar });
   });
 
@@ -107,7 +123,9 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
     const bazaar = weatherBazaar();
     (bazaar.schema.properties as Record<string, unknown>).output = { $ref: "https://evil.example/schema.json" };
     const tags = ["AI", "ai", "Ai", "search", "SEARCH", "news", "x".repeat(33), "maps", "weather"];
-    answers.set("/hostile", () => challengeAnswer(declaring("/hostile", { serviceName: "N".repeat(100), tags, iconUrl: "http://127.0.0.1/x.png" }, { bazaar })));
+    answers.set("/hostile", () =>
+      challengeAnswer(declaring("/hostile", { serviceName: "N".repeat(100), tags, iconUrl: "http://127.0.0.1/x.png" }, { bazaar })),
+    );
     const probes = seller.requests.length;
     await list("/hostile");
     expect(seller.requests.length).toBeGreaterThan(probes);
@@ -118,7 +136,11 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
   });
 
   it("renews with what the seller declares now: a javascript: icon and a 1 MB bazaar in a 402 body are dropped, the old values replaced", async () => {
-    answers.set("/renewed", () => challengeAnswer(declaring("/renewed", { serviceName: "First Name", tags: ["old"], iconUrl: "https://cdn.example.com/old.png" }, { bazaar: weatherBazaar() })));
+    answers.set("/renewed", () =>
+      challengeAnswer(
+        declaring("/renewed", { serviceName: "First Name", tags: ["old"], iconUrl: "https://cdn.example.com/old.png" }, { bazaar: weatherBazaar() }),
+      ),
+    );
     const first = await list("/renewed", 1);
     expect(await itemAt("/renewed")).toMatchObject({ serviceName: "First Name", tags: ["old"], extensions: { bazaar: expect.any(Object) } });
 

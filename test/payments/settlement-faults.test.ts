@@ -17,7 +17,16 @@ import { createInProcessFacilitator } from "../../src/payments/facilitator.js";
 import type { Payments } from "../../src/payments/setup.js";
 import { handSignedHeader, handSignedPayload, paymentKeyOf, selfSettledPayments } from "../support/payments.js";
 import { startRpcProxy, type RpcProxy } from "../support/rpc-proxy.js";
-import { actingOnceWhenProbed, challenge, challengeAnswer, requirement, SELLER_PAY_TO, startSeller, type Seller, type SellerAnswer } from "../support/sellers.js";
+import {
+  actingOnceWhenProbed,
+  challenge,
+  challengeAnswer,
+  requirement,
+  SELLER_PAY_TO,
+  startSeller,
+  type Seller,
+  type SellerAnswer,
+} from "../support/sellers.js";
 import type { TestServer } from "../support/server.js";
 import { startFeeMarket, type FeeMarket } from "../support/fee-market.js";
 
@@ -53,7 +62,12 @@ beforeAll(async () => {
     ...inProcess.client,
     settle: async (payload, requirements) =>
       claimedTransaction
-        ? { success: true, transaction: claimedTransaction, network: requirements.network, payer: (payload.payload as { authorization: { from: string } }).authorization.from }
+        ? {
+            success: true,
+            transaction: claimedTransaction,
+            network: requirements.network,
+            payer: (payload.payload as { authorization: { from: string } }).authorization.from,
+          }
         : inProcess.client.settle(payload, requirements),
   };
   payments = await selfSettledPayments(chain, facilitator, inProcess.settlerAddress);
@@ -136,7 +150,11 @@ describe("a payer who burns its nonce with another authorization", () => {
     expect(response.status).toBe(402);
     const body = JSON.parse(await expectNoUpstreamText(response)) as { error: string };
     expect(body.error).toBe("authorization_used_elsewhere");
-    expect(decodePaymentResponseHeader(response.headers.get("PAYMENT-RESPONSE")!)).toMatchObject({ success: false, errorReason: "authorization_used_elsewhere", transaction: burned });
+    expect(decodePaymentResponseHeader(response.headers.get("PAYMENT-RESPONSE")!)).toMatchObject({
+      success: false,
+      errorReason: "authorization_used_elsewhere",
+      transaction: burned,
+    });
     expect(await marketBalance()).toBe(before);
     expect(await visible()).toBe(0);
     const { payment, listing } = (await stored(header))!;

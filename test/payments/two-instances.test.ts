@@ -39,7 +39,12 @@ describe.skipIf(!postgres)("two instances on one PostgreSQL", () => {
     const [a, b] = servers as [TestServer, TestServer];
     const feeChallenge = (await (await a.fetch("/listings/challenge")).json()) as PaymentRequired;
     const header = await sdkPaymentHeader(chain, chain.buyers[0]!.privateKey, feeChallenge);
-    const body = JSON.stringify({ resource: `${seller.url}/shared`, priceUsdc: "0.02", description: "Listed once, whichever instance wins.", sellerPayTo: SELLER });
+    const body = JSON.stringify({
+      resource: `${seller.url}/shared`,
+      priceUsdc: "0.02",
+      description: "Listed once, whichever instance wins.",
+      sellerPayTo: SELLER,
+    });
     const send = (server: TestServer) =>
       server.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header }, body });
     const settlers = [chain.settler.address, chain.buyers[1]!.address];

@@ -21,10 +21,20 @@ const challengeWith = (resource: Record<string, unknown>, extensions?: Record<st
 describe("the service metadata on resource", () => {
   it("keeps honest values as declared", () => {
     const read = readSellerMetadata(
-      challengeWith({ mimeType: "text/plain; charset=utf-8", serviceName: "Example Weather", tags: ["weather", "forecast"], iconUrl: "https://cdn.example.com/icon.png" }),
+      challengeWith({
+        mimeType: "text/plain; charset=utf-8",
+        serviceName: "Example Weather",
+        tags: ["weather", "forecast"],
+        iconUrl: "https://cdn.example.com/icon.png",
+      }),
     );
     expect(read).toEqual({
-      metadata: { mimeType: "text/plain; charset=utf-8", serviceName: "Example Weather", tags: ["weather", "forecast"], iconUrl: "https://cdn.example.com/icon.png" },
+      metadata: {
+        mimeType: "text/plain; charset=utf-8",
+        serviceName: "Example Weather",
+        tags: ["weather", "forecast"],
+        iconUrl: "https://cdn.example.com/icon.png",
+      },
       dropped: [],
     });
   });
@@ -182,8 +192,10 @@ describe("extensions.bazaar", () => {
   });
 
   it("tells risky regular expressions from ordinary ones", () => {
-    for (const risky of ["(a+)+", "(a*)*b", "(a|a)*", "^(\\w+\\s?)*$", "(x+x+)+y", "(a)\\1", "((ab)*)+", "(a{2,})+"]) expect(backtracksExponentially(risky), risky).toBe(true);
-    for (const safe of ["^[a-z]+$", "^\\d{4}-\\d{2}-\\d{2}$", "^(https?|ftp)://", "(abc)+", "[(+*]+", "^0x[0-9a-fA-F]{40}$", "(?:ab)?c*"]) expect(backtracksExponentially(safe), safe).toBe(false);
+    for (const risky of ["(a+)+", "(a*)*b", "(a|a)*", "^(\\w+\\s?)*$", "(x+x+)+y", "(a)\\1", "((ab)*)+", "(a{2,})+"])
+      expect(backtracksExponentially(risky), risky).toBe(true);
+    for (const safe of ["^[a-z]+$", "^\\d{4}-\\d{2}-\\d{2}$", "^(https?|ftp)://", "(abc)+", "[(+*]+", "^0x[0-9a-fA-F]{40}$", "(?:ab)?c*"])
+      expect(backtracksExponentially(safe), safe).toBe(false);
   });
 
   it("reports a dropped extension without dropping the rest", () => {

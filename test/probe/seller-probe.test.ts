@@ -22,7 +22,11 @@ afterAll(async () => {
   await http?.close();
 });
 
-const probeWith = (answer: Seller["answer"], target: Partial<ProbeTarget> = {}, options: { config?: Partial<ProbeConfig>; resolver?: Resolver; seller?: Seller } = {}) => {
+const probeWith = (
+  answer: Seller["answer"],
+  target: Partial<ProbeTarget> = {},
+  options: { config?: Partial<ProbeConfig>; resolver?: Resolver; seller?: Seller } = {},
+) => {
   const seller = options.seller ?? https;
   seller.answer = answer;
   const probe = new SellerProbe({ ...config, ...options.config }, { network: "eip155:8453", asset: ASSET }, options.resolver);
@@ -42,20 +46,43 @@ describe("the seller probe: what the seller answers", () => {
   });
 
   it("passes when any one of several requirements matches", async () => {
-    const accepts = [requirement({ payTo: SELLER, amount: "30000", asset: ASSET, network: "eip155:1" }), requirement({ payTo: SELLER, amount: "30000", asset: ASSET })];
+    const accepts = [
+      requirement({ payTo: SELLER, amount: "30000", asset: ASSET, network: "eip155:1" }),
+      requirement({ payTo: SELLER, amount: "30000", asset: ASSET }),
+    ];
     expect(await probeWith(() => challengeAnswer(challenge(accepts)))).toMatchObject({ ok: true });
   });
 
   const failures: Array<[string, Seller["answer"], string, RegExp]> = [
     ["not 402", () => ({ status: 200, body: "{}" }), "not_402", /answered 200 without payment/],
-    ["a redirect", () => ({ status: 302, headers: { location: "https://elsewhere.example/x" } }), "redirect", /302 to https:\/\/elsewhere.example\/x; redirects are not followed/],
+    [
+      "a redirect",
+      () => ({ status: 302, headers: { location: "https://elsewhere.example/x" } }),
+      "redirect",
+      /302 to https:\/\/elsewhere.example\/x; redirects are not followed/,
+    ],
     ["402 without a challenge", () => ({ status: 402, body: "pay me" }), "no_challenge", /without a PAYMENT-REQUIRED header or a JSON body/],
     ["an x402 v1 challenge", () => ({ status: 402, body: JSON.stringify({ x402Version: 1, accepts: [] }) }), "x402_v1_challenge", /v1/],
     ["a malformed header", () => ({ status: 402, headers: { "PAYMENT-REQUIRED": "%%%" } }), "malformed_challenge", /not base64/],
-    ["another network only", () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: ASSET, network: "eip155:84532" })])), "no_exact_base_requirement", /offers exact on eip155:84532/],
-    ["another payTo", () => challengeAnswer(challenge([requirement({ payTo: OTHER, amount: "30000", asset: ASSET })])), "pay_to_mismatch", new RegExp(`payTo is ${OTHER}, but sellerPayTo is ${SELLER}`)],
+    [
+      "another network only",
+      () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: ASSET, network: "eip155:84532" })])),
+      "no_exact_base_requirement",
+      /offers exact on eip155:84532/,
+    ],
+    [
+      "another payTo",
+      () => challengeAnswer(challenge([requirement({ payTo: OTHER, amount: "30000", asset: ASSET })])),
+      "pay_to_mismatch",
+      new RegExp(`payTo is ${OTHER}, but sellerPayTo is ${SELLER}`),
+    ],
     ["another token", () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: OTHER })])), "asset_mismatch", /asset is/],
-    ["another price", () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "31000", asset: ASSET })])), "price_mismatch", /amount is 31000, but priceUsdc is 30000/],
+    [
+      "another price",
+      () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "31000", asset: ASSET })])),
+      "price_mismatch",
+      /amount is 31000, but priceUsdc is 30000/,
+    ],
     ["a huge body without a header", () => ({ status: 402, body: "x".repeat(100_000) }), "no_challenge", /longer than/],
   ];
   for (const [name, answer, code, detail] of failures) {
@@ -90,7 +117,10 @@ describe("the seller probe: what the seller answers", () => {
 });
 
 describe("the seller probe: where it may connect", () => {
-  const resolvesTo = (...addresses: string[]): Resolver => async () => addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+  const resolvesTo =
+    (...addresses: string[]): Resolver =>
+    async () =>
+      addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
   const strict = { config: { allowLoopbackSellers: false } };
 
   it("refuses loopback unless the test setting allows it", async () => {
@@ -118,7 +148,9 @@ describe("the seller probe: where it may connect", () => {
   }
 
   it("refuses a host name that resolves to a private address, or to any refused one among several", async () => {
-    expect(await probeWith(good, { resource: "https://internal.example/x" }, { ...strict, resolver: resolvesTo("10.1.2.3") })).toMatchObject({ code: "address_not_allowed" });
+    expect(await probeWith(good, { resource: "https://internal.example/x" }, { ...strict, resolver: resolvesTo("10.1.2.3") })).toMatchObject({
+      code: "address_not_allowed",
+    });
     expect(await probeWith(good, { resource: "https://mixed.example/x" }, { ...strict, resolver: resolvesTo("93.184.216.34", "127.0.0.1") })).toMatchObject({
       code: "address_not_allowed",
       detail: expect.stringContaining("127.0.0.1"),
@@ -129,7 +161,10 @@ describe("the seller probe: where it may connect", () => {
     const nowhere: Resolver = async () => {
       throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
     };
-    expect(await probeWith(good, { resource: "https://nowhere.example/x" }, { resolver: nowhere })).toMatchObject({ code: "host_unresolvable", detail: expect.stringContaining("ENOTFOUND") });
+    expect(await probeWith(good, { resource: "https://nowhere.example/x" }, { resolver: nowhere })).toMatchObject({
+      code: "host_unresolvable",
+      detail: expect.stringContaining("ENOTFOUND"),
+    });
   });
 
   it("connects to the address it checked, with the URL's host name as Host (DNS is not asked twice)", async () => {

@@ -14,7 +14,7 @@ import { LISTING_FEE, bazaarResources, listWithStockBuyer, startChallengingSelle
 import { RUN_MS, TEST_TIMEOUT_MS, expectCleanStop, expectSteadyRun, sleepUntil } from "./run-checks.js";
 
 async function pollUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; ; ) {
+  for (const deadline = Date.now() + timeoutMs; ;) {
     if (await condition()) return;
     if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -137,7 +137,9 @@ describe.skipIf(!postgres)("two npm start processes on one PostgreSQL schema, se
       const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
       await admin.connect();
       try {
-        const { rowCount } = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [`x402-catalog-listener:${b.pid}`]);
+        const { rowCount } = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [
+          `x402-catalog-listener:${b.pid}`,
+        ]);
         expect(rowCount).toBe(1);
       } finally {
         await admin.end();

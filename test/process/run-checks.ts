@@ -21,7 +21,10 @@ export function expectSteadyRun(services: ServiceProcess[], report: TrafficRepor
   expect(report.failures).toEqual([]);
   // About 4 requests a second over a minute, every kind of request many times.
   expect(report.requests).toBeGreaterThanOrEqual(150);
-  expect(Object.values(report.perRoute).every((count) => count >= 10), JSON.stringify(report.perRoute)).toBe(true);
+  expect(
+    Object.values(report.perRoute).every((count) => count >= 10),
+    JSON.stringify(report.perRoute),
+  ).toBe(true);
 }
 
 /** SIGTERM: npm start exits 0 within a few seconds, the service logs "stopped", nothing of the group is left. */

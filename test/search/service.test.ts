@@ -12,7 +12,11 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
   const ids: Record<string, string> = {};
 
   async function list(name: string, description: string, tags: string[]): Promise<string> {
-    const { listing } = await context.store.createPendingListingWithPayment(listingInput({ description, metadata: { serviceName: name, tags } }), paymentInput(), at(0));
+    const { listing } = await context.store.createPendingListingWithPayment(
+      listingInput({ description, metadata: { serviceName: name, tags } }),
+      paymentInput(),
+      at(0),
+    );
     await context.store.activateListing(listing.id, { txHash: `0x${"1".repeat(64)}`, now: at(0) });
     return listing.id;
   }

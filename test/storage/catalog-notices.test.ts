@@ -14,7 +14,7 @@ import { listingInput, openStore, type StoreContext } from "./fixtures.js";
 const postgres = testDatabaseKinds().find((kind) => kind.kind === "postgres");
 
 async function pollUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; ; ) {
+  for (const deadline = Date.now() + timeoutMs; ;) {
     if (await condition()) return;
     if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -44,7 +44,10 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
     for (let start = 0; start < ROWS; start += 2_000) {
       const data = Array.from({ length: 2_000 }, (_, j) => {
         const i = start + j;
-        const input = listingInput({ description: `${["weather", "quote", "translate"][i % 3]} service ${i}`, ...(i % 100 === 0 ? { sellerPayTo: SELLER } : {}) });
+        const input = listingInput({
+          description: `${["weather", "quote", "translate"][i % 3]} service ${i}`,
+          ...(i % 100 === 0 ? { sellerPayTo: SELLER } : {}),
+        });
         return {
           ...input,
           sellerPayTo: getAddress(input.sellerPayTo),
@@ -126,7 +129,9 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
   it("a search finds its candidates by the search index and walks the catalog only newest first", async () => {
     const counts = await explain(matchCountsSql(kind.kind, { includeSeed: false }, NOW, "service 1234"));
     const keys = await explain(matchKeysSql(kind.kind, { includeSeed: false }, NOW, "service 1234", 201));
-    const candidates = await explain(matchPageSql(kind.kind, { includeSeed: false }, NOW, { text: "service 1234", matchClass: 0, walk: false, skip: 0, limit: 20 }));
+    const candidates = await explain(
+      matchPageSql(kind.kind, { includeSeed: false }, NOW, { text: "service 1234", matchClass: 0, walk: false, skip: 0, limit: 20 }),
+    );
     const walk = await explain(matchPageSql(kind.kind, { includeSeed: false }, NOW, { text: "service", matchClass: 0, walk: true, skip: 0, limit: 20 }));
     if (kind.kind === "sqlite") {
       for (const plan of [counts, keys, candidates]) {
@@ -150,7 +155,10 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
     ["popular", "Listing_popular_idx"],
     ["price", "Listing_price_idx"],
   ] as const)("sort=%s: a deep page and a search walk %s in its order, sorting only the page", async (sort, index) => {
-    for (const view of [{ includeSeed: false, sort }, { includeSeed: false, sort, health: "healthy" as const }]) {
+    for (const view of [
+      { includeSeed: false, sort },
+      { includeSeed: false, sort, health: "healthy" as const },
+    ]) {
       const page = await explain(sortedPageSql(kind.kind, view, NOW, { skip: 5_000, limit: 20 }));
       walks(page, index);
       sortsOnlyThePage(page, index);

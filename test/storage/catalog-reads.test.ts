@@ -68,10 +68,14 @@ describe.each(testDatabaseKinds())("catalog reads on $kind", (kind) => {
 
   it("ranks a search matching many rows class by class, newest first in each, on every page", async () => {
     const matchClass = (row: Listing) =>
-      /zeta/i.test(row.description) ? 0 : /zeta/i.test(row.resource) ? 1 : /zeta/i.test(`${row.sellerPayTo} ${row.serviceName ?? ""} ${row.tags ?? ""}`) ? 2 : 3;
-    const expected = visible
-      .filter((row) => !row.leftoverSeed && matchClass(row) < 3)
-      .sort((a, b) => matchClass(a) - matchClass(b) || newestFirst(a, b));
+      /zeta/i.test(row.description)
+        ? 0
+        : /zeta/i.test(row.resource)
+          ? 1
+          : /zeta/i.test(`${row.sellerPayTo} ${row.serviceName ?? ""} ${row.tags ?? ""}`)
+            ? 2
+            : 3;
+    const expected = visible.filter((row) => !row.leftoverSeed && matchClass(row) < 3).sort((a, b) => matchClass(a) - matchClass(b) || newestFirst(a, b));
     expect(expected.length).toBeGreaterThan(FEW_MATCHES);
     expect(new Set(expected.map(matchClass))).toEqual(new Set([0, 1, 2]));
     for (const shared of ["state", undefined]) {
@@ -86,7 +90,8 @@ describe.each(testDatabaseKinds())("catalog reads on $kind", (kind) => {
   });
 
   it("answers the same after the hourly upkeep merged the search index and refreshed statistics", async () => {
-    const segments = async () => Number((await ctx.db.prisma.$queryRawUnsafe<{ n: unknown }[]>(`SELECT COUNT(DISTINCT "segid") AS n FROM "ListingSearch_idx"`))[0]?.n);
+    const segments = async () =>
+      Number((await ctx.db.prisma.$queryRawUnsafe<{ n: unknown }[]>(`SELECT COUNT(DISTINCT "segid") AS n FROM "ListingSearch_idx"`))[0]?.n);
     // Listings arriving one by one leave the search index in many small segments.
     for (let i = 0; i < 5; i++) await ctx.store.createListing(listingInput({ description: `Late zeta arrival ${i}` }), at(-1));
     if (kind.kind === "sqlite") expect(await segments()).toBeGreaterThan(1);

@@ -1,7 +1,16 @@
 import { getAddress } from "viem";
 import { applyMigrations } from "../../src/storage/migrate.js";
 import { openDatabase, type Database } from "../../src/storage/database.js";
-import { EMPTY_PAGE, ListingStore, catalogView, type CatalogFilters, type Listing, type ListingInput, type Page, type PaymentInput } from "../../src/storage/listing-store.js";
+import {
+  EMPTY_PAGE,
+  ListingStore,
+  catalogView,
+  type CatalogFilters,
+  type Listing,
+  type ListingInput,
+  type Page,
+  type PaymentInput,
+} from "../../src/storage/listing-store.js";
 import type { TestDatabaseKind, TestDatabase } from "./databases.js";
 
 export const T0 = new Date("2030-01-01T00:00:00.000Z");

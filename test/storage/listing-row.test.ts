@@ -58,10 +58,17 @@ describe.each(testDatabaseKinds())("listing rows on $kind", (kind) => {
 
   it("a renewal copies what the seller submitted and keeps what the market measured", async () => {
     const { store } = ctx;
-    const first = await store.createPendingListingWithPayment(listingInput({ description: "Renew me", resource: "https://renew.example.com/api" }), paymentInput(), at(0));
+    const first = await store.createPendingListingWithPayment(
+      listingInput({ description: "Renew me", resource: "https://renew.example.com/api" }),
+      paymentInput(),
+      at(0),
+    );
     const live = (await store.activateListing(first.listing.id, { txHash: `0x${"1".repeat(64)}`, now: at(0) })).listing;
     const renewal = await store.createPendingListingWithPayment(
-      { ...listingInput({ description: "Renewed", resource: live.resource, sellerPayTo: live.sellerPayTo, priceUsdc: "0.5" }), metadata: { serviceName: "Renewed", tags: ["x"] } },
+      {
+        ...listingInput({ description: "Renewed", resource: live.resource, sellerPayTo: live.sellerPayTo, priceUsdc: "0.5" }),
+        metadata: { serviceName: "Renewed", tags: ["x"] },
+      },
       paymentInput({ payer: live.sellerPayTo }),
       at(1),
     );

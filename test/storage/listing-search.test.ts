@@ -22,10 +22,19 @@ describe.each(testDatabaseKinds())("catalog search on $kind", (kind) => {
       listingInput({ description: "Weather forecast for any city on Earth", resource: "https://api.weather-co.example/v1/now", sellerPayTo: WEATHER_PAY_TO }),
       at(1),
     );
-    quotes = await store.createListing(listingInput({ description: "Stock quotes in real time", resource: "https://quotes.example.org/forecast-proxy" }), at(2));
+    quotes = await store.createListing(
+      listingInput({ description: "Stock quotes in real time", resource: "https://quotes.example.org/forecast-proxy" }),
+      at(2),
+    );
     translate = await store.createListing(listingInput({ description: "Translate text between languages", resource: "https://translate.example.net/" }), at(3));
     await store.upsertSeedListings(
-      [{ ...listingInput({ description: "Demo forecast from the marketplace", resource: "https://market.example/kr-forecast" }), listedAt: at(4), expiresAt: at(50_000) }],
+      [
+        {
+          ...listingInput({ description: "Demo forecast from the marketplace", resource: "https://market.example/kr-forecast" }),
+          listedAt: at(4),
+          expiresAt: at(50_000),
+        },
+      ],
       at(4),
     );
     [seed] = (await catalogPage(store, { includeSeed: true, limit: 1, offset: 0, now: at(5) })).rows as [Listing];
@@ -72,11 +81,16 @@ describe.each(testDatabaseKinds())("catalog search on $kind", (kind) => {
     await store.createListing(listingInput({ description: "Something else entirely" }), at(6));
     expect(await search({ query: "zebra" })).toEqual({ ids: [], total: 0 });
     await store.upsertSeedListings(
-      [{ ...listingInput({ description: "Demo okapi from the marketplace", resource: seed.resource, method: "POST" }), listedAt: at(4), expiresAt: at(50_000) }],
+      [
+        {
+          ...listingInput({ description: "Demo okapi from the marketplace", resource: seed.resource, method: "POST" }),
+          listedAt: at(4),
+          expiresAt: at(50_000),
+        },
+      ],
       at(7),
     );
     expect((await search({ query: "okapi", includeSeed: true })).ids).toEqual([seed.id]);
     expect((await search({ query: "Demo forecast", includeSeed: true })).ids).toEqual([]);
   });
-
 });

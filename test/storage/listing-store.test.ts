@@ -202,7 +202,10 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     expect(listing.expiresAt).toEqual(new Date(original.expiresAt.getTime() + TTL_MS));
     expect(await ctx.db.prisma.listing.count()).toBe(1);
     const payments = await ctx.db.prisma.payment.findMany({ where: { listingId: original.id }, orderBy: { createdAt: "asc" } });
-    expect(payments.map((p) => [p.state, p.txHash])).toEqual([["settled", "0x01"], ["settled", "0x02"]]);
+    expect(payments.map((p) => [p.state, p.txHash])).toEqual([
+      ["settled", "0x01"],
+      ["settled", "0x02"],
+    ]);
     expect((await store.findPayment(renewal.payment))?.listing?.id).toBe(original.id);
   });
 
@@ -219,7 +222,11 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     expect(strangers).toMatchObject({ renewed: false, listing: { id: stranger.listing.id } });
     expect((await ctx.db.prisma.listing.findUnique({ where: { id: original.id } }))?.description).toBe("The seller's own words");
 
-    const bySeller = await store.createPendingListingWithPayment({ ...base, description: "Updated by the seller" }, paymentInput({ payer: base.sellerPayTo }), at(3));
+    const bySeller = await store.createPendingListingWithPayment(
+      { ...base, description: "Updated by the seller" },
+      paymentInput({ payer: base.sellerPayTo }),
+      at(3),
+    );
     const renewed = await store.activateListing(bySeller.listing.id, { txHash: "0x03", now: at(3) });
     expect(renewed.renewed).toBe(true);
     expect([original.id, stranger.listing.id]).toContain(renewed.listing.id);

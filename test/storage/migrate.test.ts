@@ -19,8 +19,7 @@ const again = await applyMigrations(process.env.DATABASE_URL);
 console.log(JSON.stringify({ again: again.applied.length }));
 `;
 
-const committed = async (kind: "sqlite" | "postgres") =>
-  (await readdir(migrationsDir(kind))).filter((name) => /^\d{14}_/.test(name)).sort();
+const committed = async (kind: "sqlite" | "postgres") => (await readdir(migrationsDir(kind))).filter((name) => /^\d{14}_/.test(name)).sort();
 
 describe.each(testDatabaseKinds())("migrations on $kind", ({ kind, create }) => {
   let test: TestDatabase;
@@ -58,7 +57,13 @@ describe.each(testDatabaseKinds())("migrations on $kind", ({ kind, create }) => 
     expect(names).toEqual(
       kind === "sqlite"
         ? ["ListingSearch", "Listing_search_delete", "Listing_search_insert", "Listing_search_update"]
-        : ["Listing_description_trgm_idx", "Listing_resource_trgm_idx", "Listing_sellerPayTo_trgm_idx", "Listing_serviceName_trgm_idx", "Listing_tags_trgm_idx"],
+        : [
+            "Listing_description_trgm_idx",
+            "Listing_resource_trgm_idx",
+            "Listing_sellerPayTo_trgm_idx",
+            "Listing_serviceName_trgm_idx",
+            "Listing_tags_trgm_idx",
+          ],
     );
   });
 

@@ -51,7 +51,7 @@ async function expectBadStatesRefused(db: Database, store: ListingStore) {
   expect(await refusal(db.prisma.listing.create({ data: listingData }))).toMatch(/Listing_state_check/);
   expect(await refusal(db.prisma.listing.update({ where: { id: listing.id }, data: { state: "ACTIVE" } }))).toMatch(/Listing_state_check/);
   expect(await refusal(db.prisma.listing.update({ where: { id: listing.id }, data: { state: "" } }))).toMatch(/Listing_state_check/);
-  expect(await refusal(db.prisma.payment.create({ data: { ...paymentInput(), state: "refunded" } }),)).toMatch(/Payment_state_check/);
+  expect(await refusal(db.prisma.payment.create({ data: { ...paymentInput(), state: "refunded" } }))).toMatch(/Payment_state_check/);
   expect(await refusal(db.prisma.payment.update({ where: { id: payment.id }, data: { state: "active" } }))).toMatch(/Payment_state_check/);
 
   expect([await db.prisma.listing.count(), await db.prisma.payment.count()]).toEqual(rowsBefore);
@@ -129,9 +129,12 @@ describe.each(testDatabaseKinds())("listing and payment states on $kind", (kind)
     const listing = await insertWithTheOldColumns(entry.db, { description: "Archived", state: "archived" });
     await entry.db.close();
 
-    await expect(applyMigrations(entry.test.url)).rejects.toThrow(kind.kind === "sqlite" ? /CHECK constraint failed: every_existing_row_has_a_known_state/ : /every_existing_row_has_a_known_state/);
+    await expect(applyMigrations(entry.test.url)).rejects.toThrow(
+      kind.kind === "sqlite" ? /CHECK constraint failed: every_existing_row_has_a_known_state/ : /every_existing_row_has_a_known_state/,
+    );
     entry.db = await openDatabase(entry.test.url);
-    const stateOf = async () => (await entry.db!.prisma.$queryRawUnsafe<{ state: string }[]>(`SELECT "state" FROM "Listing" WHERE "id" = '${listing.id}'`))[0]?.state;
+    const stateOf = async () =>
+      (await entry.db!.prisma.$queryRawUnsafe<{ state: string }[]>(`SELECT "state" FROM "Listing" WHERE "id" = '${listing.id}'`))[0]?.state;
     expect(await stateOf()).toBe("archived");
     // Nothing of the rule was installed: the failed migration left no trigger or constraint behind.
     await entry.db.prisma.$executeRawUnsafe(`UPDATE "Listing" SET "state" = 'retired' WHERE "id" = '${listing.id}'`);
@@ -144,7 +147,8 @@ async function insertWithTheOldColumns(db: Database, row: { description: string;
   const id = randomUUID();
   const input = listingInput({ description: row.description });
   const cast = Prisma.raw(db.kind === "postgres" ? "::uuid" : "");
-  await db.prisma.$executeRaw`INSERT INTO "Listing" ("id", "resource", "method", "priceUsdc", "priceAtomic", "description", "sellerPayTo", "network", "state", "leftoverSeed", "listedAt", "expiresAt", "updatedAt")
+  await db.prisma
+    .$executeRaw`INSERT INTO "Listing" ("id", "resource", "method", "priceUsdc", "priceAtomic", "description", "sellerPayTo", "network", "state", "leftoverSeed", "listedAt", "expiresAt", "updatedAt")
     VALUES (${id}${cast}, ${input.resource}, ${input.method}, '0.03', '30000', ${input.description}, ${input.sellerPayTo}, ${input.network}, ${row.state}, false, ${T0}, ${new Date(T0.getTime() + TTL_MS)}, ${T0})`;
   return { id };
 }

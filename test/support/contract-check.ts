@@ -134,7 +134,8 @@ function operationProblems(api: OpenAPIBackend, operation: Operation, routedId: 
   const media = Object.keys(declared.content ?? {});
   const bodyless = method === "HEAD" || answer.status === 304;
   if (media.length === 0) {
-    if (answer.body.length > 0) problems.push(`${key} declares no body, got ${answer.body.length} bytes of ${answer.headers["content-type"] ?? "(no content-type)"}`);
+    if (answer.body.length > 0)
+      problems.push(`${key} declares no body, got ${answer.body.length} bytes of ${answer.headers["content-type"] ?? "(no content-type)"}`);
     return problems;
   }
   const sent = mediaTypeOf(answer.headers);

@@ -6,7 +6,13 @@ import { challenge, challengeAnswer, requirement, SELLER_PAY_TO, startSeller, ty
 import { startTestServer, type TestServer } from "./server.js";
 
 /** Loopback sellers allowed, no background reconciler (tests run it), probe limits out of the way. */
-export const PAID_FLOW_ENV = { ALLOW_LOOPBACK_SELLERS: "true", RECONCILE_INTERVAL_SECONDS: "0", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" };
+export const PAID_FLOW_ENV = {
+  ALLOW_LOOPBACK_SELLERS: "true",
+  RECONCILE_INTERVAL_SECONDS: "0",
+  PAYMENT_RATE_PER_CLIENT: "100000",
+  PROBE_RATE_PER_CLIENT: "1000",
+  PROBE_RATE_PER_HOST: "1000",
+};
 
 export interface FeeMarket {
   server: TestServer;

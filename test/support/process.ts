@@ -128,7 +128,10 @@ export async function startService(env: Record<string, string>, options: { ready
     fetch: (path, init) => fetch(`${service.url}${path}`, init),
     problems: () => [
       ...logs.filter((log) => log.level >= 50).map((log) => `error log: ${JSON.stringify(log)}`),
-      ...stderr.split("\n").filter((line) => !isNpmChatter(line)).map((line) => `stderr: ${line}`),
+      ...stderr
+        .split("\n")
+        .filter((line) => !isNpmChatter(line))
+        .map((line) => `stderr: ${line}`),
       ...stdoutNoise.map((line) => `stdout (not JSON): ${line}`),
     ],
     async stop(timeoutMs = 10_000) {
@@ -142,7 +145,7 @@ export async function startService(env: Record<string, string>, options: { ready
         const [code, signal] = await Promise.race([closed, timeout]);
         const ms = Date.now() - started;
         // What the service started (the embedded chain) goes down with it, within moments.
-        for (const deadline = Date.now() + 3_000; processGroupMembers(pgid).length > 0 && Date.now() < deadline; ) {
+        for (const deadline = Date.now() + 3_000; processGroupMembers(pgid).length > 0 && Date.now() < deadline;) {
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
         return { code, signal, ms, leftovers: processGroupMembers(pgid) };

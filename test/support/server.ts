@@ -21,7 +21,15 @@ export interface TestServer extends RunningServer {
 export async function startTestServer(env: Record<string, string> = {}, options: ServerOptions = {}): Promise<TestServer> {
   const databaseUrl = `file:${join(mkdtempSync(join(tmpdir(), "marketplace-test-")), "marketplace.db")}`;
   // Listing health re-probes only when a test runs a round (contexts.listings.health.prober.runRound) or turns it on.
-  const config = loadConfig({ PORT: "0", LOG_LEVEL: "silent", LOAD_SEED: "false", DATABASE_URL: databaseUrl, HEALTH_PROBE_INTERVAL_MS: "0", SEARCH_SEMANTIC: "false", ...env });
+  const config = loadConfig({
+    PORT: "0",
+    LOG_LEVEL: "silent",
+    LOAD_SEED: "false",
+    DATABASE_URL: databaseUrl,
+    HEALTH_PROBE_INTERVAL_MS: "0",
+    SEARCH_SEMANTIC: "false",
+    ...env,
+  });
   // No chain unless a test brings one: payments default to an offline facilitator.
   const payments = options.payments ?? (await offlinePayments(config));
   const running = await startServer(config, createLogger(config.logLevel), { shutdownGraceMs: 1000, ...options, payments });

@@ -5,7 +5,13 @@
 import { createMarketplaceClient, type ListingRequest } from "../../src/client/index.js";
 
 const client = createMarketplaceClient({ baseUrl: "http://localhost:8402" });
-const listing: ListingRequest = { resource: "https://seller.example/api", method: "POST", priceUsdc: "0.02", description: "x", sellerPayTo: "0x0000000000000000000000000000000000000001" };
+const listing: ListingRequest = {
+  resource: "https://seller.example/api",
+  method: "POST",
+  priceUsdc: "0.02",
+  description: "x",
+  sellerPayTo: "0x0000000000000000000000000000000000000001",
+};
 
 // Correct calls compile, and their data is typed from the contract.
 export async function correct(): Promise<string[]> {

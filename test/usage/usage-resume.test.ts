@@ -36,7 +36,8 @@ describe("usage indexer interrupted mid-pass", () => {
     server = await startTestServer(env, { payments });
     payTo = privateKeyToAccount(generatePrivateKey()).address;
     seller = await startPaidSeller(chain, { payTo, priceAtomic: "10000", gasKey: chain.buyers[1]!.privateKey });
-    listingId = (await server.contexts.listings.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date(Date.now() - 3_600_000))).id;
+    listingId = (await server.contexts.listings.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date(Date.now() - 3_600_000)))
+      .id;
     for (let sale = 0; sale < SALES; sale++) {
       const response = await payingFetch(chain, chain.buyers[0]!.privateKey)(`${seller.url}/answer`, { method: "POST" });
       expect(response.status).toBe(200);
@@ -66,7 +67,14 @@ describe("usage indexer interrupted mid-pass", () => {
     expect(checkpoint).toBeGreaterThan(0n);
     expect(checkpoint).toBeLessThan(head);
     const stored = await prisma.usageTransfer.findMany({ where: { payTo: payTo.toLowerCase() }, select: { id: true, blockNumber: true } });
-    const onChain = await chain.publicClient.getContractEvents({ address: chain.asset, abi: TRANSFER_ABI, eventName: "Transfer", args: { to: payTo }, fromBlock: 0n, toBlock: checkpoint });
+    const onChain = await chain.publicClient.getContractEvents({
+      address: chain.asset,
+      abi: TRANSFER_ABI,
+      eventName: "Transfer",
+      args: { to: payTo },
+      fromBlock: 0n,
+      toBlock: checkpoint,
+    });
     // Exactly the transfers up to the checkpoint: some, not all, and nothing beyond it.
     expect(stored.map((row) => row.id).sort()).toEqual(onChain.map((log) => `${log.transactionHash}:${log.logIndex}`).sort());
     expect(stored.length).toBeGreaterThan(0);
@@ -78,7 +86,9 @@ describe("usage indexer interrupted mid-pass", () => {
     await runUsagePass(server);
     expect((await usageStore(server).checkpoint())!.blockNumber).toBe(head);
     expect(await server.contexts.listings.store.transactions.db.prisma.usageTransfer.count({ where: { payTo: payTo.toLowerCase() } })).toBe(SALES);
-    const document = (await (await server.fetch(`/listings/${listingId}`)).json()) as { item: { metadata: { usage: { l30DaysTotalCalls: number; l30DaysUniquePayers: number } } } };
+    const document = (await (await server.fetch(`/listings/${listingId}`)).json()) as {
+      item: { metadata: { usage: { l30DaysTotalCalls: number; l30DaysUniquePayers: number } } };
+    };
     expect(document.item.metadata.usage).toMatchObject({ l30DaysTotalCalls: SALES, l30DaysUniquePayers: 1 });
   }, 120_000);
 });

@@ -23,7 +23,12 @@ const TRANSFER_WITH_AUTHORIZATION = parseAbi([
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
 ]);
 
-type Usage = Record<string, unknown> & { l30DaysTotalCalls: number; l30DaysUniquePayers: number; raw: Record<string, unknown>; excluded: Record<string, number> };
+type Usage = Record<string, unknown> & {
+  l30DaysTotalCalls: number;
+  l30DaysUniquePayers: number;
+  raw: Record<string, unknown>;
+  excluded: Record<string, number>;
+};
 
 let chain: LocalChain;
 let payments: Payments;
@@ -44,7 +49,11 @@ async function transfer(key: Hex, to: Address, amount: bigint): Promise<void> {
 async function funded(funder: Hex, usdc: bigint, gas = false): Promise<Hex> {
   const key = fresh();
   await transfer(funder, addressOf(key), usdc);
-  if (gas) await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({ address: addressOf(key), value: parseEther("1") });
+  if (gas)
+    await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({
+      address: addressOf(key),
+      value: parseEther("1"),
+    });
   return key;
 }
 
@@ -52,7 +61,11 @@ async function funded(funder: Hex, usdc: bigint, gas = false): Promise<Hex> {
 async function minted(usdc: bigint, gas = false): Promise<Hex> {
   const key = fresh();
   await chain.mintUsdc(addressOf(key), usdc);
-  if (gas) await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({ address: addressOf(key), value: parseEther("1") });
+  if (gas)
+    await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({
+      address: addressOf(key),
+      value: parseEther("1"),
+    });
   return key;
 }
 
@@ -87,7 +100,10 @@ async function usageOf(id: string): Promise<Usage | undefined> {
   if (body.item.metadata.usage) {
     const today = body.usageHistory.at(-1)!;
     // The daily history follows the same rules as the counts.
-    expect({ calls: today.calls, payers: today.payers }).toEqual({ calls: body.item.metadata.usage.l30DaysTotalCalls, payers: body.item.metadata.usage.l30DaysUniquePayers });
+    expect({ calls: today.calls, payers: today.payers }).toEqual({
+      calls: body.item.metadata.usage.l30DaysTotalCalls,
+      payers: body.item.metadata.usage.l30DaysUniquePayers,
+    });
   }
   return body.item.metadata.usage;
 }
@@ -121,7 +137,12 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
     await indexed();
 
     const usage = await usageOf(target.id);
-    expect(usage).toMatchObject({ l30DaysTotalCalls: 0, l30DaysUniquePayers: 0, raw: { l30DaysTotalCalls: 30, l30DaysUniquePayers: 10 }, excluded: { not_x402_authorization: 30 } });
+    expect(usage).toMatchObject({
+      l30DaysTotalCalls: 0,
+      l30DaysUniquePayers: 0,
+      raw: { l30DaysTotalCalls: 30, l30DaysUniquePayers: 10 },
+      excluded: { not_x402_authorization: 30 },
+    });
     expect(await usageOf(honest.id)).toMatchObject({ l30DaysTotalCalls: 1, l30DaysUniquePayers: 1, excluded: {} });
     const popular = (await (await server.fetch(`/discovery/resources?sort=popular&limit=2`)).json()) as { items: { metadata: { listingId: string } }[] };
     expect(popular.items[0]!.metadata.listingId).toBe(honest.id);
@@ -151,14 +172,27 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
       address: chain.asset,
       abi: TRANSFER_WITH_AUTHORIZATION,
       functionName: "transferWithAuthorization",
-      args: [authorization.from as Address, authorization.to as Address, BigInt(authorization.value!), BigInt(authorization.validAfter!), BigInt(authorization.validBefore!), authorization.nonce as Hex, signature],
+      args: [
+        authorization.from as Address,
+        authorization.to as Address,
+        BigInt(authorization.value!),
+        BigInt(authorization.validAfter!),
+        BigInt(authorization.validBefore!),
+        authorization.nonce as Hex,
+        signature,
+      ],
     });
     expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");
     // And one genuine sale, settled by a facilitator.
     await buy(target.shop, await minted(PRICE));
     await indexed();
 
-    expect(await usageOf(target.id)).toMatchObject({ l30DaysTotalCalls: 1, l30DaysUniquePayers: 1, raw: { l30DaysTotalCalls: 4, l30DaysUniquePayers: 3 }, excluded: { self_submitted: 3 } });
+    expect(await usageOf(target.id)).toMatchObject({
+      l30DaysTotalCalls: 1,
+      l30DaysUniquePayers: 1,
+      raw: { l30DaysTotalCalls: 4, l30DaysUniquePayers: 3 },
+      excluded: { self_submitted: 3 },
+    });
   });
 
   it("removes fresh wallets funded by one source that pays nobody else, one hop and two hops back", async () => {
@@ -172,8 +206,18 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
     for (const middle of middles) for (let wallet = 0; wallet < 3; wallet++) await buy(twoHops.shop, await funded(middle, PRICE));
     await indexed();
 
-    expect(await usageOf(oneHop.id)).toMatchObject({ l30DaysTotalCalls: 0, l30DaysUniquePayers: 0, raw: { l30DaysTotalCalls: 10, l30DaysUniquePayers: 5 }, excluded: { common_funding: 10 } });
-    expect(await usageOf(twoHops.id)).toMatchObject({ l30DaysTotalCalls: 0, l30DaysUniquePayers: 0, raw: { l30DaysTotalCalls: 6, l30DaysUniquePayers: 6 }, excluded: { common_funding: 6 } });
+    expect(await usageOf(oneHop.id)).toMatchObject({
+      l30DaysTotalCalls: 0,
+      l30DaysUniquePayers: 0,
+      raw: { l30DaysTotalCalls: 10, l30DaysUniquePayers: 5 },
+      excluded: { common_funding: 10 },
+    });
+    expect(await usageOf(twoHops.id)).toMatchObject({
+      l30DaysTotalCalls: 0,
+      l30DaysUniquePayers: 0,
+      raw: { l30DaysTotalCalls: 6, l30DaysUniquePayers: 6 },
+      excluded: { common_funding: 6 },
+    });
   });
 
   it("counts payers of a common source that deals with others as one payer, and a seller-funded ring not at all", async () => {
@@ -190,7 +234,12 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
     for (let wallet = 0; wallet < 2; wallet++) await buy(looped.shop, await funded(middle, PRICE));
     await indexed();
 
-    expect(await usageOf(shared.id)).toMatchObject({ l30DaysTotalCalls: 3, l30DaysUniquePayers: 1, raw: { l30DaysTotalCalls: 3, l30DaysUniquePayers: 3 }, excluded: {} });
+    expect(await usageOf(shared.id)).toMatchObject({
+      l30DaysTotalCalls: 3,
+      l30DaysUniquePayers: 1,
+      raw: { l30DaysTotalCalls: 3, l30DaysUniquePayers: 3 },
+      excluded: {},
+    });
     expect(await usageOf(looped.id)).toMatchObject({ l30DaysTotalCalls: 0, raw: { l30DaysTotalCalls: 2 }, excluded: { seller_funded: 2 } });
   });
 
@@ -206,7 +255,13 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
     await indexed();
 
     const usage = await usageOf(target.id);
-    expect(usage).toMatchObject({ l30DaysTotalCalls: 4, l30DaysUniquePayers: 3, l30DaysVolumeUsdc: "0.04", raw: { l30DaysTotalCalls: 12, l30DaysUniquePayers: 7 }, excluded: { common_funding: 8 } });
+    expect(usage).toMatchObject({
+      l30DaysTotalCalls: 4,
+      l30DaysUniquePayers: 3,
+      l30DaysVolumeUsdc: "0.04",
+      raw: { l30DaysTotalCalls: 12, l30DaysUniquePayers: 7 },
+      excluded: { common_funding: 8 },
+    });
     const row = await server.contexts.listings.store.transactions.db.prisma.listing.findUnique({ where: { id: target.id } });
     expect(row!.calls30d).toBe(4);
   });

@@ -100,7 +100,12 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    market = await startCatalogServer(testDatabaseKinds()[0]!, { ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" });
+    market = await startCatalogServer(testDatabaseKinds()[0]!, {
+      ALLOW_LOOPBACK_SELLERS: "true",
+      PAYMENT_RATE_PER_CLIENT: "100000",
+      PROBE_RATE_PER_CLIENT: "1000",
+      PROBE_RATE_PER_HOST: "1000",
+    });
     const asset = market.server.contexts.listings.market.asset;
     seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])));
     for (let n = 0; n < 22; n++) await market.list({ description: `Generic data endpoint number ${n} for agents`, priceUsdc: `0.0${(n % 9) + 1}` });
@@ -218,7 +223,15 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
     const report = page.locator("#validate-report");
     await expect.poll(() => report.textContent(), { timeout: 15_000 }).toContain("Ready to list");
     const checks = await report.locator("li").allTextContents();
-    expect(checks.map((check) => /^pass ([\w-]+)/.exec(check)?.[1])).toEqual(["schema", "network", "price", "description", "sellerPayTo", "resource", "seller-probe"]);
+    expect(checks.map((check) => /^pass ([\w-]+)/.exec(check)?.[1])).toEqual([
+      "schema",
+      "network",
+      "price",
+      "description",
+      "sellerPayTo",
+      "resource",
+      "seller-probe",
+    ]);
     expect(checks.every((check) => check.startsWith("pass"))).toBe(true);
     expect(seller.requests).toContain("POST /api/summarise");
 
@@ -275,4 +288,3 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
     expect(cspViolations).toEqual([]);
   });
 });
-

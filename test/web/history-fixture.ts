@@ -21,7 +21,10 @@ export function historyDocument(): ListingDocument {
       iconUrl: "https://seller.example.com/icon.png",
       extensions: {
         bazaar: {
-          info: { input: { type: "http", method: "POST", body: { url: "https://example.com" } }, output: { type: "json", example: { bullets: ["<b>one</b>"] } } },
+          info: {
+            input: { type: "http", method: "POST", body: { url: "https://example.com" } },
+            output: { type: "json", example: { bullets: ["<b>one</b>"] } },
+          },
           schema: { type: "object", properties: { input: { type: "object" } } },
         },
       },
@@ -47,8 +50,22 @@ export function historyDocument(): ListingDocument {
         saleTakeBps: 0,
         leftoverSeed: false,
         ownerVerified: true,
-        health: { status: "healthy", uptime24h: 1, uptime7d: 0.93, uptime30d: 0.95, p50LatencyMs: 180, lastCheckedAt: "2030-01-07T11:00:00.000Z", lastHealthyAt: "2030-01-07T11:00:00.000Z" },
-        usage: { ...usage, provenance: "settled-onchain", currentToBlock: "123456", raw: { ...usage, l30DaysTotalCalls: 50, l30DaysUniquePayers: 8, l30DaysVolumeUsdc: "1.00" }, excluded: { not_x402_authorization: 30, self_payment: 2 } },
+        health: {
+          status: "healthy",
+          uptime24h: 1,
+          uptime7d: 0.93,
+          uptime30d: 0.95,
+          p50LatencyMs: 180,
+          lastCheckedAt: "2030-01-07T11:00:00.000Z",
+          lastHealthyAt: "2030-01-07T11:00:00.000Z",
+        },
+        usage: {
+          ...usage,
+          provenance: "settled-onchain",
+          currentToBlock: "123456",
+          raw: { ...usage, l30DaysTotalCalls: 50, l30DaysUniquePayers: 8, l30DaysVolumeUsdc: "1.00" },
+          excluded: { not_x402_authorization: 30, self_payment: 2 },
+        },
         sellerUsage: { ...usage, provenance: "settled-onchain", currentToBlock: "123456", raw: usage, excluded: {}, listings: 2 },
       },
     },

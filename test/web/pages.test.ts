@@ -33,7 +33,7 @@ describe.each(databaseKinds)("web pages ($name)", (kind) => {
     }
     expect(policy).toMatch(/style-src 'sha256-[A-Za-z0-9+/=]+'/);
     expect(policy).not.toContain("script-src");
-    expect(html.startsWith("<!doctype html><html lang=\"en\">")).toBe(true);
+    expect(html.startsWith('<!doctype html><html lang="en">')).toBe(true);
     expect(html).toContain("Weather forecasts for any city on earth");
     expect(html).toContain(`href="/listing/${plainId}"`);
     expect(html).toContain('href="/bazaar.json?limit=20&amp;offset=0"');
@@ -70,7 +70,9 @@ describe.each(databaseKinds)("web pages ($name)", (kind) => {
     const before = await page(`/listing/${id}`);
     expect(before.html).toContain("No re-probe history yet");
     await market.server.contexts.listings.health.recordListingProbe(id, 120, market.clock.now());
-    const json = await market.json<{ healthHistory: Array<{ day: string }>; lastProbes: unknown[]; item: { metadata: { health: { status: string } } } }>(`/listings/${id}`);
+    const json = await market.json<{ healthHistory: Array<{ day: string }>; lastProbes: unknown[]; item: { metadata: { health: { status: string } } } }>(
+      `/listings/${id}`,
+    );
     expect(json.body.healthHistory).toHaveLength(1);
     const after = await page(`/listing/${id}`);
     expect(after.response.headers.get("etag")).not.toBe(before.response.headers.get("etag"));

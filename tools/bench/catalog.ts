@@ -135,13 +135,36 @@ async function measure(target: Target, cwd?: string, label = ""): Promise<void> 
         const name = isPage ? `${scenario.name} (${Math.round(bytes.length / 1024)} KiB, bare node sends the same bytes and headers)` : scenario.name;
         await measured(app, target, label, name, "same", () => load(`${app.url}${scenario.cachedPath}`), { bare: isPage ? bare200 : undefined });
         if (isPage) {
-          await measured(app, target, label, "resources page, 304 revalidation (bare node sends the same 304)", "same", () => load(`${app.url}/discovery/resources`, { headers: { "if-none-match": etag } }), { allow304: true, bare: bare304 });
+          await measured(
+            app,
+            target,
+            label,
+            "resources page, 304 revalidation (bare node sends the same 304)",
+            "same",
+            () => load(`${app.url}/discovery/resources`, { headers: { "if-none-match": etag } }),
+            { allow304: true, bare: bare304 },
+          );
         }
       }
       const dbMs = dbTimer ? await dbTimer.msPerRequest(scenario, DB_SAMPLES) : undefined;
-      await measured(app, target, label, scenario.name, "distinct", () => load(app.url, { requests: [{ setupRequest: (request) => ({ ...request, path: scenario.nextPath() }) }] }), { dbMs, rss });
+      await measured(
+        app,
+        target,
+        label,
+        scenario.name,
+        "distinct",
+        () => load(app.url, { requests: [{ setupRequest: (request) => ({ ...request, path: scenario.nextPath() }) }] }),
+        { dbMs, rss },
+      );
     }
-    rows.push({ database: target.database, listings: target.catalog.size, scenario: `service resident memory: idle / peak under the uncached loads${label}`, URLs: "", "req/s": `${idleMiB.toFixed(0)} / ${rss.peak.toFixed(0)} MiB`, rssPeakMiB: round(rss.peak, 1) });
+    rows.push({
+      database: target.database,
+      listings: target.catalog.size,
+      scenario: `service resident memory: idle / peak under the uncached loads${label}`,
+      URLs: "",
+      "req/s": `${idleMiB.toFixed(0)} / ${rss.peak.toFixed(0)} MiB`,
+      rssPeakMiB: round(rss.peak, 1),
+    });
   } finally {
     cleanup();
     await app.stop();
@@ -149,7 +172,10 @@ async function measure(target: Target, cwd?: string, label = ""): Promise<void> 
 }
 
 async function postgresAdmin(baseUrl: string, sql: string): Promise<void> {
-  const admin = await createAdapterFactory({ ...(parseDatabaseUrl(baseUrl) as Extract<ReturnType<typeof parseDatabaseUrl>, { kind: "postgres" }>), schema: undefined }).connect();
+  const admin = await createAdapterFactory({
+    ...(parseDatabaseUrl(baseUrl) as Extract<ReturnType<typeof parseDatabaseUrl>, { kind: "postgres" }>),
+    schema: undefined,
+  }).connect();
   try {
     await admin.executeScript(sql);
   } finally {
@@ -200,12 +226,17 @@ try {
   baseline?.remove();
 }
 const checks = targets(rows, SIZES);
-console.log(`\nautocannon, ${CONNECTIONS} connections, ${SECONDS} s a row; CPU per request from /proc; DB: SQLite's reads timed in the bench process, PostgreSQL's backends' CPU`);
+console.log(
+  `\nautocannon, ${CONNECTIONS} connections, ${SECONDS} s a row; CPU per request from /proc; DB: SQLite's reads timed in the bench process, PostgreSQL's backends' CPU`,
+);
 console.table(rows.map(({ rssPeakMiB: _, ...row }) => row));
 console.log("Targets (computed from this run, not asserted)");
 console.table(checks);
 if (process.env.BENCH_OUT) {
   const machine = { cpus: cpus().length, loadavg: loadavg() };
-  writeFileSync(process.env.BENCH_OUT, `${JSON.stringify({ seconds: SECONDS, connections: CONNECTIONS, sizes: SIZES, databases, baseline: baseline?.ref ?? null, machine, rows, targets: checks }, null, 2)}\n`);
+  writeFileSync(
+    process.env.BENCH_OUT,
+    `${JSON.stringify({ seconds: SECONDS, connections: CONNECTIONS, sizes: SIZES, databases, baseline: baseline?.ref ?? null, machine, rows, targets: checks }, null, 2)}\n`,
+  );
   console.error(`results written to ${process.env.BENCH_OUT}`);
 }

@@ -21,7 +21,18 @@ const ONLY = process.env.BENCH_ONLY?.split(",");
 const load = (url: string, options: Partial<autocannon.Options> = {}) => autocannon({ url, connections: 16, duration: SECONDS, ...options });
 const scenarios: Record<string, (url: string) => Promise<autocannon.Result>> = {
   "uncached search": (url) =>
-    load(url, { requests: [{ setupRequest: (request) => ({ ...request, path: `/discovery/search?query=${benchSeller(Math.floor(Math.random() * SIZE)).slice(-12).toLowerCase()}&limit=${1 + Math.floor(Math.random() * 200)}` }) }] }),
+    load(url, {
+      requests: [
+        {
+          setupRequest: (request) => ({
+            ...request,
+            path: `/discovery/search?query=${benchSeller(Math.floor(Math.random() * SIZE))
+              .slice(-12)
+              .toLowerCase()}&limit=${1 + Math.floor(Math.random() * 200)}`,
+          }),
+        },
+      ],
+    }),
   "cached 304": async (url) => {
     const etag = (await fetch(`${url}/discovery/resources`)).headers.get("etag")!;
     return load(`${url}/discovery/resources`, { headers: { "if-none-match": etag } });
@@ -36,10 +47,14 @@ const dir = mkdtempSync(join(tmpdir(), "bench-compare-"));
 const servers = new Map<string, BenchServer>();
 try {
   await seedListings(`file:${join(dir, "catalog.db")}`, SIZE);
-  for (const [name, cwd] of [["this tree", undefined], [`baseline ${baseline.ref}`, baseline.dir]] as const) {
+  for (const [name, cwd] of [
+    ["this tree", undefined],
+    [`baseline ${baseline.ref}`, baseline.dir],
+  ] as const) {
     // One SQLite file per process: each server gets its own copy of the seeded catalog.
     const copy = join(dir, `${servers.size}.db`);
-    for (const suffix of ["", "-wal", "-shm"]) if (existsSync(join(dir, `catalog.db${suffix}`))) copyFileSync(join(dir, `catalog.db${suffix}`), `${copy}${suffix}`);
+    for (const suffix of ["", "-wal", "-shm"])
+      if (existsSync(join(dir, `catalog.db${suffix}`))) copyFileSync(join(dir, `catalog.db${suffix}`), `${copy}${suffix}`);
     servers.set(name, await serve("app", [], { DATABASE_URL: `file:${copy}` }, cwd));
   }
   const chosen = Object.entries(scenarios).filter(([name]) => !ONLY || ONLY.includes(name));
@@ -65,7 +80,11 @@ try {
     Object.fromEntries(
       [...cpuPerRequest].map(([scenario, byServer]) => [
         scenario,
-        { [ours!]: byServer.get(ours!)!.join(" / "), [theirs!]: byServer.get(theirs!)!.join(" / "), "median, this / baseline": `${Math.round((median(byServer.get(ours!)!) / median(byServer.get(theirs!)!)) * 100)}%` },
+        {
+          [ours!]: byServer.get(ours!)!.join(" / "),
+          [theirs!]: byServer.get(theirs!)!.join(" / "),
+          "median, this / baseline": `${Math.round((median(byServer.get(ours!)!) / median(byServer.get(theirs!)!)) * 100)}%`,
+        },
       ]),
     ),
   );

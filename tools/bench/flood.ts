@@ -40,13 +40,21 @@ function requestThreadMs(server: BenchServer): number {
 }
 
 function junkSigned(): string {
-  return JSON.stringify({ nonce: `0x${randomBytes(32).toString("hex")}`, deadline: Math.floor(Date.now() / 1000) + 300, signature: `0x${randomBytes(65).toString("hex")}` });
+  return JSON.stringify({
+    nonce: `0x${randomBytes(32).toString("hex")}`,
+    deadline: Math.floor(Date.now() / 1000) + 300,
+    signature: `0x${randomBytes(65).toString("hex")}`,
+  });
 }
 
 function statuses(result: autocannon.Result): string {
-  return Object.entries(result.statusCodeStats ?? {})
-    .map(([code, { count }]) => `${code}x${count}`)
-    .join(" ") + (result.timeouts ? ` timeouts x${result.timeouts}` : "") + (result.errors ? ` errors x${result.errors}` : "");
+  return (
+    Object.entries(result.statusCodeStats ?? {})
+      .map(([code, { count }]) => `${code}x${count}`)
+      .join(" ") +
+    (result.timeouts ? ` timeouts x${result.timeouts}` : "") +
+    (result.errors ? ` errors x${result.errors}` : "")
+  );
 }
 
 interface Operation {
@@ -68,7 +76,11 @@ function junkPayment(requirements: PaymentRequirements): string {
     validBefore: String(now + 300),
     nonce: `0x${randomBytes(32).toString("hex")}`,
   };
-  return encodePaymentSignatureHeader({ x402Version: 2, accepted: requirements, payload: { authorization, signature: `0x${randomBytes(65).toString("hex")}` } } as never);
+  return encodePaymentSignatureHeader({
+    x402Version: 2,
+    accepted: requirements,
+    payload: { authorization, signature: `0x${randomBytes(65).toString("hex")}` },
+  } as never);
 }
 
 async function paymentRequirements(url: string): Promise<PaymentRequirements> {
@@ -82,9 +94,19 @@ function operations(listingIds: string[], requirements: PaymentRequirements): Op
     { name: "GET /discovery/resources (distinct pages)", method: "GET", path: () => `/discovery/resources?limit=${int(1, 20)}&offset=${int(0, SIZE - 1)}` },
     { name: "GET /listings/{id}/sign?action=claim", method: "GET", path: () => `/listings/${id()}/sign?action=claim` },
     { name: "POST /listings/{id}/claim, junk signature", method: "POST", path: () => `/listings/${id()}/claim`, body: junkSigned },
-    { name: "PATCH /listings/{id}, junk signature", method: "PATCH", path: () => `/listings/${id()}`, body: () => JSON.stringify({ ...JSON.parse(junkSigned()), description: "a new description of this bench listing" }) },
+    {
+      name: "PATCH /listings/{id}, junk signature",
+      method: "PATCH",
+      path: () => `/listings/${id()}`,
+      body: () => JSON.stringify({ ...JSON.parse(junkSigned()), description: "a new description of this bench listing" }),
+    },
     { name: "DELETE /listings/{id}, junk signature", method: "DELETE", path: () => `/listings/${id()}`, body: junkSigned },
-    { name: "GET /kr-time, junk PAYMENT-SIGNATURE (in-process facilitator)", method: "GET", path: () => "/kr-time", headers: () => ({ "payment-signature": junkPayment(requirements) }) },
+    {
+      name: "GET /kr-time, junk PAYMENT-SIGNATURE (in-process facilitator)",
+      method: "GET",
+      path: () => "/kr-time",
+      headers: () => ({ "payment-signature": junkPayment(requirements) }),
+    },
   ];
 }
 
@@ -178,6 +200,8 @@ try {
 console.log(`\nCPU per request, ${READ_CONNECTIONS} connections, ${SECONDS} s each; budget: ${BUDGET_MS} ms of request-thread CPU`);
 console.table(costRows);
 const over = costRows.filter((row) => row.budget !== "ok" && String(row.service).startsWith("this tree"));
-console.log(over.length === 0 ? "No operation of this tree is over budget." : `Over budget: ${over.map((row) => `${row.operation} (${row.service})`).join("; ")}`);
+console.log(
+  over.length === 0 ? "No operation of this tree is over budget." : `Over budget: ${over.map((row) => `${row.operation} (${row.service})`).join("; ")}`,
+);
 console.log(`\nCatalog reads alone, then during a junk-signature claim flood from ${FLOOD_CONNECTIONS} connections`);
 console.table(floodRows);

@@ -45,9 +45,11 @@ async function inProcess(): Promise<void> {
   await stock.init();
   const theirs = await timeDispatch(() => stock.handleRequest(request), 2_000);
   console.log("\nIn-process dispatch of GET /listings/example.json (routing + validation + handler)");
-  console.table({ "validation + handler by operationId (ours; @koa/router matched the path)": { "µs per request": ours.toFixed(1) }, "openapi-backend as shipped": { "µs per request": theirs.toFixed(1) } });
+  console.table({
+    "validation + handler by operationId (ours; @koa/router matched the path)": { "µs per request": ours.toFixed(1) },
+    "openapi-backend as shipped": { "µs per request": theirs.toFixed(1) },
+  });
 }
-
 
 async function load(url: string): Promise<autocannon.Result> {
   return autocannon({ url, connections: 32, pipelining: 1, duration: SECONDS });
@@ -65,7 +67,8 @@ async function overHttp(): Promise<void> {
     ["service: 404 on /no-such-route", "app", "/no-such-route", undefined],
   ] as Array<[string, "node" | "koa" | "app", string, string | undefined]>;
   if (baseline) {
-    for (const [name, kind, path] of targets.filter(([, kind]) => kind === "app")) targets.push([`${name} [baseline ${baseline.ref}]`, kind, path, baseline.dir]);
+    for (const [name, kind, path] of targets.filter(([, kind]) => kind === "app"))
+      targets.push([`${name} [baseline ${baseline.ref}]`, kind, path, baseline.dir]);
   }
   try {
     for (const [name, kind, path, cwd] of targets) {

@@ -69,7 +69,11 @@ interface Load {
 }
 
 function loadsFor(catalog: SeededCatalog, verified: number): Load[] {
-  const sellerSubstring = () => benchSeller(int(1, catalog.sellers)).slice(2 + int(0, 28), 2 + 40).slice(0, 12).toLowerCase();
+  const sellerSubstring = () =>
+    benchSeller(int(1, catalog.sellers))
+      .slice(2 + int(0, 28), 2 + 40)
+      .slice(0, 12)
+      .toLowerCase();
   const first = spellings(300);
   const deepest = spellings(300);
   const mixed: Array<() => string> = [
@@ -88,7 +92,10 @@ function loadsFor(catalog: SeededCatalog, verified: number): Load[] {
     { name: "uncached resources page", path: () => `/discovery/resources?limit=${int(1, 20)}&offset=${int(0, catalog.size - 1)}` },
     { name: "uncached search", path: () => `/discovery/search?query=${sellerSubstring()}&limit=${int(1, 20)}` },
     { name: "sort=price&verified=true first page", path: () => `/discovery/resources?sort=price&verified=true&limit=20&offset=${first(0)}` },
-    { name: "sort=price&verified=true deepest page", path: () => `/discovery/resources?sort=price&verified=true&limit=20&offset=${deepest(Math.max(0, verified - 20))}` },
+    {
+      name: "sort=price&verified=true deepest page",
+      path: () => `/discovery/resources?sort=price&verified=true&limit=20&offset=${deepest(Math.max(0, verified - 20))}`,
+    },
     { name: `mixed (${MIXED_CONNECTIONS} connections)`, path: () => mixed[int(0, mixed.length - 1)]!(), connections: MIXED_CONNECTIONS },
   ];
 }
@@ -112,7 +119,10 @@ async function run(setup: Setup, servers: BenchServer[], load: Load, backends: B
   const backendMs = stopBackends ? await stopBackends() : undefined;
   const cpuMs = servers.reduce((sum, server, i) => sum + server.cpuMs() - cpuBefore[i]!, 0);
   const metricsAfter = await Promise.all(servers.map(metricsOf));
-  const answered = Math.max(1, results.reduce((sum, result) => sum + result.requests.total, 0));
+  const answered = Math.max(
+    1,
+    results.reduce((sum, result) => sum + result.requests.total, 0),
+  );
   const delta = (key: "stampReads" | "statements") => metricsAfter.reduce((sum, after, i) => sum + after[key] - metricsBefore[i]![key], 0);
   let errors = 0;
   for (const result of results) {
@@ -172,13 +182,16 @@ try {
       await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
       const idleCpu = servers.reduce((sum, server, i) => sum + server.cpuMs() - idleBefore[i]!, 0) / servers.length / IDLE_SECONDS;
       const idleRss = Math.max(...servers.map((server) => server.rssMiB()));
-      const verified = ((await (await fetch(`${servers[0]!.url}/discovery/resources?sort=price&verified=true&limit=1`)).json()) as { pagination: { total: number } }).pagination.total;
+      const verified = (
+        (await (await fetch(`${servers[0]!.url}/discovery/resources?sort=price&verified=true&limit=1`)).json()) as { pagination: { total: number } }
+      ).pagination.total;
       let peakRss = idleRss;
       const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, ...servers.map((server) => server.rssMiB()))), 200);
       try {
         for (const load of loadsFor(catalog, verified)) {
           // A first pass warms the instance (and its response cache for the cached loads).
-          for (const server of servers) await fetch(`${server.url}${typeof load.path === "string" ? load.path : load.path()}`).then((response) => response.arrayBuffer());
+          for (const server of servers)
+            await fetch(`${server.url}${typeof load.path === "string" ? load.path : load.path()}`).then((response) => response.arrayBuffer());
           rows.push(await run(setup, servers, load, backends));
           console.error(`${setup}: ${load.name}: ${rows.at(-1)!["req/s"]} req/s`);
         }
@@ -204,8 +217,16 @@ const check = (target: string, figures: string, ok: boolean) => checks.push({ ta
 for (const load of ["cached resources page", "cached search"]) {
   const [sqlite, one, two] = [find("1 SQLite", load), find("1 PostgreSQL", load), find("2 PostgreSQL", load)];
   if (!sqlite || !one || !two) continue;
-  check(`${load}: one PostgreSQL instance >= 80% of one SQLite's req/s`, `${one["req/s"]} / ${sqlite["req/s"]} = ${((one["req/s"] / sqlite["req/s"]) * 100).toFixed(0)}%`, one["req/s"] >= 0.8 * sqlite["req/s"]);
-  check(`${load}: two PostgreSQL instances >= 1.6x one SQLite's req/s`, `${two["req/s"]} / ${sqlite["req/s"]} = ${(two["req/s"] / sqlite["req/s"]).toFixed(2)}x`, two["req/s"] >= 1.6 * sqlite["req/s"]);
+  check(
+    `${load}: one PostgreSQL instance >= 80% of one SQLite's req/s`,
+    `${one["req/s"]} / ${sqlite["req/s"]} = ${((one["req/s"] / sqlite["req/s"]) * 100).toFixed(0)}%`,
+    one["req/s"] >= 0.8 * sqlite["req/s"],
+  );
+  check(
+    `${load}: two PostgreSQL instances >= 1.6x one SQLite's req/s`,
+    `${two["req/s"]} / ${sqlite["req/s"]} = ${(two["req/s"] / sqlite["req/s"]).toFixed(2)}x`,
+    two["req/s"] >= 1.6 * sqlite["req/s"],
+  );
   check(
     `${load} (two cores): PostgreSQL CPU/request within 1.25x of SQLite's, 0 stamp reads per request`,
     `${totalCpu(one).toFixed(3)} / ${totalCpu(sqlite).toFixed(3)} ms = ${(totalCpu(one) / totalCpu(sqlite)).toFixed(2)}x; ${one["stamp reads/req"]} stamp reads/req`,
@@ -214,14 +235,25 @@ for (const load of ["cached resources page", "cached search"]) {
 }
 for (const load of ["uncached resources page", "uncached search"]) {
   const [sqlite, one] = [find("1 SQLite", load), find("1 PostgreSQL", load)];
-  if (sqlite && one) check(`${load} at ${SIZE}: PostgreSQL service + backend CPU within 1.5x of SQLite's`, `${totalCpu(one).toFixed(3)} / ${totalCpu(sqlite).toFixed(3)} ms = ${(totalCpu(one) / totalCpu(sqlite)).toFixed(2)}x`, totalCpu(one) <= 1.5 * totalCpu(sqlite));
+  if (sqlite && one)
+    check(
+      `${load} at ${SIZE}: PostgreSQL service + backend CPU within 1.5x of SQLite's`,
+      `${totalCpu(one).toFixed(3)} / ${totalCpu(sqlite).toFixed(3)} ms = ${(totalCpu(one) / totalCpu(sqlite)).toFixed(2)}x`,
+      totalCpu(one) <= 1.5 * totalCpu(sqlite),
+    );
 }
 for (const setup of ["1 SQLite", "1 PostgreSQL"] as const) {
   const [first, deepest] = [find(setup, "sort=price&verified=true first"), find(setup, "sort=price&verified=true deepest")];
-  if (first && deepest) check(`${setup}: deepest sort=price&verified=true page within 2x of its first (CPU/request)`, `${totalCpu(deepest).toFixed(3)} / ${totalCpu(first).toFixed(3)} ms = ${(totalCpu(deepest) / totalCpu(first)).toFixed(2)}x`, totalCpu(deepest) <= 2 * totalCpu(first));
+  if (first && deepest)
+    check(
+      `${setup}: deepest sort=price&verified=true page within 2x of its first (CPU/request)`,
+      `${totalCpu(deepest).toFixed(3)} / ${totalCpu(first).toFixed(3)} ms = ${(totalCpu(deepest) / totalCpu(first)).toFixed(2)}x`,
+      totalCpu(deepest) <= 2 * totalCpu(first),
+    );
 }
 for (const [key, value] of Object.entries(machine)) {
-  if (key.endsWith("idle CPU ms/s per instance")) check(`${key.replace(" idle CPU ms/s per instance", "")}: idle CPU < 10 ms/s`, `${value} ms/s`, Number(value) < 10);
+  if (key.endsWith("idle CPU ms/s per instance"))
+    check(`${key.replace(" idle CPU ms/s per instance", "")}: idle CPU < 10 ms/s`, `${value} ms/s`, Number(value) < 10);
   if (key.endsWith("RSS MiB idle / peak")) {
     const peak = Number(String(value).split(" / ")[1]);
     check(`${key.replace(" RSS MiB idle / peak", "")}: RSS < 250 MB idle and under load`, `${value} MiB`, peak * 1.048576 < 250);
@@ -230,9 +262,14 @@ for (const [key, value] of Object.entries(machine)) {
 const errors = rows.reduce((sum, row) => sum + row.errors, 0);
 check("no errors, no 4xx/5xx", `${errors}`, errors === 0);
 
-console.log(`\n${SIZE} listings; autocannon ${CONNECTIONS} connections (split over the instances), ${SECONDS} s a row; CPU from /proc; machine: ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+console.log(
+  `\n${SIZE} listings; autocannon ${CONNECTIONS} connections (split over the instances), ${SECONDS} s a row; CPU from /proc; machine: ${cpus().length} cores, load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}`,
+);
 console.table(rows);
 console.table(machine);
 console.log("Targets (issue 26; computed from this run, not asserted)");
 console.table(checks);
-if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, `${JSON.stringify({ size: SIZE, seconds: SECONDS, connections: CONNECTIONS, rows, machine, checks }, null, 2)}\n`);
+if (process.env.BENCH_OUT)
+  writeFileSync(process.env.BENCH_OUT, `${JSON.stringify({ size: SIZE, seconds: SECONDS, connections: CONNECTIONS, rows, machine, checks }, null, 2)}\n`);

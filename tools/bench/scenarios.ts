@@ -31,7 +31,8 @@ export function readOf(path: string): (reads: CatalogReads, now: Date, token: st
     case "/discovery/resources":
       return (reads, now, token) => reads.page(view, { limit: number("limit", 50), offset: number("offset", 0), now, token });
     case "/discovery/search":
-      return (reads, now, token) => reads.search(view, url.searchParams.get("query")!.trim(), { limit: number("limit", 20), offset: number("offset", 0), now, token });
+      return (reads, now, token) =>
+        reads.search(view, url.searchParams.get("query")!.trim(), { limit: number("limit", 20), offset: number("offset", 0), now, token });
     case "/feed.json": {
       const since = url.searchParams.get("since");
       return (reads, now) => reads.feed(view, { since: since ? new Date(since) : undefined, limit: number("limit", 50), now });

@@ -7,8 +7,50 @@ import { openDatabase } from "../../src/storage/database.js";
 import { ListingStore } from "../../src/storage/listing-store.js";
 
 /** What sellers sell; each description draws a subject and a few details from these. */
-const SUBJECTS = ["weather", "forecast", "translate", "summarise", "image", "audio", "quote", "stock", "search", "geocode", "ocr", "embed", "classify", "price", "news", "sentiment", "transcribe", "route", "invoice", "resize"];
-const DETAILS = ["fast", "accurate", "hourly", "global", "realtime", "cached", "batch", "streaming", "private", "verified", "multilingual", "historical", "low-latency", "open", "structured", "daily", "regional", "detailed", "compact", "premium"];
+const SUBJECTS = [
+  "weather",
+  "forecast",
+  "translate",
+  "summarise",
+  "image",
+  "audio",
+  "quote",
+  "stock",
+  "search",
+  "geocode",
+  "ocr",
+  "embed",
+  "classify",
+  "price",
+  "news",
+  "sentiment",
+  "transcribe",
+  "route",
+  "invoice",
+  "resize",
+];
+const DETAILS = [
+  "fast",
+  "accurate",
+  "hourly",
+  "global",
+  "realtime",
+  "cached",
+  "batch",
+  "streaming",
+  "private",
+  "verified",
+  "multilingual",
+  "historical",
+  "low-latency",
+  "open",
+  "structured",
+  "daily",
+  "regional",
+  "detailed",
+  "compact",
+  "premium",
+];
 const NOUNS = ["api", "service", "endpoint", "data", "model", "feed", "lookup", "report", "tool", "agent"];
 /** Words that many descriptions contain: the bench's "common word" searches. */
 export const COMMON_WORDS = ["service", "api", "weather", "data", "fast"];
@@ -121,7 +163,14 @@ export async function seedListings(databaseUrl: string, count: number): Promise<
       }
     }
     await new ListingStore(db).createListing(
-      { resource: "https://last.example.com/x", method: "POST", priceUsdc: "0.01", description: "The last listing of the bench data", sellerPayTo: benchSeller(seller + 1), network: "eip155:8453" },
+      {
+        resource: "https://last.example.com/x",
+        method: "POST",
+        priceUsdc: "0.01",
+        description: "The last listing of the bench data",
+        sellerPayTo: benchSeller(seller + 1),
+        network: "eip155:8453",
+      },
       new Date(),
     );
     return { size: count + 1, sellers: seller, oldest: new Date(oldest), newest: new Date(Math.round(listedAt)) };

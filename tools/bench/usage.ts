@@ -51,8 +51,14 @@ contract TransferEmitter {
 }`;
 
 function compileEmitter(): { abi: Abi; bytecode: Hex } {
-  const input = { language: "Solidity", sources: { "E.sol": { content: EMITTER } }, settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } } };
-  const output = JSON.parse(solc.compile(JSON.stringify(input))) as { contracts: { "E.sol": { TransferEmitter: { abi: Abi; evm: { bytecode: { object: string } } } } } };
+  const input = {
+    language: "Solidity",
+    sources: { "E.sol": { content: EMITTER } },
+    settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
+    contracts: { "E.sol": { TransferEmitter: { abi: Abi; evm: { bytecode: { object: string } } } } };
+  };
   const contract = output.contracts["E.sol"].TransferEmitter;
   return { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
 }
@@ -139,7 +145,10 @@ async function readWindow(service: Service): Promise<{ requests: number; latenci
           ...request,
           path:
             Math.random() < 0.5
-              ? `/discovery/search?query=${benchSeller(int(1, SELLERS)).slice(2 + int(0, 28), 2 + 40).toLowerCase().slice(0, 10)}&limit=${int(1, 20)}`
+              ? `/discovery/search?query=${benchSeller(int(1, SELLERS))
+                  .slice(2 + int(0, 28), 2 + 40)
+                  .toLowerCase()
+                  .slice(0, 10)}&limit=${int(1, 20)}`
               : `/discovery/resources?limit=${int(1, 20)}&offset=${"0".repeat(int(0, 8))}${int(0, SELLERS)}`,
         }),
       },
@@ -166,7 +175,10 @@ async function main(): Promise<void> {
     const catalog = await seedListings(databaseUrl, Math.ceil(SELLERS * 1.3));
     const sqlite = new Sqlite(join(work, "bench.db"), { readonly: true });
     const prices = new Map<string, string>();
-    for (const row of sqlite.prepare(`SELECT "sellerPayTo", "priceAtomic" FROM "Listing" ORDER BY "listedAt"`).all() as { sellerPayTo: string; priceAtomic: string }[]) {
+    for (const row of sqlite.prepare(`SELECT "sellerPayTo", "priceAtomic" FROM "Listing" ORDER BY "listedAt"`).all() as {
+      sellerPayTo: string;
+      priceAtomic: string;
+    }[]) {
       if (!prices.has(row.sellerPayTo)) prices.set(row.sellerPayTo, row.priceAtomic);
     }
     sqlite.close();
@@ -185,13 +197,21 @@ async function main(): Promise<void> {
       const count = Math.min(PER_TX, TRANSFERS - offset);
       const to = Array.from({ length: count }, (_, index) => sellers[(offset + index) % sellers.length]!);
       const value = to.map((seller) => BigInt(prices.get(seller) ?? "10000"));
-      const hash = await wallet.writeContract({ address: token, abi: emitter.abi, functionName: "emitMany", args: [to, value, payerBase, BigInt(PAYERS), BigInt(offset)], gas: 29_000_000n });
+      const hash = await wallet.writeContract({
+        address: token,
+        abi: emitter.abi,
+        functionName: "emitMany",
+        args: [to, value, payerBase, BigInt(PAYERS), BigInt(offset)],
+        gas: 29_000_000n,
+      });
       const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
       if (receipt.status !== "success") throw new Error("emitMany reverted");
       await testClient.mine({ blocks: 20 });
     }
     const head = await chain.publicClient.getBlockNumber();
-    console.log(`chain: ${TRANSFERS} transfers to ${sellers.length} sellers from ${PAYERS} payers in ${Math.ceil(TRANSFERS / PER_TX)} transactions, ${head} blocks (written in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(
+      `chain: ${TRANSFERS} transfers to ${sellers.length} sellers from ${PAYERS} payers in ${Math.ceil(TRANSFERS / PER_TX)} transactions, ${head} blocks (written in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
 
     proxy.calls.clear();
     const serviceStarted = Date.now();
@@ -235,7 +255,10 @@ async function main(): Promise<void> {
     const idleRss = service.rssMiB();
 
     const db = new Sqlite(join(work, "bench.db"), { readonly: true });
-    const counted = db.prepare(`SELECT SUM("calls30d") AS calls, COUNT(*) AS listings FROM "Listing" WHERE "usageSummary" IS NOT NULL`).get() as { calls: number; listings: number };
+    const counted = db.prepare(`SELECT SUM("calls30d") AS calls, COUNT(*) AS listings FROM "Listing" WHERE "usageSummary" IS NOT NULL`).get() as {
+      calls: number;
+      listings: number;
+    };
     const storedRows = (db.prepare(`SELECT COUNT(*) AS n FROM "UsageTransfer"`).get() as { n: number }).n;
     db.close();
 
@@ -246,13 +269,27 @@ async function main(): Promise<void> {
     console.log(`  transfers stored          ${storedRows} (listings with usage: ${counted.listings}, attributed calls: ${counted.calls})`);
     console.log(`  catch-up time             ${(caughtUpMs / 1000).toFixed(1)} s from the service's start (${head} blocks)`);
     console.log(`  events/s                  ${Math.round(TRANSFERS / (caughtUpMs / 1000))}`);
-    console.log(`  RPC calls                 ${rpcTotal} (${[...rpcWhileCatchingUp].sort((a, b) => b[1] - a[1]).map(([method, n]) => `${method} ${n}`).join(", ")})`);
+    console.log(
+      `  RPC calls                 ${rpcTotal} (${[...rpcWhileCatchingUp]
+        .sort((a, b) => b[1] - a[1])
+        .map(([method, n]) => `${method} ${n}`)
+        .join(", ")})`,
+    );
     const idleTotal = [...rpcIdle.values()].reduce((sum, n) => sum + n, 0);
-    console.log(`  RPC calls when idle       ${(idleTotal / idleSeconds).toFixed(1)} a second at a pass a second (${[...rpcIdle].sort((a, b) => b[1] - a[1]).map(([method, n]) => `${method} ${(n / idleSeconds).toFixed(1)}`).join(", ")})`);
+    console.log(
+      `  RPC calls when idle       ${(idleTotal / idleSeconds).toFixed(1)} a second at a pass a second (${[...rpcIdle]
+        .sort((a, b) => b[1] - a[1])
+        .map(([method, n]) => `${method} ${(n / idleSeconds).toFixed(1)}`)
+        .join(", ")})`,
+    );
     console.log(`  service RSS               peak ${peakRss.toFixed(0)} MiB while catching up, ${idleRss.toFixed(0)} MiB idle`);
     console.log(`\nuncached catalog reads (${CONNECTIONS} connections, distinct URLs: searches and resources pages), latency in ms`);
-    console.log(`  while catching up  ${busyReads.requests} reads in ${busyReads.windows} s   mean ${busyReads.meanMs.toFixed(2)}  p50 ${busyReads.p50Ms.toFixed(2)}  p97.5 ${busyReads.p97_5Ms.toFixed(2)}`);
-    console.log(`  idle               ${idleReads.requests} reads in ${idleReads.windows} s   mean ${idleReads.meanMs.toFixed(2)}  p50 ${idleReads.p50Ms.toFixed(2)}  p97.5 ${idleReads.p97_5Ms.toFixed(2)}`);
+    console.log(
+      `  while catching up  ${busyReads.requests} reads in ${busyReads.windows} s   mean ${busyReads.meanMs.toFixed(2)}  p50 ${busyReads.p50Ms.toFixed(2)}  p97.5 ${busyReads.p97_5Ms.toFixed(2)}`,
+    );
+    console.log(
+      `  idle               ${idleReads.requests} reads in ${idleReads.windows} s   mean ${idleReads.meanMs.toFixed(2)}  p50 ${idleReads.p50Ms.toFixed(2)}  p97.5 ${idleReads.p97_5Ms.toFixed(2)}`,
+    );
     const ratio = busyReads.meanMs / idleReads.meanMs;
     console.log(`  mean while catching up / idle = ${ratio.toFixed(2)}  (target <= 1.20: ${ratio <= 1.2 ? "PASS" : "MISS"})`);
   } finally {

@@ -84,13 +84,25 @@ try {
   await distinct(server, 300, (k) => `/listing/${ids[k]}`);
 
   const rows: Record<string, Row> = {};
-  rows["GET /bazaar.json?limit=20&offset=k (JSON, distinct)"] = await measure("GET /bazaar.json?limit=20&offset=k (JSON, distinct)", server, () => distinct(server, amount, catalogPage("/bazaar.json")));
-  rows["GET /?limit=20&offset=k (HTML, distinct)"] = await measure("GET /?limit=20&offset=k (HTML, distinct)", server, () => distinct(server, amount, catalogPage("/")));
-  rows["GET /listings/{id} (JSON, distinct)"] = await measure("GET /listings/{id} (JSON, distinct)", server, () => distinct(server, amount, (k) => `/listings/${ids[k % ids.length]}`));
-  rows["GET /listing/{id} (HTML, distinct)"] = await measure("GET /listing/{id} (HTML, distinct)", server, () => distinct(server, amount, (k) => `/listing/${ids[k % ids.length]}`));
-  rows["GET /bazaar.json (JSON, one URL: response cache)"] = await measure("GET /bazaar.json (JSON, one URL: response cache)", server, () => repeated(server, "/bazaar.json?limit=20"));
+  rows["GET /bazaar.json?limit=20&offset=k (JSON, distinct)"] = await measure("GET /bazaar.json?limit=20&offset=k (JSON, distinct)", server, () =>
+    distinct(server, amount, catalogPage("/bazaar.json")),
+  );
+  rows["GET /?limit=20&offset=k (HTML, distinct)"] = await measure("GET /?limit=20&offset=k (HTML, distinct)", server, () =>
+    distinct(server, amount, catalogPage("/")),
+  );
+  rows["GET /listings/{id} (JSON, distinct)"] = await measure("GET /listings/{id} (JSON, distinct)", server, () =>
+    distinct(server, amount, (k) => `/listings/${ids[k % ids.length]}`),
+  );
+  rows["GET /listing/{id} (HTML, distinct)"] = await measure("GET /listing/{id} (HTML, distinct)", server, () =>
+    distinct(server, amount, (k) => `/listing/${ids[k % ids.length]}`),
+  );
+  rows["GET /bazaar.json (JSON, one URL: response cache)"] = await measure("GET /bazaar.json (JSON, one URL: response cache)", server, () =>
+    repeated(server, "/bazaar.json?limit=20"),
+  );
   rows["GET / (HTML, one URL: response cache)"] = await measure("GET / (HTML, one URL: response cache)", server, () => repeated(server, "/?limit=20"));
-  rows["GET /sell.html (HTML, one URL: response cache)"] = await measure("GET /sell.html (HTML, one URL: response cache)", server, () => repeated(server, "/sell.html"));
+  rows["GET /sell.html (HTML, one URL: response cache)"] = await measure("GET /sell.html (HTML, one URL: response cache)", server, () =>
+    repeated(server, "/sell.html"),
+  );
 
   console.log(`\nWeb pages beside their JSON twins: ${SIZE} listings (SQLite), ${CONNECTIONS} connections, ${amount} distinct URLs per distinct run`);
   console.table(rows);
@@ -99,7 +111,9 @@ try {
     ["home page / catalog JSON", ratio("GET /?limit=20&offset=k (HTML, distinct)", "GET /bazaar.json?limit=20&offset=k (JSON, distinct)")],
     ["listing page / listing JSON", ratio("GET /listing/{id} (HTML, distinct)", "GET /listings/{id} (JSON, distinct)")],
   ] as const;
-  console.table(Object.fromEntries(checks.map(([name, value]) => [name, { "throughput ratio": value.toFixed(2), target: ">= 0.50", met: value >= 0.5 ? "yes" : "NO" }])));
+  console.table(
+    Object.fromEntries(checks.map(([name, value]) => [name, { "throughput ratio": value.toFixed(2), target: ">= 0.50", met: value >= 0.5 ? "yes" : "NO" }])),
+  );
   if (checks.some(([, value]) => value < 0.5)) process.exitCode = 1;
 } finally {
   await server.stop();

@@ -31,12 +31,23 @@ const sellerServer = await startDemoSeller({ asset: chain.asset, payTo: seller.a
 const resource = `${sellerServer.url}/haiku`;
 
 try {
-  const listing = { resource, method: "POST", priceUsdc: PRICE.usdc, description: "Writes a haiku about autonomous agents.", sellerPayTo: seller.address, network: "eip155:8453" };
+  const listing = {
+    resource,
+    method: "POST",
+    priceUsdc: PRICE.usdc,
+    description: "Writes a haiku about autonomous agents.",
+    sellerPayTo: seller.address,
+    network: "eip155:8453",
+  };
   show("seller endpoint", resource);
   show("the fee (GET /listings/challenge)", (await (await fetch(`${marketplace}/listings/challenge`)).json()) as unknown);
 
   // 2. The free dry run.
-  const dryRun = await fetch(`${marketplace}/listings/validate`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(listing) });
+  const dryRun = await fetch(`${marketplace}/listings/validate`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(listing),
+  });
   show(`dry run (POST /listings/validate): ${dryRun.status}`, await dryRun.json());
 
   // 3. The paid listing, with the SDK's stock buyer.

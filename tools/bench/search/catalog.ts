@@ -36,7 +36,11 @@ function hashHex(text: string, length: number): string {
 }
 
 export const payToOf = (seller: string) => `0x${hashHex(`payto ${seller}`, 40)}`;
-const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
 
 const BRAND_SELLERS = new Set<string>(BRANDS.map((brand) => brand.seller));
 
@@ -76,7 +80,15 @@ export function benchCatalog(): BenchListing[] {
     const category = CATEGORIES.find((c) => c.key === brand.category)!;
     brand.lookalikes.forEach((name, i) => {
       const copied = `${brand.seller}: ${category.descriptions[0]} Official ${brand.seller} endpoint.`;
-      const fake = listing(random, `${category.key}-copy-${i}`, category, name, i % 2 ? copied.replaceAll(brand.seller, name) : copied, category.paths[0]!, (at += 3_600_000));
+      const fake = listing(
+        random,
+        `${category.key}-copy-${i}`,
+        category,
+        name,
+        i % 2 ? copied.replaceAll(brand.seller, name) : copied,
+        category.paths[0]!,
+        (at += 3_600_000),
+      );
       // An impersonator is fresh, cheap and unverified, and often looks busy.
       listings.push({ ...fake, verified: false, health: "healthy", priceMicros: 500, calls30d: 900, copies: brand.seller });
     });

@@ -3,7 +3,10 @@
 /** nDCG@k with gain 2^grade - 1. */
 export function ndcg(ranked: string[], grades: Map<string, number>, k = 10): number {
   const dcg = ranked.slice(0, k).reduce((sum, id, i) => sum + (2 ** (grades.get(id) ?? 0) - 1) / Math.log2(i + 2), 0);
-  const ideal = [...grades.values()].sort((a, b) => b - a).slice(0, k).reduce((sum, grade, i) => sum + (2 ** grade - 1) / Math.log2(i + 2), 0);
+  const ideal = [...grades.values()]
+    .sort((a, b) => b - a)
+    .slice(0, k)
+    .reduce((sum, grade, i) => sum + (2 ** grade - 1) / Math.log2(i + 2), 0);
   return ideal === 0 ? 0 : dcg / ideal;
 }
 

@@ -12,7 +12,12 @@ export interface BenchQuery {
   brand?: string;
 }
 
-const q = (kind: QueryKind, text: string, rel: Record<string, number> = {}, brand?: string): BenchQuery => ({ q: text, kind, rel, ...(brand ? { brand } : {}) });
+const q = (kind: QueryKind, text: string, rel: Record<string, number> = {}, brand?: string): BenchQuery => ({
+  q: text,
+  kind,
+  rel,
+  ...(brand ? { brand } : {}),
+});
 
 export const QUERIES: BenchQuery[] = [
   // Paraphrases: the need, not the product's name.

@@ -45,7 +45,13 @@ function gradesOf(query: BenchQuery): Map<string, number> {
 function todaysSearch(listings: BenchListing[], query: string): string[] {
   const text = query.toLowerCase();
   const classOf = (l: BenchListing) =>
-    l.description.toLowerCase().includes(text) ? 0 : l.resource.toLowerCase().includes(text) ? 1 : [l.payTo, l.serviceName ?? "", JSON.stringify(l.tags)].some((f) => f.toLowerCase().includes(text)) ? 2 : 3;
+    l.description.toLowerCase().includes(text)
+      ? 0
+      : l.resource.toLowerCase().includes(text)
+        ? 1
+        : [l.payTo, l.serviceName ?? "", JSON.stringify(l.tags)].some((f) => f.toLowerCase().includes(text))
+          ? 2
+          : 3;
   return listings
     .map((l) => ({ l, c: classOf(l) }))
     .filter(({ c }) => c < 3)
@@ -67,7 +73,10 @@ console.log(`model: ${catalog.length + QUERIES.length} texts embedded in ${round
 const overlapping = QUERIES.filter((query) => {
   const asked = new Set(terms(query.q));
   const grades = gradesOf(query);
-  return [...grades].some(([id, grade]) => grade === 3 && terms(`${byId.get(id)!.serviceName} ${byId.get(id)!.description} ${byId.get(id)!.tags.join(" ")}`).some((t) => asked.has(t)));
+  return [...grades].some(
+    ([id, grade]) =>
+      grade === 3 && terms(`${byId.get(id)!.serviceName} ${byId.get(id)!.description} ${byId.get(id)!.tags.join(" ")}`).some((t) => asked.has(t)),
+  );
 }).length;
 results.wordOverlap = { queriesSharingAWordWithAGrade3Listing: overlapping, of: QUERIES.length };
 console.log(`queries sharing any stemmed word with a listing graded 3: ${overlapping} of ${QUERIES.length}`);
@@ -113,10 +122,20 @@ for (const variant of variants) {
   const rows = answered.map((query) => {
     const ranked = variant.run(query, QUERIES.indexOf(query));
     const grades = gradesOf(query);
-    return { kind: query.kind, ndcg: ndcg(ranked, grades), mrr: reciprocalRank(ranked, grades), recall: recall(ranked, grades), empty: ranked.length === 0, lookalikesAbove: lookalikeOrder(ranked), brandFirst: query.brand ? byId.get(ranked[0] ?? "")?.serviceName === query.brand : undefined };
+    return {
+      kind: query.kind,
+      ndcg: ndcg(ranked, grades),
+      mrr: reciprocalRank(ranked, grades),
+      recall: recall(ranked, grades),
+      empty: ranked.length === 0,
+      lookalikesAbove: lookalikeOrder(ranked),
+      brandFirst: query.brand ? byId.get(ranked[0] ?? "")?.serviceName === query.brand : undefined,
+    };
   });
   const none = QUERIES.filter((query) => query.kind === "none").map((query) => variant.run(query, QUERIES.indexOf(query)).length);
-  const byKind = Object.fromEntries([...new Set(rows.map((r) => r.kind))].map((kind) => [kind, round(mean(rows.filter((r) => r.kind === kind).map((r) => r.ndcg)))]));
+  const byKind = Object.fromEntries(
+    [...new Set(rows.map((r) => r.kind))].map((kind) => [kind, round(mean(rows.filter((r) => r.kind === kind).map((r) => r.ndcg)))]),
+  );
   quality.push({
     variant: variant.name,
     "nDCG@10": round(mean(rows.map((r) => r.ndcg))),
@@ -133,11 +152,14 @@ console.table(quality.map(({ nDCGByKind: _byKind, ...row }) => row));
 console.table(quality.map((row) => ({ variant: row.variant, ...(row.nDCGByKind as object) })));
 const lexical = quality[1]!["nDCG@10"] as number;
 const ndcgOf = (name: string) => quality.find((row) => row.variant === name)!["nDCG@10"] as number;
-console.log(`hybrid / lexical nDCG@10: ${round(ndcgOf("hybrid (query encoder)") / lexical, 2)}x (query first asked), ${round(ndcgOf("hybrid (model query vector, cached)") / lexical, 2)}x (cached model query vector); target >= 1.3x`);
+console.log(
+  `hybrid / lexical nDCG@10: ${round(ndcgOf("hybrid (query encoder)") / lexical, 2)}x (query first asked), ${round(ndcgOf("hybrid (model query vector, cached)") / lexical, 2)}x (cached model query vector); target >= 1.3x`,
+);
 results.quality = quality;
 
 // Cost: distinct natural-language queries at 10k and 100k listings, on this (the request) thread.
-const distinct = (i: number) => `${QUERIES[i % QUERIES.length]!.q}${i >= QUERIES.length ? ` ${["please", "for my agent", "fast", "cheap", "api", "today", "now", "service"][Math.floor(i / QUERIES.length) % 8]} ${i}` : ""}`;
+const distinct = (i: number) =>
+  `${QUERIES[i % QUERIES.length]!.q}${i >= QUERIES.length ? ` ${["please", "for my agent", "fast", "cheap", "api", "today", "now", "service"][Math.floor(i / QUERIES.length) % 8]} ${i}` : ""}`;
 const scale: Array<Record<string, unknown>> = [];
 for (const size of SIZES) {
   const big = new SearchEngine({ encoder, codebook, semanticBudgetMs: Infinity });
