@@ -96,8 +96,10 @@ describe.each(testDatabaseKinds())("paid POST /listings with hostile bodies on $
       const parser = new SaxesParser({ xmlns: true });
       expect(() => parser.write(xml).close(), route).not.toThrow();
       const [item] = parseFeed(xml).items;
-      expect(item!.url, route).toBe(normalised);
+      // An item links to the listing's page; the seller's resource, normalised, stands in its text.
+      expect(item!.url, route).toMatch(/\/listing\/[0-9a-f-]{36}$/);
       expect(item!.description, route).toContain(description);
+      expect(`${item!.description ?? ""}${item!.content ?? ""}`, route).toContain(normalised);
     }
   });
 });
