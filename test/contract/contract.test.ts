@@ -65,7 +65,18 @@ const specAreas = readSpecAreas(root);
 describe("the alias table", () => {
   it("groups every canonical operation under the area whose interface declares it", () => {
     const table = readAliasTable(root) as Table;
-    expect(Object.keys(table).filter((key) => !key.startsWith("$"))).toEqual(["listings", "catalog", "feeds", "mcp", "a2a", "documents", "demo", "ops", "web", "assets"]);
+    expect(Object.keys(table).filter((key) => !key.startsWith("$"))).toEqual([
+      "listings",
+      "catalog",
+      "feeds",
+      "mcp",
+      "a2a",
+      "documents",
+      "demo",
+      "ops",
+      "web",
+      "assets",
+    ]);
     expect([...specAreas].sort()).toEqual(Object.keys(areas).sort());
     for (const [area, operations] of Object.entries(areas)) expect(Object.keys(table[area]!)).toEqual([...operations]);
     expect(readFileSync("generated/routes.tsp", "utf8")).toContain('@route("/bazaar.json") op getCatalog is Catalog.getCatalog;');
