@@ -2,12 +2,15 @@
 import type { Logger } from "../logger.js";
 import { HttpError } from "./errors.js";
 
-/** Prisma, its driver adapters and better-sqlite3 (the catalog reader): the database is down, busy, or refused a statement. */
+/** Prisma, its driver adapters, better-sqlite3 and pg (the catalog readers): the database is down, busy, or refused a statement. */
 export function isStorageError(error: unknown): boolean {
   const name = (error as { name?: unknown } | null)?.name;
   return (
     typeof name === "string" &&
-    (/^PrismaClient(KnownRequest|UnknownRequest|Initialization|RustPanic)Error$/.test(name) || name === "DriverAdapterError" || name === "SqliteError")
+    (/^PrismaClient(KnownRequest|UnknownRequest|Initialization|RustPanic)Error$/.test(name) ||
+      name === "DriverAdapterError" ||
+      name === "SqliteError" ||
+      name === "CatalogReadError")
   );
 }
 

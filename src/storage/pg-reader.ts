@@ -52,10 +52,30 @@ export function openPgReader(
     end,
     async rows(sql: Prisma.Sql): Promise<SqlRow[]> {
       const started = process.hrtime.bigint();
-      const result = await pool.query<SqlRow>({ name: nameOf(sql.text), text: sql.text, values: sql.values as unknown[] });
+      let result;
+      try {
+        result = await pool.query<SqlRow>({ name: nameOf(sql.text), text: sql.text, values: sql.values as unknown[] });
+      } catch (error) {
+        throw new CatalogReadError(error);
+      }
       histogram.observe(Number(process.hrtime.bigint() - started) / 1e9);
       return result.rows;
     },
     close: () => void end(),
   };
+}
+
+/**
+ * A catalog read the database refused or did not answer (pg's own errors are plain `Error`s or
+ * `DatabaseError`s named "error"): named so that the service answers 503 storage_unavailable, as
+ * for Prisma's and better-sqlite3's errors. The message names no SQL; the cause keeps pg's error.
+ */
+export class CatalogReadError extends Error {
+  override readonly name = "CatalogReadError";
+  readonly code: string | undefined;
+  constructor(cause: unknown) {
+    super("the catalog read failed", { cause });
+    const code = (cause as { code?: unknown } | null)?.code;
+    this.code = typeof code === "string" ? code : undefined;
+  }
 }
