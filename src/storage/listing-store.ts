@@ -7,7 +7,7 @@ import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { Database } from "./database.js";
 import { BAZAAR_EXTENSION } from "./catalog-filters.js";
 import { CatalogReads } from "./catalog-reads.js";
-import { CatalogTransactions, type Tx } from "./catalog-transactions.js";
+import { CatalogTransactions, type Tx, type WriteOutcome } from "./catalog-transactions.js";
 import { healthCounts, type HealthCounts } from "./health-counts.js";
 import { renewalCopy } from "./listing-row.js";
 import { tidyReadPaths } from "./read-path-upkeep.js";
@@ -124,7 +124,7 @@ export class ListingStore {
     return this.transactions.read(fn);
   }
 
-  private write<T>(now: Date, fn: (tx: Tx) => Promise<{ result: T; changed: boolean }>): Promise<T> {
+  private write<T>(now: Date, fn: (tx: Tx) => Promise<WriteOutcome<T>>): Promise<T> {
     return this.transactions.write(now, fn);
   }
 

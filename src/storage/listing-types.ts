@@ -8,6 +8,37 @@ export type ListingMethod = "GET" | "POST";
 export const LISTING_STATES = ["pending", "active", "failed", "delisted"] as const;
 export const PAYMENT_STATES = ["pending", "settled", "failed"] as const;
 export type ListingState = (typeof LISTING_STATES)[number];
+
+/** What can happen to a listing: the catalog's change log (ListingEvent) and its webhooks (issue 27). */
+export const LISTING_EVENT_TYPES = [
+  "listing.created",
+  "listing.renewed",
+  "listing.updated",
+  "listing.delisted",
+  "listing.expiring",
+  "listing.expired",
+  "listing.health_changed",
+  "listing.drifted",
+  "listing.verified",
+] as const;
+export type ListingEventType = (typeof LISTING_EVENT_TYPES)[number];
+
+/** Why a listing is in its state: a machine-readable code, words for a person, and the evidence. */
+export interface ListingReason {
+  code: string;
+  message: string;
+  evidence?: Record<string, unknown>;
+}
+
+/** One change to record in the same transaction as the write that made it (CatalogTransactions.write). */
+export interface ListingEventDraft {
+  listingId: string;
+  sellerPayTo: string;
+  type: ListingEventType;
+  /** The listing's state after the change and why. */
+  status: { state: string; reasons: ListingReason[] };
+  data?: Record<string, unknown>;
+}
 export type PaymentState = (typeof PAYMENT_STATES)[number];
 
 /** What a seller submits (already validated by the HTTP layer). */

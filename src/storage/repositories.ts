@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { INSTANCE_ID, JobLeases } from "../jobs/lease.js";
 import type { Database } from "./database.js";
+import { ListingEventStore } from "./listing-event-store.js";
 import { ListingStore } from "./listing-store.js";
 import { OwnerStore } from "./owner-store.js";
 import { PaymentIdempotencyStore } from "./payment-idempotency-store.js";
@@ -19,6 +20,8 @@ export interface Repositories {
   usage: UsageStore;
   /** Replies of paid listing requests by payment identifier. */
   idempotency: PaymentIdempotencyStore;
+  /** The catalog's change log (events written with each catalog write): webhooks, history, feeds, mirrors. */
+  events: ListingEventStore;
   /** Leases of background jobs that run on one instance at a time. */
   leases: JobLeases;
 }
@@ -31,6 +34,7 @@ export function createRepositories(database: Database): Repositories {
     owners: new OwnerStore(transactions),
     usage: new UsageStore(transactions),
     idempotency: new PaymentIdempotencyStore(transactions),
+    events: new ListingEventStore(transactions),
     // Each set of repositories is its own lease holder, also two in one process (tests, an in-process restart).
     leases: new JobLeases(database, `${INSTANCE_ID}:${randomUUID().slice(0, 8)}`),
   };

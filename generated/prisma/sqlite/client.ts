@@ -105,3 +105,12 @@ export type ChainCheckpoint = Prisma.ChainCheckpointModel
  * listing's text (or whose model is another) is embedded again.
  */
 export type ListingEmbedding = Prisma.ListingEmbeddingModel
+/**
+ * Model ListingEvent
+ * The catalog's change log (issue 27): one row per thing that happened to a listing, written in the
+ * same transaction as the change (CatalogTransactions.write: a transactional outbox). Webhook
+ * delivery, a listing's transition history, the per-seller feeds and the mirror API read it.
+ * seq follows commit order: every catalog writer holds the CatalogState row lock (PostgreSQL) or
+ * the write lock (SQLite) while it inserts, so a reader paging by seq never skips a late commit.
+ */
+export type ListingEvent = Prisma.ListingEventModel

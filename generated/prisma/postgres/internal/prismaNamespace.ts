@@ -407,7 +407,8 @@ export const ModelName = {
   PaymentIdempotency: 'PaymentIdempotency',
   UsageTransfer: 'UsageTransfer',
   ChainCheckpoint: 'ChainCheckpoint',
-  ListingEmbedding: 'ListingEmbedding'
+  ListingEmbedding: 'ListingEmbedding',
+  ListingEvent: 'ListingEvent'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -423,7 +424,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "listing" | "payment" | "catalogState" | "listingHealth" | "healthDay" | "jobLease" | "ownerNonce" | "paymentIdempotency" | "usageTransfer" | "chainCheckpoint" | "listingEmbedding"
+    modelProps: "listing" | "payment" | "catalogState" | "listingHealth" | "healthDay" | "jobLease" | "ownerNonce" | "paymentIdempotency" | "usageTransfer" | "chainCheckpoint" | "listingEmbedding" | "listingEvent"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1241,6 +1242,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    ListingEvent: {
+      payload: Prisma.$ListingEventPayload<ExtArgs>
+      fields: Prisma.ListingEventFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ListingEventFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEventPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ListingEventFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEventPayload>
+        }
+        findFirst: {
+          args: Prisma.ListingEventFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEventPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ListingEventFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEventPayload>
+        }
+        findMany: {
+          args: Prisma.ListingEventFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEventPayload>[]
+        }
+        create: {
+          args: Prisma.ListingEventCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEventPayload>
+        }
+        createMany: {
+          args: Prisma.ListingEventCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ListingEventCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEventPayload>[]
+        }
+        delete: {
+          args: Prisma.ListingEventDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEventPayload>
+        }
+        update: {
+          args: Prisma.ListingEventUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEventPayload>
+        }
+        deleteMany: {
+          args: Prisma.ListingEventDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ListingEventUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ListingEventUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEventPayload>[]
+        }
+        upsert: {
+          args: Prisma.ListingEventUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ListingEventPayload>
+        }
+        aggregate: {
+          args: Prisma.ListingEventAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateListingEvent>
+        }
+        groupBy: {
+          args: Prisma.ListingEventGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ListingEventGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ListingEventCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ListingEventCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1440,6 +1515,20 @@ export const ListingEmbeddingScalarFieldEnum = {
 export type ListingEmbeddingScalarFieldEnum = (typeof ListingEmbeddingScalarFieldEnum)[keyof typeof ListingEmbeddingScalarFieldEnum]
 
 
+export const ListingEventScalarFieldEnum = {
+  seq: 'seq',
+  id: 'id',
+  listingId: 'listingId',
+  sellerPayTo: 'sellerPayTo',
+  type: 'type',
+  status: 'status',
+  data: 'data',
+  at: 'at'
+} as const
+
+export type ListingEventScalarFieldEnum = (typeof ListingEventScalarFieldEnum)[keyof typeof ListingEventScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -1454,6 +1543,13 @@ export const NullableJsonNullValueInput = {
 } as const
 
 export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
+
+
+export const JsonNullValueInput = {
+  JsonNull: JsonNull
+} as const
+
+export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
 
 
 export const QueryMode = {
@@ -1753,6 +1849,7 @@ export type GlobalOmitConfig = {
   usageTransfer?: Prisma.UsageTransferOmit
   chainCheckpoint?: Prisma.ChainCheckpointOmit
   listingEmbedding?: Prisma.ListingEmbeddingOmit
+  listingEvent?: Prisma.ListingEventOmit
 }
 
 /* Types for Logging */

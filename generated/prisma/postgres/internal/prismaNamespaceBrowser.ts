@@ -61,7 +61,8 @@ export const ModelName = {
   PaymentIdempotency: 'PaymentIdempotency',
   UsageTransfer: 'UsageTransfer',
   ChainCheckpoint: 'ChainCheckpoint',
-  ListingEmbedding: 'ListingEmbedding'
+  ListingEmbedding: 'ListingEmbedding',
+  ListingEvent: 'ListingEvent'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -240,6 +241,20 @@ export const ListingEmbeddingScalarFieldEnum = {
 export type ListingEmbeddingScalarFieldEnum = (typeof ListingEmbeddingScalarFieldEnum)[keyof typeof ListingEmbeddingScalarFieldEnum]
 
 
+export const ListingEventScalarFieldEnum = {
+  seq: 'seq',
+  id: 'id',
+  listingId: 'listingId',
+  sellerPayTo: 'sellerPayTo',
+  type: 'type',
+  status: 'status',
+  data: 'data',
+  at: 'at'
+} as const
+
+export type ListingEventScalarFieldEnum = (typeof ListingEventScalarFieldEnum)[keyof typeof ListingEventScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -254,6 +269,13 @@ export const NullableJsonNullValueInput = {
 } as const
 
 export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
+
+
+export const JsonNullValueInput = {
+  JsonNull: JsonNull
+} as const
+
+export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
 
 
 export const QueryMode = {

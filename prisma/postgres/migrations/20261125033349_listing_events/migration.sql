@@ -1,0 +1,25 @@
+-- CreateTable
+CREATE TABLE "ListingEvent" (
+    "seq" SERIAL NOT NULL,
+    "id" TEXT NOT NULL,
+    "listingId" UUID NOT NULL,
+    "sellerPayTo" TEXT NOT NULL,
+    "type" TEXT NOT NULL,
+    "status" JSONB NOT NULL,
+    "data" JSONB,
+    "at" TIMESTAMPTZ(3) NOT NULL,
+
+    CONSTRAINT "ListingEvent_pkey" PRIMARY KEY ("seq")
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ListingEvent_id_key" ON "ListingEvent"("id");
+
+-- CreateIndex
+CREATE INDEX "ListingEvent_listingId_seq_idx" ON "ListingEvent"("listingId", "seq");
+
+-- CreateIndex
+CREATE INDEX "ListingEvent_sellerPayTo_seq_idx" ON "ListingEvent"("sellerPayTo", "seq");
+
+-- CreateIndex
+CREATE INDEX "ListingEvent_at_idx" ON "ListingEvent"("at");

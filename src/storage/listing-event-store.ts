@@ -1,0 +1,51 @@
+// Reads of the catalog's change log (ListingEvent): written only by CatalogTransactions.write, in the
+// transaction of the change it records. Pages go by seq, which is commit order (see the model).
+import type { ListingEvent } from "../../generated/prisma/sqlite/client.js";
+import type { CatalogTransactions } from "./catalog-transactions.js";
+
+export type { ListingEvent };
+
+export const MAX_EVENT_PAGE = 1000;
+
+export class ListingEventStore {
+  constructor(private readonly transactions: CatalogTransactions) {}
+
+  /** Every listing's events after seq, oldest first: the outbox a deliverer or a mirror follows. */
+  after(seq: number, limit: number): Promise<ListingEvent[]> {
+    return this.transactions.read(() =>
+      this.transactions.prisma.listingEvent.findMany({ where: { seq: { gt: seq } }, orderBy: { seq: "asc" }, take: clamp(limit) }),
+    );
+  }
+
+  /** One listing's events, newest first: its transition history. */
+  forListing(listingId: string, limit: number, beforeSeq?: number): Promise<ListingEvent[]> {
+    return this.transactions.read(() =>
+      this.transactions.prisma.listingEvent.findMany({
+        where: { listingId, ...(beforeSeq !== undefined && { seq: { lt: beforeSeq } }) },
+        orderBy: { seq: "desc" },
+        take: clamp(limit),
+      }),
+    );
+  }
+
+  /** One seller's events (payTo, any case), newest first: the per-seller feeds. */
+  forSeller(sellerPayTo: string, limit: number, beforeSeq?: number): Promise<ListingEvent[]> {
+    return this.transactions.read(() =>
+      this.transactions.prisma.listingEvent.findMany({
+        where: { sellerPayTo: sellerPayTo.toLowerCase(), ...(beforeSeq !== undefined && { seq: { lt: beforeSeq } }) },
+        orderBy: { seq: "desc" },
+        take: clamp(limit),
+      }),
+    );
+  }
+
+  /** The newest seq, 0 when there is none: where a new follower starts. */
+  async lastSeq(): Promise<number> {
+    const row = await this.transactions.read(() => this.transactions.prisma.listingEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }));
+    return row?.seq ?? 0;
+  }
+}
+
+function clamp(limit: number): number {
+  return Math.max(1, Math.min(MAX_EVENT_PAGE, Math.floor(limit)));
+}
