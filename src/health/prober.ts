@@ -6,7 +6,7 @@
 // and size limit, without the per-client buckets of the free dry run.
 import { performance } from "node:perf_hooks";
 import type { HealthConfig } from "../config.js";
-import { INSTANCE_ID } from "../jobs/lease.js";
+import { INSTANCE_ID } from "../storage/job-leases.js";
 import type { JobDefinition } from "../jobs/job.js";
 import type { Logger } from "../logger.js";
 import type { ProbeResult, ProbeTarget } from "../probe/seller-probe.js";

@@ -6,7 +6,7 @@
 import type { Logger } from "../logger.js";
 import { metrics, secondsSince } from "../metrics.js";
 import type { JobDefinition, JobRun, JobStatus } from "./job.js";
-import type { JobLeases } from "./lease.js";
+import type { JobLeases } from "../storage/job-leases.js";
 
 export interface JobRegistry {
   /** The declared jobs' names, in declaration order. */

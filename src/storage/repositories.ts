@@ -3,7 +3,7 @@
 // Listing health's store belongs to src/health/ (a layer above storage): createHealth builds it once
 // on these listings' transactions.
 import { randomUUID } from "node:crypto";
-import { INSTANCE_ID, JobLeases } from "../jobs/lease.js";
+import { INSTANCE_ID, JobLeases } from "./job-leases.js";
 import type { Database } from "./database.js";
 import { ListingEventStore } from "./listing-event-store.js";
 import { ListingStore } from "./listing-store.js";

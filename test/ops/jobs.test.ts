@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
 import type { JobDefinition } from "../../src/jobs/job.js";
-import { JobLeases } from "../../src/jobs/lease.js";
+import { JobLeases } from "../../src/storage/job-leases.js";
 import { createJobRegistry } from "../../src/jobs/registry.js";
 import { createLogger } from "../../src/logger.js";
 import type { Payments } from "../../src/payments/setup.js";

@@ -3,7 +3,7 @@
 // (kill -9 included) hands the job over within one lease time; nothing is held only in memory.
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { Database } from "../storage/database.js";
+import type { Database } from "./database.js";
 
 /** This process, as a lease holder: host, pid and a random part (a restarted pid is another holder). */
 export const INSTANCE_ID = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
