@@ -1983,6 +1983,27 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/listings/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why a listing is where it is: status, reasons, transitions
+         * @description Any stored listing's status and reasons, live or not (pending, failed, delisted, expired), with
+         *     its recent transitions: why a listing is missing from the catalog. 404 when no such listing is stored.
+         */
+        get: operations["getListingStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/listings/challenge": {
         parameters: {
             query?: never;
@@ -2990,6 +3011,46 @@ export type paths = {
          * @description Foreign-only catalog.
          */
         get: operations["getForeignCatalog__sellersJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sellers/{payTo}/feed.atom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Atom feed of one seller's listing events
+         * @description The same events as an Atom 1.0 feed.
+         */
+        get: operations["getSellerAtomFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sellers/{payTo}/feed.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * JSON feed of one seller's listing events
+         * @description One seller's events (every listing of this payTo: created, renewed, updated, health, expiry), newest first, as a JSON Feed 1.1.
+         */
+        get: operations["getSellerFeed"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4068,16 +4129,48 @@ export type components = {
         ListingDocument: {
             /** @description Daily uptime over the last 30 days, oldest first. */
             healthHistory: components["schemas"]["HealthDaySummary"][];
+            /** @description Its most recent transitions, newest first (at most 20; `links.status` has more). */
+            history: components["schemas"]["ListingEventRecord"][];
             item: components["schemas"]["CatalogItem"];
             /** @description The most recent probes, newest first. */
             lastProbes: components["schemas"]["ProbeSample"][];
             /** @description Related documents, by name (the catalog, this listing's owner operations). */
             links: components["schemas"]["Links"];
+            /** @description Where the listing stands and why (the reasons, with their evidence). */
+            status: components["schemas"]["ListingStatus"];
             /** @description Daily sales over the last 30 days, oldest first. */
             usageHistory: components["schemas"]["UsageDaySummary"][];
             /** @description Where the usage indexer stands (its lag); absent when no chain is configured or it has not run yet. */
             usageIndexer?: components["schemas"]["UsageIndexerState"];
         };
+        /** @description One entry of the change log: recorded in the same transaction as the change. */
+        ListingEventRecord: {
+            /** Format: date-time */
+            at: string;
+            /** @description What changed (e.g. `{"priceUsdc": {"from": "0.01", "to": "0.02"}}`, `{"from": "healthy", "to": "unhealthy"}`). */
+            data?: {
+                [key: string]: unknown;
+            };
+            /** @description Stable across redeliveries: a webhook's `webhook-id`. */
+            id: string;
+            /** Format: uuid */
+            listingId: string;
+            /** @description Lowercase. */
+            sellerPayTo: string;
+            /**
+             * Format: int32
+             * @description Commit order across the whole catalog.
+             */
+            seq: number;
+            /** @description The listing's status right after the change. */
+            status: components["schemas"]["ListingStatus"];
+            type: components["schemas"]["ListingEventType"];
+        };
+        /**
+         * @description What can happen to a listing.
+         * @enum {string}
+         */
+        ListingEventType: "listing.created" | "listing.renewed" | "listing.updated" | "listing.delisted" | "listing.expiring" | "listing.expired" | "listing.health_changed" | "listing.drifted" | "listing.verified";
         /** @description The listing fee with the request schema, an example and the dry-run URL. */
         ListingFeeDetail: {
             asset: components["schemas"]["EvmAddress"];
@@ -4122,6 +4215,14 @@ export type components = {
          * @enum {string}
          */
         ListingMethod: "GET" | "POST";
+        /** @description One reason: a stable code, words for a person, and the evidence (probe times and failure code, expiry, ...). */
+        ListingReason: {
+            code: components["schemas"]["ReasonCode"];
+            evidence?: {
+                [key: string]: unknown;
+            };
+            message: string;
+        };
         /** @description The body of `POST /listings` and `POST /listings/validate`. Unknown fields are rejected. */
         ListingRequest: {
             /** @description What the buyer agent receives. */
@@ -4168,6 +4269,25 @@ export type components = {
             /** Format: int32 */
             ttlDays: number;
         };
+        /** @description A listing's status and every reason that applies. */
+        ListingStatus: {
+            reasons: components["schemas"]["ListingReason"][];
+            state: components["schemas"]["ListingStatusName"];
+        };
+        /** @description Any stored listing's status (also when it is not live: delisted, expired, failed, pending) and its recent transitions. */
+        ListingStatusDocument: {
+            /** @description The most recent events, newest first (at most 50). */
+            history: components["schemas"]["ListingEventRecord"][];
+            links: components["schemas"]["Links"];
+            /** Format: uuid */
+            listingId: string;
+            status: components["schemas"]["ListingStatus"];
+        };
+        /**
+         * @description Where a listing stands, the most pressing first when several apply.
+         * @enum {string}
+         */
+        ListingStatusName: "pending" | "failed" | "delisted" | "expired" | "drifted" | "unhealthy" | "expiring" | "live";
         /**
          * @description The body of `PATCH /listings/{id}`: the signed authorization and the fields to change (at least
          *     one). A price or method change is accepted only when a fresh probe of the seller's challenge shows
@@ -4673,6 +4793,11 @@ export type components = {
             /** @description The payment backend answers: the facilitator (remote mode) and the chain node, where configured. */
             payments: components["schemas"]["ReadinessCheck"];
         };
+        /**
+         * @description Why a listing is in its status. Every code, with its meaning, is in the README's reason code table.
+         * @enum {string}
+         */
+        ReasonCode: "payment_pending" | "payment_failed" | "delisted_by_owner" | "term_ended" | "expiring_soon" | "terms_drifted" | "probe_failing" | "probe_passing" | "not_reprobed_yet" | "owner_verified";
         /** @description The answer to `POST /listings/{id}/refresh`. */
         RefreshResult: {
             /** @description The probe's failure code, when it failed (for example `timeout`, `price_mismatch`). */
@@ -4700,6 +4825,35 @@ export type components = {
          * @enum {string}
          */
         SearchModeUsed: "lexical" | "semantic" | "hybrid";
+        /** @description One seller's listing events, newest first (at most 50): a JSON Feed 1.1. */
+        SellerFeedDocument: {
+            description: string;
+            /** Format: uri */
+            feed_url: string;
+            /** Format: uri */
+            home_page_url: string;
+            items: components["schemas"]["SellerFeedItem"][];
+            links: components["schemas"]["Links"];
+            sellerPayTo: string;
+            title: string;
+            /** @enum {string} */
+            version: "https://jsonfeed.org/version/1.1";
+        };
+        /** @description One event as a JSON Feed 1.1 item. */
+        SellerFeedItem: {
+            content_text: string;
+            /** Format: date-time */
+            date_published: string;
+            event: components["schemas"]["ListingEventRecord"];
+            /** @description The event id. */
+            id: string;
+            title: string;
+            /**
+             * Format: uri
+             * @description The listing's page.
+             */
+            url: string;
+        };
         /** @description A seller's sales that could not be attributed to one of its listings (several share its price). */
         SellerUsage: {
             /** @description The last block the counts include (decimal string). */
@@ -8964,6 +9118,46 @@ export interface operations {
             };
         };
     };
+    getListingStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain JSON document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListingStatusDocument"];
+                };
+            };
+            /** @description The request has a malformed parameter, header or body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getListingChallenge: {
         parameters: {
             query?: never;
@@ -11138,6 +11332,109 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSellerAtomFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                "If-None-Match"?: components["parameters"]["Conditional"];
+            };
+            path: {
+                payTo: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A text document of the given media type, with a weak ETag. */
+            200: {
+                headers: {
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/atom+xml": string;
+                };
+            };
+            /** @description A conditional read whose `If-None-Match` matches the current weak ETag. */
+            304: {
+                headers: {
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request has a malformed parameter, header or body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSellerFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                "If-None-Match"?: components["parameters"]["Conditional"];
+            };
+            path: {
+                /** @description The seller's payTo (any case). */
+                payTo: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON document with a weak ETag, for conditional reads. */
+            200: {
+                headers: {
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SellerFeedDocument"];
+                };
+            };
+            /** @description A conditional read whose `If-None-Match` matches the current weak ETag. */
+            304: {
+                headers: {
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request has a malformed parameter, header or body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
             default: {

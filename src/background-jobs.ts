@@ -8,6 +8,7 @@ import { catalogUpkeepJob } from "./catalog/maintenance.js";
 import type { HealthProber } from "./health/prober.js";
 import type { JobDefinition } from "./jobs/job.js";
 import { reconcilerJob } from "./listing/reconciler.js";
+import { termEventsJob } from "./listing/term-events.js";
 import type { Logger } from "./logger.js";
 import type { MarketFacts } from "./market/facts.js";
 import type { ChainReader } from "./payments/chain-reader.js";
@@ -35,6 +36,7 @@ export function backgroundJobs(deps: BackgroundJobDeps): JobDefinition[] {
   const jobs: Array<JobDefinition | null> = [
     catalogUpkeepJob({ store, market: deps.market, logger, loadSeed: config.loadSeed, intervalMs: HOUR_MS, now }),
     chain && config.payments.reconcileIntervalMs > 0 ? reconcilerJob({ store, chain, logger, now, intervalMs: config.payments.reconcileIntervalMs }) : null,
+    termEventsJob({ transactions: store.transactions, intervalMs: config.events.termIntervalMs, now }),
     deps.prober.job(),
     deps.usage.job,
   ];

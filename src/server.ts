@@ -117,7 +117,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   // The ranking engine loads the catalog in the background: searches answer with substring matching
   // (searchModeReason "semantic-not-ready") until it is in, and the request thread never waits on the model.
   const ranker = config.semanticSearch ? new CatalogRanker(new SearchService(database, { log: logger })) : null;
-  const catalog = { ...documents, store, freshness, now, ranker };
+  const catalog = { ...documents, store, events: repositories.events, freshness, now, ranker };
   const listingReads = { ...catalog, health, usage };
   const mcp = { ...catalog, config, logger, probe };
   const contexts: AreaContexts = {

@@ -78,7 +78,7 @@ const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "
  * with `>` escaped no `]]>` can close the CDATA section early. (A carriage return is written as a
  * reference because XML parsers turn a literal one into a line feed.)
  */
-function htmlText(text: string): string {
+export function htmlText(text: string): string {
   return xmlChars(text).replace(/[&<>"'\r]/g, (char) => HTML_ESCAPES[char]!);
 }
 

@@ -14,6 +14,9 @@ export interface ListingHistory {
   usageHistory: ListingDocument["usageHistory"];
   /** Where the usage indexer stands (absent without a chain). */
   usageIndexer?: ListingDocument["usageIndexer"];
+  /** Where it stands and why, and its recent transitions (the change log). */
+  status: ListingDocument["status"];
+  history: ListingDocument["history"];
 }
 
 export function listingDocument(listing: Listing, history: ListingHistory, market: MarketFacts): ListingDocument {
@@ -26,6 +29,9 @@ export function listingDocument(listing: Listing, history: ListingHistory, marke
       signClaim: `${linkWithParams(market, "/listings/{id}/sign", { id: listing.id })}?action=claim`,
       signDelist: `${linkWithParams(market, "/listings/{id}/sign", { id: listing.id })}?action=delist`,
       refresh: linkWithParams(market, "/listings/{id}/refresh", { id: listing.id }),
+      status: linkWithParams(market, "/listings/{id}/status", { id: listing.id }),
+      sellerFeed: linkWithParams(market, "/sellers/{payTo}/feed.json", { payTo: listing.sellerPayTo.toLowerCase() }),
+      sellerAtom: linkWithParams(market, "/sellers/{payTo}/feed.atom", { payTo: listing.sellerPayTo.toLowerCase() }),
       catalog: linkTo(market, "catalog"),
       feed: linkTo(market, "feed"),
     },

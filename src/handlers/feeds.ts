@@ -3,6 +3,8 @@ import { SYNDICATION_SIZE, atomFeed, feedDocument, rssFeed } from "../documents/
 import { taggedJson, taggedText } from "../contract/rendered.js";
 import { HttpError } from "../contract/errors.js";
 import { catalogState, feedRows } from "../queries/catalog.js";
+import { sellerEvents } from "../queries/listing-events.js";
+import { sellerAtomFeed, sellerFeedDocument } from "../documents/seller-feeds.js";
 import type { CatalogAreaContext, Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
@@ -49,4 +51,23 @@ const getRssFeed: Handler<"getRssFeed"> = async (_input, services) => {
   return taggedText(rssFeed(services, rows, changedAt), "application/rss+xml", token);
 };
 
-export const feedsHandlers: AreaHandlers<"feeds"> = { getFeed, getAtomFeed, getRssFeed };
+/** One seller's events: the ETag moves with the catalog and with the seller's newest event (expiry warnings change no catalog row). */
+async function sellerFeed(services: CatalogAreaContext, payTo: string) {
+  const seller = payTo.toLowerCase();
+  const [{ token, changedAt }, { events, lastSeq }] = await Promise.all([catalogState(services), sellerEvents(services, seller)]);
+  return { seller, events, changedAt, token: `${token}.${lastSeq}` };
+}
+
+/** `/sellers/{payTo}/feed.json`: a JSON Feed 1.1 of one seller's listing events. */
+const getSellerFeed: Handler<"getSellerFeed"> = async (input, services) => {
+  const { seller, events, token } = await sellerFeed(services, input.params.payTo);
+  return taggedJson(sellerFeedDocument(services, seller, events), token);
+};
+
+/** `/sellers/{payTo}/feed.atom`: the same events in Atom 1.0. */
+const getSellerAtomFeed: Handler<"getSellerAtomFeed"> = async (input, services) => {
+  const { seller, events, changedAt, token } = await sellerFeed(services, input.params.payTo);
+  return taggedText(sellerAtomFeed(services, seller, events, changedAt), "application/atom+xml", token);
+};
+
+export const feedsHandlers: AreaHandlers<"feeds"> = { getFeed, getAtomFeed, getRssFeed, getSellerFeed, getSellerAtomFeed };

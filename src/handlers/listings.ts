@@ -8,9 +8,10 @@ import { facilitatorDocument, feeCard } from "../documents/listing-fee.js";
 import { exampleListing, listingRequestSchema } from "../documents/listing-request.js";
 import { dryRunListing, validationGuide } from "../listing/dry-run.js";
 import { createPaidListing, listingFeeCharge } from "../listing/paid-listing.js";
-import { linkTo, linksTo } from "../market/links.js";
+import { linkTo, linksTo, linkWithParams } from "../market/links.js";
 import { catalogState, liveListing, newestForeign } from "../queries/catalog.js";
 import { listingDocumentOf } from "../queries/listing-document.js";
+import { listingStatusOf } from "../queries/listing-events.js";
 import type { Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 import { ownershipHandlers } from "./ownership.js";
@@ -91,8 +92,20 @@ const getListing: Handler<"getListing"> = async (input, services) => {
   return taggedJson(await listingDocumentOf(listing, services), token);
 };
 
+/** Any stored listing's status, reasons and transitions: why it is (or is not) in the catalog. */
+const getListingStatus: Handler<"getListingStatus"> = async (input, services) => {
+  const found = await listingStatusOf(services, input.params.id);
+  if (!found) throw new HttpError(404, "listing_not_found", `No listing ${input.params.id} is stored: it never existed, or it expired more than a week ago.`);
+  const links = {
+    self: linkWithParams(services.market, "/listings/{id}/status", { id: input.params.id }),
+    listing: linkWithParams(services.market, "/listings/{id}", { id: input.params.id }),
+  };
+  return { status: 200, body: { listingId: input.params.id, ...found, links } };
+};
+
 export const listingsHandlers: AreaHandlers<"listings"> = {
   getListing,
+  getListingStatus,
   ...ownershipHandlers,
   createListing,
   getListings,

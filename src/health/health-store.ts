@@ -31,7 +31,9 @@ import {
 import { toDate, type SqlRow } from "../storage/catalog-reader.js";
 import type { CatalogTransactions, Tx } from "../storage/catalog-transactions.js";
 import { healthCounts, type HealthCounts } from "../storage/health-counts.js";
-import { insertMissingHealthRowsSql, publishHealthSql, updateHealthRowsSql, upsertHealthDaysSql } from "./health-batch-sql.js";
+import { listingEvent } from "../storage/listing-status.js";
+import type { ListingEventDraft } from "../storage/listing-types.js";
+import { insertMissingHealthRowsSql, publishHealthSql, updateHealthRowsSql, upsertHealthDaysSql, type PublishedHealth } from "./health-batch-sql.js";
 
 /** A listing leased for a probe: what to probe and its health so far. */
 export interface ClaimedListing {
@@ -86,6 +88,38 @@ const ids = (list: string[]) => Prisma.join(list);
 const num = (value: unknown) => Number(value ?? 0);
 const jsonOf = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : (value ?? null));
 const dateOrNull = (value: unknown) => (value === null || value === undefined ? null : toDate(value));
+
+/** The listing columns a health change's event carries (its status after the change). */
+const EVENT_COLUMNS = Prisma.sql`l."sellerPayTo", l."state", l."leftoverSeed", l."expiresAt", l."delistedAt", l."ownerVerified"`;
+
+/**
+ * The event of a published health change: listing.drifted when the seller's 402 stopped matching,
+ * listing.health_changed for any other change of status. Seed rows and rows that are not live record none.
+ */
+function healthEvent(row: SqlRow, change: PublishedHealth, now: Date): ListingEventDraft[] {
+  const from = String(row.healthStatus);
+  if (change.status === from || Boolean(Number(row.leftoverSeed)) || row.state !== "active") return [];
+  const summary = JSON.parse(change.summary) as { failureCode?: string; lastCheckedAt?: string };
+  const listing = {
+    id: change.listingId,
+    sellerPayTo: String(row.sellerPayTo),
+    state: String(row.state),
+    expiresAt: toDate(row.expiresAt),
+    delistedAt: dateOrNull(row.delistedAt),
+    ownerVerified: Boolean(Number(row.ownerVerified)),
+    healthStatus: change.status,
+    healthSummary: summary,
+  };
+  const type = change.status === "drifted" ? "listing.drifted" : "listing.health_changed";
+  return [
+    listingEvent(listing, type, now, {
+      from,
+      to: change.status,
+      ...(summary.failureCode && { failureCode: summary.failureCode }),
+      checkedAt: summary.lastCheckedAt ?? null,
+    }),
+  ];
+}
 
 export class HealthStore {
   constructor(private readonly transactions: CatalogTransactions) {}
@@ -187,7 +221,7 @@ export class HealthStore {
     const listingIds = probes.map((probe) => probe.listingId);
     return this.transactions.write(now, async (tx) => {
       if (holder === null) await tx.$executeRaw(insertMissingHealthRowsSql(listingIds, now));
-      const rows = await tx.$queryRaw<SqlRow[]>(Prisma.sql`SELECT h.*, l."healthStatus", l."healthSummary"
+      const rows = await tx.$queryRaw<SqlRow[]>(Prisma.sql`SELECT h.*, l."healthStatus", l."healthSummary", ${EVENT_COLUMNS}
         FROM "ListingHealth" h JOIN "Listing" l ON l."id" = h."listingId" WHERE h."listingId" IN (${ids(listingIds)})`);
       const current = new Map(rows.map((row) => [String(row.listingId), row]));
       const mine = probes.filter((probe) => current.has(probe.listingId));
@@ -236,7 +270,8 @@ export class HealthStore {
       );
       const changes = results.flatMap((result) => (result.publish ? [result.publish] : []));
       const published = changes.length > 0 ? await tx.$executeRaw(publishHealthSql(kind, changes)) : 0;
-      return { result: published, changed: published > 0 };
+      const events = changes.flatMap((change) => healthEvent(current.get(change.listingId)!, change, now));
+      return { result: published, changed: published > 0, events };
     });
   }
 

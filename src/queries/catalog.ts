@@ -8,12 +8,15 @@ import { decodeCursor, type CursorScope } from "../catalog/search-cursor.js";
 import { isDefaultSeedView, showsSeed } from "../catalog/seed-filter.js";
 import type { ListView, SearchView } from "../documents/discovery.js";
 import { FOREIGN_PAGE_SIZE } from "../documents/foreign.js";
+import type { ListingEventStore } from "../storage/listing-event-store.js";
 import { EMPTY_PAGE, catalogView, type FeedQuery, type Listing, type ListingStore } from "../storage/listing-store.js";
 import { rankedPage, type CatalogRanker, type SearchRanking } from "./ranked-search.js";
 
 /** What the catalog queries read from. */
 export interface CatalogQueryContext {
   store: ListingStore;
+  /** The catalog's change log: listing transitions, seller feeds. */
+  events: ListingEventStore;
   freshness: CatalogFreshness;
   now(): Date;
   /** The ranking engine (src/search/); null with SEARCH_SEMANTIC=off: substring matching answers. */

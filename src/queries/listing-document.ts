@@ -3,9 +3,11 @@
 import { listingDocument, type ListingDocument, type ListingHistory } from "../documents/listing-document.js";
 import type { MarketFacts } from "../market/facts.js";
 import type { Listing } from "../storage/listing-store.js";
+import { listingStatus } from "../storage/listing-status.js";
+import { DOCUMENT_HISTORY, listingHistory, type ListingEventsContext, type ListingStatus } from "./listing-events.js";
 
 /** Where a listing's history is read: the health store and the usage service (only the reads this needs). */
-export interface ListingHistorySources {
+export interface ListingHistorySources extends ListingEventsContext {
   health: { store: { history(listingId: string, now: Date): Promise<Pick<ListingHistory, "healthHistory" | "lastProbes">> } };
   usage: {
     history(listing: Listing, now: Date): Promise<ListingHistory["usageHistory"]>;
@@ -18,10 +20,12 @@ export interface ListingHistorySources {
 /** A live listing's document: its item, its health history and last probes, its daily sales. */
 export async function listingDocumentOf(listing: Listing, sources: ListingHistorySources): Promise<ListingDocument> {
   const now = sources.now();
-  const [health, usageHistory, usageIndexer] = await Promise.all([
+  const [health, usageHistory, usageIndexer, history] = await Promise.all([
     sources.health.store.history(listing.id, now),
     sources.usage.history(listing, now),
     sources.usage.state(),
+    listingHistory(sources, listing.id, DOCUMENT_HISTORY),
   ]);
-  return listingDocument(listing, { ...health, usageHistory, ...(usageIndexer && { usageIndexer }) }, sources.market);
+  const status = listingStatus(listing, now) as ListingStatus;
+  return listingDocument(listing, { ...health, usageHistory, ...(usageIndexer && { usageIndexer }), status, history }, sources.market);
 }

@@ -1,6 +1,6 @@
 // Reads of the catalog's change log (ListingEvent): written only by CatalogTransactions.write, in the
 // transaction of the change it records. Pages go by seq, which is commit order (see the model).
-import type { ListingEvent } from "../../generated/prisma/sqlite/client.js";
+import type { Listing, ListingEvent } from "../../generated/prisma/sqlite/client.js";
 import type { CatalogTransactions } from "./catalog-transactions.js";
 
 export type { ListingEvent };
@@ -37,6 +37,19 @@ export class ListingEventStore {
         take: clamp(limit),
       }),
     );
+  }
+
+  /** The listing the events are about, in any state (a delisted, failed or expired one too), or null when no row is stored. */
+  subject(listingId: string): Promise<Listing | null> {
+    return this.transactions.read(() => this.transactions.prisma.listing.findUnique({ where: { id: listingId } }));
+  }
+
+  /** The newest seq of one seller's events, 0 when there is none: with the catalog token, its feeds' ETag. */
+  async lastSellerSeq(sellerPayTo: string): Promise<number> {
+    const row = await this.transactions.read(() =>
+      this.transactions.prisma.listingEvent.findFirst({ where: { sellerPayTo: sellerPayTo.toLowerCase() }, orderBy: { seq: "desc" }, select: { seq: true } }),
+    );
+    return row?.seq ?? 0;
   }
 
   /** The newest seq, 0 when there is none: where a new follower starts. */

@@ -8,6 +8,7 @@ import type { Database } from "./database.js";
 import { BAZAAR_EXTENSION } from "./catalog-filters.js";
 import { CatalogReads } from "./catalog-reads.js";
 import { CatalogTransactions, type Tx, type WriteOutcome } from "./catalog-transactions.js";
+import { listingEvent, termChanges } from "./listing-status.js";
 import { healthCounts, type HealthCounts } from "./health-counts.js";
 import { renewalCopy } from "./listing-row.js";
 import { tidyReadPaths } from "./read-path-upkeep.js";
@@ -134,7 +135,7 @@ export class ListingStore {
       const listing = await tx.listing.create({
         data: { ...listingFields(input), ...listingState("active"), listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
       });
-      return { result: listing, changed: true };
+      return { result: listing, changed: true, events: [listingEvent(listing, "listing.created", now, { by: "operator" })] };
     });
   }
 
@@ -199,7 +200,7 @@ export class ListingStore {
           where: { id: listingId },
           data: { ...listingState("active"), listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs), ownerVerified: paidByOwner(pending, payer) },
         });
-        return { result: { listing, renewed: false }, changed: true };
+        return { result: { listing, renewed: false }, changed: true, events: [listingEvent(listing, "listing.created", now, { txHash })] };
       }
       await tx.payment.updateMany({ where: { listingId }, data: { ...settled, listingId: current.listing.id } });
       await tx.listing.delete({ where: { id: listingId } });
@@ -211,7 +212,14 @@ export class ListingStore {
           ownerVerified: current.listing.ownerVerified || paidByOwner(pending, payer),
         },
       });
-      return { result: { listing, renewed: true }, changed: true };
+      const renewed = listingEvent(listing, "listing.renewed", now, {
+        txHash,
+        expiresAt: { from: current.listing.expiresAt.toISOString(), to: listing.expiresAt.toISOString() },
+        ...termChanges(current.listing, listing),
+      });
+      const verified =
+        !current.listing.ownerVerified && listing.ownerVerified ? [listingEvent(listing, "listing.verified", now, { by: "fee_paid_by_owner" })] : [];
+      return { result: { listing, renewed: true }, changed: true, events: [renewed, ...verified] };
     });
   }
 

@@ -6,6 +6,8 @@ import { isDeepStrictEqual } from "node:util";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
 import { HOUR_MS } from "../constants.js";
+import { listingEvent, termChanges } from "./listing-status.js";
+import type { ListingEventDraft } from "./listing-types.js";
 import { metadataFields, normalizePrice, type Listing, type ListingMethod, type SellerMetadata } from "./listing-store.js";
 
 /** The nonce was spent already (by this operation sent twice, or by another). */
@@ -87,11 +89,11 @@ export class OwnerStore {
 
   /** Marks the listing owner-verified. Null when it is not live. */
   claim(id: string, spent: SpentNonce, now: Date): Promise<Listing | null> {
-    return this.signed(id, spent, now, async (tx, listing) =>
-      listing.ownerVerified
-        ? { listing, changed: false }
-        : { listing: await tx.listing.update({ where: { id }, data: { ownerVerified: true } }), changed: true },
-    );
+    return this.signed(id, spent, now, async (tx, listing) => {
+      if (listing.ownerVerified) return { listing, changed: false };
+      const claimed = await tx.listing.update({ where: { id }, data: { ownerVerified: true } });
+      return { listing: claimed, changed: true, events: [listingEvent(claimed, "listing.verified", now, { by: "owner_claim", signer: spent.signer })] };
+    });
   }
 
   /** Writes the changes (the owner's signature also verifies it). Null when it is not live. */
@@ -112,16 +114,20 @@ export class OwnerStore {
         if (twin) throw new ListingConflictError(twin.id);
       }
       const updated = await tx.listing.update({ where: { id }, data: { ...updateData(changes), ownerVerified: true } });
-      return { listing: updated, changed: true };
+      const inputSchema =
+        changes.inputSchema !== undefined && !isDeepStrictEqual(listing.inputSchema, updated.inputSchema) ? { inputSchema: { changed: true } } : {};
+      const events = [listingEvent(updated, "listing.updated", now, { by: "owner", ...termChanges(listing, updated), ...inputSchema })];
+      if (!listing.ownerVerified) events.push(listingEvent(updated, "listing.verified", now, { by: "owner_update", signer: spent.signer }));
+      return { listing: updated, changed: true, events };
     });
   }
 
   /** Withdraws the listing: state "delisted", hidden from every read at once. Null when it is not live. */
   delist(id: string, spent: SpentNonce, now: Date): Promise<Listing | null> {
-    return this.signed(id, spent, now, async (tx) => ({
-      listing: await tx.listing.update({ where: { id }, data: { state: "delisted", delistedAt: now } }),
-      changed: true,
-    }));
+    return this.signed(id, spent, now, async (tx) => {
+      const delisted = await tx.listing.update({ where: { id }, data: { state: "delisted", delistedAt: now } });
+      return { listing: delisted, changed: true, events: [listingEvent(delisted, "listing.delisted", now, { by: "owner", signer: spent.signer })] };
+    });
   }
 
   /** A fresh probe's seller metadata; `changed` when it differs from what was stored. Null when it is not live. */
@@ -135,7 +141,9 @@ export class OwnerStore {
       const same = (Object.keys(comparable) as (keyof typeof comparable)[]).every((key) => isDeepStrictEqual(comparable[key] ?? null, stored[key] ?? null));
       if (same) return { result: { listing, changed: false }, changed: false };
       const updated = await tx.listing.update({ where: { id }, data: fresh });
-      return { result: { listing: updated, changed: true }, changed: true };
+      const fields = (Object.keys(comparable) as (keyof typeof comparable)[]).filter((key) => !isDeepStrictEqual(comparable[key] ?? null, stored[key] ?? null));
+      const events = updated.leftoverSeed ? [] : [listingEvent(updated, "listing.updated", now, { by: "seller_402", metadataChanged: fields })];
+      return { result: { listing: updated, changed: true }, changed: true, events };
     });
   }
 
@@ -149,7 +157,7 @@ export class OwnerStore {
     id: string,
     spent: SpentNonce,
     now: Date,
-    change: (tx: Tx, listing: Listing) => Promise<{ listing: Listing; changed: boolean }>,
+    change: (tx: Tx, listing: Listing) => Promise<{ listing: Listing; changed: boolean; events?: ListingEventDraft[] }>,
   ): Promise<Listing | null> {
     try {
       return await this.transactions.write(now, async (tx) => {
@@ -159,7 +167,7 @@ export class OwnerStore {
         // A nonce need only be remembered while a signature carrying it is within its deadline.
         await tx.ownerNonce.deleteMany({ where: { usedAt: { lt: new Date(now.getTime() - NONCE_KEPT_MS) } } });
         const done = await change(tx, listing);
-        return { result: done.listing, changed: done.changed };
+        return { result: done.listing, changed: done.changed, ...(!listing.leftoverSeed && done.events && { events: done.events }) };
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new NonceUsedError(spent.nonce);

@@ -3,6 +3,7 @@ import { parseFeed } from "@rowanmanning/feed-parser";
 import { parseFeed as feedsmithParse } from "feedsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
+import { SELLER_PAY_TO } from "../support/sellers.js";
 import { describeAreaRoutes, jsonOf, type RouteAnswer } from "./area-routes.js";
 
 interface FeedDocument {
@@ -13,6 +14,9 @@ interface FeedDocument {
   items: Array<{ metadata: { listingId: string; listedAt: string; leftoverSeed: boolean } }>;
 }
 
+/** The feeds' listings are this seller's (checksummed, as sellers send it). */
+const SELLER = SELLER_PAY_TO;
+
 const RFC_822 = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 describe.each(databaseKinds)("feeds on $kind", (kind) => {
@@ -21,7 +25,7 @@ describe.each(databaseKinds)("feeds on $kind", (kind) => {
 
   beforeAll(async () => {
     market = await startCatalogServer(kind, { LOAD_SEED: "true" });
-    for (let i = 0; i < 5; i++) ids.push((await market.list({ description: `Feed entry number ${i} & <friends>` })).id);
+    for (let i = 0; i < 5; i++) ids.push((await market.list({ description: `Feed entry number ${i} & <friends>`, sellerPayTo: SELLER })).id);
   });
   afterAll(async () => {
     await market?.close();
@@ -46,6 +50,27 @@ describe.each(databaseKinds)("feeds on $kind", (kind) => {
     },
     getAtomFeed: { status: 200, check: (answer) => parsed(answer, "atom") },
     getRssFeed: { status: 200, check: (answer) => parsed(answer, "rss") },
+    getSellerFeed: {
+      status: 200,
+      request: () => ({ params: { payTo: SELLER.toLowerCase() } }),
+      check(answer) {
+        expect(answer.headers.get("etag")).toMatch(/^W\//);
+        const feed = jsonOf<{ sellerPayTo: string; items: Array<{ event: { type: string; listingId: string } }> }>(answer);
+        expect(feed.sellerPayTo).toBe(SELLER.toLowerCase());
+        expect(feed.items.map((item) => item.event.listingId)).toEqual(newestFirst());
+        expect(feed.items.every((item) => item.event.type === "listing.created")).toBe(true);
+      },
+    },
+    getSellerAtomFeed: {
+      status: 200,
+      request: () => ({ params: { payTo: SELLER } }),
+      check(answer) {
+        const feed = parseFeed(answer.text);
+        expect(feed.meta.type).toBe("atom");
+        expect(feed.items).toHaveLength(5);
+        expect(feed.items[0]!.url).toContain(`/listing/${newestFirst()[0]}`);
+      },
+    },
   });
 
   it("lists foreign listings newest first, defaulting to 50", async () => {

@@ -51,6 +51,25 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
         expect(document.item.metadata.health.status).toMatch(/^(healthy|unknown)$/);
         expect(document.links.self).toBe(`${facts().baseUrl}/listings/${listed}`);
         expect(answer.headers.get("ETag")).toMatch(/^W\//);
+        // Where it stands and why, and what happened to it (here: listed).
+        expect(document.status.state).toBe("live");
+        expect(document.status.reasons.map((reason: { code: string }) => reason.code)).toContain("not_reprobed_yet");
+        expect(document.history.map((event: { type: string }) => event.type)).toEqual(["listing.created"]);
+        expect(document.links.status).toBe(`${facts().baseUrl}/listings/${listed}/status`);
+      },
+    },
+    getListingStatus: {
+      // Any stored listing's status and transitions; an unknown id is 404.
+      status: 200,
+      request: () => ({ params: { id: listed } }),
+      async check(answer) {
+        const document = jsonOf(answer);
+        expect(document).toMatchObject({ listingId: listed, status: { state: "live" } });
+        expect(document.history[0]).toMatchObject({ type: "listing.created", listingId: listed, status: { state: "live" } });
+        expect(document.history[0].id).toMatch(/^evt_/);
+        const unknown = await market.server.fetch("/listings/00000000-0000-4000-8000-000000000000/status");
+        expect(unknown.status).toBe(404);
+        expect(((await unknown.json()) as { error: string }).error).toBe("listing_not_found");
       },
     },
     getListings: {

@@ -80,6 +80,34 @@ describe.each(testDatabaseKinds())("paid POST /listings with hostile bodies on $
     expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);
   });
 
+  it("refuses at listing time with exactly the checks and codes the free dry run names, charging nothing", async () => {
+    const answers = {
+      down: () => ({ status: 503, body: "maintenance" }),
+      price: () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "99000", asset: chain.asset })])),
+      payTo: () => challengeAnswer(challenge([requirement({ payTo: "0x000000000000000000000000000000000000dEaD", amount: "30000", asset: chain.asset })])),
+    };
+    const changing = await startSeller(answers.down);
+    try {
+      for (const [name, answer] of Object.entries(answers)) {
+        changing.answer = answer;
+        const body = summariseListing(changing, { description: `Refused because of ${name}` });
+        const dry = await server.fetch("/listings/validate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+        const balance = await chain.balanceOf(chain.marketplacePayTo);
+        const paid = await post(body, await sdkPaymentHeader(chain, chain.buyers[0]!.privateKey, feeChallenge));
+        const [dryReport, paidReport] = (await Promise.all([dry.json(), paid.json()])) as Array<{
+          checks: Array<{ name: string; ok: boolean; code?: string }>;
+        }>;
+        expect({ name, dry: dry.status, paid: paid.status }).toEqual({ name, dry: 422, paid: 422 });
+        expect(paidReport!.checks, name).toEqual(dryReport!.checks);
+        expect(paidReport!.checks.find((check) => !check.ok)?.code, name).toMatch(/^(not_402|price_mismatch|pay_to_mismatch)$/);
+        expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(balance);
+      }
+      expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);
+    } finally {
+      await changing.close();
+    }
+  });
+
   it("lists a resource with < and quotes in its normalised form, with a tab and line feed in the description; the feeds stay well-formed", async () => {
     const resource = `${seller.url}/api/<summarise>?q="x"&lang='en'`;
     const description = "Summarises a page:\n\t- five bullets\n\t- a <title> & a summary";

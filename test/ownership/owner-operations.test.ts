@@ -43,6 +43,11 @@ afterAll(async () => {
   await chain?.stop();
 });
 
+interface ListingStatusAnswer {
+  status: { state: string; reasons: Array<{ code: string }> };
+  history: Array<{ type: string; data?: Record<string, unknown>; status: { state: string } }>;
+}
+
 describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) => {
   let database: TestDatabase;
   let server: TestServer;
@@ -164,6 +169,13 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     expect(await catalogIds()).not.toContain(id);
     const status = (await (await server.fetch("/status.json")).json()) as { sellerListingCountDelisted?: number };
     expect(status.sellerListingCountDelisted).toBe(1);
+    // Why it is gone, and what happened to it, newest first (the change log of issue 27).
+    const why = (await (await server.fetch(`/listings/${id}/status`)).json()) as ListingStatusAnswer;
+    expect(why.status).toMatchObject({ state: "delisted", reasons: [expect.objectContaining({ code: "delisted_by_owner" })] });
+    const owned = why.history.filter((event) => ["listing.created", "listing.updated", "listing.delisted"].includes(event.type));
+    expect(owned.map((event) => event.type)).toEqual(["listing.delisted", "listing.updated", "listing.updated", "listing.created"]);
+    expect(owned[1]!.data).toMatchObject({ by: "owner", priceUsdc: { from: "0.01", to: "0.02" } });
+    expect(owned[2]!.data).toMatchObject({ by: "owner", description: { to: "Summarises any text, in 3 sentences" } });
     // Owner operations on a listing that is not live: 404.
     const again = await send("POST", `/listings/${id}/claim`, await handSigned(id, "claim", owner().privateKey));
     expect(again.status).toBe(404);
@@ -172,6 +184,8 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
   it("refuses a stranger, a replay, an expired or too distant deadline, another chain and a tampered field, changing nothing", async () => {
     const id = await paidListing(owner().privateKey, "/api/guarded");
     const before = (await document(id)).body.item;
+    const history = async () => ((await (await server.fetch(`/listings/${id}/status`)).json()) as ListingStatusAnswer).history;
+    const historyBefore = await history();
     const changes = { description: "A description the owner signed" };
     const refusals: Array<[string, () => Promise<Response>, number, string]> = [
       ["stranger", async () => send("PATCH", `/listings/${id}`, await handSigned(id, "update", stranger().privateKey, { changes })), 403, "not_owner"],
@@ -213,6 +227,7 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
       expect({ name, status: response.status, error: ((await response.json()) as { error: string }).error }).toEqual({ name, status, error });
     }
     expect((await document(id)).body.item).toEqual(before);
+    expect(await history()).toEqual(historyBefore);
 
     // A signature over another chain id, sent without saying so: it recovers someone else.
     const silentChain = await handSigned(id, "delist", owner().privateKey, { chainId: 1 });
@@ -228,6 +243,8 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     expect(((await replay.json()) as { error: string }).error).toBe("nonce_used");
     expect((await document(id)).body.item).toEqual(afterFirst);
     expect(await catalogIds()).toContain(id);
+    // One event for the one change the signature made, none for its replay.
+    expect((await history()).length).toBe(historyBefore.length + 1);
 
     // Bad input is named by the contract (400), before any signature is looked at.
     const malformed = await send("PATCH", `/listings/${id}`, { ...signed, priceUsdc: "ten" });
@@ -252,6 +269,11 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     expect(claimed).toMatchObject({ action: "claim", ownerVerified: true, state: "active" });
     expect((await document(id)).body.item.metadata.ownerVerified).toBe(true);
     expect(await verifiedOnly()).toContain(id);
+    const why = (await (await server.fetch(`/listings/${id}/status`)).json()) as ListingStatusAnswer;
+    expect(why.history.filter((event) => event.type === "listing.verified")).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ by: "owner_claim" }), status: expect.objectContaining({ state: "live" }) }),
+    ]);
+    expect(why.status.reasons.map((reason) => reason.code)).toContain("owner_verified");
   });
 
   it("refreshes a listing for anyone: a probe now, with the seller's current metadata", async () => {

@@ -27,6 +27,9 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     LOAD_SEED: "false",
     DATABASE_URL: databaseUrl,
     HEALTH_PROBE_INTERVAL_MS: "0",
+    // Expiry events and webhook deliveries run when a test asks (server.jobs.runNow).
+    TERM_EVENTS_INTERVAL_SECONDS: "0",
+    WEBHOOK_INTERVAL_MS: "0",
     SEARCH_SEMANTIC: "false",
     ...env,
   });

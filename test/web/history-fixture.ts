@@ -75,6 +75,8 @@ export function historyDocument(): ListingDocument {
       { at: "2030-01-07T10:00:00.000Z", ok: false, code: "timeout" },
     ],
     usageHistory: DAYS.map((day, index) => ({ day, calls: index * 2, payers: index, volumeUsdc: (index * 0.04).toFixed(2) })),
+    status: { state: "live", reasons: [{ code: "probe_passing", message: "The last probe of the seller's endpoint answered the listed 402." }] },
+    history: [],
     links: { self: "https://market.example/listings/6f1c1d36-8a53-4c5e-9f0e-0d0b7c2f4a11" },
   };
 }
