@@ -14,6 +14,8 @@ const LAYERS = [
   { name: "http", label: "src/http/", path: "^src/http/" },
   { name: "a2a", label: "src/a2a/", path: "^src/a2a/" },
   { name: "mcp", label: "src/mcp/", path: "^src/mcp/" },
+  // Signed webhooks: subscriptions (the owner signature rules of listing/) and delivery of the change log.
+  { name: "webhooks", label: "src/webhooks/", path: "^src/webhooks/" },
   // Handlers, MCP tools and A2A skills read the catalog through these; documents/ and web/ render what they return.
   { name: "queries", label: "src/queries/", path: "^src/queries/" },
   { name: "listing", label: "src/listing/, src/health/", path: "^src/(listing|health)/" },

@@ -3299,6 +3299,70 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Subscribe an endpoint to listing events (signed webhooks)
+         * @description Subscribe an endpoint to listing events. Free; limited per client.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook subscription and its delivery log
+         * @description A subscription and its recent deliveries; `Authorization: Bearer <secret>`.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Stop a subscription; `Authorization: Bearer <secret>`.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/sign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Typed data a seller signs to subscribe
+         * @description The typed data a seller signs to subscribe to every listing of its payTo, with a fresh nonce.
+         */
+        get: operations["getWebhookSigningData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -4820,6 +4884,16 @@ export type components = {
          * @enum {string}
          */
         ResourceType: "http" | "mcp";
+        /** @description A saved search: new and updated listings whose text has every word of `q`, within the filters. */
+        SavedSearch: {
+            /**
+             * Format: double
+             * @description The highest price per call, in USDC.
+             */
+            maxPrice?: number;
+            q: string;
+            tags?: string[];
+        };
         /**
          * @description Which matching answered a search.
          * @enum {string}
@@ -4853,6 +4927,17 @@ export type components = {
              * @description The listing's page.
              */
             url: string;
+        };
+        /** @description A seller's proof that it owns `payTo`: its EIP-712 signature over the subscription (GET /webhooks/sign gives the typed data). */
+        SellerSubscriptionProof: {
+            /**
+             * Format: int64
+             * @description Unix seconds; at most 600 seconds ahead.
+             */
+            deadline: number;
+            nonce: components["schemas"]["Bytes32"];
+            payTo: components["schemas"]["EvmAddress"];
+            signature: components["schemas"]["OwnerSignature"];
         };
         /** @description A seller's sales that could not be attributed to one of its listings (several share its price). */
         SellerUsage: {
@@ -5085,6 +5170,7 @@ export type components = {
          * @enum {string}
          */
         UsageProvenance: "settled-onchain";
+        uuid: string;
         /** @description One named check of a dry-run validation. */
         ValidationCheck: {
             /** @description Machine-readable cause of a failure, for example `pay_to_mismatch`, `not_402`, `price_not_positive`. */
@@ -5111,6 +5197,115 @@ export type components = {
             ok: boolean;
             /** @enum {boolean} */
             saved: false;
+        };
+        /** @description The answer to `POST /webhooks`: the subscription, and its signing secret, shown this once. */
+        WebhookCreated: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The most recent deliveries, newest first (at most 50). */
+            deliveries: components["schemas"]["WebhookDeliveryRecord"][];
+            disabledReason?: string;
+            events?: components["schemas"]["ListingEventType"][];
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "seller" | "listings" | "search";
+            links: components["schemas"]["Links"];
+            listingIds?: string[];
+            search?: components["schemas"]["SavedSearch"];
+            /** @description The Standard Webhooks signing secret (`whsec_...`): verify every delivery with it, and send it as `Authorization: Bearer <secret>` to read or delete this subscription. Shown only here. */
+            secret: string;
+            sellerPayTo?: string;
+            /**
+             * @description `pending` until the endpoint answers the verification request; `disabled` after 27 hours of failed deliveries or no verification within 24 hours.
+             * @enum {string}
+             */
+            status: "pending" | "active" | "disabled";
+            url: string;
+            /** @description How the endpoint proves it wants the traffic. */
+            verification: string;
+            /** Format: date-time */
+            verifiedAt?: string;
+        };
+        /**
+         * @description `POST /webhooks`: where to send events and which. Exactly one of `seller` (every listing of a
+         *     payTo, proven by its signature), `listingIds` (chosen listings) or `search` (a saved search's new
+         *     matches). The endpoint must answer a verification request before any event is sent.
+         */
+        WebhookCreateRequest: {
+            /** @description Only these event types (default: all). */
+            events?: components["schemas"]["ListingEventType"][];
+            listingIds?: components["schemas"]["uuid"][];
+            search?: components["schemas"]["SavedSearch"];
+            seller?: components["schemas"]["SellerSubscriptionProof"];
+            /**
+             * Format: uri
+             * @description The endpoint events are POSTed to: https.
+             */
+            url: string;
+        };
+        /** @description The answer to `DELETE /webhooks/{id}`. */
+        WebhookDeleted: {
+            /** @enum {boolean} */
+            deleted: true;
+            /** Format: uuid */
+            id: string;
+        };
+        /** @description One delivery attempt's outcome as its subscriber sees it. */
+        WebhookDeliveryRecord: {
+            /** Format: int32 */
+            attempts: number;
+            /** Format: date-time */
+            deliveredAt?: string;
+            eventId: string;
+            /** Format: int32 */
+            eventSeq: number;
+            /** Format: date-time */
+            lastAttemptAt?: string;
+            /** @description Why the last attempt failed: `timeout`, `unreachable`, `tls_error`, `address_not_allowed`, `host_unresolvable`, `not_https`, `redirect_not_followed`, `http_<status>`. */
+            lastError?: string;
+            /** Format: int32 */
+            lastStatusCode?: number;
+            /** Format: uuid */
+            listingId: string;
+            /** Format: date-time */
+            nextAttemptAt?: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+        };
+        /** @description `GET /webhooks/sign`: the typed data a seller signs to subscribe its listings. */
+        WebhookSigningDocument: {
+            /** Format: date-time */
+            expiresAt: string;
+            note: string;
+            signer: components["schemas"]["EvmAddress"];
+            submit: components["schemas"]["OwnerSubmission"];
+            typedData: components["schemas"]["TypedData"];
+        };
+        /** @description A subscription, as its subscriber (holding its secret) reads it. */
+        WebhookSubscriptionDocument: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The most recent deliveries, newest first (at most 50). */
+            deliveries: components["schemas"]["WebhookDeliveryRecord"][];
+            disabledReason?: string;
+            events?: components["schemas"]["ListingEventType"][];
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "seller" | "listings" | "search";
+            links: components["schemas"]["Links"];
+            listingIds?: string[];
+            search?: components["schemas"]["SavedSearch"];
+            sellerPayTo?: string;
+            /**
+             * @description `pending` until the endpoint answers the verification request; `disabled` after 27 hours of failed deliveries or no verification within 24 hours.
+             * @enum {string}
+             */
+            status: "pending" | "active" | "disabled";
+            url: string;
+            /** Format: date-time */
+            verifiedAt?: string;
         };
     };
     responses: never;
@@ -11817,6 +12012,173 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["McpToolCatalog"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            /** @description The request has a malformed parameter, header or body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain JSON document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionDocument"];
+                };
+            };
+            /** @description The request has a malformed parameter, header or body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain JSON document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeleted"];
+                };
+            };
+            /** @description The request has a malformed parameter, header or body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWebhookSigningData: {
+        parameters: {
+            query: {
+                payTo: string;
+                url: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain JSON document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSigningDocument"];
+                };
+            };
+            /** @description The request has a malformed parameter, header or body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */

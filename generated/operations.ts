@@ -66,7 +66,11 @@ export const canonicalOperationIds = [
   "getHomePage",
   "getListingPage",
   "getSellPage",
-  "getFavicon"
+  "getFavicon",
+  "createWebhook",
+  "getWebhookSigningData",
+  "getWebhook",
+  "deleteWebhook"
 ] as const;
 
 export type CanonicalOperationId = (typeof canonicalOperationIds)[number];
@@ -242,6 +246,10 @@ export const canonicalOf = {
   getSellPage: "getSellPage",
   getFavicon: "getFavicon",
   getFavicon__faviconSvg: "getFavicon",
+  createWebhook: "createWebhook",
+  getWebhookSigningData: "getWebhookSigningData",
+  getWebhook: "getWebhook",
+  deleteWebhook: "deleteWebhook",
 } as const satisfies Record<string, CanonicalOperationId>;
 
 export type RoutedOperationId = keyof typeof canonicalOf;
@@ -258,6 +266,7 @@ export const areas = {
   ops: ["getMetrics", "getLiveness", "getReadiness"],
   web: ["getHomePage", "getListingPage", "getSellPage"],
   assets: ["getFavicon"],
+  webhooks: ["createWebhook", "getWebhookSigningData", "getWebhook", "deleteWebhook"],
 } as const satisfies Record<string, readonly CanonicalOperationId[]>;
 
 export type Area = keyof typeof areas;
@@ -435,6 +444,10 @@ export const routeTable = [
   { method: "GET", path: "/sell.html", operationId: "getSellPage", canonical: "getSellPage", area: "web" },
   { method: "GET", path: "/favicon.ico", operationId: "getFavicon", canonical: "getFavicon", area: "assets" },
   { method: "GET", path: "/favicon.svg", operationId: "getFavicon__faviconSvg", canonical: "getFavicon", area: "assets" },
+  { method: "POST", path: "/webhooks", operationId: "createWebhook", canonical: "createWebhook", area: "webhooks" },
+  { method: "GET", path: "/webhooks/sign", operationId: "getWebhookSigningData", canonical: "getWebhookSigningData", area: "webhooks" },
+  { method: "GET", path: "/webhooks/{id}", operationId: "getWebhook", canonical: "getWebhook", area: "webhooks" },
+  { method: "DELETE", path: "/webhooks/{id}", operationId: "deleteWebhook", canonical: "deleteWebhook", area: "webhooks" },
 ] as const satisfies ReadonlyArray<{
   method: "GET" | "PUT" | "POST" | "DELETE" | "OPTIONS" | "HEAD" | "PATCH" | "TRACE";
   path: string;

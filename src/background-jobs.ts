@@ -15,6 +15,8 @@ import type { ChainReader } from "./payments/chain-reader.js";
 import type { ListingStore } from "./storage/listing-store.js";
 import type { UsageService } from "./usage/service.js";
 import { searchJobs } from "./search/jobs.js";
+import type { WebhookDeliverer } from "./webhooks/deliverer.js";
+import { webhookDeliveryJob } from "./webhooks/job.js";
 import type { SearchService } from "./search/service.js";
 
 export interface BackgroundJobDeps {
@@ -29,6 +31,8 @@ export interface BackgroundJobDeps {
   usage: UsageService;
   /** The search engine (null with SEARCH_SEMANTIC=off): its catalog follower and model backfill. */
   search: SearchService | null;
+  /** Signed webhooks of the change log (src/webhooks/). */
+  webhooks: WebhookDeliverer;
 }
 
 export function backgroundJobs(deps: BackgroundJobDeps): JobDefinition[] {
@@ -39,6 +43,7 @@ export function backgroundJobs(deps: BackgroundJobDeps): JobDefinition[] {
     termEventsJob({ transactions: store.transactions, intervalMs: config.events.termIntervalMs, now }),
     deps.prober.job(),
     deps.usage.job,
+    webhookDeliveryJob(deps.webhooks, config.events.deliveryIntervalMs),
   ];
   if (deps.search) jobs.push(...searchJobs(deps.search, { now }));
   return jobs.filter((job): job is JobDefinition => job !== null);

@@ -22,6 +22,8 @@ import { createReadiness } from "./readiness.js";
 import { redact } from "./storage/connection.js";
 import { openDatabase, type Database } from "./storage/database.js";
 import { createRepositories, type Repositories } from "./storage/repositories.js";
+import { WebhookDeliverer } from "./webhooks/deliverer.js";
+import { WebhookSubscriptions } from "./webhooks/subscriptions.js";
 import { createHealth } from "./health/health.js";
 import { applyMigrations } from "./storage/migrate.js";
 import { createUsageService } from "./usage/service.js";
@@ -108,6 +110,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const work = {
     ownerPerClient: probeLimits.limit("owner:client", config.work.ownerPerClientPerMinute),
     paymentPerClient: probeLimits.limit("payment:client", config.work.paymentPerClientPerMinute),
+    webhookPerClient: probeLimits.limit("webhook:client", config.work.webhookPerClientPerMinute),
     pool: createWorkPool(config.work),
   };
   const probe = new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits);
@@ -131,9 +134,37 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     ops: { config, readiness: createReadiness({ database, payments }) },
     web: listingReads,
     assets: {},
+    webhooks: {
+      webhooks: new WebhookSubscriptions({
+        store: repositories.webhooks,
+        events: repositories.events,
+        market,
+        signatures: work.pool,
+        allowLoopbackReceivers: config.events.allowLoopbackReceivers,
+        now,
+      }),
+    },
   };
   const jobs = createJobRegistry(
-    backgroundJobs({ config, logger, now, store, market, chain: payments.chain, prober: health.prober, usage, search: ranker?.service ?? null }),
+    backgroundJobs({
+      config,
+      logger,
+      now,
+      store,
+      market,
+      chain: payments.chain,
+      prober: health.prober,
+      usage,
+      search: ranker?.service ?? null,
+      webhooks: new WebhookDeliverer({
+        store: repositories.webhooks,
+        events: repositories.events,
+        transport: { timeoutMs: config.events.deliveryTimeoutMs, allowLoopback: config.events.allowLoopbackReceivers },
+        concurrency: config.events.deliveryConcurrency,
+        logger,
+        now,
+      }),
+    }),
     {
       logger,
       leases: repositories.leases,

@@ -19,6 +19,7 @@ import type { PaymentIdempotencyStore } from "./storage/payment-idempotency-stor
 import type { UsageService } from "./usage/service.js";
 import type { Limit } from "./probe/rate-limiter.js";
 import type { WorkPool } from "./workers/pool.js";
+import type { WebhookSubscriptions } from "./webhooks/subscriptions.js";
 
 /** The catalog's reads and the documents that render them (catalog, feeds). */
 export interface CatalogAreaContext extends DocumentContext, CatalogQueryContext {}
@@ -43,7 +44,7 @@ export interface ListingsAreaContext extends ListingReadContext {
   idempotency: PaymentIdempotencyStore;
   usage: UsageService;
   /** The CPU budget of requests anyone can send: the owner routes' per-client limit and the signature worker pool. */
-  work: { ownerPerClient: Limit; paymentPerClient: Limit; pool: WorkPool };
+  work: { ownerPerClient: Limit; paymentPerClient: Limit; webhookPerClient: Limit; pool: WorkPool };
 }
 
 /** The agent documents and the compiled contract, served byte for byte at /openapi.json. */
@@ -63,6 +64,11 @@ export interface OpsAreaContext {
   readiness(): Promise<components["schemas"]["Readiness"]>;
 }
 
+/** Signed webhooks: subscriptions and their delivery logs (src/webhooks/). */
+export interface WebhooksAreaContext {
+  webhooks: WebhookSubscriptions;
+}
+
 /** Each area's context (areas: generated/operations.ts). */
 export interface AreaContexts {
   listings: ListingsAreaContext;
@@ -76,6 +82,7 @@ export interface AreaContexts {
   web: ListingReadContext;
   /** Static files browsers ask for by themselves (the favicon): nothing to read. */
   assets: Record<string, never>;
+  webhooks: WebhooksAreaContext;
 }
 
 /** The area an operation belongs to. */

@@ -10,6 +10,7 @@ import { listingsHandlers } from "./listings.js";
 import { mcpHandlers } from "./mcp.js";
 import { opsHandlers } from "./ops.js";
 import { webHandlers } from "./web.js";
+import { webhooksHandlers } from "./webhooks.js";
 
 /**
  * Every canonical operation of the contract and the handler that answers it and its aliases, one
@@ -26,4 +27,5 @@ export const handlers: HandlerMap = {
   ...forArea("ops", opsHandlers),
   ...forArea("web", webHandlers),
   ...forArea("assets", assetsHandlers),
+  ...forArea("webhooks", webhooksHandlers),
 };

@@ -1,79 +1,61 @@
-import type { Middleware } from "koa";
+import type { Context, Middleware } from "koa";
 import { HttpError } from "../contract/errors.js";
 import type { RouteMiddleware } from "../http/routes.js";
 import type { ListingsAreaContext } from "../services.js";
 
 /**
- * A paying client over its seller-probe limit is refused before anything else is read: its body
- * is not parsed and its payment not sent to the facilitator for a listing whose probe could not
- * run anyway. (The probe itself takes the token, so a request refused earlier for another reason
- * costs none.) Without a payment, nothing costs a remote call before the probe: the unpaid POST
- * /listings gets its challenge, and the free dry run meets the limit at the probe, after its body
- * is checked, so a malformed body is still told what is wrong with it.
+ * A per-client limit checked before anything else of the request is read: `wait` answers how many
+ * seconds the client must wait (0: go on, and for limits that count, the request was counted).
+ * Only requests `applies` to are looked at.
  */
-function refuseOverProbeLimit(services: Pick<ListingsAreaContext, "probe">): Middleware {
+function limitedBy(
+  wait: (ip: string) => Promise<number>,
+  refusal: (ip: string, seconds: number) => string,
+  applies: (ctx: Context) => boolean = () => true,
+): Middleware {
   return async (ctx, next) => {
-    if (ctx.get("payment-signature")) {
-      const wait = await services.probe.clientWait(ctx.ip);
-      if (wait > 0) {
-        throw new HttpError(429, "rate_limited", `too many probes from ${ctx.ip}; retry in ${wait} s. Nothing was charged.`, undefined, {
-          "Retry-After": String(wait),
-        });
-      }
+    if (applies(ctx)) {
+      const seconds = await wait(ctx.ip);
+      if (seconds > 0) throw new HttpError(429, "rate_limited", refusal(ctx.ip, seconds), undefined, { "Retry-After": String(seconds) });
     }
     await next();
   };
 }
 
-/**
- * The owner routes cost a signature recovery (5-15 ms of CPU, in the worker pool) or a probe each,
- * for anyone who sends one: a client over OWNER_RATE_PER_CLIENT a minute is refused here, before
- * its body is read or any signature looked at, so a flood from one address costs a counter each.
- */
-function refuseOverOwnerLimit(services: Pick<ListingsAreaContext, "work">): Middleware {
-  return async (ctx, next) => {
-    const wait = await services.work.ownerPerClient.take(ctx.ip);
-    if (wait > 0) {
-      throw new HttpError(
-        429,
-        "rate_limited",
-        `too many owner requests (sign, claim, update, delist, refresh) from ${ctx.ip}; retry in ${wait} s. Nothing was changed.`,
-        undefined,
-        {
-          "Retry-After": String(wait),
-        },
-      );
-    }
-    await next();
-  };
-}
-
-/**
- * Verifying a payment costs a signature check (8-10 ms of CPU on the request thread when the
- * facilitator is in-process), for anyone who sends a PAYMENT-SIGNATURE header, valid or not: a
- * client over PAYMENT_RATE_PER_CLIENT a minute is refused here, before the header is decoded or the
- * facilitator asked. Requests without a payment (the 402 challenge) are not counted.
- */
-function refuseOverPaymentLimit(services: Pick<ListingsAreaContext, "work">): Middleware {
-  return async (ctx, next) => {
-    if (ctx.get("payment-signature")) {
-      const wait = await services.work.paymentPerClient.take(ctx.ip);
-      if (wait > 0) {
-        throw new HttpError(429, "rate_limited", `too many payments sent from ${ctx.ip}; retry in ${wait} s. Nothing was charged.`, undefined, {
-          "Retry-After": String(wait),
-        });
-      }
-    }
-    await next();
-  };
-}
+const paying = (ctx: Context) => Boolean(ctx.get("payment-signature"));
 
 /** The middleware of particular operations, by canonical operation. */
 export function routeMiddleware(services: Pick<ListingsAreaContext, "probe" | "work">): RouteMiddleware {
-  const ownerLimit = refuseOverOwnerLimit(services);
-  const paymentLimit = refuseOverPaymentLimit(services);
+  const { work, probe } = services;
+  // The owner routes cost a signature recovery (5-15 ms of CPU, in the worker pool) or a probe each,
+  // for anyone who sends one: a flood from one address costs a counter each.
+  const ownerLimit = limitedBy(
+    (ip) => work.ownerPerClient.take(ip),
+    (ip, s) => `too many owner requests (sign, claim, update, delist, refresh) from ${ip}; retry in ${s} s. Nothing was changed.`,
+  );
+  // Verifying a payment costs a signature check (8-10 ms of CPU when the facilitator is in-process),
+  // valid or not; requests without a payment (the 402 challenge) are not counted.
+  const paymentLimit = limitedBy(
+    (ip) => work.paymentPerClient.take(ip),
+    (ip, s) => `too many payments sent from ${ip}; retry in ${s} s. Nothing was charged.`,
+    paying,
+  );
+  // A paying client over its seller-probe limit is refused before its body is parsed or its payment
+  // verified, for a listing whose probe could not run anyway (the probe itself takes the token). The
+  // unpaid POST /listings gets its challenge, and the dry run meets the limit at the probe.
+  const probeLimit = limitedBy(
+    (ip) => probe.clientWait(ip),
+    (ip, s) => `too many probes from ${ip}; retry in ${s} s. Nothing was charged.`,
+    paying,
+  );
+  // A subscription costs a signature recovery (seller) and, later, a verification request to its
+  // endpoint: counted per client before the body is read.
+  const webhookLimit = limitedBy(
+    (ip) => work.webhookPerClient.take(ip),
+    (ip, s) => `too many webhook subscriptions from ${ip}; retry in ${s} s. Nothing was saved.`,
+  );
   return {
-    createListing: [paymentLimit, refuseOverProbeLimit(services)],
+    createListing: [paymentLimit, probeLimit],
     getDemoResource: [paymentLimit],
     postDemoResource: [paymentLimit],
     getOwnerSigningData: [ownerLimit],
@@ -81,5 +63,7 @@ export function routeMiddleware(services: Pick<ListingsAreaContext, "probe" | "w
     updateListing: [ownerLimit],
     delistListing: [ownerLimit],
     refreshListing: [ownerLimit],
+    createWebhook: [webhookLimit],
+    getWebhookSigningData: [ownerLimit],
   };
 }

@@ -34,6 +34,8 @@ export const OWNER_TYPES = {
     { name: "priceUsdc", type: "string" },
     ...AUTHORIZATION,
   ],
+  /** A seller's webhook subscription: every listing of `payTo`, delivered to `url`. */
+  SubscribeWebhooks: [{ name: "payTo", type: "address" }, { name: "url", type: "string" }, ...AUTHORIZATION],
 } as const;
 
 export const PRIMARY_TYPE = { claim: "ClaimListing", update: "UpdateListing", delist: "DelistListing" } as const satisfies Record<
@@ -109,5 +111,15 @@ export function ownerTypedData(
     types: { EIP712Domain: OWNER_TYPES.EIP712Domain, [primaryType]: OWNER_TYPES[primaryType] },
     primaryType,
     message: ownerMessage(action, listingId, authorization, changes),
+  };
+}
+
+/** The typed data a seller signs to have its listings' events sent to `url` (same domain and nonces as owner operations). */
+export function webhookSubscriptionTypedData(marketName: string, payTo: string, url: string, authorization: OwnerAuthorizationFields) {
+  return {
+    domain: ownerDomain(marketName),
+    types: { EIP712Domain: OWNER_TYPES.EIP712Domain, SubscribeWebhooks: OWNER_TYPES.SubscribeWebhooks },
+    primaryType: "SubscribeWebhooks" as const,
+    message: { payTo, url, nonce: authorization.nonce, deadline: authorization.deadline },
   };
 }

@@ -109,20 +109,10 @@ async function authorize(action: OwnerAction, listing: Listing, body: SignedBody
       `Owner operations are signed over chainId ${CHAIN_ID} (the listing's network eip155:${CHAIN_ID}), not ${body.chainId}. Nothing was changed.`,
     );
   }
-  const nowSeconds = Math.floor(deps.now().getTime() / 1000);
-  if (body.deadline < nowSeconds) {
-    throw new HttpError(
-      401,
-      "deadline_passed",
-      `The signature's deadline ${new Date(body.deadline * 1000).toISOString()} has passed; sign again with a fresh deadline (GET /listings/${listing.id}/sign). Nothing was changed.`,
-    );
-  }
-  if (body.deadline > nowSeconds + OWNER_DEADLINE_MAX_SECONDS + DEADLINE_SKEW_SECONDS) {
-    throw new HttpError(403, "deadline_too_far", `The deadline may be at most ${OWNER_DEADLINE_MAX_SECONDS} seconds ahead. Nothing was changed.`);
-  }
+  refuseBadDeadline(body.deadline, deps.now(), `GET /listings/${listing.id}/sign`);
   const typedData = ownerTypedData(deps.market.name, action, listing.id, { nonce: body.nonce as Hex, deadline: body.deadline }, changes);
   const signer = await recovered(
-    deps,
+    deps.signatures,
     { ...typedData, message: { ...typedData.message, deadline: BigInt(body.deadline) } } as unknown as TypedDataDefinition,
     body.signature as Hex,
   );
@@ -140,10 +130,25 @@ async function authorize(action: OwnerAction, listing: Listing, body: SignedBody
   return { nonce: body.nonce, action, signer: getAddress(signer) };
 }
 
+/** A signed request's deadline: passed (401) or further ahead than a signature may reach (403). `signAgain` names where to get fresh typed data. */
+export function refuseBadDeadline(deadline: number, now: Date, signAgain: string): void {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  if (deadline < nowSeconds) {
+    throw new HttpError(
+      401,
+      "deadline_passed",
+      `The signature's deadline ${new Date(deadline * 1000).toISOString()} has passed; sign again with a fresh deadline (${signAgain}). Nothing was changed.`,
+    );
+  }
+  if (deadline > nowSeconds + OWNER_DEADLINE_MAX_SECONDS + DEADLINE_SKEW_SECONDS) {
+    throw new HttpError(403, "deadline_too_far", `The deadline may be at most ${OWNER_DEADLINE_MAX_SECONDS} seconds ahead. Nothing was changed.`);
+  }
+}
+
 /** The signer, recovered off the request thread; 503 when too many recoveries already wait. */
-async function recovered(deps: OwnershipDeps, typedData: TypedDataDefinition, signature: Hex): Promise<string | null> {
+export async function recovered(signatures: OwnershipDeps["signatures"], typedData: TypedDataDefinition, signature: Hex): Promise<string | null> {
   try {
-    return await deps.signatures.recoverTypedDataAddress(typedData, signature);
+    return await signatures.recoverTypedDataAddress(typedData, signature);
   } catch (error) {
     if (!(error instanceof WorkBusyError)) throw error;
     throw new HttpError(
@@ -158,7 +163,7 @@ async function recovered(deps: OwnershipDeps, typedData: TypedDataDefinition, si
   }
 }
 
-function nonceUsed(nonce: string): HttpError {
+export function nonceUsed(nonce: string): HttpError {
   return new HttpError(409, "nonce_used", `The nonce ${nonce} was used already; sign the operation again with a fresh nonce. Nothing was changed.`);
 }
 

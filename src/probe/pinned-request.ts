@@ -17,6 +17,9 @@ export interface PinnedRequestOptions {
   /** Accept any certificate: loopback sellers in tests and local development only. */
   insecureTls: boolean;
   userAgent: string;
+  /** The body of a POST (default "{}", what a seller probe sends) and extra headers (a webhook's signature). */
+  body?: string;
+  headers?: Record<string, string>;
 }
 
 export type PinnedResponse =
@@ -41,7 +44,7 @@ export function pinnedRequest(options: PinnedRequestOptions): Promise<PinnedResp
     if (lookupOptions.all) (callback as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
     else callback(null, address, family);
   };
-  const body = method === "POST" ? "{}" : undefined;
+  const body = method === "POST" ? (options.body ?? "{}") : undefined;
   return new Promise<PinnedResponse>((resolve) => {
     try {
       send(resolve);
@@ -60,6 +63,7 @@ export function pinnedRequest(options: PinnedRequestOptions): Promise<PinnedResp
         host: url.host,
         accept: "application/json",
         "user-agent": options.userAgent,
+        ...options.headers,
         ...(body && { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }),
       },
       lookup: pinned,

@@ -2,13 +2,11 @@
 // challenge that has an `exact` requirement on Base paying the seller the listed price in our token.
 // It is SSRF-safe (see address-policy.ts and pinned-request.ts) and rate-limited, since
 // validation is free.
-import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { PaymentRequiredV2Schema } from "@x402/core/schemas";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import type { ProbeConfig } from "../config.js";
-import { judgeAddress, type AddressVerdict } from "./address-policy.js";
+import { defaultResolver, resolveDestination, type Destination, type Resolver } from "./destination.js";
 import { pinnedRequest, type PinnedResponse } from "./pinned-request.js";
 import { readSellerMetadata, withoutResourceMetadata, type ReadMetadata } from "./seller-metadata.js";
 import { metrics, secondsSince } from "../metrics.js";
@@ -51,9 +49,7 @@ export type ProbeResult =
 
 export type ProbeAttempt = ProbeResult | { ok: false; code: "rate_limited"; scope: "client" | "host"; retryAfterSeconds: number; detail: string };
 
-export type Resolver = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
-
-const defaultResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
+export type { Resolver };
 
 const USER_AGENT = "x402-marketplace-probe/1 (+seller listing check)";
 const fail = (code: ProbeFailureCode, detail: string): Extract<ProbeResult, { ok: false }> => ({ ok: false, code, detail });
@@ -177,26 +173,14 @@ export class SellerProbe {
   }
 
   /** Resolves the host and judges every address it has: one refused address refuses the host. */
-  private async destination(url: URL): Promise<Extract<AddressVerdict, { allowed: true }> | Extract<ProbeResult, { ok: false }>> {
-    const hostname = url.hostname.replace(/^\[|\]$/g, "");
-    let addresses: Array<{ address: string; family: number }>;
-    if (isIP(hostname)) {
-      addresses = [{ address: hostname, family: isIP(hostname) }];
-    } else {
-      try {
-        addresses = await withDeadline(this.resolve(hostname), this.config.timeoutMs);
-      } catch (error) {
-        return fail("host_unresolvable", `${hostname} does not resolve: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-      }
-      if (addresses.length === 0) return fail("host_unresolvable", `${hostname} has no address`);
-    }
-    const verdicts = addresses.map(({ address }) => judgeAddress(address, this.config.allowLoopbackSellers));
-    const refused = verdicts.find((verdict) => !verdict.allowed);
-    if (refused) {
-      const where = isIP(hostname) ? `${hostname} is` : `${hostname} resolves to ${refused.address},`;
-      return fail("address_not_allowed", `${where} ${refused.range}; only public unicast addresses are probed`);
-    }
-    return verdicts[0] as Extract<AddressVerdict, { allowed: true }>;
+  private async destination(url: URL): Promise<Destination | Extract<ProbeResult, { ok: false }>> {
+    const found = await resolveDestination(url, {
+      resolve: this.resolve,
+      timeoutMs: this.config.timeoutMs,
+      allowLoopback: this.config.allowLoopbackSellers,
+      allowedWhat: "probed",
+    });
+    return "code" in found ? fail(found.code, found.detail) : found;
   }
 
   private matchRequirement(
@@ -274,12 +258,4 @@ function parseChallenge(value: unknown, where: string): ReadChallenge {
     code: "malformed_challenge",
     detail: `${where} is not a valid x402 v2 challenge: ${issue ? `${issue.path.join(".") || "value"} ${issue.message}` : "malformed"}`,
   };
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: "ETIMEOUT" })), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

@@ -44,6 +44,12 @@ export class ListingEventStore {
     return this.transactions.read(() => this.transactions.prisma.listing.findUnique({ where: { id: listingId } }));
   }
 
+  /** Several listings by id, any state (the webhook fan-out reads a page's listings at once). */
+  subjects(listingIds: string[]): Promise<Listing[]> {
+    if (listingIds.length === 0) return Promise.resolve([]);
+    return this.transactions.read(() => this.transactions.prisma.listing.findMany({ where: { id: { in: listingIds } } }));
+  }
+
   /** The newest seq of one seller's events, 0 when there is none: with the catalog token, its feeds' ETag. */
   async lastSellerSeq(sellerPayTo: string): Promise<number> {
     const row = await this.transactions.read(() =>

@@ -10,6 +10,7 @@ import { ListingStore } from "./listing-store.js";
 import { OwnerStore } from "./owner-store.js";
 import { PaymentIdempotencyStore } from "./payment-idempotency-store.js";
 import { UsageStore } from "./usage-store.js";
+import { WebhookStore } from "./webhook-store.js";
 
 export interface Repositories {
   /** Listings, payments and the catalog reads; its `transactions` is the one write path the others share. */
@@ -22,6 +23,8 @@ export interface Repositories {
   idempotency: PaymentIdempotencyStore;
   /** The catalog's change log (events written with each catalog write): webhooks, history, feeds, mirrors. */
   events: ListingEventStore;
+  /** Webhook subscriptions, their deliveries and the fan-out's cursor. */
+  webhooks: WebhookStore;
   /** Leases of background jobs that run on one instance at a time. */
   leases: JobLeases;
 }
@@ -35,6 +38,7 @@ export function createRepositories(database: Database): Repositories {
     usage: new UsageStore(transactions),
     idempotency: new PaymentIdempotencyStore(transactions),
     events: new ListingEventStore(transactions),
+    webhooks: new WebhookStore(transactions),
     // Each set of repositories is its own lease holder, also two in one process (tests, an in-process restart).
     leases: new JobLeases(database, `${INSTANCE_ID}:${randomUUID().slice(0, 8)}`),
   };

@@ -76,6 +76,7 @@ describe("the alias table", () => {
       "ops",
       "web",
       "assets",
+      "webhooks",
     ]);
     expect([...specAreas].sort()).toEqual(Object.keys(areas).sort());
     for (const [area, operations] of Object.entries(areas)) expect(Object.keys(table[area]!)).toEqual([...operations]);

@@ -12,6 +12,7 @@ const ENV = { ALLOW_LOOPBACK_SELLERS: "true", HEALTH_HOST_GAP_MS: "0", PROBE_TIM
 
 interface Event {
   id: string;
+  listingId: string;
   seq: number;
   type: string;
   at: string;

@@ -114,3 +114,20 @@ export type ListingEmbedding = Prisma.ListingEmbeddingModel
  * the write lock (SQLite) while it inserts, so a reader paging by seq never skips a late commit.
  */
 export type ListingEvent = Prisma.ListingEventModel
+/**
+ * Model WebhookSubscription
+ * A subscriber's endpoint for signed webhooks (issue 27, src/webhooks/): a seller's listings (by
+ * payTo, proven by an EIP-712 owner signature), chosen listings, or a saved search's new matches.
+ */
+export type WebhookSubscription = Prisma.WebhookSubscriptionModel
+/**
+ * Model WebhookDelivery
+ * One event for one subscription: delivered at least once, in seq order per subscription, retried
+ * with backoff for about 27 hours, then given up (and the subscription disabled).
+ */
+export type WebhookDelivery = Prisma.WebhookDeliveryModel
+/**
+ * Model OutboxCursor
+ * Where a follower of the change log stands (the webhook fan-out): the last seq it handled.
+ */
+export type OutboxCursor = Prisma.OutboxCursorModel

@@ -62,7 +62,10 @@ export const ModelName = {
   UsageTransfer: 'UsageTransfer',
   ChainCheckpoint: 'ChainCheckpoint',
   ListingEmbedding: 'ListingEmbedding',
-  ListingEvent: 'ListingEvent'
+  ListingEvent: 'ListingEvent',
+  WebhookSubscription: 'WebhookSubscription',
+  WebhookDelivery: 'WebhookDelivery',
+  OutboxCursor: 'OutboxCursor'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -250,6 +253,56 @@ export const ListingEventScalarFieldEnum = {
 } as const
 
 export type ListingEventScalarFieldEnum = (typeof ListingEventScalarFieldEnum)[keyof typeof ListingEventScalarFieldEnum]
+
+
+export const WebhookSubscriptionScalarFieldEnum = {
+  id: 'id',
+  url: 'url',
+  kind: 'kind',
+  sellerPayTo: 'sellerPayTo',
+  listingIds: 'listingIds',
+  search: 'search',
+  eventTypes: 'eventTypes',
+  secret: 'secret',
+  secretHash: 'secretHash',
+  status: 'status',
+  challenge: 'challenge',
+  disabledReason: 'disabledReason',
+  fromSeq: 'fromSeq',
+  createdAt: 'createdAt',
+  verifiedAt: 'verifiedAt'
+} as const
+
+export type WebhookSubscriptionScalarFieldEnum = (typeof WebhookSubscriptionScalarFieldEnum)[keyof typeof WebhookSubscriptionScalarFieldEnum]
+
+
+export const WebhookDeliveryScalarFieldEnum = {
+  id: 'id',
+  subscriptionId: 'subscriptionId',
+  eventId: 'eventId',
+  eventSeq: 'eventSeq',
+  listingId: 'listingId',
+  payload: 'payload',
+  status: 'status',
+  attempts: 'attempts',
+  nextAttemptAt: 'nextAttemptAt',
+  lastAttemptAt: 'lastAttemptAt',
+  lastStatusCode: 'lastStatusCode',
+  lastError: 'lastError',
+  deliveredAt: 'deliveredAt',
+  createdAt: 'createdAt'
+} as const
+
+export type WebhookDeliveryScalarFieldEnum = (typeof WebhookDeliveryScalarFieldEnum)[keyof typeof WebhookDeliveryScalarFieldEnum]
+
+
+export const OutboxCursorScalarFieldEnum = {
+  name: 'name',
+  seq: 'seq',
+  updatedAt: 'updatedAt'
+} as const
+
+export type OutboxCursorScalarFieldEnum = (typeof OutboxCursorScalarFieldEnum)[keyof typeof OutboxCursorScalarFieldEnum]
 
 
 export const SortOrder = {
