@@ -7,6 +7,7 @@ import { searchCommand, showCommand, statusCommand, watchCommand } from "./catal
 import { listCommand, validateCommand } from "./listing-commands.js";
 import { claimCommand, delistCommand, refreshCommand, updateCommand } from "./owner-commands.js";
 import { EXIT, exitCodeOf, reportError } from "./support.js";
+import { eventsCommand, webhooksCommand } from "./webhook-commands.js";
 
 const EXIT_CODES_HELP = `
 Environment:
@@ -43,6 +44,8 @@ export function buildProgram(): Command {
     updateCommand(),
     delistCommand(),
     refreshCommand(),
+    eventsCommand(),
+    webhooksCommand(),
   ]) {
     program.addCommand(command.exitOverride().showHelpAfterError("(add --help for usage)").configureHelp({ showGlobalOptions: true }));
   }

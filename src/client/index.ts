@@ -40,3 +40,16 @@ export {
   type RefreshResult,
   type SigningDocument,
 } from "./ownership.js";
+export {
+  deleteWebhook,
+  getWebhook,
+  listingStatus,
+  sellerEvents,
+  subscribeSeller,
+  subscribeWebhook,
+  type ListingEventRecord,
+  type ListingStatusDocument,
+  type WebhookCreated,
+  type WebhookCreateRequest,
+  type WebhookSubscription,
+} from "./webhooks.js";

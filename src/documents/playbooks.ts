@@ -120,6 +120,18 @@ export function ownerSteps(market: MarketFacts, first: number): PlaybookStep[] {
       action: `Anyone may POST ${refresh} (free, rate-limited per client): the marketplace probes the endpoint now and keeps the seller metadata of its 402 (serviceName, tags, iconUrl, bazaar).`,
       expect: "200 with ok, the probe's failure code when it failed, and the catalog item as buyers now see it.",
     },
+    {
+      step: first + 2,
+      title: "Follow what happens to your listing",
+      action:
+        `GET ${linkTemplate(market, "/listings/{id}/status")} says where any of your listings stands and why (reason codes with their evidence: failing probes, a 402 that drifted from the listing, ` +
+        `expiry, delisting) and its transitions; ${linkTemplate(market, "/sellers/{payTo}/feed.atom")} (and feed.json) carries every event of your listings. ` +
+        `To be told as it happens, GET ${linkTo(market, "/webhooks/sign")}?payTo=<sellerPayTo>&url=<your https endpoint>, sign the typed data with sellerPayTo's key and send it as that document's submit says (POST /webhooks): ` +
+        "your endpoint first answers a signed webhook.verification challenge, then receives listing.created, renewed, updated, delisted, expiring (7 and 1 days ahead), expired, health_changed, drifted and verified, " +
+        "signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature) with the secret returned once. Buyers may subscribe to chosen listingIds or a saved search without signing.",
+      expect:
+        "201 with the subscription, status pending until your endpoint echoes the challenge, and its whsec_ secret (shown once; send it as Authorization: Bearer to read the delivery log at GET /webhooks/{id} or to delete it).",
+    },
   ];
 }
 

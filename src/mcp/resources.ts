@@ -10,6 +10,7 @@ import { searchDocument } from "../documents/discovery.js";
 import { buyPlaybook, sellPlaybook } from "../documents/playbooks.js";
 import { linkTo, linkWithParams } from "../market/links.js";
 import { catalogState, liveListing, searchPage } from "../queries/catalog.js";
+import { listingStatus } from "../storage/listing-status.js";
 import type { McpServices } from "./context.js";
 import { guarded } from "./failures.js";
 
@@ -107,7 +108,8 @@ export function registerMarketResources(server: McpServer, services: McpServices
     template,
     {
       title: "A live listing",
-      description: "One live listing by id: its catalog item (GET /listings/{id} has its health and usage history too), with the links of its page and API.",
+      description:
+        "One live listing by id: its catalog item and its status with reason codes (GET /listings/{id} has its health and usage history and its transitions too), with the links of its page and API.",
       mimeType: JSON_TYPE,
     },
     (uri, variables) =>
@@ -117,7 +119,12 @@ export function registerMarketResources(server: McpServer, services: McpServices
         if (!listing) throw new McpError(RESOURCE_NOT_FOUND, `No live listing ${id.slice(0, 100)}: it never existed, expired, failed or was delisted.`);
         return json(uri.href, {
           item: toCatalogItem(listing, market),
-          links: { page: linkWithParams(market, "/listing/{id}", { id }), api: linkWithParams(market, "/listings/{id}", { id }) },
+          status: listingStatus(listing, services.now()),
+          links: {
+            page: linkWithParams(market, "/listing/{id}", { id }),
+            api: linkWithParams(market, "/listings/{id}", { id }),
+            status: linkWithParams(market, "/listings/{id}/status", { id }),
+          },
         });
       }),
   );

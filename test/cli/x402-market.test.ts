@@ -148,6 +148,27 @@ describe("x402-market against a server on the local chain", () => {
     expect(jsonOf(missing)).toMatchObject({ error: "request", message: expect.stringContaining("no active listing") });
   });
 
+  it("events prints what happened to the listing; webhooks create, show and delete a subscription with its secret", async () => {
+    const search = await runCli(["search", "haiku", ...url(), "--json"]);
+    const id = jsonOf<{ items: Array<{ metadata: { listingId: string } }> }>(search).items[0]!.metadata.listingId;
+    const events = await runCli(["events", "--listing", id, ...url(), "--json"]);
+    expect(events.code, events.stderr).toBe(0);
+    expect(jsonOf(events)).toMatchObject({ type: "listing.created", listingId: id, status: { state: "live" } });
+    expect((await runCli(["events", ...url()])).code).toBe(2);
+
+    const created = await runCli(["webhooks", "create", "http://127.0.0.1:9/hooks", "--listing", id, "--event", "listing.delisted", ...url(), "--json"]);
+    expect(created.code, created.stderr).toBe(0);
+    const subscription = jsonOf<{ id: string; secret: string; status: string }>(created);
+    expect(subscription).toMatchObject({ status: "pending", secret: expect.stringMatching(/^whsec_/) });
+    const shown = await runCli(["webhooks", "show", subscription.id, ...url(), "--json"], { WEBHOOK_SECRET: subscription.secret });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(jsonOf(shown)).toMatchObject({ id: subscription.id, listingIds: [id], events: ["listing.delisted"] });
+    const wrong = await runCli(["webhooks", "delete", subscription.id, "--secret", "whsec_wrong", ...url(), "--json"]);
+    expect(wrong.code).toBe(3);
+    const deleted = await runCli(["webhooks", "delete", subscription.id, ...url(), "--json"], { WEBHOOK_SECRET: subscription.secret });
+    expect(deleted.code, deleted.stderr).toBe(0);
+  });
+
   it("buy refuses a price over the cap (exit 3, nothing paid), then pays the seller exactly its price", async () => {
     const resource = `${seller.url}/haiku`;
     const buyer = chain.buyers[1]!;
