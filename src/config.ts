@@ -245,7 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
     events: {
       termIntervalMs: integer("TERM_EVENTS_INTERVAL_SECONDS", 600, 0, 86_400) * 1000,
       deliveryIntervalMs: integer("WEBHOOK_INTERVAL_MS", 2000, 0, 3_600_000),
-      deliveryConcurrency: integer("WEBHOOK_CONCURRENCY", 16, 1, 1000),
+      deliveryConcurrency: integer("WEBHOOK_CONCURRENCY", 4, 1, 1000),
       deliveryTimeoutMs: integer("WEBHOOK_TIMEOUT_MS", 10_000, 500, 60_000),
       allowLoopbackReceivers: probe.allowLoopbackSellers,
     },

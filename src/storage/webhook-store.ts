@@ -105,6 +105,11 @@ export class WebhookStore {
     return this.run(() => this.prisma.webhookDelivery.findMany({ where: { subscriptionId }, orderBy: { eventSeq: "desc" }, take: limit }));
   }
 
+  /** These subscriptions (the ones a page of due deliveries belongs to). */
+  subscriptions(ids: string[]): Promise<WebhookSubscription[]> {
+    return this.run(() => this.prisma.webhookSubscription.findMany({ where: { id: { in: ids } } }));
+  }
+
   /** Every subscription that may receive events (pending ones queue theirs until verified). */
   following(): Promise<WebhookSubscription[]> {
     return this.run(() => this.prisma.webhookSubscription.findMany({ where: { status: { in: ["pending", "active"] } } }));
@@ -168,12 +173,19 @@ export class WebhookStore {
     });
   }
 
-  async delivered(id: string, statusCode: number, now: Date): Promise<void> {
+  /** Deliveries that succeeded, recorded together (one statement per status code): a burst takes few turns of the database. */
+  async delivered(done: Array<{ id: string; statusCode: number }>, now: Date): Promise<void> {
+    const byStatus = new Map<number, string[]>();
+    for (const { id, statusCode } of done) byStatus.set(statusCode, [...(byStatus.get(statusCode) ?? []), id]);
     await this.run(() =>
-      this.prisma.webhookDelivery.updateMany({
-        where: { id, status: "pending" },
-        data: { status: "delivered", attempts: { increment: 1 }, lastAttemptAt: now, lastStatusCode: statusCode, lastError: null, deliveredAt: now },
-      }),
+      this.prisma.$transaction(
+        [...byStatus].map(([statusCode, ids]) =>
+          this.prisma.webhookDelivery.updateMany({
+            where: { id: { in: ids }, status: "pending" },
+            data: { status: "delivered", attempts: { increment: 1 }, lastAttemptAt: now, lastStatusCode: statusCode, lastError: null, deliveredAt: now },
+          }),
+        ),
+      ),
     );
   }
 

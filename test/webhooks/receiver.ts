@@ -21,6 +21,8 @@ export interface Receiver {
   /** Attempts of every kind, answered or not. */
   attempts: number;
   mode: Mode;
+  /** Wait this long before answering each request (a slow endpoint). */
+  delayMs: number;
   secret: string | null;
   /** Deliveries (not the verification), in arrival order. */
   events(): Received[];
@@ -39,6 +41,7 @@ export async function startReceiver(): Promise<Receiver> {
     received: [],
     attempts: 0,
     mode: "ok",
+    delayMs: 0,
     secret: null,
     events: () => receiver.received.filter((entry) => entry.type !== "webhook.verification"),
     close: async () => {
@@ -51,6 +54,7 @@ export async function startReceiver(): Promise<Receiver> {
       receiver.attempts++;
       const text = await bodyOf(request);
       if (receiver.mode === "hang") return;
+      if (receiver.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, receiver.delayMs));
       if (receiver.mode === "down") return void response.writeHead(503).end("maintenance");
       if (receiver.mode === "redirect") return void response.writeHead(302, { location: "http://169.254.169.254/latest/meta-data" }).end();
       if (receiver.mode === "huge") {
