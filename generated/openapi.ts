@@ -120,6 +120,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/api-catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Linkset of marketplace endpoints (API catalog) (alias of /bazaar.links.json)
+         * @description Linkset of sell, buy, discovery and MCP endpoints; at `/.well-known/api-catalog` the RFC 9727 API catalog.
+         */
+        get: operations["getLinkset__wellKnownApiCatalog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/llms.txt": {
         parameters: {
             query?: never;
@@ -152,6 +172,46 @@ export type paths = {
          * @description Servers document pointing at `/mcp`.
          */
         get: operations["getMcpServers__wellKnownMcpJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/x402": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * x402 discovery manifest (/.well-known/x402)
+         * @description The x402 discovery manifest of this host (x402 `discovery` extension): its paid route, its catalog, its peers.
+         */
+        get: operations["getX402Discovery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/x402.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * x402 route manifest (/.well-known/x402.json)
+         * @description This origin's paid routes as the x402 well-known manifest describes them.
+         */
+        get: operations["getX402RouteManifest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -376,8 +436,8 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Linkset of marketplace endpoints
-         * @description Linkset of sell, buy, discovery and MCP endpoints.
+         * Linkset of marketplace endpoints (API catalog)
+         * @description Linkset of sell, buy, discovery and MCP endpoints; at `/.well-known/api-catalog` the RFC 9727 API catalog.
          */
         get: operations["getLinkset"];
         put?: never;
@@ -1698,8 +1758,8 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Linkset of marketplace endpoints (alias of /bazaar.links.json)
-         * @description Linkset of sell, buy, discovery and MCP endpoints.
+         * Linkset of marketplace endpoints (API catalog) (alias of /bazaar.links.json)
+         * @description Linkset of sell, buy, discovery and MCP endpoints; at `/.well-known/api-catalog` the RFC 9727 API catalog.
          */
         get: operations["getLinkset__linksetJson"];
         put?: never;
@@ -3271,6 +3331,46 @@ export type paths = {
          * @description This interface description.
          */
         get: operations["getOpenApi__swaggerJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sync/listings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Incremental sync of listings, with tombstones
+         * @description Listings changed since `updated_since` (all when absent), oldest change first; page with `cursor`.
+         */
+        get: operations["getSyncListings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sync/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Signed snapshot of the catalog
+         * @description Every live listing, with a content hash and the marketplace's signature over it.
+         */
+        get: operations["getSyncSnapshot"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4987,6 +5087,20 @@ export type components = {
             /** @enum {number} */
             x402Version: 2;
         };
+        /** @description `GET /sync/snapshot`: every live listing, hashed and signed, for a mirror to load and audit. */
+        SignedSnapshot: {
+            /** @description `sha256:` and the hex SHA-256 of the RFC 8785 (JCS) serialisation of `items`. */
+            contentHash: string;
+            /** Format: date-time */
+            generatedAt: string;
+            /** @description Live listings (seed rows excluded), sorted by `metadata.listingId`. */
+            items: components["schemas"]["CatalogItem"][];
+            /** @description EIP-191 personal_sign by `signer` of the message `x402-marketplace snapshot <contentHash> <generatedAt>`. */
+            signature: string;
+            signer: components["schemas"]["EvmAddress"];
+            /** @enum {number} */
+            snapshotVersion: 1;
+        };
         /** @description `GET /listings/{id}/sign`: the exact typed data to sign for one owner operation. */
         SigningDocument: {
             action: components["schemas"]["OwnerAction"];
@@ -5047,6 +5161,37 @@ export type components = {
             meaning: string;
             /** Format: int32 */
             status: number;
+        };
+        /** @description A listing in the mirror: live (with its catalog item) or removed. */
+        SyncLive: {
+            /** Format: uuid */
+            id: string;
+            item: components["schemas"]["CatalogItem"];
+            /** @enum {boolean} */
+            removed: false;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description `GET /sync/listings`: listings changed since `updated_since`, oldest change first, with tombstones for removals. */
+        SyncPage: {
+            items: (components["schemas"]["SyncLive"] | components["schemas"]["SyncRemoved"])[];
+            /** @description The next page of this sync; null when this was the last. */
+            nextCursor: string | null;
+            /**
+             * Format: date-time
+             * @description Pass as `updated_since` on the next sync, once `nextCursor` is null.
+             */
+            updatedUntil: string;
+        };
+        SyncRemoved: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            reason: "delisted" | "expired" | "failed";
+            /** @enum {boolean} */
+            removed: true;
+            /** Format: date-time */
+            updatedAt: string;
         };
         /** @description Extra token data of a payment requirement. */
         TokenExtra: {
@@ -5306,6 +5451,83 @@ export type components = {
             url: string;
             /** Format: date-time */
             verifiedAt?: string;
+        };
+        /** @description Where this marketplace's catalog can be read and mirrored (fields a discovery manifest's consumers may ignore). */
+        X402CatalogPointers: {
+            /** Format: uri */
+            resources: string;
+            /** Format: uri */
+            search: string;
+            /** Format: uri */
+            snapshot: string;
+            /** @description The address whose EIP-191 signature every snapshot carries. */
+            snapshotSigner: components["schemas"]["EvmAddress"];
+            /** Format: uri */
+            sync: string;
+        };
+        /** @description `/.well-known/x402` (discovery.md): this host's x402 capability manifest. */
+        X402DiscoveryManifest: {
+            catalog: components["schemas"]["X402CatalogPointers"];
+            description: string;
+            /** Format: uri */
+            docs: string;
+            /** @enum {string} */
+            kind: "resource-server";
+            name: string;
+            /** @description Bare domain names of other hosts believed to publish x402 discovery data (PEERS; at most 32). */
+            peers?: string[];
+            resources: components["schemas"]["X402ResourcePointer"][];
+            /** Format: date-time */
+            updated: string;
+            /** @enum {number} */
+            x402Version: 2;
+        };
+        /** @description One paid route of `/.well-known/x402.json` (well-known-discovery.md). */
+        X402ManifestItem: {
+            /** @description Advisory: the live 402 is authoritative. */
+            accepts: components["schemas"]["PaymentRequirement"][];
+            input: {
+                body: {
+                    [key: string]: unknown;
+                };
+                /** @enum {string} */
+                bodyType: "json";
+                /** @enum {string} */
+                method: "POST";
+                routeTemplate: string;
+            };
+            output: {
+                mimeType: string;
+            };
+            resource: {
+                description: string;
+                mimeType: string;
+                serviceName: string;
+                tags: string[];
+                /** Format: uri */
+                url: string;
+            };
+            /** @enum {string} */
+            type: "http";
+        };
+        /** @description A bare pointer to an x402-paid resource of this host (discovery.md: the 402 is authoritative). */
+        X402ResourcePointer: {
+            description: string;
+            /** @enum {string} */
+            method: "GET" | "POST";
+            /** Format: uri */
+            url: string;
+        };
+        /** @description `/.well-known/x402.json` (well-known-discovery.md): this origin's paid routes. */
+        X402RouteManifest: {
+            items: components["schemas"]["X402ManifestItem"][];
+            /**
+             * Format: int64
+             * @description Unix seconds.
+             */
+            lastUpdated: number;
+            /** @enum {number} */
+            x402Version: 2;
         };
     };
     responses: never;
@@ -5583,6 +5805,39 @@ export interface operations {
             };
         };
     };
+    getLinkset__wellKnownApiCatalog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description A JSON document served as `application/linkset+json` (RFC 9264; the api-catalog of RFC 9727).
+             *     `application/json` is declared beside it so that generic OpenAPI tooling finds the schema too.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Linkset"];
+                    "application/linkset+json": components["schemas"]["Linkset"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getLlmsText__wellKnownLlmsTxt: {
         parameters: {
             query?: never;
@@ -5628,6 +5883,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["McpServersDocument"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getX402Discovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain JSON document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["X402DiscoveryManifest"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getX402RouteManifest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain JSON document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["X402RouteManifest"];
                 };
             };
             /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
@@ -6060,13 +6373,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A plain JSON document. */
+            /**
+             * @description A JSON document served as `application/linkset+json` (RFC 9264; the api-catalog of RFC 9727).
+             *     `application/json` is declared beside it so that generic OpenAPI tooling finds the schema too.
+             */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Linkset"];
+                    "application/linkset+json": components["schemas"]["Linkset"];
                 };
             };
             /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
@@ -8653,13 +8970,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A plain JSON document. */
+            /**
+             * @description A JSON document served as `application/linkset+json` (RFC 9264; the api-catalog of RFC 9727).
+             *     `application/json` is declared beside it so that generic OpenAPI tooling finds the schema too.
+             */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Linkset"];
+                    "application/linkset+json": components["schemas"]["Linkset"];
                 };
             };
             /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
@@ -11975,6 +12296,90 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description A conditional read whose `If-None-Match` matches the current weak ETag. */
+            304: {
+                headers: {
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSyncListings: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor`. */
+                cursor?: string;
+                limit?: number;
+                /** @description Changes after this instant (RFC 3339); a mirror passes the previous sync's `updatedUntil`. */
+                updated_since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain JSON document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncPage"];
+                };
+            };
+            /** @description The request has a malformed parameter, header or body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error: 404, 405, 406, 409, 413, 415, 429, 502, 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSyncSnapshot: {
+        parameters: {
+            query?: never;
+            header?: {
+                "If-None-Match"?: components["parameters"]["Conditional"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON document with a weak ETag, for conditional reads. */
+            200: {
+                headers: {
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedSnapshot"];
                 };
             };
             /** @description A conditional read whose `If-None-Match` matches the current weak ETag. */

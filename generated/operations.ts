@@ -25,6 +25,8 @@ export const canonicalOperationIds = [
   "getForeignCatalog",
   "getDiscoveryIndex",
   "getLinkset",
+  "getX402Discovery",
+  "getX402RouteManifest",
   "getStatus",
   "getCrawl",
   "getFeed",
@@ -70,7 +72,9 @@ export const canonicalOperationIds = [
   "createWebhook",
   "getWebhookSigningData",
   "getWebhook",
-  "deleteWebhook"
+  "deleteWebhook",
+  "getSyncListings",
+  "getSyncSnapshot"
 ] as const;
 
 export type CanonicalOperationId = (typeof canonicalOperationIds)[number];
@@ -138,6 +142,9 @@ export const canonicalOf = {
   getDiscoveryIndex__indexJson: "getDiscoveryIndex",
   getLinkset: "getLinkset",
   getLinkset__linksetJson: "getLinkset",
+  getLinkset__wellKnownApiCatalog: "getLinkset",
+  getX402Discovery: "getX402Discovery",
+  getX402RouteManifest: "getX402RouteManifest",
   getStatus: "getStatus",
   getStatus__status: "getStatus",
   getCrawl: "getCrawl",
@@ -250,6 +257,8 @@ export const canonicalOf = {
   getWebhookSigningData: "getWebhookSigningData",
   getWebhook: "getWebhook",
   deleteWebhook: "deleteWebhook",
+  getSyncListings: "getSyncListings",
+  getSyncSnapshot: "getSyncSnapshot",
 } as const satisfies Record<string, CanonicalOperationId>;
 
 export type RoutedOperationId = keyof typeof canonicalOf;
@@ -257,7 +266,7 @@ export type RoutedOperationId = keyof typeof canonicalOf;
 /** The canonical operations of each area: the members of `interface <Area>` in spec/<area>.tsp. */
 export const areas = {
   listings: ["createListing", "getListings", "validateListing", "getValidationGuide", "getListingSchema", "getListingExample", "getListingChallenge", "getListing", "getListingStatus", "updateListing", "delistListing", "claimListing", "getOwnerSigningData", "refreshListing", "getFeeCard", "getFacilitator"],
-  catalog: ["getCatalog", "listResources", "searchResources", "searchCatalog", "getForeignCatalog", "getDiscoveryIndex", "getLinkset", "getStatus", "getCrawl"],
+  catalog: ["getCatalog", "listResources", "searchResources", "searchCatalog", "getForeignCatalog", "getDiscoveryIndex", "getLinkset", "getX402Discovery", "getX402RouteManifest", "getStatus", "getCrawl"],
   feeds: ["getFeed", "getAtomFeed", "getRssFeed", "getSellerFeed", "getSellerAtomFeed"],
   mcp: ["getMcpDiscovery", "postMcp", "getMcpServers", "getMcpTools", "getMcpServerCard"],
   a2a: ["postA2a"],
@@ -267,6 +276,7 @@ export const areas = {
   web: ["getHomePage", "getListingPage", "getSellPage"],
   assets: ["getFavicon"],
   webhooks: ["createWebhook", "getWebhookSigningData", "getWebhook", "deleteWebhook"],
+  sync: ["getSyncListings", "getSyncSnapshot"],
 } as const satisfies Record<string, readonly CanonicalOperationId[]>;
 
 export type Area = keyof typeof areas;
@@ -336,6 +346,9 @@ export const routeTable = [
   { method: "GET", path: "/index.json", operationId: "getDiscoveryIndex__indexJson", canonical: "getDiscoveryIndex", area: "catalog" },
   { method: "GET", path: "/bazaar.links.json", operationId: "getLinkset", canonical: "getLinkset", area: "catalog" },
   { method: "GET", path: "/linkset.json", operationId: "getLinkset__linksetJson", canonical: "getLinkset", area: "catalog" },
+  { method: "GET", path: "/.well-known/api-catalog", operationId: "getLinkset__wellKnownApiCatalog", canonical: "getLinkset", area: "catalog" },
+  { method: "GET", path: "/.well-known/x402", operationId: "getX402Discovery", canonical: "getX402Discovery", area: "catalog" },
+  { method: "GET", path: "/.well-known/x402.json", operationId: "getX402RouteManifest", canonical: "getX402RouteManifest", area: "catalog" },
   { method: "GET", path: "/status.json", operationId: "getStatus", canonical: "getStatus", area: "catalog" },
   { method: "GET", path: "/status", operationId: "getStatus__status", canonical: "getStatus", area: "catalog" },
   { method: "GET", path: "/crawl.json", operationId: "getCrawl", canonical: "getCrawl", area: "catalog" },
@@ -448,6 +461,8 @@ export const routeTable = [
   { method: "GET", path: "/webhooks/sign", operationId: "getWebhookSigningData", canonical: "getWebhookSigningData", area: "webhooks" },
   { method: "GET", path: "/webhooks/{id}", operationId: "getWebhook", canonical: "getWebhook", area: "webhooks" },
   { method: "DELETE", path: "/webhooks/{id}", operationId: "deleteWebhook", canonical: "deleteWebhook", area: "webhooks" },
+  { method: "GET", path: "/sync/listings", operationId: "getSyncListings", canonical: "getSyncListings", area: "sync" },
+  { method: "GET", path: "/sync/snapshot", operationId: "getSyncSnapshot", canonical: "getSyncSnapshot", area: "sync" },
 ] as const satisfies ReadonlyArray<{
   method: "GET" | "PUT" | "POST" | "DELETE" | "OPTIONS" | "HEAD" | "PATCH" | "TRACE";
   path: string;

@@ -23,6 +23,9 @@ import { redact } from "./storage/connection.js";
 import { openDatabase, type Database } from "./storage/database.js";
 import { createRepositories, type Repositories } from "./storage/repositories.js";
 import { WebhookDeliverer } from "./webhooks/deliverer.js";
+import { generatePrivateKey } from "viem/accounts";
+import type { Hex } from "viem";
+import { snapshotSigner } from "./market/snapshot-signing.js";
 import { WebhookSubscriptions } from "./webhooks/subscriptions.js";
 import { createHealth } from "./health/health.js";
 import { applyMigrations } from "./storage/migrate.js";
@@ -120,7 +123,10 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   // The ranking engine loads the catalog in the background: searches answer with substring matching
   // (searchModeReason "semantic-not-ready") until it is in, and the request thread never waits on the model.
   const ranker = config.semanticSearch ? new CatalogRanker(new SearchService(database, { log: logger })) : null;
-  const catalog = { ...documents, store, events: repositories.events, freshness, now, ranker };
+  // Every instance signs snapshots with the same key: configured, or generated once into the database.
+  const signer = snapshotSigner(config.discovery.signingKey ?? ((await repositories.keys.getOrCreate("snapshot", generatePrivateKey, now())) as Hex));
+  const discovery = { signer, peers: config.discovery.peers, startedAt: now() };
+  const catalog = { ...documents, store, events: repositories.events, freshness, now, ranker, discovery };
   const listingReads = { ...catalog, health, usage };
   const mcp = { ...catalog, config, logger, probe };
   const contexts: AreaContexts = {
@@ -134,6 +140,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     ops: { config, readiness: createReadiness({ database, payments }) },
     web: listingReads,
     assets: {},
+    sync: { ...catalog, signer },
     webhooks: {
       webhooks: new WebhookSubscriptions({
         store: repositories.webhooks,

@@ -20,9 +20,16 @@ import type { UsageService } from "./usage/service.js";
 import type { Limit } from "./probe/rate-limiter.js";
 import type { WorkPool } from "./workers/pool.js";
 import type { WebhookSubscriptions } from "./webhooks/subscriptions.js";
+import type { SnapshotSigner } from "./market/snapshot-signing.js";
+import type { SyncContext } from "./queries/sync.js";
 
-/** The catalog's reads and the documents that render them (catalog, feeds). */
-export interface CatalogAreaContext extends DocumentContext, CatalogQueryContext {}
+/** The catalog's reads and the documents that render them (catalog, feeds), and what the x402 discovery manifests publish. */
+export interface CatalogAreaContext extends DocumentContext, CatalogQueryContext {
+  discovery: { signer: SnapshotSigner; peers: string[]; startedAt: Date };
+}
+
+/** The mirror API: the change log, the catalog, and the snapshot's signer. */
+export interface SyncAreaContext extends CatalogAreaContext, SyncContext {}
 
 /** A listing's page or document: the catalog, and its health and usage history. */
 export interface ListingReadContext extends CatalogAreaContext, ListingHistorySources {}
@@ -83,6 +90,7 @@ export interface AreaContexts {
   /** Static files browsers ask for by themselves (the favicon): nothing to read. */
   assets: Record<string, never>;
   webhooks: WebhooksAreaContext;
+  sync: SyncAreaContext;
 }
 
 /** The area an operation belongs to. */

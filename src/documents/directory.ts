@@ -31,6 +31,8 @@ export function linkset(market: MarketFacts): Schemas["Linkset"] {
   const json = "application/json";
   return {
     linkset: [
+      // RFC 9727: the API catalog's own context names the APIs it lists (here, this one).
+      { anchor: linkTo(market, "/.well-known/api-catalog"), item: [{ href: rootUrl(market), type: "application/json", title: market.name }] },
       {
         anchor: rootUrl(market),
         "service-desc": to("/openapi.json", json, "OpenAPI description of every route"),
@@ -48,6 +50,9 @@ export function linkset(market: MarketFacts): Schemas["Linkset"] {
         "urn:x402:marketplace:discovery": to("/discovery/resources", json, "The catalog, facilitator-shaped"),
         "urn:x402:marketplace:search": to("/discovery/search", json, "Search the catalog"),
         "urn:x402:marketplace:mcp": to("/mcp", json, "MCP server (Streamable HTTP)"),
+        "urn:x402:marketplace:sync": to("/sync/listings", json, "Mirror this catalog: changes since an instant, with removals"),
+        "urn:x402:marketplace:snapshot": to("/sync/snapshot", json, "Every live listing, hashed and signed"),
+        "urn:x402:discovery": to("/.well-known/x402", json, "x402 discovery manifest"),
       },
     ],
   };

@@ -1,5 +1,6 @@
 // The catalog area (spec/catalog.tsp): the catalog lists and searches, the foreign-only view,
 // the discovery index, linkset and crawl list, and the status counts.
+import { x402DiscoveryManifest, x402RouteManifest } from "../documents/x402-discovery.js";
 import { taggedJson } from "../contract/rendered.js";
 import { crawlDocument, discoveryIndex, linkset } from "../documents/directory.js";
 import { listDocument, searchDocument } from "../documents/discovery.js";
@@ -42,7 +43,23 @@ const getForeignCatalog: Handler<"getForeignCatalog"> = async (_input, services)
 const getDiscoveryIndex: Handler<"getDiscoveryIndex"> = (_input, services) => ({ status: 200, body: discoveryIndex(services) });
 
 /** `/bazaar.links.json`, `/linkset.json`. */
-const getLinkset: Handler<"getLinkset"> = (_input, services) => ({ status: 200, body: linkset(services.market) });
+const getLinkset: Handler<"getLinkset"> = (_input, services) => ({ status: 200, contentType: "application/linkset+json", body: linkset(services.market) });
+
+/** `/.well-known/x402`: the x402 `discovery` extension's manifest of this host. */
+const getX402Discovery: Handler<"getX402Discovery"> = (_input, services) => ({
+  status: 200,
+  body: x402DiscoveryManifest(services.market, {
+    peers: services.discovery.peers,
+    signer: services.discovery.signer.address,
+    updated: services.discovery.startedAt,
+  }),
+});
+
+/** `/.well-known/x402.json`: this origin's paid route, as the well-known manifest describes it. */
+const getX402RouteManifest: Handler<"getX402RouteManifest"> = (_input, services) => ({
+  status: 200,
+  body: x402RouteManifest(services.market, services.discovery.startedAt),
+});
 
 /** `/status.json`, `/status`: counts and the listing fee. */
 const getStatus: Handler<"getStatus"> = async (_input, services) => {
@@ -54,6 +71,8 @@ const getStatus: Handler<"getStatus"> = async (_input, services) => {
 const getCrawl: Handler<"getCrawl"> = (_input, services) => ({ status: 200, body: crawlDocument(services) });
 
 export const catalogHandlers: AreaHandlers<"catalog"> = {
+  getX402Discovery,
+  getX402RouteManifest,
   getCatalog,
   listResources,
   searchResources,

@@ -11,6 +11,7 @@ import { mcpHandlers } from "./mcp.js";
 import { opsHandlers } from "./ops.js";
 import { webHandlers } from "./web.js";
 import { webhooksHandlers } from "./webhooks.js";
+import { syncHandlers } from "./sync.js";
 
 /**
  * Every canonical operation of the contract and the handler that answers it and its aliases, one
@@ -28,4 +29,5 @@ export const handlers: HandlerMap = {
   ...forArea("web", webHandlers),
   ...forArea("assets", assetsHandlers),
   ...forArea("webhooks", webhooksHandlers),
+  ...forArea("sync", syncHandlers),
 };

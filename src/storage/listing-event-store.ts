@@ -50,6 +50,22 @@ export class ListingEventStore {
     return this.transactions.read(() => this.transactions.prisma.listing.findMany({ where: { id: { in: listingIds } } }));
   }
 
+  /** The seq just before the first event at or after `at` (0 when there is none before it): where a sync by time starts. */
+  async seqBefore(at: Date): Promise<number> {
+    const first = await this.transactions.read(() =>
+      this.transactions.prisma.listingEvent.findFirst({ where: { at: { gte: at } }, orderBy: { seq: "asc" }, select: { seq: true } }),
+    );
+    if (first) return first.seq - 1;
+    return this.lastSeq();
+  }
+
+  /** Every live listing (seed rows excluded), by id: the signed snapshot. */
+  liveListings(now: Date): Promise<Listing[]> {
+    return this.transactions.read(() =>
+      this.transactions.prisma.listing.findMany({ where: { state: "active", leftoverSeed: false, expiresAt: { gt: now } }, orderBy: { id: "asc" } }),
+    );
+  }
+
   /** The newest seq of one seller's events, 0 when there is none: with the catalog token, its feeds' ETag. */
   async lastSellerSeq(sellerPayTo: string): Promise<number> {
     const row = await this.transactions.read(() =>

@@ -11,6 +11,7 @@ import { OwnerStore } from "./owner-store.js";
 import { PaymentIdempotencyStore } from "./payment-idempotency-store.js";
 import { UsageStore } from "./usage-store.js";
 import { WebhookStore } from "./webhook-store.js";
+import { ServiceKeyStore } from "./service-keys.js";
 
 export interface Repositories {
   /** Listings, payments and the catalog reads; its `transactions` is the one write path the others share. */
@@ -25,6 +26,8 @@ export interface Repositories {
   events: ListingEventStore;
   /** Webhook subscriptions, their deliveries and the fan-out's cursor. */
   webhooks: WebhookStore;
+  /** Keys every instance shares (the snapshot signing key when none is configured). */
+  keys: ServiceKeyStore;
   /** Leases of background jobs that run on one instance at a time. */
   leases: JobLeases;
 }
@@ -39,6 +42,7 @@ export function createRepositories(database: Database): Repositories {
     idempotency: new PaymentIdempotencyStore(transactions),
     events: new ListingEventStore(transactions),
     webhooks: new WebhookStore(transactions),
+    keys: new ServiceKeyStore(database),
     // Each set of repositories is its own lease holder, also two in one process (tests, an in-process restart).
     leases: new JobLeases(database, `${INSTANCE_ID}:${randomUUID().slice(0, 8)}`),
   };

@@ -77,6 +77,7 @@ describe("the alias table", () => {
       "web",
       "assets",
       "webhooks",
+      "sync",
     ]);
     expect([...specAreas].sort()).toEqual(Object.keys(areas).sort());
     for (const [area, operations] of Object.entries(areas)) expect(Object.keys(table[area]!)).toEqual([...operations]);

@@ -189,8 +189,34 @@ describe.each(databaseKinds)("the catalog area on $kind", (kind) => {
     getLinkset: {
       status: 200,
       check(answer) {
-        const [context] = jsonOf<{ linkset: Array<Record<string, unknown>> }>(answer).linkset;
+        // RFC 9264's media type; at /.well-known/api-catalog (RFC 9727) the first context lists the API.
+        expect(answer.type).toBe("application/linkset+json");
+        const [catalog, context] = jsonOf<{ linkset: Array<Record<string, unknown>> }>(answer).linkset;
+        expect(catalog).toEqual({ anchor: `${base()}/.well-known/api-catalog`, item: [expect.objectContaining({ href: `${base()}/` })] });
         expect(context).toMatchObject({ "service-desc": [expect.objectContaining({ href: `${base()}/openapi.json` })] });
+      },
+    },
+    getX402Discovery: {
+      status: 200,
+      check(answer) {
+        const manifest = jsonOf(answer);
+        // discovery.md: x402Version an integer (not `version`), a kind, bare resource pointers on this host, `updated`.
+        expect(manifest).toMatchObject({ x402Version: 2, kind: "resource-server", resources: [{ url: `${base()}/listings`, method: "POST" }] });
+        expect(manifest.version).toBeUndefined();
+        expect(Number.isInteger(manifest.x402Version)).toBe(true);
+        expect(Date.parse(manifest.updated)).not.toBeNaN();
+        for (const resource of manifest.resources as Array<{ url: string }>) expect(new URL(resource.url).host).toBe(new URL(base()).host);
+        expect(manifest.catalog.snapshotSigner).toMatch(/^0x[0-9a-fA-F]{40}$/);
+      },
+    },
+    getX402RouteManifest: {
+      status: 200,
+      check(answer) {
+        const manifest = jsonOf(answer);
+        expect(manifest).toMatchObject({ x402Version: 2, items: [{ type: "http", input: { method: "POST", routeTemplate: "/listings" } }] });
+        expect(Number.isInteger(manifest.lastUpdated)).toBe(true);
+        // Advisory, and the same terms as the live 402 of POST /listings.
+        expect(manifest.items[0].accepts[0]).toMatchObject({ scheme: "exact", amount: "100000", payTo: market.server.contexts.listings.market.payTo });
       },
     },
     getStatus: {

@@ -411,7 +411,8 @@ export const ModelName = {
   ListingEvent: 'ListingEvent',
   WebhookSubscription: 'WebhookSubscription',
   WebhookDelivery: 'WebhookDelivery',
-  OutboxCursor: 'OutboxCursor'
+  OutboxCursor: 'OutboxCursor',
+  ServiceKey: 'ServiceKey'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -427,7 +428,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "listing" | "payment" | "catalogState" | "listingHealth" | "healthDay" | "jobLease" | "ownerNonce" | "paymentIdempotency" | "usageTransfer" | "chainCheckpoint" | "listingEmbedding" | "listingEvent" | "webhookSubscription" | "webhookDelivery" | "outboxCursor"
+    modelProps: "listing" | "payment" | "catalogState" | "listingHealth" | "healthDay" | "jobLease" | "ownerNonce" | "paymentIdempotency" | "usageTransfer" | "chainCheckpoint" | "listingEmbedding" | "listingEvent" | "webhookSubscription" | "webhookDelivery" | "outboxCursor" | "serviceKey"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1541,6 +1542,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    ServiceKey: {
+      payload: Prisma.$ServiceKeyPayload<ExtArgs>
+      fields: Prisma.ServiceKeyFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ServiceKeyFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceKeyPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ServiceKeyFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceKeyPayload>
+        }
+        findFirst: {
+          args: Prisma.ServiceKeyFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceKeyPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ServiceKeyFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceKeyPayload>
+        }
+        findMany: {
+          args: Prisma.ServiceKeyFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceKeyPayload>[]
+        }
+        create: {
+          args: Prisma.ServiceKeyCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceKeyPayload>
+        }
+        createMany: {
+          args: Prisma.ServiceKeyCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ServiceKeyCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceKeyPayload>[]
+        }
+        delete: {
+          args: Prisma.ServiceKeyDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceKeyPayload>
+        }
+        update: {
+          args: Prisma.ServiceKeyUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceKeyPayload>
+        }
+        deleteMany: {
+          args: Prisma.ServiceKeyDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ServiceKeyUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ServiceKeyUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceKeyPayload>[]
+        }
+        upsert: {
+          args: Prisma.ServiceKeyUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ServiceKeyPayload>
+        }
+        aggregate: {
+          args: Prisma.ServiceKeyAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateServiceKey>
+        }
+        groupBy: {
+          args: Prisma.ServiceKeyGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ServiceKeyGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ServiceKeyCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ServiceKeyCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1802,6 +1877,15 @@ export const OutboxCursorScalarFieldEnum = {
 } as const
 
 export type OutboxCursorScalarFieldEnum = (typeof OutboxCursorScalarFieldEnum)[keyof typeof OutboxCursorScalarFieldEnum]
+
+
+export const ServiceKeyScalarFieldEnum = {
+  name: 'name',
+  privateKey: 'privateKey',
+  createdAt: 'createdAt'
+} as const
+
+export type ServiceKeyScalarFieldEnum = (typeof ServiceKeyScalarFieldEnum)[keyof typeof ServiceKeyScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -2128,6 +2212,7 @@ export type GlobalOmitConfig = {
   webhookSubscription?: Prisma.WebhookSubscriptionOmit
   webhookDelivery?: Prisma.WebhookDeliveryOmit
   outboxCursor?: Prisma.OutboxCursorOmit
+  serviceKey?: Prisma.ServiceKeyOmit
 }
 
 /* Types for Logging */

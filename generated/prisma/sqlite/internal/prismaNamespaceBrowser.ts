@@ -65,7 +65,8 @@ export const ModelName = {
   ListingEvent: 'ListingEvent',
   WebhookSubscription: 'WebhookSubscription',
   WebhookDelivery: 'WebhookDelivery',
-  OutboxCursor: 'OutboxCursor'
+  OutboxCursor: 'OutboxCursor',
+  ServiceKey: 'ServiceKey'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -303,6 +304,15 @@ export const OutboxCursorScalarFieldEnum = {
 } as const
 
 export type OutboxCursorScalarFieldEnum = (typeof OutboxCursorScalarFieldEnum)[keyof typeof OutboxCursorScalarFieldEnum]
+
+
+export const ServiceKeyScalarFieldEnum = {
+  name: 'name',
+  privateKey: 'privateKey',
+  createdAt: 'createdAt'
+} as const
+
+export type ServiceKeyScalarFieldEnum = (typeof ServiceKeyScalarFieldEnum)[keyof typeof ServiceKeyScalarFieldEnum]
 
 
 export const SortOrder = {
