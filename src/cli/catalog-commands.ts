@@ -5,6 +5,7 @@ import { findListing, ToolkitError, type CatalogItem, type Schemas } from "../cl
 
 type FeedRead = { data?: Schemas["FeedDocument"]; error?: Schemas["ErrorBody"]; response: Response };
 import { clientFor, globalsOf, output, positiveInteger, positiveNumber, progress } from "./support.js";
+import { followEvents } from "./webhook-commands.js";
 import { linkTo } from "../market/links.js";
 
 export function itemLine(item: CatalogItem): string {
@@ -72,13 +73,22 @@ export function statusCommand(): Command {
 
 export function watchCommand(): Command {
   return new Command("watch")
-    .description("poll /feed.json and print new listings as they appear (Ctrl-C stops)")
+    .description("poll /feed.json and print new listings as they appear; with --listing or --seller, that listing's or seller's events (Ctrl-C stops)")
+    .option("--listing <id>", "follow one listing's events instead (as x402-market events --listing <id> --follow)")
+    .option("--seller <payTo>", "follow every listing of this seller instead (as x402-market events --seller <payTo> --follow)")
     .option("--since <time>", "start after this ISO 8601 instant (default: after the newest listing now)")
     .option("--interval <seconds>", "seconds between polls", positiveNumber, 5)
     .option("--count <n>", "stop after this many new listings", positiveInteger(1_000_000))
     .option("--once", "poll once and stop")
-    .action(async (flags: { since?: string; interval: number; count?: number; once?: boolean }, command: Command) => {
+    .action(async (flags: { since?: string; interval: number; count?: number; once?: boolean; listing?: string; seller?: string }, command: Command) => {
       const globals = globalsOf(command);
+      if (flags.listing || flags.seller) {
+        return followEvents(
+          globals,
+          { ...(flags.listing && { listing: flags.listing }), ...(flags.seller && { seller: flags.seller }) },
+          flags.once ? null : flags.interval,
+        );
+      }
       const client = clientFor(globals);
       let since: string;
       if (flags.since !== undefined) since = flags.since;

@@ -13,7 +13,7 @@ import {
   type WebhookCreated,
   type WebhookCreateRequest,
 } from "../client/index.js";
-import { buyerIndex, clientFor, globalsOf, output, payerKey, positiveNumber, progress, UsageError, type PayerFlags } from "./support.js";
+import { buyerIndex, clientFor, globalsOf, output, payerKey, positiveNumber, progress, UsageError, type GlobalOptions, type PayerFlags } from "./support.js";
 
 function eventLine(event: ListingEventRecord): string {
   const change = event.data && "from" in event.data ? ` ${String(event.data.from)} -> ${String(event.data.to)}` : "";
@@ -29,18 +29,22 @@ export function eventsCommand(): Command {
     .option("--interval <seconds>", "seconds between polls with --follow", positiveNumber, 10)
     .action(async (flags: { listing?: string; seller?: string; follow?: boolean; interval: number }, command: Command) => {
       if (!flags.listing && !flags.seller) throw new UsageError("name --listing <id> or --seller <payTo>");
-      const globals = globalsOf(command);
-      const client = clientFor(globals);
-      const read = async () => (flags.listing ? (await listingStatus(client, flags.listing)).history : await sellerEvents(client, flags.seller!));
-      let last = 0;
-      for (;;) {
-        const fresh = (await read()).filter((event) => event.seq > last).reverse();
-        for (const event of fresh) output(globals, event, () => eventLine(event));
-        last = Math.max(last, ...fresh.map((event) => event.seq));
-        if (!flags.follow) return;
-        await sleep(flags.interval * 1000);
-      }
+      await followEvents(globalsOf(command), flags, flags.follow ? flags.interval : null);
     });
+}
+
+/** Prints a listing's or a seller's events oldest first; with an interval (seconds), keeps polling for new ones. */
+export async function followEvents(globals: GlobalOptions, target: { listing?: string; seller?: string }, intervalSeconds: number | null): Promise<void> {
+  const client = clientFor(globals);
+  const read = async () => (target.listing ? (await listingStatus(client, target.listing)).history : await sellerEvents(client, target.seller!));
+  let last = 0;
+  for (;;) {
+    const fresh = (await read()).filter((event) => event.seq > last).reverse();
+    for (const event of fresh) output(globals, event, () => eventLine(event));
+    last = Math.max(last, ...fresh.map((event) => event.seq));
+    if (intervalSeconds === null) return;
+    await sleep(intervalSeconds * 1000);
+  }
 }
 
 function createdText(created: WebhookCreated): string {

@@ -155,6 +155,9 @@ describe("x402-market against a server on the local chain", () => {
     expect(events.code, events.stderr).toBe(0);
     expect(jsonOf(events)).toMatchObject({ type: "listing.created", listingId: id, status: { state: "live" } });
     expect((await runCli(["events", ...url()])).code).toBe(2);
+    const watched = await runCli(["watch", "--listing", id, "--once", ...url(), "--json"]);
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(jsonOf(watched)).toMatchObject({ type: "listing.created", listingId: id });
 
     const created = await runCli(["webhooks", "create", "http://127.0.0.1:9/hooks", "--listing", id, "--event", "listing.delisted", ...url(), "--json"]);
     expect(created.code, created.stderr).toBe(0);
