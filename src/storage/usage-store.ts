@@ -5,6 +5,8 @@
 // catalog version bump per pass, and only when something shown changed).
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
+import type { Checkpoint, LiveListing, PendingTransfer, RangeCommit, SellerBook, TransferGroup, UsageUpdate } from "./usage-types.js";
+export type * from "./usage-types.js";
 
 /** The indexer's checkpoint: every tracked seller has been read up to this block. */
 export const USAGE_CHECKPOINT = "usage";
@@ -15,84 +17,8 @@ const SELLER_PREFIX = "usage:seller:";
 /** One row per address whose incoming ("to") or outgoing ("from") transfers are read for the funding rules. */
 export const FUNDING_PREFIX = { to: "usage:fund:to:", from: "usage:fund:from:" } as const;
 
-export interface Checkpoint {
-  blockNumber: bigint;
-  blockHash: string;
-  updatedAt: Date;
-}
-
-/** One Transfer log, addresses lowercase, amount in the token's smallest unit. */
-export interface TransferRow {
-  id: string;
-  blockNumber: bigint;
-  blockHash: string;
-  txHash: string;
-  logIndex: number;
-  payer: string;
-  payTo: string;
-  amount: string;
-  at: Date;
-  /** "pending" (a transfer to a tracked seller: its transaction is read later) or "skip"; see the schema. */
-  kind?: string;
-}
-
-/** Transfers from one payer to one address of one amount, of one kind and sender, in a window: what rollups are made of. */
-export interface TransferGroup {
-  payTo: string;
-  payer: string;
-  amount: string;
-  kind: string;
-  sender: string | null;
-  count: number;
-  firstAt: Date;
-  lastAt: Date;
-}
-
-/** A transfer to a seller whose transaction is not read yet. */
-export interface PendingTransfer {
-  id: string;
-  txHash: string;
-  logIndex: number;
-  payer: string;
-  payTo: string;
-  amount: string;
-}
-
-/** A live third-party listing, as the rollup needs it. */
-export interface LiveListing {
-  id: string;
-  /** Lowercase. */
-  seller: string;
-  priceAtomic: string;
-  listedAt: Date;
-  expiresAt: Date;
-  calls30d: number;
-  usageSummary: unknown;
-  sellerUsage: unknown;
-}
-
 /** Listings whose published usage one transaction writes. */
 const PUBLISH_CHUNK = 200;
-
-/** What one listing's published usage becomes. */
-export interface UsageUpdate {
-  id: string;
-  calls30d: number;
-  usageSummary: Prisma.InputJsonObject;
-  sellerUsage: Prisma.InputJsonObject | null;
-}
-
-/** Where a chunk of reading moves things, written with its transfers. */
-export interface RangeCommit {
-  transfers: TransferRow[];
-  /** The sellers read in this chunk and the block they are now read to. */
-  sellers: string[];
-  coveredTo: bigint;
-  /** The new checkpoint, when the chunk was the forward read of every in-step seller. */
-  checkpoint?: { blockNumber: bigint; blockHash: string } | undefined;
-  /** Other cursors (full ChainCheckpoint names: funding reads) now at coveredTo. */
-  cursors?: string[];
-}
 
 const INSERT_BATCH = 500;
 
@@ -243,6 +169,28 @@ export class UsageStore {
       }),
     );
     return rows.map(({ sellerPayTo, ...row }) => ({ ...row, seller: sellerPayTo.toLowerCase() })).filter((row) => row.seller !== marketplace);
+  }
+
+  /** The live sellers and their prices, read with only the columns that takes. */
+  async sellerBook(now: Date, marketplace: string): Promise<SellerBook> {
+    const rows = await this.read(() =>
+      this.prisma.listing.findMany({
+        where: { state: "active", leftoverSeed: false, expiresAt: { gt: now } },
+        select: { sellerPayTo: true, priceAtomic: true, listedAt: true, expiresAt: true },
+      }),
+    );
+    const book: SellerBook = { earliest: new Map(), prices: new Map(), nextExpiry: Number.POSITIVE_INFINITY };
+    for (const row of rows) {
+      const seller = row.sellerPayTo.toLowerCase();
+      if (seller === marketplace) continue;
+      const earliest = book.earliest.get(seller);
+      if (!earliest || row.listedAt < earliest) book.earliest.set(seller, row.listedAt);
+      let prices = book.prices.get(seller);
+      if (!prices) book.prices.set(seller, (prices = new Set()));
+      prices.add(row.priceAtomic);
+      book.nextExpiry = Math.min(book.nextExpiry, row.expiresAt.getTime());
+    }
+    return book;
   }
 
   /** The catalog version: any listing write since the last pass changes it. */

@@ -7,9 +7,8 @@ import type { Address } from "viem";
 import type { Logger } from "../logger.js";
 import { FUNDING_PREFIX, type TransferRow, type UsageStore } from "../storage/usage-store.js";
 import type { UsageChain } from "./chain-source.js";
-import { pricesBySeller } from "./rollup.js";
 import { HUB_FANOUT, transferReason, WashRules } from "./wash.js";
-import type { LiveListing } from "../storage/usage-store.js";
+import type { SellerPrices } from "../storage/usage-store.js";
 
 /** Transactions read per pass (one eth_getTransactionReceipt each). */
 export const DEFAULT_RECEIPTS_PER_PASS = 2_000;
@@ -42,9 +41,8 @@ export class FundingReader {
   constructor(private readonly options: FundingReaderOptions) {}
 
   /** Reads the transactions of pending sales: kind x402 or plain, and the sender. */
-  async checkTransactions(listings: LiveListing[], since: Date): Promise<{ receipts: number; checked: number }> {
+  async checkTransactions(prices: SellerPrices, since: Date): Promise<{ receipts: number; checked: number }> {
     const { store, chain, receiptsPerPass } = this.options;
-    const prices = pricesBySeller(listings);
     const pending = (await store.pendingTransfers(since, 100_000)).filter((row) => prices.get(row.payTo)?.has(row.amount));
     const hashes = [...new Set(pending.map((row) => row.txHash))].slice(0, receiptsPerPass);
     let checked = 0;
@@ -69,7 +67,7 @@ export class FundingReader {
    * rounds, within the per-pass budget of eth_getLogs calls.
    */
   async readFunding(
-    listings: LiveListing[],
+    prices: SellerPrices,
     checkpoint: bigint,
     since: Date,
     startBlock: () => Promise<bigint>,
@@ -79,9 +77,9 @@ export class FundingReader {
     const { store, now } = this.options;
     let calls = 0;
     let inserted = 0;
-    const sellers = new Set(listings.map((listing) => listing.seller));
+    const sellers = new Set(prices.keys());
     for (let round = 0; round < ROUNDS && !signal?.aborted; round++) {
-      if (replan || round > 0) await this.plan(listings, checkpoint, since, startBlock);
+      if (replan || round > 0) await this.plan(prices, checkpoint, since, startBlock);
       const coverage = await store.fundingCoverage();
       const behind = new Map<bigint, { to: string[]; from: string[] }>();
       for (const direction of ["to", "from"] as const) {
@@ -114,9 +112,8 @@ export class FundingReader {
   }
 
   /** Starts the reads the rules want (from the window's first block) and stops the ones they no longer want. */
-  private async plan(listings: LiveListing[], checkpoint: bigint, since: Date, startBlock: () => Promise<bigint>): Promise<void> {
+  private async plan(prices: SellerPrices, checkpoint: bigint, since: Date, startBlock: () => Promise<bigint>): Promise<void> {
     const { store, now, marketplace } = this.options;
-    const prices = pricesBySeller(listings);
     const sellers = new Set(prices.keys());
     const [groups, coverage] = await Promise.all([store.groupsSince(since), store.fundingCoverage()]);
     const wash = new WashRules(groups, marketplace, sellers, coverage, checkpoint);

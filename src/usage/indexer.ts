@@ -8,7 +8,7 @@ import type { Address } from "viem";
 import { DAY_MS, HOUR_MS } from "../constants.js";
 import { metrics } from "../metrics.js";
 import type { Logger } from "../logger.js";
-import type { LiveListing, TransferRow, UsageStore } from "../storage/usage-store.js";
+import type { SellerBook, TransferRow, UsageStore } from "../storage/usage-store.js";
 import type { UsageChain } from "./chain-source.js";
 import { DEFAULT_FUNDING_CALLS_PER_PASS, DEFAULT_RECEIPTS_PER_PASS, FundingReader } from "./funding.js";
 import { rollUp } from "./rollup.js";
@@ -69,7 +69,7 @@ export class UsageIndexer {
   private range: bigint;
   private lastRollup: { version: number; windowFloor: number; refreshedAt: number; nextExpiry: number } | null = null;
   private holdsLease: (() => Promise<boolean>) | undefined;
-  private listingsCache: { version: number; nextExpiry: number; listings: LiveListing[] } | null = null;
+  private book: (SellerBook & { version: number }) | null = null;
   /** Unix seconds of the checkpoint's block, when known. */
   private checkpointTime: number | null = null;
   private readonly funding: FundingReader;
@@ -102,19 +102,19 @@ export class UsageIndexer {
   }
 
   /**
-   * The live listings, read again only when the catalog changed (its version: every listing write,
-   * this indexer's own included) or one of them expired: a large catalog is not read every pass.
+   * The sellers and their prices, read again only when the catalog changed (its version: every
+   * listing write, this indexer's own included) or a listing expired. The listings themselves are
+   * not kept: the rollup reads them when it is due.
    */
-  private async liveListings(): Promise<LiveListing[]> {
+  private async sellerBook(): Promise<SellerBook> {
     const { store, now } = this.options;
     const version = await store.catalogVersion();
-    const time = now().getTime();
-    const cached = this.listingsCache;
-    if (cached && cached.version === version && time < cached.nextExpiry) return cached.listings;
-    const listings = await store.liveListings(now(), this.marketplace);
-    const nextExpiry = listings.reduce((min, listing) => Math.min(min, listing.expiresAt.getTime()), Number.POSITIVE_INFINITY);
-    this.listingsCache = { version, nextExpiry, listings };
-    return listings;
+    const cached = this.book;
+    if (cached && cached.version === version && now().getTime() < cached.nextExpiry) return cached;
+    // The old book goes before the new one is read: never both in memory.
+    this.book = null;
+    this.book = { version, ...(await store.sellerBook(now(), this.marketplace)) };
+    return this.book;
   }
 
   /** `holdsLease` is asked before every commit: false stops the pass (another instance took over). */
@@ -125,12 +125,8 @@ export class UsageIndexer {
     const safe = head - BigInt(Math.min(this.options.confirmations, Number(head)));
     await store.recordHead(head, now());
     this.lastStatus.headBlock = head.toString();
-    const listings = await this.liveListings();
-    const sellers = new Map<string, Date>();
-    for (const listing of listings) {
-      const earliest = sellers.get(listing.seller);
-      if (!earliest || listing.listedAt < earliest) sellers.set(listing.seller, listing.listedAt);
-    }
+    const book = await this.sellerBook();
+    const sellers = book.earliest;
     this.trackedSellers = new Set(sellers.keys());
 
     let checkpoint = await store.checkpoint();
@@ -186,16 +182,16 @@ export class UsageIndexer {
     const current = (await store.checkpoint())!;
     // The checks behind the wash rules: the sales' transactions, then the funding behind their payers.
     const since = new Date(now().getTime() - USAGE_WINDOW_MS);
-    const checks = await this.funding.checkTransactions(listings, since);
+    const checks = await this.funding.checkTransactions(book.prices, since);
     const version = await store.catalogVersion();
     const replan = inserted + rewound + checks.checked + added.size + dropped.length > 0 || this.plannedVersion !== version;
     this.plannedVersion = version;
     const funding = signal?.aborted
       ? { calls: 0, inserted: 0 }
-      : await this.funding.readFunding(listings, current.blockNumber, since, () => this.windowStartBlock(since, current.blockNumber), replan, signal);
+      : await this.funding.readFunding(book.prices, current.blockNumber, since, () => this.windowStartBlock(since, current.blockNumber), replan, signal);
     if (funding.inserted > 0) metrics.usageTransfers.inc(funding.inserted);
     const changed = inserted + rewound + added.size + dropped.length + checks.checked + funding.inserted > 0;
-    const published = await this.rollup(listings, current.blockNumber, changed || (funding.calls > 0 && this.lastPending));
+    const published = await this.rollup(current.blockNumber, changed || (funding.calls > 0 && this.lastPending));
     await store.prune(new Date(now().getTime() - KEEP_MS));
     this.report(head, current.blockNumber);
     return {
@@ -321,7 +317,7 @@ export class UsageIndexer {
    * removed transfers, sellers tracked or dropped, a listing written since the last rollup, a listing expired, a transfer left
    * the window, or an hour passed (currentToBlock is refreshed hourly when no count changes).
    */
-  private async rollup(listings: LiveListing[], currentToBlock: bigint, transfersChanged: boolean): Promise<number> {
+  private async rollup(currentToBlock: bigint, transfersChanged: boolean): Promise<number> {
     const { store, now } = this.options;
     const time = now().getTime();
     const version = await store.catalogVersion();
@@ -335,6 +331,7 @@ export class UsageIndexer {
       time >= last.nextExpiry ||
       time - last.refreshedAt >= HOUR_MS;
     if (!due) return 0;
+    const listings = await store.liveListings(now(), this.marketplace);
     const groups = await store.groupsSince(windowStart);
     const refreshAll = !last || time - last.refreshedAt >= HOUR_MS;
     const covered = new Set([...(await store.sellerCoverage())].filter(([, coveredTo]) => coveredTo >= currentToBlock).map(([seller]) => seller));
