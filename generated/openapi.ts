@@ -5532,6 +5532,8 @@ export type components = {
     };
     responses: never;
     parameters: {
+        /** @description Also show this marketplace's own `/kr-*` demo endpoints (labelled as such). */
+        "Canonical.WebCatalogQuery.includeSeed": boolean;
         /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`); empty: any. */
         "Canonical.WebCatalogQuery.network": string;
         /** @description Text matched as `/search` matches it; empty or absent: the whole catalog, as `/bazaar.json`. */
@@ -5597,6 +5599,8 @@ export interface operations {
             query?: {
                 /** @description Only listings of this health status (`any`, the default, keeps all). */
                 health?: components["parameters"]["Documents.TrustFilters.health"];
+                /** @description Also show this marketplace's own `/kr-*` demo endpoints (labelled as such). */
+                includeSeed?: components["parameters"]["Canonical.WebCatalogQuery.includeSeed"];
                 /** @description Page size. */
                 limit?: number;
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */

@@ -36,6 +36,7 @@ function filtersOf(query: HomeQuery): HomeFilters {
     network: query.network ?? "",
     health: query.health ?? "any",
     verified: query.verified === true,
+    includeSeed: query.includeSeed === true,
     sort: query.sort ?? "newest",
     minCalls: query.minCalls,
     limit: query.limit ?? 20,
@@ -55,6 +56,7 @@ async function homeDocument(filters: HomeFilters, services: ListingReadContext, 
     verified: filters.verified || undefined,
     minCalls: filters.minCalls,
     sort: filters.sort === "newest" ? undefined : filters.sort,
+    includeSeed: filters.includeSeed || undefined,
   };
   if (filters.query) {
     const query = { query: filters.query, ...trust, limit, offset };

@@ -29,3 +29,12 @@ export function pathWithQuery(path: string, query: Record<string, string | numbe
   const text = params.toString();
   return text ? `${path}?${text}` : path;
 }
+
+/** Text cut to at most `max` characters at a word boundary, with an ellipsis when it was cut. */
+export function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, "")}…`;
+}

@@ -1,7 +1,7 @@
 // `/`: what the marketplace is, the search and filter form, the catalog as cards, paging.
 import type { VNode } from "preact";
 import type { components } from "../../generated/openapi.js";
-import { formatInstant, formatShare, pathWithQuery, shortAddress } from "./format.js";
+import { clip, formatInstant, formatShare, pathWithQuery, shortAddress } from "./format.js";
 import { renderPage } from "./layout.js";
 
 type CatalogItem = components["schemas"]["CatalogItem"];
@@ -13,6 +13,7 @@ export interface HomeFilters {
   network: string;
   health: "any" | "healthy" | "unhealthy" | "drifted";
   verified: boolean;
+  includeSeed: boolean;
   sort: "newest" | "popular" | "price";
   minCalls?: number;
   limit: number;
@@ -40,6 +41,7 @@ export function homePath(filters: HomeFilters, change: Partial<HomeFilters> = {}
     network: next.network,
     health: next.health === "any" ? undefined : next.health,
     verified: next.verified ? "true" : undefined,
+    includeSeed: next.includeSeed ? "true" : undefined,
     minCalls: next.minCalls,
     sort: next.sort === "newest" ? undefined : next.sort,
     limit: next.limit === 20 ? undefined : next.limit,
@@ -52,15 +54,27 @@ export function HealthBadge({ health }: { health: CatalogItem["metadata"]["healt
   return <span class={`badge ${health.status}`}>{`${health.status}${uptime}`}</span>;
 }
 
+/** A card's title when the seller's 402 names no service: its host and first path segment (the description follows below). */
+function nameOf(resource: string): string {
+  try {
+    const url = new URL(resource);
+    const segment = url.pathname.split("/").find(Boolean);
+    return clip(`${url.host}${segment ? `/${segment}` : ""}`, 60);
+  } catch {
+    return clip(resource, 60);
+  }
+}
+
 function Card({ item }: { item: CatalogItem }): VNode {
   const { metadata } = item;
   const requirement = item.accepts[0];
   return (
     <li class="card">
       <h3>
-        <a href={`/listing/${encodeURIComponent(metadata.listingId)}`}>{item.serviceName ?? item.description.slice(0, 60)}</a>
+        <a href={`/listing/${encodeURIComponent(metadata.listingId)}`}>{item.serviceName ?? nameOf(item.resource)}</a>
+        {metadata.leftoverSeed && <span class="badge"> demo</span>}
       </h3>
-      <p class="desc">{item.description}</p>
+      <p class="desc">{clip(item.description, 200)}</p>
       <p class="mono">
         <span class="badge">{item.method}</span> {item.resource}
       </p>
@@ -141,10 +155,23 @@ function Filters({ filters, networks }: { filters: HomeFilters; networks: string
   );
 }
 
+/** Page numbers around the current one (first and last always), gaps as null. */
+function pageNumbers(current: number, count: number): Array<number | null> {
+  const shown = new Set([1, count, current - 1, current, current + 1].filter((page) => page >= 1 && page <= count));
+  const pages: Array<number | null> = [];
+  for (const page of [...shown].sort((a, b) => a - b)) {
+    if (pages.length > 0 && page - (pages[pages.length - 1] as number) > 1) pages.push(null);
+    pages.push(page);
+  }
+  return pages;
+}
+
 function Pager({ filters, total }: { filters: HomeFilters; total: number }): VNode | null {
   const { offset, limit } = filters;
   if (total <= limit && offset === 0) return null;
   const last = Math.min(offset + limit, total);
+  const current = Math.floor(offset / limit) + 1;
+  const count = Math.max(1, Math.ceil(total / limit));
   return (
     <nav class="pager" aria-label="Pages">
       {offset > 0 ? (
@@ -154,7 +181,18 @@ function Pager({ filters, total }: { filters: HomeFilters; total: number }): VNo
       ) : (
         <span />
       )}
-      <span>{total === 0 ? "No results" : `${offset + 1}–${last} of ${total}`}</span>
+      <span>
+        {pageNumbers(current, count).map((page, index) =>
+          page === null ? (
+            <span key={`gap${index}`}> … </span>
+          ) : page === current ? (
+            <strong key={page} aria-current="page">{` ${page} `}</strong>
+          ) : (
+            <a key={page} href={homePath(filters, { offset: (page - 1) * limit })}>{` ${page} `}</a>
+          ),
+        )}
+        {` (${total === 0 ? "no results" : `${offset + 1}–${last} of ${total}`})`}
+      </span>
       {offset + limit < total ? (
         <a href={homePath(filters, { offset: offset + limit })} rel="next">
           Next →
@@ -163,6 +201,27 @@ function Pager({ filters, total }: { filters: HomeFilters; total: number }): VNo
         <span />
       )}
     </nav>
+  );
+}
+
+/** Whether the page shows the catalog as it first opens (no search, no filter). */
+function unfiltered(filters: HomeFilters): boolean {
+  return !filters.query && !filters.network && filters.health === "any" && !filters.verified && filters.minCalls === undefined && !filters.includeSeed;
+}
+
+function Empty({ filters }: { filters: HomeFilters }): VNode {
+  if (unfiltered(filters)) {
+    return (
+      <p>
+        No seller has listed an endpoint here yet. <a href={homePath(filters, { includeSeed: true })}>Show this marketplace's own demo endpoints</a> (marked
+        “demo”: they answer with sample data), or <a href="/sell.html">list yours</a>.
+      </p>
+    );
+  }
+  return (
+    <p>
+      No listing matches these filters. <a href="/">Clear the filters</a> or try another word.
+    </p>
   );
 }
 
@@ -180,8 +239,13 @@ function Home({ document, filters, networks }: HomeView): VNode {
       <h2 id="results" aria-live="polite">
         {searching ? `${pagination.total} matching “${filters.query}”` : `${pagination.total} listings`}
       </h2>
+      {!unfiltered(filters) && items.length > 0 && (
+        <p>
+          <a href="/">Clear the filters</a>
+        </p>
+      )}
       {items.length === 0 ? (
-        <p>No listing matches these filters. Try fewer filters or another word.</p>
+        <Empty filters={filters} />
       ) : (
         <ul class="cards" aria-labelledby="results">
           {items.map((item) => (

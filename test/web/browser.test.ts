@@ -177,7 +177,8 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
 
   it("opens a listing from its card: every field, the commands and the JSON twin", async () => {
     const page = await open(strict, "/?query=weather");
-    await page.getByRole("link", { name: /Weather forecasts/ }).click();
+    // A card without a service name is titled by its host and first path segment; its description follows.
+    await page.getByRole("link", { name: "weather.example.com/forecast" }).click();
     await page.waitForURL(/\/listing\//);
     const id = page.url().split("/listing/")[1]!;
     expect(await page.locator("h1").textContent()).toContain("Weather forecasts");

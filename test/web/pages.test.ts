@@ -114,6 +114,22 @@ describe.each(databaseKinds)("web pages ($name)", (kind) => {
     expect(bad.status).toBe(400);
   });
 
+  it("titles a card cleanly: a long description is cut at a word with an ellipsis, not repeated whole; pages are numbered; filters can be cleared", async () => {
+    const long =
+      "Translates documents between forty languages while keeping tables, footnotes and layout intact, for contracts, manuals and research papers alike; " +
+      "glossaries per customer, and a second pass by a reviewing model on request";
+    await market.list({ description: long, resource: "https://translate.example.com/v2/documents" });
+    const { html } = await page("/");
+    expect(html).toContain(">translate.example.com/v2</a>");
+    expect(html).toMatch(/glossaries per customer, and a second pass by a…<\/p>/);
+    expect(html).not.toContain(long);
+    const paged = await page("/?limit=1&offset=1");
+    expect(paged.html).toMatch(/<strong aria-current="page"> 2 <\/strong>/);
+    expect(paged.html).toContain('href="/?limit=1"> 1 </a>');
+    const filtered = await page("/?verified=true");
+    expect(filtered.html).toContain('<a href="/">Clear the filters</a>');
+  });
+
   it("answers a listing that is not live with an HTML 404 page", async () => {
     for (const id of ["00000000-0000-4000-8000-000000000000", "not-a-listing"]) {
       const { response, html } = await page(`/listing/${id}`);
@@ -143,5 +159,23 @@ describe.each(databaseKinds)("web pages ($name)", (kind) => {
   it("keeps /bazaar.json JSON for a browser", async () => {
     const response = await market.server.fetch("/bazaar.json", { headers: { accept: "text/html,application/xhtml+xml,*/*;q=0.8" } });
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+  });
+});
+
+describe("the web catalog on a first start", () => {
+  let market: CatalogServer;
+  beforeAll(async () => {
+    market = await startCatalogServer(databaseKinds[0]!, { LOAD_SEED: "true" });
+  });
+  afterAll(async () => market?.close());
+
+  it("says no seller has listed yet and offers the marketplace's demo endpoints, labelled as demo", async () => {
+    const first = await (await market.server.fetch("/")).text();
+    expect(first).toContain("No seller has listed an endpoint here yet.");
+    expect(first).toContain('href="/?includeSeed=true"');
+    const demo = await (await market.server.fetch("/?includeSeed=true")).text();
+    expect(demo).toContain("/kr-");
+    expect(demo).toContain('<span class="badge"> demo</span>');
+    expect(demo).toContain('<a href="/">Clear the filters</a>');
   });
 });
