@@ -22,14 +22,14 @@ function failure(what: string, status: number, error: unknown): ToolkitError {
 /** Any stored listing's status, reasons and recent transitions (newest first). */
 export async function listingStatus(client: MarketplaceClient, listingId: string): Promise<ListingStatusDocument> {
   const { data, error, response } = await client.GET("/listings/{id}/status", { params: { path: { id: listingId } } });
-  if (!data) throw failure(`GET /listings/${listingId}/status`, response.status, error);
+  if (!data) throw failure(`GET /listings/{id}/status of ${listingId}`, response.status, error);
   return data;
 }
 
 /** One seller's newest events (newest first). */
 export async function sellerEvents(client: MarketplaceClient, payTo: string): Promise<ListingEventRecord[]> {
   const { data, error, response } = await client.GET("/sellers/{payTo}/feed.json", { params: { path: { payTo } } });
-  if (!data) throw failure(`GET /sellers/${payTo}/feed.json`, response.status, error);
+  if (!data) throw failure(`GET /sellers/{payTo}/feed.json of ${payTo}`, response.status, error);
   return data.items.map((item) => item.event);
 }
 

@@ -26,12 +26,15 @@ export interface SyncContext extends CatalogQueryContext {
   signer: SnapshotSigner;
 }
 
+/** The change log's seq is a 32-bit integer column: a cursor beyond it was never issued. */
+const MAX_SEQ = 2 ** 31 - 1;
+
 const cursorOf = (seq: number) => Buffer.from(JSON.stringify({ s: seq })).toString("base64url");
 
 function seqOf(cursor: string): number {
   try {
     const { s } = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { s?: unknown };
-    if (typeof s === "number" && Number.isSafeInteger(s) && s >= 0) return s;
+    if (typeof s === "number" && Number.isSafeInteger(s) && s >= 0 && s <= MAX_SEQ) return s;
   } catch {
     // answered below
   }
@@ -54,9 +57,10 @@ export async function syncPage(context: SyncContext, query: { updated_since?: st
   let after = 0;
   if (query.cursor !== undefined) after = seqOf(query.cursor);
   else if (query.updated_since !== undefined) {
-    const since = new Date(Date.parse(query.updated_since) - SYNC_OVERLAP_MS);
-    if (Number.isNaN(since.getTime())) throw new HttpError(400, "invalid_request", "Invalid request: query updated_since is not an instant.");
-    after = await context.events.seqBefore(since);
+    const since = Date.parse(query.updated_since) - SYNC_OVERLAP_MS;
+    if (Number.isNaN(since)) throw new HttpError(400, "invalid_request", "Invalid request: query updated_since is not an instant.");
+    // No event is older than the epoch (and PostgreSQL holds no year 0): earlier means "everything".
+    after = since <= 0 ? 0 : await context.events.seqBefore(new Date(since));
   }
   const events = await context.events.after(after, EVENTS_PER_PAGE);
   // The listings changed, in the order of their last change in this page, at most `limit` of them.

@@ -109,6 +109,10 @@ describe.each(databaseKinds)("the sync area on $kind", (kind) => {
     expect((await origin.json("/sync/listings?cursor=not-a-cursor")).status).toBe(400);
     expect((await origin.json("/sync/listings?updated_since=yesterday")).status).toBe(400);
     expect((await origin.json("/sync/listings?limit=501")).status).toBe(400);
+    const beyond = Buffer.from(JSON.stringify({ s: 2 ** 31 })).toString("base64url");
+    expect((await origin.json(`/sync/listings?cursor=${beyond}`)).status).toBe(400);
+    // Before any event could be: everything, not a database error.
+    expect((await origin.json("/sync/listings?updated_since=0000-01-01T00:00:00Z")).status).toBe(200);
   });
 
   it("signs a snapshot a mirror verifies against the published signer, and refuses tampered ones", async () => {

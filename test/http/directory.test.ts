@@ -32,7 +32,9 @@ describe("discovery index, linkset and crawl documents", () => {
         for (const target of targets as Array<{ href: string }>) expect(new URL(target.href).origin).toBe(market.server.contexts.listings.config.publicBaseUrl);
       }
     }
-    expect(Object.keys(body.linkset[0]!)).toEqual(
+    // RFC 9727: the first context is the API catalog's (its `item` is this API); the service's relations follow.
+    expect(body.linkset[0]).toMatchObject({ anchor: `${market.server.contexts.listings.config.publicBaseUrl}/.well-known/api-catalog` });
+    expect(Object.keys(body.linkset[1]!)).toEqual(
       expect.arrayContaining(["service-desc", "urn:x402:marketplace:sell", "urn:x402:marketplace:buy", "urn:x402:marketplace:mcp"]),
     );
     expect(await (await market.server.fetch("/bazaar.links.json")).text()).toBe(JSON.stringify(body));

@@ -29,6 +29,7 @@ function validRequest(method: string, path: string): [string, RequestInit] {
     }),
     "/listings/validate": JSON.stringify(exampleListing({ network: "eip155:8453" })),
     "/listings": "",
+    "/webhooks": JSON.stringify({ url: "https://hooks.example.com/x402", search: { q: "weather" } }),
   };
   // An owner's signed operation, well formed (its signature recovers nobody in particular).
   const signed = { nonce: `0x${"1".repeat(64)}`, deadline: 1, signature: `0x${"2".repeat(130)}` };
@@ -38,14 +39,18 @@ function validRequest(method: string, path: string): [string, RequestInit] {
     "patch /listings/{id}": JSON.stringify({ ...signed, description: "A new description" }),
   };
   // A path parameter names no listing here: its route answers 404 for it (the handler's own, not an unrouted one).
-  const target = path.replace(/\{id\}/g, NO_LISTING);
+  const target = path.replace(/\{id\}/g, NO_LISTING).replace(/\{payTo\}/g, "0x2546BcD3c84621e976D8185a91A922aE77ECEc30");
   const body = ownerBodies[`${method} ${path}`] ?? bodies[path];
   if (method !== "get" && method !== "head") {
     // The MCP transport requires a client to accept both JSON and SSE answers.
     const accept: Record<string, string> = path === "/mcp" ? { accept: "application/json, text/event-stream" } : {};
     return [target, { method: method.toUpperCase(), headers: { "content-type": "application/json", ...accept }, body }];
   }
-  const query = target.startsWith("/discovery/search") ? "?query=weather" : path === "/listings/{id}/sign" ? "?action=claim" : "";
+  const queries: Record<string, string> = {
+    "/listings/{id}/sign": "?action=claim",
+    "/webhooks/sign": `?payTo=0x2546BcD3c84621e976D8185a91A922aE77ECEc30&url=${encodeURIComponent("https://hooks.example.com/x402")}`,
+  };
+  const query = target.startsWith("/discovery/search") ? "?query=weather" : (queries[path] ?? "");
   return [`${target}${query}`, { method: method.toUpperCase(), redirect: "manual" }];
 }
 
@@ -57,7 +62,8 @@ describe("every route of the contract", () => {
     for (const { method, path } of routes) {
       const [target, init] = validRequest(method, path);
       const response = await server.fetch(target, init);
-      const answers = path.includes("{") ? [200, 307, 402, 404, 422] : [200, 307, 402, 422];
+      // A subscription is created (201); a subscription's own routes want its secret (401 without it).
+      const answers = path.startsWith("/webhooks/{id}") ? [401] : path.includes("{") ? [200, 307, 402, 404, 422] : [200, 201, 307, 402, 422];
       expect(answers, `${method} ${target}`).toContain(response.status);
       // Status, headers, media type and body are checked against the contract by the test server itself.
       await response.arrayBuffer();

@@ -15,7 +15,12 @@ const PATHS = new Set<string>(routeTable.map((route) => route.path));
  */
 export function handBuiltPaths(source: string): string[] {
   const found: string[] = [];
-  for (const [, path] of source.matchAll(/\}(\/[A-Za-z0-9._~\-/]*)(?=[`?#$\s"')]|$)/g)) if (PATHS.has(path!) && path !== "/") found.push(`\${...}${path}`);
+  for (const match of source.matchAll(/\}(\/[A-Za-z0-9._~\-/]*)(?=[`?#$\s"')]|$)/g)) {
+    const path = match[1]!;
+    // `/listings/{id}/status` is a path template handed to the link table, not an interpolation.
+    const template = /(?<!\$)\{[A-Za-z]+$/.test(source.slice(Math.max(0, match.index - 40), match.index));
+    if (!template && PATHS.has(path) && path !== "/") found.push(`\${...}${path}`);
+  }
   for (const [match] of source.matchAll(/\+\s*["'`]\/[A-Za-z0-9._~\-/]*["'`]|["'`]\/[A-Za-z0-9._~\-/]*["'`]\s*\+/g)) found.push(match);
   for (const [match] of source.matchAll(/new URL\(\s*["'`]\//g)) found.push(match);
   for (const [match] of source.matchAll(/\bbaseUrl\}|\bbaseUrl\s*\+|\+\s*[\w.]*\bbaseUrl\b/g)) found.push(match);
@@ -43,5 +48,7 @@ describe("URLs of the service", () => {
     expect(handBuiltPaths('const d = new URL("/mcp", base);')).toHaveLength(1);
     expect(handBuiltPaths("const e = `${kind}/migrations`; const f = `${at}/${key}`;")).toEqual([]);
     expect(handBuiltPaths('const g = "Without payment, POST /listings answers 402";')).toEqual([]);
+    expect(handBuiltPaths('const h = linkWithParams(market, "/listings/{id}/status", { id });')).toEqual([]);
+    expect(handBuiltPaths("const i = `${origin}/listings/${id}/status`;")).toEqual(["${...}/status"]);
   });
 });

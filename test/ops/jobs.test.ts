@@ -148,7 +148,14 @@ describe("the server's jobs, with a chain", () => {
     chain = await startLocalChain({ buyers: 1 });
     payments = await chainPayments(chain);
     server = await startTestServer(
-      { HEALTH_PROBE_INTERVAL_MS: "50", RECONCILE_INTERVAL_SECONDS: "1", USAGE_INTERVAL_SECONDS: "1", USAGE_CONFIRMATIONS: "0" },
+      {
+        HEALTH_PROBE_INTERVAL_MS: "50",
+        RECONCILE_INTERVAL_SECONDS: "1",
+        USAGE_INTERVAL_SECONDS: "1",
+        USAGE_CONFIRMATIONS: "0",
+        TERM_EVENTS_INTERVAL_SECONDS: "1",
+        WEBHOOK_INTERVAL_MS: "100",
+      },
       { payments },
     );
   }, 60_000);
@@ -159,8 +166,8 @@ describe("the server's jobs, with a chain", () => {
     await chain?.stop();
   });
 
-  it("declares catalog upkeep, the reconciler, the health prober and the usage indexer, and /metrics shows each one's last run", async () => {
-    expect([...server.jobs.names].sort()).toEqual(["catalog-upkeep", "health-prober", "reconciler", "usage-indexer"]);
+  it("declares catalog upkeep, the reconciler, the health prober, the usage indexer, listing terms and webhook delivery, and /metrics shows each one's last run", async () => {
+    expect([...server.jobs.names].sort()).toEqual(["catalog-upkeep", "health-prober", "listing-terms", "reconciler", "usage-indexer", "webhook-delivery"]);
     const metrics = async () => parseMetrics(await (await server.fetch("/metrics")).text());
     // Upkeep ran before the server took traffic: its last run is there at once.
     expect(sampleSum(await metrics(), "x402_job_last_run_timestamp_seconds", { job: "catalog-upkeep" })).toBeGreaterThan(0);

@@ -17,7 +17,7 @@ const postgres = databaseKinds.find((kind) => kind.kind === "postgres");
 const PAY_TO = "0x2546bcd3c84621e976d8185a91a922ae77ecec30";
 const EVENTS = 30;
 
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 180_000): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; !(await condition());) {
     if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -43,7 +43,8 @@ describe.skipIf(!postgres)("the webhook deliverer killed mid-burst", () => {
     await database?.drop();
   });
 
-  it("loses nothing and repeats at most the delivery in flight", async () => {
+  // A process start (a build and a local chain) plus a lease's run-out: minutes on a loaded machine.
+  it("loses nothing and repeats at most the delivery in flight", { timeout: 420_000 }, async () => {
     const created = await survivor.fetch("/webhooks", {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -61,14 +62,17 @@ describe.skipIf(!postgres)("the webhook deliverer killed mid-burst", () => {
     expect(recorded).toHaveLength(EVENTS);
 
     // The other instance, a real process, delivers on its own timer (this one only when asked).
-    doomed = await startService({
-      DATABASE_URL: database.url,
-      ALLOW_LOOPBACK_SELLERS: "true",
-      WEBHOOK_INTERVAL_MS: "100",
-      LOAD_SEED: "false",
-      SEARCH_SEMANTIC: "false",
-      DEV_CHAIN_FILE: join(mkdtempSync(join(tmpdir(), "webhook-kill-")), "chain.json"),
-    });
+    doomed = await startService(
+      {
+        DATABASE_URL: database.url,
+        ALLOW_LOOPBACK_SELLERS: "true",
+        WEBHOOK_INTERVAL_MS: "100",
+        LOAD_SEED: "false",
+        SEARCH_SEMANTIC: "false",
+        DEV_CHAIN_FILE: join(mkdtempSync(join(tmpdir(), "webhook-kill-")), "chain.json"),
+      },
+      { readyTimeoutMs: 180_000 },
+    );
     await until(() => receiver.events().length >= 5, "the process delivering its first events");
     process.kill(-doomed.pgid, "SIGKILL");
     await until(() => doomed!.exit !== null, "the killed process to be gone");
