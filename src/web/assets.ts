@@ -50,7 +50,8 @@ dl.fields{display:grid;grid-template-columns:minmax(8rem,14rem) 1fr;gap:.35rem 1
 dl.fields dt{font-weight:600}
 dl.fields dd{margin:0;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
-th,td{border-bottom:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top}
+th,td{border-bottom:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:normal}
+td.mono{overflow-wrap:anywhere;min-width:8rem}
 .table{overflow-x:auto}
 .chart{max-width:40rem}
 .chart svg{width:100%;height:auto;display:block}

@@ -188,6 +188,16 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
     }
     expect(text).toContain("No re-probe history yet");
     await screenshots(page, "listing");
+    // At 375 px the payment table keeps a network id on one line (it scrolls in its own box instead).
+    await page.setViewportSize({ width: 375, height: 900 });
+    const networkLines = await page.evaluate(() => {
+      const cell = [...document.querySelectorAll("td")].find((td) => td.textContent?.startsWith("eip155:"));
+      const range = document.createRange();
+      range.selectNodeContents(cell!);
+      return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+    });
+    expect(networkLines).toBe(1);
+    await page.setViewportSize({ width: 1280, height: 900 });
     const twin = page.getByRole("link", { name: `/listings/${id}` });
     const navigation = page.waitForNavigation();
     await twin.click();
