@@ -180,15 +180,24 @@ export class UsageStore {
       }),
     );
     const book: SellerBook = { earliest: new Map(), prices: new Map(), nextExpiry: Number.POSITIVE_INFINITY };
+    const listed = new Map<string, string[]>();
     for (const row of rows) {
       const seller = row.sellerPayTo.toLowerCase();
       if (seller === marketplace) continue;
       const earliest = book.earliest.get(seller);
       if (!earliest || row.listedAt < earliest) book.earliest.set(seller, row.listedAt);
-      let prices = book.prices.get(seller);
-      if (!prices) book.prices.set(seller, (prices = new Set()));
-      prices.add(row.priceAtomic);
+      const prices = listed.get(seller);
+      if (!prices) listed.set(seller, [row.priceAtomic]);
+      else if (!prices.includes(row.priceAtomic)) prices.push(row.priceAtomic);
       book.nextExpiry = Math.min(book.nextExpiry, row.expiresAt.getTime());
+    }
+    // Sellers asking the same prices share one set: a catalog has far fewer price lists than sellers.
+    const shared = new Map<string, ReadonlySet<string>>();
+    for (const [seller, prices] of listed) {
+      const key = prices.sort().join(",");
+      let set = shared.get(key);
+      if (!set) shared.set(key, (set = new Set(prices)));
+      book.prices.set(seller, set);
     }
     return book;
   }

@@ -58,7 +58,7 @@ export interface LiveListing {
 }
 
 /** The live prices of each seller's listings (lowercase seller): what a sale to the seller can be. */
-export type SellerPrices = Map<string, Set<string>>;
+export type SellerPrices = Map<string, ReadonlySet<string>>;
 
 /**
  * What the usage indexer keeps between passes: the sellers (with their earliest listing) and their

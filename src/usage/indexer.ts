@@ -74,7 +74,7 @@ export class UsageIndexer {
   private checkpointTime: number | null = null;
   private readonly funding: FundingReader;
   /** Listed sellers: transfers to them are sales to check. */
-  private trackedSellers = new Set<string>();
+  private trackedSellers: { has(seller: string): boolean } = new Set<string>();
   private windowStart: { at: number; block: bigint } | null = null;
   private plannedVersion: number | null = null;
   /** The last rollup left transfers waiting for a read: funding reads alone may change the counts. */
@@ -127,7 +127,7 @@ export class UsageIndexer {
     this.lastStatus.headBlock = head.toString();
     const book = await this.sellerBook();
     const sellers = book.earliest;
-    this.trackedSellers = new Set(sellers.keys());
+    this.trackedSellers = sellers;
 
     let checkpoint = await store.checkpoint();
     let rewound = 0;
