@@ -7,7 +7,7 @@ import { listDocument, searchDocument } from "../documents/discovery.js";
 import { feeCard } from "../documents/listing-fee.js";
 import { sellPlaybook } from "../documents/playbooks.js";
 import { linkTo } from "../market/links.js";
-import { catalogState, listPage, liveListing, searchPage, type CatalogState } from "../queries/catalog.js";
+import { catalogCounts, catalogState, listPage, liveListing, searchPage, type CatalogState } from "../queries/catalog.js";
 import { listingDocumentOf } from "../queries/listing-document.js";
 import { contentSecurityPolicy } from "../web/assets.js";
 import { pathWithQuery } from "../web/format.js";
@@ -72,8 +72,8 @@ async function homeDocument(filters: HomeFilters, services: ListingReadContext, 
 const getHomePage: Handler<"getHomePage"> = async (input, services) => {
   const state = await catalogState(services);
   const filters = filtersOf(input.query);
-  const { document, jsonTwin } = await homeDocument(filters, services, state);
-  const html = homePage({ siteName: services.market.name, document, filters, networks: [services.market.network], jsonTwin });
+  const [{ document, jsonTwin }, counts] = await Promise.all([homeDocument(filters, services, state), catalogCounts(services, state)]);
+  const html = homePage({ siteName: services.market.name, document, filters, networks: [services.market.network], jsonTwin, byHealth: counts.byHealth });
   return htmlPage(html, state.token);
 };
 

@@ -28,6 +28,8 @@ export interface HomeView {
   networks: string[];
   /** The JSON document this page shows (`/bazaar.json?...` or `/search?...`). */
   jsonTwin: string;
+  /** Live third-party listings by health (the status document's counts), shown above an unfiltered catalog. */
+  byHealth?: Record<"healthy" | "unhealthy" | "drifted" | "unknown", number>;
 }
 
 const HEALTH_LABELS = { any: "Any", healthy: "Healthy", unhealthy: "Unhealthy", drifted: "Drifted" } as const;
@@ -225,7 +227,34 @@ function Empty({ filters }: { filters: HomeFilters }): VNode {
   );
 }
 
-function Home({ document, filters, networks }: HomeView): VNode {
+const HEALTH_COLORS = { healthy: "#1f7a3a", unknown: "#6b7380", unhealthy: "#b42318", drifted: "#b54708" } as const;
+
+/** The catalog at a glance: how many live listings are healthy, not re-probed yet, unhealthy or drifted. */
+function Summary({ byHealth }: { byHealth: NonNullable<HomeView["byHealth"]> }): VNode | null {
+  const parts = (Object.keys(HEALTH_COLORS) as Array<keyof typeof HEALTH_COLORS>).map((status) => ({ status, count: byHealth[status] }));
+  const total = parts.reduce((sum, part) => sum + part.count, 0);
+  if (total === 0) return null;
+  const summary = parts.map((part) => `${part.count} ${part.status === "unknown" ? "not re-probed yet" : part.status}`).join(", ");
+  let x = 0;
+  return (
+    <section aria-labelledby="glance">
+      <h2 id="glance">At a glance</h2>
+      <figure class="chart">
+        <svg viewBox="0 0 600 24" role="img" aria-label={`Live listings by health: ${summary}`} xmlns="http://www.w3.org/2000/svg">
+          {parts.map((part) => {
+            const width = (part.count / total) * 600;
+            const rect = <rect key={part.status} x={x} y="0" width={width} height="24" fill={HEALTH_COLORS[part.status]} />;
+            x += width;
+            return rect;
+          })}
+        </svg>
+        <figcaption class="twin">{`${total} live listings: ${summary}.`}</figcaption>
+      </figure>
+    </section>
+  );
+}
+
+function Home({ document, filters, networks, byHealth }: HomeView): VNode {
   const { items, pagination, listingFee } = document;
   const searching = filters.query !== "";
   return (
@@ -235,6 +264,7 @@ function Home({ document, filters, networks }: HomeView): VNode {
         {`A free catalog of HTTP endpoints that charge per call in USDC over x402: find one, call it, and pay its seller directly — the marketplace never holds funds. Sellers list an endpoint for a ${listingFee.usdc} USDC fee (${listingFee.ttlDays} days).`}{" "}
         <a href="/sell.html">List yours</a>.
       </p>
+      {byHealth && unfiltered(filters) && filters.offset === 0 && <Summary byHealth={byHealth} />}
       <Filters filters={filters} networks={networks} />
       <h2 id="results" aria-live="polite">
         {searching ? `${pagination.total} matching “${filters.query}”` : `${pagination.total} listings`}

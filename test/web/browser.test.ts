@@ -145,15 +145,15 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
     await page.waitForURL(/sort=price/);
     expect(await page.locator("ul.cards > li").first().textContent()).toContain("0.005 USDC");
 
-    await page.getByLabel("Health").selectOption("healthy");
+    await page.getByLabel("Health", { exact: true }).selectOption("healthy");
     await page.getByRole("button", { name: "Search" }).click();
     await page.waitForURL(/health=healthy/);
     // No listing was re-probed yet: none is healthy.
     expect(await page.locator("ul.cards > li").count()).toBe(0);
     expect(await page.locator("h2#results").textContent()).toBe("0 listings");
-    expect(await page.getByLabel("Health").inputValue()).toBe("healthy");
+    expect(await page.getByLabel("Health", { exact: true }).inputValue()).toBe("healthy");
 
-    await page.getByLabel("Health").selectOption("any");
+    await page.getByLabel("Health", { exact: true }).selectOption("any");
     await page.getByLabel("Verified owners only").check();
     await page.getByRole("button", { name: "Search" }).click();
     await page.waitForURL(/verified=true/);

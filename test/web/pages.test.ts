@@ -128,6 +128,10 @@ describe.each(databaseKinds)("web pages ($name)", (kind) => {
     expect(paged.html).toContain('href="/?limit=1"> 1 </a>');
     const filtered = await page("/?verified=true");
     expect(filtered.html).toContain('<a href="/">Clear the filters</a>');
+    expect(filtered.html).not.toContain("At a glance");
+    // The unfiltered first page opens with the catalog at a glance: live listings by health, as a chart and in words.
+    expect(html).toContain("At a glance");
+    expect(html).toMatch(/live listings: \d+ healthy, \d+ not re-probed yet, \d+ unhealthy, \d+ drifted\./);
   });
 
   it("answers a listing that is not live with an HTML 404 page", async () => {
