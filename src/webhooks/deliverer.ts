@@ -84,15 +84,16 @@ export class WebhookDeliverer {
   /** One page of the change log after the cursor, fanned out; returns the deliveries it made. */
   private async fanOut(): Promise<number> {
     const { store, events } = this.deps;
-    const subscriptions = await store.following();
     const cursor = await store.cursor(CURSOR);
-    const from = cursor ?? (subscriptions.length > 0 ? Math.min(...subscriptions.map((s) => s.fromSeq)) : await events.lastSeq());
+    const from = cursor ?? (await this.firstSeq());
     const page = await events.after(from, EVENT_PAGE);
     if (page.length === 0) {
       if (cursor === null) await store.fanOut(CURSOR, null, from, [], this.deps.now());
       return 0;
     }
-    const index = new SubscriptionIndex(subscriptions);
+    // Read after the page, never before: a subscription created meanwhile took a fromSeq at or past every
+    // event of the page (they had committed), so it is owed none of them; one created earlier is listed.
+    const index = new SubscriptionIndex(await store.following());
     const listings = new Map((await events.subjects([...new Set(page.filter((e) => index.wantsListing(e)).map((e) => e.listingId))])).map((l) => [l.id, l]));
     const deliveries: NewDelivery[] = [];
     for (const event of page) {
@@ -105,6 +106,12 @@ export class WebhookDeliverer {
     }
     const moved = await store.fanOut(CURSOR, cursor, page[page.length - 1]!.seq, deliveries, this.deps.now());
     return moved ? deliveries.length : 0;
+  }
+
+  /** Where a deliverer with no cursor yet starts: the oldest subscription's start, or now when there is none. */
+  private async firstSeq(): Promise<number> {
+    const subscriptions = await this.deps.store.following();
+    return subscriptions.length > 0 ? Math.min(...subscriptions.map((s) => s.fromSeq)) : this.deps.events.lastSeq();
   }
 
   private async deliverDue(signal: AbortSignal): Promise<{ delivered: number; failed: number }> {
