@@ -3,20 +3,29 @@ import { weakEtag } from "./etag.js";
 /** Conditional documents are revalidated by their weak ETag on every use. */
 const REVALIDATE = { "Cache-Control": "no-cache" };
 
-/** A rendered JSON document with its weak ETag, reusable while the catalog freshness `token` holds. */
-export function taggedJson(document: unknown, token: string) {
+/**
+ * A rendered JSON document with its weak ETag, reusable while the catalog freshness `token` holds.
+ * `token` null: a document that can change without a catalog write, never kept by the response cache
+ * (its ETag, from its bytes, still answers 304).
+ */
+export function taggedJson(document: unknown, token: string | null) {
   const bytes = Buffer.from(JSON.stringify(document));
-  return { status: 200 as const, headers: { ...REVALIDATE, ETag: weakEtag(bytes) }, body: { preRendered: bytes }, cacheToken: token };
+  return {
+    status: 200 as const,
+    headers: { ...REVALIDATE, ETag: weakEtag(bytes) },
+    body: { preRendered: bytes },
+    ...(token !== null && { cacheToken: token }),
+  };
 }
 
-/** A rendered text document (feeds) with its weak ETag. */
-export function taggedText<T extends string>(text: string, contentType: T, token: string) {
+/** A rendered text document (feeds) with its weak ETag; `token` as for taggedJson. */
+export function taggedText<T extends string>(text: string, contentType: T, token: string | null) {
   const bytes = Buffer.from(text);
   return {
     status: 200 as const,
     headers: { ...REVALIDATE, ETag: weakEtag(bytes) },
     body: { preRendered: bytes },
     contentType,
-    cacheToken: token,
+    ...(token !== null && { cacheToken: token }),
   };
 }

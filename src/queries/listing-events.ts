@@ -45,8 +45,7 @@ export async function listingStatusOf(
   return { status: listingStatus(listing, context.now()) as ListingStatus, history };
 }
 
-/** One seller's newest events and the seq they end at (with the catalog token, the feeds' ETag). */
-export async function sellerEvents(context: ListingEventsContext, payTo: string): Promise<{ events: ListingEventRecord[]; lastSeq: number }> {
-  const rows = await context.events.forSeller(payTo, SELLER_FEED_SIZE);
-  return { events: rows.map(eventRecord), lastSeq: rows[0]?.seq ?? 0 };
+/** One seller's newest events. */
+export async function sellerEvents(context: ListingEventsContext, payTo: string): Promise<ListingEventRecord[]> {
+  return (await context.events.forSeller(payTo, SELLER_FEED_SIZE)).map(eventRecord);
 }

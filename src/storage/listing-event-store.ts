@@ -66,14 +66,6 @@ export class ListingEventStore {
     );
   }
 
-  /** The newest seq of one seller's events, 0 when there is none: with the catalog token, its feeds' ETag. */
-  async lastSellerSeq(sellerPayTo: string): Promise<number> {
-    const row = await this.transactions.read(() =>
-      this.transactions.prisma.listingEvent.findFirst({ where: { sellerPayTo: sellerPayTo.toLowerCase() }, orderBy: { seq: "desc" }, select: { seq: true } }),
-    );
-    return row?.seq ?? 0;
-  }
-
   /** The newest seq, 0 when there is none: where a new follower starts. */
   async lastSeq(): Promise<number> {
     const row = await this.transactions.read(() => this.transactions.prisma.listingEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }));
