@@ -7,6 +7,11 @@ import { metrics } from "../metrics.js";
 export type { DatabaseKind } from "./connection.js";
 export type { PrismaClient } from "../../generated/prisma/sqlite/client.js";
 
+/** A write refused by a unique index (Prisma's P2002): a replayed nonce or payment, a twin row. */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown }).code === "P2002";
+}
+
 export interface Database {
   kind: DatabaseKind;
   /**

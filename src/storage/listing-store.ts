@@ -4,7 +4,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { getAddress } from "viem";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import type { Database } from "./database.js";
+import { isUniqueViolation, type Database } from "./database.js";
 import { BAZAAR_EXTENSION } from "./catalog-filters.js";
 import { CatalogReads } from "./catalog-reads.js";
 import { CatalogTransactions, type Tx, type WriteOutcome } from "./catalog-transactions.js";
@@ -67,10 +67,6 @@ function listingFields(input: ListingInput) {
 // through these, so the compiler accepts only a declared state.
 const listingState = (state: ListingState) => ({ state });
 const paymentState = (state: PaymentState) => ({ state });
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown }).code === "P2002";
-}
 
 /** A fee paid by the listing's sellerPayTo itself proves its owner listed it. */
 const paidByOwner = (listing: { sellerPayTo: string }, payer: string | undefined) => payer !== undefined && payer === listing.sellerPayTo.toLowerCase();

@@ -9,6 +9,7 @@ import { HOUR_MS } from "../constants.js";
 import { listingEvent, termChanges } from "./listing-status.js";
 import type { ListingEventDraft } from "./listing-types.js";
 import { metadataFields, normalizePrice, type Listing, type ListingMethod, type SellerMetadata } from "./listing-store.js";
+import { isUniqueViolation } from "./database.js";
 
 /** The nonce was spent already (by this operation sent twice, or by another). */
 export class NonceUsedError extends Error {
@@ -47,8 +48,6 @@ export interface StoredChanges {
 const NONCE_KEPT_MS = HOUR_MS;
 
 const liveWhere = (id: string, now: Date) => ({ id, state: "active", expiresAt: { gt: now } });
-
-const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === "P2002";
 
 function updateData(changes: StoredChanges) {
   const price = changes.priceUsdc === undefined ? undefined : normalizePrice(changes.priceUsdc);

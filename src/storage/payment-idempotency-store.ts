@@ -4,6 +4,7 @@
 // is written without a catalog version bump.
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { CatalogTransactions } from "./catalog-transactions.js";
+import { isUniqueViolation } from "./database.js";
 
 /** An answer as it was sent: status, the headers that matter (PAYMENT-RESPONSE) and the JSON body. */
 export interface StoredAnswer {
@@ -20,8 +21,6 @@ export type IdempotencyClaim =
   | { kind: "in_progress" }
   /** The id was used with another payload. */
   | { kind: "conflict" };
-
-const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === "P2002";
 
 export class PaymentIdempotencyStore {
   constructor(private readonly transactions: CatalogTransactions) {}

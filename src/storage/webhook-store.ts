@@ -2,6 +2,7 @@
 // read shows changes), so they go through the database directly, on SQLite's one connection too.
 import { Prisma, type WebhookDelivery, type WebhookSubscription } from "../../generated/prisma/sqlite/client.js";
 import type { CatalogTransactions } from "./catalog-transactions.js";
+import { isUniqueViolation } from "./database.js";
 
 export type { WebhookDelivery, WebhookSubscription };
 
@@ -36,8 +37,6 @@ export class NonceSpentError extends Error {
     this.name = "NonceSpentError";
   }
 }
-
-const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === "P2002";
 
 export class WebhookStore {
   constructor(private readonly transactions: CatalogTransactions) {}
