@@ -2,7 +2,8 @@
 // GET /listings/{id}/sign hands out and the owner routes verify against. The domain has no
 // verifying contract (nothing on chain checks these signatures): { name: the marketplace's name,
 // version "1", chainId 8453 }, always Base, whatever chain the service settles on.
-import { keccak256, stringToHex, zeroHash, type Hex } from "viem";
+import { randomBytes } from "node:crypto";
+import { keccak256, stringToHex, toHex, zeroHash, type Hex } from "viem";
 import { CHAIN_ID } from "../constants.js";
 
 export type OwnerAction = "claim" | "update" | "delist";
@@ -55,6 +56,11 @@ export interface OwnerAuthorizationFields {
   nonce: Hex;
   /** Unix seconds. */
   deadline: number;
+}
+
+/** What a signing document hands out: a fresh 32-byte nonce and the furthest deadline accepted (10 minutes ahead). */
+export function freshAuthorization(now: Date): OwnerAuthorizationFields {
+  return { nonce: toHex(randomBytes(32)), deadline: Math.floor(now.getTime() / 1000) + OWNER_DEADLINE_MAX_SECONDS };
 }
 
 /** JSON with object keys sorted at every level: the same schema always hashes the same. */

@@ -7,8 +7,7 @@
 //   409 nonce_used (also decided inside the change's transaction, so a replay racing on another
 //   instance loses there); an update's price or method change then needs a passing probe (422).
 // Anyone may refresh a live listing: a probe now, within the per-client probe limit.
-import { randomBytes } from "node:crypto";
-import { getAddress, toHex, type Hex, type TypedDataDefinition } from "viem";
+import { getAddress, type Hex, type TypedDataDefinition } from "viem";
 import type { components } from "../../generated/openapi.js";
 import { toCatalogItem } from "../catalog/catalog-item.js";
 import { HttpError } from "../contract/errors.js";
@@ -20,7 +19,7 @@ import { ListingConflictError, NonceUsedError, type OwnerStore, type SpentNonce,
 import { CHAIN_ID } from "../constants.js";
 import { WorkBusyError, type WorkPool } from "../workers/pool.js";
 import { checkListingBody, fieldErrorsOf, probeCheck, reportOf } from "./listing-checks.js";
-import { OWNER_DEADLINE_MAX_SECONDS, ownerTypedData, type ListingChanges, type OwnerAction } from "./owner-typed-data.js";
+import { OWNER_DEADLINE_MAX_SECONDS, freshAuthorization, ownerTypedData, type ListingChanges, type OwnerAction } from "./owner-typed-data.js";
 
 type Schemas = components["schemas"];
 export type OwnerActionResult = Schemas["OwnerActionResult"];
@@ -73,9 +72,7 @@ function changesOf(body: UpdateBody): ListingChanges {
 export async function signingDocument(id: string, action: OwnerAction, changes: ListingChanges, deps: OwnershipDeps): Promise<SigningDocument> {
   const listing = await liveListing(id, deps);
   if (action === "update") refuseBadChanges(listing, changes, "query");
-  const now = deps.now();
-  const deadline = Math.floor(now.getTime() / 1000) + OWNER_DEADLINE_MAX_SECONDS;
-  const nonce = toHex(randomBytes(32));
+  const { nonce, deadline } = freshAuthorization(deps.now());
   const submit = SUBMIT[action];
   const typedData = ownerTypedData(deps.market.name, action, id, { nonce, deadline }, changes);
   return {

@@ -7,7 +7,7 @@ import { getAddress, isAddress, type Hex, type TypedDataDefinition } from "viem"
 import type { components } from "../../generated/openapi.js";
 import { HttpError } from "../contract/errors.js";
 import { nonceUsed, recovered, refuseBadDeadline, type OwnershipDeps } from "../listing/ownership.js";
-import { OWNER_DEADLINE_MAX_SECONDS, webhookSubscriptionTypedData } from "../listing/owner-typed-data.js";
+import { freshAuthorization, webhookSubscriptionTypedData } from "../listing/owner-typed-data.js";
 import type { MarketFacts } from "../market/facts.js";
 import { linkTo, linkWithParams } from "../market/links.js";
 import type { ListingEventStore } from "../storage/listing-event-store.js";
@@ -89,8 +89,7 @@ export class WebhookSubscriptions {
   signingDocument(payTo: string, url: string): Schemas["WebhookSigningDocument"] {
     const problem = endpointProblem(url, this.deps.allowLoopbackReceivers);
     if (problem) throw new HttpError(400, "invalid_request", `Invalid request: query url ${problem}.`, [{ in: "query", field: "url", message: problem }]);
-    const nonce = `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}` as Hex;
-    const deadline = Math.floor(this.deps.now().getTime() / 1000) + OWNER_DEADLINE_MAX_SECONDS;
+    const { nonce, deadline } = freshAuthorization(this.deps.now());
     const signer = getAddress(payTo);
     return {
       signer,
