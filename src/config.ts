@@ -85,6 +85,8 @@ export interface WorkConfig {
   paymentPerClientPerMinute: number;
   /** Webhook subscriptions (POST /webhooks) per minute per client address, checked before the body is read. */
   webhookPerClientPerMinute: number;
+  /** GET /sync/listings pages per minute per client address (a page of 500 costs a few ms of CPU). */
+  syncPerClientPerMinute: number;
   /** Worker threads for signature recovery; 0 recovers on the request thread (no pool). */
   threads: number;
   /** Signature recoveries waiting for a thread, at most; more are refused at once with 503 busy. */
@@ -204,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     ownerPerClientPerMinute: integer("OWNER_RATE_PER_CLIENT", 30, 1, 100_000),
     paymentPerClientPerMinute: integer("PAYMENT_RATE_PER_CLIENT", 60, 1, 100_000),
     webhookPerClientPerMinute: integer("WEBHOOK_RATE_PER_CLIENT", 10, 1, 100_000),
+    syncPerClientPerMinute: integer("SYNC_RATE_PER_CLIENT", 120, 1, 100_000),
     threads: integer("WORKER_THREADS", Math.min(2, Math.max(1, availableParallelism() - 1)), 0, 64),
     maxQueue: integer("WORKER_MAX_QUEUE", 64, 1, 100_000),
   };

@@ -114,6 +114,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     ownerPerClient: probeLimits.limit("owner:client", config.work.ownerPerClientPerMinute),
     paymentPerClient: probeLimits.limit("payment:client", config.work.paymentPerClientPerMinute),
     webhookPerClient: probeLimits.limit("webhook:client", config.work.webhookPerClientPerMinute),
+    syncPerClient: probeLimits.limit("sync:client", config.work.syncPerClientPerMinute),
     pool: createWorkPool(config.work),
   };
   const probe = new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits);

@@ -54,6 +54,12 @@ export function routeMiddleware(services: Pick<ListingsAreaContext, "probe" | "w
     (ip) => work.webhookPerClient.take(ip),
     (ip, s) => `too many webhook subscriptions from ${ip}; retry in ${s} s. Nothing was saved.`,
   );
+  // A sync page reads up to 2,000 change-log rows and renders up to 500 items (a few ms of CPU): a
+  // mirror pages well within the limit, a flood from one address is refused for a counter each.
+  const syncLimit = limitedBy(
+    (ip) => work.syncPerClient.take(ip),
+    (ip, s) => `too many sync pages from ${ip}; retry in ${s} s (load /sync/snapshot once, then follow updated_since).`,
+  );
   return {
     createListing: [paymentLimit, probeLimit],
     getDemoResource: [paymentLimit],
@@ -65,5 +71,6 @@ export function routeMiddleware(services: Pick<ListingsAreaContext, "probe" | "w
     refreshListing: [ownerLimit],
     createWebhook: [webhookLimit],
     getWebhookSigningData: [ownerLimit],
+    getSyncListings: [syncLimit],
   };
 }

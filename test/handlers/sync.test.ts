@@ -141,4 +141,23 @@ describe.each(databaseKinds)("the sync area on $kind", (kind) => {
     expect(await snapshotProblem(forged, published.snapshotSigner)).toMatch(/not by the published signer/);
     expect(await snapshotProblem(snapshot, mirrorSigner)).toMatch(/not by the published signer/);
   });
+
+  it("refuses a flood of sync pages from one address with 429 and Retry-After, before reading them", async () => {
+    const limited = await startCatalogServer(kind, { SYNC_RATE_PER_CLIENT: "2" });
+    try {
+      const statuses: number[] = [];
+      let last: { status: number; body: { error?: string }; headers: Headers } | undefined;
+      for (let i = 0; i < 3; i++) {
+        last = await limited.json<{ error?: string }>("/sync/listings?limit=1");
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([200, 200, 429]);
+      expect(last?.body.error).toBe("rate_limited");
+      expect(Number(last?.headers.get("retry-after"))).toBeGreaterThan(0);
+      // The limit is the sync area's own: a catalog read from the same address still answers.
+      expect((await limited.json("/discovery/resources?limit=1")).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
 });
