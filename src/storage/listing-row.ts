@@ -43,6 +43,9 @@ const DECODERS: Decoders = {
   usageSummary: json,
   sellerUsage: json,
   delistedAt: dateOrNull,
+  indexedKey: asIs<string | null>,
+  indexedSource: asIs<string | null>,
+  provenance: json,
 };
 
 /** Every Listing column, as the Prisma model declares them: what the raw read path selects. */
@@ -90,6 +93,10 @@ const ON_RENEWAL: { [K in keyof Listing]-?: "copied" | "kept" } = {
   usageSummary: "kept",
   sellerUsage: "kept",
   delistedAt: "kept",
+  // A paid listing never carries them (an indexed row is replaced by the listing of its resource).
+  indexedKey: "kept",
+  indexedSource: "kept",
+  provenance: "kept",
 };
 
 /** The JSON columns, whose null Prisma writes as Prisma.DbNull. */

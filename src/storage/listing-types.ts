@@ -5,7 +5,7 @@ export type { Listing, Payment } from "../../generated/prisma/sqlite/client.js";
 
 export type ListingMethod = "GET" | "POST";
 /** The only states the store writes; the *_state_checks migration makes the database refuse any other. */
-export const LISTING_STATES = ["pending", "active", "failed", "delisted"] as const;
+export const LISTING_STATES = ["pending", "active", "failed", "delisted", "indexing", "indexed"] as const;
 export const PAYMENT_STATES = ["pending", "settled", "failed"] as const;
 export type ListingState = (typeof LISTING_STATES)[number];
 

@@ -412,6 +412,7 @@ export const ModelName = {
   WebhookSubscription: 'WebhookSubscription',
   WebhookDelivery: 'WebhookDelivery',
   OutboxCursor: 'OutboxCursor',
+  IndexCheckpoint: 'IndexCheckpoint',
   ServiceKey: 'ServiceKey'
 } as const
 
@@ -428,7 +429,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "listing" | "payment" | "catalogState" | "listingHealth" | "healthDay" | "jobLease" | "ownerNonce" | "paymentIdempotency" | "usageTransfer" | "chainCheckpoint" | "listingEmbedding" | "listingEvent" | "webhookSubscription" | "webhookDelivery" | "outboxCursor" | "serviceKey"
+    modelProps: "listing" | "payment" | "catalogState" | "listingHealth" | "healthDay" | "jobLease" | "ownerNonce" | "paymentIdempotency" | "usageTransfer" | "chainCheckpoint" | "listingEmbedding" | "listingEvent" | "webhookSubscription" | "webhookDelivery" | "outboxCursor" | "indexCheckpoint" | "serviceKey"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1542,6 +1543,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    IndexCheckpoint: {
+      payload: Prisma.$IndexCheckpointPayload<ExtArgs>
+      fields: Prisma.IndexCheckpointFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.IndexCheckpointFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IndexCheckpointPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.IndexCheckpointFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IndexCheckpointPayload>
+        }
+        findFirst: {
+          args: Prisma.IndexCheckpointFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IndexCheckpointPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.IndexCheckpointFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IndexCheckpointPayload>
+        }
+        findMany: {
+          args: Prisma.IndexCheckpointFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IndexCheckpointPayload>[]
+        }
+        create: {
+          args: Prisma.IndexCheckpointCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IndexCheckpointPayload>
+        }
+        createMany: {
+          args: Prisma.IndexCheckpointCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.IndexCheckpointCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IndexCheckpointPayload>[]
+        }
+        delete: {
+          args: Prisma.IndexCheckpointDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IndexCheckpointPayload>
+        }
+        update: {
+          args: Prisma.IndexCheckpointUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IndexCheckpointPayload>
+        }
+        deleteMany: {
+          args: Prisma.IndexCheckpointDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.IndexCheckpointUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.IndexCheckpointUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IndexCheckpointPayload>[]
+        }
+        upsert: {
+          args: Prisma.IndexCheckpointUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IndexCheckpointPayload>
+        }
+        aggregate: {
+          args: Prisma.IndexCheckpointAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateIndexCheckpoint>
+        }
+        groupBy: {
+          args: Prisma.IndexCheckpointGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.IndexCheckpointGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.IndexCheckpointCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.IndexCheckpointCountAggregateOutputType> | number
+        }
+      }
+    }
     ServiceKey: {
       payload: Prisma.$ServiceKeyPayload<ExtArgs>
       fields: Prisma.ServiceKeyFieldRefs
@@ -1683,7 +1758,10 @@ export const ListingScalarFieldEnum = {
   calls30d: 'calls30d',
   usageSummary: 'usageSummary',
   sellerUsage: 'sellerUsage',
-  delistedAt: 'delistedAt'
+  delistedAt: 'delistedAt',
+  indexedKey: 'indexedKey',
+  indexedSource: 'indexedSource',
+  provenance: 'provenance'
 } as const
 
 export type ListingScalarFieldEnum = (typeof ListingScalarFieldEnum)[keyof typeof ListingScalarFieldEnum]
@@ -1877,6 +1955,20 @@ export const OutboxCursorScalarFieldEnum = {
 } as const
 
 export type OutboxCursorScalarFieldEnum = (typeof OutboxCursorScalarFieldEnum)[keyof typeof OutboxCursorScalarFieldEnum]
+
+
+export const IndexCheckpointScalarFieldEnum = {
+  source: 'source',
+  cursor: 'cursor',
+  updatedSince: 'updatedSince',
+  passStartedAt: 'passStartedAt',
+  lastRunAt: 'lastRunAt',
+  lastCompletedAt: 'lastCompletedAt',
+  lastProblem: 'lastProblem',
+  lastCounts: 'lastCounts'
+} as const
+
+export type IndexCheckpointScalarFieldEnum = (typeof IndexCheckpointScalarFieldEnum)[keyof typeof IndexCheckpointScalarFieldEnum]
 
 
 export const ServiceKeyScalarFieldEnum = {
@@ -2212,6 +2304,7 @@ export type GlobalOmitConfig = {
   webhookSubscription?: Prisma.WebhookSubscriptionOmit
   webhookDelivery?: Prisma.WebhookDeliveryOmit
   outboxCursor?: Prisma.OutboxCursorOmit
+  indexCheckpoint?: Prisma.IndexCheckpointOmit
   serviceKey?: Prisma.ServiceKeyOmit
 }
 

@@ -66,6 +66,7 @@ export const ModelName = {
   WebhookSubscription: 'WebhookSubscription',
   WebhookDelivery: 'WebhookDelivery',
   OutboxCursor: 'OutboxCursor',
+  IndexCheckpoint: 'IndexCheckpoint',
   ServiceKey: 'ServiceKey'
 } as const
 
@@ -110,7 +111,10 @@ export const ListingScalarFieldEnum = {
   calls30d: 'calls30d',
   usageSummary: 'usageSummary',
   sellerUsage: 'sellerUsage',
-  delistedAt: 'delistedAt'
+  delistedAt: 'delistedAt',
+  indexedKey: 'indexedKey',
+  indexedSource: 'indexedSource',
+  provenance: 'provenance'
 } as const
 
 export type ListingScalarFieldEnum = (typeof ListingScalarFieldEnum)[keyof typeof ListingScalarFieldEnum]
@@ -304,6 +308,20 @@ export const OutboxCursorScalarFieldEnum = {
 } as const
 
 export type OutboxCursorScalarFieldEnum = (typeof OutboxCursorScalarFieldEnum)[keyof typeof OutboxCursorScalarFieldEnum]
+
+
+export const IndexCheckpointScalarFieldEnum = {
+  source: 'source',
+  cursor: 'cursor',
+  updatedSince: 'updatedSince',
+  passStartedAt: 'passStartedAt',
+  lastRunAt: 'lastRunAt',
+  lastCompletedAt: 'lastCompletedAt',
+  lastProblem: 'lastProblem',
+  lastCounts: 'lastCounts'
+} as const
+
+export type IndexCheckpointScalarFieldEnum = (typeof IndexCheckpointScalarFieldEnum)[keyof typeof IndexCheckpointScalarFieldEnum]
 
 
 export const ServiceKeyScalarFieldEnum = {

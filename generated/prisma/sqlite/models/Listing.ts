@@ -60,6 +60,8 @@ export type ListingMinAggregateOutputType = {
   ownerVerified: boolean | null
   calls30d: number | null
   delistedAt: Date | null
+  indexedKey: string | null
+  indexedSource: string | null
 }
 
 export type ListingMaxAggregateOutputType = {
@@ -86,6 +88,8 @@ export type ListingMaxAggregateOutputType = {
   ownerVerified: boolean | null
   calls30d: number | null
   delistedAt: Date | null
+  indexedKey: string | null
+  indexedSource: string | null
 }
 
 export type ListingCountAggregateOutputType = {
@@ -117,6 +121,9 @@ export type ListingCountAggregateOutputType = {
   usageSummary: number
   sellerUsage: number
   delistedAt: number
+  indexedKey: number
+  indexedSource: number
+  provenance: number
   _all: number
 }
 
@@ -155,6 +162,8 @@ export type ListingMinAggregateInputType = {
   ownerVerified?: true
   calls30d?: true
   delistedAt?: true
+  indexedKey?: true
+  indexedSource?: true
 }
 
 export type ListingMaxAggregateInputType = {
@@ -181,6 +190,8 @@ export type ListingMaxAggregateInputType = {
   ownerVerified?: true
   calls30d?: true
   delistedAt?: true
+  indexedKey?: true
+  indexedSource?: true
 }
 
 export type ListingCountAggregateInputType = {
@@ -212,6 +223,9 @@ export type ListingCountAggregateInputType = {
   usageSummary?: true
   sellerUsage?: true
   delistedAt?: true
+  indexedKey?: true
+  indexedSource?: true
+  provenance?: true
   _all?: true
 }
 
@@ -330,6 +344,9 @@ export type ListingGroupByOutputType = {
   usageSummary: runtime.JsonValue | null
   sellerUsage: runtime.JsonValue | null
   delistedAt: Date | null
+  indexedKey: string | null
+  indexedSource: string | null
+  provenance: runtime.JsonValue | null
   _count: ListingCountAggregateOutputType | null
   _avg: ListingAvgAggregateOutputType | null
   _sum: ListingSumAggregateOutputType | null
@@ -384,6 +401,9 @@ export type ListingWhereInput = {
   usageSummary?: Prisma.JsonNullableFilter<"Listing">
   sellerUsage?: Prisma.JsonNullableFilter<"Listing">
   delistedAt?: Prisma.DateTimeNullableFilter<"Listing"> | Date | string | null
+  indexedKey?: Prisma.StringNullableFilter<"Listing"> | string | null
+  indexedSource?: Prisma.StringNullableFilter<"Listing"> | string | null
+  provenance?: Prisma.JsonNullableFilter<"Listing">
   payments?: Prisma.PaymentListRelationFilter
   health?: Prisma.XOR<Prisma.ListingHealthNullableScalarRelationFilter, Prisma.ListingHealthWhereInput> | null
   healthDays?: Prisma.HealthDayListRelationFilter
@@ -419,6 +439,9 @@ export type ListingOrderByWithRelationInput = {
   usageSummary?: Prisma.SortOrderInput | Prisma.SortOrder
   sellerUsage?: Prisma.SortOrderInput | Prisma.SortOrder
   delistedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  indexedKey?: Prisma.SortOrderInput | Prisma.SortOrder
+  indexedSource?: Prisma.SortOrderInput | Prisma.SortOrder
+  provenance?: Prisma.SortOrderInput | Prisma.SortOrder
   payments?: Prisma.PaymentOrderByRelationAggregateInput
   health?: Prisma.ListingHealthOrderByWithRelationInput
   healthDays?: Prisma.HealthDayOrderByRelationAggregateInput
@@ -427,6 +450,7 @@ export type ListingOrderByWithRelationInput = {
 
 export type ListingWhereUniqueInput = Prisma.AtLeast<{
   id?: string
+  indexedKey?: string
   AND?: Prisma.ListingWhereInput | Prisma.ListingWhereInput[]
   OR?: Prisma.ListingWhereInput[]
   NOT?: Prisma.ListingWhereInput | Prisma.ListingWhereInput[]
@@ -457,11 +481,13 @@ export type ListingWhereUniqueInput = Prisma.AtLeast<{
   usageSummary?: Prisma.JsonNullableFilter<"Listing">
   sellerUsage?: Prisma.JsonNullableFilter<"Listing">
   delistedAt?: Prisma.DateTimeNullableFilter<"Listing"> | Date | string | null
+  indexedSource?: Prisma.StringNullableFilter<"Listing"> | string | null
+  provenance?: Prisma.JsonNullableFilter<"Listing">
   payments?: Prisma.PaymentListRelationFilter
   health?: Prisma.XOR<Prisma.ListingHealthNullableScalarRelationFilter, Prisma.ListingHealthWhereInput> | null
   healthDays?: Prisma.HealthDayListRelationFilter
   embedding?: Prisma.XOR<Prisma.ListingEmbeddingNullableScalarRelationFilter, Prisma.ListingEmbeddingWhereInput> | null
-}, "id">
+}, "id" | "indexedKey">
 
 export type ListingOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -492,6 +518,9 @@ export type ListingOrderByWithAggregationInput = {
   usageSummary?: Prisma.SortOrderInput | Prisma.SortOrder
   sellerUsage?: Prisma.SortOrderInput | Prisma.SortOrder
   delistedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  indexedKey?: Prisma.SortOrderInput | Prisma.SortOrder
+  indexedSource?: Prisma.SortOrderInput | Prisma.SortOrder
+  provenance?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.ListingCountOrderByAggregateInput
   _avg?: Prisma.ListingAvgOrderByAggregateInput
   _max?: Prisma.ListingMaxOrderByAggregateInput
@@ -531,6 +560,9 @@ export type ListingScalarWhereWithAggregatesInput = {
   usageSummary?: Prisma.JsonNullableWithAggregatesFilter<"Listing">
   sellerUsage?: Prisma.JsonNullableWithAggregatesFilter<"Listing">
   delistedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Listing"> | Date | string | null
+  indexedKey?: Prisma.StringNullableWithAggregatesFilter<"Listing"> | string | null
+  indexedSource?: Prisma.StringNullableWithAggregatesFilter<"Listing"> | string | null
+  provenance?: Prisma.JsonNullableWithAggregatesFilter<"Listing">
 }
 
 export type ListingCreateInput = {
@@ -562,6 +594,9 @@ export type ListingCreateInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Date | string | null
+  indexedKey?: string | null
+  indexedSource?: string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
@@ -597,6 +632,9 @@ export type ListingUncheckedCreateInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Date | string | null
+  indexedKey?: string | null
+  indexedSource?: string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
@@ -632,6 +670,9 @@ export type ListingUpdateInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
@@ -667,6 +708,9 @@ export type ListingUncheckedUpdateInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
@@ -702,6 +746,9 @@ export type ListingCreateManyInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Date | string | null
+  indexedKey?: string | null
+  indexedSource?: string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ListingUpdateManyMutationInput = {
@@ -733,6 +780,9 @@ export type ListingUpdateManyMutationInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ListingUncheckedUpdateManyInput = {
@@ -764,6 +814,9 @@ export type ListingUncheckedUpdateManyInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type ListingCountOrderByAggregateInput = {
@@ -795,6 +848,9 @@ export type ListingCountOrderByAggregateInput = {
   usageSummary?: Prisma.SortOrder
   sellerUsage?: Prisma.SortOrder
   delistedAt?: Prisma.SortOrder
+  indexedKey?: Prisma.SortOrder
+  indexedSource?: Prisma.SortOrder
+  provenance?: Prisma.SortOrder
 }
 
 export type ListingAvgOrderByAggregateInput = {
@@ -826,6 +882,8 @@ export type ListingMaxOrderByAggregateInput = {
   ownerVerified?: Prisma.SortOrder
   calls30d?: Prisma.SortOrder
   delistedAt?: Prisma.SortOrder
+  indexedKey?: Prisma.SortOrder
+  indexedSource?: Prisma.SortOrder
 }
 
 export type ListingMinOrderByAggregateInput = {
@@ -852,6 +910,8 @@ export type ListingMinOrderByAggregateInput = {
   ownerVerified?: Prisma.SortOrder
   calls30d?: Prisma.SortOrder
   delistedAt?: Prisma.SortOrder
+  indexedKey?: Prisma.SortOrder
+  indexedSource?: Prisma.SortOrder
 }
 
 export type ListingSumOrderByAggregateInput = {
@@ -992,6 +1052,9 @@ export type ListingCreateWithoutPaymentsInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Date | string | null
+  indexedKey?: string | null
+  indexedSource?: string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
   embedding?: Prisma.ListingEmbeddingCreateNestedOneWithoutListingInput
@@ -1026,6 +1089,9 @@ export type ListingUncheckedCreateWithoutPaymentsInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Date | string | null
+  indexedKey?: string | null
+  indexedSource?: string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
   embedding?: Prisma.ListingEmbeddingUncheckedCreateNestedOneWithoutListingInput
@@ -1076,6 +1142,9 @@ export type ListingUpdateWithoutPaymentsInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
   embedding?: Prisma.ListingEmbeddingUpdateOneWithoutListingNestedInput
@@ -1110,6 +1179,9 @@ export type ListingUncheckedUpdateWithoutPaymentsInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
   embedding?: Prisma.ListingEmbeddingUncheckedUpdateOneWithoutListingNestedInput
@@ -1144,6 +1216,9 @@ export type ListingCreateWithoutHealthInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Date | string | null
+  indexedKey?: string | null
+  indexedSource?: string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
   healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
   embedding?: Prisma.ListingEmbeddingCreateNestedOneWithoutListingInput
@@ -1178,6 +1253,9 @@ export type ListingUncheckedCreateWithoutHealthInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Date | string | null
+  indexedKey?: string | null
+  indexedSource?: string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
   healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
   embedding?: Prisma.ListingEmbeddingUncheckedCreateNestedOneWithoutListingInput
@@ -1228,6 +1306,9 @@ export type ListingUpdateWithoutHealthInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
   embedding?: Prisma.ListingEmbeddingUpdateOneWithoutListingNestedInput
@@ -1262,6 +1343,9 @@ export type ListingUncheckedUpdateWithoutHealthInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
   embedding?: Prisma.ListingEmbeddingUncheckedUpdateOneWithoutListingNestedInput
@@ -1296,6 +1380,9 @@ export type ListingCreateWithoutHealthDaysInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Date | string | null
+  indexedKey?: string | null
+  indexedSource?: string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
   embedding?: Prisma.ListingEmbeddingCreateNestedOneWithoutListingInput
@@ -1330,6 +1417,9 @@ export type ListingUncheckedCreateWithoutHealthDaysInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Date | string | null
+  indexedKey?: string | null
+  indexedSource?: string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
   embedding?: Prisma.ListingEmbeddingUncheckedCreateNestedOneWithoutListingInput
@@ -1380,6 +1470,9 @@ export type ListingUpdateWithoutHealthDaysInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
   embedding?: Prisma.ListingEmbeddingUpdateOneWithoutListingNestedInput
@@ -1414,6 +1507,9 @@ export type ListingUncheckedUpdateWithoutHealthDaysInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
   embedding?: Prisma.ListingEmbeddingUncheckedUpdateOneWithoutListingNestedInput
@@ -1448,6 +1544,9 @@ export type ListingCreateWithoutEmbeddingInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Date | string | null
+  indexedKey?: string | null
+  indexedSource?: string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
@@ -1482,6 +1581,9 @@ export type ListingUncheckedCreateWithoutEmbeddingInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Date | string | null
+  indexedKey?: string | null
+  indexedSource?: string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
@@ -1532,6 +1634,9 @@ export type ListingUpdateWithoutEmbeddingInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
@@ -1566,6 +1671,9 @@ export type ListingUncheckedUpdateWithoutEmbeddingInput = {
   usageSummary?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   sellerUsage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   delistedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
@@ -1640,6 +1748,9 @@ export type ListingSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   usageSummary?: boolean
   sellerUsage?: boolean
   delistedAt?: boolean
+  indexedKey?: boolean
+  indexedSource?: boolean
+  provenance?: boolean
   payments?: boolean | Prisma.Listing$paymentsArgs<ExtArgs>
   health?: boolean | Prisma.Listing$healthArgs<ExtArgs>
   healthDays?: boolean | Prisma.Listing$healthDaysArgs<ExtArgs>
@@ -1676,6 +1787,9 @@ export type ListingSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   usageSummary?: boolean
   sellerUsage?: boolean
   delistedAt?: boolean
+  indexedKey?: boolean
+  indexedSource?: boolean
+  provenance?: boolean
 }, ExtArgs["result"]["listing"]>
 
 export type ListingSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -1707,6 +1821,9 @@ export type ListingSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   usageSummary?: boolean
   sellerUsage?: boolean
   delistedAt?: boolean
+  indexedKey?: boolean
+  indexedSource?: boolean
+  provenance?: boolean
 }, ExtArgs["result"]["listing"]>
 
 export type ListingSelectScalar = {
@@ -1738,9 +1855,12 @@ export type ListingSelectScalar = {
   usageSummary?: boolean
   sellerUsage?: boolean
   delistedAt?: boolean
+  indexedKey?: boolean
+  indexedSource?: boolean
+  provenance?: boolean
 }
 
-export type ListingOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "resource" | "method" | "priceUsdc" | "priceAtomic" | "description" | "sellerPayTo" | "inputSchema" | "network" | "state" | "leftoverSeed" | "mimeType" | "serviceName" | "tags" | "iconUrl" | "bazaar" | "extensionKeys" | "listedAt" | "expiresAt" | "updatedAt" | "priceMicros" | "healthStatus" | "healthSummary" | "ownerVerified" | "calls30d" | "usageSummary" | "sellerUsage" | "delistedAt", ExtArgs["result"]["listing"]>
+export type ListingOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "resource" | "method" | "priceUsdc" | "priceAtomic" | "description" | "sellerPayTo" | "inputSchema" | "network" | "state" | "leftoverSeed" | "mimeType" | "serviceName" | "tags" | "iconUrl" | "bazaar" | "extensionKeys" | "listedAt" | "expiresAt" | "updatedAt" | "priceMicros" | "healthStatus" | "healthSummary" | "ownerVerified" | "calls30d" | "usageSummary" | "sellerUsage" | "delistedAt" | "indexedKey" | "indexedSource" | "provenance", ExtArgs["result"]["listing"]>
 export type ListingInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   payments?: boolean | Prisma.Listing$paymentsArgs<ExtArgs>
   health?: boolean | Prisma.Listing$healthArgs<ExtArgs>
@@ -1845,6 +1965,18 @@ export type $ListingPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      * When the owner delisted it (state "delisted").
      */
     delistedAt: Date | null
+    /**
+     * "METHOD resource" of an indexed row (one row per resource across every source); null for listings.
+     */
+    indexedKey: string | null
+    /**
+     * The configured source the row came from (its name, e.g. "bazaar:catalog.example").
+     */
+    indexedSource: string | null
+    /**
+     * Where each field came from and when (src/indexing/provenance.ts).
+     */
+    provenance: runtime.JsonValue | null
   }, ExtArgs["result"]["listing"]>
   composites: {}
 }
@@ -2300,6 +2432,9 @@ export interface ListingFieldRefs {
   readonly usageSummary: Prisma.FieldRef<"Listing", 'Json'>
   readonly sellerUsage: Prisma.FieldRef<"Listing", 'Json'>
   readonly delistedAt: Prisma.FieldRef<"Listing", 'DateTime'>
+  readonly indexedKey: Prisma.FieldRef<"Listing", 'String'>
+  readonly indexedSource: Prisma.FieldRef<"Listing", 'String'>
+  readonly provenance: Prisma.FieldRef<"Listing", 'Json'>
 }
     
 
