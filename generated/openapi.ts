@@ -3613,6 +3613,12 @@ export type components = {
          * @enum {string}
          */
         CatalogSort: "newest" | "popular" | "price";
+        /**
+         * @description Where catalog rows come from. `listed` (the default): paid listings; `indexed`: resources other
+         *     catalogs and domains publish, shown once this marketplace's own probe confirmed their 402; `all`: both.
+         * @enum {string}
+         */
+        CatalogSource: "listed" | "indexed" | "all";
         /** @description The resource an x402 challenge is for. */
         ChallengeResource: {
             description?: string;
@@ -4168,6 +4174,8 @@ export type components = {
             ownerVerified: boolean;
             /** @description Sale price as a decimal string. */
             priceUsdc: string;
+            /** @description On an indexed row: where it came from and which fields our probe confirmed. */
+            provenance?: components["schemas"]["ItemProvenance"];
             /** @description On a search answered by the ranking engine: why this item ranks where it does. */
             rankReasons?: components["schemas"]["RankReasons"];
             /** @description Address receiving sales. */
@@ -4179,8 +4187,39 @@ export type components = {
             saleTakeBps: number;
             /** @description The seller's sales not attributable to one listing, when there are any. */
             sellerUsage?: components["schemas"]["SellerUsage"];
+            /**
+             * @description `listed`: a paid listing; `indexed`: read from another catalog or domain (see `provenance`), never paid for.
+             * @enum {string}
+             */
+            source: "listed" | "indexed";
             /** @description Sales counted on chain, when this listing has any attributable to it. */
             usage?: components["schemas"]["ItemUsage"];
+        };
+        /** @description Where an indexed row came from: the source, when it was first and last seen there, and who said what. */
+        ItemProvenance: {
+            /**
+             * Format: date-time
+             * @description When our probe first confirmed the seller's 402 (absent while the row is not shown).
+             */
+            confirmedAt?: string;
+            /** @description The document the row was read from (scheme, host and path; never a query string). */
+            document: string;
+            /** @description Which fields the source declared, and which our own probe read from the seller's 402. */
+            fields: {
+                [key: string]: "source" | "probe";
+            };
+            /**
+             * Format: date-time
+             * @description When the crawler first read it from the source.
+             */
+            firstSeenAt: string;
+            /**
+             * Format: date-time
+             * @description When the crawler last read it from the source (a row not seen for 7 days is dropped).
+             */
+            lastSeenAt: string;
+            /** @description The configured source's name (`bazaar:<host>`, `domain:<host>`, `sync:<host>`, `peer:<host>`). */
+            source: string;
         };
         /**
          * @description Sales of a listing, CDP Bazaar `quality`-compatible, counted from the token's Transfer events to
@@ -4723,7 +4762,7 @@ export type components = {
             message: string;
             ownerVerified: boolean;
             /** @enum {string} */
-            state: "active" | "delisted";
+            state: "active" | "delisted" | "indexed";
         };
         /** @description The EIP-712 domain of owner operations: the marketplace's name, version 1, Base (8453). No verifying contract. */
         OwnerDomain: {
@@ -5545,6 +5584,8 @@ export type components = {
         "Documents.FeedQuery.limit": number;
         /** @description Only rows listed later than this instant (exclusive), ISO 8601. */
         "Documents.FeedQuery.since": string;
+        /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+        "Documents.FeedQuery.source": components["schemas"]["CatalogSource"];
         /** @description Alias of `query`. */
         "Documents.LenientSearchQuery.q": string;
         /** @description Text matched against description, resource URL and sellerPayTo. */
@@ -5585,6 +5626,8 @@ export type components = {
         "Documents.TrustFilters.minCalls": number;
         /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
         "Documents.TrustFilters.sort": components["schemas"]["CatalogSort"];
+        /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+        "Documents.TrustFilters.source": components["schemas"]["CatalogSource"];
         /** @description `true`: only listings whose owner is verified. */
         "Documents.TrustFilters.verified": boolean;
     };
@@ -5613,6 +5656,8 @@ export interface operations {
                 query?: components["parameters"]["Canonical.WebCatalogQuery.query"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description `true`: only listings whose owner is verified. */
                 verified?: components["parameters"]["Documents.TrustFilters.verified"];
             };
@@ -6315,6 +6360,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -6630,6 +6677,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -6716,6 +6765,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -7132,6 +7183,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -7218,6 +7271,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -7304,6 +7359,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -7390,6 +7447,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -7482,6 +7541,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -7574,6 +7635,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -8044,6 +8107,8 @@ export interface operations {
                 limit?: components["parameters"]["Documents.FeedQuery.limit"];
                 /** @description Only rows listed later than this instant (exclusive), ISO 8601. */
                 since?: components["parameters"]["Documents.FeedQuery.since"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.FeedQuery.source"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -8140,6 +8205,8 @@ export interface operations {
                 limit?: components["parameters"]["Documents.FeedQuery.limit"];
                 /** @description Only rows listed later than this instant (exclusive), ISO 8601. */
                 since?: components["parameters"]["Documents.FeedQuery.since"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.FeedQuery.source"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -9774,6 +9841,8 @@ export interface operations {
                 limit?: components["parameters"]["Documents.FeedQuery.limit"];
                 /** @description Only rows listed later than this instant (exclusive), ISO 8601. */
                 since?: components["parameters"]["Documents.FeedQuery.since"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.FeedQuery.source"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -10182,6 +10251,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -10268,6 +10339,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -11009,6 +11082,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -11095,6 +11170,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -11189,6 +11266,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -11283,6 +11362,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -11479,6 +11560,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */
@@ -11573,6 +11656,8 @@ export interface operations {
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
                 /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Documents.TrustFilters.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
                 /** @description Resource type. */

@@ -18,6 +18,8 @@ import { searchJobs } from "./search/jobs.js";
 import type { WebhookDeliverer } from "./webhooks/deliverer.js";
 import { webhookDeliveryJob } from "./webhooks/job.js";
 import type { SearchService } from "./search/service.js";
+import type { IndexCrawler } from "./indexing/crawler.js";
+import { indexCrawlerJob } from "./indexing/job.js";
 
 export interface BackgroundJobDeps {
   config: Config;
@@ -33,6 +35,8 @@ export interface BackgroundJobDeps {
   search: SearchService | null;
   /** Signed webhooks of the change log (src/webhooks/). */
   webhooks: WebhookDeliverer;
+  /** Other catalogs and domains read into indexed rows (issue 28); no job without INDEX_SOURCES. */
+  indexer: IndexCrawler;
 }
 
 export function backgroundJobs(deps: BackgroundJobDeps): JobDefinition[] {
@@ -44,6 +48,7 @@ export function backgroundJobs(deps: BackgroundJobDeps): JobDefinition[] {
     deps.prober.job(),
     deps.usage.job,
     webhookDeliveryJob(deps.webhooks, config.events.deliveryIntervalMs),
+    indexCrawlerJob(deps.indexer, config.discovery.indexing.intervalMs),
   ];
   if (deps.search) jobs.push(...searchJobs(deps.search, { now }));
   return jobs.filter((job): job is JobDefinition => job !== null);

@@ -2,6 +2,9 @@ import { availableParallelism } from "node:os";
 import { isAddress } from "viem";
 import { BASE_USDC, NETWORK, type Network } from "./constants.js";
 import { parsePayments, type PaymentsConfig } from "./config-payments.js";
+import { parseDiscovery, type DiscoveryConfig } from "./config-discovery.js";
+
+export type { DiscoveryConfig, IndexSource, IndexingConfig } from "./config-discovery.js";
 
 export type { FacilitatorMode, PaymentsConfig } from "./config-payments.js";
 
@@ -37,14 +40,6 @@ export interface Config {
   semanticSearch: boolean;
   events: EventsConfig;
   discovery: DiscoveryConfig;
-}
-
-/** What /.well-known/x402 and the signed snapshot publish (issue 28). */
-export interface DiscoveryConfig {
-  /** The key that signs /sync/snapshot; null: one generated once and kept in the database. */
-  signingKey: `0x${string}` | null;
-  /** Bare domain names of other hosts publishing x402 discovery data (the manifest's `peers`, at most 32). */
-  peers: string[];
 }
 
 /** The change log's time-driven events and their signed webhooks (src/webhooks/). */
@@ -254,7 +249,7 @@ export function loadConfig(env: Env = process.env): Config {
     health,
     usage,
     semanticSearch: flag("SEARCH_SEMANTIC", true),
-    discovery: parseDiscovery(env, problems),
+    discovery: parseDiscovery(env, integer, problems),
     events: {
       termIntervalMs: integer("TERM_EVENTS_INTERVAL_SECONDS", 600, 0, 86_400) * 1000,
       deliveryIntervalMs: integer("WEBHOOK_INTERVAL_MS", 2000, 0, 3_600_000),
@@ -265,23 +260,6 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
-}
-
-function parseDiscovery(env: Env, problems: string[]): DiscoveryConfig {
-  const rawKey = env.CATALOG_SIGNING_KEY;
-  let signingKey: DiscoveryConfig["signingKey"] = null;
-  if (rawKey) {
-    if (/^0x[0-9a-fA-F]{64}$/.test(rawKey)) signingKey = rawKey as `0x${string}`;
-    else problems.push("CATALOG_SIGNING_KEY must be 0x and 64 hex digits (the value is not shown)");
-  }
-  const peers = (env.DISCOVERY_PEERS ?? "")
-    .split(",")
-    .map((peer) => peer.trim().toLowerCase())
-    .filter(Boolean);
-  const bad = peers.filter((peer) => !/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(peer));
-  if (bad.length > 0) problems.push(`DISCOVERY_PEERS must be bare domain names (no scheme, path or port), got "${bad[0]}"`);
-  if (peers.length > 32) problems.push(`DISCOVERY_PEERS may name at most 32 domains, got ${peers.length}`);
-  return { signingKey, peers: bad.length > 0 ? [] : peers.slice(0, 32) };
 }
 
 function parseOps(env: Env, problems: string[]): OpsConfig {

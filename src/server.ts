@@ -22,6 +22,7 @@ import { createReadiness } from "./readiness.js";
 import { redact } from "./storage/connection.js";
 import { openDatabase, type Database } from "./storage/database.js";
 import { createRepositories, type Repositories } from "./storage/repositories.js";
+import { IndexCrawler } from "./indexing/crawler.js";
 import { WebhookDeliverer } from "./webhooks/deliverer.js";
 import { generatePrivateKey } from "viem/accounts";
 import type { Hex } from "viem";
@@ -171,6 +172,14 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
         concurrency: config.events.deliveryConcurrency,
         logger,
         now,
+      }),
+      indexer: new IndexCrawler({
+        config: config.discovery.indexing,
+        store: repositories.index,
+        probe,
+        rules: { asset: payments.asset, allowLoopback: config.probe.allowLoopbackSellers },
+        now,
+        logger,
       }),
     }),
     {

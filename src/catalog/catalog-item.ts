@@ -17,6 +17,7 @@ function tagsOf(column: string | null): string[] | undefined {
 }
 
 type ItemHealth = CatalogItem["metadata"]["health"];
+type ItemProvenance = NonNullable<CatalogItem["metadata"]["provenance"]>;
 
 /** The published health (healthStatus, and healthSummary: the rest of metadata.health, written by the re-prober). */
 function healthOf(listing: Listing): ItemHealth {
@@ -62,6 +63,8 @@ export function toCatalogItem(listing: Listing, market: MarketFacts): CatalogIte
       salePayTo: listing.sellerPayTo,
       saleTakeBps: market.saleTakeBps,
       leftoverSeed: listing.leftoverSeed,
+      source: listing.indexedKey === null ? "listed" : "indexed",
+      ...(listing.indexedKey !== null && isJsonObject(listing.provenance) && { provenance: listing.provenance as unknown as ItemProvenance }),
       ownerVerified: listing.ownerVerified,
       health: healthOf(listing),
       ...(isJsonObject(listing.usageSummary) && { usage: listing.usageSummary as unknown as NonNullable<CatalogItem["metadata"]["usage"]> }),

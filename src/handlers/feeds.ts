@@ -7,10 +7,11 @@ import { sellerEvents } from "../queries/listing-events.js";
 import { sellerAtomFeed, sellerFeedDocument } from "../documents/seller-feeds.js";
 import type { CatalogAreaContext, Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
+import type { FeedQuery } from "../storage/listing-reads.js";
 
-async function newestForeign(services: CatalogAreaContext, since: Date | undefined, limit: number, health?: "any" | "healthy" | "unhealthy" | "drifted") {
+async function newestForeign(services: CatalogAreaContext, since: Date | undefined, limit: number, filters: Pick<FeedQuery, "health" | "source"> = {}) {
   const state = await catalogState(services);
-  const rows = await feedRows(services, { since, limit, health });
+  const rows = await feedRows(services, { since, limit, ...filters });
   return { ...state, rows };
 }
 
@@ -35,7 +36,7 @@ function sinceOf(value: string | undefined): Date | undefined {
 const getFeed: Handler<"getFeed"> = async (input, services) => {
   const since = sinceOf(input.query.since);
   const limit = input.query.limit ?? 50;
-  const { token, changedAt, rows } = await newestForeign(services, since, limit, input.query.health);
+  const { token, changedAt, rows } = await newestForeign(services, since, limit, { health: input.query.health, source: input.query.source });
   return taggedJson(feedDocument(services, rows, { since: since ?? null, limit }, changedAt), token);
 };
 

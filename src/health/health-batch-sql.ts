@@ -87,10 +87,16 @@ export function upsertHealthDaysSql(kind: DatabaseKind, rows: HealthDayIncrement
       "successes" = "HealthDay"."successes" + excluded."successes", "latencyHistogram" = excluded."latencyHistogram"`;
 }
 
-/** Publishes health to the catalog's columns (raw, so the listing's updatedAt, its terms' time, stays). */
-export function publishHealthSql(kind: DatabaseKind, rows: PublishedHealth[]): Sql {
+/**
+ * Publishes health to the catalog's columns (raw, so the listing's updatedAt, its terms' time, stays).
+ * An indexed row our probe finds healthy for the first time is confirmed: "indexing" becomes "indexed"
+ * (its updatedAt too, so the search index, which follows updatedAt, takes it in).
+ */
+export function publishHealthSql(kind: DatabaseKind, rows: PublishedHealth[], now: Date): Sql {
   const values = rowsOf(rows.map((row) => [typed(kind, row.listingId, "uuid"), typed(kind, row.status, "text"), typed(kind, row.summary, "jsonb")]));
   return Prisma.sql`WITH v ("id", "healthStatus", "healthSummary") AS (VALUES ${values})
-    UPDATE "Listing" SET "healthStatus" = v."healthStatus", "healthSummary" = v."healthSummary"
-    FROM v WHERE "Listing"."id" = v."id" AND "Listing"."state" = 'active'`;
+    UPDATE "Listing" SET "healthStatus" = v."healthStatus", "healthSummary" = v."healthSummary",
+      "state" = CASE WHEN "Listing"."state" = 'indexing' AND v."healthStatus" = 'healthy' THEN 'indexed' ELSE "Listing"."state" END,
+      "updatedAt" = CASE WHEN "Listing"."state" = 'indexing' AND v."healthStatus" = 'healthy' THEN ${now} ELSE "Listing"."updatedAt" END
+    FROM v WHERE "Listing"."id" = v."id" AND "Listing"."state" IN ('active', 'indexing', 'indexed')`;
 }

@@ -121,6 +121,9 @@ function healthEvent(row: SqlRow, change: PublishedHealth, now: Date): ListingEv
   ];
 }
 
+/** Listings, and indexed rows: an indexed row is shown only once a probe confirmed its 402 (issue 28). */
+const PROBED_STATES = Prisma.join(["active", "indexing", "indexed"]);
+
 export class HealthStore {
   constructor(private readonly transactions: CatalogTransactions) {}
 
@@ -140,7 +143,7 @@ export class HealthStore {
   schedule(now: Date): Promise<number> {
     return this.execute(Prisma.sql`INSERT INTO "ListingHealth" ("listingId", "nextProbeAt", "consecutiveFailures", "consecutiveSuccesses")
       SELECT l."id", ${now}, 0, 0 FROM "Listing" l
-      WHERE l."state" = 'active' AND l."expiresAt" > ${now} AND NOT EXISTS (SELECT 1 FROM "ListingHealth" h WHERE h."listingId" = l."id")
+      WHERE l."state" IN (${PROBED_STATES}) AND l."expiresAt" > ${now} AND NOT EXISTS (SELECT 1 FROM "ListingHealth" h WHERE h."listingId" = l."id")
       ON CONFLICT ("listingId") DO NOTHING`);
   }
 
@@ -153,7 +156,7 @@ export class HealthStore {
     const until = new Date(now.getTime() + leaseMs);
     const due = Prisma.sql`SELECT h."listingId" FROM "ListingHealth" h JOIN "Listing" l ON l."id" = h."listingId"
       WHERE h."nextProbeAt" <= ${dueBy} AND (h."leaseUntil" IS NULL OR h."leaseUntil" <= ${now})
-        AND l."state" = 'active' AND l."expiresAt" > ${now}
+        AND l."state" IN (${PROBED_STATES}) AND l."expiresAt" > ${now}
       ORDER BY h."nextProbeAt", h."listingId" LIMIT ${limit}`;
     const claimed =
       this.db.kind === "postgres"
@@ -269,7 +272,7 @@ export class HealthStore {
         ),
       );
       const changes = results.flatMap((result) => (result.publish ? [result.publish] : []));
-      const published = changes.length > 0 ? await tx.$executeRaw(publishHealthSql(kind, changes)) : 0;
+      const published = changes.length > 0 ? await tx.$executeRaw(publishHealthSql(kind, changes, now)) : 0;
       const events = changes.flatMap((change) => healthEvent(current.get(change.listingId)!, change, now));
       return { result: published, changed: published > 0, events };
     });
@@ -280,7 +283,7 @@ export class HealthStore {
     const oldest = new Date(utcDay(now).getTime() - HEALTH_DAYS_KEPT * DAY_MS);
     await this.execute(Prisma.sql`DELETE FROM "HealthDay" WHERE "day" < ${oldest}`);
     await this.execute(Prisma.sql`DELETE FROM "ListingHealth" WHERE "listingId" IN (SELECT "id" FROM "Listing"
-      WHERE "state" <> 'active' OR "expiresAt" < ${new Date(now.getTime() - DAY_MS)})`);
+      WHERE "state" NOT IN (${PROBED_STATES}) OR "expiresAt" < ${new Date(now.getTime() - DAY_MS)})`);
   }
 
   /** A listing document's health: daily uptime over the last 30 days (oldest first) and the recent probes (newest first). */

@@ -52,8 +52,9 @@ function notLive(id: string): HttpError {
   return new HttpError(404, "listing_not_found", `No live listing ${id}: it never existed, expired, failed or was delisted. Nothing was changed.`);
 }
 
-async function liveListing(id: string, deps: OwnershipDeps): Promise<Listing> {
-  const listing = await deps.owners.live(id, deps.now());
+/** The listing an owner operation acts on; a claim may also take an indexed row (its 402's payTo claims it, issue 28). */
+async function liveListing(id: string, deps: OwnershipDeps, action?: OwnerAction): Promise<Listing> {
+  const listing = await deps.owners.live(id, deps.now(), action === "claim");
   if (!listing) throw notLive(id);
   return listing;
 }
@@ -70,7 +71,7 @@ function changesOf(body: UpdateBody): ListingChanges {
 
 /** GET /listings/{id}/sign: the typed data for `action`, with a fresh nonce and a deadline 10 minutes ahead. */
 export async function signingDocument(id: string, action: OwnerAction, changes: ListingChanges, deps: OwnershipDeps): Promise<SigningDocument> {
-  const listing = await liveListing(id, deps);
+  const listing = await liveListing(id, deps, action);
   if (action === "update") refuseBadChanges(listing, changes, "query");
   const { nonce, deadline } = freshAuthorization(deps.now());
   const submit = SUBMIT[action];
@@ -185,11 +186,11 @@ async function applied(id: string, change: () => Promise<Listing | null>): Promi
 }
 
 function result(action: OwnerAction, listing: Listing, market: MarketFacts, message: string, changed?: string[]): OwnerActionResult {
-  const live = listing.state === "active";
+  const live = listing.state === "active" || listing.state === "indexed";
   return {
     action,
     listingId: listing.id,
-    state: live ? "active" : "delisted",
+    state: listing.state === "indexed" ? "indexed" : live ? "active" : "delisted",
     ownerVerified: listing.ownerVerified,
     ...(changed && { changed }),
     ...(live && { item: toCatalogItem(listing, market) }),
@@ -199,7 +200,7 @@ function result(action: OwnerAction, listing: Listing, market: MarketFacts, mess
 
 /** POST /listings/{id}/claim. */
 export async function claimListing(id: string, body: SignedBody, deps: OwnershipDeps): Promise<OwnerActionResult> {
-  const listing = await liveListing(id, deps);
+  const listing = await liveListing(id, deps, "claim");
   const spent = await authorize("claim", listing, body, {}, deps);
   const claimed = await applied(id, () => deps.owners.claim(id, spent, deps.now()));
   return result("claim", claimed, deps.market, `Listing ${id} is owner-verified: its owner ${spent.signer} signed the claim.`);

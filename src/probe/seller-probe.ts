@@ -17,7 +17,8 @@ export interface ProbeTarget {
   method: "GET" | "POST";
   /** The listed price in atomic units; null when the price itself is invalid (then not compared). */
   priceAtomic: string | null;
-  sellerPayTo: string;
+  /** The seller's address; null when the probe is to learn it (the index crawler reading a manifest's bare URL). */
+  sellerPayTo: string | null;
 }
 
 /** What every accepted challenge must name besides the seller: our network and token. */
@@ -207,7 +208,7 @@ export class SellerProbe {
 
   private mismatches(requirement: PaymentRequirements, target: ProbeTarget): Array<{ code: ProbeFailureCode; detail: string }> {
     const found: Array<{ code: ProbeFailureCode; detail: string }> = [];
-    if (!sameAddress(requirement.payTo, target.sellerPayTo)) {
+    if (target.sellerPayTo !== null && !sameAddress(requirement.payTo, target.sellerPayTo)) {
       found.push({ code: "pay_to_mismatch", detail: `payTo is ${requirement.payTo}, but sellerPayTo is ${target.sellerPayTo}` });
     }
     if (!sameAddress(requirement.asset, this.expected.asset)) {

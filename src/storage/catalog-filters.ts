@@ -2,7 +2,7 @@
 // verified, minCalls) and order (sort) as the rows a read shows.
 import { getAddress, isAddress } from "viem";
 import { NETWORK } from "../constants.js";
-import type { CatalogSort, CatalogView } from "./catalog-sql.js";
+import type { CatalogSort, CatalogSource, CatalogView } from "./catalog-sql.js";
 
 /**
  * What every catalog item is: an HTTP resource paid by the `exact` scheme on the market's network
@@ -30,6 +30,8 @@ export interface CatalogFilters {
   maxPrice?: string | undefined;
   /** Comma-separated tags, every one required (case-insensitive). */
   tags?: string | undefined;
+  /** `listed` (or absent): paid listings; `indexed`: rows read from other catalogs; `all`: both. */
+  source?: CatalogSource | undefined;
 }
 
 /** A USDC decimal string (the contract's pattern checked it) in micros. */
@@ -74,5 +76,6 @@ export function catalogView(filters: CatalogFilters, includeSeed: boolean): Cata
     minPriceMicros: usdcMicros(filters.minPrice),
     maxPriceMicros: usdcMicros(filters.maxPrice),
     tags: tagList(filters.tags),
+    source: filters.source === "listed" ? undefined : filters.source,
   };
 }

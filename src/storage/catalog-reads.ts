@@ -88,6 +88,7 @@ const viewKey = (view: CatalogView) =>
     view.minPriceMicros ?? null,
     view.maxPriceMicros ?? null,
     view.tags ?? [],
+    view.source ?? "listed",
   ]);
 
 export class CatalogReads {

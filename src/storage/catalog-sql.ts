@@ -29,7 +29,15 @@ export interface CatalogView {
   maxPriceMicros?: number | undefined;
   /** Lowercased tags, every one required. */
   tags?: string[] | undefined;
+  /** Paid listings (the default), probe-confirmed indexed rows, or both. */
+  source?: CatalogSource | undefined;
 }
+
+export type CatalogSource = "listed" | "indexed" | "all";
+
+/** The state of the rows each source shows: listings are "active", indexed rows once our probe confirmed them "indexed". */
+const SOURCE_STATES = { listed: ["active"], indexed: ["indexed"], all: ["active", "indexed"] } as const;
+const statesOf = (view: CatalogView): readonly string[] => SOURCE_STATES[view.source ?? "listed"];
 
 export type CatalogSort = "newest" | "popular" | "price";
 
@@ -70,8 +78,13 @@ function orderOf(view: CatalogView): Prisma.Sql {
 /** Whether a view is read in another order than newest first (offset paging on its sort index). */
 export const isSorted = (view: CatalogView) => (view.sort ?? "newest") !== "newest";
 
-function visible(view: CatalogView, now: Date): Prisma.Sql {
-  const conditions = [Prisma.sql`l."state" = 'active'`, Prisma.sql`l."expiresAt" > ${now}`];
+/** The view's rows; `state` narrows a view of both sources to one (each side of a merged walk). */
+function visible(view: CatalogView, now: Date, state?: string): Prisma.Sql {
+  const states = state === undefined ? statesOf(view) : [state];
+  const conditions = [
+    states.length === 1 ? Prisma.sql`l."state" = ${states[0]}` : Prisma.sql`l."state" IN (${Prisma.join(states)})`,
+    Prisma.sql`l."expiresAt" > ${now}`,
+  ];
   if (!view.includeSeed) conditions.push(Prisma.sql`l."leftoverSeed" = ${false}`);
   if (view.payTo) conditions.push(Prisma.sql`l."sellerPayTo" = ${view.payTo}`);
   if (view.extensionKey) conditions.push(Prisma.sql`l."extensionKeys" = ${view.extensionKey}`);
@@ -86,6 +99,34 @@ function visible(view: CatalogView, now: Date): Prisma.Sql {
   return Prisma.join(conditions, " AND ");
 }
 
+/**
+ * The index walk of a view in `order`: `limit` rows after stepping over `skip`, from the `after`
+ * condition on. One state is one range of the sort index. Both sources (`source=all`) are two ranges
+ * the index holds apart: each is walked for at most skip + limit rows and the two merged, so the cost
+ * stays that of the walk, not a sort of every row of both. `columns(merged)` names what is selected
+ * (the row key is the merged walk's "k").
+ */
+function walk(
+  kind: DatabaseKind,
+  view: CatalogView,
+  now: Date,
+  step: { columns: (merged: boolean) => Prisma.Sql; after: Prisma.Sql; order: Prisma.Sql; skip: number; limit: number },
+): Prisma.Sql {
+  const states = statesOf(view);
+  if (states.length === 1)
+    return Prisma.sql`SELECT ${step.columns(false)} FROM "Listing" l${indexFor(kind, view)}
+      WHERE ${visible(view, now)}${step.after} ORDER BY ${step.order} LIMIT ${step.limit} OFFSET ${step.skip}`;
+  const side = (state: string, n: number) => Prisma.sql`SELECT * FROM (SELECT l.${rowKey(kind)} AS "k", l."listedAt", l."id", l."calls30d", l."priceMicros"
+      FROM "Listing" l${indexFor(kind, view)} WHERE ${visible(view, now, state)}${step.after} ORDER BY ${step.order} LIMIT ${step.skip + step.limit}) s${Prisma.raw(String(n))}`;
+  return Prisma.sql`SELECT ${step.columns(true)} FROM (${Prisma.join(
+    states.map((state, n) => side(state, n)),
+    " UNION ALL ",
+  )}) l ORDER BY ${step.order} LIMIT ${step.limit} OFFSET ${step.skip}`;
+}
+
+/** The row key a walk selects: the table's, or the merged walk's "k". */
+const keyColumn = (kind: DatabaseKind) => (merged: boolean) => (merged ? Prisma.raw(`l."k"`) : Prisma.sql`l.${rowKey(kind)}`);
+
 const atOrAfter = (key: SeekKey | undefined) => (key ? Prisma.sql` AND (l."listedAt", l."id") <= (${key.listedAt}, ${key.id})` : Prisma.empty);
 
 /** The number of rows the view shows (an index-only count). */
@@ -95,19 +136,15 @@ export function viewCountSql(kind: DatabaseKind, view: CatalogView, now: Date): 
 
 /** The key `skip` rows past `from` (inclusive) in the view's newest-first order (an index-only step). */
 export function keyAtSql(kind: DatabaseKind, view: CatalogView, now: Date, from: SeekKey | undefined, skip: number): Prisma.Sql {
-  return Prisma.sql`SELECT l."listedAt", l."id" FROM "Listing" l${indexFor(kind, view)}
-    WHERE ${visible(view, now)}${atOrAfter(from)} ORDER BY ${NEWEST_FIRST} LIMIT 1 OFFSET ${skip}`;
+  return walk(kind, view, now, { columns: () => Prisma.raw(`l."listedAt", l."id"`), after: atOrAfter(from), order: NEWEST_FIRST, skip, limit: 1 });
 }
 
 /** `limit` rows of the view from `skip` rows past `from` (inclusive), newest first. */
 export function pageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: { from?: SeekKey | undefined; skip: number; limit: number }): Prisma.Sql {
   // The skipped entries are stepped over in the index alone (SQLite read the table row of each one:
   // about 3.6 us a row); only the page's own rows are fetched, by rowid (SQLite) or id (PostgreSQL).
-  const key = rowKey(kind);
-  return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${key} IN (
-      SELECT l.${key} FROM "Listing" l${indexFor(kind, view)}
-      WHERE ${visible(view, now)}${atOrAfter(page.from)} ORDER BY ${NEWEST_FIRST} LIMIT ${page.limit} OFFSET ${page.skip}
-    ) ORDER BY ${NEWEST_FIRST}`;
+  const keys = walk(kind, view, now, { columns: keyColumn(kind), after: atOrAfter(page.from), order: NEWEST_FIRST, skip: page.skip, limit: page.limit });
+  return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${rowKey(kind)} IN (${keys}) ORDER BY ${NEWEST_FIRST}`;
 }
 
 const SORT_COLUMN = { popular: "calls30d", price: "priceMicros" } as const;
@@ -127,17 +164,15 @@ function sortedAtOrAfter(view: CatalogView, key: SeekKey | undefined): Prisma.Sq
 
 /** The key `skip` rows past `from` (inclusive) in a sorted view's order (an index-only step on its sort index). */
 export function sortedKeyAtSql(kind: DatabaseKind, view: CatalogView, now: Date, from: SeekKey | undefined, skip: number): Prisma.Sql {
-  return Prisma.sql`SELECT l."listedAt", l."id", ${sortColumnOf(view)} AS "sortValue" FROM "Listing" l${indexFor(kind, view)}
-    WHERE ${visible(view, now)}${sortedAtOrAfter(view, from)} ORDER BY ${orderOf(view)} LIMIT 1 OFFSET ${skip}`;
+  const columns = () => Prisma.sql`l."listedAt", l."id", ${sortColumnOf(view)} AS "sortValue"`;
+  return walk(kind, view, now, { columns, after: sortedAtOrAfter(view, from), order: orderOf(view), skip, limit: 1 });
 }
 
 /** `limit` rows of a sorted view (popular, price) from `skip` rows past `from` (inclusive): the skipped entries are stepped over in its sort index. */
 export function sortedPageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: { from?: SeekKey | undefined; skip: number; limit: number }): Prisma.Sql {
-  const key = rowKey(kind);
   const order = orderOf(view);
-  return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${key} IN (
-      SELECT l.${key} FROM "Listing" l${indexFor(kind, view)} WHERE ${visible(view, now)}${sortedAtOrAfter(view, page.from)} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.skip}
-    ) ORDER BY ${order}`;
+  const keys = walk(kind, view, now, { columns: keyColumn(kind), after: sortedAtOrAfter(view, page.from), order, skip: page.skip, limit: page.limit });
+  return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${rowKey(kind)} IN (${keys}) ORDER BY ${order}`;
 }
 
 /** The oldest `limit` rows listed strictly after `since`, oldest first. */
@@ -151,9 +186,9 @@ export function inViewByIdsSql(view: CatalogView, now: Date, ids: string[]): Pri
   return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l."id" IN (${Prisma.join(ids)}) AND ${visible(view, now)}`;
 }
 
-/** One listing by id, when it is live (active, not expired); seed rows too. */
+/** One listing by id, when it is live (active, not expired; or an indexed row our probe confirmed); seed rows too. */
 export function liveByIdSql(id: string, now: Date): Prisma.Sql {
-  return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l."id" = ${id} AND l."state" = 'active' AND l."expiresAt" > ${now}`;
+  return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l."id" = ${id} AND l."state" IN ('active', 'indexed') AND l."expiresAt" > ${now}`;
 }
 
 /** Every stored row in any state. */

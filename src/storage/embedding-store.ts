@@ -67,7 +67,8 @@ function toRow(row: Record<string, unknown>, now: Date): StoredSearchRow {
     listedAt: toDate(row.listedAt),
     expiresAt,
     updatedAt: toDate(row.updatedAt),
-    live: row.state === "active" && expiresAt > now,
+    // Indexed rows our probe confirmed are searched too: the catalog view then keeps only the source asked for.
+    live: (row.state === "active" || row.state === "indexed") && expiresAt > now,
     leftoverSeed: row.leftoverSeed === true || row.leftoverSeed === 1 || row.leftoverSeed === 1n,
     network: String(row.network),
     extensionKeys: String(row.extensionKeys ?? ""),
@@ -94,7 +95,7 @@ export class EmbeddingStore {
     let after: string | undefined;
     let count = 0;
     for (;;) {
-      const rows = await this.query(Prisma.sql`l."state" = 'active' AND l."expiresAt" > ${now}`, after, now);
+      const rows = await this.query(Prisma.sql`l."state" IN ('active', 'indexed') AND l."expiresAt" > ${now}`, after, now);
       if (rows.length === 0) return count;
       take(rows);
       count += rows.length;

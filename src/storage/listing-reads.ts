@@ -1,4 +1,5 @@
 // The catalog stamp, and the shape of the feed read the store offers (catalog-reads.ts runs it).
+import type { CatalogSource } from "./catalog-sql.js";
 import { Prisma, type PrismaClient } from "../../generated/prisma/sqlite/client.js";
 import { toDate } from "./catalog-reader.js";
 import type { CatalogStamp } from "./listing-types.js";
@@ -10,6 +11,8 @@ export interface FeedQuery {
   now: Date;
   /** Only this health status; absent or `any` keeps all. */
   health?: "any" | "healthy" | "unhealthy" | "drifted" | undefined;
+  /** Paid listings (absent or `listed`), indexed rows, or both. */
+  source?: CatalogSource | undefined;
 }
 
 export const EPOCH = new Date(0);
@@ -23,18 +26,21 @@ const dateOrNull = (value: unknown): Date | null => (value === null || value ===
  * not use the index order.
  */
 export function catalogStampSql(now: Date): Prisma.Sql {
-  const nextExpiry = (seed: boolean) =>
-    Prisma.sql`(SELECT MIN("expiresAt") FROM "Listing" WHERE "state" = 'active' AND "leftoverSeed" = ${seed} AND "expiresAt" > ${now})`;
+  const nextExpiry = (seed: boolean, state = "active") =>
+    Prisma.sql`(SELECT MIN("expiresAt") FROM "Listing" WHERE "state" = ${state} AND "leftoverSeed" = ${seed} AND "expiresAt" > ${now})`;
   return Prisma.sql`SELECT
     (SELECT "version" FROM "CatalogState" WHERE "id" = 1) AS "version",
     (SELECT "changedAt" FROM "CatalogState" WHERE "id" = 1) AS "changedAt",
     ${nextExpiry(false)} AS "foreignNext",
-    ${nextExpiry(true)} AS "seedNext"`;
+    ${nextExpiry(true)} AS "seedNext",
+    ${nextExpiry(false, "indexed")} AS "indexedNext"`;
 }
 
 export async function readCatalogStamp(prisma: PrismaClient, now: Date): Promise<CatalogStamp> {
-  const [row] = await prisma.$queryRaw<{ version: unknown; changedAt: unknown; foreignNext: unknown; seedNext: unknown }[]>(catalogStampSql(now));
-  const next = [dateOrNull(row?.foreignNext), dateOrNull(row?.seedNext)].filter((d): d is Date => d !== null);
+  const [row] = await prisma.$queryRaw<{ version: unknown; changedAt: unknown; foreignNext: unknown; seedNext: unknown; indexedNext: unknown }[]>(
+    catalogStampSql(now),
+  );
+  const next = [dateOrNull(row?.foreignNext), dateOrNull(row?.seedNext), dateOrNull(row?.indexedNext)].filter((d): d is Date => d !== null);
   return {
     version: Number(row?.version ?? 0),
     changedAt: dateOrNull(row?.changedAt) ?? EPOCH,

@@ -13,6 +13,7 @@ import { healthCounts, type HealthCounts } from "./health-counts.js";
 import { renewalCopy } from "./listing-row.js";
 import { tidyReadPaths } from "./read-path-upkeep.js";
 import { readCatalogStamp, type FeedQuery } from "./listing-reads.js";
+import { indexedKeyOf } from "./index-store.js";
 import {
   DuplicatePaymentError,
   ListingStateError,
@@ -192,6 +193,8 @@ export class ListingStore {
       const payer = pending.payments[0]?.payer;
       if (!current || !payer || !current.renewers.includes(payer)) {
         await tx.payment.updateMany({ where: { listingId }, data: settled });
+        // The resource's indexed row, if another catalog gave one, is replaced by this paid listing.
+        await tx.listing.deleteMany({ where: { indexedKey: indexedKeyOf(pending.method, pending.resource) } });
         const listing = await tx.listing.update({
           where: { id: listingId },
           data: { ...listingState("active"), listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs), ownerVerified: paidByOwner(pending, payer) },
@@ -343,7 +346,8 @@ export class ListingStore {
    * next `since` receives every row exactly once however many arrived meanwhile.
    */
   feed(q: FeedQuery): Promise<Listing[]> {
-    return this.catalog.feed({ includeSeed: false, health: q.health === "any" ? undefined : q.health }, q);
+    const source = q.source === "listed" ? undefined : q.source;
+    return this.catalog.feed({ includeSeed: false, health: q.health === "any" ? undefined : q.health, source }, q);
   }
 
   /** Visible foreign and seed rows, every stored row in any state (rawAll), and the foreign rows by health. */

@@ -47,7 +47,8 @@ export interface StoredChanges {
 /** Far beyond any deadline accepted (10 minutes ahead, plus clock skew). */
 const NONCE_KEPT_MS = HOUR_MS;
 
-const liveWhere = (id: string, now: Date) => ({ id, state: "active", expiresAt: { gt: now } });
+/** A live listing; `withIndexed`: or an indexed row our probe confirmed (its payTo may claim it, issue 28). */
+const liveWhere = (id: string, now: Date, withIndexed = false) => ({ id, state: { in: withIndexed ? ["active", "indexed"] : ["active"] }, expiresAt: { gt: now } });
 
 function updateData(changes: StoredChanges) {
   const price = changes.priceUsdc === undefined ? undefined : normalizePrice(changes.priceUsdc);
@@ -75,9 +76,9 @@ function storedMetadata(listing: Listing) {
 export class OwnerStore {
   constructor(private readonly transactions: CatalogTransactions) {}
 
-  /** The live listing (active, not expired), or null. */
-  live(id: string, now: Date): Promise<Listing | null> {
-    return this.transactions.read(() => this.transactions.prisma.listing.findFirst({ where: liveWhere(id, now) }));
+  /** The live listing (active, not expired; with `withIndexed` a confirmed indexed row too), or null. */
+  live(id: string, now: Date, withIndexed = false): Promise<Listing | null> {
+    return this.transactions.read(() => this.transactions.prisma.listing.findFirst({ where: liveWhere(id, now, withIndexed) }));
   }
 
   /** Whether a nonce was spent (a cheap early answer; the insert in the operation's transaction decides). */
@@ -88,7 +89,7 @@ export class OwnerStore {
 
   /** Marks the listing owner-verified. Null when it is not live. */
   claim(id: string, spent: SpentNonce, now: Date): Promise<Listing | null> {
-    return this.signed(id, spent, now, async (tx, listing) => {
+    return this.signed(id, spent, now, true, async (tx, listing) => {
       if (listing.ownerVerified) return { listing, changed: false };
       const claimed = await tx.listing.update({ where: { id }, data: { ownerVerified: true } });
       return { listing: claimed, changed: true, events: [listingEvent(claimed, "listing.verified", now, { by: "owner_claim", signer: spent.signer })] };
@@ -97,7 +98,7 @@ export class OwnerStore {
 
   /** Writes the changes (the owner's signature also verifies it). Null when it is not live. */
   update(id: string, changes: StoredChanges, spent: SpentNonce, now: Date): Promise<Listing | null> {
-    return this.signed(id, spent, now, async (tx, listing) => {
+    return this.signed(id, spent, now, false, async (tx, listing) => {
       if (changes.method !== undefined && changes.method !== listing.method) {
         const twin = await tx.listing.findFirst({
           where: {
@@ -123,7 +124,7 @@ export class OwnerStore {
 
   /** Withdraws the listing: state "delisted", hidden from every read at once. Null when it is not live. */
   delist(id: string, spent: SpentNonce, now: Date): Promise<Listing | null> {
-    return this.signed(id, spent, now, async (tx) => {
+    return this.signed(id, spent, now, false, async (tx) => {
       const delisted = await tx.listing.update({ where: { id }, data: { state: "delisted", delistedAt: now } });
       return { listing: delisted, changed: true, events: [listingEvent(delisted, "listing.delisted", now, { by: "owner", signer: spent.signer })] };
     });
@@ -156,17 +157,20 @@ export class OwnerStore {
     id: string,
     spent: SpentNonce,
     now: Date,
+    withIndexed: boolean,
     change: (tx: Tx, listing: Listing) => Promise<{ listing: Listing; changed: boolean; events?: ListingEventDraft[] }>,
   ): Promise<Listing | null> {
     try {
       return await this.transactions.write(now, async (tx) => {
-        const listing = await tx.listing.findFirst({ where: liveWhere(id, now) });
+        const listing = await tx.listing.findFirst({ where: liveWhere(id, now, withIndexed) });
         if (!listing) return { result: null, changed: false };
         await tx.ownerNonce.create({ data: { nonce: spent.nonce.toLowerCase(), listingId: id, action: spent.action, signer: spent.signer, usedAt: now } });
         // A nonce need only be remembered while a signature carrying it is within its deadline.
         await tx.ownerNonce.deleteMany({ where: { usedAt: { lt: new Date(now.getTime() - NONCE_KEPT_MS) } } });
         const done = await change(tx, listing);
-        return { result: done.listing, changed: done.changed, ...(!listing.leftoverSeed && done.events && { events: done.events }) };
+        // Indexed rows are not this marketplace's listings: their changes stay out of its change log.
+        const logged = !listing.leftoverSeed && listing.indexedKey === null;
+        return { result: done.listing, changed: done.changed, ...(logged && done.events && { events: done.events }) };
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new NonceUsedError(spent.nonce);

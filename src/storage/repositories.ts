@@ -12,6 +12,7 @@ import { PaymentIdempotencyStore } from "./payment-idempotency-store.js";
 import { UsageStore } from "./usage-store.js";
 import { WebhookStore } from "./webhook-store.js";
 import { ServiceKeyStore } from "./service-keys.js";
+import { IndexStore } from "./index-store.js";
 
 export interface Repositories {
   /** Listings, payments and the catalog reads; its `transactions` is the one write path the others share. */
@@ -28,6 +29,8 @@ export interface Repositories {
   webhooks: WebhookStore;
   /** Keys every instance shares (the snapshot signing key when none is configured). */
   keys: ServiceKeyStore;
+  /** Rows read from other catalogs and domains (issue 28), and where the crawler is in each source. */
+  index: IndexStore;
   /** Leases of background jobs that run on one instance at a time. */
   leases: JobLeases;
 }
@@ -43,6 +46,7 @@ export function createRepositories(database: Database): Repositories {
     events: new ListingEventStore(transactions),
     webhooks: new WebhookStore(transactions),
     keys: new ServiceKeyStore(database),
+    index: new IndexStore(transactions),
     // Each set of repositories is its own lease holder, also two in one process (tests, an in-process restart).
     leases: new JobLeases(database, `${INSTANCE_ID}:${randomUUID().slice(0, 8)}`),
   };

@@ -1,0 +1,75 @@
+// One JSON document from another host, read as the seller probe reads: the host resolved once and
+// every address judged (no private, loopback or metadata address unless loopback is allowed for
+// tests), the connection pinned to it, no redirect followed, one deadline for the whole exchange and
+// a byte cap; and politely, with a gap between two requests to one host.
+import { resolveDestination, type Resolver } from "../probe/destination.js";
+import { pinnedRequest } from "../probe/pinned-request.js";
+
+const USER_AGENT = "x402-marketplace-indexer/1 (+discovery crawler)";
+
+export type FetchProblem =
+  | "host_unresolvable"
+  | "address_not_allowed"
+  | "not_https"
+  | "timeout"
+  | "unreachable"
+  | "tls_error"
+  | "redirect_not_followed"
+  | "http_error"
+  | "too_large"
+  | "not_json";
+
+export type Fetched = { ok: true; json: unknown; bytes: number } | { ok: false; problem: FetchProblem; status?: number };
+
+export interface FetchOptions {
+  timeoutMs: number;
+  maxBytes: number;
+  allowLoopback: boolean;
+  hostGapMs: number;
+  resolve?: Resolver;
+}
+
+/** A gap between two requests to one host, across every source a crawl reads. */
+export class HostGap {
+  private readonly next = new Map<string, number>();
+
+  constructor(private readonly gapMs: number) {}
+
+  async wait(host: string, signal: AbortSignal): Promise<void> {
+    const now = Date.now();
+    const at = this.next.get(host) ?? 0;
+    this.next.set(host, Math.max(now, at) + this.gapMs);
+    if (at <= now) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, at - now);
+      signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    });
+  }
+}
+
+export async function fetchJson(url: URL, options: FetchOptions, gap: HostGap, signal: AbortSignal): Promise<Fetched> {
+  await gap.wait(url.host, signal);
+  const destination = await resolveDestination(url, { ...options, allowedWhat: "crawled" });
+  if ("code" in destination) return { ok: false, problem: destination.code };
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && destination.range === "loopback")) return { ok: false, problem: "not_https" };
+  const response = await pinnedRequest({
+    url,
+    method: "GET",
+    address: destination.address,
+    family: destination.family,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
+    insecureTls: destination.range === "loopback",
+    userAgent: USER_AGENT,
+    headers: { accept: "application/json" },
+  });
+  if (!response.ok) return { ok: false, problem: response.reason };
+  if (response.status >= 300 && response.status < 400) return { ok: false, problem: "redirect_not_followed", status: response.status };
+  if (response.status < 200 || response.status >= 300) return { ok: false, problem: "http_error", status: response.status };
+  if (response.truncated) return { ok: false, problem: "too_large" };
+  try {
+    return { ok: true, json: JSON.parse(response.body.toString("utf8")) as unknown, bytes: response.body.length };
+  } catch {
+    return { ok: false, problem: "not_json" };
+  }
+}

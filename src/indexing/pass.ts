@@ -1,0 +1,64 @@
+// One pass of the index crawler over one source: its counts, and the steps every kind of source shares
+// (a bounded polite fetch, storing what a document declared).
+import type { IndexingConfig, IndexSource } from "../config.js";
+import type { Logger } from "../logger.js";
+import type { SellerProbe } from "../probe/seller-probe.js";
+import type { IndexedResource, IndexStore } from "../storage/index-store.js";
+import { candidatesOf, type CandidateRules } from "./candidates.js";
+import { fetchJson, type Fetched, type HostGap } from "./fetch-document.js";
+
+/** What one source's run came to: ingested and refused counts, and why it stopped early (null: it did not). */
+export interface SourceReport {
+  source: string;
+  complete: boolean;
+  problem: string | null;
+  counts: Record<string, number>;
+}
+
+export interface CrawlDeps {
+  config: IndexingConfig;
+  store: IndexStore;
+  /** Reads a bare URL's 402 to learn its terms (a manifest lists URLs only). */
+  probe: Pick<SellerProbe, "check">;
+  rules: CandidateRules;
+  now(): Date;
+  logger: Logger;
+}
+
+/** One pass's working state for a source: counts, and the context every step needs. */
+export class Pass {
+  readonly counts: Record<string, number> = {};
+
+  constructor(
+    readonly deps: CrawlDeps,
+    readonly source: IndexSource,
+    readonly gap: HostGap,
+    readonly signal: AbortSignal,
+  ) {}
+
+  add(name: string, n = 1): void {
+    if (n > 0) this.counts[name] = (this.counts[name] ?? 0) + n;
+  }
+
+  fetch(url: URL, maxBytes = this.deps.config.maxDocumentBytes): Promise<Fetched> {
+    return fetchJson(url, { ...this.deps.config, maxBytes, allowLoopback: this.deps.rules.allowLoopback }, this.gap, this.signal);
+  }
+
+  /** Stores what a document declared, counting what was taken and refused. */
+  async ingest(items: unknown[], document: URL): Promise<void> {
+    const { resources, refused } = candidatesOf(items, `${document.origin}${document.pathname}`, this.deps.rules);
+    for (const [code, n] of Object.entries(refused)) this.add(`refused_${code}`, n);
+    await this.store(resources);
+  }
+
+  async store(resources: IndexedResource[]): Promise<void> {
+    const counts = await this.deps.store.ingest(this.source.name, resources, this.deps.now());
+    for (const [name, n] of Object.entries(counts)) this.add(name, n);
+  }
+
+  report(complete: boolean, problem: string | null): SourceReport {
+    return { source: this.source.name, complete, problem, counts: this.counts };
+  }
+}
+
+export type PassOutcome = { complete: boolean; problem: string | null; full?: boolean };

@@ -1,0 +1,243 @@
+// Indexed rows (issue 28): resources other catalogs and domains publish, kept beside the paid listings
+// in Listing with state "indexing" (our probe has not confirmed the 402 yet: never shown) or
+// "indexed". One row per METHOD + resource across every source (indexedKey); a resource someone has
+// listed (paid) is never indexed beside it. Every write goes through the catalog's one write path.
+import { randomUUID } from "node:crypto";
+import { formatUnits } from "viem";
+import { DAY_MS, NETWORK } from "../constants.js";
+import { Prisma } from "../../generated/prisma/sqlite/client.js";
+import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
+
+/** A row not seen again in its source for this long expires (and a complete pass removes it sooner). */
+export const INDEXED_ROW_TTL_MS = 7 * DAY_MS;
+const KEYS_PER_QUERY = 200;
+
+/** One resource as a source declares it, checked (src/indexing/candidates.ts). */
+export interface IndexedResource {
+  resource: string;
+  method: "GET" | "POST";
+  description: string;
+  /** Integer string in the token's smallest unit. */
+  priceAtomic: string;
+  /** Checksummed. */
+  payTo: string;
+  serviceName?: string | undefined;
+  tags?: string[] | undefined;
+  mimeType?: string | undefined;
+  /** The document it was read from (scheme, host and path). */
+  document: string;
+  /** A mirrored marketplace's listing id, kept as the row's id so its tombstones find it (sync sources). */
+  id?: string | undefined;
+}
+
+export interface IngestCounts {
+  added: number;
+  updated: number;
+  /** Seen again, nothing changed (its expiry moves on). */
+  seen: number;
+  /** A paid listing of the same METHOD + resource exists: the listing is the row. */
+  listed: number;
+  /** Another source gave it first. */
+  otherSource: number;
+}
+
+export interface Checkpoint {
+  source: string;
+  cursor: string | null;
+  updatedSince: string | null;
+  passStartedAt: Date | null;
+  lastCompletedAt: Date | null;
+  lastProblem: string | null;
+}
+
+export const indexedKeyOf = (method: string, resource: string) => `${method} ${resource}`;
+
+interface Provenance {
+  source: string;
+  document: string;
+  firstSeenAt: string;
+  lastSeenAt: string;
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** The columns a source's declaration sets. */
+function declared(row: IndexedResource) {
+  return {
+    description: row.description,
+    priceAtomic: row.priceAtomic,
+    priceUsdc: formatUnits(BigInt(row.priceAtomic), 6),
+    priceMicros: BigInt(row.priceAtomic),
+    sellerPayTo: row.payTo,
+    serviceName: row.serviceName ?? null,
+    tags: row.tags?.length ? JSON.stringify(row.tags) : null,
+    mimeType: row.mimeType ?? null,
+  };
+}
+
+export class IndexStore {
+  constructor(private readonly transactions: CatalogTransactions) {}
+
+  private get prisma() {
+    return this.transactions.prisma;
+  }
+
+  /** Adds or refreshes a source's resources; each seen row's expiry moves to now + 7 days. */
+  async ingest(source: string, rows: IndexedResource[], now: Date): Promise<IngestCounts> {
+    const counts: IngestCounts = { added: 0, updated: 0, seen: 0, listed: 0, otherSource: 0 };
+    const unique = [...new Map(rows.map((row) => [indexedKeyOf(row.method, row.resource), row])).values()];
+    for (const batch of chunks(unique, KEYS_PER_QUERY)) {
+      await this.transactions.write(now, async (tx) => {
+        const written = await this.ingestBatch(tx, source, batch, now, counts);
+        return { result: undefined, changed: written > 0 };
+      });
+    }
+    return counts;
+  }
+
+  private async ingestBatch(tx: Tx, source: string, batch: IndexedResource[], now: Date, counts: IngestCounts): Promise<number> {
+    const keys = batch.map((row) => indexedKeyOf(row.method, row.resource));
+    const existing = new Map((await tx.listing.findMany({ where: { indexedKey: { in: keys } } })).map((row) => [row.indexedKey!, row]));
+    const listed = await tx.listing.findMany({
+      where: { state: "active", expiresAt: { gt: now }, OR: batch.map((row) => ({ resource: row.resource, method: row.method })) },
+      select: { resource: true, method: true },
+    });
+    const listedKeys = new Set(listed.map((row) => indexedKeyOf(row.method, row.resource)));
+    const expiresAt = new Date(now.getTime() + INDEXED_ROW_TTL_MS);
+    let written = 0;
+    const seenIds: string[] = [];
+    for (const row of batch) {
+      const key = indexedKeyOf(row.method, row.resource);
+      const found = existing.get(key);
+      if (listedKeys.has(key)) {
+        counts.listed++;
+        continue;
+      }
+      if (found && found.indexedSource !== source) {
+        counts.otherSource++;
+        continue;
+      }
+      const data = declared(row);
+      if (!found) {
+        const provenance: Provenance = { source, document: row.document, firstSeenAt: now.toISOString(), lastSeenAt: now.toISOString() };
+        await tx.listing.create({
+          data: {
+            id: row.id ?? randomUUID(),
+            resource: row.resource,
+            method: row.method,
+            network: NETWORK,
+            state: "indexing",
+            listedAt: now,
+            updatedAt: now,
+            expiresAt,
+            indexedKey: key,
+            indexedSource: source,
+            provenance: provenance as unknown as Prisma.InputJsonValue,
+            ...data,
+          },
+        });
+        counts.added++;
+        written++;
+        continue;
+      }
+      const changed = (Object.keys(data) as Array<keyof typeof data>).some((column) => String(found[column]) !== String(data[column]));
+      if (!changed) {
+        seenIds.push(found.id);
+        continue;
+      }
+      const previous = found.provenance as unknown as Provenance;
+      const provenance: Provenance = { ...previous, document: row.document, lastSeenAt: now.toISOString() };
+      await tx.listing.update({
+        where: { id: found.id },
+        data: {
+          ...data,
+          expiresAt,
+          updatedAt: now,
+          provenance: provenance as unknown as Prisma.InputJsonValue,
+          // A new payTo has not proven anything: its claim, if any, was the old address's.
+          ...(found.sellerPayTo !== row.payTo && { ownerVerified: false }),
+        },
+      });
+      counts.updated++;
+      written++;
+    }
+    if (seenIds.length > 0) {
+      // Seen again: the expiry moves on (updatedAt is when the source last showed it).
+      await tx.listing.updateMany({ where: { id: { in: seenIds } }, data: { expiresAt, updatedAt: now } });
+      counts.seen += seenIds.length;
+      written += seenIds.length;
+    }
+    return written;
+  }
+
+  /** Removes a source's rows of these METHOD + resource keys (its tombstones). */
+  async remove(source: string, keys: string[], now: Date): Promise<number> {
+    let removed = 0;
+    for (const batch of chunks([...new Set(keys)], KEYS_PER_QUERY)) {
+      removed += await this.transactions.write(now, async (tx) => {
+        const { count } = await tx.listing.deleteMany({ where: { indexedSource: source, indexedKey: { in: batch } } });
+        return { result: count, changed: count > 0 };
+      });
+    }
+    return removed;
+  }
+
+  /** Removes a source's rows of these ids (a mirrored marketplace's tombstones: its listing ids are the rows' ids). */
+  async removeIds(source: string, ids: string[], now: Date): Promise<number> {
+    let removed = 0;
+    for (const batch of chunks([...new Set(ids)], KEYS_PER_QUERY)) {
+      removed += await this.transactions.write(now, async (tx) => {
+        const { count } = await tx.listing.deleteMany({ where: { indexedSource: source, id: { in: batch } } });
+        return { result: count, changed: count > 0 };
+      });
+    }
+    return removed;
+  }
+
+  /** After a complete pass: removes the source's rows the pass did not see (not written since it started). */
+  sweep(source: string, passStartedAt: Date, now: Date): Promise<number> {
+    return this.transactions.write(now, async (tx) => {
+      const { count } = await tx.listing.deleteMany({
+        where: { indexedSource: source, state: { in: ["indexing", "indexed"] }, updatedAt: { lt: passStartedAt } },
+      });
+      return { result: count, changed: count > 0 };
+    });
+  }
+
+  /** The METHOD + resource keys a source's rows have, and when each was first seen (a mirror's view of its source). */
+  async keysOf(source: string): Promise<string[]> {
+    const rows = await this.prisma.listing.findMany({ where: { indexedSource: source }, select: { indexedKey: true }, orderBy: { indexedKey: "asc" } });
+    return rows.map((row) => row.indexedKey!);
+  }
+
+  async checkpoint(source: string): Promise<Checkpoint> {
+    const row = await this.prisma.indexCheckpoint.findUnique({ where: { source } });
+    return {
+      source,
+      cursor: row?.cursor ?? null,
+      updatedSince: row?.updatedSince ?? null,
+      passStartedAt: row?.passStartedAt ?? null,
+      lastCompletedAt: row?.lastCompletedAt ?? null,
+      lastProblem: row?.lastProblem ?? null,
+    };
+  }
+
+  async saveCheckpoint(
+    source: string,
+    data: Partial<Omit<Checkpoint, "source">> & { lastRunAt: Date; lastCounts?: Record<string, number> | undefined },
+  ): Promise<void> {
+    const { lastCounts, ...rest } = data;
+    const fields = { ...rest, ...(lastCounts && { lastCounts: lastCounts as Prisma.InputJsonValue }) };
+    await this.prisma.indexCheckpoint.upsert({ where: { source }, create: { source, ...fields }, update: fields });
+  }
+
+  /** Indexed rows by source and state: what the crawler holds. */
+  async counts(): Promise<Array<{ source: string; state: string; count: number }>> {
+    const groups = await this.prisma.listing.groupBy({ by: ["indexedSource", "state"], where: { indexedSource: { not: null } }, _count: { _all: true } });
+    return groups.map((group) => ({ source: group.indexedSource!, state: group.state, count: group._count._all }));
+  }
+}
