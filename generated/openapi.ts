@@ -4199,7 +4199,7 @@ export type components = {
         ItemProvenance: {
             /**
              * Format: date-time
-             * @description When our probe first confirmed the seller's 402 (absent while the row is not shown).
+             * @description When our probe last found the seller's 402 matching these terms.
              */
             confirmedAt?: string;
             /** @description The document the row was read from (scheme, host and path; never a query string). */

@@ -66,7 +66,10 @@ function parseSource(entry: string): IndexSource | string {
 
 function parseSources(raw: string | undefined, problems: string[]): IndexSource[] {
   const sources: IndexSource[] = [];
-  for (const entry of (raw ?? "").split(",").map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of (raw ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const parsed = parseSource(entry);
     if (typeof parsed === "string") problems.push(`INDEX_SOURCES: ${parsed}`);
     else if (sources.some((source) => source.name === parsed.name)) problems.push(`INDEX_SOURCES names ${parsed.name} twice`);

@@ -25,6 +25,28 @@ function healthOf(listing: Listing): ItemHealth {
   return { ...summary, status: listing.healthStatus as ItemHealth["status"] };
 }
 
+/** Which fields the source declared and which our probe read from the seller's 402 (the terms, once it confirmed them). */
+const DECLARED_FIELDS = ["resource", "method", "description", "serviceName", "tags"] as const;
+const PROBED_FIELDS = ["scheme", "network", "asset", "amount", "payTo"] as const;
+
+/** An indexed row's provenance: where it was read and when, and what our own probe confirmed. */
+function provenanceOf(listing: Listing): ItemProvenance {
+  const stored = listing.provenance as unknown as Omit<ItemProvenance, "fields" | "confirmedAt">;
+  const confirmed = listing.state === "indexed";
+  const lastHealthyAt = isJsonObject(listing.healthSummary) ? listing.healthSummary.lastHealthyAt : undefined;
+  const fields: ItemProvenance["fields"] = {};
+  for (const field of DECLARED_FIELDS) fields[field] = "source";
+  for (const field of PROBED_FIELDS) fields[field] = confirmed ? "probe" : "source";
+  return {
+    source: stored.source,
+    document: stored.document,
+    firstSeenAt: stored.firstSeenAt,
+    lastSeenAt: stored.lastSeenAt,
+    fields,
+    ...(confirmed && typeof lastHealthyAt === "string" && { confirmedAt: lastHealthyAt }),
+  };
+}
+
 /**
  * A listing as buyers see it, Bazaar-shaped. The amount is the stored atomic integer (exact
  * decimal arithmetic at write time: "0.03" -> "30000"), never a float.
@@ -64,7 +86,7 @@ export function toCatalogItem(listing: Listing, market: MarketFacts): CatalogIte
       saleTakeBps: market.saleTakeBps,
       leftoverSeed: listing.leftoverSeed,
       source: listing.indexedKey === null ? "listed" : "indexed",
-      ...(listing.indexedKey !== null && isJsonObject(listing.provenance) && { provenance: listing.provenance as unknown as ItemProvenance }),
+      ...(listing.indexedKey !== null && isJsonObject(listing.provenance) && { provenance: provenanceOf(listing) }),
       ownerVerified: listing.ownerVerified,
       health: healthOf(listing),
       ...(isJsonObject(listing.usageSummary) && { usage: listing.usageSummary as unknown as NonNullable<CatalogItem["metadata"]["usage"]> }),

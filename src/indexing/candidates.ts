@@ -110,7 +110,11 @@ export function candidateOf(raw: unknown, document: string, rules: CandidateRule
 }
 
 /** Every item of a list as resources, and the refusals counted by code. */
-export function candidatesOf(items: unknown[], document: string, rules: CandidateRules): { resources: IndexedResource[]; refused: Partial<Record<Refusal, number>> } {
+export function candidatesOf(
+  items: unknown[],
+  document: string,
+  rules: CandidateRules,
+): { resources: IndexedResource[]; refused: Partial<Record<Refusal, number>> } {
   const resources: IndexedResource[] = [];
   const refused: Partial<Record<Refusal, number>> = {};
   for (const item of items) {

@@ -33,7 +33,7 @@ export class IndexCrawler {
       if (!(await renewLease())) break;
       const pass = new Pass(this.deps, source, gap, signal);
       const report = await this.passOf(pass, (found) => {
-        for (const peer of found) if (peers.size < this.deps.config.maxPeers && !peers.has(peer.name)) peers.set(peer.name, peer), queue.push(peer);
+        for (const peer of found) if (peers.size < this.deps.config.maxPeers && !peers.has(peer.name)) (peers.set(peer.name, peer), queue.push(peer));
       }).catch((error: unknown) => {
         this.deps.logger.warn({ source: source!.name, error: (error as Error).name }, "index crawl of a source failed");
         return pass.report(false, "failed");
@@ -63,14 +63,21 @@ export class IndexCrawler {
     // A sync source removes by tombstone; a full pass removes what it did not see again.
     if (pass.source.kind !== "sync" || outcome.full) pass.add("removed", await store.sweep(name, started, this.deps.now()));
     const done = this.deps.now();
-    await store.saveCheckpoint(name, { cursor: null, passStartedAt: null, lastRunAt: done, lastCompletedAt: done, lastProblem: outcome.problem, lastCounts: pass.counts });
+    await store.saveCheckpoint(name, {
+      cursor: null,
+      passStartedAt: null,
+      lastRunAt: done,
+      lastCompletedAt: done,
+      lastProblem: outcome.problem,
+      lastCounts: pass.counts,
+    });
     return pass.report(true, outcome.problem);
   }
 
   /** A Bazaar-shaped catalog's list, page by page (limit/offset), the offset saved after each page. */
   private async catalogPass(pass: Pass, from: number): Promise<PassOutcome> {
     const { config, store } = this.deps;
-    for (let offset = from; !pass.signal.aborted; ) {
+    for (let offset = from; !pass.signal.aborted;) {
       if (offset >= config.maxItemsPerSource) return { complete: true, problem: "item_cap" };
       const url = new URL(pass.source.url);
       url.searchParams.set("limit", String(PAGE_SIZE));
@@ -148,7 +155,6 @@ export class IndexCrawler {
     await pass.store(found);
   }
 }
-
 
 /** A manifest entry's URL: a string, or an object's `url`. */
 function urlOf(entry: unknown): string | undefined {

@@ -92,7 +92,10 @@ async function followChanges(pass: Pass, checkpoint: Checkpoint): Promise<PassOu
       url,
     );
     cursor = typeof page.nextCursor === "string" ? page.nextCursor : null;
-    await store.saveCheckpoint(pass.source.name, cursor ? { cursor, lastRunAt: pass.deps.now() } : { cursor: null, updatedSince: page.updatedUntil, lastRunAt: pass.deps.now() });
+    await store.saveCheckpoint(
+      pass.source.name,
+      cursor ? { cursor, lastRunAt: pass.deps.now() } : { cursor: null, updatedSince: page.updatedUntil, lastRunAt: pass.deps.now() },
+    );
     if (!cursor) return { complete: true, problem: null };
   }
   return { complete: false, problem: "stopped" };

@@ -30,6 +30,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     // Expiry events and webhook deliveries run when a test asks (server.jobs.runNow).
     TERM_EVENTS_INTERVAL_SECONDS: "0",
     WEBHOOK_INTERVAL_MS: "0",
+    INDEX_INTERVAL_SECONDS: "0",
     SEARCH_SEMANTIC: "false",
     ...env,
   });
