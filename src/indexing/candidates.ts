@@ -27,6 +27,7 @@ export type Refusal = (typeof REFUSALS)[number];
 const MAX_URL = 2048;
 const MAX_DESCRIPTION = 1000;
 const MAX_NAME = 100;
+// eslint-disable-next-line no-control-regex -- control characters are what it removes
 const CONTROL = /[\u0000-\u001f\u007f]+/g;
 
 export interface CandidateRules {

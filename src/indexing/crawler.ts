@@ -33,7 +33,11 @@ export class IndexCrawler {
       if (!(await renewLease())) break;
       const pass = new Pass(this.deps, source, gap, signal);
       const report = await this.passOf(pass, (found) => {
-        for (const peer of found) if (peers.size < this.deps.config.maxPeers && !peers.has(peer.name)) (peers.set(peer.name, peer), queue.push(peer));
+        for (const peer of found) {
+          if (peers.size >= this.deps.config.maxPeers || peers.has(peer.name)) continue;
+          peers.set(peer.name, peer);
+          queue.push(peer);
+        }
       }).catch((error: unknown) => {
         this.deps.logger.warn({ source: source!.name, error: (error as Error).name }, "index crawl of a source failed");
         return pass.report(false, "failed");
