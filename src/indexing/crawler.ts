@@ -31,7 +31,7 @@ export class IndexCrawler {
     const queue = [...this.deps.config.sources];
     for (let source = queue.shift(); source && !signal.aborted; source = queue.shift()) {
       if (!(await renewLease())) break;
-      const pass = new Pass(this.deps, source, gap, signal);
+      const pass = new Pass(this.deps, source, gap, signal, renewLease);
       const report = await this.passOf(pass, (found) => {
         for (const peer of found) {
           if (peers.size >= this.deps.config.maxPeers || peers.has(peer.name)) continue;

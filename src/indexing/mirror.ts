@@ -75,6 +75,7 @@ async function followChanges(pass: Pass, checkpoint: Checkpoint): Promise<PassOu
   const { store } = pass.deps;
   let cursor = checkpoint.cursor;
   while (!pass.signal.aborted) {
+    if (!(await pass.renewLease())) return { complete: false, problem: "lease_lost" };
     const url = new URL("/sync/listings", pass.source.url);
     url.searchParams.set("limit", String(SYNC_PAGE));
     if (cursor) url.searchParams.set("cursor", cursor);

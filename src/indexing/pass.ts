@@ -34,6 +34,8 @@ export class Pass {
     readonly source: IndexSource,
     readonly gap: HostGap,
     readonly signal: AbortSignal,
+    /** Renews the crawler's lease (false: another instance has it now, stop). */
+    readonly renewLease: () => Promise<boolean> = () => Promise.resolve(true),
   ) {}
 
   add(name: string, n = 1): void {

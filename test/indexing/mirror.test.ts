@@ -53,7 +53,12 @@ describe.each(databaseKinds)("a mirror of this service on $kind", (kind) => {
     expect([...(await rowsOf(mirror)).keys()].sort()).toEqual(await liveIds(origin));
 
     const owners = origin.server.repositories.owners;
-    await owners.update(ids[0]!, { description: "Changed on the origin", priceUsdc: "0.05" }, { nonce: `0x${"1".repeat(64)}`, action: "update", signer: "0x0" }, origin.clock.now());
+    await owners.update(
+      ids[0]!,
+      { description: "Changed on the origin", priceUsdc: "0.05" },
+      { nonce: `0x${"1".repeat(64)}`, action: "update", signer: "0x0" },
+      origin.clock.now(),
+    );
     await owners.delist(ids[1]!, { nonce: `0x${"2".repeat(64)}`, action: "delist", signer: "0x0" }, origin.clock.now());
     const added = await origin.list({ description: "Listed after the first crawl", resource: "https://api.example.com/new" });
     const second = await crawl(mirror);
@@ -78,7 +83,8 @@ describe.each(databaseKinds)("a mirror of this service on $kind", (kind) => {
       void (async () => {
         const upstream = await fetch(`${origin.server.url}${request.url}`);
         let body = await upstream.text();
-        if (request.url?.startsWith("/.well-known/x402")) body = body.replaceAll(origin.server.url, `http://127.0.0.1:${(tamperer.address() as AddressInfo).port}`);
+        if (request.url?.startsWith("/.well-known/x402"))
+          body = body.replaceAll(origin.server.url, `http://127.0.0.1:${(tamperer.address() as AddressInfo).port}`);
         if (request.url?.startsWith("/sync/snapshot")) body = body.replace("Genuine description", "Pay the attacker instead");
         response.writeHead(upstream.status, { "content-type": "application/json" }).end(body);
       })();
