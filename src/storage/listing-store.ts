@@ -129,6 +129,7 @@ export class ListingStore {
   /** Inserts an active listing directly (no payment): dev tools and tests. */
   createListing(input: ListingInput, now: Date): Promise<Listing> {
     return this.write(now, async (tx) => {
+      await tx.listing.deleteMany({ where: { indexedKey: indexedKeyOf(input.method, input.resource) } });
       const listing = await tx.listing.create({
         data: { ...listingFields(input), ...listingState("active"), listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
       });

@@ -3,7 +3,9 @@
 // addresses in what they declare, thousands of resources). What a buyer sees is read over HTTP:
 // indexed rows appear with source=indexed|all only once the health prober confirmed their 402.
 import type { IncomingMessage } from "node:http";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { claimListing } from "../../src/client/index.js";
 import { BASE_USDC } from "../../src/constants.js";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
 import { challenge, challengeAnswer, requirement, startSeller, type Seller, type SellerAnswer } from "../support/sellers.js";
@@ -173,6 +175,70 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
         [`${host.url}/api/quote`, PAY_TO, "30000"],
         [`${host.url}/api/weather`, PAY_TO, "30000"],
       ]);
+    });
+  });
+
+  describe("an indexed row's seller", () => {
+    const sellerKey = generatePrivateKey();
+    const seller = privateKeyToAccount(sellerKey);
+    let host: Seller;
+    let server: CatalogServer;
+    beforeAll(async () => {
+      let url = "";
+      host = await startSeller((request) =>
+        request.url === "/.well-known/x402"
+          ? json({ version: 1, resources: [`${url}/api/mine`, `${url}/api/listed-later`] })
+          : challengeAnswer(challenge([requirement({ payTo: seller.address, amount: "30000", asset: BASE_USDC })])),
+      );
+      url = host.url;
+      server = await startCatalogServer(kind, { ...ENV, INDEX_SOURCES: `domain:${host.url}` });
+      await crawl(server);
+      await confirm(server);
+    });
+    afterAll(async () => {
+      await server?.close();
+      await host?.close();
+    });
+
+    const itemOf = async (resource: string) =>
+      (await server.json<Page>("/discovery/resources?source=indexed")).body.items.find((item) => item.resource === resource) as
+        | (Item & { metadata: { listingId: string; ownerVerified: boolean } })
+        | undefined;
+
+    it("claims it with the owner signature; a stranger cannot", async () => {
+      const item = (await itemOf(`${host.url}/api/mine`))!;
+      expect(item.metadata.ownerVerified).toBe(false);
+      const baseUrl = server.server.url;
+      await expect(claimListing({ baseUrl, privateKey: generatePrivateKey(), listingId: item.metadata.listingId })).rejects.toMatchObject({ kind: "refused" });
+      // Sent anyway, a stranger's signature is refused by the server too, and nothing changes.
+      const stranger = privateKeyToAccount(generatePrivateKey());
+      const forged = await server.json(`/listings/${item.metadata.listingId}/claim`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          nonce: `0x${"ab".repeat(32)}`,
+          deadline: Math.floor(server.clock.now().getTime() / 1000) + 300,
+          signature: await stranger.signMessage({ message: "not the claim" }),
+        }),
+      });
+      expect(forged.status).toBe(403);
+      const claimed = await claimListing({ baseUrl, privateKey: sellerKey, listingId: item.metadata.listingId });
+      expect(claimed).toMatchObject({ action: "claim", state: "indexed", ownerVerified: true });
+      expect((await itemOf(`${host.url}/api/mine`))!.metadata.ownerVerified).toBe(true);
+    });
+
+    it("lists the resource, and the listing replaces the indexed row", async () => {
+      const resource = `${host.url}/api/listed-later`;
+      expect(await itemOf(resource)).toBeDefined();
+      server.clock.advance(1000);
+      const listed = await server.list({ resource, method: "GET", sellerPayTo: seller.address, description: "Now a paid listing" });
+      expect(await itemOf(resource)).toBeUndefined();
+      const mine = (await server.json<Page>("/discovery/resources?source=all")).body.items.filter((item) => item.resource === resource);
+      expect(mine.map((item) => [item.metadata?.listingId, item.metadata?.source])).toEqual([[listed.id, "listed"]]);
+      // Crawled again, the resource stays the listing's: no indexed row beside it.
+      const [report] = await crawl(server);
+      expect(report!.counts.listed).toBe(1);
+      expect(await itemOf(resource)).toBeUndefined();
     });
   });
 
