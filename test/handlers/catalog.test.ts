@@ -73,6 +73,7 @@ describe.each(databaseKinds)("catalog views on $kind", (kind) => {
         expiresAt: new Date(created.listedAt.getTime() + 30 * DAY_MS).toISOString(),
         salePayTo: created.sellerPayTo,
         saleTakeBps: 0,
+        source: "listed",
         leftoverSeed: false,
         // Inserted directly: no fee paid by its owner, never re-probed, no sales.
         ownerVerified: false,

@@ -202,8 +202,7 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
 
     const itemOf = async (resource: string) =>
       (await server.json<Page>("/discovery/resources?source=indexed")).body.items.find((item) => item.resource === resource) as
-        | (Item & { metadata: { listingId: string; ownerVerified: boolean } })
-        | undefined;
+        (Item & { metadata: { listingId: string; ownerVerified: boolean } }) | undefined;
 
     it("claims it with the owner signature; a stranger cannot", async () => {
       const item = (await itemOf(`${host.url}/api/mine`))!;

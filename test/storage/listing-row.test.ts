@@ -35,6 +35,9 @@ describe.each(testDatabaseKinds())("listing rows on $kind", (kind) => {
         usageSummary: { calls30d: 7 },
         sellerUsage: { calls30d: 9 },
         delistedAt: at(1),
+        indexedKey: "GET https://every.example.com/api",
+        indexedSource: "bazaar:every.example.com",
+        provenance: { source: "bazaar:every.example.com" },
         updatedAt: at(2),
       },
     });
