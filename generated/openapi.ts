@@ -5000,7 +5000,7 @@ export type components = {
          * @description Why a listing is in its status. Every code, with its meaning, is in the README's reason code table.
          * @enum {string}
          */
-        ReasonCode: "payment_pending" | "payment_failed" | "delisted_by_owner" | "term_ended" | "expiring_soon" | "terms_drifted" | "probe_failing" | "probe_passing" | "not_reprobed_yet" | "owner_verified";
+        ReasonCode: "payment_pending" | "payment_failed" | "delisted_by_owner" | "term_ended" | "expiring_soon" | "terms_drifted" | "probe_failing" | "probe_passing" | "not_reprobed_yet" | "owner_verified" | "awaiting_probe_confirmation" | "indexed_not_listed";
         /** @description The answer to `POST /listings/{id}/refresh`. */
         RefreshResult: {
             /** @description The probe's failure code, when it failed (for example `timeout`, `price_mismatch`). */

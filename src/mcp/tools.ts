@@ -76,7 +76,8 @@ function catalogText(document: DiscoveryDocument): string {
     const pay = item.accepts[0];
     const { health } = item.metadata;
     const failing = health.failureCode ? ` (${health.failureCode})` : "";
-    return `${pagination.offset + index + 1}. ${item.description}\n   ${item.metadata.priceUsdc} USDC, ${item.method} ${item.resource}, pays ${pay?.payTo ?? item.metadata.salePayTo} on ${pay?.network ?? "?"}; health ${health.status}${failing}`;
+    const indexed = item.metadata.source === "indexed" ? `; indexed from ${item.metadata.provenance?.source ?? "another catalog"}, not a paid listing` : "";
+    return `${pagination.offset + index + 1}. ${item.description}\n   ${item.metadata.priceUsdc} USDC, ${item.method} ${item.resource}, pays ${pay?.payTo ?? item.metadata.salePayTo} on ${pay?.network ?? "?"}; health ${health.status}${failing}${indexed}`;
   });
   const next = pagination.nextCursor ? `\nNext page: call list_market again with cursor ${JSON.stringify(pagination.nextCursor)}.` : "\nThis is the last page.";
   return (

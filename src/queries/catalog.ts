@@ -71,7 +71,7 @@ export async function searchPage(context: CatalogQueryContext, state: CatalogSta
     network: query.network,
     scheme: query.scheme,
     extensions: query.extensions,
-    ranking: [query.mode ?? "hybrid", query.minPrice ?? null, query.maxPrice ?? null, query.tags ?? null],
+    ranking: [query.mode ?? "hybrid", query.minPrice ?? null, query.maxPrice ?? null, query.tags ?? null, query.source ?? "listed"],
   };
   const limit = query.limit ?? DEFAULT_SEARCH_LIMIT;
   const offset = query.cursor === undefined ? (query.offset ?? 0) : decodeCursor(query.cursor, scope);

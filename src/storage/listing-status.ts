@@ -21,6 +21,8 @@ export const REASON_CODES = {
   probe_passing: "The last probe of the seller's endpoint answered the listed 402.",
   not_reprobed_yet: "Listed after a passing probe; the health prober has not probed it again yet.",
   owner_verified: "The fee was paid by the listing's sellerPayTo, or its owner signed a claim.",
+  awaiting_probe_confirmation: "Read from another catalog or domain; not shown until this marketplace's own probe finds its 402 matching.",
+  indexed_not_listed: "Read from another catalog or domain and confirmed by this marketplace's probe; not a paid listing (shown with source=indexed or all).",
 } as const;
 export type ReasonCode = keyof typeof REASON_CODES;
 
@@ -33,7 +35,8 @@ export interface ListingStatus {
 
 const reason = (code: ReasonCode, evidence?: Record<string, unknown>): ListingReason => ({ code, message: REASON_CODES[code], ...(evidence && { evidence }) });
 
-type StatusFields = Pick<Listing, "state" | "expiresAt" | "delistedAt" | "healthStatus" | "healthSummary" | "ownerVerified">;
+type StatusFields = Pick<Listing, "state" | "expiresAt" | "delistedAt" | "healthStatus" | "healthSummary" | "ownerVerified"> &
+  Partial<Pick<Listing, "indexedSource">>;
 
 /** The listing's status at `now`, from its row alone. */
 export function listingStatus(listing: StatusFields, now: Date): ListingStatus {
@@ -43,6 +46,8 @@ export function listingStatus(listing: StatusFields, now: Date): ListingStatus {
   if (listing.state === "delisted")
     return { state: "delisted", reasons: [reason("delisted_by_owner", { delistedAt: listing.delistedAt?.toISOString() ?? null })] };
   if (listing.expiresAt.getTime() <= now.getTime()) return { state: "expired", reasons: [reason("term_ended", { expiresAt })] };
+  const source = { source: listing.indexedSource ?? null };
+  if (listing.state === "indexing") return { state: "pending", reasons: [reason("awaiting_probe_confirmation", source)] };
   const health = healthEvidence(listing.healthSummary);
   const reasons: ListingReason[] = [];
   let state: ListingStatusName = "live";
@@ -57,7 +62,9 @@ export function listingStatus(listing: StatusFields, now: Date): ListingStatus {
   } else {
     reasons.push(reason("not_reprobed_yet"));
   }
-  if (listing.expiresAt.getTime() - now.getTime() <= EXPIRING_WITHIN_MS) {
+  if (listing.state === "indexed") reasons.push(reason("indexed_not_listed", source));
+  // An indexed row's expiry is a week past its last sighting, not a paid term: no renewal warning.
+  else if (listing.expiresAt.getTime() - now.getTime() <= EXPIRING_WITHIN_MS) {
     if (state === "live") state = "expiring";
     reasons.push(reason("expiring_soon", { expiresAt }));
   }

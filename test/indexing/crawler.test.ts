@@ -169,7 +169,13 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
     it("reads each URL's 402 for its terms and refuses private addresses", async () => {
       const [report] = await crawl(server);
       expect(report!.counts).toMatchObject({ added: 2, refused_private_address: 1 });
+      // Why a row is not shown yet, and why it is once confirmed: its status names both.
+      const row = (await server.server.repositories.listings.transactions.prisma.listing.findFirst({ where: { indexedSource: { not: null } } }))!;
+      const statusOf = async () =>
+        (await server.json<{ status: { state: string; reasons: Array<{ code: string }> } }>(`/listings/${row.id}/status`)).body.status;
+      expect(await statusOf()).toMatchObject({ state: "pending", reasons: [{ code: "awaiting_probe_confirmation" }] });
       await confirm(server);
+      expect((await statusOf()).reasons.map((reason) => reason.code)).toEqual(["probe_passing", "indexed_not_listed"]);
       const items = (await server.json<Page>("/discovery/resources?source=indexed")).body.items;
       expect(items.map((item) => [item.resource, item.accepts[0]!.payTo, item.accepts[0]!.amount]).sort()).toEqual([
         [`${host.url}/api/quote`, PAY_TO, "30000"],
