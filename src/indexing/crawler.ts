@@ -9,7 +9,7 @@ import type { IndexedResource } from "../storage/index-store.js";
 import { resourceProblem } from "./candidates.js";
 import { HostGap } from "./fetch-document.js";
 import { mirrorPass } from "./mirror.js";
-import { Pass, type CrawlDeps, type PassOutcome, type SourceReport } from "./pass.js";
+import { Pass, REMOTE_PATHS, remoteUrl, type CrawlDeps, type PassOutcome, type SourceReport } from "./pass.js";
 
 export type { CrawlDeps, SourceReport } from "./pass.js";
 
@@ -107,20 +107,20 @@ export class IndexCrawler {
    */
   private async domainPass(pass: Pass, foundPeers: (peers: IndexSource[]) => void): Promise<PassOutcome> {
     const origin = new URL(pass.source.url);
-    const routes = await pass.fetch(new URL("/.well-known/x402.json", origin));
+    const routes = await pass.fetch(remoteUrl(REMOTE_PATHS.routeManifest, origin));
     const known = new Set<string>();
     if (routes.ok && Array.isArray((routes.json as { items?: unknown } | null)?.items)) {
       const items = (routes.json as { items: unknown[] }).items.slice(0, this.deps.config.maxItemsPerSource);
-      await pass.ingest(items, new URL("/.well-known/x402.json", origin));
+      await pass.ingest(items, remoteUrl(REMOTE_PATHS.routeManifest, origin));
       for (const item of items) known.add(urlOf((item as { resource?: unknown } | null)?.resource) ?? "");
     }
-    const manifest = await pass.fetch(new URL("/.well-known/x402", origin));
+    const manifest = await pass.fetch(remoteUrl(REMOTE_PATHS.manifest, origin));
     if (!manifest.ok && !routes.ok) return { complete: false, problem: manifest.problem };
     const declared = manifest.ok && typeof manifest.json === "object" && manifest.json !== null ? (manifest.json as Record<string, unknown>) : {};
     const listed = Array.isArray(declared.resources) ? declared.resources : [];
     const bare = listed.filter((entry) => !known.has(urlOf(entry) ?? "")).slice(0, Math.max(0, this.deps.config.maxItemsPerSource - known.size));
     if (listed.length > bare.length + known.size) pass.add("refused_item_cap", listed.length - bare.length - known.size);
-    await this.learnTerms(pass, bare, new URL("/.well-known/x402", origin));
+    await this.learnTerms(pass, bare, remoteUrl(REMOTE_PATHS.manifest, origin));
     if (!pass.source.name.startsWith("peer:")) foundPeers(peersOf(declared.peers, this.deps.rules.allowLoopback));
     return { complete: true, problem: null };
   }

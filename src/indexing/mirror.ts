@@ -7,7 +7,7 @@ import { isAddress } from "viem";
 import { snapshotProblem, type SignedSnapshotLike } from "../market/snapshot-signing.js";
 import type { Checkpoint, IndexedResource } from "../storage/index-store.js";
 import { candidateOf } from "./candidates.js";
-import type { Pass, PassOutcome } from "./pass.js";
+import { REMOTE_PATHS, remoteUrl, type Pass, type PassOutcome } from "./pass.js";
 
 const SYNC_PAGE = 500;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -39,7 +39,7 @@ async function storeItems(pass: Pass, items: unknown[], document: URL): Promise<
 
 async function loadSnapshot(pass: Pass): Promise<PassOutcome> {
   const origin = new URL(pass.source.url);
-  const manifest = await pass.fetch(new URL("/.well-known/x402", origin));
+  const manifest = await pass.fetch(remoteUrl(REMOTE_PATHS.manifest, origin));
   if (!manifest.ok) return { complete: false, problem: manifest.problem };
   const catalog = (manifest.json as { catalog?: { snapshot?: unknown; snapshotSigner?: unknown } } | null)?.catalog;
   const signer = catalog?.snapshotSigner;
@@ -76,7 +76,7 @@ async function followChanges(pass: Pass, checkpoint: Checkpoint): Promise<PassOu
   let cursor = checkpoint.cursor;
   while (!pass.signal.aborted) {
     if (!(await pass.renewLease())) return { complete: false, problem: "lease_lost" };
-    const url = new URL("/sync/listings", pass.source.url);
+    const url = remoteUrl(REMOTE_PATHS.sync, pass.source.url);
     url.searchParams.set("limit", String(SYNC_PAGE));
     if (cursor) url.searchParams.set("cursor", cursor);
     else url.searchParams.set("updated_since", checkpoint.updatedSince!);
