@@ -3577,6 +3577,12 @@ export type components = {
          * @enum {string}
          */
         "Canonical.SearchModeParam": "lexical" | "semantic" | "hybrid";
+        /**
+         * @description The page's orders: `relevance` (the search's rank; without a search text, newest), `newest`,
+         *     `price` (cheapest first), `popular` (most 30-day sales first).
+         * @enum {string}
+         */
+        "Canonical.WebCatalogSort": "relevance" | "newest" | "price" | "popular";
         /** @description One listed endpoint, Bazaar-shaped. */
         CatalogItem: {
             accepts: components["schemas"]["PaymentRequirement"][];
@@ -5532,12 +5538,26 @@ export type components = {
     };
     responses: never;
     parameters: {
+        /** @description Only listings of this health status. `any` (the default) shows every listing, healthy ones first. */
+        "Canonical.WebCatalogQuery.health": components["schemas"]["HealthFilter"];
         /** @description Also show this marketplace's own `/kr-*` demo endpoints (labelled as such). */
         "Canonical.WebCatalogQuery.includeSeed": boolean;
+        /** @description Only listings priced at most this many USDC (e.g. `0.05`); empty: no bound. */
+        "Canonical.WebCatalogQuery.maxPrice": string;
+        /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+        "Canonical.WebCatalogQuery.minCalls": number;
+        /** @description Only listings priced at least this many USDC (e.g. `0.01`); empty: no bound. */
+        "Canonical.WebCatalogQuery.minPrice": string;
         /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`); empty: any. */
         "Canonical.WebCatalogQuery.network": string;
         /** @description Text matched as `/search` matches it; empty or absent: the whole catalog, as `/bazaar.json`. */
         "Canonical.WebCatalogQuery.query": string;
+        /** @description The order within each health group; absent: `relevance` with a search text, else `newest`. */
+        "Canonical.WebCatalogQuery.sort": components["schemas"]["Canonical.WebCatalogSort"];
+        /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive); empty: any. */
+        "Canonical.WebCatalogQuery.tags": string;
+        /** @description `true`: only listings whose owner is verified. */
+        "Canonical.WebCatalogQuery.verified": boolean;
         Conditional: string;
         /** @description Only listings of this health status (`any`, the default, keeps all); the feed stays newest first. */
         "Documents.FeedQuery.health": components["schemas"]["HealthFilter"];
@@ -5597,24 +5617,30 @@ export interface operations {
     getHomePage: {
         parameters: {
             query?: {
-                /** @description Only listings of this health status (`any`, the default, keeps all). */
-                health?: components["parameters"]["Documents.TrustFilters.health"];
+                /** @description Only listings of this health status. `any` (the default) shows every listing, healthy ones first. */
+                health?: components["parameters"]["Canonical.WebCatalogQuery.health"];
                 /** @description Also show this marketplace's own `/kr-*` demo endpoints (labelled as such). */
                 includeSeed?: components["parameters"]["Canonical.WebCatalogQuery.includeSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (e.g. `0.05`); empty: no bound. */
+                maxPrice?: components["parameters"]["Canonical.WebCatalogQuery.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
-                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                minCalls?: components["parameters"]["Canonical.WebCatalogQuery.minCalls"];
+                /** @description Only listings priced at least this many USDC (e.g. `0.01`); empty: no bound. */
+                minPrice?: components["parameters"]["Canonical.WebCatalogQuery.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`); empty: any. */
                 network?: components["parameters"]["Canonical.WebCatalogQuery.network"];
                 /** @description Page offset. */
                 offset?: number;
                 /** @description Text matched as `/search` matches it; empty or absent: the whole catalog, as `/bazaar.json`. */
                 query?: components["parameters"]["Canonical.WebCatalogQuery.query"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
-                sort?: components["parameters"]["Documents.TrustFilters.sort"];
+                /** @description The order within each health group; absent: `relevance` with a search text, else `newest`. */
+                sort?: components["parameters"]["Canonical.WebCatalogQuery.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive); empty: any. */
+                tags?: components["parameters"]["Canonical.WebCatalogQuery.tags"];
                 /** @description `true`: only listings whose owner is verified. */
-                verified?: components["parameters"]["Documents.TrustFilters.verified"];
+                verified?: components["parameters"]["Canonical.WebCatalogQuery.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];

@@ -17,7 +17,7 @@ export interface CatalogView {
   /** A top-level extensions key the item must carry. */
   extensionKey?: string | undefined;
   /** Only this health status (healthStatus). */
-  health?: "healthy" | "unhealthy" | "drifted" | undefined;
+  health?: HealthGroup | undefined;
   /** Only owner-verified listings. */
   verified?: true | undefined;
   /** Only listings with at least this many wash-filtered 30-day sales (calls30d). */
@@ -32,6 +32,9 @@ export interface CatalogView {
 }
 
 export type CatalogSort = "newest" | "popular" | "price";
+
+/** A listing's health status (healthStatus). */
+export type HealthGroup = "healthy" | "unknown" | "unhealthy" | "drifted";
 
 /** A position in a view's order: newest first, or a sorted view's (its sort column's value too). */
 export interface SeekKey {

@@ -4,7 +4,7 @@ import type { VNode } from "preact";
 import type { components } from "../../generated/openapi.js";
 import { BarChart } from "./charts.js";
 import { formatInstant, formatShare, shellQuote } from "./format.js";
-import { HealthBadge } from "./home-page.js";
+import { HealthBadge } from "./catalog-card.js";
 import { renderPage } from "./layout.js";
 
 type ListingDocument = components["schemas"]["ListingDocument"];
