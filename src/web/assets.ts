@@ -30,6 +30,7 @@ form.filters .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(11r
 details.more summary{cursor:pointer;font-weight:600;margin-top:.75rem;padding:.25rem 0}
 .layout{display:grid;gap:1.5rem;grid-template-columns:minmax(0,1fr)}
 .results h2{margin-top:.5rem}
+.results>p.muted{font-size:.9rem;margin-top:0}
 .summary{border:1px solid var(--line);border-radius:.5rem;padding:1rem;background:var(--panel);align-self:start}
 .summary h2{margin:0 0 .5rem}
 .summary h3{font-size:1rem;margin:1rem 0 .25rem}
@@ -79,7 +80,7 @@ td.mono{overflow-wrap:anywhere;min-width:8rem}
 .fail{color:var(--bad);font-weight:600}
 .twin{font-size:.9rem}
 @media (min-width:64rem){.layout.with-summary{grid-template-columns:minmax(0,1fr) 20rem}}
-@media (max-width:40rem){form.filters .bar{grid-template-columns:minmax(0,1fr) auto}form.filters .bar .grow{grid-column:1/-1}dl.fields{grid-template-columns:1fr}dl.fields dd{margin-bottom:.5rem}h1{font-size:1.35rem}}
+@media (max-width:40rem){.wrap{padding:.75rem}.lead{font-size:1rem}.lead .wide{display:none}form.filters{padding:.75rem;margin:.75rem 0}form.filters .bar{grid-template-columns:minmax(0,1fr) auto;grid-template-areas:"query go" "order order";gap:.5rem}form.filters .grow{grid-area:query}form.filters .go{grid-area:go}form.filters .order{grid-area:order}form.filters .grow label{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}form.filters .order>div{display:flex;gap:.5rem;align-items:center}form.filters .order label{margin:0;flex:none;white-space:nowrap}details.more summary{margin-top:.5rem}.results h2{margin:.25rem 0 .25rem}dl.fields{grid-template-columns:1fr}dl.fields dd{margin-bottom:.5rem}h1{font-size:1.35rem}}
 `.trim();
 
 /**

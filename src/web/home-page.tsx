@@ -93,8 +93,10 @@ function Filters({ filters, networks }: { filters: HomeFilters; networks: string
           <label for="query">Search</label>
           <input id="query" name="query" type="search" value={filters.query} maxLength={200} placeholder="weather, summarise, 0x…" />
         </div>
-        <Select id="sort" label="Order" value={sort} options={sorts} />
-        <div>
+        <div class="order">
+          <Select id="sort" label="Order" value={sort} options={sorts} />
+        </div>
+        <div class="go">
           <button type="submit">Search</button>
         </div>
       </div>
@@ -224,7 +226,7 @@ function Results({ document, filters }: Pick<HomeView, "document" | "filters">):
       {items.length > 0 && (
         <p class="muted">
           {filters.health === "any"
-            ? `Healthy listings first, then those not re-probed yet, drifted and unhealthy; ${order} within each.`
+            ? `Healthy first, then not re-probed yet, drifted, unhealthy; ${order} within each.`
             : `${HEALTH_LABELS[filters.health]} listings only, ${order}.`}
           {!isUnfiltered(filters) && (
             <>
@@ -256,8 +258,12 @@ function Home(view: HomeView): VNode {
     <>
       <h1>Paid APIs for agents, paid per call with x402</h1>
       <p class="lead">
-        {`A free catalog of HTTP endpoints that charge per call in USDC over x402: find one, call it, and pay its seller directly — the marketplace never holds funds. Sellers list an endpoint for a ${listingFee.usdc} USDC fee (${listingFee.ttlDays} days).`}{" "}
-        <a href="/sell.html">List yours</a>.
+        A free catalog of HTTP endpoints that charge per call in USDC over x402: find one, call it, and pay its seller directly — the marketplace never holds
+        funds. {/* Left out on a phone, where the results come first (the Sell link of the header leads there too). */}
+        <span class="wide">
+          {`Sellers list an endpoint for a ${listingFee.usdc} USDC fee (${listingFee.ttlDays} days). `}
+          <a href="/sell.html">List yours</a>.
+        </span>
       </p>
       <Filters filters={filters} networks={networks} />
       {/* Results come before the summary in the document: first on a phone, the summary beside them on a wide screen. */}
