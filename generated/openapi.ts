@@ -3579,10 +3579,10 @@ export type components = {
         "Canonical.SearchModeParam": "lexical" | "semantic" | "hybrid";
         /**
          * @description The page's orders: `relevance` (the search's rank; without a search text, newest), `newest`,
-         *     `price` (cheapest first), `popular` (most 30-day sales first).
+         *     `price` (cheapest first), `priceDesc` (dearest first), `popular` (most 30-day sales first).
          * @enum {string}
          */
-        "Canonical.WebCatalogSort": "relevance" | "newest" | "price" | "popular";
+        "Canonical.WebCatalogSort": "relevance" | "newest" | "price" | "priceDesc" | "popular";
         /** @description One listed endpoint, Bazaar-shaped. */
         CatalogItem: {
             accepts: components["schemas"]["PaymentRequirement"][];
@@ -3615,10 +3615,12 @@ export type components = {
             };
         };
         /**
-         * @description Catalog order. `newest` (the default): newest listed first; `popular`: most 30-day sales first; `price`: cheapest first.
+         * @description Catalog order. `newest` (the default): newest listed first; `popular`: most 30-day sales first;
+         *     `price`: cheapest first (newest first within a price); `priceDesc`: dearest first (oldest first
+         *     within a price: the cheapest-first order read backwards).
          * @enum {string}
          */
-        CatalogSort: "newest" | "popular" | "price";
+        CatalogSort: "newest" | "popular" | "price" | "priceDesc";
         /** @description The resource an x402 challenge is for. */
         ChallengeResource: {
             description?: string;
@@ -5603,7 +5605,7 @@ export type components = {
         "Documents.TrustFilters.health": components["schemas"]["HealthFilter"];
         /** @description Only listings with at least this many wash-filtered sales in 30 days. */
         "Documents.TrustFilters.minCalls": number;
-        /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+        /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
         "Documents.TrustFilters.sort": components["schemas"]["CatalogSort"];
         /** @description `true`: only listings whose owner is verified. */
         "Documents.TrustFilters.verified": boolean;
@@ -6339,7 +6341,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -6654,7 +6656,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -6740,7 +6742,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -7156,7 +7158,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -7242,7 +7244,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -7328,7 +7330,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -7414,7 +7416,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -7506,7 +7508,7 @@ export interface operations {
                 query: components["parameters"]["Documents.StrictSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -7598,7 +7600,7 @@ export interface operations {
                 query: components["parameters"]["Documents.StrictSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -10206,7 +10208,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -10292,7 +10294,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -11033,7 +11035,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -11119,7 +11121,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -11213,7 +11215,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -11307,7 +11309,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -11503,7 +11505,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];
@@ -11597,7 +11599,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
                 tags?: components["parameters"]["Documents.PriceTagFilters.tags"];

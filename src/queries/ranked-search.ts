@@ -58,6 +58,7 @@ const allowed = (view: CatalogView) => (doc: SearchDocument | undefined) =>
 const SORTS = {
   popular: (a: Listing, b: Listing) => b.calls30d - a.calls30d,
   price: (a: Listing, b: Listing) => Number(a.priceMicros) - Number(b.priceMicros),
+  priceDesc: (a: Listing, b: Listing) => Number(b.priceMicros) - Number(a.priceMicros),
 } as const;
 
 /** A ranked page: every hit the engine found that the view shows, best first (or in the `sort` asked), paged. */

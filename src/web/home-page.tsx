@@ -16,7 +16,7 @@ export interface HomeFilters {
   health: "any" | "healthy" | "unhealthy" | "drifted";
   verified: boolean;
   includeSeed: boolean;
-  sort: "relevance" | "newest" | "popular" | "price";
+  sort: "relevance" | "newest" | "popular" | "price" | "priceDesc";
   /** USDC decimals; empty: no bound. */
   minPrice: string;
   maxPrice: string;
@@ -38,7 +38,13 @@ export interface HomeView extends SummaryView {
 }
 
 const HEALTH_LABELS = { any: "Any (healthy first)", healthy: "Healthy", unhealthy: "Unhealthy", drifted: "Drifted" } as const;
-const SORT_LABELS = { relevance: "Best match", newest: "Newest first", price: "Cheapest first", popular: "Most used (30 days)" } as const;
+const SORT_LABELS = {
+  relevance: "Best match",
+  newest: "Newest first",
+  price: "Cheapest first",
+  priceDesc: "Dearest first",
+  popular: "Most used (30 days)",
+} as const;
 
 /** The order a page without `sort` shows: the search's rank with a search text, newest first without. */
 const defaultSort = (filters: Pick<HomeFilters, "query">) => (filters.query ? "relevance" : "newest");

@@ -73,6 +73,7 @@ describe.each(databaseKinds)("catalog page order and filters ($name)", (kind) =>
     ["", "/bazaar.json?limit=100", "newest"],
     ["sort=price", "/bazaar.json?limit=100&sort=price", "price"],
     ["sort=popular", "/bazaar.json?limit=100&sort=popular", "popular"],
+    ["sort=priceDesc", "/bazaar.json?limit=100&sort=priceDesc", "priceDesc"],
     ["query=weather", "/discovery/search?query=weather&limit=100", "relevance"],
     ["query=weather&sort=price", "/discovery/search?query=weather&limit=100&sort=price", "price"],
   ])("/?%s: healthy first, then the chosen order within each health group, on every page", async (query, twin) => {
@@ -92,6 +93,11 @@ describe.each(databaseKinds)("catalog page order and filters ($name)", (kind) =>
     // A stable sort of the newest-first twin: ties in price or use stay newest first, as the page keeps them.
     const price = (item: Item) => Number(item.metadata.priceUsdc);
     expect(await cards("/?sort=price")).toEqual(await expected("/bazaar.json?limit=100", (a, b) => price(a) - price(b)));
+    // Dearest first reads cheapest first backwards: oldest first within a price.
+    const { body } = await market.json<{ items: Item[] }>("/bazaar.json?limit=100");
+    const age = (item: Item) => body.items.findIndex((row) => row.metadata.listingId === item.metadata.listingId);
+    expect(await cards("/?sort=priceDesc")).toEqual(await expected("/bazaar.json?limit=100", (a, b) => price(b) - price(a) || age(b) - age(a)));
+    expect((await cards("/?sort=priceDesc")).slice(0, 2)).toEqual(["bravo", "foxtrot"]);
     const calls = (item: Item) => item.metadata.usage?.l30DaysTotalCalls ?? 0;
     expect(await cards("/?sort=popular")).toEqual(await expected("/bazaar.json?limit=100", (a, b) => calls(b) - calls(a)));
     expect((await cards("/?sort=popular")).slice(0, 3)).toEqual(["bravo", "charlie", "foxtrot"]);
