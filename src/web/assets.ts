@@ -33,6 +33,7 @@ details.more summary{cursor:pointer;font-weight:600;margin-top:.75rem;padding:.2
 .results>p.muted{font-size:.9rem;margin-top:0}
 .summary{border:1px solid var(--line);border-radius:.5rem;padding:1rem;background:var(--panel);align-self:start}
 .summary h2{margin:0 0 .5rem}
+.summary figure{margin:0}
 .summary h3{font-size:1rem;margin:1rem 0 .25rem}
 ol.mini{list-style:none;margin:0;padding:0}
 ol.mini li{display:flex;gap:.5rem;align-items:baseline;flex-wrap:wrap;margin:.35rem 0}

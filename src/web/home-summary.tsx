@@ -70,8 +70,9 @@ function Listed({ items, fact }: { items: CatalogItem[]; fact: (item: CatalogIte
 
 /** Nothing when the catalog has no live listing of a seller. */
 export function Summary({ byHealth, newest = [], mostUsed = [] }: SummaryView): VNode | null {
+  const live = byHealth ? Object.values(byHealth).reduce((sum, count) => sum + count, 0) : 0;
+  if (live === 0 && newest.length === 0) return null;
   const bar = byHealth && <HealthBar byHealth={byHealth} />;
-  if (!bar && newest.length === 0) return null;
   return (
     <aside class="summary" aria-labelledby="glance">
       <h2 id="glance">At a glance</h2>
