@@ -59,6 +59,20 @@ function usageText(usage: CatalogItem["metadata"]["usage"]): string {
   return `${calls} ${calls === 1 ? "call" : "calls"}, ${usage.l30DaysUniquePayers} ${usage.l30DaysUniquePayers === 1 ? "payer" : "payers"} in 30 days`;
 }
 
+/** Tags as chips, each a link to the catalog filtered by it. */
+export function TagChips({ tags }: { tags: string[] | undefined }): VNode | null {
+  if (!tags || tags.length === 0) return null;
+  return (
+    <ul class="chips" aria-label="Tags">
+      {tags.map((tag) => (
+        <li key={tag}>
+          <a href={pathWithQuery("/", { tags: tag })}>{tag}</a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function Card({ item }: { item: CatalogItem }): VNode {
   const { metadata } = item;
   const requirement = item.accepts[0];
@@ -87,15 +101,7 @@ export function Card({ item }: { item: CatalogItem }): VNode {
           </li>
         )}
       </ul>
-      {item.tags && item.tags.length > 0 && (
-        <ul class="chips" aria-label="Tags">
-          {item.tags.map((tag) => (
-            <li key={tag}>
-              <a href={pathWithQuery("/", { tags: tag })}>{tag}</a>
-            </li>
-          ))}
-        </ul>
-      )}
+      <TagChips tags={item.tags} />
       <p class="mono small">
         <span class="badge">{item.method}</span> {item.resource}
       </p>

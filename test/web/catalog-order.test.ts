@@ -144,4 +144,15 @@ describe.each(databaseKinds)("catalog page order and filters ($name)", (kind) =>
     expect(await html("/?offset=20")).not.toContain('<aside class="summary"');
     expect(await html("/?sort=price")).toContain('<aside class="summary"');
   });
+  it("heads a listing's page with its icon, service name and tag chips; a title from a long description is cut at a word", async () => {
+    const alpha = [...names].find(([, name]) => name === "alpha")![0];
+    const page = await html(`/listing/${alpha}`);
+    expect(page).toMatch(/<span class="icon c\d" aria-hidden="true">T<\/span><h1>Tide Tables<\/h1><\/div><ul class="chips" aria-label="Tags">/);
+    expect(page).toContain("<title>Tide Tables · ");
+    const long = "Summarises long legal contracts into plain language with every obligation, deadline and penalty listed separately";
+    const { id } = await market.list({ description: long });
+    const titled = await html(`/listing/${id}`);
+    expect(titled).toContain("<h1>Summarises long legal contracts into plain language with every obligation…</h1>");
+    expect(titled).toContain("<title>Summarises long legal contracts into plain language with…");
+  });
 });
