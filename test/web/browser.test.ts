@@ -157,6 +157,14 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
     expect(await cards.first().textContent()).toContain("Tide Tables");
     expect(await cards.nth(1).textContent()).toContain("0.005 USDC");
     expect(await page.locator("p.muted").first().textContent()).toContain("Healthy first");
+    await page.getByLabel("Order").selectOption("priceDesc");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL(/sort=priceDesc/);
+    expect((await titles())[0]).toBe("Tide Tables");
+    // After the one healthy listing, the rest dearest first.
+    const rest = (await page.locator("ul.cards > li strong").allTextContents()).slice(1).map((price) => Number.parseFloat(price));
+    expect(rest[0]).toBe(0.09);
+    expect(rest).toEqual([...rest].sort((a, b) => b - a));
     await page.getByLabel("Order").selectOption("popular");
     await page.getByRole("button", { name: "Search" }).click();
     await page.waitForURL(/sort=popular/);
@@ -193,6 +201,12 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
     expect(await titles()).toEqual(["Tide Tables"]);
     expect(await page.getByRole("textbox", { name: /^Tags/ }).inputValue()).toBe("ocean");
     expect(await axeViolations(await open(lax, "/?tags=ocean&minPrice=0.001"))).toEqual([]);
+    // Its page is headed by the icon, the name and the chips, and passes axe too.
+    const tidesPage = await open(lax, (await page.locator("ul.cards > li h3 a").getAttribute("href"))!);
+    expect(await tidesPage.locator("h1").textContent()).toBe("Tide Tables");
+    expect(await tidesPage.getByRole("list", { name: "Tags" }).getByRole("link").allTextContents()).toEqual(["ocean", "tides"]);
+    await screenshots(tidesPage, "listing-with-tags");
+    expect(await axeViolations(tidesPage)).toEqual([]);
 
     await page.getByRole("textbox", { name: /^Tags/ }).fill("");
     await page.getByLabel("Verified owners only").check();
