@@ -47,6 +47,7 @@ ol.mini li{display:flex;gap:.5rem;align-items:baseline;flex-wrap:wrap;margin:.35
 .chips{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.35rem}
 .chips a{display:inline-block;padding:.1rem .6rem;border:1px solid #b7c8f0;border-radius:1rem;background:#e8eefc;color:#0842a0;font-size:.85rem;text-decoration:none}
 .chips a:hover{text-decoration:underline}
+main>.chips{margin:0 0 1rem}
 label{display:block;font-weight:600;font-size:.9rem;margin-bottom:.25rem}
 label.check{display:flex;gap:.5rem;align-items:center;font-weight:600;min-height:2.5rem}
 input,select,textarea{font:inherit;width:100%;padding:.5rem;border:1px solid #6b7380;border-radius:.375rem;background:#fff;color:var(--ink)}
