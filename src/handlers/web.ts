@@ -9,6 +9,8 @@ import { sellPlaybook } from "../documents/playbooks.js";
 import { linkTo } from "../market/links.js";
 import { catalogCounts, catalogState, listPage, liveListing, searchPage, type CatalogState } from "../queries/catalog.js";
 import { listingDocumentOf } from "../queries/listing-document.js";
+import { RANKED_HITS } from "../queries/ranked-search.js";
+import type { Listing } from "../storage/listing-store.js";
 import { contentSecurityPolicy } from "../web/assets.js";
 import { pathWithQuery } from "../web/format.js";
 import { homePage, isUnfiltered, type HomeFilters } from "../web/home-page.js";
@@ -57,7 +59,9 @@ type HealthGroup = (typeof HEALTH_GROUPS)[number] | "any";
  * handler reads it, or with a search text the search (`/discovery/search`). With no health chosen,
  * healthy listings come first: the page is cut from the health groups one after another, each in
  * the chosen order (each group is the twin's document with that `health`), and the total is the
- * twin's. A page reads the total and the one or two groups it shows (at most all four).
+ * twin's. A page reads the total and the one or two groups it shows (at most all four). A search
+ * the engine ranks finds every hit in one run anyway: its hits are grouped in memory instead (one
+ * run, not one per group), keeping the engine's order within each group as its per-group reads would.
  */
 async function homeDocument(filters: HomeFilters, services: ListingReadContext, state: CatalogState) {
   const { limit, offset } = filters;
@@ -78,10 +82,15 @@ async function homeDocument(filters: HomeFilters, services: ListingReadContext, 
       ? searchPage(services, state, { query: text, ...trust, health: group, ...slice }, "catalog")
       : listPage(services, state, { ...trust, health: group, ...slice });
   const groups = health === "any" ? HEALTH_GROUPS : [health];
-  const whole = await read(health, groups.length > 1 ? { limit: 0, offset: 0 } : { limit, offset });
+  const engineRanks = text !== "" && services.ranker?.ready === true;
+  const whole = await read(health, groups.length === 1 ? { limit, offset } : engineRanks ? { limit: RANKED_HITS, offset: 0 } : { limit: 0, offset: 0 });
   let rows = whole.page.rows;
   const reasons = new Map("ranking" in whole ? whole.ranking?.reasons : undefined);
-  if (groups.length > 1) {
+  const ranked = "ranking" in whole && whole.ranking !== undefined && whole.ranking.mode !== "lexical";
+  if (groups.length > 1 && engineRanks && ranked) {
+    const groupOf = (row: Listing) => HEALTH_GROUPS.indexOf(row.healthStatus as (typeof HEALTH_GROUPS)[number]);
+    rows = [...rows].sort((a, b) => groupOf(a) - groupOf(b)).slice(offset, offset + limit);
+  } else if (groups.length > 1) {
     rows = [];
     let before = 0;
     for (const group of groups) {
