@@ -3577,6 +3577,12 @@ export type components = {
          * @enum {string}
          */
         "Canonical.SearchModeParam": "lexical" | "semantic" | "hybrid";
+        /**
+         * @description The page's orders: `relevance` (the search's rank; without a search text, newest), `newest`,
+         *     `price` (cheapest first), `priceDesc` (dearest first), `popular` (most 30-day sales first).
+         * @enum {string}
+         */
+        "Canonical.WebCatalogSort": "relevance" | "newest" | "price" | "priceDesc" | "popular";
         /** @description One listed endpoint, Bazaar-shaped. */
         CatalogItem: {
             accepts: components["schemas"]["PaymentRequirement"][];
@@ -3609,10 +3615,12 @@ export type components = {
             };
         };
         /**
-         * @description Catalog order. `newest` (the default): newest listed first; `popular`: most 30-day sales first; `price`: cheapest first.
+         * @description Catalog order. `newest` (the default): newest listed first; `popular`: most 30-day sales first;
+         *     `price`: cheapest first (newest first within a price); `priceDesc`: dearest first (oldest first
+         *     within a price: the cheapest-first order read backwards).
          * @enum {string}
          */
-        CatalogSort: "newest" | "popular" | "price";
+        CatalogSort: "newest" | "popular" | "price" | "priceDesc";
         /**
          * @description Where catalog rows come from. `listed` (the default): paid listings; `indexed`: resources other
          *     catalogs and domains publish, shown once this marketplace's own probe confirmed their 402; `all`: both.
@@ -5571,12 +5579,26 @@ export type components = {
     };
     responses: never;
     parameters: {
+        /** @description Only listings of this health status. `any` (the default) shows every listing, healthy ones first. */
+        "Canonical.WebCatalogQuery.health": components["schemas"]["HealthFilter"];
         /** @description Also show this marketplace's own `/kr-*` demo endpoints (labelled as such). */
         "Canonical.WebCatalogQuery.includeSeed": boolean;
+        /** @description Only listings priced at most this many USDC (e.g. `0.05`); empty: no bound. */
+        "Canonical.WebCatalogQuery.maxPrice": string;
+        /** @description Only listings with at least this many wash-filtered sales in 30 days. */
+        "Canonical.WebCatalogQuery.minCalls": number;
+        /** @description Only listings priced at least this many USDC (e.g. `0.01`); empty: no bound. */
+        "Canonical.WebCatalogQuery.minPrice": string;
         /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`); empty: any. */
         "Canonical.WebCatalogQuery.network": string;
         /** @description Text matched as `/search` matches it; empty or absent: the whole catalog, as `/bazaar.json`. */
         "Canonical.WebCatalogQuery.query": string;
+        /** @description The order within each health group; absent: `relevance` with a search text, else `newest`. */
+        "Canonical.WebCatalogQuery.sort": components["schemas"]["Canonical.WebCatalogSort"];
+        /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive); empty: any. */
+        "Canonical.WebCatalogQuery.tags": string;
+        /** @description `true`: only listings whose owner is verified. */
+        "Canonical.WebCatalogQuery.verified": boolean;
         Conditional: string;
         /** @description Only listings of this health status (`any`, the default, keeps all); the feed stays newest first. */
         "Documents.FeedQuery.health": components["schemas"]["HealthFilter"];
@@ -5624,7 +5646,7 @@ export type components = {
         "Documents.TrustFilters.health": components["schemas"]["HealthFilter"];
         /** @description Only listings with at least this many wash-filtered sales in 30 days. */
         "Documents.TrustFilters.minCalls": number;
-        /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+        /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
         "Documents.TrustFilters.sort": components["schemas"]["CatalogSort"];
         /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
         "Documents.TrustFilters.source": components["schemas"]["CatalogSource"];
@@ -5640,26 +5662,30 @@ export interface operations {
     getHomePage: {
         parameters: {
             query?: {
-                /** @description Only listings of this health status (`any`, the default, keeps all). */
-                health?: components["parameters"]["Documents.TrustFilters.health"];
+                /** @description Only listings of this health status. `any` (the default) shows every listing, healthy ones first. */
+                health?: components["parameters"]["Canonical.WebCatalogQuery.health"];
                 /** @description Also show this marketplace's own `/kr-*` demo endpoints (labelled as such). */
                 includeSeed?: components["parameters"]["Canonical.WebCatalogQuery.includeSeed"];
                 /** @description Page size. */
                 limit?: number;
+                /** @description Only listings priced at most this many USDC (e.g. `0.05`); empty: no bound. */
+                maxPrice?: components["parameters"]["Canonical.WebCatalogQuery.maxPrice"];
                 /** @description Only listings with at least this many wash-filtered sales in 30 days. */
-                minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
+                minCalls?: components["parameters"]["Canonical.WebCatalogQuery.minCalls"];
+                /** @description Only listings priced at least this many USDC (e.g. `0.01`); empty: no bound. */
+                minPrice?: components["parameters"]["Canonical.WebCatalogQuery.minPrice"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`); empty: any. */
                 network?: components["parameters"]["Canonical.WebCatalogQuery.network"];
                 /** @description Page offset. */
                 offset?: number;
                 /** @description Text matched as `/search` matches it; empty or absent: the whole catalog, as `/bazaar.json`. */
                 query?: components["parameters"]["Canonical.WebCatalogQuery.query"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
-                sort?: components["parameters"]["Documents.TrustFilters.sort"];
-                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
-                source?: components["parameters"]["Documents.TrustFilters.source"];
+                /** @description The order within each health group; absent: `relevance` with a search text, else `newest`. */
+                sort?: components["parameters"]["Canonical.WebCatalogQuery.sort"];
+                /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive); empty: any. */
+                tags?: components["parameters"]["Canonical.WebCatalogQuery.tags"];
                 /** @description `true`: only listings whose owner is verified. */
-                verified?: components["parameters"]["Documents.TrustFilters.verified"];
+                verified?: components["parameters"]["Canonical.WebCatalogQuery.verified"];
             };
             header?: {
                 "If-None-Match"?: components["parameters"]["Conditional"];
@@ -6358,7 +6384,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -6675,7 +6701,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -6763,7 +6789,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7181,7 +7207,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7269,7 +7295,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7357,7 +7383,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7445,7 +7471,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7539,7 +7565,7 @@ export interface operations {
                 query: components["parameters"]["Documents.StrictSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7633,7 +7659,7 @@ export interface operations {
                 query: components["parameters"]["Documents.StrictSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -10249,7 +10275,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -10337,7 +10363,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11080,7 +11106,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11168,7 +11194,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11264,7 +11290,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11360,7 +11386,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11558,7 +11584,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11654,7 +11680,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];

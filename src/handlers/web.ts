@@ -9,9 +9,11 @@ import { sellPlaybook } from "../documents/playbooks.js";
 import { linkTo } from "../market/links.js";
 import { catalogCounts, catalogState, listPage, liveListing, searchPage, type CatalogState } from "../queries/catalog.js";
 import { listingDocumentOf } from "../queries/listing-document.js";
+import { RANKED_HITS } from "../queries/ranked-search.js";
+import type { Listing } from "../storage/listing-store.js";
 import { contentSecurityPolicy } from "../web/assets.js";
 import { pathWithQuery } from "../web/format.js";
-import { homePage, type HomeFilters } from "../web/home-page.js";
+import { homePage, isUnfiltered, type HomeFilters } from "../web/home-page.js";
 import { listingPage, missingListingPage } from "../web/listing-page.js";
 import { sellPage } from "../web/sell-page.js";
 import type { Handler, ListingReadContext } from "../services.js";
@@ -31,49 +33,115 @@ function htmlPage(html: string, token: string, headers: typeof PAGE_HEADERS = PA
 }
 
 function filtersOf(query: HomeQuery): HomeFilters {
+  const text = query.query?.trim() ?? "";
   return {
-    query: query.query?.trim() ?? "",
+    query: text,
     network: query.network ?? "",
     health: query.health ?? "any",
     verified: query.verified === true,
     includeSeed: query.includeSeed === true,
-    sort: query.sort ?? "newest",
+    sort: query.sort ?? (text ? "relevance" : "newest"),
+    minPrice: query.minPrice ?? "",
+    maxPrice: query.maxPrice ?? "",
+    tags: query.tags?.trim() ?? "",
     minCalls: query.minCalls,
     limit: query.limit ?? 20,
     offset: query.offset ?? 0,
   };
 }
 
+/** The order of the page's health groups when no health is chosen: healthy first, then not re-probed yet, drifted, unhealthy. */
+const HEALTH_GROUPS = ["healthy", "unknown", "drifted", "unhealthy"] as const;
+type HealthGroup = (typeof HEALTH_GROUPS)[number] | "any";
+
 /**
  * The document the home page shows and its address: the catalog (`/bazaar.json`) read as its
- * handler reads it, or with a search text the search (`/discovery/search`).
+ * handler reads it, or with a search text the search (`/discovery/search`). With no health chosen,
+ * healthy listings come first: the page is cut from the health groups one after another, each in
+ * the chosen order (each group is the twin's document with that `health`), and the total is the
+ * twin's. A page reads the total and the one or two groups it shows (at most all four). A search
+ * the engine ranks finds every hit in one run anyway: its hits are grouped in memory instead (one
+ * run, not one per group), keeping the engine's order within each group as its per-group reads would.
  */
 async function homeDocument(filters: HomeFilters, services: ListingReadContext, state: CatalogState) {
   const { limit, offset } = filters;
   const trust = {
     network: filters.network || undefined,
-    health: filters.health === "any" ? undefined : filters.health,
     verified: filters.verified || undefined,
     minCalls: filters.minCalls,
-    sort: filters.sort === "newest" ? undefined : filters.sort,
+    sort: filters.sort === "newest" || filters.sort === "relevance" ? undefined : filters.sort,
     includeSeed: filters.includeSeed || undefined,
+    minPrice: filters.minPrice || undefined,
+    maxPrice: filters.maxPrice || undefined,
+    tags: filters.tags || undefined,
   };
-  if (filters.query) {
-    const query = { query: filters.query, ...trust, limit, offset };
-    const document = searchDocument(services, await searchPage(services, state, query, "catalog"));
-    return { document, jsonTwin: pathWithQuery("/discovery/search", query) };
+  const health: HealthGroup = filters.health;
+  const text = filters.query;
+  const read = (group: HealthGroup, slice: { limit: number; offset: number }) =>
+    text
+      ? searchPage(services, state, { query: text, ...trust, health: group, ...slice }, "catalog")
+      : listPage(services, state, { ...trust, health: group, ...slice });
+  const groups = health === "any" ? HEALTH_GROUPS : [health];
+  const engineRanks = text !== "" && services.ranker?.ready === true;
+  const whole = await read(health, groups.length === 1 ? { limit, offset } : engineRanks ? { limit: RANKED_HITS, offset: 0 } : { limit: 0, offset: 0 });
+  let rows = whole.page.rows;
+  const reasons = new Map("ranking" in whole ? whole.ranking?.reasons : undefined);
+  const ranked = "ranking" in whole && whole.ranking !== undefined && whole.ranking.mode !== "lexical";
+  if (groups.length > 1 && engineRanks && ranked) {
+    const groupOf = (row: Listing) => HEALTH_GROUPS.indexOf(row.healthStatus as (typeof HEALTH_GROUPS)[number]);
+    rows = [...rows].sort((a, b) => groupOf(a) - groupOf(b)).slice(offset, offset + limit);
+  } else if (groups.length > 1) {
+    rows = [];
+    let before = 0;
+    for (const group of groups) {
+      if (rows.length >= limit || before >= offset + limit || before >= whole.page.total) break;
+      const part = await read(group, { offset: Math.max(offset - before, 0), limit: limit - rows.length });
+      rows.push(...part.page.rows);
+      for (const [id, why] of ("ranking" in part ? part.ranking?.reasons : undefined) ?? []) reasons.set(id, why);
+      before += part.page.total;
+    }
   }
-  const list = await listPage(services, state, { ...trust, limit, offset });
-  const document = listDocument(services, { ...list, describeFilters: false });
-  return { document, jsonTwin: pathWithQuery("/bazaar.json", { ...trust, limit, offset }) };
+  const twin = { ...trust, health: health === "any" ? undefined : health, limit, offset };
+  if (text && "scope" in whole) {
+    const ranking = whole.ranking && { ...whole.ranking, reasons };
+    const document = searchDocument(services, { ...whole, page: { rows, total: whole.page.total }, limit, offset, ranking });
+    return { document, jsonTwin: pathWithQuery("/discovery/search", { query: text, ...twin }) };
+  }
+  const document = listDocument(services, { page: { rows, total: whole.page.total }, limit, offset, describeFilters: false });
+  return { document, jsonTwin: pathWithQuery("/bazaar.json", twin) };
+}
+
+/** The unfiltered first page's summary: the newest third-party listings and the most used ones (30-day sales). */
+const SUMMARY_SIZE = 5;
+async function homeSummary(services: ListingReadContext, state: CatalogState) {
+  const [newest, popular] = await Promise.all([
+    listPage(services, state, { limit: SUMMARY_SIZE, offset: 0 }),
+    listPage(services, state, { sort: "popular", minCalls: 1, limit: SUMMARY_SIZE, offset: 0 }),
+  ]);
+  return {
+    newest: listDocument(services, { ...newest, describeFilters: false }).items,
+    mostUsed: listDocument(services, { ...popular, describeFilters: false }).items,
+  };
 }
 
 /** `/`: the catalog as cards, with search, filters and paging. */
 const getHomePage: Handler<"getHomePage"> = async (input, services) => {
   const state = await catalogState(services);
   const filters = filtersOf(input.query);
-  const [{ document, jsonTwin }, counts] = await Promise.all([homeDocument(filters, services, state), catalogCounts(services, state)]);
-  const html = homePage({ siteName: services.market.name, document, filters, networks: [services.market.network], jsonTwin, byHealth: counts.byHealth });
+  const [{ document, jsonTwin }, counts, summary] = await Promise.all([
+    homeDocument(filters, services, state),
+    catalogCounts(services, state),
+    isUnfiltered(filters) && filters.offset === 0 ? homeSummary(services, state) : undefined,
+  ]);
+  const html = homePage({
+    siteName: services.market.name,
+    document,
+    filters,
+    networks: [services.market.network],
+    jsonTwin,
+    byHealth: counts.byHealth,
+    ...summary,
+  });
   return htmlPage(html, state.token);
 };
 

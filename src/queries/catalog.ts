@@ -9,6 +9,7 @@ import { isDefaultSeedView, showsSeed } from "../catalog/seed-filter.js";
 import type { ListView, SearchView } from "../documents/discovery.js";
 import { FOREIGN_PAGE_SIZE } from "../documents/foreign.js";
 import type { ListingEventStore } from "../storage/listing-event-store.js";
+import type { CatalogFilters } from "../storage/catalog-filters.js";
 import { EMPTY_PAGE, catalogView, type FeedQuery, type Listing, type ListingStore } from "../storage/listing-store.js";
 import { rankedPage, type CatalogRanker, type SearchRanking } from "./ranked-search.js";
 
@@ -35,14 +36,20 @@ export async function catalogState(context: CatalogQueryContext): Promise<Catalo
   return { token, changedAt: stamp.changedAt };
 }
 
+/**
+ * A query whose health filter may also be one health group: the web page reads its healthy-first
+ * order group by group, `unknown` (not re-probed yet) among them, which the contract's filter lacks.
+ */
+type WithHealthGroup<Query> = Omit<Query, "health"> & { health?: CatalogFilters["health"] };
+
 /** The query of the catalog lists (`/bazaar.json`, `/discovery/resources` and their aliases). */
-export type ListQuery = NonNullable<operations["getCatalog"]["parameters"]["query"]>;
+export type ListQuery = WithHealthGroup<NonNullable<operations["getCatalog"]["parameters"]["query"]>>;
 
 /**
  * The search parameters of the discovery routes (and of the MCP tool `list_market`): those of the
  * lenient `/search`, whose `query` is optional; `/discovery/search`'s (`query` required) fit them.
  */
-export type SearchQuery = NonNullable<operations["searchCatalog"]["parameters"]["query"]>;
+export type SearchQuery = WithHealthGroup<NonNullable<operations["searchCatalog"]["parameters"]["query"]>>;
 
 export const DEFAULT_LIST_LIMIT = 50;
 export const DEFAULT_SEARCH_LIMIT = 20;

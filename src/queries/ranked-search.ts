@@ -55,9 +55,13 @@ const allowed = (view: CatalogView) => (doc: SearchDocument | undefined) =>
   (!view.verified || doc.verified) &&
   (view.minCalls === undefined || doc.calls30d >= view.minCalls);
 
+/** The most hits a ranked search finds; its page is cut from them (a page with `limit` RANKED_HITS has them all). */
+export const RANKED_HITS = 1000;
+
 const SORTS = {
   popular: (a: Listing, b: Listing) => b.calls30d - a.calls30d,
   price: (a: Listing, b: Listing) => Number(a.priceMicros) - Number(b.priceMicros),
+  priceDesc: (a: Listing, b: Listing) => Number(b.priceMicros) - Number(a.priceMicros),
 } as const;
 
 /** A ranked page: every hit the engine found that the view shows, best first (or in the `sort` asked), paged. */
@@ -73,7 +77,7 @@ export async function rankedPage(
   const allow = allowed(view);
   const outcome = ranker.service.search(text, {
     mode,
-    limit: 1000,
+    limit: RANKED_HITS,
     filters: { minPriceMicros: view.minPriceMicros, maxPriceMicros: view.maxPriceMicros, tags: view.tags, allow: (id) => allow(engine.document(id)) },
   });
   let rows = await store.catalog.inViewByIds(

@@ -2,7 +2,7 @@
 // verified, minCalls) and order (sort) as the rows a read shows.
 import { getAddress, isAddress } from "viem";
 import { NETWORK } from "../constants.js";
-import type { CatalogSort, CatalogSource, CatalogView } from "./catalog-sql.js";
+import type { CatalogSort, CatalogSource, CatalogView, HealthGroup } from "./catalog-sql.js";
 
 /**
  * What every catalog item is: an HTTP resource paid by the `exact` scheme on the market's network
@@ -19,8 +19,8 @@ export interface CatalogFilters {
   network?: string | undefined;
   scheme?: string | undefined;
   extensions?: string | undefined;
-  /** `any` (or absent) keeps every listing. */
-  health?: "any" | "healthy" | "unhealthy" | "drifted" | undefined;
+  /** `any` (or absent) keeps every listing; `unknown` (not re-probed yet) is the web page's healthy-first grouping, not a contract value. */
+  health?: "any" | HealthGroup | undefined;
   /** `true` keeps owner-verified listings only; `false` or absent keeps all. */
   verified?: boolean | undefined;
   minCalls?: number | undefined;

@@ -58,6 +58,7 @@ const newestFirst = (a: RankedMatch, b: RankedMatch) => b.listedAt - a.listedAt 
 const bySort = {
   popular: (a: RankedMatch, b: RankedMatch) => b.calls30d - a.calls30d || newestFirst(a, b),
   price: (a: RankedMatch, b: RankedMatch) => (a.priceMicros < b.priceMicros ? -1 : a.priceMicros > b.priceMicros ? 1 : newestFirst(a, b)),
+  priceDesc: (a: RankedMatch, b: RankedMatch) => (a.priceMicros > b.priceMicros ? -1 : a.priceMicros < b.priceMicros ? 1 : newestFirst(b, a)),
 } as const;
 
 /** Index entries a deep page steps over at most, after its seek. */

@@ -17,7 +17,7 @@ export interface CatalogView {
   /** A top-level extensions key the item must carry. */
   extensionKey?: string | undefined;
   /** Only this health status (healthStatus). */
-  health?: "healthy" | "unhealthy" | "drifted" | undefined;
+  health?: HealthGroup | undefined;
   /** Only owner-verified listings. */
   verified?: true | undefined;
   /** Only listings with at least this many wash-filtered 30-day sales (calls30d). */
@@ -39,13 +39,16 @@ export type CatalogSource = "listed" | "indexed" | "all";
 const SOURCE_STATES = { listed: ["active"], indexed: ["indexed"], all: ["active", "indexed"] } as const;
 const statesOf = (view: CatalogView): readonly string[] => SOURCE_STATES[view.source ?? "listed"];
 
-export type CatalogSort = "newest" | "popular" | "price";
+export type CatalogSort = "newest" | "popular" | "price" | "priceDesc";
+
+/** A listing's health status (healthStatus). */
+export type HealthGroup = "healthy" | "unknown" | "unhealthy" | "drifted";
 
 /** A position in a view's order: newest first, or a sorted view's (its sort column's value too). */
 export interface SeekKey {
   listedAt: Date;
   id: string;
-  /** calls30d (sort=popular) or priceMicros (sort=price) of the row at the position. */
+  /** calls30d (sort=popular) or priceMicros (sort=price, priceDesc) of the row at the position. */
   sortValue?: number | bigint | undefined;
 }
 
@@ -54,7 +57,7 @@ const rowKey = (kind: DatabaseKind) => Prisma.raw(kind === "sqlite" ? "rowid" : 
 const selectColumns = Prisma.raw(LISTING_COLUMNS.map((c) => `l."${c}"`).join(", "));
 const NEWEST_FIRST = Prisma.raw(`l."listedAt" DESC, l."id" DESC`);
 
-const SORT_INDEX = { newest: "Listing_visible_idx", popular: "Listing_popular_idx", price: "Listing_price_idx" } as const;
+const SORT_INDEX = { newest: "Listing_visible_idx", popular: "Listing_popular_idx", price: "Listing_price_idx", priceDesc: "Listing_price_idx" } as const;
 
 /** A seller's or an extension's rows are few: their index narrows first (a sort then orders that handful). */
 function indexFor(kind: DatabaseKind, view: CatalogView): Prisma.Sql {
@@ -63,7 +66,10 @@ function indexFor(kind: DatabaseKind, view: CatalogView): Prisma.Sql {
   return Prisma.raw(` INDEXED BY "${name}"`);
 }
 
-/** A view's order, as its sort index holds it (Listing_popular_idx, Listing_price_idx: listedAt and id descending within a tie). */
+/**
+ * A view's order, as its sort index holds it (Listing_popular_idx, Listing_price_idx: listedAt and id
+ * descending within a tie). Dearest first is Listing_price_idx read backwards: oldest first within a price.
+ */
 function orderOf(view: CatalogView): Prisma.Sql {
   switch (view.sort ?? "newest") {
     case "newest":
@@ -72,6 +78,8 @@ function orderOf(view: CatalogView): Prisma.Sql {
       return Prisma.raw(`l."calls30d" DESC, l."listedAt" DESC, l."id" DESC`);
     case "price":
       return Prisma.raw(`l."priceMicros" ASC, l."listedAt" DESC, l."id" DESC`);
+    case "priceDesc":
+      return Prisma.raw(`l."priceMicros" DESC, l."listedAt" ASC, l."id" ASC`);
   }
 }
 
@@ -147,18 +155,20 @@ export function pageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: 
   return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${rowKey(kind)} IN (${keys}) ORDER BY ${NEWEST_FIRST}`;
 }
 
-const SORT_COLUMN = { popular: "calls30d", price: "priceMicros" } as const;
+const SORT_COLUMN = { popular: "calls30d", price: "priceMicros", priceDesc: "priceMicros" } as const;
 const sortColumnOf = (view: CatalogView) => Prisma.raw(`l."${SORT_COLUMN[view.sort as keyof typeof SORT_COLUMN]}"`);
 
 /**
  * From `key` on (inclusive) in a sorted view's order. Most popular first is one direction throughout,
  * a row comparison the sort index seeks to. Cheapest first runs price up but newest first within a
  * price: the index range starts at the key's price, and the rows of that price listed after the key
- * are stepped over.
+ * are stepped over. Dearest first is the same backwards: price down, oldest first within a price.
  */
 function sortedAtOrAfter(view: CatalogView, key: SeekKey | undefined): Prisma.Sql {
   if (!key) return Prisma.empty;
   if (view.sort === "popular") return Prisma.sql` AND (l."calls30d", l."listedAt", l."id") <= (${key.sortValue}, ${key.listedAt}, ${key.id})`;
+  if (view.sort === "priceDesc")
+    return Prisma.sql` AND l."priceMicros" <= ${key.sortValue} AND (l."priceMicros" < ${key.sortValue} OR (l."listedAt", l."id") >= (${key.listedAt}, ${key.id}))`;
   return Prisma.sql` AND l."priceMicros" >= ${key.sortValue} AND (l."priceMicros" > ${key.sortValue} OR (l."listedAt", l."id") <= (${key.listedAt}, ${key.id}))`;
 }
 

@@ -24,8 +24,30 @@ h2{font-size:1.25rem;margin:2rem 0 .75rem}
 h3{font-size:1.05rem;margin:1.25rem 0 .5rem}
 .card h3{margin:0}
 .lead{font-size:1.05rem;color:var(--muted);max-width:48rem}
-form.filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:.75rem;align-items:end;background:var(--panel);border:1px solid var(--line);border-radius:.5rem;padding:1rem;margin:1rem 0}
-form.filters .grow{grid-column:1/-1}
+form.filters{background:var(--panel);border:1px solid var(--line);border-radius:.5rem;padding:1rem;margin:1rem 0}
+form.filters .bar{display:grid;grid-template-columns:minmax(0,1fr) auto auto;gap:.75rem;align-items:end}
+form.filters .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:.75rem;align-items:end;margin-top:.75rem}
+details.more summary{cursor:pointer;font-weight:600;margin-top:.75rem;padding:.25rem 0}
+.layout{display:grid;gap:1.5rem;grid-template-columns:minmax(0,1fr)}
+.results h2{margin-top:.5rem}
+.results>p.muted{font-size:.9rem;margin-top:0}
+.summary{border:1px solid var(--line);border-radius:.5rem;padding:1rem;background:var(--panel);align-self:start}
+.summary h2{margin:0 0 .5rem}
+.summary figure{margin:0}
+.summary h3{font-size:1rem;margin:1rem 0 .25rem}
+ol.mini{list-style:none;margin:0;padding:0}
+ol.mini li{display:flex;gap:.5rem;align-items:baseline;flex-wrap:wrap;margin:.35rem 0}
+.bars{width:100%;max-width:20rem;height:auto;display:block;margin:.25rem 0}
+.muted{color:var(--muted)}
+.small{font-size:.85rem}
+.card-head{display:flex;gap:.75rem;align-items:center}
+.icon{flex:none;display:inline-flex;align-items:center;justify-content:center;width:2.5rem;height:2.5rem;border-radius:.5rem;color:#fff;font-weight:700;font-size:1.2rem;line-height:1}
+.icon.small{width:1.5rem;height:1.5rem;font-size:.85rem;border-radius:.3rem;align-self:center}
+.c0{background:#0b57d0}.c1{background:#1f7a3a}.c2{background:#8e24aa}.c3{background:#b3261e}.c4{background:#00695c}.c5{background:#5d4037}
+.chips{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.35rem}
+.chips a{display:inline-block;padding:.1rem .6rem;border:1px solid #b7c8f0;border-radius:1rem;background:#e8eefc;color:#0842a0;font-size:.85rem;text-decoration:none}
+.chips a:hover{text-decoration:underline}
+main>.chips{margin:0 0 1rem}
 label{display:block;font-weight:600;font-size:.9rem;margin-bottom:.25rem}
 label.check{display:flex;gap:.5rem;align-items:center;font-weight:600;min-height:2.5rem}
 input,select,textarea{font:inherit;width:100%;padding:.5rem;border:1px solid #6b7380;border-radius:.375rem;background:#fff;color:var(--ink)}
@@ -59,7 +81,8 @@ td.mono{overflow-wrap:anywhere;min-width:8rem}
 .pass{color:var(--ok);font-weight:600}
 .fail{color:var(--bad);font-weight:600}
 .twin{font-size:.9rem}
-@media (max-width:40rem){dl.fields{grid-template-columns:1fr}dl.fields dd{margin-bottom:.5rem}h1{font-size:1.35rem}}
+@media (min-width:64rem){.layout.with-summary{grid-template-columns:minmax(0,1fr) 20rem}}
+@media (max-width:40rem){.wrap{padding:.75rem}.lead{font-size:1rem}.lead .wide{display:none}form.filters{padding:.75rem;margin:.75rem 0}form.filters .bar{grid-template-columns:minmax(0,1fr) auto;grid-template-areas:"query go" "order order";gap:.5rem}form.filters .grow{grid-area:query}form.filters .go{grid-area:go}form.filters .order{grid-area:order}form.filters .grow label{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}form.filters .order>div{display:flex;gap:.5rem;align-items:center}form.filters .order label{margin:0;flex:none;white-space:nowrap}details.more summary{margin-top:.5rem}.results h2{margin:.25rem 0 .25rem}dl.fields{grid-template-columns:1fr}dl.fields dd{margin-bottom:.5rem}h1{font-size:1.35rem}}
 `.trim();
 
 /**

@@ -1,10 +1,12 @@
-// `/`: what the marketplace is, the search and filter form, the catalog as cards, paging.
+// `/`: what the marketplace is, the search form (filters folded away), the catalog as cards with
+// healthy listings first, paging, and on the first unfiltered page the catalog at a glance.
 import type { VNode } from "preact";
 import type { components } from "../../generated/openapi.js";
-import { clip, formatInstant, formatShare, pathWithQuery, shortAddress } from "./format.js";
+import { Card } from "./catalog-card.js";
+import { pathWithQuery } from "./format.js";
+import { Summary, type SummaryView } from "./home-summary.js";
 import { renderPage } from "./layout.js";
 
-type CatalogItem = components["schemas"]["CatalogItem"];
 type DiscoveryDocument = components["schemas"]["DiscoveryDocument"];
 
 /** The home page's filters as the request gave them (defaults filled in). */
@@ -14,26 +16,38 @@ export interface HomeFilters {
   health: "any" | "healthy" | "unhealthy" | "drifted";
   verified: boolean;
   includeSeed: boolean;
-  sort: "newest" | "popular" | "price";
-  minCalls?: number;
+  sort: "relevance" | "newest" | "popular" | "price" | "priceDesc";
+  /** USDC decimals; empty: no bound. */
+  minPrice: string;
+  maxPrice: string;
+  /** Comma-separated; empty: any. */
+  tags: string;
+  minCalls?: number | undefined;
   limit: number;
   offset: number;
 }
 
-export interface HomeView {
+export interface HomeView extends SummaryView {
   siteName: string;
   document: DiscoveryDocument;
   filters: HomeFilters;
   /** Networks the filter offers (the marketplace's). */
   networks: string[];
-  /** The JSON document this page shows (`/bazaar.json?...` or `/search?...`). */
+  /** The JSON document this page shows (`/bazaar.json?...` or `/discovery/search?...`). */
   jsonTwin: string;
-  /** Live third-party listings by health (the status document's counts), shown above an unfiltered catalog. */
-  byHealth?: Record<"healthy" | "unhealthy" | "drifted" | "unknown", number>;
 }
 
-const HEALTH_LABELS = { any: "Any", healthy: "Healthy", unhealthy: "Unhealthy", drifted: "Drifted" } as const;
-const SORT_LABELS = { newest: "Newest first", popular: "Most used (30 days)", price: "Cheapest first" } as const;
+const HEALTH_LABELS = { any: "Any (healthy first)", healthy: "Healthy", unhealthy: "Unhealthy", drifted: "Drifted" } as const;
+const SORT_LABELS = {
+  relevance: "Best match",
+  newest: "Newest first",
+  price: "Cheapest first",
+  priceDesc: "Dearest first",
+  popular: "Most used (30 days)",
+} as const;
+
+/** The order a page without `sort` shows: the search's rank with a search text, newest first without. */
+const defaultSort = (filters: Pick<HomeFilters, "query">) => (filters.query ? "relevance" : "newest");
 
 /** The page's own address with other filters or another offset (the defaults left out). */
 export function homePath(filters: HomeFilters, change: Partial<HomeFilters> = {}): string {
@@ -44,115 +58,85 @@ export function homePath(filters: HomeFilters, change: Partial<HomeFilters> = {}
     health: next.health === "any" ? undefined : next.health,
     verified: next.verified ? "true" : undefined,
     includeSeed: next.includeSeed ? "true" : undefined,
+    minPrice: next.minPrice,
+    maxPrice: next.maxPrice,
+    tags: next.tags,
     minCalls: next.minCalls,
-    sort: next.sort === "newest" ? undefined : next.sort,
+    sort: next.sort === defaultSort(next) ? undefined : next.sort,
     limit: next.limit === 20 ? undefined : next.limit,
     offset: next.offset || undefined,
   });
 }
 
-export function HealthBadge({ health }: { health: CatalogItem["metadata"]["health"] }): VNode {
-  const uptime = health.uptime24h === undefined ? "" : `, ${formatShare(health.uptime24h)} up in 24 h`;
-  return <span class={`badge ${health.status}`}>{`${health.status}${uptime}`}</span>;
+/** How many of the folded filters are set (the fold's summary says so, and opens when any is). */
+function foldedFiltersSet(filters: HomeFilters): number {
+  return [filters.network, filters.health !== "any", filters.verified, filters.minPrice, filters.maxPrice, filters.tags].filter(Boolean).length;
 }
 
-/** A card's title when the seller's 402 names no service: its host and first path segment (the description follows below). */
-function nameOf(resource: string): string {
-  try {
-    const url = new URL(resource);
-    const segment = url.pathname.split("/").find(Boolean);
-    return clip(`${url.host}${segment ? `/${segment}` : ""}`, 60);
-  } catch {
-    return clip(resource, 60);
-  }
-}
-
-function Card({ item }: { item: CatalogItem }): VNode {
-  const { metadata } = item;
-  const requirement = item.accepts[0];
+function Select({ id, label, value, options }: { id: string; label: string; value: string; options: Array<[string, string]> }): VNode {
   return (
-    <li class="card">
-      <h3>
-        <a href={`/listing/${encodeURIComponent(metadata.listingId)}`}>{item.serviceName ?? nameOf(item.resource)}</a>
-        {metadata.leftoverSeed && <span class="badge"> demo</span>}
-      </h3>
-      <p class="desc">{clip(item.description, 200)}</p>
-      <p class="mono">
-        <span class="badge">{item.method}</span> {item.resource}
-      </p>
-      <ul class="facts">
-        <li>
-          <strong>{metadata.priceUsdc} USDC</strong> per call
-        </li>
-        <li>
-          <HealthBadge health={metadata.health} />
-        </li>
-        {metadata.ownerVerified && (
-          <li>
-            <span class="badge verified">verified owner</span>
-          </li>
-        )}
-        {metadata.usage && <li>{`${metadata.usage.l30DaysTotalCalls} calls, ${metadata.usage.l30DaysUniquePayers} payers in 30 days`}</li>}
-        <li>
-          seller <span class="mono">{shortAddress(metadata.salePayTo)}</span>
-        </li>
-        {requirement && <li>{requirement.network}</li>}
-        <li>until {formatInstant(metadata.expiresAt)}</li>
-      </ul>
-      {item.tags && <p class="facts">{item.tags.map((tag) => `#${tag}`).join(" ")}</p>}
-    </li>
+    <div>
+      <label for={id}>{label}</label>
+      <select id={id} name={id}>
+        {options.map(([option, text]) => (
+          <option key={option} value={option} selected={value === option}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }
 
 function Filters({ filters, networks }: { filters: HomeFilters; networks: string[] }): VNode {
+  const sorts = Object.entries(SORT_LABELS).filter(([value]) => filters.query || value !== "relevance");
+  const sort = !filters.query && filters.sort === "relevance" ? "newest" : filters.sort;
+  const set = foldedFiltersSet(filters);
   return (
     <form class="filters" method="get" action="/" role="search" aria-label="Search the catalog">
-      <div class="grow">
-        <label for="query">Search</label>
-        <input id="query" name="query" type="search" value={filters.query} maxLength={200} placeholder="weather, summarise, 0x…" />
+      <div class="bar">
+        <div class="grow">
+          <label for="query">Search</label>
+          <input id="query" name="query" type="search" value={filters.query} maxLength={200} placeholder="weather, summarise, 0x…" />
+        </div>
+        <div class="order">
+          <Select id="sort" label="Order" value={sort} options={sorts} />
+        </div>
+        <div class="go">
+          <button type="submit">Search</button>
+        </div>
       </div>
-      <div>
-        <label for="network">Network</label>
-        <select id="network" name="network">
-          <option value="" selected={filters.network === ""}>
-            Any
-          </option>
-          {networks.map((network) => (
-            <option key={network} value={network} selected={filters.network === network}>
-              {network}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label for="health">Health</label>
-        <select id="health" name="health">
-          {Object.entries(HEALTH_LABELS).map(([value, label]) => (
-            <option key={value} value={value} selected={filters.health === value}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label for="sort">Order</label>
-        <select id="sort" name="sort">
-          {Object.entries(SORT_LABELS).map(([value, label]) => (
-            <option key={value} value={value} selected={filters.sort === value}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label class="check" for="verified">
-          <input id="verified" name="verified" type="checkbox" value="true" checked={filters.verified} />
-          Verified owners only
-        </label>
-      </div>
-      <div>
-        <button type="submit">Search</button>
-      </div>
+      <details class="more" open={set > 0}>
+        <summary>{set > 0 ? `Filters (${set} set)` : "Filters"}</summary>
+        <div class="grid">
+          <Select
+            id="network"
+            label="Network"
+            value={filters.network}
+            options={[["", "Any"], ...networks.map((network): [string, string] => [network, network])]}
+          />
+          <Select id="health" label="Health" value={filters.health} options={Object.entries(HEALTH_LABELS)} />
+          <div>
+            <label for="minPrice">Min price (USDC)</label>
+            <input id="minPrice" name="minPrice" inputMode="decimal" pattern="[0-9]{1,12}(\.[0-9]{1,6})?" value={filters.minPrice} placeholder="0.001" />
+          </div>
+          <div>
+            <label for="maxPrice">Max price (USDC)</label>
+            <input id="maxPrice" name="maxPrice" inputMode="decimal" pattern="[0-9]{1,12}(\.[0-9]{1,6})?" value={filters.maxPrice} placeholder="0.05" />
+          </div>
+          <div>
+            <label for="tags">Tags (all of, comma-separated)</label>
+            <input id="tags" name="tags" maxLength={200} value={filters.tags} placeholder="weather, maps" />
+          </div>
+          <div>
+            <label class="check" for="verified">
+              <input id="verified" name="verified" type="checkbox" value="true" checked={filters.verified} />
+              Verified owners only
+            </label>
+          </div>
+        </div>
+        {filters.includeSeed && <input type="hidden" name="includeSeed" value="true" />}
+      </details>
     </form>
   );
 }
@@ -206,13 +190,23 @@ function Pager({ filters, total }: { filters: HomeFilters; total: number }): VNo
   );
 }
 
-/** Whether the page shows the catalog as it first opens (no search, no filter). */
-function unfiltered(filters: HomeFilters): boolean {
-  return !filters.query && !filters.network && filters.health === "any" && !filters.verified && filters.minCalls === undefined && !filters.includeSeed;
+/** Whether the page shows the catalog as it first opens (no search, no filter; any order). */
+export function isUnfiltered(filters: HomeFilters): boolean {
+  return (
+    !filters.query &&
+    !filters.network &&
+    filters.health === "any" &&
+    !filters.verified &&
+    filters.minCalls === undefined &&
+    !filters.includeSeed &&
+    !filters.minPrice &&
+    !filters.maxPrice &&
+    !filters.tags
+  );
 }
 
 function Empty({ filters }: { filters: HomeFilters }): VNode {
-  if (unfiltered(filters)) {
+  if (isUnfiltered(filters)) {
     return (
       <p>
         No seller has listed an endpoint here yet. <a href={homePath(filters, { includeSeed: true })}>Show this marketplace's own demo endpoints</a> (marked
@@ -227,51 +221,25 @@ function Empty({ filters }: { filters: HomeFilters }): VNode {
   );
 }
 
-const HEALTH_COLORS = { healthy: "#1f7a3a", unknown: "#6b7380", unhealthy: "#b42318", drifted: "#b54708" } as const;
-
-/** The catalog at a glance: how many live listings are healthy, not re-probed yet, unhealthy or drifted. */
-function Summary({ byHealth }: { byHealth: NonNullable<HomeView["byHealth"]> }): VNode | null {
-  const parts = (Object.keys(HEALTH_COLORS) as Array<keyof typeof HEALTH_COLORS>).map((status) => ({ status, count: byHealth[status] }));
-  const total = parts.reduce((sum, part) => sum + part.count, 0);
-  if (total === 0) return null;
-  const summary = parts.map((part) => `${part.count} ${part.status === "unknown" ? "not re-probed yet" : part.status}`).join(", ");
-  let x = 0;
+function Results({ document, filters }: Pick<HomeView, "document" | "filters">): VNode {
+  const { items, pagination } = document;
+  const order = SORT_LABELS[!filters.query && filters.sort === "relevance" ? "newest" : filters.sort].toLowerCase();
   return (
-    <section aria-labelledby="glance">
-      <h2 id="glance">At a glance</h2>
-      <figure class="chart">
-        <svg viewBox="0 0 600 24" role="img" aria-label={`Live listings by health: ${summary}`} xmlns="http://www.w3.org/2000/svg">
-          {parts.map((part) => {
-            const width = (part.count / total) * 600;
-            const rect = <rect key={part.status} x={x} y="0" width={width} height="24" fill={HEALTH_COLORS[part.status]} />;
-            x += width;
-            return rect;
-          })}
-        </svg>
-        <figcaption class="twin">{`${total} live listings: ${summary}.`}</figcaption>
-      </figure>
-    </section>
-  );
-}
-
-function Home({ document, filters, networks, byHealth }: HomeView): VNode {
-  const { items, pagination, listingFee } = document;
-  const searching = filters.query !== "";
-  return (
-    <>
-      <h1>Paid APIs for agents, paid per call with x402</h1>
-      <p class="lead">
-        {`A free catalog of HTTP endpoints that charge per call in USDC over x402: find one, call it, and pay its seller directly — the marketplace never holds funds. Sellers list an endpoint for a ${listingFee.usdc} USDC fee (${listingFee.ttlDays} days).`}{" "}
-        <a href="/sell.html">List yours</a>.
-      </p>
-      {byHealth && unfiltered(filters) && filters.offset === 0 && <Summary byHealth={byHealth} />}
-      <Filters filters={filters} networks={networks} />
+    <section class="results" aria-labelledby="results">
       <h2 id="results" aria-live="polite">
-        {searching ? `${pagination.total} matching “${filters.query}”` : `${pagination.total} listings`}
+        {filters.query ? `${pagination.total} matching “${filters.query}”` : `${pagination.total} listings`}
       </h2>
-      {!unfiltered(filters) && items.length > 0 && (
-        <p>
-          <a href="/">Clear the filters</a>
+      {items.length > 0 && (
+        <p class="muted">
+          {filters.health === "any"
+            ? `Healthy first, then not re-probed yet, drifted, unhealthy; ${order} within each.`
+            : `${HEALTH_LABELS[filters.health]} listings only, ${order}.`}
+          {!isUnfiltered(filters) && (
+            <>
+              {" "}
+              <a href="/">Clear the filters</a>
+            </>
+          )}
         </p>
       )}
       {items.length === 0 ? (
@@ -284,6 +252,31 @@ function Home({ document, filters, networks, byHealth }: HomeView): VNode {
         </ul>
       )}
       <Pager filters={filters} total={pagination.total} />
+    </section>
+  );
+}
+
+function Home(view: HomeView): VNode {
+  const { document, filters, networks } = view;
+  const { listingFee } = document;
+  const summary = isUnfiltered(filters) && filters.offset === 0 ? Summary(view) : null;
+  return (
+    <>
+      <h1>Paid APIs for agents, paid per call with x402</h1>
+      <p class="lead">
+        A free catalog of HTTP endpoints that charge per call in USDC over x402: find one, call it, and pay its seller directly — the marketplace never holds
+        funds. {/* Left out on a phone, where the results come first (the Sell link of the header leads there too). */}
+        <span class="wide">
+          {`Sellers list an endpoint for a ${listingFee.usdc} USDC fee (${listingFee.ttlDays} days). `}
+          <a href="/sell.html">List yours</a>.
+        </span>
+      </p>
+      <Filters filters={filters} networks={networks} />
+      {/* Results come before the summary in the document: first on a phone, the summary beside them on a wide screen. */}
+      <div class={summary ? "layout with-summary" : "layout"}>
+        <Results document={document} filters={filters} />
+        {summary}
+      </div>
     </>
   );
 }

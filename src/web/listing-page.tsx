@@ -3,8 +3,8 @@
 import type { VNode } from "preact";
 import type { components } from "../../generated/openapi.js";
 import { BarChart } from "./charts.js";
-import { formatInstant, formatShare, shellQuote } from "./format.js";
-import { HealthBadge } from "./home-page.js";
+import { clip, formatInstant, formatShare, shellQuote } from "./format.js";
+import { HealthBadge, ServiceIcon, TagChips, nameOf } from "./catalog-card.js";
 import { renderPage } from "./layout.js";
 
 type ListingDocument = components["schemas"]["ListingDocument"];
@@ -300,7 +300,11 @@ function Listing({ document, marketUrl }: ListingView): VNode {
       <p>
         <a href="/">← Catalog</a>
       </p>
-      <h1>{item.serviceName ?? item.description.slice(0, 80)}</h1>
+      <div class="card-head">
+        <ServiceIcon name={nameOf(item)} />
+        <h1>{item.serviceName ?? clip(item.description, 80)}</h1>
+      </div>
+      <TagChips tags={item.tags} />
       <ItemFields item={item} />
       <h2>Payment</h2>
       <Requirements item={item} />
@@ -315,7 +319,7 @@ function Listing({ document, marketUrl }: ListingView): VNode {
 export function listingPage(view: ListingView): string {
   const { item } = view.document;
   return renderPage({
-    title: item.serviceName ?? item.description.slice(0, 60),
+    title: item.serviceName ?? clip(item.description, 60),
     siteName: view.siteName,
     description: `${item.method} ${item.resource}: ${item.metadata.priceUsdc} USDC per call.`,
     jsonTwin: view.jsonTwin,

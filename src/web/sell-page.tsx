@@ -92,6 +92,7 @@ function ValidateForm({ playbook, fee }: SellView): VNode {
   );
 }
 
+/** The form comes first, after one line on the fee; the commands follow it, then the fee in full, the requirements, the steps and the policy. */
 function Sell(view: SellView): VNode {
   const { playbook, fee } = view;
   const { cli, script, sdk } = commands(view);
@@ -99,6 +100,18 @@ function Sell(view: SellView): VNode {
     <>
       <h1>{playbook.title}</h1>
       <p class="lead">{playbook.summary}</p>
+      <p>
+        {`Listing costs ${fee.usdc} USDC per ${playbook.listingFee.ttlDays}-day period, paid with x402 on ${fee.network}. Checking a listing first is free: `}
+        <a href="#validate">fill in the form below</a>, then <a href="#list-it">list it</a>. <a href="#steps">The steps in full</a>.
+      </p>
+      <ValidateForm {...view} />
+      <h2 id="list-it">List it</h2>
+      <h3>With the CLI</h3>
+      <pre aria-label="CLI commands">{cli}</pre>
+      <h3>With curl and list.sh</h3>
+      <pre aria-label="list.sh commands">{script}</pre>
+      <h3>With the TypeScript client</h3>
+      <pre aria-label="SDK snippet">{sdk}</pre>
       <h2>The fee</h2>
       <dl class="fields">
         <dt>Fee</dt>
@@ -123,7 +136,7 @@ function Sell(view: SellView): VNode {
           <li key={index}>{requirement}</li>
         ))}
       </ul>
-      <h2>Steps</h2>
+      <h2 id="steps">Steps</h2>
       <ol>
         {playbook.steps.map((step) => (
           <li key={step.step}>
@@ -131,14 +144,6 @@ function Sell(view: SellView): VNode {
           </li>
         ))}
       </ol>
-      <ValidateForm {...view} />
-      <h2>List it</h2>
-      <h3>With the CLI</h3>
-      <pre aria-label="CLI commands">{cli}</pre>
-      <h3>With curl and list.sh</h3>
-      <pre aria-label="list.sh commands">{script}</pre>
-      <h3>With the TypeScript client</h3>
-      <pre aria-label="SDK snippet">{sdk}</pre>
       <h2>Policy</h2>
       <ul>
         {playbook.policy.map((rule, index) => (

@@ -49,6 +49,7 @@ describe.each(databaseKinds)("trust queries on $kind", (kind) => {
     expect(await listed(`${route}${join}verified=true`)).toEqual([3, 0]);
     expect(await listed(`${route}${join}minCalls=5`)).toEqual([3, 1]);
     expect(await listed(`${route}${join}sort=price`)).toEqual([1, 3, 2, 0]);
+    expect(await listed(`${route}${join}sort=priceDesc`)).toEqual([0, 2, 3, 1]);
     // Ties in sales: newest first.
     expect(await listed(`${route}${join}sort=popular`)).toEqual([3, 1, 0, 2]);
     expect(await listed(`${route}${join}sort=popular&health=healthy&limit=1`)).toEqual([0]);

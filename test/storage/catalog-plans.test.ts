@@ -79,6 +79,8 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
     ["with extensions.bazaar", { includeSeed: false, extensionKey: "bazaar" }, "Listing_extensions_idx"],
     // The trust filters are columns of the newest-first index: filtered on the index alone.
     ["healthy, verified, with sales", { includeSeed: false, health: "healthy", verified: true, minCalls: 1 }, "Listing_visible_idx"],
+    // The web page's healthy-first order reads each health group, this one too.
+    ["not re-probed yet", { includeSeed: false, health: "unknown" }, "Listing_visible_idx"],
   ];
 
   /**
@@ -154,6 +156,7 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
   it.each([
     ["popular", "Listing_popular_idx"],
     ["price", "Listing_price_idx"],
+    ["priceDesc", "Listing_price_idx"],
   ] as const)("sort=%s: a deep page and a search walk %s in its order, sorting only the page", async (sort, index) => {
     for (const view of [
       { includeSeed: false, sort },

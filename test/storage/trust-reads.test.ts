@@ -1,4 +1,4 @@
-// The trust filters (health, verified, minCalls) and orders (popular, price) give exactly what a
+// The trust filters (health, verified, minCalls) and orders (popular, price, priceDesc) give exactly what a
 // plain filter and sort of every row would, on both databases: catalog pages, searches with few
 // matches (ranked in memory) and with many (walking the sort index), and the feed.
 import { getAddress } from "viem";
@@ -39,6 +39,8 @@ const ORDERS = {
   newest: newestFirst,
   popular: (a: Listing, b: Listing) => b.calls30d - a.calls30d || newestFirst(a, b),
   price: (a: Listing, b: Listing) => (a.priceMicros < b.priceMicros ? -1 : a.priceMicros > b.priceMicros ? 1 : newestFirst(a, b)),
+  // Dearest first is cheapest first read backwards: oldest first within a price.
+  priceDesc: (a: Listing, b: Listing) => (a.priceMicros > b.priceMicros ? -1 : a.priceMicros < b.priceMicros ? 1 : newestFirst(b, a)),
 };
 
 describe.each(testDatabaseKinds())("trust filters and orders on $kind", (kind) => {
@@ -66,6 +68,10 @@ describe.each(testDatabaseKinds())("trust filters and orders on $kind", (kind) =
     ["at least 9 sales, most sold first", catalogView({ minCalls: 9, sort: "popular" }, false)!],
     ["everything, cheapest first", catalogView({ health: "any", sort: "price" }, false)!],
     ["everything, most sold first", catalogView({ sort: "popular" }, false)!],
+    ["everything, dearest first", catalogView({ sort: "priceDesc" }, false)!],
+    ["verified, dearest first", catalogView({ verified: true, sort: "priceDesc" }, false)!],
+    // Not a contract value: the web page reads its healthy-first order one health group at a time.
+    ["not re-probed yet, cheapest first", catalogView({ health: "unknown", sort: "price" }, false)!],
   ];
 
   it.each(views)("%s: every page of the catalog is the plain filter and sort's", async (_name, view) => {
@@ -85,6 +91,7 @@ describe.each(testDatabaseKinds())("trust filters and orders on $kind", (kind) =
   it.each([
     ["everything, cheapest first", catalogView({ health: "any", sort: "price" }, false)!],
     ["everything, most sold first", catalogView({ sort: "popular" }, false)!],
+    ["everything, dearest first", catalogView({ sort: "priceDesc" }, false)!],
   ])("%s: a deep page seeks to a checkpoint of the sorted order (every SEEK_STRIDE rows) and is the plain sort's, ties included", async (_name, view) => {
     const expected = expectedFor(view);
     expect(expected.length).toBeGreaterThan(2 * SEEK_STRIDE);

@@ -110,6 +110,13 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
     seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])));
     for (let n = 0; n < 22; n++) await market.list({ description: `Generic data endpoint number ${n} for agents`, priceUsdc: `0.0${(n % 9) + 1}` });
     await market.list({ description: "Weather forecasts for any city on earth, hourly", priceUsdc: "0.005", resource: "https://weather.example.com/forecast" });
+    // The one healthy listing, with a service name and tags: it comes first whatever the order.
+    const tides = await market.list({
+      description: "Tide tables and coastal water levels for any port",
+      priceUsdc: "0.01",
+      metadata: { serviceName: "Tide Tables", tags: ["ocean", "tides"] },
+    });
+    await market.server.contexts.listings.health.recordListingProbe(tides.id, 80, market.clock.now());
     hostileIds = [(await market.list({ description: HOSTILE_SCRIPT })).id, (await market.list({ description: HOSTILE_IMG })).id];
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 });
     strict = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -138,27 +145,104 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
     expect(await axeViolations(await open(lax, "/?query=nothing-matches-this"))).toEqual([]);
   });
 
-  it("home: filters by health, verified owner and order", async () => {
+  it("home: healthy first in every order, then filters by health, price, tags and verified owner", async () => {
     const page = await open(strict, "/");
+    const titles = () => page.locator("ul.cards > li h3").allTextContents();
+    // The one healthy listing leads, though newer ones were listed after it.
+    expect((await titles())[0]).toBe("Tide Tables");
     await page.getByLabel("Order").selectOption("price");
     await page.getByRole("button", { name: "Search" }).click();
     await page.waitForURL(/sort=price/);
-    expect(await page.locator("ul.cards > li").first().textContent()).toContain("0.005 USDC");
+    const cards = page.locator("ul.cards > li");
+    expect(await cards.first().textContent()).toContain("Tide Tables");
+    expect(await cards.nth(1).textContent()).toContain("0.005 USDC");
+    expect(await page.locator("p.muted").first().textContent()).toContain("Healthy first");
+    await page.getByLabel("Order").selectOption("priceDesc");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL(/sort=priceDesc/);
+    expect((await titles())[0]).toBe("Tide Tables");
+    // After the one healthy listing, the rest dearest first.
+    const rest = (await page.locator("ul.cards > li strong").allTextContents()).slice(1).map((price) => Number.parseFloat(price));
+    expect(rest[0]).toBe(0.09);
+    expect(rest).toEqual([...rest].sort((a, b) => b - a));
+    await page.getByLabel("Order").selectOption("popular");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL(/sort=popular/);
+    expect((await titles())[0]).toBe("Tide Tables");
 
-    await page.getByLabel("Health", { exact: true }).selectOption("healthy");
+    // The other filters are folded away until opened.
+    const health = page.getByLabel("Health", { exact: true });
+    expect(await health.isVisible()).toBe(false);
+    await page.locator("details.more > summary").click();
+    await health.selectOption("healthy");
     await page.getByRole("button", { name: "Search" }).click();
     await page.waitForURL(/health=healthy/);
-    // No listing was re-probed yet: none is healthy.
-    expect(await page.locator("ul.cards > li").count()).toBe(0);
-    expect(await page.locator("h2#results").textContent()).toBe("0 listings");
-    expect(await page.getByLabel("Health", { exact: true }).inputValue()).toBe("healthy");
+    expect(await titles()).toEqual(["Tide Tables"]);
+    expect(await page.locator("h2#results").textContent()).toBe("1 listings");
+    // A filter set keeps the fold open and says how many are set.
+    expect(await health.isVisible()).toBe(true);
+    expect(await health.inputValue()).toBe("healthy");
+    expect(await page.locator("details.more > summary").textContent()).toBe("Filters (1 set)");
 
-    await page.getByLabel("Health", { exact: true }).selectOption("any");
+    await health.selectOption("any");
+    await page.getByLabel("Min price (USDC)").fill("0.005");
+    await page.getByLabel("Max price (USDC)").fill("0.009");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL(/maxPrice=0.009/);
+    const prices = (await page.locator("ul.cards > li strong").allTextContents()).map((price) => Number.parseFloat(price));
+    expect(prices.length).toBeGreaterThan(0);
+    expect(prices.every((price) => price >= 0.005 && price <= 0.009)).toBe(true);
+    await page.getByRole("link", { name: "Clear the filters" }).click();
+    await page.waitForURL((address) => address.search === "");
+
+    // A tag chip filters the catalog by its tag.
+    await page.getByRole("list", { name: "Tags" }).getByRole("link", { name: "ocean" }).click();
+    await page.waitForURL(/tags=ocean/);
+    expect(await titles()).toEqual(["Tide Tables"]);
+    expect(await page.getByRole("textbox", { name: /^Tags/ }).inputValue()).toBe("ocean");
+    expect(await axeViolations(await open(lax, "/?tags=ocean&minPrice=0.001"))).toEqual([]);
+    // Its page is headed by the icon, the name and the chips, and passes axe too.
+    const tidesPage = await open(lax, (await page.locator("ul.cards > li h3 a").getAttribute("href"))!);
+    expect(await tidesPage.locator("h1").textContent()).toBe("Tide Tables");
+    expect(await tidesPage.getByRole("list", { name: "Tags" }).getByRole("link").allTextContents()).toEqual(["ocean", "tides"]);
+    await screenshots(tidesPage, "listing-with-tags");
+    expect(await axeViolations(tidesPage)).toEqual([]);
+
+    await page.getByRole("textbox", { name: /^Tags/ }).fill("");
     await page.getByLabel("Verified owners only").check();
     await page.getByRole("button", { name: "Search" }).click();
     await page.waitForURL(/verified=true/);
     expect(await page.locator("ul.cards > li").count()).toBe(0);
     expect(await page.getByLabel("Verified owners only").isChecked()).toBe(true);
+  });
+
+  it("home at 375 px shows results first: the filters folded, the summary after the cards; at 1440 px the summary is beside them", async () => {
+    const page = await open(strict, "/");
+    await page.setViewportSize({ width: 375, height: 667 });
+    const box = async (selector: string) => (await page.locator(selector).first().boundingBox())!;
+    await page.screenshot({ path: join(ARTIFACTS, "home-first-screen-375.png") });
+    const firstCard = await box("ul.cards > li");
+    expect(firstCard.y, "the first card starts on the first screen").toBeLessThan(667 - 100);
+    expect(await page.getByLabel("Health", { exact: true }).isVisible()).toBe(false);
+    const cards = await box("ul.cards");
+    const summary = await box("aside.summary");
+    expect(summary.y).toBeGreaterThanOrEqual(cards.y + cards.height);
+
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const wideCards = await box("ul.cards");
+    const wideSummary = await box("aside.summary");
+    expect(wideSummary.x).toBeGreaterThanOrEqual(wideCards.x + wideCards.width);
+    expect(wideSummary.y).toBeLessThan(wideCards.y + 100);
+    const text = (await page.locator("aside.summary").textContent())!;
+    expect(text).toContain("At a glance");
+    expect(text).toContain("Newest");
+    expect(text).toContain("Most used (30 days)");
+    expect(await page.locator("aside.summary svg[role=img]").count()).toBeGreaterThanOrEqual(1);
+    // Cards carry a letter icon, the name, health and usage.
+    const tides = page.locator("ul.cards > li").first();
+    expect(await tides.locator(".icon").textContent()).toBe("T");
+    expect(await tides.textContent()).toContain("healthy, 100% up in 24 h");
+    expect(await tides.textContent()).toContain("no sales counted yet");
   });
 
   it("home: pages with Next and Previous", async () => {
@@ -167,9 +251,9 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
     await page.getByRole("link", { name: /Next/ }).click();
     await page.waitForURL(/offset=20/);
     const second = await page.locator("ul.cards > li h3").allTextContents();
-    expect(second).toHaveLength(5);
+    expect(second).toHaveLength(6);
     expect(second.some((title) => first.includes(title))).toBe(false);
-    expect(await page.locator(".pager").textContent()).toContain("21–25 of 25");
+    expect(await page.locator(".pager").textContent()).toContain("21–26 of 26");
     await page.getByRole("link", { name: /Previous/ }).click();
     await page.waitForURL((address) => !address.search.includes("offset"));
     expect(await page.locator("ul.cards > li h3").allTextContents()).toEqual(first);
@@ -225,6 +309,12 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
   it("sell: the dry-run form reports every check from a loopback seller, passing and failing", async () => {
     const page = await open(strict, "/sell.html");
     await screenshots(page, "sell");
+    // The form comes before the dense steps, on the first screen at 375 px.
+    await page.setViewportSize({ width: 375, height: 900 });
+    const form = (await page.locator("#validate-form").boundingBox())!;
+    expect(form.y).toBeLessThan(900);
+    expect(form.y).toBeLessThan((await page.locator("h2#steps").boundingBox())!.y);
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.getByLabel(/^Resource/).fill(`${seller.url}/api/summarise`);
     await page.getByLabel("Method").selectOption("POST");
     await page.getByLabel(/^Price per call/).fill("0.03");

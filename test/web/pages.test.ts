@@ -158,6 +158,8 @@ describe.each(databaseKinds)("web pages ($name)", (kind) => {
     expect(html).toContain("bash list.sh");
     expect(html).toContain("createMarketplaceClient");
     expect(html).toContain('href="/sell.json"');
+    // The form comes first; the dense steps after it.
+    expect(html.indexOf('id="validate-form"')).toBeLessThan(html.indexOf('<h2 id="steps">'));
   });
 
   it("keeps /bazaar.json JSON for a browser", async () => {
@@ -177,6 +179,8 @@ describe("the web catalog on a first start", () => {
     const first = await (await market.server.fetch("/")).text();
     expect(first).toContain("No seller has listed an endpoint here yet.");
     expect(first).toContain('href="/?includeSeed=true"');
+    // Nothing to summarise yet: no "at a glance" beside an empty catalog.
+    expect(first).not.toContain('<aside class="summary"');
     const demo = await (await market.server.fetch("/?includeSeed=true")).text();
     expect(demo).toContain("/kr-");
     expect(demo).toContain('<span class="badge"> demo</span>');
