@@ -5595,6 +5595,8 @@ export type components = {
         "Canonical.WebCatalogQuery.query": string;
         /** @description The order within each health group; absent: `relevance` with a search text, else `newest`. */
         "Canonical.WebCatalogQuery.sort": components["schemas"]["Canonical.WebCatalogSort"];
+        /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+        "Canonical.WebCatalogQuery.source": components["schemas"]["CatalogSource"];
         /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive); empty: any. */
         "Canonical.WebCatalogQuery.tags": string;
         /** @description `true`: only listings whose owner is verified. */
@@ -5682,6 +5684,8 @@ export interface operations {
                 query?: components["parameters"]["Canonical.WebCatalogQuery.query"];
                 /** @description The order within each health group; absent: `relevance` with a search text, else `newest`. */
                 sort?: components["parameters"]["Canonical.WebCatalogQuery.sort"];
+                /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
+                source?: components["parameters"]["Canonical.WebCatalogQuery.source"];
                 /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive); empty: any. */
                 tags?: components["parameters"]["Canonical.WebCatalogQuery.tags"];
                 /** @description `true`: only listings whose owner is verified. */

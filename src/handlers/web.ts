@@ -38,6 +38,7 @@ function filtersOf(query: HomeQuery): HomeFilters {
     query: text,
     network: query.network ?? "",
     health: query.health ?? "any",
+    source: query.source ?? "listed",
     verified: query.verified === true,
     includeSeed: query.includeSeed === true,
     sort: query.sort ?? (text ? "relevance" : "newest"),
@@ -74,6 +75,7 @@ async function homeDocument(filters: HomeFilters, services: ListingReadContext, 
     minPrice: filters.minPrice || undefined,
     maxPrice: filters.maxPrice || undefined,
     tags: filters.tags || undefined,
+    source: filters.source === "listed" ? undefined : filters.source,
   };
   const health: HealthGroup = filters.health;
   const text = filters.query;

@@ -84,6 +84,7 @@ export function Card({ item }: { item: CatalogItem }): VNode {
         <h3>
           <a href={listingHref(item)}>{name}</a>
           {metadata.leftoverSeed && <span class="badge"> demo</span>}
+          {metadata.source === "indexed" && <span class="badge"> {`indexed from ${metadata.provenance?.source ?? "another catalog"}`}</span>}
         </h3>
       </div>
       <p class="desc">{clip(item.description, 200)}</p>

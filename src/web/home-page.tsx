@@ -14,6 +14,8 @@ export interface HomeFilters {
   query: string;
   network: string;
   health: "any" | "healthy" | "unhealthy" | "drifted";
+  /** Paid listings (the default), rows indexed from other catalogs, or both. */
+  source: "listed" | "indexed" | "all";
   verified: boolean;
   includeSeed: boolean;
   sort: "relevance" | "newest" | "popular" | "price" | "priceDesc";
@@ -38,6 +40,7 @@ export interface HomeView extends SummaryView {
 }
 
 const HEALTH_LABELS = { any: "Any (healthy first)", healthy: "Healthy", unhealthy: "Unhealthy", drifted: "Drifted" } as const;
+const SOURCE_LABELS = { listed: "Paid listings", indexed: "Indexed from other catalogs", all: "Both" } as const;
 const SORT_LABELS = {
   relevance: "Best match",
   newest: "Newest first",
@@ -56,6 +59,7 @@ export function homePath(filters: HomeFilters, change: Partial<HomeFilters> = {}
     query: next.query,
     network: next.network,
     health: next.health === "any" ? undefined : next.health,
+    source: next.source === "listed" ? undefined : next.source,
     verified: next.verified ? "true" : undefined,
     includeSeed: next.includeSeed ? "true" : undefined,
     minPrice: next.minPrice,
@@ -70,7 +74,9 @@ export function homePath(filters: HomeFilters, change: Partial<HomeFilters> = {}
 
 /** How many of the folded filters are set (the fold's summary says so, and opens when any is). */
 function foldedFiltersSet(filters: HomeFilters): number {
-  return [filters.network, filters.health !== "any", filters.verified, filters.minPrice, filters.maxPrice, filters.tags].filter(Boolean).length;
+  return [filters.network, filters.health !== "any", filters.source !== "listed", filters.verified, filters.minPrice, filters.maxPrice, filters.tags].filter(
+    Boolean,
+  ).length;
 }
 
 function Select({ id, label, value, options }: { id: string; label: string; value: string; options: Array<[string, string]> }): VNode {
@@ -116,6 +122,7 @@ function Filters({ filters, networks }: { filters: HomeFilters; networks: string
             options={[["", "Any"], ...networks.map((network): [string, string] => [network, network])]}
           />
           <Select id="health" label="Health" value={filters.health} options={Object.entries(HEALTH_LABELS)} />
+          <Select id="source" label="Source" value={filters.source} options={Object.entries(SOURCE_LABELS)} />
           <div>
             <label for="minPrice">Min price (USDC)</label>
             <input id="minPrice" name="minPrice" inputMode="decimal" pattern="[0-9]{1,12}(\.[0-9]{1,6})?" value={filters.minPrice} placeholder="0.001" />
@@ -196,6 +203,7 @@ export function isUnfiltered(filters: HomeFilters): boolean {
     !filters.query &&
     !filters.network &&
     filters.health === "any" &&
+    filters.source === "listed" &&
     !filters.verified &&
     filters.minCalls === undefined &&
     !filters.includeSeed &&

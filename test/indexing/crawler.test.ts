@@ -115,6 +115,10 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
       const shown = await indexed(server);
       expect(shown).toHaveLength(200);
       expect((await server.json<Page>("/discovery/resources?limit=200")).body.items).toEqual([]);
+      // The web catalog: the same rows with source=indexed, labelled with where they came from; none by default.
+      const page = await (await server.server.fetch("/?source=indexed&limit=5")).text();
+      expect(page).toContain(`indexed from bazaar:${new URL(host.url).host}`);
+      expect(await (await server.server.fetch("/?limit=5")).text()).not.toContain("indexed from");
       const item = (await server.json<Page>("/discovery/resources?limit=1&source=indexed")).body.items[0]!;
       expect(item.metadata).toMatchObject({
         source: "indexed",
