@@ -9,6 +9,7 @@ import type { IndexedResource } from "../storage/index-store.js";
 import { resourceProblem } from "./candidates.js";
 import { HostGap } from "./fetch-document.js";
 import { mirrorPass } from "./mirror.js";
+import { paidOperations } from "./openapi-operations.js";
 import { Pass, REMOTE_PATHS, remoteUrl, type CrawlDeps, type PassOutcome, type SourceReport } from "./pass.js";
 
 export type { CrawlDeps, SourceReport } from "./pass.js";
@@ -102,8 +103,9 @@ export class IndexCrawler {
   }
 
   /**
-   * A domain: its route manifest (/.well-known/x402.json: items with their terms) and its discovery
-   * manifest (/.well-known/x402: resource URLs, whose 402 is read to learn their terms, and peers).
+   * A domain: its route manifest (/.well-known/x402.json: items with their terms), its discovery
+   * manifest (/.well-known/x402: resource URLs and peers) and its OpenAPI document's paid operations
+   * (/openapi.json): the URLs without terms have their 402 read to learn them.
    */
   private async domainPass(pass: Pass, foundPeers: (peers: IndexSource[]) => void): Promise<PassOutcome> {
     const origin = new URL(pass.source.url);
@@ -115,9 +117,12 @@ export class IndexCrawler {
       for (const item of items) known.add(urlOf((item as { resource?: unknown } | null)?.resource) ?? "");
     }
     const manifest = await pass.fetch(remoteUrl(REMOTE_PATHS.manifest, origin));
-    if (!manifest.ok && !routes.ok) return { complete: false, problem: manifest.problem };
+    const openapi = await pass.fetch(remoteUrl(REMOTE_PATHS.openapi, origin));
+    if (!manifest.ok && !routes.ok && !openapi.ok) return { complete: false, problem: manifest.problem };
     const declared = manifest.ok && typeof manifest.json === "object" && manifest.json !== null ? (manifest.json as Record<string, unknown>) : {};
-    const listed = Array.isArray(declared.resources) ? declared.resources : [];
+    const operations = openapi.ok ? paidOperations(openapi.json, origin, this.deps.config.maxItemsPerSource) : [];
+    const inManifest = new Set((Array.isArray(declared.resources) ? declared.resources : []).map((entry) => urlOf(entry)));
+    const listed = [...(Array.isArray(declared.resources) ? declared.resources : []), ...operations.filter((operation) => !inManifest.has(operation.url))];
     const bare = listed.filter((entry) => !known.has(urlOf(entry) ?? "")).slice(0, Math.max(0, this.deps.config.maxItemsPerSource - known.size));
     if (listed.length > bare.length + known.size) pass.add("refused_item_cap", listed.length - bare.length - known.size);
     await this.learnTerms(pass, bare, remoteUrl(REMOTE_PATHS.manifest, origin));

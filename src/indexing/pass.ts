@@ -11,7 +11,12 @@ import { fetchJson, type Fetched, type HostGap } from "./fetch-document.js";
  * Where another host publishes what the crawler reads: the x402 discovery documents, and a
  * marketplace's sync API (this service's own paths, on another origin: the link table builds ours).
  */
-export const REMOTE_PATHS = { manifest: "/.well-known/x402", routeManifest: "/.well-known/x402.json", sync: "/sync/listings" } as const;
+export const REMOTE_PATHS = {
+  manifest: "/.well-known/x402",
+  routeManifest: "/.well-known/x402.json",
+  openapi: "/openapi.json",
+  sync: "/sync/listings",
+} as const;
 export const remoteUrl = (path: string, origin: string | URL) => new URL(path, origin);
 
 /** What one source's run came to: ingested and refused counts, and why it stopped early (null: it did not). */

@@ -31,7 +31,7 @@ const itemFor = (resource: string, extra: Partial<Item> = {}): Item => ({
 });
 
 /** A host that is at once a catalog (/discovery/resources, paged), a set of sellers (/api/*: 402) and a domain's manifests. */
-function world(catalog: () => Item[], manifest: () => unknown = () => ({ x402Version: 2, resources: [] })) {
+function world(catalog: () => Item[], manifest: () => unknown = () => ({ x402Version: 2, resources: [] }), openapi?: () => unknown) {
   const offsets: number[] = [];
   let failAtOffset: number | null = null;
   const answer = (request: IncomingMessage): SellerAnswer => {
@@ -46,6 +46,7 @@ function world(catalog: () => Item[], manifest: () => unknown = () => ({ x402Ver
     }
     if (url.pathname.startsWith("/api/")) return challengeAnswer(challenge([requirement({ payTo: PAY_TO, amount: "30000", asset: BASE_USDC })]));
     if (url.pathname === "/.well-known/x402") return json(manifest());
+    if (url.pathname === "/openapi.json" && openapi) return json(openapi());
     return { status: 404, body: "" };
   };
   return { answer, offsets, failFrom: (offset: number | null) => (failAtOffset = offset) };
@@ -148,7 +149,7 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
     });
   });
 
-  describe("a domain that lists bare URLs", () => {
+  describe("a domain that lists bare URLs and paid OpenAPI operations", () => {
     let host: Seller;
     let server: CatalogServer;
     beforeAll(async () => {
@@ -159,6 +160,17 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
           () => ({
             version: 1,
             resources: [`${url}/api/weather`, { url: `${url}/api/quote`, method: "POST", description: "Quotes" }, "http://169.254.169.254/latest"],
+          }),
+          // Its OpenAPI document: one more paid operation; a free one, a templated path and the
+          // manifest's own weather route are not taken again.
+          () => ({
+            openapi: "3.1.0",
+            paths: {
+              "/api/translate": { get: { summary: "Translates a text", responses: { "402": { description: "Payment required" } } } },
+              "/api/weather": { get: { responses: { "402": {} } } },
+              "/api/free": { get: { responses: { "200": {} } } },
+              "/api/items/{id}": { get: { responses: { "402": {} } } },
+            },
           }),
         ).answer,
       );
@@ -172,7 +184,7 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
 
     it("reads each URL's 402 for its terms and refuses private addresses", async () => {
       const [report] = await crawl(server);
-      expect(report!.counts).toMatchObject({ added: 2, refused_private_address: 1 });
+      expect(report!.counts).toMatchObject({ added: 3, refused_private_address: 1 });
       // Why a row is not shown yet, and why it is once confirmed: its status names both.
       const row = (await server.server.repositories.listings.transactions.prisma.listing.findFirst({ where: { indexedSource: { not: null } } }))!;
       const statusOf = async () =>
@@ -183,6 +195,7 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
       const items = (await server.json<Page>("/discovery/resources?source=indexed")).body.items;
       expect(items.map((item) => [item.resource, item.accepts[0]!.payTo, item.accepts[0]!.amount]).sort()).toEqual([
         [`${host.url}/api/quote`, PAY_TO, "30000"],
+        [`${host.url}/api/translate`, PAY_TO, "30000"],
         [`${host.url}/api/weather`, PAY_TO, "30000"],
       ]);
     });
