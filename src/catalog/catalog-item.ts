@@ -31,7 +31,7 @@ const PROBED_FIELDS = ["scheme", "network", "asset", "amount", "payTo"] as const
 
 /** An indexed row's provenance: where it was read and when, and what our own probe confirmed. */
 function provenanceOf(listing: Listing): ItemProvenance {
-  const stored = listing.provenance as unknown as Omit<ItemProvenance, "fields" | "confirmedAt">;
+  const stored = listing.provenance as unknown as Pick<ItemProvenance, "source" | "document" | "firstSeenAt">;
   const confirmed = listing.state === "indexed";
   const lastHealthyAt = isJsonObject(listing.healthSummary) ? listing.healthSummary.lastHealthyAt : undefined;
   const fields: ItemProvenance["fields"] = {};
@@ -41,7 +41,8 @@ function provenanceOf(listing: Listing): ItemProvenance {
     source: stored.source,
     document: stored.document,
     firstSeenAt: stored.firstSeenAt,
-    lastSeenAt: stored.lastSeenAt,
+    // Each sighting in the source writes the row (its expiry moves on); so does the probe's first confirmation.
+    lastSeenAt: listing.updatedAt.toISOString(),
     fields,
     ...(confirmed && typeof lastHealthyAt === "string" && { confirmedAt: lastHealthyAt }),
   };

@@ -10,7 +10,7 @@ import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
 
 /** A row not seen again in its source for this long expires (and a complete pass removes it sooner). */
 export const INDEXED_ROW_TTL_MS = 7 * DAY_MS;
-const KEYS_PER_QUERY = 200;
+const KEYS_PER_QUERY = 100;
 
 /** One resource as a source declares it, checked (src/indexing/candidates.ts). */
 export interface IndexedResource {
@@ -52,11 +52,11 @@ export interface Checkpoint {
 
 export const indexedKeyOf = (method: string, resource: string) => `${method} ${resource}`;
 
+/** What is stored of where a row came from; its last sighting is the row's updatedAt. */
 interface Provenance {
   source: string;
   document: string;
   firstSeenAt: string;
-  lastSeenAt: string;
 }
 
 function chunks<T>(items: T[], size: number): T[][] {
@@ -91,25 +91,38 @@ export class IndexStore {
     const counts: IngestCounts = { added: 0, updated: 0, seen: 0, listed: 0, otherSource: 0 };
     const unique = [...new Map(rows.map((row) => [indexedKeyOf(row.method, row.resource), row])).values()];
     for (const batch of chunks(unique, KEYS_PER_QUERY)) {
+      const started = performance.now();
       await this.transactions.write(now, async (tx) => {
-        const written = await this.ingestBatch(tx, source, batch, now, counts);
-        return { result: undefined, changed: written > 0 };
+        const shownChanged = await this.ingestBatch(tx, source, batch, now, counts);
+        return { result: undefined, changed: shownChanged };
       });
+      // Rest as long as the batch took: requests waiting for the database (and the one thread) go first.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, performance.now() - started)));
     }
     return counts;
   }
 
-  private async ingestBatch(tx: Tx, source: string, batch: IndexedResource[], now: Date, counts: IngestCounts): Promise<number> {
+  /**
+   * One batch in one short transaction: two reads, one insert of the new rows, one update of those
+   * seen again, and an update per changed row. True when a shown row changed: a new row is hidden until
+   * the prober confirms it, and a sighting only moves its expiry, so neither changes what the catalog
+   * shows (no catalog version bump: cached pages stay valid through a crawl of an unchanged source).
+   */
+  private async ingestBatch(tx: Tx, source: string, batch: IndexedResource[], now: Date, counts: IngestCounts): Promise<boolean> {
     const keys = batch.map((row) => indexedKeyOf(row.method, row.resource));
     const existing = new Map((await tx.listing.findMany({ where: { indexedKey: { in: keys } } })).map((row) => [row.indexedKey!, row]));
-    const listed = await tx.listing.findMany({
-      where: { state: "active", expiresAt: { gt: now }, OR: batch.map((row) => ({ resource: row.resource, method: row.method })) },
-      select: { resource: true, method: true },
+    // By resource alone (its index's first column): an OR of (resource, method) pairs was planned as a walk of every live row.
+    const sameResource = await tx.listing.findMany({
+      where: { resource: { in: [...new Set(batch.map((row) => row.resource))] } },
+      select: { resource: true, method: true, state: true, expiresAt: true },
     });
-    const listedKeys = new Set(listed.map((row) => indexedKeyOf(row.method, row.resource)));
+    const listedKeys = new Set(
+      sameResource.filter((row) => row.state === "active" && row.expiresAt > now).map((row) => indexedKeyOf(row.method, row.resource)),
+    );
     const expiresAt = new Date(now.getTime() + INDEXED_ROW_TTL_MS);
-    let written = 0;
+    const created: Prisma.ListingCreateManyInput[] = [];
     const seenIds: string[] = [];
+    let shownChanged = false;
     for (const row of batch) {
       const key = indexedKeyOf(row.method, row.resource);
       const found = existing.get(key);
@@ -123,25 +136,21 @@ export class IndexStore {
       }
       const data = declared(row);
       if (!found) {
-        const provenance: Provenance = { source, document: row.document, firstSeenAt: now.toISOString(), lastSeenAt: now.toISOString() };
-        await tx.listing.create({
-          data: {
-            id: row.id ?? randomUUID(),
-            resource: row.resource,
-            method: row.method,
-            network: NETWORK,
-            state: "indexing",
-            listedAt: now,
-            updatedAt: now,
-            expiresAt,
-            indexedKey: key,
-            indexedSource: source,
-            provenance: provenance as unknown as Prisma.InputJsonValue,
-            ...data,
-          },
+        const provenance: Provenance = { source, document: row.document, firstSeenAt: now.toISOString() };
+        created.push({
+          id: row.id ?? randomUUID(),
+          resource: row.resource,
+          method: row.method,
+          network: NETWORK,
+          state: "indexing",
+          listedAt: now,
+          updatedAt: now,
+          expiresAt,
+          indexedKey: key,
+          indexedSource: source,
+          provenance: provenance as unknown as Prisma.InputJsonValue,
+          ...data,
         });
-        counts.added++;
-        written++;
         continue;
       }
       const changed = (Object.keys(data) as Array<keyof typeof data>).some((column) => String(found[column]) !== String(data[column]));
@@ -149,29 +158,27 @@ export class IndexStore {
         seenIds.push(found.id);
         continue;
       }
-      const previous = found.provenance as unknown as Provenance;
-      const provenance: Provenance = { ...previous, document: row.document, lastSeenAt: now.toISOString() };
       await tx.listing.update({
         where: { id: found.id },
         data: {
           ...data,
           expiresAt,
           updatedAt: now,
-          provenance: provenance as unknown as Prisma.InputJsonValue,
+          provenance: { ...(found.provenance as unknown as Provenance), document: row.document } as unknown as Prisma.InputJsonValue,
           // A new payTo has not proven anything: its claim, if any, was the old address's.
           ...(found.sellerPayTo !== row.payTo && { ownerVerified: false }),
         },
       });
       counts.updated++;
-      written++;
+      shownChanged ||= found.state === "indexed";
     }
+    if (created.length > 0) counts.added += (await tx.listing.createMany({ data: created })).count;
     if (seenIds.length > 0) {
-      // Seen again: the expiry moves on (updatedAt is when the source last showed it).
+      // Seen again: the expiry moves on, and updatedAt (the item's provenance.lastSeenAt) is now.
       await tx.listing.updateMany({ where: { id: { in: seenIds } }, data: { expiresAt, updatedAt: now } });
       counts.seen += seenIds.length;
-      written += seenIds.length;
     }
-    return written;
+    return shownChanged;
   }
 
   /** Removes a source's rows of these METHOD + resource keys (its tombstones). */
