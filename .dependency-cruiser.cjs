@@ -31,7 +31,8 @@ const LAYERS = [
   },
   {
     name: "foundation",
-    label: "src/constants.ts, src/config.ts, src/config-payments.ts, src/config-discovery.ts, src/logger.ts, src/metrics.ts, src/request-context.ts, generated/",
+    label:
+      "src/constants.ts, src/config.ts, src/config-payments.ts, src/config-discovery.ts, src/logger.ts, src/metrics.ts, src/request-context.ts, generated/",
     path: "^(src/(constants|config|config-payments|config-discovery|logger|metrics|request-context)\\.ts$|generated/)",
   },
 ];
@@ -70,7 +71,12 @@ const CLI_MAY_IMPORT = [
 ];
 
 // http/ is the Koa pipeline: it knows the contract and the foundation, and nothing of the domain.
-const HTTP_MAY_IMPORT = ["^src/http/", "^src/contract/", "^src/(logger|config|config-payments|config-discovery|constants|metrics|request-context)\\.ts$", "^generated/"];
+const HTTP_MAY_IMPORT = [
+  "^src/http/",
+  "^src/contract/",
+  "^src/(logger|config|config-payments|config-discovery|constants|metrics|request-context)\\.ts$",
+  "^generated/",
+];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -48,7 +48,11 @@ export interface StoredChanges {
 const NONCE_KEPT_MS = HOUR_MS;
 
 /** A live listing; `withIndexed`: or an indexed row our probe confirmed (its payTo may claim it, issue 28). */
-const liveWhere = (id: string, now: Date, withIndexed = false) => ({ id, state: { in: withIndexed ? ["active", "indexed"] : ["active"] }, expiresAt: { gt: now } });
+const liveWhere = (id: string, now: Date, withIndexed = false) => ({
+  id,
+  state: { in: withIndexed ? ["active", "indexed"] : ["active"] },
+  expiresAt: { gt: now },
+});
 
 function updateData(changes: StoredChanges) {
   const price = changes.priceUsdc === undefined ? undefined : normalizePrice(changes.priceUsdc);

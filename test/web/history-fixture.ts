@@ -49,7 +49,7 @@ export function historyDocument(): ListingDocument {
         salePayTo: "0x2546BcD3c84621e976D8185a91A922aE77ECEc30",
         saleTakeBps: 0,
         leftoverSeed: false,
-      source: "listed",
+        source: "listed",
         ownerVerified: true,
         health: {
           status: "healthy",
