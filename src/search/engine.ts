@@ -2,7 +2,9 @@
 // fused and ranked here on the request thread within a few milliseconds of CPU.
 //
 // score = relevance x trust x lookalike
-//   relevance = sum over the sides that found the listing of 1 / (RRF_K + rank)   (reciprocal rank fusion)
+//   relevance = sum over the sides that found the listing of 1 / (RRF_K + rank)   (reciprocal rank fusion);
+//               in hybrid mode the meaning side's query vector is the query's own plus its 3 best text
+//               matches' listing vectors (weights 1, 1/2, 1/3: pseudo-relevance feedback)
 //   trust     = 1 + 0.15 healthy - 0.30 unhealthy + 0.10 verified owner + 0.10 min(1, log10(1 + calls30d) / 4)
 //   lookalike = 0.5 when the listing copies another payTo's verified brand (and it is then placed below
 //               that brand's listings in the same answer)
@@ -21,6 +23,12 @@ export const CANDIDATES = 60;
 export const MIN_SIMILARITY = 0.3;
 /** CPU milliseconds per second the semantic side may spend on the request thread before answers go lexical. */
 export const SEMANTIC_CPU_BUDGET_MS = 300;
+/**
+ * Hybrid mode moves the query vector toward the vectors of this many best text matches (weights 1,
+ * 1/2, 1/3 beside the query's 1): pseudo-relevance feedback. Listing vectors are the model's, so a
+ * first ask (the query encoder's rough vector) still searches with the model's sense of the topic.
+ */
+export const FEEDBACK_MATCHES = 3;
 
 interface Slot {
   id: string;
@@ -48,6 +56,8 @@ export interface EngineOptions {
   wantQueryVector?: ((query: string) => void) | undefined;
   /** CPU ms per second the semantic side may take on the request thread (default SEMANTIC_CPU_BUDGET_MS). */
   semanticBudgetMs?: number | undefined;
+  /** Best text matches whose vectors join the query's in hybrid mode (default FEEDBACK_MATCHES; 0: none). */
+  feedbackMatches?: number | undefined;
 }
 
 export class SearchEngine {
@@ -206,6 +216,23 @@ export class SearchEngine {
     return { vector: this.options.encoder?.encode(key) ?? null, fromModel: false };
   }
 
+  /**
+   * Pseudo-relevance feedback: the query vector moved toward the (model) vectors of the best text
+   * matches, so listings that mean the same in other words come up too.
+   */
+  private withFeedback(vector: Float32Array | null, textMatches: number[]): Float32Array | null {
+    const count = this.options.feedbackMatches ?? FEEDBACK_MATCHES;
+    if (count === 0 || textMatches.length === 0) return vector;
+    const out = vector ? Float32Array.from(vector) : new Float32Array(this.vectors.dimensions);
+    textMatches.slice(0, count).forEach((slot, rank) => this.vectors.addVector(slot, 1 / (rank + 1), out));
+    let norm = 0;
+    for (const x of out) norm += x * x;
+    if (norm === 0) return vector;
+    norm = Math.sqrt(norm);
+    for (let i = 0; i < out.length; i++) out[i]! /= norm;
+    return out;
+  }
+
   search(query: string, options: { mode?: SearchMode; limit?: number; filters?: SearchFilters } = {}): SearchOutcome {
     const asked = options.mode ?? "hybrid";
     const limit = options.limit ?? 20;
@@ -221,8 +248,9 @@ export class SearchEngine {
       if (!found) fused.set(slot, (found = { relevance: 0, reasons: {} }));
       return found;
     };
+    const lexicalMatches = mode !== "semantic" ? this.lexical.search(query, CANDIDATES, accept) : [];
     if (mode !== "semantic") {
-      this.lexical.search(query, CANDIDATES, accept).forEach((match, rank) => {
+      lexicalMatches.forEach((match, rank) => {
         const found = entry(match.doc);
         found.relevance += 1 / (RRF_K + rank + 1);
         found.reasons.textMatch = { terms: [...new Set(match.terms)], score: round(match.score), rank: rank + 1 };
@@ -230,7 +258,11 @@ export class SearchEngine {
     }
     if (mode !== "lexical") {
       const started = performance.now();
-      const { vector } = this.queryVector(query);
+      const { vector: asked } = this.queryVector(query);
+      const vector = this.withFeedback(
+        asked,
+        lexicalMatches.map((match) => match.doc),
+      );
       if (vector) {
         this.vectors
           .search(vector, CANDIDATES, accept)

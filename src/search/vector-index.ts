@@ -137,6 +137,16 @@ export class VectorIndex {
     this.count++;
   }
 
+  /** Adds weight x the slot's stored vector into `into`; false when the slot has none. */
+  addVector(slot: number, weight: number, into: Float32Array): boolean {
+    if (slot >= this.capacity || this.scales[slot] === 0) return false;
+    const dims = this.dimensions;
+    const scaled = weight * this.scales[slot]!;
+    const offset = slot * dims;
+    for (let i = 0; i < dims; i++) into[i]! += scaled * this.values[offset + i]!;
+    return true;
+  }
+
   /**
    * The `limit` live slots most similar to a unit query vector, most similar first: the nearest
    * cells' listings are ranked by sign-bit agreement (SCAN_BUDGET of them at most), and the RERANK
