@@ -30,9 +30,12 @@ export const SEMANTIC_CPU_BUDGET_MS = 300;
  */
 export const FEEDBACK_MATCHES = 3;
 
+/** What a slot keeps of a listing: the ranking and filter facts and the embedded text; the resource as a hash only. */
+export type KeptDocument = Omit<SearchDocument, "resource" | "listedAt"> & { resourceKey: number };
+
 interface Slot {
   id: string;
-  doc: SearchDocument;
+  doc: KeptDocument;
   /** Whether the vector is the model's (false: the query encoder's stand-in until the model's arrives). */
   modelVector: boolean;
   /** The brand it copies, as of brand registry version `claimVersion`. */
@@ -68,6 +71,8 @@ export class SearchEngine {
   /** 1 for a slot that is its listing's current one. */
   private alive = new Uint8Array(1024);
   private readonly brands = new BrandRegistry();
+  private readonly sharedTags = new Map<string, string[]>();
+  private readonly sharedPayTo = new Map<string, string>();
   private readonly queryVectors = new LRUCache<string, Float32Array>({ max: 5000 });
   private dead = 0;
   private semanticSpent = 0;
@@ -105,7 +110,7 @@ export class SearchEngine {
     this.remove(doc.id);
     const slot = this.slots.length;
     const vector = modelVector ?? this.options.encoder?.encode(`${doc.serviceName ?? ""}. ${doc.description}`) ?? null;
-    this.slots.push({ id: doc.id, doc: { ...doc }, modelVector: modelVector !== undefined });
+    this.slots.push({ id: doc.id, doc: this.kept(doc), modelVector: modelVector !== undefined });
     if (slot >= this.alive.length) {
       const alive = new Uint8Array(this.alive.length * 2);
       alive.set(this.alive);
@@ -118,23 +123,35 @@ export class SearchEngine {
     if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo);
   }
 
+  /** Tag lists and payTo strings are shared between the listings that have the same (a seller lists many). */
+  private kept(doc: SearchDocument): KeptDocument {
+    const { resource, listedAt: _listedAt, ...facts } = doc;
+    const tagsKey = doc.tags.join("\n");
+    let tags = this.sharedTags.get(tagsKey);
+    if (!tags) this.sharedTags.set(tagsKey, (tags = Object.freeze([...doc.tags]) as string[]));
+    let payTo = this.sharedPayTo.get(doc.payTo);
+    if (!payTo) this.sharedPayTo.set(doc.payTo, (payTo = doc.payTo));
+    return { ...facts, tags, payTo, resourceKey: hashText(resource) };
+  }
+
   has(id: string): boolean {
     return this.slotOf.has(id);
   }
 
-  document(id: string): SearchDocument | undefined {
+  document(id: string): KeptDocument | undefined {
     const slot = this.slotOf.get(id);
     return slot === undefined ? undefined : this.slots[slot]!.doc;
   }
 
   /** Whether a new version of a listing changes its indexed text (else updateFacts is enough). */
   textChanged(doc: SearchDocument): boolean {
-    const old = this.document(doc.id);
+    const slot = this.slotOf.get(doc.id);
+    const old = slot === undefined ? undefined : this.slots[slot]!.doc;
     return (
       !old ||
       old.serviceName !== doc.serviceName ||
       old.description !== doc.description ||
-      old.resource !== doc.resource ||
+      old.resourceKey !== hashText(doc.resource) ||
       old.tags.join("\n") !== doc.tags.join("\n")
     );
   }
@@ -145,7 +162,7 @@ export class SearchEngine {
     if (slot === undefined) return;
     const entry = this.slots[slot]!;
     if (entry.doc.verified && entry.doc.serviceName) this.brands.claim(entry.doc.serviceName, entry.doc.payTo, -1);
-    entry.doc = { ...doc };
+    entry.doc = this.kept(doc);
     entry.claimVersion = -1;
     if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo);
   }
@@ -154,8 +171,9 @@ export class SearchEngine {
   setModelVector(id: string, vector: Float32Array): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
-    const { doc } = this.slots[slot]!;
-    this.upsert(doc, vector);
+    // In place: the slot's text and terms are unchanged.
+    this.vectors.add(slot, vector);
+    this.slots[slot]!.modelVector = true;
   }
 
   remove(id: string): void {
@@ -306,6 +324,13 @@ export class SearchEngine {
 }
 
 const round = (value: number, digits = 3) => Number(value.toFixed(digits));
+
+/** FNV-1a, 32 bits: enough to notice that a listing's resource changed. */
+function hashText(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619);
+  return hash >>> 0;
+}
 
 export const normalizeQuery = (query: string) => query.normalize("NFKC").toLowerCase().trim().replace(/\s+/g, " ").slice(0, 300);
 

@@ -24,14 +24,23 @@ export interface LexicalMatch {
   terms: string[];
 }
 
-/** The path words of a resource URL: its host's name part and path segments. */
+/**
+ * The path words of a resource URL: its host's name part and path segments, without ids (a word
+ * longer than 3 characters with a digit in it: "v2" stays, "48213" and "a9f3c1" go; each would be
+ * a term of its own, 300 bytes apiece, that no buyer asks for).
+ */
 function resourceText(resource: string): string {
+  let text = resource;
   try {
     const url = new URL(resource);
-    return `${url.hostname.split(".").slice(-3, -1).join(" ")} ${url.pathname}`;
+    text = `${url.hostname.split(".").slice(-3, -1).join(" ")} ${url.pathname}`;
   } catch {
-    return resource;
+    // Not a URL: its words as they are.
   }
+  return text
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length <= 3 || !/\d/.test(word))
+    .join(" ");
 }
 
 /** One term's documents: slots and their weighted term counts, appended as documents arrive. */

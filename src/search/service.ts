@@ -63,7 +63,6 @@ export class SearchService {
   private pool: EmbeddingPool | null = null;
   private lastSeen = new Date(0);
   private readonly queuedQueries = new Set<string>();
-  private readonly textHashes = new Map<string, string>();
 
   constructor(
     db: Database,
@@ -88,11 +87,9 @@ export class SearchService {
   private take(row: StoredSearchRow): void {
     if (!row.live) {
       this.engine.remove(row.id);
-      this.textHashes.delete(row.id);
       return;
     }
     const hash = textHash(embeddingText(row));
-    this.textHashes.set(row.id, hash);
     const stored = row.embedding && row.embedding.model === EMBEDDING_MODEL && row.embedding.textHash === hash ? unpackVector(row.embedding.vector) : undefined;
     this.engine.upsert(searchDocumentOf(row), stored);
   }
@@ -165,7 +162,7 @@ export class SearchService {
         batch.map((doc, n) => ({
           listingId: doc.id,
           model: EMBEDDING_MODEL,
-          textHash: this.textHashes.get(doc.id) ?? textHash(embeddingText(doc)),
+          textHash: textHash(embeddingText(doc)),
           vector: packVector(vectors[n]!),
         })),
       );

@@ -35,11 +35,20 @@ class SlotList {
     }
     this.slots[this.length++] = slot;
   }
+
+  delete(slot: number): void {
+    const at = this.slots.subarray(0, this.length).indexOf(slot);
+    if (at < 0) return;
+    this.slots.copyWithin(at, at + 1, this.length);
+    this.length--;
+  }
 }
 
 export class VectorIndex {
   private values: Int8Array;
   private scales: Float32Array;
+  /** Each slot's cell (valid where its scale is not 0). */
+  private cellOf: Uint16Array;
   /** Each vector's signs (after the codebook's mean is taken off): 512 bits as 16 words. */
   private bits: Int32Array;
   private readonly center: Float32Array;
@@ -57,6 +66,7 @@ export class VectorIndex {
     this.capacity = initialCapacity;
     this.values = new Int8Array(initialCapacity * codebook.dimensions);
     this.scales = new Float32Array(initialCapacity);
+    this.cellOf = new Uint16Array(initialCapacity);
     this.bits = new Int32Array(initialCapacity * WORDS);
     this.cells = Array.from({ length: codebook.rows }, () => new SlotList());
     this.centroids = new Float32Array(codebook.rows * codebook.dimensions);
@@ -84,14 +94,17 @@ export class VectorIndex {
 
   private grow(slot: number): void {
     if (slot < this.capacity) return;
-    const capacity = Math.max(slot + 1, this.capacity * 2);
+    // Grown by a quarter (not doubled): at 100k listings the spare room of a doubling is 30 MB.
+    const capacity = Math.max(slot + 1, Math.ceil(this.capacity * 1.25));
     const values = new Int8Array(capacity * this.dimensions);
     values.set(this.values);
     const scales = new Float32Array(capacity);
     scales.set(this.scales);
     const bits = new Int32Array(capacity * WORDS);
     bits.set(this.bits);
-    [this.values, this.scales, this.bits, this.capacity] = [values, scales, bits, capacity];
+    const cellOf = new Uint16Array(capacity);
+    cellOf.set(this.cellOf);
+    [this.values, this.scales, this.bits, this.cellOf, this.capacity] = [values, scales, bits, cellOf, capacity];
   }
 
   private signBits(vector: Float32Array, into: Int32Array, offset: number): void {
@@ -119,9 +132,13 @@ export class VectorIndex {
     return scores;
   }
 
-  /** Files a slot's vector (a slot is written once; a changed listing takes a new slot). */
+  /** Files a slot's vector, in place of the one it had (the model's vector replacing the query encoder's). */
   add(slot: number, vector: Float32Array): void {
     this.grow(slot);
+    if (this.scales[slot] !== 0) {
+      this.cells[this.cellOf[slot]!]!.delete(slot);
+      this.count--;
+    }
     const dims = this.dimensions;
     let max = 0;
     for (let i = 0; i < dims; i++) max = Math.max(max, Math.abs(vector[i]!));
@@ -134,6 +151,7 @@ export class VectorIndex {
     let best = 0;
     for (let cell = 1; cell < scores.length; cell++) if (scores[cell]! > scores[best]!) best = cell;
     this.cells[best]!.push(slot);
+    this.cellOf[slot] = best;
     this.count++;
   }
 
