@@ -89,13 +89,16 @@ export class BrandRegistry {
       }
       for (let end = MIN_BRAND; end < nameKey.length; end++) if (this.owners.has(nameKey.slice(0, end))) candidates.add(nameKey.slice(0, end));
     }
-    // The description's runs of one to three words, as brand keys.
-    const text = words(description.slice(0, 300));
-    for (let i = 0; i < text.length; i++)
-      for (let n = 1; n <= 3 && i + n <= text.length; n++) {
-        const key = brandKey(text.slice(i, i + n).join(""));
-        if (this.owners.has(key)) candidates.add(key);
+    // The description's runs of one to three words, as brand keys (a run's key is its words' keys
+    // joined; runs shorter than a brand are not looked up).
+    const keys = words(description.slice(0, 300)).map(brandKey);
+    for (let i = 0; i < keys.length; i++) {
+      let key = "";
+      for (let n = 0; n < 3 && i + n < keys.length; n++) {
+        key += keys[i + n]!;
+        if (key.length >= MIN_BRAND && this.owners.has(key)) candidates.add(key);
       }
+    }
     for (const key of candidates) {
       const claim = this.ownedElsewhere(key, seller);
       if (claim) return claim;
