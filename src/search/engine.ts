@@ -323,7 +323,11 @@ export class SearchEngine {
   }
 }
 
-const round = (value: number, digits = 3) => Number(value.toFixed(digits));
+/** Rounded for the answer (arithmetic, not toFixed: a string per number, hundreds per query). */
+const round = (value: number, digits = 3) => {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+};
 
 /** FNV-1a, 32 bits: enough to notice that a listing's resource changed. */
 function hashText(text: string): number {
