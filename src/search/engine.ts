@@ -75,6 +75,7 @@ export class SearchEngine {
   private readonly sharedPayTo = new Map<string, string>();
   private readonly queryVectors = new LRUCache<string, Float32Array>({ max: 5000 });
   private dead = 0;
+  private claimCursor = 0;
   private semanticSpent = 0;
   private semanticWindow = 0;
   private ready = false;
@@ -195,6 +196,23 @@ export class SearchEngine {
       entry.claimVersion = this.brands.version;
     }
     return entry.claim;
+  }
+
+  /**
+   * Computes the look-alike check of listings not checked since the brand set last changed, for at
+   * most `budgetMs` of CPU: off the request path (the service's start and follow job), so a search
+   * finds it done. True when every listing is checked.
+   */
+  checkLookalikes(budgetMs: number): boolean {
+    const started = performance.now();
+    for (let checked = 0; checked < this.slots.length; checked++) {
+      if (this.claimCursor >= this.slots.length) this.claimCursor = 0;
+      const slot = this.claimCursor++;
+      const entry = this.live(slot);
+      if (entry) this.claimOf(entry);
+      if ((checked & 255) === 255 && performance.now() - started > budgetMs) return false;
+    }
+    return true;
   }
 
   rememberQueryVector(query: string, vector: Float32Array): void {

@@ -166,6 +166,8 @@ for (const size of SIZES) {
   catalog.forEach((listing, i) => big.upsert(listing, listingVectors[i]));
   started = performance.now();
   for (const listing of paddingListings(size - catalog.length)) big.upsert(listing);
+  // The service checks look-alikes off the request path after loading (SearchService.start).
+  big.checkLookalikes(Infinity);
   const buildSeconds = (performance.now() - started) / 1000;
   big.markReady();
   global.gc?.();
