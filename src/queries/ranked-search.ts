@@ -48,7 +48,7 @@ export class CatalogRanker {
   }
 }
 
-const allowed = (view: CatalogView) => (doc: SearchDocument | undefined) =>
+const allowed = (view: CatalogView) => (doc: Pick<SearchDocument, "payTo" | "health" | "verified" | "calls30d"> | undefined) =>
   doc !== undefined &&
   (view.payTo === undefined || doc.payTo.toLowerCase() === view.payTo.toLowerCase()) &&
   (view.health === undefined || doc.health === view.health) &&

@@ -19,11 +19,22 @@ export interface BrandClaim {
   payTo: string;
 }
 
+/** One brand name's owner: a payTo and how many of its verified listings carry the name. */
+interface Owner {
+  brand: string;
+  payTo: string;
+  listings: number;
+}
+
+/**
+ * Plain arrays and strings rather than nested Maps and Sets: at 100k listings, most of them verified
+ * under names of their own, the nested collections held about 100 MB.
+ */
 export class BrandRegistry {
-  /** exact key -> brand (display name) -> owner payTos with a verified listing of that name. */
-  private readonly owners = new Map<string, Map<string, Map<string, number>>>();
-  /** deletion variant -> exact keys. */
-  private readonly variants = new Map<string, Set<string>>();
+  /** exact key -> the owners of the brands with that key. */
+  private readonly owners = new Map<string, Owner[]>();
+  /** deletion variant -> exact key(s). */
+  private readonly variants = new Map<string, string | string[]>();
   /** Moves when a brand gains or loses an owner (callers cache their look-alike answers by it). */
   version = 0;
 
@@ -36,33 +47,33 @@ export class BrandRegistry {
 
   /** Counts a verified listing's name as its payTo's brand (`by` -1 when it goes). */
   claim(name: string, payTo: string, by = 1): void {
+    const seller = payTo.toLowerCase();
     for (const key of this.keysOf(name)) {
-      let brands = this.owners.get(key);
-      if (!brands) {
-        this.owners.set(key, (brands = new Map()));
+      let owners = this.owners.get(key);
+      if (!owners) {
+        this.owners.set(key, (owners = []));
         for (const variant of deletions(key)) {
-          const keys = this.variants.get(variant) ?? new Set();
-          keys.add(key);
-          this.variants.set(variant, keys);
+          const keys = this.variants.get(variant);
+          if (keys === undefined) this.variants.set(variant, key);
+          else if (typeof keys === "string") {
+            if (keys !== key) this.variants.set(variant, [keys, key]);
+          } else if (!keys.includes(key)) keys.push(key);
         }
       }
-      const payTos = brands.get(name) ?? new Map<string, number>();
-      if (!payTos.has(payTo.toLowerCase()) || by < 0) this.version++;
-      const count = (payTos.get(payTo.toLowerCase()) ?? 0) + by;
-      if (count > 0) payTos.set(payTo.toLowerCase(), count);
-      else payTos.delete(payTo.toLowerCase());
-      if (payTos.size) brands.set(name, payTos);
-      else brands.delete(name);
+      const at = owners.findIndex((owner) => owner.brand === name && owner.payTo === seller);
+      if (at < 0 || by < 0) this.version++;
+      if (at < 0) {
+        if (by > 0) owners.push({ brand: name, payTo: seller, listings: by });
+      } else if ((owners[at]!.listings += by) <= 0) owners.splice(at, 1);
     }
   }
 
   private ownedElsewhere(key: string, payTo: string): BrandClaim | undefined {
-    for (const [brand, payTos] of this.owners.get(key) ?? []) {
-      if (payTos.has(payTo)) return undefined;
-      const owner = payTos.keys().next().value;
-      if (owner) return { brand, payTo: owner };
-    }
-    return undefined;
+    const owners = this.owners.get(key) ?? [];
+    // A brand name this payTo also owns is its own, whoever else claims it.
+    for (const { brand } of owners) if (owners.some((owner) => owner.brand === brand && owner.payTo === payTo)) return undefined;
+    const owner = owners[0];
+    return owner ? { brand: owner.brand, payTo: owner.payTo } : undefined;
   }
 
   /** The verified brand of another payTo this listing copies, if any. */
@@ -71,16 +82,23 @@ export class BrandRegistry {
     const candidates = new Set<string>();
     const nameKey = brandKey(name ?? "");
     if (nameKey.length >= MIN_BRAND) {
-      for (const variant of deletions(nameKey)) for (const key of this.variants.get(variant) ?? []) candidates.add(key);
+      for (const variant of deletions(nameKey)) {
+        const keys = this.variants.get(variant);
+        if (typeof keys === "string") candidates.add(keys);
+        else for (const key of keys ?? []) candidates.add(key);
+      }
       for (let end = MIN_BRAND; end < nameKey.length; end++) if (this.owners.has(nameKey.slice(0, end))) candidates.add(nameKey.slice(0, end));
     }
-    // The description's runs of one to three words, as brand keys.
-    const text = words(description.slice(0, 300));
-    for (let i = 0; i < text.length; i++)
-      for (let n = 1; n <= 3 && i + n <= text.length; n++) {
-        const key = brandKey(text.slice(i, i + n).join(""));
-        if (this.owners.has(key)) candidates.add(key);
+    // The description's runs of one to three words, as brand keys (a run's key is its words' keys
+    // joined; runs shorter than a brand are not looked up).
+    const keys = words(description.slice(0, 300)).map(brandKey);
+    for (let i = 0; i < keys.length; i++) {
+      let key = "";
+      for (let n = 0; n < 3 && i + n < keys.length; n++) {
+        key += keys[i + n]!;
+        if (key.length >= MIN_BRAND && this.owners.has(key)) candidates.add(key);
       }
+    }
     for (const key of candidates) {
       const claim = this.ownedElsewhere(key, seller);
       if (claim) return claim;

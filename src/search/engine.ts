@@ -2,7 +2,9 @@
 // fused and ranked here on the request thread within a few milliseconds of CPU.
 //
 // score = relevance x trust x lookalike
-//   relevance = sum over the sides that found the listing of 1 / (RRF_K + rank)   (reciprocal rank fusion)
+//   relevance = sum over the sides that found the listing of 1 / (RRF_K + rank)   (reciprocal rank fusion);
+//               in hybrid mode the meaning side's query vector is the query's own plus its 3 best text
+//               matches' listing vectors (weights 1, 1/2, 1/3: pseudo-relevance feedback)
 //   trust     = 1 + 0.15 healthy - 0.30 unhealthy + 0.10 verified owner + 0.10 min(1, log10(1 + calls30d) / 4)
 //   lookalike = 0.5 when the listing copies another payTo's verified brand (and it is then placed below
 //               that brand's listings in the same answer)
@@ -21,10 +23,19 @@ export const CANDIDATES = 60;
 export const MIN_SIMILARITY = 0.3;
 /** CPU milliseconds per second the semantic side may spend on the request thread before answers go lexical. */
 export const SEMANTIC_CPU_BUDGET_MS = 300;
+/**
+ * Hybrid mode moves the query vector toward the vectors of this many best text matches (weights 1,
+ * 1/2, 1/3 beside the query's 1): pseudo-relevance feedback. Listing vectors are the model's, so a
+ * first ask (the query encoder's rough vector) still searches with the model's sense of the topic.
+ */
+export const FEEDBACK_MATCHES = 3;
+
+/** What a slot keeps of a listing: the ranking and filter facts and the embedded text; the resource as a hash only. */
+export type KeptDocument = Omit<SearchDocument, "resource" | "listedAt"> & { resourceKey: number };
 
 interface Slot {
   id: string;
-  doc: SearchDocument;
+  doc: KeptDocument;
   /** Whether the vector is the model's (false: the query encoder's stand-in until the model's arrives). */
   modelVector: boolean;
   /** The brand it copies, as of brand registry version `claimVersion`. */
@@ -48,6 +59,8 @@ export interface EngineOptions {
   wantQueryVector?: ((query: string) => void) | undefined;
   /** CPU ms per second the semantic side may take on the request thread (default SEMANTIC_CPU_BUDGET_MS). */
   semanticBudgetMs?: number | undefined;
+  /** Best text matches whose vectors join the query's in hybrid mode (default FEEDBACK_MATCHES; 0: none). */
+  feedbackMatches?: number | undefined;
 }
 
 export class SearchEngine {
@@ -58,8 +71,11 @@ export class SearchEngine {
   /** 1 for a slot that is its listing's current one. */
   private alive = new Uint8Array(1024);
   private readonly brands = new BrandRegistry();
+  private readonly sharedTags = new Map<string, string[]>();
+  private readonly sharedPayTo = new Map<string, string>();
   private readonly queryVectors = new LRUCache<string, Float32Array>({ max: 5000 });
   private dead = 0;
+  private claimCursor = 0;
   private semanticSpent = 0;
   private semanticWindow = 0;
   private ready = false;
@@ -95,7 +111,7 @@ export class SearchEngine {
     this.remove(doc.id);
     const slot = this.slots.length;
     const vector = modelVector ?? this.options.encoder?.encode(`${doc.serviceName ?? ""}. ${doc.description}`) ?? null;
-    this.slots.push({ id: doc.id, doc: { ...doc }, modelVector: modelVector !== undefined });
+    this.slots.push({ id: doc.id, doc: this.kept(doc), modelVector: modelVector !== undefined });
     if (slot >= this.alive.length) {
       const alive = new Uint8Array(this.alive.length * 2);
       alive.set(this.alive);
@@ -108,23 +124,35 @@ export class SearchEngine {
     if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo);
   }
 
+  /** Tag lists and payTo strings are shared between the listings that have the same (a seller lists many). */
+  private kept(doc: SearchDocument): KeptDocument {
+    const { resource, listedAt: _listedAt, ...facts } = doc;
+    const tagsKey = doc.tags.join("\n");
+    let tags = this.sharedTags.get(tagsKey);
+    if (!tags) this.sharedTags.set(tagsKey, (tags = Object.freeze([...doc.tags]) as string[]));
+    let payTo = this.sharedPayTo.get(doc.payTo);
+    if (!payTo) this.sharedPayTo.set(doc.payTo, (payTo = doc.payTo));
+    return { ...facts, tags, payTo, resourceKey: hashText(resource) };
+  }
+
   has(id: string): boolean {
     return this.slotOf.has(id);
   }
 
-  document(id: string): SearchDocument | undefined {
+  document(id: string): KeptDocument | undefined {
     const slot = this.slotOf.get(id);
     return slot === undefined ? undefined : this.slots[slot]!.doc;
   }
 
   /** Whether a new version of a listing changes its indexed text (else updateFacts is enough). */
   textChanged(doc: SearchDocument): boolean {
-    const old = this.document(doc.id);
+    const slot = this.slotOf.get(doc.id);
+    const old = slot === undefined ? undefined : this.slots[slot]!.doc;
     return (
       !old ||
       old.serviceName !== doc.serviceName ||
       old.description !== doc.description ||
-      old.resource !== doc.resource ||
+      old.resourceKey !== hashText(doc.resource) ||
       old.tags.join("\n") !== doc.tags.join("\n")
     );
   }
@@ -135,7 +163,7 @@ export class SearchEngine {
     if (slot === undefined) return;
     const entry = this.slots[slot]!;
     if (entry.doc.verified && entry.doc.serviceName) this.brands.claim(entry.doc.serviceName, entry.doc.payTo, -1);
-    entry.doc = { ...doc };
+    entry.doc = this.kept(doc);
     entry.claimVersion = -1;
     if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo);
   }
@@ -144,8 +172,9 @@ export class SearchEngine {
   setModelVector(id: string, vector: Float32Array): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
-    const { doc } = this.slots[slot]!;
-    this.upsert(doc, vector);
+    // In place: the slot's text and terms are unchanged.
+    this.vectors.add(slot, vector);
+    this.slots[slot]!.modelVector = true;
   }
 
   remove(id: string): void {
@@ -167,6 +196,23 @@ export class SearchEngine {
       entry.claimVersion = this.brands.version;
     }
     return entry.claim;
+  }
+
+  /**
+   * Computes the look-alike check of listings not checked since the brand set last changed, for at
+   * most `budgetMs` of CPU: off the request path (the service's start and follow job), so a search
+   * finds it done. True when every listing is checked.
+   */
+  checkLookalikes(budgetMs: number): boolean {
+    const started = performance.now();
+    for (let checked = 0; checked < this.slots.length; checked++) {
+      if (this.claimCursor >= this.slots.length) this.claimCursor = 0;
+      const slot = this.claimCursor++;
+      const entry = this.live(slot);
+      if (entry) this.claimOf(entry);
+      if ((checked & 255) === 255 && performance.now() - started > budgetMs) return false;
+    }
+    return true;
   }
 
   rememberQueryVector(query: string, vector: Float32Array): void {
@@ -206,6 +252,23 @@ export class SearchEngine {
     return { vector: this.options.encoder?.encode(key) ?? null, fromModel: false };
   }
 
+  /**
+   * Pseudo-relevance feedback: the query vector moved toward the (model) vectors of the best text
+   * matches, so listings that mean the same in other words come up too.
+   */
+  private withFeedback(vector: Float32Array | null, textMatches: number[]): Float32Array | null {
+    const count = this.options.feedbackMatches ?? FEEDBACK_MATCHES;
+    if (count === 0 || textMatches.length === 0) return vector;
+    const out = vector ? Float32Array.from(vector) : new Float32Array(this.vectors.dimensions);
+    textMatches.slice(0, count).forEach((slot, rank) => this.vectors.addVector(slot, 1 / (rank + 1), out));
+    let norm = 0;
+    for (const x of out) norm += x * x;
+    if (norm === 0) return vector;
+    norm = Math.sqrt(norm);
+    for (let i = 0; i < out.length; i++) out[i]! /= norm;
+    return out;
+  }
+
   search(query: string, options: { mode?: SearchMode; limit?: number; filters?: SearchFilters } = {}): SearchOutcome {
     const asked = options.mode ?? "hybrid";
     const limit = options.limit ?? 20;
@@ -221,8 +284,9 @@ export class SearchEngine {
       if (!found) fused.set(slot, (found = { relevance: 0, reasons: {} }));
       return found;
     };
+    const lexicalMatches = mode !== "semantic" ? this.lexical.search(query, CANDIDATES, accept) : [];
     if (mode !== "semantic") {
-      this.lexical.search(query, CANDIDATES, accept).forEach((match, rank) => {
+      lexicalMatches.forEach((match, rank) => {
         const found = entry(match.doc);
         found.relevance += 1 / (RRF_K + rank + 1);
         found.reasons.textMatch = { terms: [...new Set(match.terms)], score: round(match.score), rank: rank + 1 };
@@ -230,7 +294,11 @@ export class SearchEngine {
     }
     if (mode !== "lexical") {
       const started = performance.now();
-      const { vector } = this.queryVector(query);
+      const { vector: asked } = this.queryVector(query);
+      const vector = this.withFeedback(
+        asked,
+        lexicalMatches.map((match) => match.doc),
+      );
       if (vector) {
         this.vectors
           .search(vector, CANDIDATES, accept)
@@ -273,7 +341,18 @@ export class SearchEngine {
   }
 }
 
-const round = (value: number, digits = 3) => Number(value.toFixed(digits));
+/** Rounded for the answer (arithmetic, not toFixed: a string per number, hundreds per query). */
+const round = (value: number, digits = 3) => {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+};
+
+/** FNV-1a, 32 bits: enough to notice that a listing's resource changed. */
+function hashText(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619);
+  return hash >>> 0;
+}
 
 export const normalizeQuery = (query: string) => query.normalize("NFKC").toLowerCase().trim().replace(/\s+/g, " ").slice(0, 300);
 

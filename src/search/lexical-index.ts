@@ -24,14 +24,23 @@ export interface LexicalMatch {
   terms: string[];
 }
 
-/** The path words of a resource URL: its host's name part and path segments. */
+/**
+ * The path words of a resource URL: its host's name part and path segments, without ids (a word
+ * longer than 3 characters with a digit in it: "v2" stays, "48213" and "a9f3c1" go; each would be
+ * a term of its own, 300 bytes apiece, that no buyer asks for).
+ */
 function resourceText(resource: string): string {
+  let text = resource;
   try {
     const url = new URL(resource);
-    return `${url.hostname.split(".").slice(-3, -1).join(" ")} ${url.pathname}`;
+    text = `${url.hostname.split(".").slice(-3, -1).join(" ")} ${url.pathname}`;
   } catch {
-    return resource;
+    // Not a URL: its words as they are.
   }
+  return text
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length <= 3 || !/\d/.test(word))
+    .join(" ");
 }
 
 /** One term's documents: slots and their weighted term counts, appended as documents arrive. */
@@ -67,6 +76,8 @@ export class LexicalIndex {
   /** trigram -> terms holding it, for near spellings. */
   private readonly trigrams = new Map<string, string[]>();
   private scratch = new Float64Array(0);
+  private touched = new Int32Array(0);
+  private lengthFactors: { average: number; factors: Float64Array } | undefined;
 
   get size(): number {
     return this.documents;
@@ -133,47 +144,110 @@ export class LexicalIndex {
   /** BM25 scores of the live documents holding a query term, best first. */
   search(query: string, limit: number, accept: (doc: number) => boolean): LexicalMatch[] {
     const n = this.documents;
-    if (n === 0) return [];
+    if (n === 0 || limit <= 0) return [];
     const averageLength = this.totalLength / n;
-    // Scores accumulate in a dense array over the touched documents (a Map per hit cost 3x more).
-    if (this.scratch.length < this.lengths.length) this.scratch = new Float64Array(this.lengths.length);
+    // Scores accumulate in a dense array, the touched documents in another (no object per hit).
+    if (this.scratch.length < this.lengths.length) [this.scratch, this.touched] = [new Float64Array(this.lengths.length), new Int32Array(this.lengths.length)];
     const scores = this.scratch;
-    const touched: number[] = [];
-    const matchedTerms = new Map<number, string[]>();
+    const touched = this.touched;
+    let touchedCount = 0;
     const expanded = this.expand(query);
+    const lengthFactor = this.lengthFactor(averageLength);
     for (const { term, weight } of expanded) {
-      const list = this.postings.get(term)!;
-      const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5));
-      const { docs, tfs, length } = list;
+      const { docs, tfs, length } = this.postings.get(term)!;
+      const scaled = weight * Math.log(1 + (n - length + 0.5) / (length + 0.5)) * (K1 + 1);
       for (let i = 0; i < length; i++) {
         const doc = docs[i]!;
         const tf = tfs[i]!;
-        const add = (weight * idf * (tf * (K1 + 1))) / (tf + K1 * (1 - B + (B * this.lengths[doc]!) / averageLength));
-        if (scores[doc] === 0) touched.push(doc);
-        scores[doc]! += add;
+        if (scores[doc] === 0) touched[touchedCount++] = doc;
+        scores[doc]! += (scaled * tf) / (tf + lengthFactor[this.lengths[doc]!]!);
       }
     }
-    const candidates: LexicalMatch[] = [];
-    for (const doc of touched) {
+    const best = new TopScores(limit);
+    for (let k = 0; k < touchedCount; k++) {
+      const doc = touched[k]!;
       const score = scores[doc]!;
       scores[doc] = 0;
-      candidates.push({ doc, score, terms: [] });
+      if (best.admits(score) && accept(doc)) best.add(doc, score);
     }
-    candidates.sort((a, b) => b.score - a.score);
-    const matches: LexicalMatch[] = [];
-    for (const match of candidates) {
-      if (matches.length === limit) break;
-      if (!accept(match.doc)) continue;
-      matches.push(match);
-    }
-    // Which terms each kept match holds (for rankReasons): a look-up in the short lists only.
+    const matches = best.sorted().map(({ doc, score }) => ({ doc, score, terms: [] as string[] }));
+    // Which terms each kept match holds (for rankReasons): a binary search per (match, term), lists being in slot order.
     for (const { term } of expanded) {
       const list = this.postings.get(term)!;
-      const kept = new Set(matches.map((match) => match.doc));
-      for (let i = 0; i < list.length; i++)
-        if (kept.has(list.docs[i]!)) (matchedTerms.get(list.docs[i]!) ?? matchedTerms.set(list.docs[i]!, []).get(list.docs[i]!)!).push(term);
+      for (const match of matches) if (holds(list, match.doc)) match.terms.push(term);
     }
-    for (const match of matches) match.terms = matchedTerms.get(match.doc) ?? [];
     return matches;
+  }
+
+  /** K1 x (1 - B + B x length / average) per document length, cached while the average stays put. */
+  private lengthFactor(averageLength: number): Float64Array {
+    if (this.lengthFactors?.average !== averageLength) {
+      const factors = new Float64Array(65536);
+      for (let length = 0; length < factors.length; length++) factors[length] = K1 * (1 - B + (B * length) / averageLength);
+      this.lengthFactors = { average: averageLength, factors };
+    }
+    return this.lengthFactors.factors;
+  }
+}
+
+function holds(list: Postings, doc: number): boolean {
+  let low = 0;
+  let high = list.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const at = list.docs[middle]!;
+    if (at === doc) return true;
+    if (at < doc) low = middle + 1;
+    else high = middle - 1;
+  }
+  return false;
+}
+
+/** The `size` best (doc, score) pairs seen, as a min-heap: a score below the worst kept is turned away in O(1). */
+class TopScores {
+  private readonly docs: Int32Array;
+  private readonly scores: Float64Array;
+  private count = 0;
+
+  constructor(private readonly size: number) {
+    this.docs = new Int32Array(size);
+    this.scores = new Float64Array(size);
+  }
+
+  admits(score: number): boolean {
+    return this.count < this.size || score > this.scores[0]!;
+  }
+
+  add(doc: number, score: number): void {
+    let at: number;
+    if (this.count < this.size) {
+      at = this.count++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (this.scores[parent]! <= score) break;
+        this.docs[at] = this.docs[parent]!;
+        this.scores[at] = this.scores[parent]!;
+        at = parent;
+      }
+    } else {
+      at = 0;
+      for (;;) {
+        const left = 2 * at + 1;
+        if (left >= this.count) break;
+        const child = left + 1 < this.count && this.scores[left + 1]! < this.scores[left]! ? left + 1 : left;
+        if (this.scores[child]! >= score) break;
+        this.docs[at] = this.docs[child]!;
+        this.scores[at] = this.scores[child]!;
+        at = child;
+      }
+    }
+    this.docs[at] = doc;
+    this.scores[at] = score;
+  }
+
+  sorted(): Array<{ doc: number; score: number }> {
+    const out: Array<{ doc: number; score: number }> = [];
+    for (let k = 0; k < this.count; k++) out.push({ doc: this.docs[k]!, score: this.scores[k]! });
+    return out.sort((a, b) => b.score - a.score || a.doc - b.doc);
   }
 }

@@ -39,6 +39,8 @@ export function trigramsOf(term: string): string[] {
 
 /** A brand key: lower case letters and digits only, confusable characters folded ("ScribeFIow" -> "scribeflow"). */
 export function brandKey(name: string): string {
+  // Most words are plain lower-case ASCII already: nothing to fold.
+  if (/^[a-z2-9]*$/.test(name)) return name;
   return name
     .toLowerCase()
     .normalize("NFKD")

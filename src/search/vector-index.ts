@@ -23,25 +23,39 @@ export interface VectorMatch {
   similarity: number;
 }
 
+/** One cell's listings and their sign bits side by side, so a scan reads memory in order. */
 class SlotList {
   slots = new Int32Array(16);
+  bits = new Int32Array(16 * WORDS);
   length = 0;
 
-  push(slot: number): void {
+  push(slot: number, bits: Int32Array): void {
     if (this.length === this.slots.length) {
-      const grown = new Int32Array(this.length * 2);
+      const grown = new Int32Array(Math.ceil(this.length * 1.5));
       grown.set(this.slots);
       this.slots = grown;
+      const grownBits = new Int32Array(grown.length * WORDS);
+      grownBits.set(this.bits);
+      this.bits = grownBits;
     }
+    this.bits.set(bits, this.length * WORDS);
     this.slots[this.length++] = slot;
+  }
+
+  delete(slot: number): void {
+    const at = this.slots.subarray(0, this.length).indexOf(slot);
+    if (at < 0) return;
+    this.slots.copyWithin(at, at + 1, this.length);
+    this.bits.copyWithin(at * WORDS, (at + 1) * WORDS, this.length * WORDS);
+    this.length--;
   }
 }
 
 export class VectorIndex {
   private values: Int8Array;
   private scales: Float32Array;
-  /** Each vector's signs (after the codebook's mean is taken off): 512 bits as 16 words. */
-  private bits: Int32Array;
+  /** Each slot's cell (valid where its scale is not 0). */
+  private cellOf: Uint16Array;
   private readonly center: Float32Array;
   private scratchSlots = new Int32Array(0);
   private scratchDistances = new Uint16Array(0);
@@ -57,7 +71,7 @@ export class VectorIndex {
     this.capacity = initialCapacity;
     this.values = new Int8Array(initialCapacity * codebook.dimensions);
     this.scales = new Float32Array(initialCapacity);
-    this.bits = new Int32Array(initialCapacity * WORDS);
+    this.cellOf = new Uint16Array(initialCapacity);
     this.cells = Array.from({ length: codebook.rows }, () => new SlotList());
     this.centroids = new Float32Array(codebook.rows * codebook.dimensions);
     for (let row = 0; row < codebook.rows; row++)
@@ -79,19 +93,20 @@ export class VectorIndex {
 
   /** Bytes held by vectors and cell lists. */
   get bytes(): number {
-    return this.values.byteLength + this.scales.byteLength + this.bits.byteLength + this.cells.reduce((sum, cell) => sum + cell.slots.byteLength, 0);
+    return this.values.byteLength + this.scales.byteLength + this.cells.reduce((sum, cell) => sum + cell.slots.byteLength + cell.bits.byteLength, 0);
   }
 
   private grow(slot: number): void {
     if (slot < this.capacity) return;
-    const capacity = Math.max(slot + 1, this.capacity * 2);
+    // Grown by a quarter (not doubled): at 100k listings the spare room of a doubling is 30 MB.
+    const capacity = Math.max(slot + 1, Math.ceil(this.capacity * 1.25));
     const values = new Int8Array(capacity * this.dimensions);
     values.set(this.values);
     const scales = new Float32Array(capacity);
     scales.set(this.scales);
-    const bits = new Int32Array(capacity * WORDS);
-    bits.set(this.bits);
-    [this.values, this.scales, this.bits, this.capacity] = [values, scales, bits, capacity];
+    const cellOf = new Uint16Array(capacity);
+    cellOf.set(this.cellOf);
+    [this.values, this.scales, this.cellOf, this.capacity] = [values, scales, cellOf, capacity];
   }
 
   private signBits(vector: Float32Array, into: Int32Array, offset: number): void {
@@ -119,9 +134,13 @@ export class VectorIndex {
     return scores;
   }
 
-  /** Files a slot's vector (a slot is written once; a changed listing takes a new slot). */
+  /** Files a slot's vector, in place of the one it had (the model's vector replacing the query encoder's). */
   add(slot: number, vector: Float32Array): void {
     this.grow(slot);
+    if (this.scales[slot] !== 0) {
+      this.cells[this.cellOf[slot]!]!.delete(slot);
+      this.count--;
+    }
     const dims = this.dimensions;
     let max = 0;
     for (let i = 0; i < dims; i++) max = Math.max(max, Math.abs(vector[i]!));
@@ -129,12 +148,24 @@ export class VectorIndex {
     const offset = slot * dims;
     for (let i = 0; i < dims; i++) this.values[offset + i] = Math.round(vector[i]! / scale);
     this.scales[slot] = scale;
-    this.signBits(vector, this.bits, slot * WORDS);
+    const bits = new Int32Array(WORDS);
+    this.signBits(vector, bits, 0);
     const scores = this.cellScores(vector);
     let best = 0;
     for (let cell = 1; cell < scores.length; cell++) if (scores[cell]! > scores[best]!) best = cell;
-    this.cells[best]!.push(slot);
+    this.cells[best]!.push(slot, bits);
+    this.cellOf[slot] = best;
     this.count++;
+  }
+
+  /** Adds weight x the slot's stored vector into `into`; false when the slot has none. */
+  addVector(slot: number, weight: number, into: Float32Array): boolean {
+    if (slot >= this.capacity || this.scales[slot] === 0) return false;
+    const dims = this.dimensions;
+    const scaled = weight * this.scales[slot]!;
+    const offset = slot * dims;
+    for (let i = 0; i < dims; i++) into[i]! += scaled * this.values[offset + i]!;
+    return true;
   }
 
   /**
@@ -144,7 +175,7 @@ export class VectorIndex {
    */
   search(query: Float32Array, limit: number, accept: (slot: number) => boolean): VectorMatch[] {
     const dims = this.dimensions;
-    const { values, scales, bits } = this;
+    const { values, scales } = this;
     const queryBits = new Int32Array(WORDS);
     this.signBits(query, queryBits, 0);
     const order = [...this.cellScores(query).entries()].sort((a, b) => b[1] - a[1]);
@@ -156,10 +187,10 @@ export class VectorIndex {
     let scanned = 0;
     for (const [cell] of order) {
       const list = this.cells[cell]!;
-      const slots = list.slots;
+      const { slots, bits } = list;
       for (let k = 0; k < list.length && scanned < SCAN_BUDGET; k++) {
         const slot = slots[k]!;
-        const offset = slot * WORDS;
+        const offset = k * WORDS;
         let distance = 0;
         for (let w = 0; w < WORDS; w++) distance += popcount(queryBits[w]! ^ bits[offset + w]!);
         found[scanned] = slot;

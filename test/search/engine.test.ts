@@ -100,4 +100,24 @@ describe("search engine with the real model", () => {
     engine.remove(extra.id);
     expect(ids("something else entirely", { mode: "lexical" })).not.toContain(extra.id);
   });
+
+  it("takes the model's vector for a listing in place: no second copy of it is kept", async () => {
+    const cold = new SearchEngine({ encoder: loadQueryEncoder(), codebook: loadCodebook(), semanticBudgetMs: Infinity });
+    CATALOG.forEach((d) => cold.upsert(d));
+    cold.markReady();
+    expect(cold.pendingModelVectors).toHaveLength(CATALOG.length);
+    const vectors = await pool.embed(CATALOG.map((d) => `${d.serviceName}. ${d.description}`));
+    CATALOG.forEach((d, i) => cold.setModelVector(d.id, vectors[i]!));
+    expect(cold.pendingModelVectors).toEqual([]);
+    expect(cold.memory).toMatchObject({ slots: CATALOG.length, deadSlots: 0 });
+    expect(cold.search("hourly forecasts", { mode: "hybrid" }).hits[0]!.id).toBe(idOf("Nimbus"));
+  }, 60_000);
+
+  it("does not index the ids in a resource path", () => {
+    const listing = doc("PathTest", "A plain description.", { resource: "https://pathtest.example/v2/items/48213" });
+    engine.upsert(listing);
+    expect(ids("v2 pathtest", { mode: "lexical" })).toContain(listing.id);
+    expect(ids("48213", { mode: "lexical" })).not.toContain(listing.id);
+    engine.remove(listing.id);
+  });
 });

@@ -98,17 +98,15 @@ export function benchCatalog(): BenchListing[] {
 
 const PAD_WORDS = ["Prime", "Hub", "Go", "Max", "Labs", "Cloud", "Direct", "Express", "Nova", "Zen", "One", "Edge", "Core", "Wave", "Stack"];
 
-/** `count` padding listings: the categories' material recombined under new sellers (not graded). */
-export function paddingListings(count: number, seed = 7): BenchListing[] {
+/** `count` padding listings, one at a time (none kept): the categories' material recombined under new sellers (not graded). */
+export function* paddingListings(count: number, seed = 7): Generator<BenchListing> {
   const random = seeded(seed);
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
-  const out: BenchListing[] = [];
   let at = Date.UTC(2026, 0, 1);
   for (let i = 0; i < count; i++) {
     const category = pick(CATEGORIES);
     const seller = `${pick(PAD_WORDS)}${pick(PAD_WORDS)} ${Math.floor(random() * 5000)}`;
     const description = `${pick(category.descriptions)} ${pick(category.extras)}`;
-    out.push({ ...listing(random, `pad-${i}`, category, seller, description, `${pick(category.paths)}/${i}`, (at += 60_000)), category: "" });
+    yield { ...listing(random, `pad-${i}`, category, seller, description, `${pick(category.paths)}/${i}`, (at += 60_000)), category: "" };
   }
-  return out;
 }
