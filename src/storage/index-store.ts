@@ -181,18 +181,6 @@ export class IndexStore {
     return shownChanged;
   }
 
-  /** Removes a source's rows of these METHOD + resource keys (its tombstones). */
-  async remove(source: string, keys: string[], now: Date): Promise<number> {
-    let removed = 0;
-    for (const batch of chunks([...new Set(keys)], KEYS_PER_QUERY)) {
-      removed += await this.transactions.write(now, async (tx) => {
-        const { count } = await tx.listing.deleteMany({ where: { indexedSource: source, indexedKey: { in: batch } } });
-        return { result: count, changed: count > 0 };
-      });
-    }
-    return removed;
-  }
-
   /** Removes a source's rows of these ids (a mirrored marketplace's tombstones: its listing ids are the rows' ids). */
   async removeIds(source: string, ids: string[], now: Date): Promise<number> {
     let removed = 0;
