@@ -3579,10 +3579,11 @@ export type components = {
         "Canonical.SearchModeParam": "lexical" | "semantic" | "hybrid";
         /**
          * @description The page's orders: `relevance` (the search's rank; without a search text, newest), `newest`,
-         *     `price` (cheapest first), `priceDesc` (dearest first), `popular` (most 30-day sales first).
+         *     `price` (cheapest first), `priceDesc` (dearest first), `popular` (most 30-day sales first),
+         *     `uptime` (highest 7-day uptime first).
          * @enum {string}
          */
-        "Canonical.WebCatalogSort": "relevance" | "newest" | "price" | "priceDesc" | "popular";
+        "Canonical.WebCatalogSort": "relevance" | "newest" | "price" | "priceDesc" | "popular" | "uptime";
         /** @description One listed endpoint, Bazaar-shaped. */
         CatalogItem: {
             accepts: components["schemas"]["PaymentRequirement"][];
@@ -3617,10 +3618,11 @@ export type components = {
         /**
          * @description Catalog order. `newest` (the default): newest listed first; `popular`: most 30-day sales first;
          *     `price`: cheapest first (newest first within a price); `priceDesc`: dearest first (oldest first
-         *     within a price: the cheapest-first order read backwards).
+         *     within a price: the cheapest-first order read backwards); `uptime`: highest 7-day uptime first
+         *     (`metadata.health.uptime7d`; a listing with none measured yet counts as 0), newest first within a tie.
          * @enum {string}
          */
-        CatalogSort: "newest" | "popular" | "price" | "priceDesc";
+        CatalogSort: "newest" | "popular" | "price" | "priceDesc" | "uptime";
         /**
          * @description Where catalog rows come from. `listed` (the default): paid listings; `indexed`: resources other
          *     catalogs and domains publish, shown once this marketplace's own probe confirmed their 402; `all`: both.
@@ -5648,7 +5650,7 @@ export type components = {
         "Documents.TrustFilters.health": components["schemas"]["HealthFilter"];
         /** @description Only listings with at least this many wash-filtered sales in 30 days. */
         "Documents.TrustFilters.minCalls": number;
-        /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+        /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
         "Documents.TrustFilters.sort": components["schemas"]["CatalogSort"];
         /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
         "Documents.TrustFilters.source": components["schemas"]["CatalogSource"];
@@ -6388,7 +6390,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -6705,7 +6707,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -6793,7 +6795,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7211,7 +7213,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7299,7 +7301,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7387,7 +7389,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7475,7 +7477,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7569,7 +7571,7 @@ export interface operations {
                 query: components["parameters"]["Documents.StrictSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7663,7 +7665,7 @@ export interface operations {
                 query: components["parameters"]["Documents.StrictSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -10279,7 +10281,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -10367,7 +10369,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11110,7 +11112,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11198,7 +11200,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11294,7 +11296,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11390,7 +11392,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11588,7 +11590,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11684,7 +11686,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest). */
+                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];

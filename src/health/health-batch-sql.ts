@@ -29,12 +29,14 @@ export interface PublishedHealth {
   listingId: string;
   status: string;
   summary: string;
+  /** The summary's uptime7d (0 when none is measured yet): the `sort=uptime` column. */
+  uptime7d: number;
 }
 
 type Sql = ReturnType<typeof Prisma.sql>;
 
 /** A value, typed for PostgreSQL (a VALUES list has no column types to infer from). */
-function typed(kind: DatabaseKind, value: unknown, type: "uuid" | "integer" | "text" | "timestamp(3)" | "jsonb"): Sql {
+function typed(kind: DatabaseKind, value: unknown, type: "uuid" | "integer" | "double precision" | "text" | "timestamp(3)" | "jsonb"): Sql {
   return kind === "postgres" ? Prisma.sql`CAST(${value} AS ${Prisma.raw(type)})` : Prisma.sql`${value}`;
 }
 
@@ -88,14 +90,21 @@ export function upsertHealthDaysSql(kind: DatabaseKind, rows: HealthDayIncrement
 }
 
 /**
- * Publishes health to the catalog's columns (raw, so the listing's updatedAt, its terms' time, stays).
+ * Publishes health to the catalog's columns, the summary's 7-day uptime beside it (raw, so the listing's updatedAt, its terms' time, stays).
  * An indexed row our probe finds healthy for the first time is confirmed: "indexing" becomes "indexed"
  * (its updatedAt too, so the search index, which follows updatedAt, takes it in).
  */
 export function publishHealthSql(kind: DatabaseKind, rows: PublishedHealth[], now: Date): Sql {
-  const values = rowsOf(rows.map((row) => [typed(kind, row.listingId, "uuid"), typed(kind, row.status, "text"), typed(kind, row.summary, "jsonb")]));
-  return Prisma.sql`WITH v ("id", "healthStatus", "healthSummary") AS (VALUES ${values})
-    UPDATE "Listing" SET "healthStatus" = v."healthStatus", "healthSummary" = v."healthSummary",
+  const values = rowsOf(
+    rows.map((row) => [
+      typed(kind, row.listingId, "uuid"),
+      typed(kind, row.status, "text"),
+      typed(kind, row.summary, "jsonb"),
+      typed(kind, row.uptime7d, "double precision"),
+    ]),
+  );
+  return Prisma.sql`WITH v ("id", "healthStatus", "healthSummary", "uptime7d") AS (VALUES ${values})
+    UPDATE "Listing" SET "healthStatus" = v."healthStatus", "healthSummary" = v."healthSummary", "uptime7d" = v."uptime7d",
       "state" = CASE WHEN "Listing"."state" = 'indexing' AND v."healthStatus" = 'healthy' THEN 'indexed' ELSE "Listing"."state" END,
       "updatedAt" = CASE WHEN "Listing"."state" = 'indexing' AND v."healthStatus" = 'healthy' THEN ${now} ELSE "Listing"."updatedAt" END
     FROM v WHERE "Listing"."id" = v."id" AND "Listing"."state" IN ('active', 'indexing', 'indexed')`;

@@ -255,7 +255,7 @@ export class HealthStore {
           publish:
             state.status === shown.status && isDeepStrictEqual(summary, shown.summary)
               ? null
-              : { listingId, status: state.status, summary: JSON.stringify(summary) },
+              : { listingId, status: state.status, summary: JSON.stringify(summary), uptime7d: summary.uptime7d ?? 0 },
         };
       });
       await tx.$executeRaw(

@@ -62,6 +62,7 @@ const SORTS = {
   popular: (a: Listing, b: Listing) => b.calls30d - a.calls30d,
   price: (a: Listing, b: Listing) => Number(a.priceMicros) - Number(b.priceMicros),
   priceDesc: (a: Listing, b: Listing) => Number(b.priceMicros) - Number(a.priceMicros),
+  uptime: (a: Listing, b: Listing) => b.uptime7d - a.uptime7d,
 } as const;
 
 /** A ranked page: every hit the engine found that the view shows, best first (or in the `sort` asked), paged. */

@@ -50,6 +50,7 @@ interface RankedMatch {
   id: string;
   calls30d: number;
   priceMicros: bigint;
+  uptime7d: number;
 }
 
 const newestFirst = (a: RankedMatch, b: RankedMatch) => b.listedAt - a.listedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
@@ -59,6 +60,7 @@ const bySort = {
   popular: (a: RankedMatch, b: RankedMatch) => b.calls30d - a.calls30d || newestFirst(a, b),
   price: (a: RankedMatch, b: RankedMatch) => (a.priceMicros < b.priceMicros ? -1 : a.priceMicros > b.priceMicros ? 1 : newestFirst(a, b)),
   priceDesc: (a: RankedMatch, b: RankedMatch) => (a.priceMicros > b.priceMicros ? -1 : a.priceMicros < b.priceMicros ? 1 : newestFirst(b, a)),
+  uptime: (a: RankedMatch, b: RankedMatch) => b.uptime7d - a.uptime7d || newestFirst(a, b),
 } as const;
 
 /** Index entries a deep page steps over at most, after its seek. */
@@ -233,6 +235,7 @@ export class CatalogReads {
         id: String(row.id),
         calls30d: toCount(row.calls30d),
         priceMicros: BigInt(row.priceMicros as number | bigint | string),
+        uptime7d: Number(row.uptime7d),
       }))
       .filter((match) => match.matchClass < MATCH_CLASSES)
       .sort((a, b) => a.matchClass - b.matchClass || newestFirst(a, b));

@@ -22,7 +22,7 @@ export interface CatalogView {
   verified?: true | undefined;
   /** Only listings with at least this many wash-filtered 30-day sales (calls30d). */
   minCalls?: number | undefined;
-  /** The order: newest first (default), most 30-day sales first, or cheapest first; newest first within a tie. */
+  /** The order: newest first (default), most 30-day sales, cheapest, dearest or highest 7-day uptime first. */
   sort?: CatalogSort | undefined;
   /** The price range in micros, inclusive. */
   minPriceMicros?: number | undefined;
@@ -39,7 +39,7 @@ export type CatalogSource = "listed" | "indexed" | "all";
 const SOURCE_STATES = { listed: ["active"], indexed: ["indexed"], all: ["active", "indexed"] } as const;
 const statesOf = (view: CatalogView): readonly string[] => SOURCE_STATES[view.source ?? "listed"];
 
-export type CatalogSort = "newest" | "popular" | "price" | "priceDesc";
+export type CatalogSort = "newest" | "popular" | "price" | "priceDesc" | "uptime";
 
 /** A listing's health status (healthStatus). */
 export type HealthGroup = "healthy" | "unknown" | "unhealthy" | "drifted";
@@ -48,7 +48,7 @@ export type HealthGroup = "healthy" | "unknown" | "unhealthy" | "drifted";
 export interface SeekKey {
   listedAt: Date;
   id: string;
-  /** calls30d (sort=popular) or priceMicros (sort=price, priceDesc) of the row at the position. */
+  /** calls30d (sort=popular), priceMicros (sort=price, priceDesc) or uptime7d (sort=uptime) of the row at the position. */
   sortValue?: number | bigint | undefined;
 }
 
@@ -57,7 +57,13 @@ const rowKey = (kind: DatabaseKind) => Prisma.raw(kind === "sqlite" ? "rowid" : 
 const selectColumns = Prisma.raw(LISTING_COLUMNS.map((c) => `l."${c}"`).join(", "));
 const NEWEST_FIRST = Prisma.raw(`l."listedAt" DESC, l."id" DESC`);
 
-const SORT_INDEX = { newest: "Listing_visible_idx", popular: "Listing_popular_idx", price: "Listing_price_idx", priceDesc: "Listing_price_idx" } as const;
+const SORT_INDEX = {
+  newest: "Listing_visible_idx",
+  popular: "Listing_popular_idx",
+  price: "Listing_price_idx",
+  priceDesc: "Listing_price_idx",
+  uptime: "Listing_uptime_idx",
+} as const;
 
 /** A seller's or an extension's rows are few: their index narrows first (a sort then orders that handful). */
 function indexFor(kind: DatabaseKind, view: CatalogView): Prisma.Sql {
@@ -67,8 +73,8 @@ function indexFor(kind: DatabaseKind, view: CatalogView): Prisma.Sql {
 }
 
 /**
- * A view's order, as its sort index holds it (Listing_popular_idx, Listing_price_idx: listedAt and id
- * descending within a tie). Dearest first is Listing_price_idx read backwards: oldest first within a price.
+ * A view's order, as its sort index holds it (Listing_popular_idx, Listing_price_idx, Listing_uptime_idx:
+ * listedAt and id descending within a tie). Dearest first is Listing_price_idx read backwards: oldest first within a price.
  */
 function orderOf(view: CatalogView): Prisma.Sql {
   switch (view.sort ?? "newest") {
@@ -80,6 +86,8 @@ function orderOf(view: CatalogView): Prisma.Sql {
       return Prisma.raw(`l."priceMicros" ASC, l."listedAt" DESC, l."id" DESC`);
     case "priceDesc":
       return Prisma.raw(`l."priceMicros" DESC, l."listedAt" ASC, l."id" ASC`);
+    case "uptime":
+      return Prisma.raw(`l."uptime7d" DESC, l."listedAt" DESC, l."id" DESC`);
   }
 }
 
@@ -124,13 +132,18 @@ function walk(
   if (states.length === 1)
     return Prisma.sql`SELECT ${step.columns(false)} FROM "Listing" l${indexFor(kind, view)}
       WHERE ${visible(view, now)}${step.after} ORDER BY ${step.order} LIMIT ${step.limit} OFFSET ${step.skip}`;
-  const side = (state: string, n: number) => Prisma.sql`SELECT * FROM (SELECT l.${rowKey(kind)} AS "k", l."listedAt", l."id", l."calls30d", l."priceMicros"
+  // Each side selects what the merged order reads: the position and the sort column (from its index alone).
+  const sorted = isSorted(view) ? Prisma.sql`, ${sortColumnOf(view)}` : Prisma.empty;
+  const side = (state: string, n: number) => Prisma.sql`SELECT * FROM (SELECT l.${rowKey(kind)} AS "k", l."listedAt", l."id"${sorted}
       FROM "Listing" l${indexFor(kind, view)} WHERE ${visible(view, now, state)}${step.after} ORDER BY ${step.order} LIMIT ${step.skip + step.limit}) s${Prisma.raw(String(n))}`;
   return Prisma.sql`SELECT ${step.columns(true)} FROM (${Prisma.join(
     states.map((state, n) => side(state, n)),
     " UNION ALL ",
   )}) l ORDER BY ${step.order} LIMIT ${step.limit} OFFSET ${step.skip}`;
 }
+
+const SORT_COLUMN = { popular: "calls30d", price: "priceMicros", priceDesc: "priceMicros", uptime: "uptime7d" } as const;
+const sortColumnOf = (view: CatalogView) => Prisma.raw(`l."${SORT_COLUMN[view.sort as keyof typeof SORT_COLUMN]}"`);
 
 /** The row key a walk selects: the table's, or the merged walk's "k". */
 const keyColumn = (kind: DatabaseKind) => (merged: boolean) => (merged ? Prisma.raw(`l."k"`) : Prisma.sql`l.${rowKey(kind)}`);
@@ -155,18 +168,16 @@ export function pageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: 
   return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${rowKey(kind)} IN (${keys}) ORDER BY ${NEWEST_FIRST}`;
 }
 
-const SORT_COLUMN = { popular: "calls30d", price: "priceMicros", priceDesc: "priceMicros" } as const;
-const sortColumnOf = (view: CatalogView) => Prisma.raw(`l."${SORT_COLUMN[view.sort as keyof typeof SORT_COLUMN]}"`);
-
 /**
- * From `key` on (inclusive) in a sorted view's order. Most popular first is one direction throughout,
- * a row comparison the sort index seeks to. Cheapest first runs price up but newest first within a
+ * From `key` on (inclusive) in a sorted view's order. Most popular first and highest uptime first are
+ * one direction throughout, a row comparison the sort index seeks to. Cheapest first runs price up but newest first within a
  * price: the index range starts at the key's price, and the rows of that price listed after the key
  * are stepped over. Dearest first is the same backwards: price down, oldest first within a price.
  */
 function sortedAtOrAfter(view: CatalogView, key: SeekKey | undefined): Prisma.Sql {
   if (!key) return Prisma.empty;
   if (view.sort === "popular") return Prisma.sql` AND (l."calls30d", l."listedAt", l."id") <= (${key.sortValue}, ${key.listedAt}, ${key.id})`;
+  if (view.sort === "uptime") return Prisma.sql` AND (l."uptime7d", l."listedAt", l."id") <= (${key.sortValue}, ${key.listedAt}, ${key.id})`;
   if (view.sort === "priceDesc")
     return Prisma.sql` AND l."priceMicros" <= ${key.sortValue} AND (l."priceMicros" < ${key.sortValue} OR (l."listedAt", l."id") >= (${key.listedAt}, ${key.id}))`;
   return Prisma.sql` AND l."priceMicros" >= ${key.sortValue} AND (l."priceMicros" > ${key.sortValue} OR (l."listedAt", l."id") <= (${key.listedAt}, ${key.id}))`;
@@ -178,7 +189,7 @@ export function sortedKeyAtSql(kind: DatabaseKind, view: CatalogView, now: Date,
   return walk(kind, view, now, { columns, after: sortedAtOrAfter(view, from), order: orderOf(view), skip, limit: 1 });
 }
 
-/** `limit` rows of a sorted view (popular, price) from `skip` rows past `from` (inclusive): the skipped entries are stepped over in its sort index. */
+/** `limit` rows of a sorted view (popular, price, priceDesc, uptime) from `skip` rows past `from` (inclusive): the skipped entries are stepped over in its sort index. */
 export function sortedPageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: { from?: SeekKey | undefined; skip: number; limit: number }): Prisma.Sql {
   const order = orderOf(view);
   const keys = walk(kind, view, now, { columns: keyColumn(kind), after: sortedAtOrAfter(view, page.from), order, skip: page.skip, limit: page.limit });
@@ -288,7 +299,7 @@ export function matchKeysSql(kind: DatabaseKind, view: CatalogView, now: Date, t
   const [description, resource] = matchPredicates(kind, text);
   const rest = Prisma.join((["sellerPayTo", "serviceName", "tags"] as const).map(containsText(kind, text)), " OR ");
   const matchClass = Prisma.sql`CASE WHEN ${description} THEN 0 WHEN ${resource} THEN 1 WHEN ${rest} THEN 2 ELSE ${MATCH_CLASSES} END`;
-  return Prisma.sql`SELECT l.${rowKey(kind)} AS "key", l."listedAt", l."id", l."calls30d", l."priceMicros", ${matchClass} AS "matchClass" FROM ${from} WHERE ${where} LIMIT ${limit}`;
+  return Prisma.sql`SELECT l.${rowKey(kind)} AS "key", l."listedAt", l."id", l."calls30d", l."priceMicros", l."uptime7d", ${matchClass} AS "matchClass" FROM ${from} WHERE ${where} LIMIT ${limit}`;
 }
 
 /** The rows of these keys (matchKeysSql's), in no particular order. */
@@ -338,7 +349,7 @@ export function matchKeyAtSql(
     WHERE ${visible(view, now)}${atOrAfter(search.from)} AND (${predicate}) ORDER BY ${NEWEST_FIRST} LIMIT 1 OFFSET ${search.skip}`;
 }
 
-/** `limit` matches of any class in a sorted view's order (popular, price) from the `skip`-th, walking its sort index. */
+/** `limit` matches of any class in a sorted view's order (popular, price, priceDesc, uptime) from the `skip`-th, walking its sort index. */
 export function sortedMatchPageSql(kind: DatabaseKind, view: CatalogView, now: Date, search: { text: string; skip: number; limit: number }): Prisma.Sql {
   const anyClass = Prisma.join(
     matchPredicates(kind, search.text).map((predicate) => Prisma.sql`(${predicate})`),

@@ -46,6 +46,7 @@ const DECODERS: Decoders = {
   indexedKey: asIs<string | null>,
   indexedSource: asIs<string | null>,
   provenance: json,
+  uptime7d: Number,
 };
 
 /** Every Listing column, as the Prisma model declares them: what the raw read path selects. */
@@ -89,6 +90,7 @@ const ON_RENEWAL: { [K in keyof Listing]-?: "copied" | "kept" } = {
   updatedAt: "kept",
   healthStatus: "kept",
   healthSummary: "kept",
+  uptime7d: "kept",
   calls30d: "kept",
   usageSummary: "kept",
   sellerUsage: "kept",

@@ -18,7 +18,7 @@ export interface HomeFilters {
   source: "listed" | "indexed" | "all";
   verified: boolean;
   includeSeed: boolean;
-  sort: "relevance" | "newest" | "popular" | "price" | "priceDesc";
+  sort: "relevance" | "newest" | "popular" | "price" | "priceDesc" | "uptime";
   /** USDC decimals; empty: no bound. */
   minPrice: string;
   maxPrice: string;
@@ -47,6 +47,7 @@ const SORT_LABELS = {
   price: "Cheapest first",
   priceDesc: "Dearest first",
   popular: "Most used (30 days)",
+  uptime: "Most reliable (7-day uptime)",
 } as const;
 
 /** The order a page without `sort` shows: the search's rank with a search text, newest first without. */

@@ -12,7 +12,7 @@ describe.each(databaseKinds)("trust queries on $kind", (kind) => {
   const ids: string[] = [];
 
   /** As the re-prober and the usage indexer publish: through the catalog's one write path. */
-  const publish = (id: string, data: { healthStatus?: string; ownerVerified?: boolean; calls30d?: number }) =>
+  const publish = (id: string, data: { healthStatus?: string; ownerVerified?: boolean; calls30d?: number; healthSummary?: object; uptime7d?: number }) =>
     market.server.contexts.listings.store.transactions.write(market.clock.now(), async (tx) => {
       await tx.listing.update({ where: { id }, data });
       return { result: undefined, changed: true };
@@ -21,15 +21,17 @@ describe.each(databaseKinds)("trust queries on $kind", (kind) => {
   beforeAll(async () => {
     market = await startCatalogServer(kind);
     const plan = [
-      { price: "0.05", health: "healthy", verified: true, calls: 3 },
-      { price: "0.01", health: "unhealthy", verified: false, calls: 9 },
-      { price: "0.03", health: "healthy", verified: false, calls: 0 },
+      { price: "0.05", health: "healthy", verified: true, calls: 3, uptime7d: 0.5 },
+      { price: "0.01", health: "unhealthy", verified: false, calls: 9, uptime7d: 1 },
+      { price: "0.03", health: "healthy", verified: false, calls: 0, uptime7d: 0.5 },
+      // No 7-day uptime measured yet: last.
       { price: "0.02", health: "drifted", verified: true, calls: 9 },
     ];
     for (const [i, row] of plan.entries()) {
       const created = await market.list({ priceUsdc: row.price, description: `Weather endpoint ${i}` });
       ids.push(created.id);
-      await publish(created.id, { healthStatus: row.health, ownerVerified: row.verified, calls30d: row.calls });
+      const uptime = row.uptime7d === undefined ? {} : { healthSummary: { uptime7d: row.uptime7d }, uptime7d: row.uptime7d };
+      await publish(created.id, { healthStatus: row.health, ownerVerified: row.verified, calls30d: row.calls, ...uptime });
     }
   });
   afterAll(() => market?.close());
@@ -53,6 +55,10 @@ describe.each(databaseKinds)("trust queries on $kind", (kind) => {
     // Ties in sales: newest first.
     expect(await listed(`${route}${join}sort=popular`)).toEqual([3, 1, 0, 2]);
     expect(await listed(`${route}${join}sort=popular&health=healthy&limit=1`)).toEqual([0]);
+    // Highest 7-day uptime first, ties newest first, none measured last.
+    expect(await listed(`${route}${join}sort=uptime`)).toEqual([1, 2, 0, 3]);
+    expect(await listed(`${route}${join}sort=uptime&health=healthy`)).toEqual([2, 0]);
+    expect(await listed(`${route}${join}sort=uptime&limit=2&offset=2`)).toEqual([0, 3]);
   });
 
   it("the JSON feed takes health and stays newest first", async () => {

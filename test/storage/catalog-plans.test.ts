@@ -56,6 +56,7 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
           healthStatus: ["healthy", "unhealthy", "drifted"][i % 3]!,
           ownerVerified: i % 4 === 0,
           calls30d: i % 23,
+          uptime7d: (i % 21) / 20,
           inputSchema: undefined,
           state: i % 97 === 0 ? "failed" : "active",
           leftoverSeed: i % 1_000 === 0,
@@ -157,6 +158,7 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
     ["popular", "Listing_popular_idx"],
     ["price", "Listing_price_idx"],
     ["priceDesc", "Listing_price_idx"],
+    ["uptime", "Listing_uptime_idx"],
   ] as const)("sort=%s: a deep page and a search walk %s in its order, sorting only the page", async (sort, index) => {
     for (const view of [
       { includeSeed: false, sort },
@@ -166,7 +168,7 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
       walks(page, index);
       sortsOnlyThePage(page, index);
       // A deep page seeks to a checkpoint key of the sorted order, and the next checkpoint is stepped to the same way.
-      const from = { listedAt: at(-100), id: SOME_ID, sortValue: sort === "popular" ? 3 : 25_000n };
+      const from = { listedAt: at(-100), id: SOME_ID, sortValue: sort === "popular" ? 3 : sort === "uptime" ? 0.65 : 25_000n };
       const seeked = await explain(sortedPageSql(kind.kind, view, NOW, { from, skip: 100, limit: 20 }));
       walks(seeked, index);
       sortsOnlyThePage(seeked, index);
@@ -176,6 +178,29 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
       const search = await explain(sortedMatchPageSql(kind.kind, view, NOW, { text: "service", skip: 200, limit: 20 }));
       walks(search, index);
       sortsOnlyThePage(search, index);
+    }
+  });
+
+  it.each([
+    ["popular", "Listing_popular_idx"],
+    ["priceDesc", "Listing_price_idx"],
+    ["uptime", "Listing_uptime_idx"],
+  ] as const)("sort=%s with source=all walks %s once per source, merging at most a page's worth of each", async (sort, index) => {
+    const view = { includeSeed: false, sort, source: "all" as const };
+    const from = { listedAt: at(-100), id: SOME_ID, sortValue: sort === "popular" ? 3 : sort === "uptime" ? 0.65 : 25_000n };
+    for (const sql of [sortedPageSql(kind.kind, view, NOW, { from, skip: 100, limit: 20 }), sortedKeyAtSql(kind.kind, view, NOW, from, 256)]) {
+      const plan = await explain(sql);
+      if (kind.kind === "sqlite") {
+        expect(plan.match(new RegExp(`SEARCH l USING COVERING INDEX ${index} \\(state=\\? AND`, "g"))?.length).toBe(2);
+        // A "SCAN l" may only be of the merged rows (the co-routine l), never of the table.
+        expect(plan.match(/SCAN l\b/g)?.length ?? 0).toBe(/CO-ROUTINE l\b/.test(plan) ? 1 : 0);
+        expect(plan).not.toMatch(/SCAN Listing\b/);
+      } else {
+        walks(plan, index);
+        expect(plan.match(new RegExp(`Scan( Backward)? using "${index}"`, "g"))?.length).toBe(2);
+      }
+      // The two sides come in index order; only their bounded merge and the page's own rows are sorted.
+      expect(sorts(plan)).toBeLessThanOrEqual(2);
     }
   });
 });

@@ -1,4 +1,4 @@
-// The trust filters (health, verified, minCalls) and orders (popular, price, priceDesc) give exactly what a
+// The trust filters (health, verified, minCalls) and orders (popular, price, priceDesc, uptime) give exactly what a
 // plain filter and sort of every row would, on both databases: catalog pages, searches with few
 // matches (ranked in memory) and with many (walking the sort index), and the feed.
 import { getAddress } from "viem";
@@ -12,6 +12,8 @@ import { at, listingInput, openStore, type StoreContext } from "./fixtures.js";
 const ROWS = 600;
 const NOW = at(0);
 const HEALTH = ["healthy", "unhealthy", "drifted", "unknown"] as const;
+// Ties, and a fraction (1/3) that must survive a seek key's round trip exactly.
+const UPTIMES = [0, 0.25, 1 / 3, 0.5, 0.9, 0.999, 1];
 
 function rowFor(i: number) {
   const input = listingInput({ description: i % 2 === 0 ? `Omega service ${i}` : `Plain service ${i}` });
@@ -23,12 +25,14 @@ function rowFor(i: number) {
     priceAtomic: priceMicros.toString(),
     priceMicros,
     inputSchema: undefined,
-    state: i % 37 === 0 ? "failed" : "active",
+    // A few rows indexed from other catalogs: shown with source=all only.
+    state: i % 37 === 0 ? "failed" : i % 13 === 0 ? "indexed" : "active",
     leftoverSeed: false,
     healthStatus: HEALTH[i % 4]!,
     ownerVerified: i % 3 === 0,
     // Many ties: the order within a tie is newest first.
     calls30d: (i * 31) % 17,
+    uptime7d: UPTIMES[(i * 5) % UPTIMES.length]!,
     listedAt: at(-ROWS + Math.floor(i / 2)),
     expiresAt: at(10_000),
   };
@@ -41,6 +45,7 @@ const ORDERS = {
   price: (a: Listing, b: Listing) => (a.priceMicros < b.priceMicros ? -1 : a.priceMicros > b.priceMicros ? 1 : newestFirst(a, b)),
   // Dearest first is cheapest first read backwards: oldest first within a price.
   priceDesc: (a: Listing, b: Listing) => (a.priceMicros > b.priceMicros ? -1 : a.priceMicros < b.priceMicros ? 1 : newestFirst(b, a)),
+  uptime: (a: Listing, b: Listing) => b.uptime7d - a.uptime7d || newestFirst(a, b),
 };
 
 describe.each(testDatabaseKinds())("trust filters and orders on $kind", (kind) => {
@@ -50,13 +55,14 @@ describe.each(testDatabaseKinds())("trust filters and orders on $kind", (kind) =
   beforeAll(async () => {
     ctx = await openStore(kind);
     await ctx.db.prisma.listing.createMany({ data: Array.from({ length: ROWS }, (_, i) => rowFor(i)) });
-    visible = (await ctx.db.prisma.listing.findMany()).filter((row) => row.state === "active" && row.expiresAt > NOW);
+    visible = (await ctx.db.prisma.listing.findMany()).filter((row) => row.expiresAt > NOW);
   }, 60_000);
   afterAll(() => ctx?.close());
 
   const ids = (rows: Listing[]) => rows.map((row) => row.id);
   const expectedFor = (view: CatalogView, match: (row: Listing) => boolean = () => true) =>
     visible
+      .filter((row) => (view.source === "all" ? ["active", "indexed"] : ["active"]).includes(row.state))
       .filter((row) => (!view.health || row.healthStatus === view.health) && (!view.verified || row.ownerVerified) && row.calls30d >= (view.minCalls ?? 0))
       .filter(match)
       .sort(ORDERS[view.sort ?? "newest"]);
@@ -70,6 +76,12 @@ describe.each(testDatabaseKinds())("trust filters and orders on $kind", (kind) =
     ["everything, most sold first", catalogView({ sort: "popular" }, false)!],
     ["everything, dearest first", catalogView({ sort: "priceDesc" }, false)!],
     ["verified, dearest first", catalogView({ verified: true, sort: "priceDesc" }, false)!],
+    ["everything, most reliable first", catalogView({ sort: "uptime" }, false)!],
+    ["healthy, most reliable first", catalogView({ health: "healthy", sort: "uptime" }, false)!],
+    ["at least 5 sales, verified, most reliable first", catalogView({ minCalls: 5, verified: true, sort: "uptime" }, false)!],
+    // Both sources: two ranges of the sort index merged.
+    ["both sources, most reliable first", catalogView({ source: "all", sort: "uptime" }, false)!],
+    ["both sources, dearest first", catalogView({ source: "all", sort: "priceDesc" }, false)!],
     // Not a contract value: the web page reads its healthy-first order one health group at a time.
     ["not re-probed yet, cheapest first", catalogView({ health: "unknown", sort: "price" }, false)!],
   ];
@@ -92,6 +104,8 @@ describe.each(testDatabaseKinds())("trust filters and orders on $kind", (kind) =
     ["everything, cheapest first", catalogView({ health: "any", sort: "price" }, false)!],
     ["everything, most sold first", catalogView({ sort: "popular" }, false)!],
     ["everything, dearest first", catalogView({ sort: "priceDesc" }, false)!],
+    ["everything, most reliable first", catalogView({ sort: "uptime" }, false)!],
+    ["both sources, most reliable first", catalogView({ source: "all", sort: "uptime" }, false)!],
   ])("%s: a deep page seeks to a checkpoint of the sorted order (every SEEK_STRIDE rows) and is the plain sort's, ties included", async (_name, view) => {
     const expected = expectedFor(view);
     expect(expected.length).toBeGreaterThan(2 * SEEK_STRIDE);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
 
-type Item = { metadata: { listingId: string; priceUsdc: string; health: { status: string }; usage?: { l30DaysTotalCalls: number } } };
+type Item = { metadata: { listingId: string; priceUsdc: string; health: { status: string; uptime7d?: number }; usage?: { l30DaysTotalCalls: number } } };
 
 const GROUP = { healthy: 0, unknown: 1, drifted: 2, unhealthy: 3 } as Record<string, number>;
 
@@ -19,7 +19,7 @@ describe.each(databaseKinds)("catalog page order and filters ($name)", (kind) =>
   let market: CatalogServer;
   const names = new Map<string, string>();
 
-  const publish = (id: string, data: { healthStatus?: string; calls30d?: number; usageSummary?: object }) =>
+  const publish = (id: string, data: { healthStatus?: string; calls30d?: number; usageSummary?: object; healthSummary?: object; uptime7d?: number }) =>
     market.server.contexts.listings.store.transactions.write(market.clock.now(), async (tx) => {
       await tx.listing.update({ where: { id }, data });
       return { result: undefined, changed: true };
@@ -28,12 +28,12 @@ describe.each(databaseKinds)("catalog page order and filters ($name)", (kind) =>
   beforeAll(async () => {
     market = await startCatalogServer(kind);
     const plan = [
-      { name: "alpha", price: "0.02", health: "unhealthy", calls: 0, tags: ["ocean", "tides"], serviceName: "Tide Tables" },
-      { name: "bravo", price: "0.05", health: "healthy", calls: 9 },
-      { name: "charlie", price: "0.01", health: "healthy", calls: 3 },
+      { name: "alpha", price: "0.02", health: "unhealthy", calls: 0, tags: ["ocean", "tides"], serviceName: "Tide Tables", uptime: 0.2 },
+      { name: "bravo", price: "0.05", health: "healthy", calls: 9, uptime: 0.9 },
+      { name: "charlie", price: "0.01", health: "healthy", calls: 3, uptime: 1 },
       { name: "delta", price: "0.03", health: "unknown", calls: 0 },
-      { name: "echo", price: "0.04", health: "drifted", calls: 1 },
-      { name: "foxtrot", price: "0.05", health: "healthy", calls: 0 },
+      { name: "echo", price: "0.04", health: "drifted", calls: 1, uptime: 0.5 },
+      { name: "foxtrot", price: "0.05", health: "healthy", calls: 0, uptime: 0.9 },
       { name: "golf", price: "0.02", health: "unknown", calls: 0 },
     ];
     for (const row of plan) {
@@ -41,7 +41,12 @@ describe.each(databaseKinds)("catalog page order and filters ($name)", (kind) =>
       const { id } = await market.list({ priceUsdc: row.price, description: `Weather service ${row.name} for agents`, metadata });
       names.set(id, row.name);
       if (row.health !== "unknown" || row.calls > 0) {
-        await publish(id, { healthStatus: row.health, calls30d: row.calls, ...(row.calls > 0 && { usageSummary: usage(row.calls) }) });
+        await publish(id, {
+          healthStatus: row.health,
+          calls30d: row.calls,
+          ...(row.calls > 0 && { usageSummary: usage(row.calls) }),
+          ...(row.uptime !== undefined && { healthSummary: { uptime7d: row.uptime }, uptime7d: row.uptime }),
+        });
       }
     }
   });
@@ -74,6 +79,8 @@ describe.each(databaseKinds)("catalog page order and filters ($name)", (kind) =>
     ["sort=price", "/bazaar.json?limit=100&sort=price", "price"],
     ["sort=popular", "/bazaar.json?limit=100&sort=popular", "popular"],
     ["sort=priceDesc", "/bazaar.json?limit=100&sort=priceDesc", "priceDesc"],
+    ["sort=uptime", "/bazaar.json?limit=100&sort=uptime", "uptime"],
+    ["query=weather&sort=uptime", "/discovery/search?query=weather&limit=100&sort=uptime", "uptime"],
     ["query=weather", "/discovery/search?query=weather&limit=100", "relevance"],
     ["query=weather&sort=price", "/discovery/search?query=weather&limit=100&sort=price", "price"],
   ])("/?%s: healthy first, then the chosen order within each health group, on every page", async (query, twin) => {
@@ -101,6 +108,12 @@ describe.each(databaseKinds)("catalog page order and filters ($name)", (kind) =>
     const calls = (item: Item) => item.metadata.usage?.l30DaysTotalCalls ?? 0;
     expect(await cards("/?sort=popular")).toEqual(await expected("/bazaar.json?limit=100", (a, b) => calls(b) - calls(a)));
     expect((await cards("/?sort=popular")).slice(0, 3)).toEqual(["bravo", "charlie", "foxtrot"]);
+    // Most reliable first: highest 7-day uptime, newest first within a tie, none measured as 0.
+    const uptime = (item: Item) => item.metadata.health.uptime7d ?? 0;
+    expect(await cards("/?sort=uptime")).toEqual(await expected("/bazaar.json?limit=100", (a, b) => uptime(b) - uptime(a)));
+    expect((await cards("/?sort=uptime")).slice(0, 3)).toEqual(["charlie", "foxtrot", "bravo"]);
+    expect(await cards("/?health=any&sort=uptime&limit=2&offset=2")).toEqual(["bravo", "golf"]);
+    expect(await html("/?sort=uptime")).toContain('<option value="uptime" selected>Most reliable (7-day uptime)</option>');
   });
 
   it("filters by health, price range and tags; an empty bound is no filter, a bad one a 400", async () => {

@@ -117,7 +117,8 @@ export const ListingScalarFieldEnum = {
   delistedAt: 'delistedAt',
   indexedKey: 'indexedKey',
   indexedSource: 'indexedSource',
-  provenance: 'provenance'
+  provenance: 'provenance',
+  uptime7d: 'uptime7d'
 } as const
 
 export type ListingScalarFieldEnum = (typeof ListingScalarFieldEnum)[keyof typeof ListingScalarFieldEnum]

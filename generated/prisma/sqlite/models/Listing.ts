@@ -29,11 +29,13 @@ export type AggregateListing = {
 export type ListingAvgAggregateOutputType = {
   priceMicros: number | null
   calls30d: number | null
+  uptime7d: number | null
 }
 
 export type ListingSumAggregateOutputType = {
   priceMicros: bigint | null
   calls30d: number | null
+  uptime7d: number | null
 }
 
 export type ListingMinAggregateOutputType = {
@@ -62,6 +64,7 @@ export type ListingMinAggregateOutputType = {
   delistedAt: Date | null
   indexedKey: string | null
   indexedSource: string | null
+  uptime7d: number | null
 }
 
 export type ListingMaxAggregateOutputType = {
@@ -90,6 +93,7 @@ export type ListingMaxAggregateOutputType = {
   delistedAt: Date | null
   indexedKey: string | null
   indexedSource: string | null
+  uptime7d: number | null
 }
 
 export type ListingCountAggregateOutputType = {
@@ -124,6 +128,7 @@ export type ListingCountAggregateOutputType = {
   indexedKey: number
   indexedSource: number
   provenance: number
+  uptime7d: number
   _all: number
 }
 
@@ -131,11 +136,13 @@ export type ListingCountAggregateOutputType = {
 export type ListingAvgAggregateInputType = {
   priceMicros?: true
   calls30d?: true
+  uptime7d?: true
 }
 
 export type ListingSumAggregateInputType = {
   priceMicros?: true
   calls30d?: true
+  uptime7d?: true
 }
 
 export type ListingMinAggregateInputType = {
@@ -164,6 +171,7 @@ export type ListingMinAggregateInputType = {
   delistedAt?: true
   indexedKey?: true
   indexedSource?: true
+  uptime7d?: true
 }
 
 export type ListingMaxAggregateInputType = {
@@ -192,6 +200,7 @@ export type ListingMaxAggregateInputType = {
   delistedAt?: true
   indexedKey?: true
   indexedSource?: true
+  uptime7d?: true
 }
 
 export type ListingCountAggregateInputType = {
@@ -226,6 +235,7 @@ export type ListingCountAggregateInputType = {
   indexedKey?: true
   indexedSource?: true
   provenance?: true
+  uptime7d?: true
   _all?: true
 }
 
@@ -347,6 +357,7 @@ export type ListingGroupByOutputType = {
   indexedKey: string | null
   indexedSource: string | null
   provenance: runtime.JsonValue | null
+  uptime7d: number
   _count: ListingCountAggregateOutputType | null
   _avg: ListingAvgAggregateOutputType | null
   _sum: ListingSumAggregateOutputType | null
@@ -404,6 +415,7 @@ export type ListingWhereInput = {
   indexedKey?: Prisma.StringNullableFilter<"Listing"> | string | null
   indexedSource?: Prisma.StringNullableFilter<"Listing"> | string | null
   provenance?: Prisma.JsonNullableFilter<"Listing">
+  uptime7d?: Prisma.FloatFilter<"Listing"> | number
   payments?: Prisma.PaymentListRelationFilter
   health?: Prisma.XOR<Prisma.ListingHealthNullableScalarRelationFilter, Prisma.ListingHealthWhereInput> | null
   healthDays?: Prisma.HealthDayListRelationFilter
@@ -442,6 +454,7 @@ export type ListingOrderByWithRelationInput = {
   indexedKey?: Prisma.SortOrderInput | Prisma.SortOrder
   indexedSource?: Prisma.SortOrderInput | Prisma.SortOrder
   provenance?: Prisma.SortOrderInput | Prisma.SortOrder
+  uptime7d?: Prisma.SortOrder
   payments?: Prisma.PaymentOrderByRelationAggregateInput
   health?: Prisma.ListingHealthOrderByWithRelationInput
   healthDays?: Prisma.HealthDayOrderByRelationAggregateInput
@@ -483,6 +496,7 @@ export type ListingWhereUniqueInput = Prisma.AtLeast<{
   delistedAt?: Prisma.DateTimeNullableFilter<"Listing"> | Date | string | null
   indexedSource?: Prisma.StringNullableFilter<"Listing"> | string | null
   provenance?: Prisma.JsonNullableFilter<"Listing">
+  uptime7d?: Prisma.FloatFilter<"Listing"> | number
   payments?: Prisma.PaymentListRelationFilter
   health?: Prisma.XOR<Prisma.ListingHealthNullableScalarRelationFilter, Prisma.ListingHealthWhereInput> | null
   healthDays?: Prisma.HealthDayListRelationFilter
@@ -521,6 +535,7 @@ export type ListingOrderByWithAggregationInput = {
   indexedKey?: Prisma.SortOrderInput | Prisma.SortOrder
   indexedSource?: Prisma.SortOrderInput | Prisma.SortOrder
   provenance?: Prisma.SortOrderInput | Prisma.SortOrder
+  uptime7d?: Prisma.SortOrder
   _count?: Prisma.ListingCountOrderByAggregateInput
   _avg?: Prisma.ListingAvgOrderByAggregateInput
   _max?: Prisma.ListingMaxOrderByAggregateInput
@@ -563,6 +578,7 @@ export type ListingScalarWhereWithAggregatesInput = {
   indexedKey?: Prisma.StringNullableWithAggregatesFilter<"Listing"> | string | null
   indexedSource?: Prisma.StringNullableWithAggregatesFilter<"Listing"> | string | null
   provenance?: Prisma.JsonNullableWithAggregatesFilter<"Listing">
+  uptime7d?: Prisma.FloatWithAggregatesFilter<"Listing"> | number
 }
 
 export type ListingCreateInput = {
@@ -597,6 +613,7 @@ export type ListingCreateInput = {
   indexedKey?: string | null
   indexedSource?: string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: number
   payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
@@ -635,6 +652,7 @@ export type ListingUncheckedCreateInput = {
   indexedKey?: string | null
   indexedSource?: string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: number
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
@@ -673,6 +691,7 @@ export type ListingUpdateInput = {
   indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: Prisma.FloatFieldUpdateOperationsInput | number
   payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
@@ -711,6 +730,7 @@ export type ListingUncheckedUpdateInput = {
   indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: Prisma.FloatFieldUpdateOperationsInput | number
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
@@ -749,6 +769,7 @@ export type ListingCreateManyInput = {
   indexedKey?: string | null
   indexedSource?: string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: number
 }
 
 export type ListingUpdateManyMutationInput = {
@@ -783,6 +804,7 @@ export type ListingUpdateManyMutationInput = {
   indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: Prisma.FloatFieldUpdateOperationsInput | number
 }
 
 export type ListingUncheckedUpdateManyInput = {
@@ -817,6 +839,7 @@ export type ListingUncheckedUpdateManyInput = {
   indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: Prisma.FloatFieldUpdateOperationsInput | number
 }
 
 export type ListingCountOrderByAggregateInput = {
@@ -851,11 +874,13 @@ export type ListingCountOrderByAggregateInput = {
   indexedKey?: Prisma.SortOrder
   indexedSource?: Prisma.SortOrder
   provenance?: Prisma.SortOrder
+  uptime7d?: Prisma.SortOrder
 }
 
 export type ListingAvgOrderByAggregateInput = {
   priceMicros?: Prisma.SortOrder
   calls30d?: Prisma.SortOrder
+  uptime7d?: Prisma.SortOrder
 }
 
 export type ListingMaxOrderByAggregateInput = {
@@ -884,6 +909,7 @@ export type ListingMaxOrderByAggregateInput = {
   delistedAt?: Prisma.SortOrder
   indexedKey?: Prisma.SortOrder
   indexedSource?: Prisma.SortOrder
+  uptime7d?: Prisma.SortOrder
 }
 
 export type ListingMinOrderByAggregateInput = {
@@ -912,11 +938,13 @@ export type ListingMinOrderByAggregateInput = {
   delistedAt?: Prisma.SortOrder
   indexedKey?: Prisma.SortOrder
   indexedSource?: Prisma.SortOrder
+  uptime7d?: Prisma.SortOrder
 }
 
 export type ListingSumOrderByAggregateInput = {
   priceMicros?: Prisma.SortOrder
   calls30d?: Prisma.SortOrder
+  uptime7d?: Prisma.SortOrder
 }
 
 export type ListingNullableScalarRelationFilter = {
@@ -963,6 +991,14 @@ export type IntFieldUpdateOperationsInput = {
 
 export type NullableDateTimeFieldUpdateOperationsInput = {
   set?: Date | string | null
+}
+
+export type FloatFieldUpdateOperationsInput = {
+  set?: number
+  increment?: number
+  decrement?: number
+  multiply?: number
+  divide?: number
 }
 
 export type ListingCreateNestedOneWithoutPaymentsInput = {
@@ -1055,6 +1091,7 @@ export type ListingCreateWithoutPaymentsInput = {
   indexedKey?: string | null
   indexedSource?: string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: number
   health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
   embedding?: Prisma.ListingEmbeddingCreateNestedOneWithoutListingInput
@@ -1092,6 +1129,7 @@ export type ListingUncheckedCreateWithoutPaymentsInput = {
   indexedKey?: string | null
   indexedSource?: string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: number
   health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
   embedding?: Prisma.ListingEmbeddingUncheckedCreateNestedOneWithoutListingInput
@@ -1145,6 +1183,7 @@ export type ListingUpdateWithoutPaymentsInput = {
   indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: Prisma.FloatFieldUpdateOperationsInput | number
   health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
   embedding?: Prisma.ListingEmbeddingUpdateOneWithoutListingNestedInput
@@ -1182,6 +1221,7 @@ export type ListingUncheckedUpdateWithoutPaymentsInput = {
   indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: Prisma.FloatFieldUpdateOperationsInput | number
   health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
   embedding?: Prisma.ListingEmbeddingUncheckedUpdateOneWithoutListingNestedInput
@@ -1219,6 +1259,7 @@ export type ListingCreateWithoutHealthInput = {
   indexedKey?: string | null
   indexedSource?: string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: number
   payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
   healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
   embedding?: Prisma.ListingEmbeddingCreateNestedOneWithoutListingInput
@@ -1256,6 +1297,7 @@ export type ListingUncheckedCreateWithoutHealthInput = {
   indexedKey?: string | null
   indexedSource?: string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: number
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
   healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
   embedding?: Prisma.ListingEmbeddingUncheckedCreateNestedOneWithoutListingInput
@@ -1309,6 +1351,7 @@ export type ListingUpdateWithoutHealthInput = {
   indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: Prisma.FloatFieldUpdateOperationsInput | number
   payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
   embedding?: Prisma.ListingEmbeddingUpdateOneWithoutListingNestedInput
@@ -1346,6 +1389,7 @@ export type ListingUncheckedUpdateWithoutHealthInput = {
   indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: Prisma.FloatFieldUpdateOperationsInput | number
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
   embedding?: Prisma.ListingEmbeddingUncheckedUpdateOneWithoutListingNestedInput
@@ -1383,6 +1427,7 @@ export type ListingCreateWithoutHealthDaysInput = {
   indexedKey?: string | null
   indexedSource?: string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: number
   payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
   embedding?: Prisma.ListingEmbeddingCreateNestedOneWithoutListingInput
@@ -1420,6 +1465,7 @@ export type ListingUncheckedCreateWithoutHealthDaysInput = {
   indexedKey?: string | null
   indexedSource?: string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: number
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
   embedding?: Prisma.ListingEmbeddingUncheckedCreateNestedOneWithoutListingInput
@@ -1473,6 +1519,7 @@ export type ListingUpdateWithoutHealthDaysInput = {
   indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: Prisma.FloatFieldUpdateOperationsInput | number
   payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
   embedding?: Prisma.ListingEmbeddingUpdateOneWithoutListingNestedInput
@@ -1510,6 +1557,7 @@ export type ListingUncheckedUpdateWithoutHealthDaysInput = {
   indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: Prisma.FloatFieldUpdateOperationsInput | number
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
   embedding?: Prisma.ListingEmbeddingUncheckedUpdateOneWithoutListingNestedInput
@@ -1547,6 +1595,7 @@ export type ListingCreateWithoutEmbeddingInput = {
   indexedKey?: string | null
   indexedSource?: string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: number
   payments?: Prisma.PaymentCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayCreateNestedManyWithoutListingInput
@@ -1584,6 +1633,7 @@ export type ListingUncheckedCreateWithoutEmbeddingInput = {
   indexedKey?: string | null
   indexedSource?: string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: number
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutListingInput
   health?: Prisma.ListingHealthUncheckedCreateNestedOneWithoutListingInput
   healthDays?: Prisma.HealthDayUncheckedCreateNestedManyWithoutListingInput
@@ -1637,6 +1687,7 @@ export type ListingUpdateWithoutEmbeddingInput = {
   indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: Prisma.FloatFieldUpdateOperationsInput | number
   payments?: Prisma.PaymentUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUpdateManyWithoutListingNestedInput
@@ -1674,6 +1725,7 @@ export type ListingUncheckedUpdateWithoutEmbeddingInput = {
   indexedKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   indexedSource?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   provenance?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  uptime7d?: Prisma.FloatFieldUpdateOperationsInput | number
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutListingNestedInput
   health?: Prisma.ListingHealthUncheckedUpdateOneWithoutListingNestedInput
   healthDays?: Prisma.HealthDayUncheckedUpdateManyWithoutListingNestedInput
@@ -1751,6 +1803,7 @@ export type ListingSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   indexedKey?: boolean
   indexedSource?: boolean
   provenance?: boolean
+  uptime7d?: boolean
   payments?: boolean | Prisma.Listing$paymentsArgs<ExtArgs>
   health?: boolean | Prisma.Listing$healthArgs<ExtArgs>
   healthDays?: boolean | Prisma.Listing$healthDaysArgs<ExtArgs>
@@ -1790,6 +1843,7 @@ export type ListingSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   indexedKey?: boolean
   indexedSource?: boolean
   provenance?: boolean
+  uptime7d?: boolean
 }, ExtArgs["result"]["listing"]>
 
 export type ListingSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -1824,6 +1878,7 @@ export type ListingSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   indexedKey?: boolean
   indexedSource?: boolean
   provenance?: boolean
+  uptime7d?: boolean
 }, ExtArgs["result"]["listing"]>
 
 export type ListingSelectScalar = {
@@ -1858,9 +1913,10 @@ export type ListingSelectScalar = {
   indexedKey?: boolean
   indexedSource?: boolean
   provenance?: boolean
+  uptime7d?: boolean
 }
 
-export type ListingOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "resource" | "method" | "priceUsdc" | "priceAtomic" | "description" | "sellerPayTo" | "inputSchema" | "network" | "state" | "leftoverSeed" | "mimeType" | "serviceName" | "tags" | "iconUrl" | "bazaar" | "extensionKeys" | "listedAt" | "expiresAt" | "updatedAt" | "priceMicros" | "healthStatus" | "healthSummary" | "ownerVerified" | "calls30d" | "usageSummary" | "sellerUsage" | "delistedAt" | "indexedKey" | "indexedSource" | "provenance", ExtArgs["result"]["listing"]>
+export type ListingOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "resource" | "method" | "priceUsdc" | "priceAtomic" | "description" | "sellerPayTo" | "inputSchema" | "network" | "state" | "leftoverSeed" | "mimeType" | "serviceName" | "tags" | "iconUrl" | "bazaar" | "extensionKeys" | "listedAt" | "expiresAt" | "updatedAt" | "priceMicros" | "healthStatus" | "healthSummary" | "ownerVerified" | "calls30d" | "usageSummary" | "sellerUsage" | "delistedAt" | "indexedKey" | "indexedSource" | "provenance" | "uptime7d", ExtArgs["result"]["listing"]>
 export type ListingInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   payments?: boolean | Prisma.Listing$paymentsArgs<ExtArgs>
   health?: boolean | Prisma.Listing$healthArgs<ExtArgs>
@@ -1977,6 +2033,10 @@ export type $ListingPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      * Where each field came from and when (src/indexing/provenance.ts).
      */
     provenance: runtime.JsonValue | null
+    /**
+     * healthSummary's uptime7d (0 to 1), written with it: the `sort=uptime` order. 0 until a 7-day uptime is measured.
+     */
+    uptime7d: number
   }, ExtArgs["result"]["listing"]>
   composites: {}
 }
@@ -2435,6 +2495,7 @@ export interface ListingFieldRefs {
   readonly indexedKey: Prisma.FieldRef<"Listing", 'String'>
   readonly indexedSource: Prisma.FieldRef<"Listing", 'String'>
   readonly provenance: Prisma.FieldRef<"Listing", 'Json'>
+  readonly uptime7d: Prisma.FieldRef<"Listing", 'Float'>
 }
     
 
