@@ -28,6 +28,13 @@ export const SALE_TAKE_BPS = 0;
 
 /** Seconds a signed payment stays valid (`maxTimeoutSeconds` of every requirement). */
 export const PAYMENT_TIMEOUT_SECONDS = 300;
+/** How long the facilitator remembers a signature it recovered as valid (verify, then settle, of one payment). */
+export const SIGNATURE_MEMORY_MS = 10 * 60_000;
+/** Signatures remembered at most (about 200 bytes each). */
+export const SIGNATURE_MEMORY_LIMIT = 10_000;
+/** A settlement like one sent this recently (same function and payer) is estimated again in its turn; at most this many remembered. */
+export const RECENT_SEND_MS = 30_000;
+export const RECENT_SEND_LIMIT = 10_000;
 
 export const HOUR_MS = 60 * 60 * 1000;
 export const DAY_MS = 24 * HOUR_MS;

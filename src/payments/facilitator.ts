@@ -13,11 +13,26 @@ import type { FacilitatorClient } from "@x402/core/http";
 import type { Network, SupportedResponse } from "@x402/core/types";
 import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
-import { createWalletClient, http, publicActions, RpcRequestError, type Address, type Chain, type Hex, type Transport } from "viem";
+import {
+  concatHex,
+  createWalletClient,
+  encodeFunctionData,
+  getContractError,
+  http,
+  publicActions,
+  RpcRequestError,
+  type Address,
+  type BaseError,
+  type Chain,
+  type EncodeFunctionDataParameters,
+  type Hex,
+  type Transport,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { createSettlementSender, rememberingTypedDataVerifier } from "../chain/settlement-sender.js";
 import { chainForRpc } from "../chain/viem-chain.js";
 import { FacilitatorUnavailableError, unavailableKindOf } from "./facilitator-client.js";
-import { NETWORK } from "../constants.js";
+import { NETWORK, SIGNATURE_MEMORY_LIMIT, SIGNATURE_MEMORY_MS } from "../constants.js";
 
 export interface InProcessFacilitatorOptions {
   rpcUrl: string;
@@ -83,40 +98,36 @@ function tracing(transport: Transport): Transport {
   };
 }
 
-/**
- * Serializes broadcasts (not receipt waits), and takes each nonce from the node's pending count
- * rather than a counter of our own: a broadcast the node dropped, or a settlement that reverted in
- * estimation, then leaves no gap that would keep every later transaction from being mined.
- */
-function oneAtATime(): <T>(send: () => Promise<T>) => Promise<T> {
-  let queue: Promise<unknown> = Promise.resolve();
-  return (send) => {
-    const result = queue.then(send, send);
-    queue = result.catch(() => undefined);
-    return result;
-  };
-}
-
 export function createFacilitatorSigner(options: InProcessFacilitatorOptions): FacilitatorEvmSigner {
   const network = options.network ?? NETWORK;
   const chain = options.chain ?? chainForRpc(options.rpcUrl, Number(network.split(":")[1]));
   const account = privateKeyToAccount(options.settlerPrivateKey);
+  const pollingIntervalMs = options.pollingIntervalMs ?? 250;
   const wallet = createWalletClient({
     account,
     chain,
     transport: tracing(http(options.rpcUrl)),
-    pollingInterval: options.pollingIntervalMs ?? 250,
+    pollingInterval: pollingIntervalMs,
   }).extend(publicActions);
-  const inTurn = oneAtATime();
+  const sender = createSettlementSender(wallet, pollingIntervalMs);
+  const verifyTypedData = rememberingTypedDataVerifier(wallet, SIGNATURE_MEMORY_MS, SIGNATURE_MEMORY_LIMIT);
   return toFacilitatorEvmSigner(
     {
       address: account.address,
       getCode: (args) => wallet.getCode(args),
       readContract: (args) => wallet.readContract({ ...args, args: args.args ?? [] }),
-      verifyTypedData: (args) => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0]),
-      writeContract: (args) => inTurn(() => wallet.writeContract({ ...args, args: args.args } as Parameters<typeof wallet.writeContract>[0])),
-      sendTransaction: (args) => inTurn(() => wallet.sendTransaction(args)),
-      waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
+      verifyTypedData: (args) => verifyTypedData(args as Parameters<typeof verifyTypedData>[0]),
+      writeContract: async (args) => {
+        const call = { abi: args.abi, functionName: args.functionName, args: args.args ?? [] } as EncodeFunctionDataParameters;
+        const data = concatHex([encodeFunctionData(call), ...(args.dataSuffix ? [args.dataSuffix] : [])]);
+        try {
+          return await sender.sendTransaction({ to: args.address, data, gas: args.gas });
+        } catch (error) {
+          throw getContractError(error as BaseError, { ...call, address: args.address, sender: account.address } as Parameters<typeof getContractError>[1]);
+        }
+      },
+      sendTransaction: (args) => sender.sendTransaction(args),
+      waitForTransactionReceipt: (args) => sender.waitForTransactionReceipt(args),
     },
     { confirmationTimeoutMs: options.confirmationTimeoutMs },
   );

@@ -1,0 +1,127 @@
+/**
+ * `npm run bench:burst`: a burst of paid listings from many payers. The service runs as `npm start`
+ * does (its own process) against a local anvil chain; BENCH_PAYERS (default 100) funded payers each
+ * pay one listing with the SDK's stock buyer, all at once. Prints listings/s, p50/p99 latency and
+ * the service's CPU per listing (/proc of its pid), and the same for one listing alone, as PASS/MISS
+ * against issue 26's targets. BENCH_BASELINE=<git revision>: the same run against that revision.
+ * SQLite only (a fresh file per run).
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
+import { createBuyerClient } from "../../src/payments/buyer.js";
+import { DEMO_SELLER_CERTIFICATE, startDemoSeller } from "../demo/seller.js";
+import { baselineCheckout, serve, type BenchServer } from "./servers.js";
+
+const PAYERS = Number(process.env.BENCH_PAYERS ?? 100);
+const TARGET_RATE = 30;
+const TARGET_CPU_MS = 30;
+const TARGET_P99_RATIO = 3;
+
+interface Figures {
+  label: string;
+  aloneMs: number;
+  aloneCpuMs: number;
+  rate: number;
+  p50: number;
+  p99: number;
+  cpuPerListingMs: number;
+  listed: number;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: string, sellerPayTo: string): Promise<Figures> {
+  const work = mkdtempSync(join(tmpdir(), "bench-burst-"));
+  const service: BenchServer = await serve(
+    "app",
+    [],
+    {
+      DATABASE_URL: `file:${join(work, "bench.db")}`,
+      SETTLEMENT_RPC_URL: chain.rpcUrl,
+      SETTLER_PRIVATE_KEY: chain.settler.privateKey,
+      MARKETPLACE_PAY_TO: chain.marketplacePayTo,
+      ASSET_ADDRESS: chain.asset,
+      ALLOW_LOOPBACK_SELLERS: "true",
+      NODE_EXTRA_CA_CERTS: fileURLToPath(DEMO_SELLER_CERTIFICATE),
+      PAYMENT_RATE_PER_CLIENT: "100000",
+      PROBE_RATE_PER_CLIENT: "10000",
+      PROBE_RATE_PER_HOST: "10000",
+      RECONCILE_INTERVAL_SECONDS: "0",
+      HEALTH_PROBE_INTERVAL_MS: "0",
+      USAGE_INTERVAL_SECONDS: "0",
+    },
+    cwd,
+  );
+  const list = async (payerIndex: number, path: string): Promise<{ ms: number; status: number }> => {
+    const payer = chain.buyers[payerIndex]!;
+    const pay = wrapFetchWithPayment(fetch, createBuyerClient(payer.privateKey, { allowAssets: [{ asset: chain.asset }] }));
+    const body = {
+      resource: `${sellerUrl}/${label}/${path}`,
+      method: "POST",
+      priceUsdc: "0.02",
+      description: "Bench: a burst of paid listings.",
+      sellerPayTo,
+      network: "eip155:8453",
+    };
+    const started = performance.now();
+    const response = await pay(`${service.url}/listings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    await response.arrayBuffer();
+    return { ms: performance.now() - started, status: response.status };
+  };
+  try {
+    for (let i = 0; i < 3; i++) await list(0, `warm-${i}`);
+    const aloneCpu = service.cpuMs();
+    const alone: number[] = [];
+    for (let i = 0; i < 5; i++) alone.push((await list(i + 1, `alone-${i}`)).ms);
+    const aloneCpuMs = (service.cpuMs() - aloneCpu) / 5;
+    const cpuBefore = service.cpuMs();
+    const started = performance.now();
+    const results = await Promise.all(Array.from({ length: PAYERS }, (_, i) => list(i, `burst-${i}`)));
+    const seconds = (performance.now() - started) / 1000;
+    const cpuPerListingMs = (service.cpuMs() - cpuBefore) / PAYERS;
+    const latencies = results.map((r) => r.ms).sort((a, b) => a - b);
+    const listed = results.filter((r) => r.status === 200).length;
+    return {
+      label,
+      aloneMs: alone.sort((a, b) => a - b)[2]!,
+      aloneCpuMs,
+      rate: listed / seconds,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      cpuPerListingMs,
+      listed,
+    };
+  } finally {
+    await service.stop();
+  }
+}
+
+const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
+
+function print(f: Figures): void {
+  console.log(`\n${f.label}`);
+  console.log(`  one listing alone       ${f.aloneMs.toFixed(0)} ms (median of 5), ${f.aloneCpuMs.toFixed(1)} ms service CPU`);
+  console.log(`  ${PAYERS} at once           ${f.listed}/${PAYERS} listed (200) ${verdict(f.listed === PAYERS)}`);
+  console.log(`  throughput              ${f.rate.toFixed(1)} listings/s ${verdict(f.rate >= TARGET_RATE)} (target >= ${TARGET_RATE})`);
+  console.log(
+    `  latency                 p50 ${f.p50.toFixed(0)} ms, p99 ${f.p99.toFixed(0)} ms = ${(f.p99 / f.aloneMs).toFixed(1)}x alone ${verdict(f.p99 <= TARGET_P99_RATIO * f.aloneMs)} (target <= ${TARGET_P99_RATIO}x, chain time included)`,
+  );
+  console.log(`  service CPU per listing ${f.cpuPerListingMs.toFixed(1)} ms ${verdict(f.cpuPerListingMs < TARGET_CPU_MS)} (target < ${TARGET_CPU_MS} ms)`);
+}
+
+const chain = await startLocalChain({ buyers: PAYERS + 2, fundUsdc: "100" });
+const sellerWallet = chain.buyers[PAYERS + 1]!.address;
+const seller = await startDemoSeller({ asset: chain.asset, payTo: sellerWallet, priceAtomic: "20000", description: "Bench seller" });
+const baseline = baselineCheckout();
+try {
+  if (baseline) print(await run(`baseline ${baseline.ref}`.replace(/\W+/g, "-"), baseline.dir, chain, seller.url, sellerWallet));
+  print(await run("this-tree", process.cwd(), chain, seller.url, sellerWallet));
+} finally {
+  baseline?.remove();
+  await seller.close();
+  await chain.stop();
+}
