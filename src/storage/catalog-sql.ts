@@ -176,8 +176,8 @@ export function pageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: 
  */
 function sortedAtOrAfter(view: CatalogView, key: SeekKey | undefined): Prisma.Sql {
   if (!key) return Prisma.empty;
-  if (view.sort === "popular") return Prisma.sql` AND (l."calls30d", l."listedAt", l."id") <= (${key.sortValue}, ${key.listedAt}, ${key.id})`;
-  if (view.sort === "uptime") return Prisma.sql` AND (l."uptime7d", l."listedAt", l."id") <= (${key.sortValue}, ${key.listedAt}, ${key.id})`;
+  if (view.sort === "popular" || view.sort === "uptime")
+    return Prisma.sql` AND (${sortColumnOf(view)}, l."listedAt", l."id") <= (${key.sortValue}, ${key.listedAt}, ${key.id})`;
   if (view.sort === "priceDesc")
     return Prisma.sql` AND l."priceMicros" <= ${key.sortValue} AND (l."priceMicros" < ${key.sortValue} OR (l."listedAt", l."id") >= (${key.listedAt}, ${key.id}))`;
   return Prisma.sql` AND l."priceMicros" >= ${key.sortValue} AND (l."priceMicros" > ${key.sortValue} OR (l."listedAt", l."id") <= (${key.listedAt}, ${key.id}))`;
