@@ -44,7 +44,8 @@ export interface IndexingConfig {
 }
 
 const KINDS = new Set(["bazaar", "domain", "sync"]);
-const BARE_DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+/** A bare domain name (no scheme, port or path): DISCOVERY_PEERS, a domain source, a manifest's peers. */
+export const BARE_DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** One INDEX_SOURCES entry (`kind:target`), or why not. http is accepted for loopback hosts only (tests). */

@@ -4,7 +4,7 @@ import { BASE_USDC, NETWORK, type Network } from "./constants.js";
 import { parsePayments, type PaymentsConfig } from "./config-payments.js";
 import { parseDiscovery, type DiscoveryConfig } from "./config-discovery.js";
 
-export type { DiscoveryConfig, IndexSource, IndexingConfig } from "./config-discovery.js";
+export { BARE_DOMAIN, type DiscoveryConfig, type IndexSource, type IndexingConfig } from "./config-discovery.js";
 
 export type { FacilitatorMode, PaymentsConfig } from "./config-payments.js";
 

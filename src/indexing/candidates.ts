@@ -25,7 +25,7 @@ export const REFUSALS = [
 export type Refusal = (typeof REFUSALS)[number];
 
 const MAX_URL = 2048;
-const MAX_DESCRIPTION = 1000;
+export const MAX_DESCRIPTION = 1000;
 const MAX_NAME = 100;
 // eslint-disable-next-line no-control-regex -- control characters are what it removes
 const CONTROL = /[\u0000-\u001f\u007f]+/g;
@@ -39,7 +39,8 @@ export interface CandidateRules {
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
-const text = (value: unknown, max: number): string | undefined =>
+/** A declared text as stored: control characters replaced, trimmed, at most `max` characters; undefined when empty. */
+export const declaredText = (value: unknown, max: number): string | undefined =>
   typeof value === "string" && value.trim() ? value.replace(CONTROL, " ").trim().slice(0, max) : undefined;
 
 /** A resource URL this catalog may show: absolute, https (loopback http in tests), no credentials, no private literal address. */
@@ -96,16 +97,20 @@ export function candidateOf(raw: unknown, document: string, rules: CandidateRule
   const amount = ours.amount ?? ours.maxAmountRequired;
   if (typeof amount !== "string" || !/^[0-9]{1,30}$/.test(amount) || BigInt(amount) === 0n) return "bad_amount";
   if (typeof ours.payTo !== "string" || !isAddress(ours.payTo, { strict: false })) return "bad_pay_to";
-  const description = text(described.description, MAX_DESCRIPTION) ?? text(raw.description, MAX_DESCRIPTION) ?? text(ours.description, MAX_DESCRIPTION) ?? "";
+  const description =
+    declaredText(described.description, MAX_DESCRIPTION) ??
+    declaredText(raw.description, MAX_DESCRIPTION) ??
+    declaredText(ours.description, MAX_DESCRIPTION) ??
+    "";
   return {
     resource,
     method,
     description,
     priceAtomic: BigInt(amount).toString(),
     payTo: getAddress(ours.payTo.toLowerCase()),
-    serviceName: text(described.serviceName, MAX_NAME),
+    serviceName: declaredText(described.serviceName, MAX_NAME),
     tags: tagsOf(described.tags),
-    mimeType: text(described.mimeType ?? ours.mimeType, MAX_NAME),
+    mimeType: declaredText(described.mimeType ?? ours.mimeType, MAX_NAME),
     document,
   };
 }
@@ -115,13 +120,15 @@ export function candidatesOf(
   items: unknown[],
   document: string,
   rules: CandidateRules,
+  /** The row id an item keeps (a mirrored marketplace's listing id), when it has one. */
+  idOf: (item: unknown) => string | undefined = () => undefined,
 ): { resources: IndexedResource[]; refused: Partial<Record<Refusal, number>> } {
   const resources: IndexedResource[] = [];
   const refused: Partial<Record<Refusal, number>> = {};
   for (const item of items) {
     const candidate = candidateOf(item, document, rules);
     if (typeof candidate === "string") refused[candidate] = (refused[candidate] ?? 0) + 1;
-    else resources.push(candidate);
+    else resources.push({ ...candidate, id: idOf(item) });
   }
   return { resources, refused };
 }

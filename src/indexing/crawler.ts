@@ -4,18 +4,17 @@
 // resumable: where it is in a source is saved after every page, so a restart, a kill -9 or another
 // instance taking the lease goes on from there. A row is shown only once the health prober, which
 // takes indexed rows on like listings, has confirmed its 402.
-import type { IndexSource } from "../config.js";
+import { BARE_DOMAIN, type IndexSource } from "../config.js";
 import type { IndexedResource } from "../storage/index-store.js";
-import { resourceProblem } from "./candidates.js";
+import { declaredText, MAX_DESCRIPTION, resourceProblem } from "./candidates.js";
 import { HostGap } from "./fetch-document.js";
 import { mirrorPass } from "./mirror.js";
 import { paidOperations } from "./openapi-operations.js";
-import { Pass, REMOTE_PATHS, remoteUrl, type CrawlDeps, type PassOutcome, type SourceReport } from "./pass.js";
+import { documentOf, Pass, REMOTE_PATHS, remoteUrl, type CrawlDeps, type PassOutcome, type SourceReport } from "./pass.js";
 
 export type { CrawlDeps, SourceReport } from "./pass.js";
 
 const PAGE_SIZE = 100;
-const BARE_DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 export class IndexCrawler {
   constructor(private readonly deps: CrawlDeps) {}
@@ -121,8 +120,9 @@ export class IndexCrawler {
     if (!manifest.ok && !routes.ok && !openapi.ok) return { complete: false, problem: manifest.problem };
     const declared = manifest.ok && typeof manifest.json === "object" && manifest.json !== null ? (manifest.json as Record<string, unknown>) : {};
     const operations = openapi.ok ? paidOperations(openapi.json, origin, this.deps.config.maxItemsPerSource) : [];
-    const inManifest = new Set((Array.isArray(declared.resources) ? declared.resources : []).map((entry) => urlOf(entry)));
-    const listed = [...(Array.isArray(declared.resources) ? declared.resources : []), ...operations.filter((operation) => !inManifest.has(operation.url))];
+    const manifestEntries: unknown[] = Array.isArray(declared.resources) ? declared.resources : [];
+    const inManifest = new Set(manifestEntries.map((entry) => urlOf(entry)));
+    const listed = [...manifestEntries, ...operations.filter((operation) => !inManifest.has(operation.url))];
     const bare = listed.filter((entry) => !known.has(urlOf(entry) ?? "")).slice(0, Math.max(0, this.deps.config.maxItemsPerSource - known.size));
     if (listed.length > bare.length + known.size) pass.add("refused_item_cap", listed.length - bare.length - known.size);
     await this.learnTerms(pass, bare, remoteUrl(REMOTE_PATHS.manifest, origin));
@@ -152,13 +152,14 @@ export class IndexCrawler {
       found.push({
         resource: url,
         method,
-        description: typeof description === "string" ? description.slice(0, 1000) : (probed.metadata.metadata.serviceName ?? ""),
+        // The manifest's words, cleaned as a catalog item's are (no control characters, bounded).
+        description: declaredText(description, MAX_DESCRIPTION) ?? probed.metadata.metadata.serviceName ?? "",
         priceAtomic: probed.requirement.amount,
         payTo: probed.requirement.payTo,
         serviceName: probed.metadata.metadata.serviceName ?? undefined,
         tags: probed.metadata.metadata.tags ?? undefined,
         mimeType: probed.metadata.metadata.mimeType ?? undefined,
-        document: `${document.origin}${document.pathname}`,
+        document: documentOf(document),
       });
     }
     await pass.store(found);

@@ -5,8 +5,7 @@
 // after each page): live items are upserted and tombstones removed. Rows keep the source's listing ids.
 import { isAddress } from "viem";
 import { snapshotProblem, type SignedSnapshotLike } from "../market/snapshot-signing.js";
-import type { Checkpoint, IndexedResource } from "../storage/index-store.js";
-import { candidateOf } from "./candidates.js";
+import type { Checkpoint } from "../storage/index-store.js";
 import { REMOTE_PATHS, remoteUrl, type Pass, type PassOutcome } from "./pass.js";
 
 const SYNC_PAGE = 500;
@@ -22,19 +21,10 @@ export function mirrorPass(pass: Pass, checkpoint: Checkpoint): Promise<PassOutc
   return checkpoint.updatedSince ? followChanges(pass, checkpoint) : loadSnapshot(pass);
 }
 
-/** The source's items as rows with its listing ids; refusals counted. */
-async function storeItems(pass: Pass, items: unknown[], document: URL): Promise<void> {
-  const resources: IndexedResource[] = [];
-  for (const item of items) {
-    const candidate = candidateOf(item, `${document.origin}${document.pathname}`, pass.deps.rules);
-    if (typeof candidate === "string") {
-      pass.add(`refused_${candidate}`);
-      continue;
-    }
-    const id = (item as { metadata?: { listingId?: unknown } }).metadata?.listingId;
-    resources.push({ ...candidate, id: typeof id === "string" && UUID.test(id) ? id.toLowerCase() : undefined });
-  }
-  await pass.store(resources);
+/** A mirrored item's listing id, which its row keeps so the source's tombstones find it. */
+function listingIdOf(item: unknown): string | undefined {
+  const id = (item as { metadata?: { listingId?: unknown } } | null)?.metadata?.listingId;
+  return typeof id === "string" && UUID.test(id) ? id.toLowerCase() : undefined;
 }
 
 async function loadSnapshot(pass: Pass): Promise<PassOutcome> {
@@ -65,7 +55,7 @@ async function loadSnapshot(pass: Pass): Promise<PassOutcome> {
     pass.deps.logger.warn({ source: pass.source.name }, "a mirrored snapshot failed its signature check; nothing of it was stored");
     return { complete: false, problem: "snapshot_refused" };
   }
-  await storeItems(pass, snapshot.items.slice(0, pass.deps.config.maxItemsPerSource), url);
+  await pass.ingest(snapshot.items.slice(0, pass.deps.config.maxItemsPerSource), url, listingIdOf);
   if (snapshot.items.length > pass.deps.config.maxItemsPerSource) pass.add("refused_item_cap", snapshot.items.length - pass.deps.config.maxItemsPerSource);
   await pass.deps.store.saveCheckpoint(pass.source.name, { updatedSince: snapshot.generatedAt, lastRunAt: pass.deps.now() });
   return { complete: true, problem: null, full: true };
@@ -87,10 +77,10 @@ async function followChanges(pass: Pass, checkpoint: Checkpoint): Promise<PassOu
     // Removals first: a resource delisted and listed again under a new id comes back as the new row.
     const removed = page.items.flatMap((entry) => (entry.removed === true && typeof entry.id === "string" ? [entry.id.toLowerCase()] : []));
     pass.add("removed", await store.removeIds(pass.source.name, removed, pass.deps.now()));
-    await storeItems(
-      pass,
+    await pass.ingest(
       page.items.flatMap((entry) => (entry.removed === true ? [] : [entry.item])),
       url,
+      listingIdOf,
     );
     cursor = typeof page.nextCursor === "string" ? page.nextCursor : null;
     await store.saveCheckpoint(

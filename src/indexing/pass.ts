@@ -19,6 +19,9 @@ export const REMOTE_PATHS = {
 } as const;
 export const remoteUrl = (path: string, origin: string | URL) => new URL(path, origin);
 
+/** A document as provenance names it: scheme, host and path, never a query string. */
+export const documentOf = (url: URL) => `${url.origin}${url.pathname}`;
+
 /** What one source's run came to: ingested and refused counts, and why it stopped early (null: it did not). */
 export interface SourceReport {
   source: string;
@@ -58,9 +61,9 @@ export class Pass {
     return fetchJson(url, { ...this.deps.config, maxBytes, allowLoopback: this.deps.rules.allowLoopback }, this.gap, this.signal);
   }
 
-  /** Stores what a document declared, counting what was taken and refused. */
-  async ingest(items: unknown[], document: URL): Promise<void> {
-    const { resources, refused } = candidatesOf(items, `${document.origin}${document.pathname}`, this.deps.rules);
+  /** Stores what a document declared, counting what was taken and refused; `idOf`: the id a row keeps (a mirror's). */
+  async ingest(items: unknown[], document: URL, idOf?: (item: unknown) => string | undefined): Promise<void> {
+    const { resources, refused } = candidatesOf(items, documentOf(document), this.deps.rules, idOf);
     for (const [code, n] of Object.entries(refused)) this.add(`refused_${code}`, n);
     await this.store(resources);
   }

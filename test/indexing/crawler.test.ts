@@ -159,7 +159,11 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
           () => [],
           () => ({
             version: 1,
-            resources: [`${url}/api/weather`, { url: `${url}/api/quote`, method: "POST", description: "Quotes" }, "http://169.254.169.254/latest"],
+            resources: [
+              `${url}/api/weather`,
+              { url: `${url}/api/quote`, method: "POST", description: "Quotes\u0000\u001b[31m in red" },
+              "http://169.254.169.254/latest",
+            ],
           }),
           // Its OpenAPI document: one more paid operation; a free one, a templated path and the
           // manifest's own weather route are not taken again.
@@ -198,6 +202,8 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
         [`${host.url}/api/translate`, PAY_TO, "30000"],
         [`${host.url}/api/weather`, PAY_TO, "30000"],
       ]);
+      // A manifest's words are stored as a catalog's are: no control characters.
+      expect(items.find((item) => item.resource === `${host.url}/api/quote`)!.description).toBe("Quotes [31m in red");
     });
   });
 
