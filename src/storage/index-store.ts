@@ -203,7 +203,7 @@ export class IndexStore {
     });
   }
 
-  /** The METHOD + resource keys a source's rows have, and when each was first seen (a mirror's view of its source). */
+  /** The METHOD + resource keys of a source's rows, in order. */
   async keysOf(source: string): Promise<string[]> {
     const rows = await this.prisma.listing.findMany({ where: { indexedSource: source }, select: { indexedKey: true }, orderBy: { indexedKey: "asc" } });
     return rows.map((row) => row.indexedKey!);
@@ -228,11 +228,5 @@ export class IndexStore {
     const { lastCounts, ...rest } = data;
     const fields = { ...rest, ...(lastCounts && { lastCounts: lastCounts as Prisma.InputJsonValue }) };
     await this.prisma.indexCheckpoint.upsert({ where: { source }, create: { source, ...fields }, update: fields });
-  }
-
-  /** Indexed rows by source and state: what the crawler holds. */
-  async counts(): Promise<Array<{ source: string; state: string; count: number }>> {
-    const groups = await this.prisma.listing.groupBy({ by: ["indexedSource", "state"], where: { indexedSource: { not: null } }, _count: { _all: true } });
-    return groups.map((group) => ({ source: group.indexedSource!, state: group.state, count: group._count._all }));
   }
 }
