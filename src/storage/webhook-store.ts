@@ -31,6 +31,14 @@ export interface NewDelivery {
   payload: string;
 }
 
+/** The endpoint holds its cap of subscriptions already (counted in the creating transaction). */
+export class EndpointFullError extends Error {
+  constructor() {
+    super("endpoint has its cap of subscriptions");
+    this.name = "EndpointFullError";
+  }
+}
+
 export class NonceSpentError extends Error {
   constructor() {
     super("nonce used already");
@@ -49,11 +57,18 @@ export class WebhookStore {
     return this.transactions.read(fn);
   }
 
-  /** A pending subscription following the events recorded after now. */
-  async create(input: NewSubscription, now: Date): Promise<WebhookSubscription> {
+  /**
+   * A pending subscription following the events recorded after now, unless its URL holds `capPerUrl`
+   * subscriptions already. The count and the insert are one transaction; on PostgreSQL an advisory
+   * lock on the URL makes two instances creating at once count one after the other (SQLite writes
+   * one transaction at a time).
+   */
+  async create(input: NewSubscription, capPerUrl: number, now: Date): Promise<WebhookSubscription> {
     try {
       return await this.run(() =>
         this.prisma.$transaction(async (tx) => {
+          if (this.transactions.kind === "postgres") await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${input.url}))`;
+          if ((await tx.webhookSubscription.count({ where: { url: input.url, status: { not: "disabled" } } })) >= capPerUrl) throw new EndpointFullError();
           if (input.nonce) {
             await tx.ownerNonce.create({
               data: { nonce: input.nonce.nonce.toLowerCase(), listingId: SELLER_NONCE_LISTING, action: "subscribe", signer: input.nonce.signer, usedAt: now },
@@ -86,11 +101,6 @@ export class WebhookStore {
 
   find(id: string): Promise<WebhookSubscription | null> {
     return this.run(() => this.prisma.webhookSubscription.findUnique({ where: { id } }));
-  }
-
-  /** Subscriptions to the same endpoint URL (a cap per endpoint). */
-  countForUrl(url: string): Promise<number> {
-    return this.run(() => this.prisma.webhookSubscription.count({ where: { url, status: { not: "disabled" } } }));
   }
 
   delete(id: string): Promise<void> {

@@ -11,7 +11,7 @@ import { freshAuthorization, webhookSubscriptionTypedData } from "../listing/own
 import type { MarketFacts } from "../market/facts.js";
 import { linkTo, linkWithParams } from "../market/links.js";
 import type { ListingEventStore } from "../storage/listing-event-store.js";
-import { NonceSpentError, type WebhookDelivery, type WebhookStore, type WebhookSubscription } from "../storage/webhook-store.js";
+import { EndpointFullError, NonceSpentError, type WebhookDelivery, type WebhookStore, type WebhookSubscription } from "../storage/webhook-store.js";
 import { newChallenge, newSecret, secretHash } from "./signing.js";
 import { endpointProblem } from "./transport.js";
 
@@ -51,9 +51,6 @@ export class WebhookSubscriptions {
     if (chosen !== 1) throw invalid("/", "must name exactly one of seller, listingIds or search");
     const problem = endpointProblem(body.url, this.deps.allowLoopbackReceivers);
     if (problem) throw invalid("/url", problem);
-    if ((await store.countForUrl(body.url)) >= MAX_PER_ENDPOINT) {
-      throw new HttpError(409, "too_many_subscriptions", `This endpoint has ${MAX_PER_ENDPOINT} subscriptions already; delete some first. Nothing was saved.`);
-    }
     if (body.listingIds) {
       const ids = [...new Set(body.listingIds)];
       const stored = new Set((await this.deps.events.subjects(ids)).filter((listing) => !listing.leftoverSeed).map((listing) => listing.id));
@@ -76,9 +73,17 @@ export class WebhookSubscriptions {
           secretHash: secretHash(secret),
           challenge: newChallenge(),
         },
+        MAX_PER_ENDPOINT,
         now(),
       );
     } catch (error) {
+      if (error instanceof EndpointFullError) {
+        throw new HttpError(
+          409,
+          "too_many_subscriptions",
+          `This endpoint has ${MAX_PER_ENDPOINT} subscriptions already; delete some first. Nothing was saved.`,
+        );
+      }
       if (error instanceof NonceSpentError) throw nonceUsed(body.seller!.nonce);
       throw error;
     }

@@ -197,6 +197,19 @@ describe.each(databaseKinds)("signed webhooks on $kind", (kind) => {
     expect((await show(created.id, created.secret)).status).toBe(401);
   });
 
+  it("holds an endpoint to 100 subscriptions when many are created at once", async () => {
+    const { id: listingId } = await market.list({ resource: `${seller.url}/capped`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
+    const { url } = await receiver();
+    const answers = await Promise.all(Array.from({ length: 110 }, () => subscribe({ url, listingIds: [listingId] })));
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses.filter((status) => status === 201)).toHaveLength(100);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(10);
+    expect(answers.find((answer) => answer.status === 409)?.body.error).toBe("too_many_subscriptions");
+    for (const answer of answers.filter((each) => each.status === 201)) {
+      await market.server.fetch(`/webhooks/${answer.body.id}`, { method: "DELETE", headers: { authorization: `Bearer ${answer.body.secret}` } });
+    }
+  });
+
   it("subscribes a seller to every listing of its payTo by its EIP-712 signature; a stranger's, a replayed or an expired one saves nothing", async () => {
     const owner = privateKeyToAccount(generatePrivateKey());
     const stranger = privateKeyToAccount(generatePrivateKey());

@@ -19,6 +19,7 @@ import { ListingStore } from "../../src/storage/listing-store.js";
 import { WebhookStore } from "../../src/storage/webhook-store.js";
 import { listingEvent } from "../../src/storage/listing-status.js";
 import { newChallenge, newSecret, secretHash } from "../../src/webhooks/signing.js";
+import { MAX_PER_ENDPOINT } from "../../src/webhooks/subscriptions.js";
 import { seedListings } from "./seed-listings.js";
 import { serve } from "./servers.js";
 
@@ -65,6 +66,7 @@ async function main() {
     const secret = newSecret();
     const created = await webhooks.create(
       { url: `${endpoint}?l=${listing.id}`, kind: "listings", listingIds: [listing.id], secret, secretHash: secretHash(secret), challenge: newChallenge() },
+      MAX_PER_ENDPOINT,
       now,
     );
     await webhooks.verified(created.id, now);
