@@ -91,13 +91,13 @@ export class EmbeddingStore {
   }
 
   /** Every live listing, page by page (each page handed to `take` before the next is read). */
-  async eachLive(now: Date, take: (rows: StoredSearchRow[]) => void): Promise<number> {
+  async eachLive(now: Date, take: (rows: StoredSearchRow[]) => void | Promise<void>): Promise<number> {
     let after: string | undefined;
     let count = 0;
     for (;;) {
       const rows = await this.query(Prisma.sql`l."state" IN ('active', 'indexed') AND l."expiresAt" > ${now}`, after, now);
       if (rows.length === 0) return count;
-      take(rows);
+      await take(rows);
       count += rows.length;
       after = rows.at(-1)!.id;
     }

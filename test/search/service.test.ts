@@ -52,6 +52,18 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     await second.close();
   }, 180_000);
 
+  it("lets requests in while it loads the catalog, answering them lexically until it is ready", async () => {
+    const loading = new SearchService(context.db, { model: false });
+    const started = loading.start(at(1));
+    const asked = await new Promise<ReturnType<SearchService["search"]>>((resolve) =>
+      setImmediate(() => resolve(loading.search("forecast", { mode: "hybrid" }))),
+    );
+    expect(asked).toMatchObject({ mode: "lexical", degraded: "semantic-not-ready" });
+    await started;
+    expect(loading.search("forecast", { mode: "hybrid" })).toMatchObject({ mode: "hybrid", hits: [{ id: ids.weather }] });
+    await loading.close();
+  });
+
   it("follows listings added and delisted on the database", async () => {
     ids.ocr = await list("InkReader", "Optical character recognition for scanned receipts.", ["ocr"]);
     await service.refresh(at(2));
