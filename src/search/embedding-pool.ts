@@ -2,7 +2,7 @@
 // thread only posts texts and receives vectors. Batches are bounded, and the queue too: when it is
 // full, `tryEmbed` says so at once instead of waiting (the caller then answers without the model).
 import { Piscina } from "piscina";
-import { DIMENSIONS } from "./sentence-model.js";
+import { DIMENSIONS } from "./types.js";
 
 /**
  * Texts per task. The model's cost per text falls about half from single texts to batches of 8, and

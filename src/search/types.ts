@@ -1,6 +1,9 @@
 // What the search engine knows of a listing: the text it matches and the facts it ranks and filters
 // by. The catalog's own rows (src/storage/) are turned into these by the caller.
 
+/** The sentence model's vector length (sentence-model.ts); here so the request thread need not load the model's package to know it. */
+export const DIMENSIONS = 512;
+
 export type HealthStatus = "healthy" | "unhealthy" | "drifted" | "unknown";
 
 export interface SearchDocument {
