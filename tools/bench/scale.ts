@@ -8,6 +8,9 @@
  * PostgreSQL backends' CPU per request, catalog stamp reads and database statements per request
  * (the service's own metrics), idle CPU per second and resident memory. The issue's targets are
  * printed as PASS/MISS (not asserted).
+ * Every instance settles on one local anvil chain started here (as instances sharing a database share
+ * a chain), and runs with SEARCH_SEMANTIC=off unless BENCH_SEARCH_SEMANTIC=on: this bench compares
+ * the database paths; the search engine's memory and backfill are `npm run bench:search`'s.
  *   BENCH_POSTGRES_URL or TEST_POSTGRES_URL (required), BENCH_SIZE=10000, BENCH_SECONDS=5,
  *   BENCH_CONNECTIONS=16, BENCH_MIXED_CONNECTIONS=100, BENCH_OUT=<file> (JSON)
  */
@@ -15,6 +18,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
+import { startLocalChain } from "../../src/chain/local-chain.js";
 import { createAdapterFactory, parseDatabaseUrl } from "../../src/storage/connection.js";
 import { postgresBackendCpu, type BackendCpu } from "./db-cpu.js";
 import { benchSeller, COMMON_WORDS, seedListings, type SeededCatalog } from "./seed-listings.js";
@@ -162,6 +166,14 @@ pgUrl.searchParams.set("schema", schema);
 pgUrl.searchParams.set("application_name", APPLICATION_NAME);
 const sqliteUrl = `file:${join(directory, "catalog.db")}`;
 await postgresAdmin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+const chain = await startLocalChain({ buyers: 0 });
+const instanceEnv = {
+  SETTLEMENT_RPC_URL: chain.rpcUrl,
+  SETTLER_PRIVATE_KEY: chain.settler.privateKey,
+  MARKETPLACE_PAY_TO: chain.marketplacePayTo,
+  ASSET_ADDRESS: chain.asset,
+  SEARCH_SEMANTIC: process.env.BENCH_SEARCH_SEMANTIC ?? "off",
+};
 try {
   const seeding = Date.now();
   const [catalog] = await Promise.all([seedListings(sqliteUrl, SIZE - 1), seedListings(pgUrl.toString(), SIZE - 1)]);
@@ -175,7 +187,7 @@ try {
     const servers: BenchServer[] = [];
     const backends = setup === "1 SQLite" ? undefined : await postgresBackendCpu(POSTGRES_URL, APPLICATION_NAME);
     try {
-      for (let i = 0; i < instances; i++) servers.push(await serve("app", [], { DATABASE_URL: databaseUrl }));
+      for (let i = 0; i < instances; i++) servers.push(await serve("app", [], { ...instanceEnv, DATABASE_URL: databaseUrl }));
       // Start-up work (migrations checked, statistics, the first job passes) settles first.
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       const idleBefore = servers.map((server) => server.cpuMs());
@@ -208,6 +220,7 @@ try {
 } finally {
   await postgresAdmin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   rmSync(directory, { recursive: true, force: true });
+  await chain.stop();
 }
 
 const find = (setup: Setup, load: string) => rows.find((row) => row.setup === setup && row.load.startsWith(load));
