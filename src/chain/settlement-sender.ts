@@ -105,3 +105,25 @@ export function rememberingTypedDataVerifier(wallet: SettlerWallet, rememberMs: 
     return ok;
   };
 }
+
+/**
+ * getCode that remembers an address's code for a while. The SDK asks for the payer's code four times
+ * per payment (ERC-6492 classification and the signature check, in verify and again in settle); one
+ * read serves them all. The code only chooses between an ECDSA recovery and an ERC-1271 call for our
+ * own check: the token contract checks the signature again when the transfer runs, so a stale answer
+ * can never move money. Only answers are remembered: a failed read fails the request that made it
+ * (its RPC trace sees the fault), and the next one reads again.
+ */
+export function rememberingCodeReader(wallet: Pick<SettlerWallet, "getCode">, rememberMs: number, limit: number) {
+  const known = new Map<string, { until: number; code: Hex | undefined }>();
+  return async (args: { address: Address }): Promise<Hex | undefined> => {
+    const key = args.address.toLowerCase();
+    const remembered = known.get(key);
+    if (remembered && remembered.until > Date.now()) return remembered.code;
+    const code = await wallet.getCode({ address: args.address });
+    const now = Date.now();
+    if (known.size >= limit) for (const [k, entry] of known) if (entry.until <= now || known.size >= limit) known.delete(k);
+    known.set(key, { until: now + rememberMs, code });
+    return code;
+  };
+}
