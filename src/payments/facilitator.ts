@@ -106,7 +106,8 @@ export function createFacilitatorSigner(options: InProcessFacilitatorOptions): F
   const wallet = createWalletClient({
     account,
     chain,
-    transport: tracing(http(options.rpcUrl)),
+    // Concurrent requests of many settlements share one HTTP request (a JSON-RPC batch).
+    transport: tracing(http(options.rpcUrl, { batch: true })),
     pollingInterval: pollingIntervalMs,
   }).extend(publicActions);
   const sender = createSettlementSender(wallet, pollingIntervalMs);

@@ -90,7 +90,12 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
           return request.socket.destroy();
         case "swallow-broadcast": {
           const call = calls.find((c) => c.method === "eth_sendRawTransaction")!;
-          return reply(200, JSON.stringify({ jsonrpc: "2.0", id: call.id, result: keccak256(call.params![0] as Hex) }));
+          const swallowed = { jsonrpc: "2.0", id: call.id, result: keccak256(call.params![0] as Hex) };
+          if (!Array.isArray(parsed)) return reply(200, JSON.stringify(swallowed));
+          // A batch (a client batching JSON-RPC requests): the others are answered by the node.
+          const others = calls.filter((c) => c !== call);
+          const answered = others.length ? (JSON.parse((await forward(JSON.stringify(others))).text) as unknown[]) : [];
+          return reply(200, JSON.stringify([...answered, swallowed]));
         }
         case "delay":
           await new Promise((resolve) => setTimeout(resolve, fault.ms));
