@@ -33,6 +33,8 @@ interface Figures {
   p99: number;
   cpuPerListingMs: number;
   listed: number;
+  /** Fees the marketplace wallet received during the burst, in listing fees (the chain's count). */
+  feesCharged: number;
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -100,14 +102,18 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
   try {
     for (let i = 0; i < 3; i++) await list(0, `warm-${i}`);
     const aloneCpu = service.cpuMs();
+    const aloneFunds = await chain.balanceOf(chain.marketplacePayTo);
     const alone: number[] = [];
     for (let i = 0; i < 5; i++) alone.push((await list(i + 1, `alone-${i}`)).ms);
     const aloneCpuMs = (service.cpuMs() - aloneCpu) / 5;
+    const burstFunds = await chain.balanceOf(chain.marketplacePayTo);
+    const fee = (burstFunds - aloneFunds) / 5n;
     const cpuBefore = service.cpuMs();
     const started = performance.now();
     const results = await Promise.all(Array.from({ length: PAYERS }, (_, i) => list(i, `burst-${i}`)));
     const seconds = (performance.now() - started) / 1000;
     const cpuPerListingMs = (service.cpuMs() - cpuBefore) / PAYERS;
+    const feesReceived = (await chain.balanceOf(chain.marketplacePayTo)) - burstFunds;
     const latencies = results.map((r) => r.ms).sort((a, b) => a - b);
     const listed = results.filter((r) => r.status === 200).length;
     return {
@@ -119,6 +125,7 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
       p99: percentile(latencies, 99),
       cpuPerListingMs,
       listed,
+      feesCharged: fee > 0n ? Number(feesReceived / fee) : Number.NaN,
     };
   } finally {
     await service.stop();
@@ -130,7 +137,9 @@ const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
 function print(f: Figures): void {
   console.log(`\n${f.label}`);
   console.log(`  one listing alone       ${f.aloneMs.toFixed(0)} ms (median of 5), ${f.aloneCpuMs.toFixed(1)} ms service CPU`);
-  console.log(`  ${PAYERS} at once           ${f.listed}/${PAYERS} listed (200) ${verdict(f.listed === PAYERS)}`);
+  console.log(
+    `  ${PAYERS} at once           ${f.listed}/${PAYERS} listed (200), ${f.feesCharged} fees received on chain ${verdict(f.listed === PAYERS && f.feesCharged === PAYERS)}`,
+  );
   console.log(`  throughput              ${f.rate.toFixed(1)} listings/s ${verdict(f.rate >= TARGET_RATE)} (target >= ${TARGET_RATE})`);
   console.log(
     `  latency                 p50 ${f.p50.toFixed(0)} ms, p99 ${f.p99.toFixed(0)} ms = ${(f.p99 / f.aloneMs).toFixed(1)}x alone ${verdict(f.p99 <= TARGET_P99_RATIO * f.aloneMs)} (target <= ${TARGET_P99_RATIO}x, chain time included)`,
