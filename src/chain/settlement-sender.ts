@@ -1,12 +1,12 @@
 // How the settler account sends transactions and waits for them, so that concurrent settlements
 // from many payers go out in parallel: gas and fees are estimated concurrently (a settlement that
 // would revert fails there, before it takes a nonce), and only "take the next nonce, sign, send"
-// runs in turns. A turn takes every settlement waiting, reads the node's pending count once and
-// sends them one after another with consecutive nonces; the first one refused or unanswered ends
-// the turn, and those after it, unsent, wait for the next turn, which reads the count again. The
-// nonce is always that count plus what this turn sent, never a counter of our own across turns: a
-// broadcast whose answer was lost is in the count if the node has it, and a dropped one leaves no
-// gap that would keep every later transaction from being mined.
+// runs in turns. A turn takes every settlement waiting, reads the node's pending count once, signs
+// them with consecutive nonces and broadcasts them together; those arriving meanwhile wait for the
+// next turn, which reads the count again. The nonce is always that count plus what the turn signed,
+// never a counter of our own across turns: a broadcast whose answer was lost is in the count if the
+// node has it, and a dropped one leaves no gap that would keep every later transaction from being
+// mined. A broadcast refused below one the node took would leave such a gap: it is filled (fillGap).
 import { AsyncResource } from "node:async_hooks";
 import {
   hashTypedData,
