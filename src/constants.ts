@@ -35,6 +35,9 @@ export const SIGNATURE_MEMORY_LIMIT = 10_000;
 /** A settlement like one sent this recently (same function and payer) is estimated again in its turn; at most this many remembered. */
 export const RECENT_SEND_MS = 30_000;
 export const RECENT_SEND_LIMIT = 10_000;
+/** How long the facilitator remembers an account's code (verify, then settle, of one payment read it once); at most this many remembered. */
+export const CODE_MEMORY_MS = 30_000;
+export const CODE_MEMORY_LIMIT = 10_000;
 
 export const HOUR_MS = 60 * 60 * 1000;
 export const DAY_MS = 24 * HOUR_MS;

@@ -67,8 +67,18 @@ export interface PaidListingRequest {
   clientIp: string;
 }
 
-/** The fee: 0.10 to the marketplace wallet, for POST /listings. */
+const feeCharges = new WeakMap<MarketFacts, Charge>();
+
+/** The fee: 0.10 to the marketplace wallet, for POST /listings (built once per market: every request, paid or not, states it). */
 export function listingFeeCharge(market: MarketFacts): Charge {
+  const known = feeCharges.get(market);
+  if (known) return known;
+  const charge = feeChargeOf(market);
+  feeCharges.set(market, charge);
+  return charge;
+}
+
+function feeChargeOf(market: MarketFacts): Charge {
   const example = exampleListing(market);
   return {
     amount: market.feeAtomic,

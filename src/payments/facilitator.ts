@@ -29,10 +29,10 @@ import {
   type Transport,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { createSettlementSender, rememberingTypedDataVerifier } from "../chain/settlement-sender.js";
+import { createSettlementSender, rememberingCodeReader, rememberingTypedDataVerifier } from "../chain/settlement-sender.js";
 import { chainForRpc } from "../chain/viem-chain.js";
 import { FacilitatorUnavailableError, unavailableKindOf } from "./facilitator-client.js";
-import { NETWORK, SIGNATURE_MEMORY_LIMIT, SIGNATURE_MEMORY_MS } from "../constants.js";
+import { CODE_MEMORY_LIMIT, CODE_MEMORY_MS, NETWORK, SIGNATURE_MEMORY_LIMIT, SIGNATURE_MEMORY_MS } from "../constants.js";
 
 export interface InProcessFacilitatorOptions {
   rpcUrl: string;
@@ -106,15 +106,17 @@ export function createFacilitatorSigner(options: InProcessFacilitatorOptions): F
   const wallet = createWalletClient({
     account,
     chain,
-    transport: tracing(http(options.rpcUrl)),
+    // Concurrent requests of many settlements share one HTTP request (a JSON-RPC batch).
+    transport: tracing(http(options.rpcUrl, { batch: true })),
     pollingInterval: pollingIntervalMs,
   }).extend(publicActions);
   const sender = createSettlementSender(wallet, pollingIntervalMs);
   const verifyTypedData = rememberingTypedDataVerifier(wallet, SIGNATURE_MEMORY_MS, SIGNATURE_MEMORY_LIMIT);
+  const getCode = rememberingCodeReader(wallet, CODE_MEMORY_MS, CODE_MEMORY_LIMIT);
   return toFacilitatorEvmSigner(
     {
       address: account.address,
-      getCode: (args) => wallet.getCode(args),
+      getCode,
       readContract: (args) => wallet.readContract({ ...args, args: args.args ?? [] }),
       verifyTypedData: (args) => verifyTypedData(args as Parameters<typeof verifyTypedData>[0]),
       writeContract: async (args) => {

@@ -76,17 +76,21 @@ function withoutPayments<T extends { payments?: unknown }>({ payments: _, ...lis
   return listing;
 }
 
-type Reader = Pick<Tx, "listing">;
+type Reader = Pick<Tx, "listing" | "payment">;
 
+/** The live listing and who may renew it; its first payer is read only when there is one (most paid listings are new). */
 async function liveListing(db: Reader, of: Pick<Listing, "resource" | "method" | "sellerPayTo">, now: Date) {
   const found = await db.listing.findFirst({
     where: { resource: of.resource, method: of.method, sellerPayTo: of.sellerPayTo, leftoverSeed: false, ...listingState("active"), expiresAt: { gt: now } },
     orderBy: { expiresAt: "desc" },
-    include: { payments: { where: paymentState("settled"), orderBy: { createdAt: "asc" }, take: 1 } },
   });
   if (!found) return null;
-  const firstPayer = found.payments[0]?.payer;
-  return { listing: withoutPayments(found), renewers: [found.sellerPayTo.toLowerCase(), ...(firstPayer ? [firstPayer] : [])] };
+  const first = await db.payment.findFirst({
+    where: { listingId: found.id, ...paymentState("settled") },
+    orderBy: { createdAt: "asc" },
+    select: { payer: true },
+  });
+  return { listing: found, renewers: [found.sellerPayTo.toLowerCase(), ...(first ? [first.payer] : [])] };
 }
 
 export class ListingStore {
@@ -148,22 +152,15 @@ export class ListingStore {
     const key = normalizePaymentKey(payment);
     try {
       return await this.write(now, async (tx) => {
-        const created = await tx.payment.create({
-          data: {
-            ...key,
-            amount: payment.amount,
-            payTo: payment.payTo.toLowerCase(),
-            ...paymentState("pending"),
-            createdAt: now,
-            listing: {
-              // listedAt/expiresAt are placeholders until activation sets them.
-              create: { ...listingFields(input), ...listingState("pending"), listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
-            },
-          },
-          include: { listing: true },
+        // Two inserts, each returning its row (a nested create with include reads both back again).
+        const listing = await tx.listing.create({
+          // listedAt/expiresAt are placeholders until activation sets them.
+          data: { ...listingFields(input), ...listingState("pending"), listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
         });
-        const { listing, ...paymentRow } = created;
-        return { result: { listing: listing!, payment: paymentRow }, changed: true };
+        const paymentRow = await tx.payment.create({
+          data: { ...key, amount: payment.amount, payTo: payment.payTo.toLowerCase(), ...paymentState("pending"), createdAt: now, listingId: listing.id },
+        });
+        return { result: { listing, payment: paymentRow }, changed: true };
       });
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;

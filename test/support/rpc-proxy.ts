@@ -15,7 +15,12 @@ export type RpcFault =
   /** eth_sendRawTransaction: answer the transaction's hash as if accepted, but never pass it on. */
   | { kind: "swallow-broadcast" }
   /** Ask the node after a delay. */
-  | { kind: "delay"; ms: number };
+  | { kind: "delay"; ms: number }
+  /**
+   * A batch of several eth_sendRawTransaction: the node refuses the first (a JSON-RPC error) and
+   * takes the others. A request with fewer broadcasts passes untouched and leaves the fault pending.
+   */
+  | { kind: "refuse-first-of-broadcasts" };
 
 interface Rule {
   method: string;
@@ -49,8 +54,9 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
   const methods: string[] = [];
 
   const take = (calls: { method: string }[]): RpcFault | null => {
+    const broadcasts = calls.filter((call) => call.method === "eth_sendRawTransaction").length;
     for (const call of calls) {
-      const rule = rules.find((r) => r.method === call.method && r.times > 0);
+      const rule = rules.find((r) => r.method === call.method && r.times > 0 && (r.fault.kind !== "refuse-first-of-broadcasts" || broadcasts > 1));
       if (rule) {
         rule.times--;
         return rule.fault;
@@ -90,7 +96,19 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
           return request.socket.destroy();
         case "swallow-broadcast": {
           const call = calls.find((c) => c.method === "eth_sendRawTransaction")!;
-          return reply(200, JSON.stringify({ jsonrpc: "2.0", id: call.id, result: keccak256(call.params![0] as Hex) }));
+          const swallowed = { jsonrpc: "2.0", id: call.id, result: keccak256(call.params![0] as Hex) };
+          if (!Array.isArray(parsed)) return reply(200, JSON.stringify(swallowed));
+          // A batch (a client batching JSON-RPC requests): the others are answered by the node.
+          const others = calls.filter((c) => c !== call);
+          const answered = others.length ? (JSON.parse((await forward(JSON.stringify(others))).text) as unknown[]) : [];
+          return reply(200, JSON.stringify([...answered, swallowed]));
+        }
+        case "refuse-first-of-broadcasts": {
+          const refused = calls.find((c) => c.method === "eth_sendRawTransaction")!;
+          const others = calls.filter((c) => c !== refused);
+          const answered = JSON.parse((await forward(JSON.stringify(others))).text) as unknown[];
+          const refusal = { jsonrpc: "2.0", id: refused.id, error: { code: -32003, message: "transaction rejected" } };
+          return reply(200, JSON.stringify([...answered, refusal]));
         }
         case "delay":
           await new Promise((resolve) => setTimeout(resolve, fault.ms));

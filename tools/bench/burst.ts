@@ -4,19 +4,22 @@
  * pay one listing with the SDK's stock buyer, all at once. Prints listings/s, p50/p99 latency and
  * the service's CPU per listing (/proc of its pid), and the same for one listing alone, as PASS/MISS
  * against issue 26's targets. BENCH_BASELINE=<git revision>: the same run against that revision.
- * SQLite only (a fresh file per run).
+ * SQLite (a fresh file per run); with BENCH_POSTGRES_URL or TEST_POSTGRES_URL, PostgreSQL too (a
+ * fresh schema per run, dropped afterwards; service CPU only, not the PostgreSQL backend's).
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
 import { createBuyerClient } from "../../src/payments/buyer.js";
+import { createAdapterFactory, parseDatabaseUrl } from "../../src/storage/connection.js";
 import { DEMO_SELLER_CERTIFICATE, startDemoSeller } from "../demo/seller.js";
 import { baselineCheckout, serve, type BenchServer } from "./servers.js";
 
 const PAYERS = Number(process.env.BENCH_PAYERS ?? 100);
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL;
 const TARGET_RATE = 30;
 const TARGET_CPU_MS = 30;
 const TARGET_P99_RATIO = 3;
@@ -30,17 +33,41 @@ interface Figures {
   p99: number;
   cpuPerListingMs: number;
   listed: number;
+  /** Fees the marketplace wallet received during the burst, in listing fees (the chain's count). */
+  feesCharged: number;
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
-async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: string, sellerPayTo: string): Promise<Figures> {
-  const work = mkdtempSync(join(tmpdir(), "bench-burst-"));
+async function postgresAdmin(sql: string): Promise<void> {
+  const target = parseDatabaseUrl(POSTGRES_URL!) as Extract<ReturnType<typeof parseDatabaseUrl>, { kind: "postgres" }>;
+  const admin = await createAdapterFactory({ ...target, schema: undefined }).connect();
+  try {
+    await admin.executeScript(sql);
+  } finally {
+    await admin.dispose();
+  }
+}
+
+/** A fresh database for one run: a SQLite file, or a PostgreSQL schema dropped by `drop`. */
+async function freshDatabase(kind: "sqlite" | "postgres", runIndex: number): Promise<{ url: string; drop(): Promise<void> }> {
+  if (kind === "sqlite") {
+    const work = mkdtempSync(join(tmpdir(), "bench-burst-"));
+    return { url: `file:${join(work, "bench.db")}`, drop: async () => rmSync(work, { recursive: true, force: true }) };
+  }
+  const schema = `bench_burst_${process.pid}_${runIndex}`;
+  const url = new URL(POSTGRES_URL!);
+  url.searchParams.set("schema", schema);
+  await postgresAdmin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  return { url: url.toString(), drop: () => postgresAdmin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`) };
+}
+
+async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: string, sellerPayTo: string, databaseUrl: string): Promise<Figures> {
   const service: BenchServer = await serve(
     "app",
     [],
     {
-      DATABASE_URL: `file:${join(work, "bench.db")}`,
+      DATABASE_URL: databaseUrl,
       SETTLEMENT_RPC_URL: chain.rpcUrl,
       SETTLER_PRIVATE_KEY: chain.settler.privateKey,
       MARKETPLACE_PAY_TO: chain.marketplacePayTo,
@@ -75,14 +102,18 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
   try {
     for (let i = 0; i < 3; i++) await list(0, `warm-${i}`);
     const aloneCpu = service.cpuMs();
+    const aloneFunds = await chain.balanceOf(chain.marketplacePayTo);
     const alone: number[] = [];
     for (let i = 0; i < 5; i++) alone.push((await list(i + 1, `alone-${i}`)).ms);
     const aloneCpuMs = (service.cpuMs() - aloneCpu) / 5;
+    const burstFunds = await chain.balanceOf(chain.marketplacePayTo);
+    const fee = (burstFunds - aloneFunds) / 5n;
     const cpuBefore = service.cpuMs();
     const started = performance.now();
     const results = await Promise.all(Array.from({ length: PAYERS }, (_, i) => list(i, `burst-${i}`)));
     const seconds = (performance.now() - started) / 1000;
     const cpuPerListingMs = (service.cpuMs() - cpuBefore) / PAYERS;
+    const feesReceived = (await chain.balanceOf(chain.marketplacePayTo)) - burstFunds;
     const latencies = results.map((r) => r.ms).sort((a, b) => a - b);
     const listed = results.filter((r) => r.status === 200).length;
     return {
@@ -94,6 +125,7 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
       p99: percentile(latencies, 99),
       cpuPerListingMs,
       listed,
+      feesCharged: fee > 0n ? Number(feesReceived / fee) : Number.NaN,
     };
   } finally {
     await service.stop();
@@ -105,7 +137,9 @@ const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
 function print(f: Figures): void {
   console.log(`\n${f.label}`);
   console.log(`  one listing alone       ${f.aloneMs.toFixed(0)} ms (median of 5), ${f.aloneCpuMs.toFixed(1)} ms service CPU`);
-  console.log(`  ${PAYERS} at once           ${f.listed}/${PAYERS} listed (200) ${verdict(f.listed === PAYERS)}`);
+  console.log(
+    `  ${PAYERS} at once           ${f.listed}/${PAYERS} listed (200), ${f.feesCharged} fees received on chain ${verdict(f.listed === PAYERS && f.feesCharged === PAYERS)}`,
+  );
   console.log(`  throughput              ${f.rate.toFixed(1)} listings/s ${verdict(f.rate >= TARGET_RATE)} (target >= ${TARGET_RATE})`);
   console.log(
     `  latency                 p50 ${f.p50.toFixed(0)} ms, p99 ${f.p99.toFixed(0)} ms = ${(f.p99 / f.aloneMs).toFixed(1)}x alone ${verdict(f.p99 <= TARGET_P99_RATIO * f.aloneMs)} (target <= ${TARGET_P99_RATIO}x, chain time included)`,
@@ -117,9 +151,20 @@ const chain = await startLocalChain({ buyers: PAYERS + 2, fundUsdc: "100" });
 const sellerWallet = chain.buyers[PAYERS + 1]!.address;
 const seller = await startDemoSeller({ asset: chain.asset, payTo: sellerWallet, priceAtomic: "20000", description: "Bench seller" });
 const baseline = baselineCheckout();
+const trees = [...(baseline ? [{ label: `baseline ${baseline.ref}`, dir: baseline.dir }] : []), { label: "this tree", dir: process.cwd() }];
+const kinds = ["sqlite" as const, ...(POSTGRES_URL ? ["postgres" as const] : [])];
 try {
-  if (baseline) print(await run(`baseline ${baseline.ref}`.replace(/\W+/g, "-"), baseline.dir, chain, seller.url, sellerWallet));
-  print(await run("this-tree", process.cwd(), chain, seller.url, sellerWallet));
+  let runIndex = 0;
+  for (const kind of kinds) {
+    for (const tree of trees) {
+      const database = await freshDatabase(kind, runIndex++);
+      try {
+        print(await run(`${tree.label} ${kind}`.replace(/\W+/g, "-"), tree.dir, chain, seller.url, sellerWallet, database.url));
+      } finally {
+        await database.drop();
+      }
+    }
+  }
 } finally {
   baseline?.remove();
   await seller.close();
