@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
 import { SHUTDOWN_GRACE_MS, startServer } from "./server.js";
+import { describeStartupFailure } from "./startup-failure.js";
 
 async function main(): Promise<void> {
   let config;
@@ -23,7 +24,8 @@ async function main(): Promise<void> {
       console.error(error.message);
       process.exit(2);
     }
-    throw error;
+    console.error(describeStartupFailure(error));
+    process.exit(1);
   }
   logger.info({ url: running.url, publicBaseUrl: config.publicBaseUrl, production: config.production }, "marketplace listening");
 
