@@ -17,6 +17,7 @@ import {
   MATCH_CLASSES,
   keyAtSql,
   liveByIdSql,
+  idsInViewSql,
   inViewByIdsSql,
   matchKeyAtSql,
   matchKeysSql,
@@ -264,6 +265,12 @@ export class CatalogReads {
       const row = byId.get(id);
       return row ? [toListing(row)] : [];
     });
+  }
+
+  /** Which of these ids the view shows. */
+  async idsInView(view: CatalogView, ids: string[], now: Date): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    return new Set((await this.reader.rows(idsInViewSql(view, now, ids))).map((row) => String(row.id)));
   }
 
   /** One live listing by id (`GET /listings/{id}`), or null. */

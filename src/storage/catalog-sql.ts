@@ -207,6 +207,11 @@ export function inViewByIdsSql(view: CatalogView, now: Date, ids: string[]): Pri
   return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l."id" IN (${Prisma.join(ids)}) AND ${visible(view, now)}`;
 }
 
+/** Which of these ids the view shows: a ranked search's total, without reading the rows it does not show on the page. */
+export function idsInViewSql(view: CatalogView, now: Date, ids: string[]): Prisma.Sql {
+  return Prisma.sql`SELECT l."id" FROM "Listing" l WHERE l."id" IN (${Prisma.join(ids)}) AND ${visible(view, now)}`;
+}
+
 /** One listing by id, when it is live (active, not expired; or an indexed row our probe confirmed); seed rows too. */
 export function liveByIdSql(id: string, now: Date): Prisma.Sql {
   return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l."id" = ${id} AND l."state" IN ('active', 'indexed') AND l."expiresAt" > ${now}`;

@@ -1,6 +1,7 @@
 // The public search through the ranking engine (SEARCH_SEMANTIC=on), over HTTP: a buyer's words
 // find the listing that means them, each result says why it ranks there, a look-alike of a verified
-// seller ranks below it and is flagged, and price and tag filters apply.
+// seller ranks below it and is flagged, price and tag filters apply (in SQL on both databases), and
+// a long answer pages as one list.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sellerAddress, startCatalogServer, type CatalogServer } from "../support/catalog.js";
 import { testDatabaseKinds } from "../storage/databases.js";
@@ -25,16 +26,14 @@ interface SearchDocument {
   pagination: { total: number; cursor: string | null };
 }
 
-const [sqlite] = testDatabaseKinds();
-
-describe("hybrid search over HTTP", () => {
+describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database) => {
   let market: CatalogServer;
   const ids: Record<string, string> = {};
   const search = (path: string) => market.json<SearchDocument>(path);
   const idsOf = (body: SearchDocument) => body.items.map((item) => item.metadata.listingId);
 
   beforeAll(async () => {
-    market = await startCatalogServer(sqlite!, { SEARCH_SEMANTIC: "true" });
+    market = await startCatalogServer(database, { SEARCH_SEMANTIC: "true" });
     const list = async (serviceName: string, description: string, tags: string[], priceUsdc: string, sellerPayTo?: string) =>
       (await market.list({ description, priceUsdc, metadata: { serviceName, tags }, ...(sellerPayTo ? { sellerPayTo } : {}) })).id;
     ids.transcribe = await list(
@@ -130,5 +129,31 @@ describe("hybrid search over HTTP", () => {
     const { body } = await search("/discovery/search?mode=lexical&query=forecast");
     expect(idsOf(body)).toEqual([ids.weather]);
     expect(body.items[0]!.metadata.rankReasons).toBeUndefined();
+  });
+
+  it("pages through a long answer as one list, and counts only what the view shows", async () => {
+    const query = encodeURIComponent("transcribe audio, weather forecasts, exchange rates or street addresses");
+    const whole = (await search(`/discovery/search?query=${query}&limit=50`)).body;
+    expect(whole.items.length).toBeGreaterThanOrEqual(4);
+    expect(whole.pagination.total).toBe(whole.items.length);
+    const pageThrough = async (limit: number) => {
+      const seen: string[] = [];
+      const totals = new Set<number>();
+      let cursor: string | null = null;
+      do {
+        const { body }: { body: SearchDocument } = await search(`/discovery/search?query=${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`);
+        seen.push(...idsOf(body));
+        totals.add(body.pagination.total);
+        cursor = body.pagination.cursor;
+      } while (cursor);
+      return { seen, totals: [...totals] };
+    };
+    expect(await pageThrough(2)).toEqual({ seen: idsOf(whole), totals: [whole.items.length] });
+
+    // A listing that expired after the engine indexed it: the engine still finds it, the view hides it.
+    const hidden = idsOf(whole)[1]!;
+    await market.server.database.prisma.listing.update({ where: { id: hidden }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const shown = idsOf(whole).filter((id) => id !== hidden);
+    expect(await pageThrough(3)).toEqual({ seen: shown, totals: [shown.length] });
   });
 });
