@@ -29,7 +29,7 @@ import {
   type ProbeSample,
 } from "./health-rules.js";
 import { toDate, type SqlRow } from "../storage/catalog-reader.js";
-import type { CatalogTransactions, Tx } from "../storage/catalog-transactions.js";
+import type { CatalogTransactions, RawTx, WriteOutcome } from "../storage/catalog-transactions.js";
 import { healthCounts, type HealthCounts } from "../storage/health-counts.js";
 import { listingEvent } from "../storage/listing-status.js";
 import type { ListingEventDraft } from "../storage/listing-types.js";
@@ -220,62 +220,74 @@ export class HealthStore {
    */
   private write(holder: string | null, probes: ProbeToRecord[], now: Date, options: ScheduleOptions): Promise<number> {
     if (probes.length === 0) return Promise.resolve(0);
+    return this.transactions.write(now, (tx) => this.applyProbes(tx, holder, probes, now, options));
+  }
+
+  /**
+   * The listing-time sample (see recordProbe's `fresh`) inside a catalog write already open: the
+   * activation's, so a paid listing and its first sample commit together, under one lock and one
+   * version bump. Returns what the catalog write must know: whether anything shown changed, and the
+   * events to record after the activation's own.
+   */
+  recordListingSampleWithin(tx: RawTx, listingId: string, latencyMs: number, now: Date, options: ScheduleOptions): Promise<WriteOutcome<number>> {
+    return this.applyProbes(tx, null, [{ listingId, outcome: { ok: true, latencyMs }, at: now, counts: "afresh" }], now, options);
+  }
+
+  private async applyProbes(tx: RawTx, holder: string | null, probes: ProbeToRecord[], now: Date, options: ScheduleOptions): Promise<WriteOutcome<number>> {
     const kind = this.db.kind;
     const listingIds = probes.map((probe) => probe.listingId);
-    return this.transactions.write(now, async (tx) => {
-      if (holder === null) await tx.$executeRaw(insertMissingHealthRowsSql(listingIds, now));
-      const rows = await tx.$queryRaw<SqlRow[]>(Prisma.sql`SELECT h.*, l."healthStatus", l."healthSummary", ${EVENT_COLUMNS}
-        FROM "ListingHealth" h JOIN "Listing" l ON l."id" = h."listingId" WHERE h."listingId" IN (${ids(listingIds)})`);
-      const current = new Map(rows.map((row) => [String(row.listingId), row]));
-      const mine = probes.filter((probe) => current.has(probe.listingId));
-      if (mine.length === 0) return { result: 0, changed: false };
-      const { totals, today } = await dayContext(
-        tx,
-        mine.map((probe) => probe.listingId),
-        now,
-      );
-      const results = mine.map(({ listingId, outcome, at, counts }) => {
-        const row = current.get(listingId)!;
-        const stored = healthStateOf(row);
-        const counted = counts !== "when_due" || standsInForRound(row, at);
-        const state = counted
-          ? applyProbe(counts === "afresh" ? { ...NEW_HEALTH, recentProbes: stored.recentProbes } : stored, outcome, at, options.rules)
-          : applySampleOnly(stored, outcome, at, options.rules);
-        const summary = healthSummary(state, withProbe(totals.get(listingId), outcome.ok), now);
-        const histogram = outcome.ok ? addLatency(histogramOf(today.get(listingId)), outcome.latencyMs) : histogramOf(today.get(listingId));
-        const shown = { status: String(row.healthStatus), summary: jsonOf(row.healthSummary) };
-        return {
-          row: {
-            listingId,
-            ...healthColumns(state),
-            recentProbes: JSON.stringify(state.recentProbes),
-            nextProbeAt: counted ? nextProbeAt(at, options.intervalMs) : toDate(row.nextProbeAt),
-          },
-          day: { listingId, day: utcDay(at), probes: 1, successes: outcome.ok ? 1 : 0, latencyHistogram: JSON.stringify(histogram) },
-          publish:
-            state.status === shown.status && isDeepStrictEqual(summary, shown.summary)
-              ? null
-              : { listingId, status: state.status, summary: JSON.stringify(summary), uptime7d: summary.uptime7d ?? 0 },
-        };
-      });
-      await tx.$executeRaw(
-        updateHealthRowsSql(
-          kind,
-          holder,
-          results.map((result) => result.row),
-        ),
-      );
-      await tx.$executeRaw(
-        upsertHealthDaysSql(
-          kind,
-          results.map((result) => result.day),
-        ),
-      );
-      const changes = results.flatMap((result) => (result.publish ? [result.publish] : []));
-      const published = changes.length > 0 ? await tx.$executeRaw(publishHealthSql(kind, changes, now)) : 0;
-      const events = changes.flatMap((change) => healthEvent(current.get(change.listingId)!, change, now));
-      return { result: published, changed: published > 0, events };
+    if (holder === null) await tx.$executeRaw(insertMissingHealthRowsSql(listingIds, now));
+    const rows = await tx.$queryRaw<SqlRow[]>(Prisma.sql`SELECT h.*, l."healthStatus", l."healthSummary", ${EVENT_COLUMNS}
+      FROM "ListingHealth" h JOIN "Listing" l ON l."id" = h."listingId" WHERE h."listingId" IN (${ids(listingIds)})`);
+    const current = new Map(rows.map((row) => [String(row.listingId), row]));
+    const mine = probes.filter((probe) => current.has(probe.listingId));
+    if (mine.length === 0) return { result: 0, changed: false };
+    const { totals, today } = await dayContext(
+      tx,
+      mine.map((probe) => probe.listingId),
+      now,
+    );
+    const results = mine.map(({ listingId, outcome, at, counts }) => {
+      const row = current.get(listingId)!;
+      const stored = healthStateOf(row);
+      const counted = counts !== "when_due" || standsInForRound(row, at);
+      const state = counted
+        ? applyProbe(counts === "afresh" ? { ...NEW_HEALTH, recentProbes: stored.recentProbes } : stored, outcome, at, options.rules)
+        : applySampleOnly(stored, outcome, at, options.rules);
+      const summary = healthSummary(state, withProbe(totals.get(listingId), outcome.ok), now);
+      const histogram = outcome.ok ? addLatency(histogramOf(today.get(listingId)), outcome.latencyMs) : histogramOf(today.get(listingId));
+      const shown = { status: String(row.healthStatus), summary: jsonOf(row.healthSummary) };
+      return {
+        row: {
+          listingId,
+          ...healthColumns(state),
+          recentProbes: JSON.stringify(state.recentProbes),
+          nextProbeAt: counted ? nextProbeAt(at, options.intervalMs) : toDate(row.nextProbeAt),
+        },
+        day: { listingId, day: utcDay(at), probes: 1, successes: outcome.ok ? 1 : 0, latencyHistogram: JSON.stringify(histogram) },
+        publish:
+          state.status === shown.status && isDeepStrictEqual(summary, shown.summary)
+            ? null
+            : { listingId, status: state.status, summary: JSON.stringify(summary), uptime7d: summary.uptime7d ?? 0 },
+      };
     });
+    await tx.$executeRaw(
+      updateHealthRowsSql(
+        kind,
+        holder,
+        results.map((result) => result.row),
+      ),
+    );
+    await tx.$executeRaw(
+      upsertHealthDaysSql(
+        kind,
+        results.map((result) => result.day),
+      ),
+    );
+    const changes = results.flatMap((result) => (result.publish ? [result.publish] : []));
+    const published = changes.length > 0 ? await tx.$executeRaw(publishHealthSql(kind, changes, now)) : 0;
+    const events = changes.flatMap((change) => healthEvent(current.get(change.listingId)!, change, now));
+    return { result: published, changed: published > 0, events };
   }
 
   /** Drops health days older than the history shown, and health rows of listings gone for a day. */
@@ -317,7 +329,7 @@ export class HealthStore {
 }
 
 /** Each listing's probes over 7 and 30 days before this probe, and today's latency histogram. */
-async function dayContext(tx: Tx, listingIds: string[], now: Date): Promise<{ totals: Map<string, DayTotals>; today: Map<string, unknown> }> {
+async function dayContext(tx: RawTx, listingIds: string[], now: Date): Promise<{ totals: Map<string, DayTotals>; today: Map<string, unknown> }> {
   const today = utcDay(now);
   const since7 = new Date(today.getTime() - 6 * DAY_MS);
   const since30 = new Date(today.getTime() - 29 * DAY_MS);

@@ -35,7 +35,7 @@ import {
 } from "../payments/payment-gate.js";
 import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } from "../payments/replies.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
-import { DuplicatePaymentError, type Listing, type ListingInput, type ListingStore, type Payment } from "../storage/listing-store.js";
+import { DuplicatePaymentError, type AlongsideActivation, type Listing, type ListingInput, type ListingStore, type Payment } from "../storage/listing-store.js";
 import type { PaymentIdempotencyStore } from "../storage/payment-idempotency-store.js";
 import { checkListingBody, fieldErrorsOf, probeCheck, reportOf, withSellerMetadata, type ListingRequest } from "./listing-checks.js";
 import { linkTo } from "../market/links.js";
@@ -56,8 +56,8 @@ export interface PaidListingDeps {
   now(): Date;
   /** Payment identifiers and their stored answers (payment-idempotency.ts), built once at the composition root. */
   idempotency: PaymentIdempotencyStore;
-  /** Records the listing-time probe as the listing's first health sample (src/health/). */
-  health?: Pick<Health, "recordListingProbe">;
+  /** Records the listing-time probe as the listing's first health sample, in the activation's transaction (src/health/). */
+  health?: Pick<Health, "store" | "prober">;
 }
 
 export interface PaidListingRequest {
@@ -242,7 +242,11 @@ async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: 
   const paymentResponse = paymentResponseHeader({ success: true, transaction, network: market.network, payer: payment.payer });
 
   // 7. Activation (or renewal).
-  const activated = await withStore(() => store.activateListing(pendingId, { txHash: transaction, now: deps.now() }));
+  const activatedAt = deps.now();
+  const health = deps.health;
+  const alongside: AlongsideActivation | undefined =
+    health && ((tx, listingId) => health.store.recordListingSampleWithin(tx, listingId, probeMs, activatedAt, health.prober.schedule));
+  const activated = await withStore(() => store.activateListing(pendingId, { txHash: transaction, now: activatedAt, alongside }));
   if (activated.failed) {
     deps.logger.error(
       { err: activated.error, listingId: pendingId, transaction },
@@ -258,9 +262,6 @@ async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: 
     };
   }
   const { listing: active, renewed } = activated.value;
-  await deps.health
-    ?.recordListingProbe(active.id, probeMs, deps.now())
-    .catch((error: unknown) => deps.logger.warn({ err: error, listingId: active.id }, "could not record the listing-time health sample"));
   deps.logger.info({ listingId: active.id, renewed, transaction, payer: payment.payer, resource: active.resource }, "listing paid");
   return {
     status: 200,

@@ -16,7 +16,7 @@ export interface CatalogReader {
 /** The text the Prisma SQLite adapter stores a DateTime as, so comparisons in SQL agree with it. */
 const sqliteDate = (date: Date) => date.toISOString().replace("Z", "+00:00");
 
-function sqliteValue(value: unknown): unknown {
+export function sqliteValue(value: unknown): unknown {
   if (value instanceof Date) return sqliteDate(value);
   if (typeof value === "boolean") return value ? 1 : 0;
   return value;

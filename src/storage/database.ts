@@ -1,3 +1,4 @@
+import type Sqlite from "better-sqlite3";
 import type { PrismaClient } from "../../generated/prisma/sqlite/client.js";
 import { openSqliteReader, prismaReader, type CatalogReader } from "./catalog-reader.js";
 import { openPgReader } from "./pg-reader.js";
@@ -29,6 +30,11 @@ export interface Database {
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** Catalog reads (catalog-sql.ts), outside Prisma where the driver allows. */
   reader: CatalogReader;
+  /**
+   * SQLite: the better-sqlite3 connection Prisma's adapter writes through (one per process), for
+   * write transactions run on the driver (CatalogTransactions.writeRaw), inside `exclusive` only.
+   */
+  sqliteConnection?: () => Sqlite.Database | undefined;
   close(): Promise<void>;
 }
 
@@ -78,6 +84,13 @@ export async function openDatabase(databaseUrl: string, options: { readPoolSize?
     return { kind: "postgres", prisma, exclusive, reader, close };
   }
   const { PrismaClient: SqliteClient } = await import("../../generated/prisma/sqlite/client.js");
+  let connection: Sqlite.Database | undefined;
+  const connect = adapter.connect.bind(adapter);
+  adapter.connect = async () => {
+    const opened = await connect();
+    connection = (opened as unknown as { client: Sqlite.Database }).client;
+    return opened;
+  };
   const prisma = new SqliteClient({ adapter, ...QUERY_EVENTS }) as unknown as PrismaClient;
   timeStatements(prisma as unknown as Parameters<typeof timeStatements>[0], "sqlite");
   if (target.file !== ":memory:") await prisma.$queryRawUnsafe("PRAGMA journal_mode = WAL");
@@ -90,5 +103,5 @@ export async function openDatabase(databaseUrl: string, options: { readPoolSize?
     reader.close();
     await exclusive(() => prisma.$disconnect());
   };
-  return { kind: "sqlite", prisma, exclusive, reader, close };
+  return { kind: "sqlite", prisma, exclusive, reader, close, sqliteConnection: () => connection };
 }

@@ -102,7 +102,7 @@ const ON_RENEWAL: { [K in keyof Listing]-?: "copied" | "kept" } = {
 };
 
 /** The JSON columns, whose null Prisma writes as Prisma.DbNull. */
-const JSON_COLUMNS = new Set(LISTING_COLUMNS.filter((column) => DECODERS[column] === json));
+export const JSON_COLUMNS = new Set(LISTING_COLUMNS.filter((column) => DECODERS[column] === json));
 
 export const RENEWED_COLUMNS = LISTING_COLUMNS.filter((column) => ON_RENEWAL[column] === "copied");
 

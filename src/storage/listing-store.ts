@@ -7,10 +7,19 @@ import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import { isUniqueViolation, type Database } from "./database.js";
 import { BAZAAR_EXTENSION } from "./catalog-filters.js";
 import { CatalogReads } from "./catalog-reads.js";
-import { CatalogTransactions, type Tx, type WriteOutcome } from "./catalog-transactions.js";
+import { CatalogTransactions, type RawTx, type Tx, type WriteOutcome } from "./catalog-transactions.js";
+import {
+  activateListingRow,
+  insertListing,
+  insertPaymentUnlessRecorded,
+  listingWithPayer,
+  liveListingOf,
+  paymentByKey,
+  renewListingRow,
+  settlePaymentsSql,
+} from "./paid-listing-sql.js";
 import { listingEvent, termChanges } from "./listing-status.js";
 import { healthCounts, type HealthCounts } from "./health-counts.js";
-import { renewalCopy } from "./listing-row.js";
 import { tidyReadPaths } from "./read-path-upkeep.js";
 import { readCatalogStamp, type FeedQuery } from "./listing-reads.js";
 import { indexedKeyOf } from "./index-store.js";
@@ -72,26 +81,14 @@ const paymentState = (state: PaymentState) => ({ state });
 /** A fee paid by the listing's sellerPayTo itself proves its owner listed it. */
 const paidByOwner = (listing: { sellerPayTo: string }, payer: string | undefined) => payer !== undefined && payer === listing.sellerPayTo.toLowerCase();
 
-function withoutPayments<T extends { payments?: unknown }>({ payments: _, ...listing }: T): Omit<T, "payments"> {
-  return listing;
-}
+/**
+ * More writes in an activation's transaction, given the id of the listing it left live (the renewed
+ * one on a renewal): the listing-time health sample, so a paid listing is never live without it.
+ */
+export type AlongsideActivation = (tx: RawTx, listingId: string) => Promise<Omit<WriteOutcome<unknown>, "result">>;
 
-type Reader = Pick<Tx, "listing" | "payment">;
-
-/** The live listing and who may renew it; its first payer is read only when there is one (most paid listings are new). */
-async function liveListing(db: Reader, of: Pick<Listing, "resource" | "method" | "sellerPayTo">, now: Date) {
-  const found = await db.listing.findFirst({
-    where: { resource: of.resource, method: of.method, sellerPayTo: of.sellerPayTo, leftoverSeed: false, ...listingState("active"), expiresAt: { gt: now } },
-    orderBy: { expiresAt: "desc" },
-  });
-  if (!found) return null;
-  const first = await db.payment.findFirst({
-    where: { listingId: found.id, ...paymentState("settled") },
-    orderBy: { createdAt: "asc" },
-    select: { payer: true },
-  });
-  return { listing: found, renewers: [found.sellerPayTo.toLowerCase(), ...(first ? [first.payer] : [])] };
-}
+/** A payment's key was recorded by another request between the checks and the insert. */
+class PaymentRecordedError extends Error {}
 
 export class ListingStore {
   private readonly ttlMs: number;
@@ -151,19 +148,29 @@ export class ListingStore {
     // payer, nonce) key cannot be dodged by re-casing a replayed authorization.
     const key = normalizePaymentKey(payment);
     try {
-      return await this.write(now, async (tx) => {
-        // Two inserts, each returning its row (a nested create with include reads both back again).
-        const listing = await tx.listing.create({
-          // listedAt/expiresAt are placeholders until activation sets them.
-          data: { ...listingFields(input), ...listingState("pending"), listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
+      return await this.transactions.writeRaw(now, async (tx) => {
+        const query = (sql: Prisma.Sql) => tx.$queryRaw(sql);
+        // listedAt/expiresAt are placeholders until activation sets them.
+        const listing = await insertListing(query, {
+          ...listingFields(input),
+          ...listingState("pending"),
+          listedAt: now,
+          expiresAt: new Date(now.getTime() + this.ttlMs),
         });
-        const paymentRow = await tx.payment.create({
-          data: { ...key, amount: payment.amount, payTo: payment.payTo.toLowerCase(), ...paymentState("pending"), createdAt: now, listingId: listing.id },
+        const paymentRow = await insertPaymentUnlessRecorded(query, {
+          ...key,
+          amount: payment.amount,
+          payTo: payment.payTo.toLowerCase(),
+          ...paymentState("pending"),
+          createdAt: now,
+          listingId: listing.id,
         });
+        // Thrown to roll the listing back: the payment was recorded first by another request.
+        if (!paymentRow) throw new PaymentRecordedError();
         return { result: { listing, payment: paymentRow }, changed: true };
       });
     } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
+      if (!(error instanceof PaymentRecordedError) && !isUniqueViolation(error)) throw error;
       const existing = await this.findPayment(key);
       if (!existing) throw error;
       throw new DuplicatePaymentError(existing.payment, existing.listing);
@@ -178,46 +185,54 @@ export class ListingStore {
    * rewrites it: it becomes a listing of its own. A failed listing can be activated too (the
    * reconciler found its fee paid after all). Calling it again for an active listing returns it.
    */
-  activateListing(listingId: string, settlement: { txHash: string; now: Date }): Promise<{ listing: Listing; renewed: boolean }> {
-    const { txHash, now } = settlement;
-    return this.write<{ listing: Listing; renewed: boolean }>(now, async (tx) => {
-      const pending = await tx.listing.findUnique({ where: { id: listingId }, include: { payments: true } });
-      if (pending?.state === "active") return { result: { listing: withoutPayments(pending), renewed: false }, changed: false };
-      if (pending?.state !== "pending" && pending?.state !== "failed") {
-        throw new ListingStateError(`listing ${listingId} is ${pending ? pending.state : "missing"}, not pending`);
-      }
-      const settled = { ...paymentState("settled"), txHash, settledAt: now, failureReason: null };
-      const current = await liveListing(tx, pending, now);
-      const payer = pending.payments[0]?.payer;
-      if (!current || !payer || !current.renewers.includes(payer)) {
-        await tx.payment.updateMany({ where: { listingId }, data: settled });
-        // The resource's indexed row, if another catalog gave one, is replaced by this paid listing.
-        await tx.listing.deleteMany({ where: { indexedKey: indexedKeyOf(pending.method, pending.resource) } });
-        const listing = await tx.listing.update({
-          where: { id: listingId },
-          data: { ...listingState("active"), listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs), ownerVerified: paidByOwner(pending, payer) },
-        });
-        return { result: { listing, renewed: false }, changed: true, events: [listingEvent(listing, "listing.created", now, { txHash })] };
-      }
-      await tx.payment.updateMany({ where: { listingId }, data: { ...settled, listingId: current.listing.id } });
-      await tx.listing.delete({ where: { id: listingId } });
-      const listing = await tx.listing.update({
-        where: { id: current.listing.id },
-        data: {
-          ...renewalCopy(pending),
-          expiresAt: new Date(Math.max(current.listing.expiresAt.getTime(), now.getTime()) + this.ttlMs),
-          ownerVerified: current.listing.ownerVerified || paidByOwner(pending, payer),
-        },
-      });
-      const renewed = listingEvent(listing, "listing.renewed", now, {
-        txHash,
-        expiresAt: { from: current.listing.expiresAt.toISOString(), to: listing.expiresAt.toISOString() },
-        ...termChanges(current.listing, listing),
-      });
-      const verified =
-        !current.listing.ownerVerified && listing.ownerVerified ? [listingEvent(listing, "listing.verified", now, { by: "fee_paid_by_owner" })] : [];
-      return { result: { listing, renewed: true }, changed: true, events: [renewed, ...verified] };
+  activateListing(
+    listingId: string,
+    settlement: { txHash: string; now: Date; alongside?: AlongsideActivation },
+  ): Promise<{ listing: Listing; renewed: boolean }> {
+    const { txHash, now, alongside } = settlement;
+    return this.transactions.writeRaw<{ listing: Listing; renewed: boolean }>(now, async (tx) => {
+      const outcome = await this.activateWithin(tx, listingId, txHash, now);
+      if (!alongside) return outcome;
+      const also = await alongside(tx, outcome.result.listing.id);
+      return { ...outcome, changed: outcome.changed || also.changed, events: [...(outcome.events ?? []), ...(also.events ?? [])] };
     });
+  }
+
+  private async activateWithin(tx: RawTx, listingId: string, txHash: string, now: Date): Promise<WriteOutcome<{ listing: Listing; renewed: boolean }>> {
+    const query = (sql: Prisma.Sql) => tx.$queryRaw(sql);
+    const found = await listingWithPayer(query, listingId);
+    const pending = found?.listing;
+    if (pending?.state === "active") return { result: { listing: pending, renewed: false }, changed: false };
+    if (pending?.state !== "pending" && pending?.state !== "failed") {
+      throw new ListingStateError(`listing ${listingId} is ${pending ? pending.state : "missing"}, not pending`);
+    }
+    const current = await liveListingOf(query, pending, now);
+    const payer = found!.payer;
+    if (!current || !payer || !current.renewers.includes(payer)) {
+      await tx.$executeRaw(settlePaymentsSql(listingId, { txHash, now }));
+      // The resource's indexed row, if another catalog gave one, is replaced by this paid listing.
+      await tx.$executeRaw(Prisma.sql`DELETE FROM "Listing" WHERE "indexedKey" = ${indexedKeyOf(pending.method, pending.resource)}`);
+      const listing = await activateListingRow(query, listingId, {
+        listedAt: now,
+        expiresAt: new Date(now.getTime() + this.ttlMs),
+        ownerVerified: paidByOwner(pending, payer),
+      });
+      return { result: { listing, renewed: false }, changed: true, events: [listingEvent(listing, "listing.created", now, { txHash })] };
+    }
+    await tx.$executeRaw(settlePaymentsSql(listingId, { txHash, now, toListingId: current.listing.id }));
+    const listing = await renewListingRow(query, current.listing.id, listingId, {
+      expiresAt: new Date(Math.max(current.listing.expiresAt.getTime(), now.getTime()) + this.ttlMs),
+      ownerVerified: current.listing.ownerVerified || paidByOwner(pending, payer),
+    });
+    await tx.$executeRaw(Prisma.sql`DELETE FROM "Listing" WHERE "id" = ${listingId}`);
+    const renewed = listingEvent(listing, "listing.renewed", now, {
+      txHash,
+      expiresAt: { from: current.listing.expiresAt.toISOString(), to: listing.expiresAt.toISOString() },
+      ...termChanges(current.listing, listing),
+    });
+    const verified =
+      !current.listing.ownerVerified && listing.ownerVerified ? [listingEvent(listing, "listing.verified", now, { by: "fee_paid_by_owner" })] : [];
+    return { result: { listing, renewed: true }, changed: true, events: [renewed, ...verified] };
   }
 
   /**
@@ -226,7 +241,7 @@ export class ListingStore {
    */
   liveListingFor(input: ListingInput, now: Date): Promise<{ listing: Listing; renewers: string[] } | null> {
     const { resource, method, sellerPayTo } = listingFields(input);
-    return this.read(() => liveListing(this.prisma, { resource, method, sellerPayTo }, now));
+    return liveListingOf((sql) => this.db.reader.rows(sql), { resource, method, sellerPayTo }, now);
   }
 
   /** Settlement failed. `chainChecked`: the chain confirmed that this authorization can no longer pay the fee. */
@@ -267,16 +282,7 @@ export class ListingStore {
   }
 
   findPayment(key: PaymentKey): Promise<{ payment: Payment; listing: Listing | null } | null> {
-    const { network, asset, payer, nonce } = normalizePaymentKey(key);
-    return this.read(async () => {
-      const found = await this.prisma.payment.findUnique({
-        where: { network_asset_payer_nonce: { network, asset, payer, nonce } },
-        include: { listing: true },
-      });
-      if (!found) return null;
-      const { listing, ...payment } = found;
-      return { payment, listing };
-    });
+    return paymentByKey((sql) => this.db.reader.rows(sql), normalizePaymentKey(key));
   }
 
   /**

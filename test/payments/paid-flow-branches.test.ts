@@ -155,6 +155,40 @@ describe("activation_deferred: the fee settled, then activation failed", () => {
   });
 });
 
+describe("a fault inside the activation: the listing and its first health sample commit together or not at all", () => {
+  it("a failing health-sample write leaves no half-listed row: 503 activation_deferred, the reconciler activates it exactly once, one charge", async () => {
+    const header = await handSignedHeader(buyer(2).privateKey, fee);
+    const body = listingBody("/sample-fault");
+    const [balance, visibleBefore] = [await marketBalance(), await visible()];
+    // The database refuses the health sample's day row: a fault in the activation's last writes.
+    const prisma = server.database.prisma;
+    await prisma.$executeRawUnsafe(`CREATE TRIGGER "test_refuse_health_day" BEFORE INSERT ON "HealthDay" BEGIN SELECT RAISE(ABORT, 'injected'); END`);
+    restoreStore.push(() => void prisma.$executeRawUnsafe(`DROP TRIGGER IF EXISTS "test_refuse_health_day"`));
+
+    const response = await post(body, header);
+    expect(response.status).toBe(503);
+    const receipt = decodePaymentResponseHeader(response.headers.get("PAYMENT-RESPONSE")!);
+    expect(receipt).toMatchObject({ success: true, payer: buyer(2).address });
+    expect(await response.json()).toMatchObject({ error: "activation_deferred" });
+    expect(await marketBalance()).toBe(balance + 100_000n);
+    // Nothing of the activation stayed: not visible, the payment still pending, no health row.
+    expect(await visible()).toBe(visibleBefore);
+    const pending = (await stored(header))!;
+    expect(pending.payment.state).toBe("pending");
+    expect(pending.listing?.state).toBe("pending");
+    expect(await prisma.listingHealth.count({ where: { listingId: pending.listing!.id } })).toBe(0);
+
+    await prisma.$executeRawUnsafe(`DROP TRIGGER "test_refuse_health_day"`);
+    expect(await reconcile(7)).toEqual({ activated: 1, failed: 0, waiting: 0 });
+    expect(await reconcile(7)).toEqual({ activated: 0, failed: 0, waiting: 0 });
+    expect(await visible()).toBe(visibleBefore + 1);
+    const later = await post(body, header);
+    expect(later.status).toBe(200);
+    expect(await later.json()).toMatchObject({ id: pending.listing!.id, transaction: receipt.transaction });
+    expect(await marketBalance()).toBe(balance + 100_000n);
+  });
+});
+
 describe("a settlement refused after verification", () => {
   it("payment_already_failed: a payer who empties its wallet while probed gets 402 with a failed PAYMENT-RESPONSE, then 409 for the same payment", async () => {
     const payer = buyer(3);

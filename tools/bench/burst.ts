@@ -6,6 +6,7 @@
  * against issue 26's targets. BENCH_BASELINE=<git revision>: the same run against that revision.
  * SQLite (a fresh file per run); with BENCH_POSTGRES_URL or TEST_POSTGRES_URL, PostgreSQL too (a
  * fresh schema per run, dropped afterwards; service CPU only, not the PostgreSQL backend's).
+ * BENCH_CPU_PROF=<dir>: each service writes a V8 CPU profile there (tools/bench/profile-summary.ts reads it).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,10 +17,12 @@ import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js
 import { createBuyerClient } from "../../src/payments/buyer.js";
 import { createAdapterFactory, parseDatabaseUrl } from "../../src/storage/connection.js";
 import { DEMO_SELLER_CERTIFICATE, startDemoSeller } from "../demo/seller.js";
+import { printProfile } from "./profile-summary.js";
 import { baselineCheckout, serve, type BenchServer } from "./servers.js";
 
 const PAYERS = Number(process.env.BENCH_PAYERS ?? 100);
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL;
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const TARGET_RATE = 30;
 const TARGET_CPU_MS = 30;
 const TARGET_P99_RATIO = 3;
@@ -80,9 +83,12 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
       RECONCILE_INTERVAL_SECONDS: "0",
       HEALTH_PROBE_INTERVAL_MS: "0",
       USAGE_INTERVAL_SECONDS: "0",
+      // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each service process, written there when it stops.
+      ...(PROFILE_DIR && { NODE_OPTIONS: `--import ${new URL("cpu-profile.mjs", import.meta.url).href}` }),
     },
     cwd,
   );
+  let burstWindow: { fromUs: number; toUs: number } | undefined;
   const list = async (payerIndex: number, path: string): Promise<{ ms: number; status: number }> => {
     const payer = chain.buyers[payerIndex]!;
     const pay = wrapFetchWithPayment(fetch, createBuyerClient(payer.privateKey, { allowAssets: [{ asset: chain.asset }] }));
@@ -110,8 +116,10 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
     const fee = (burstFunds - aloneFunds) / 5n;
     const cpuBefore = service.cpuMs();
     const started = performance.now();
+    const fromUs = monotonicUs();
     const results = await Promise.all(Array.from({ length: PAYERS }, (_, i) => list(i, `burst-${i}`)));
     const seconds = (performance.now() - started) / 1000;
+    burstWindow = { fromUs, toUs: monotonicUs() };
     const cpuPerListingMs = (service.cpuMs() - cpuBefore) / PAYERS;
     const feesReceived = (await chain.balanceOf(chain.marketplacePayTo)) - burstFunds;
     const latencies = results.map((r) => r.ms).sort((a, b) => a - b);
@@ -129,8 +137,12 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
     };
   } finally {
     await service.stop();
+    if (PROFILE_DIR && burstWindow) printProfile(PROFILE_DIR, service.pid, burstWindow, PAYERS);
   }
 }
+
+/** The clock V8's CPU profiles are stamped with (CLOCK_MONOTONIC), in microseconds. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
 
