@@ -8,7 +8,7 @@ import {
   keyAtSql,
   listedAfterSql,
   matchCountsSql,
-  matchKeysSql,
+  matchRowsSql,
   matchPageSql,
   pageSql,
   sortedMatchPageSql,
@@ -131,7 +131,7 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
 
   it("a search finds its candidates by the search index and walks the catalog only newest first", async () => {
     const counts = await explain(matchCountsSql(kind.kind, { includeSeed: false }, NOW, "service 1234"));
-    const keys = await explain(matchKeysSql(kind.kind, { includeSeed: false }, NOW, "service 1234", 201));
+    const keys = await explain(matchRowsSql(kind.kind, { includeSeed: false }, NOW, "service 1234", 201));
     const candidates = await explain(
       matchPageSql(kind.kind, { includeSeed: false }, NOW, { text: "service 1234", matchClass: 0, walk: false, skip: 0, limit: 20 }),
     );
