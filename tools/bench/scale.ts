@@ -15,7 +15,8 @@
  *   BENCH_CONNECTIONS=16, BENCH_MIXED_CONNECTIONS=100, BENCH_OUT=<file> (JSON),
  *   BENCH_BASELINE=<checkout> (another build, e.g. a git worktree of an older commit with its
  *   node_modules: its one SQLite and one PostgreSQL instance are measured too, on the same catalog in
- *   the same run), BENCH_SETUPS and BENCH_LOADS (comma-separated name prefixes: run only those).
+ *   the same run), BENCH_SETUPS and BENCH_LOADS (comma-separated name prefixes: run only those),
+ *   BENCH_SCHEMA (bench_scale_<size>: the PostgreSQL schema it creates and drops).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -182,7 +183,7 @@ async function postgresAdmin(sql: string): Promise<void> {
 const rows: Row[] = [];
 const machine: Record<string, string | number> = {};
 const directory = mkdtempSync(join(tmpdir(), "bench-scale-"));
-const schema = `bench_scale_${SIZE}`;
+const schema = process.env.BENCH_SCHEMA ?? `bench_scale_${SIZE}`;
 const pgUrl = new URL(POSTGRES_URL);
 pgUrl.searchParams.set("schema", schema);
 pgUrl.searchParams.set("application_name", APPLICATION_NAME);
