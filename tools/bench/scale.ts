@@ -15,7 +15,7 @@
  *   BENCH_CONNECTIONS=16, BENCH_MIXED_CONNECTIONS=100, BENCH_OUT=<file> (JSON),
  *   BENCH_BASELINE=<checkout> (another build, e.g. a git worktree of an older commit with its
  *   node_modules: its one SQLite and one PostgreSQL instance are measured too, on the same catalog in
- *   the same run), BENCH_SETUPS and BENCH_LOADS (comma-separated name prefixes: run only those),
+ *   the same run; BENCH_BASELINE_FIRST=1 runs it before the current build), BENCH_SETUPS and BENCH_LOADS (comma-separated name prefixes: run only those),
  *   BENCH_SCHEMA (bench_scale_<size>: the PostgreSQL schema it creates and drops).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -201,14 +201,15 @@ try {
   const seeding = Date.now();
   const [catalog] = await Promise.all([seedListings(sqliteUrl, SIZE - 1), seedListings(pgUrl.toString(), SIZE - 1)]);
   console.error(`seeded ${catalog.size} listings into SQLite and PostgreSQL in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
-  // The baseline's instances run between the current ones, so that a drift in the machine's load
-  // does not fall on one side only.
+  // The baseline's instances run next to the current ones, so that a drift in the machine's load
+  // does not fall on one side only. The first instance on a fresh catalog also does the jobs' first
+  // passes (the next finds them done): BENCH_BASELINE_FIRST=1 puts the baseline's first, to run both orders.
   type Instances = [Setup, string, number, string];
+  const pair = (current: Instances, baseline: Instances): Instances[] =>
+    !BASELINE ? [current] : process.env.BENCH_BASELINE_FIRST === "1" ? [baseline, current] : [current, baseline];
   const setups: Instances[] = [
-    ["1 SQLite", sqliteUrl, 1, process.cwd()],
-    ...(BASELINE ? [["baseline 1 SQLite", sqliteUrl, 1, BASELINE] satisfies Instances] : []),
-    ["1 PostgreSQL", pgUrl.toString(), 1, process.cwd()],
-    ...(BASELINE ? [["baseline 1 PostgreSQL", pgUrl.toString(), 1, BASELINE] satisfies Instances] : []),
+    ...pair(["1 SQLite", sqliteUrl, 1, process.cwd()], ["baseline 1 SQLite", sqliteUrl, 1, BASELINE ?? ""]),
+    ...pair(["1 PostgreSQL", pgUrl.toString(), 1, process.cwd()], ["baseline 1 PostgreSQL", pgUrl.toString(), 1, BASELINE ?? ""]),
     ["2 PostgreSQL", pgUrl.toString(), 2, process.cwd()],
   ];
   for (const [setup, databaseUrl, instances, cwd] of setups.filter(([setup]) => setupWanted(setup))) {
