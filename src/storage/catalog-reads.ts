@@ -11,7 +11,7 @@
 //   token nothing is cached (each call reads afresh).
 import type { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { DatabaseKind } from "./connection.js";
-import { toCount, toDate, type CatalogReader } from "./catalog-reader.js";
+import { toCount, toDate, type CatalogReader, type SqlRow } from "./catalog-reader.js";
 import { toListing } from "./listing-row.js";
 import {
   MATCH_CLASSES,
@@ -20,7 +20,7 @@ import {
   idsInViewSql,
   inViewByIdsSql,
   matchKeyAtSql,
-  matchKeysSql,
+  matchRowsSql,
   rowsByKeySql,
   listedAfterSql,
   matchCountsSql,
@@ -29,6 +29,7 @@ import {
   rawCountSql,
   hasTrigrams,
   isSorted,
+  valueFreePlan,
   sortedMatchPageSql,
   sortedKeyAtSql,
   sortedPageSql,
@@ -128,13 +129,14 @@ export class CatalogReads {
     checkpoint: number,
     stride: number,
     step: (from: SeekKey | undefined, skip: number) => Prisma.Sql,
+    onePlan: boolean,
   ): Promise<SeekKey | undefined> {
     const keyName = (n: number) => `key ${walk} ${n}`;
     return this.remembered(token, keyName(checkpoint), async () => {
       let known = checkpoint - 1;
       while (known > 0 && !this.isRemembered(token, keyName(known))) known--;
-      const from = known > 0 ? await this.checkpointKey(walk, token, known, stride, step) : undefined;
-      const [row] = await this.reader.rows(step(from, (checkpoint - known) * stride));
+      const from = known > 0 ? await this.checkpointKey(walk, token, known, stride, step, onePlan) : undefined;
+      const [row] = await this.reader.rows(step(from, (checkpoint - known) * stride), { onePlan });
       if (!row) return undefined;
       const sortValue = row.sortValue === undefined ? undefined : typeof row.sortValue === "number" ? row.sortValue : BigInt(row.sortValue as bigint | string);
       return { listedAt: toDate(row.listedAt), id: String(row.id), sortValue };
@@ -148,9 +150,10 @@ export class CatalogReads {
     offset: number,
     stride: number,
     step: (from: SeekKey | undefined, skip: number) => Prisma.Sql,
+    onePlan = false,
   ): Promise<{ from: SeekKey | undefined; skip: number }> {
     const checkpoint = token === undefined ? 0 : Math.floor(offset / stride);
-    const from = checkpoint > 0 ? await this.checkpointKey(walk, token!, checkpoint, stride, step) : undefined;
+    const from = checkpoint > 0 ? await this.checkpointKey(walk, token!, checkpoint, stride, step, onePlan) : undefined;
     return { from, skip: offset - checkpoint * stride };
   }
 
@@ -159,15 +162,18 @@ export class CatalogReads {
     const { now, token } = request;
     const total = await this.viewTotal(view, now, token);
     if (request.offset >= total || request.limit === 0) return { rows: [], total };
+    const onePlan = valueFreePlan(view);
     if (isSorted(view)) {
       // Seeks like the newest-first order, on checkpoints of the sorted order's own keys.
       const walk = `${view.sort} ${viewKey(view)}`;
-      const { from, skip } = await this.seek(walk, token, request.offset, SEEK_STRIDE, (at, count) => sortedKeyAtSql(this.kind, view, now, at, count));
-      const rows = await this.reader.rows(sortedPageSql(this.kind, view, now, { from, skip, limit: request.limit }));
+      const step = (at: SeekKey | undefined, count: number) => sortedKeyAtSql(this.kind, view, now, at, count);
+      const { from, skip } = await this.seek(walk, token, request.offset, SEEK_STRIDE, step, onePlan);
+      const rows = await this.reader.rows(sortedPageSql(this.kind, view, now, { from, skip, limit: request.limit }), { onePlan });
       return { rows: rows.map(toListing), total };
     }
-    const { from, skip } = await this.seek(viewKey(view), token, request.offset, SEEK_STRIDE, (at, count) => keyAtSql(this.kind, view, now, at, count));
-    const rows = await this.reader.rows(pageSql(this.kind, view, now, { from, skip, limit: request.limit }));
+    const step = (at: SeekKey | undefined, count: number) => keyAtSql(this.kind, view, now, at, count);
+    const { from, skip } = await this.seek(viewKey(view), token, request.offset, SEEK_STRIDE, step, onePlan);
+    const rows = await this.reader.rows(pageSql(this.kind, view, now, { from, skip, limit: request.limit }), { onePlan });
     return { rows: rows.map(toListing), total };
   }
 
@@ -178,12 +184,24 @@ export class CatalogReads {
   async search(view: CatalogView, text: string, request: PageRequest): Promise<Page<Listing>> {
     if (text === "") return this.page(view, request);
     const { now, token } = request;
-    // Most searches match a few rows: one query finds them all, ranked here, and the page is fetched by key.
-    const few = await this.remembered(token, `few ${viewKey(view)} ${text}`, () => this.fewMatches(view, now, text), FEW_MATCHES_WEIGHT);
+    // Most searches match a few rows: one query finds them all and ranks them, with the rows of the
+    // page asked; a later page of the same state takes its rows by key from the remembered ranking.
+    let firstPage: Listing[] | undefined;
+    const few = await this.remembered(
+      token,
+      `few ${viewKey(view)} ${text}`,
+      async () => {
+        const { matches, rows } = await this.fewMatches(view, now, text, request);
+        firstPage = rows;
+        return matches;
+      },
+      FEW_MATCHES_WEIGHT,
+    );
     if (few) {
-      // The cached ranking is shared: a sorted search orders a copy.
-      const ordered = isSorted(view) ? [...few].sort(bySort[view.sort as keyof typeof bySort]) : few;
-      const keys = ordered.slice(request.offset, request.offset + request.limit).map((match) => match.key);
+      if (firstPage) return { rows: firstPage, total: few.length };
+      const keys = this.inViewOrder(view, few)
+        .slice(request.offset, request.offset + request.limit)
+        .map((match) => match.key);
       return { rows: keys.length ? await this.rowsInOrder(keys) : [], total: few.length };
     }
     const counts = await this.remembered(token, `matches ${viewKey(view)} ${text}`, async () => {
@@ -224,26 +242,49 @@ export class CatalogReads {
     return { rows, total };
   }
 
-  /** Every match in rank order when there are at most FEW_MATCHES, else null. */
-  private async fewMatches(view: CatalogView, now: Date, text: string): Promise<RankedMatch[] | null> {
-    const found = await this.reader.rows(matchKeysSql(this.kind, view, now, text, FEW_MATCHES + 1));
-    if (found.length > FEW_MATCHES) return null;
-    return found
-      .map((row) => ({
+  /**
+   * Every match in rank order when there are at most FEW_MATCHES, else null; and the rows of the
+   * page asked, in the view's order (from the same statement, so they agree with the ranking).
+   */
+  private async fewMatches(
+    view: CatalogView,
+    now: Date,
+    text: string,
+    page: { offset: number; limit: number },
+  ): Promise<{ matches: RankedMatch[] | null; rows: Listing[] }> {
+    const found = await this.reader.rows(matchRowsSql(this.kind, view, now, text, FEW_MATCHES + 1));
+    if (found.length > FEW_MATCHES) return { matches: null, rows: [] };
+    const rowOf = new Map<RankedMatch, SqlRow>();
+    const matches: RankedMatch[] = [];
+    for (const row of found) {
+      const matchClass = toCount(row.matchClass);
+      if (matchClass >= MATCH_CLASSES) continue;
+      const match = {
         key: row.key,
-        matchClass: toCount(row.matchClass),
+        matchClass,
         listedAt: toDate(row.listedAt).getTime(),
         id: String(row.id),
         calls30d: toCount(row.calls30d),
         priceMicros: BigInt(row.priceMicros as number | bigint | string),
         uptime7d: Number(row.uptime7d),
-      }))
-      .filter((match) => match.matchClass < MATCH_CLASSES)
-      .sort((a, b) => a.matchClass - b.matchClass || newestFirst(a, b));
+      };
+      rowOf.set(match, row);
+      matches.push(match);
+    }
+    matches.sort((a, b) => a.matchClass - b.matchClass || newestFirst(a, b));
+    const rows = this.inViewOrder(view, matches)
+      .slice(page.offset, page.offset + page.limit)
+      .map((match) => toListing(rowOf.get(match)!));
+    return { matches, rows };
+  }
+
+  /** The few matches (ranked newest first by class) in the view's order: a sorted view orders a copy. */
+  private inViewOrder(view: CatalogView, matches: RankedMatch[]): RankedMatch[] {
+    return isSorted(view) ? [...matches].sort(bySort[view.sort as keyof typeof bySort]) : matches;
   }
 
   private async rowsInOrder(keys: unknown[]): Promise<Listing[]> {
-    const byKey = new Map((await this.reader.rows(rowsByKeySql(this.kind, keys))).map(({ key, ...row }) => [String(key), row]));
+    const byKey = new Map((await this.reader.rows(rowsByKeySql(this.kind, keys), { onePlan: true })).map(({ key, ...row }) => [String(key), row]));
     return keys.flatMap((key) => {
       const row = byKey.get(String(key));
       return row ? [toListing(row)] : [];
@@ -260,7 +301,7 @@ export class CatalogReads {
   /** The listings of these ids the view shows, in the order of `ids` (a ranked search's rows). */
   async inViewByIds(view: CatalogView, ids: string[], now: Date): Promise<Listing[]> {
     if (ids.length === 0) return [];
-    const byId = new Map((await this.reader.rows(inViewByIdsSql(view, now, ids))).map((row) => [String(row.id), row]));
+    const byId = new Map((await this.reader.rows(inViewByIdsSql(view, now, ids), { onePlan: valueFreePlan(view) })).map((row) => [String(row.id), row]));
     return ids.flatMap((id) => {
       const row = byId.get(id);
       return row ? [toListing(row)] : [];
@@ -275,7 +316,7 @@ export class CatalogReads {
 
   /** One live listing by id (`GET /listings/{id}`), or null. */
   async live(id: string, now: Date): Promise<Listing | null> {
-    const [row] = await this.reader.rows(liveByIdSql(id, now));
+    const [row] = await this.reader.rows(liveByIdSql(id, now), { onePlan: true });
     return row ? toListing(row) : null;
   }
 

@@ -1,14 +1,13 @@
-// Catalog reads on PostgreSQL through the driver itself: a pg Pool of its own, each statement
-// prepared once per connection (a named statement: parsed and planned once, then bound and
-// executed), instead of Prisma's $queryRaw, which builds and describes every query afresh and
+// Catalog reads on PostgreSQL through the driver itself: pg pools of their own, each statement
+// prepared once per connection (a named statement: parsed once, then bound and executed), instead of Prisma's $queryRaw, which builds and describes every query afresh and
 // shares its pool with the writers. The SQLite counterpart is catalog-reader.ts openSqliteReader.
 import pg from "pg";
 import type { Prisma } from "../../generated/prisma/sqlite/client.js";
 import { metrics } from "../metrics.js";
-import type { CatalogReader, SqlRow } from "./catalog-reader.js";
+import type { CatalogReader, ReadOptions, SqlRow } from "./catalog-reader.js";
 import { pgSessionOptions, type DatabaseTarget } from "./connection.js";
 
-/** Connections of the catalog read pool by default (DATABASE_READ_POOL_SIZE). */
+/** Connections of each of the two catalog read pools by default (DATABASE_READ_POOL_SIZE). */
 export const DEFAULT_READ_POOL_SIZE = 6;
 
 /**
@@ -22,20 +21,27 @@ export function openPgReader(
   target: Extract<DatabaseTarget, { kind: "postgres" }>,
   poolSize = DEFAULT_READ_POOL_SIZE,
 ): CatalogReader & { end(): Promise<void> } {
-  const pool = new pg.Pool({
-    connectionString: target.connectionString,
-    // A named statement switches to a generic plan after five runs, planned without the values: a
-    // search's ILIKE pattern then cannot be judged selective and its trigram indexes were passed
-    // over (26 ms of backend CPU per uncached search at 10k in the scale bench, against 5.5 ms at 2k).
-    // Custom plans, as Prisma's unnamed statements had; the parse is still saved.
-    options: `${pgSessionOptions(target)} -c plan_cache_mode=force_custom_plan`,
-    application_name: "x402-catalog-reader",
-    max: poolSize,
-    idleTimeoutMillis: 60_000,
-    keepAlive: true,
-  });
+  const poolOf = (planCacheMode: string) =>
+    new pg.Pool({
+      connectionString: target.connectionString,
+      options: `${pgSessionOptions(target)} -c plan_cache_mode=${planCacheMode}`,
+      application_name: "x402-catalog-reader",
+      max: poolSize,
+      idleTimeoutMillis: 60_000,
+      keepAlive: true,
+    });
+  // A statement whose plan does not depend on its values (a page's walk of an index, a checkpoint
+  // step) is planned once per connection: planning a page's statement for its values cost more
+  // backend CPU than running it (0.5 ms against 0.35 ms at 100k listings; its generic plan: 0.02 ms).
+  // Any other is planned for its values on every run, on connections of its own: a pattern's
+  // selectivity, a price range's or a sales floor's is known only from the value. A generic plan
+  // passed over a search's trigram indexes (26 ms of backend CPU per uncached search at 10k in the
+  // scale bench, against 5.5 ms at 2k). Each pool opens its connections as they are needed.
+  const onePlan = poolOf("force_generic_plan");
+  const perValues = poolOf("force_custom_plan");
   // An idle connection that breaks is dropped by the pool; without a listener the 'error' would end the process.
-  pool.on("error", () => {});
+  onePlan.on("error", () => {});
+  perValues.on("error", () => {});
   const names = new Map<string, string>();
   const nameOf = (text: string): string | undefined => {
     let name = names.get(text);
@@ -47,14 +53,18 @@ export function openPgReader(
   };
   const histogram = metrics.databaseDuration.labels({ database: "postgres" });
   let ended: Promise<void> | undefined;
-  const end = () => (ended ??= pool.end().catch(() => {}));
+  const end = () =>
+    (ended ??= Promise.all([onePlan.end(), perValues.end()]).then(
+      () => {},
+      () => {},
+    ));
   return {
     end,
-    async rows(sql: Prisma.Sql): Promise<SqlRow[]> {
+    async rows(sql: Prisma.Sql, options?: ReadOptions): Promise<SqlRow[]> {
       const started = process.hrtime.bigint();
       let result;
       try {
-        result = await pool.query<SqlRow>({ name: nameOf(sql.text), text: sql.text, values: sql.values as unknown[] });
+        result = await (options?.onePlan ? onePlan : perValues).query<SqlRow>({ name: nameOf(sql.text), text: sql.text, values: sql.values as unknown[] });
       } catch (error) {
         throw new CatalogReadError(error);
       }

@@ -1,6 +1,7 @@
 // Every catalog read walks an index in the order it returns, on both databases: no full scan of
 // Listing and no sort of the catalog (only a page's own rows may be sorted). SQLite names its
 // index in the SQL; PostgreSQL picks it from the statistics the migrations and maintenance keep.
+import pg from "pg";
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
@@ -8,18 +9,19 @@ import {
   keyAtSql,
   listedAfterSql,
   matchCountsSql,
-  matchKeysSql,
+  matchRowsSql,
   matchPageSql,
   pageSql,
   sortedMatchPageSql,
   sortedKeyAtSql,
   sortedPageSql,
   viewCountSql,
+  valueFreePlan,
   type CatalogView,
 } from "../../src/storage/catalog-sql.js";
 import { catalogStampSql } from "../../src/storage/listing-store.js";
 import { refreshPlannerStatistics } from "../../src/storage/migrate.js";
-import { parseDatabaseUrl } from "../../src/storage/connection.js";
+import { parseDatabaseUrl, pgSessionOptions } from "../../src/storage/connection.js";
 import { planText, testDatabaseKinds } from "./databases.js";
 import { at, listingInput, openStore, type StoreContext } from "./fixtures.js";
 
@@ -122,6 +124,42 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
     sortsOnlyThePage(feed, index);
   });
 
+  /** PostgreSQL's generic plan of a statement (planned without its values), as the read pool's one-plan connections run it. */
+  const explainGeneric = async (sql: Prisma.Sql): Promise<string> => {
+    const target = parseDatabaseUrl(ctx.test.url) as Extract<ReturnType<typeof parseDatabaseUrl>, { kind: "postgres" }>;
+    const client = new pg.Client({ connectionString: target.connectionString, options: `${pgSessionOptions(target)} -c plan_cache_mode=force_generic_plan` });
+    await client.connect();
+    const literal = (value: unknown) =>
+      value instanceof Date ? `'${value.toISOString()}'` : typeof value === "string" ? `'${value.replaceAll("'", "''")}'` : String(value);
+    try {
+      await client.query(`PREPARE walk AS ${sql.text}`);
+      return planText((await client.query<Record<string, unknown>>(`EXPLAIN EXECUTE walk(${sql.values.map(literal).join(", ")})`)).rows);
+    } finally {
+      await client.end();
+    }
+  };
+
+  it
+    .runIf(kind.kind === "postgres")
+    .each([
+      ...views.filter(([, view]) => valueFreePlan(view)),
+      ["verified, cheapest first", { includeSeed: false, verified: true, sort: "price" }, "Listing_price_idx"],
+      ["most sold first", { includeSeed: false, sort: "popular" }, "Listing_popular_idx"],
+    ] satisfies Array<[string, CatalogView, string]>)(
+    "%s: planned once without its values (PostgreSQL's generic plan), a page and a checkpoint step still walk %s",
+    async (_name, view, index) => {
+      expect(valueFreePlan(view)).toBe(true);
+      const from = { listedAt: at(-5_000), id: SOME_ID, sortValue: view.sort === "price" ? 25_000n : 3 };
+      const [page, step] = view.sort
+        ? [sortedPageSql("postgres", view, NOW, { from, skip: 255, limit: 20 }), sortedKeyAtSql("postgres", view, NOW, from, 256)]
+        : [pageSql("postgres", view, NOW, { from, skip: 255, limit: 20 }), keyAtSql("postgres", view, NOW, from, 256)];
+      for (const plan of [await explainGeneric(page), await explainGeneric(step)]) {
+        walks(plan, index);
+        sortsOnlyThePage(plan, index);
+      }
+    },
+  );
+
   it("the catalog stamp (version, next expiry) is index seeks", async () => {
     const plan = await explain(catalogStampSql(NOW));
     if (kind.kind === "sqlite") expect(plan).toMatch(/USING COVERING INDEX Listing_state_leftoverSeed_expiresAt_idx/);
@@ -131,7 +169,7 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
 
   it("a search finds its candidates by the search index and walks the catalog only newest first", async () => {
     const counts = await explain(matchCountsSql(kind.kind, { includeSeed: false }, NOW, "service 1234"));
-    const keys = await explain(matchKeysSql(kind.kind, { includeSeed: false }, NOW, "service 1234", 201));
+    const keys = await explain(matchRowsSql(kind.kind, { includeSeed: false }, NOW, "service 1234", 201));
     const candidates = await explain(
       matchPageSql(kind.kind, { includeSeed: false }, NOW, { text: "service 1234", matchClass: 0, walk: false, skip: 0, limit: 20 }),
     );

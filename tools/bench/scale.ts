@@ -12,7 +12,11 @@
  * a chain), and runs with SEARCH_SEMANTIC=off unless BENCH_SEARCH_SEMANTIC=on: this bench compares
  * the database paths; the search engine's memory and backfill are `npm run bench:search`'s.
  *   BENCH_POSTGRES_URL or TEST_POSTGRES_URL (required), BENCH_SIZE=10000, BENCH_SECONDS=5,
- *   BENCH_CONNECTIONS=16, BENCH_MIXED_CONNECTIONS=100, BENCH_OUT=<file> (JSON)
+ *   BENCH_CONNECTIONS=16, BENCH_MIXED_CONNECTIONS=100, BENCH_OUT=<file> (JSON),
+ *   BENCH_BASELINE=<checkout> (another build, e.g. a git worktree of an older commit with its
+ *   node_modules: its one SQLite and one PostgreSQL instance are measured too, on the same catalog in
+ *   the same run; BENCH_BASELINE_FIRST=1 runs it before the current build), BENCH_SETUPS and BENCH_LOADS (comma-separated name prefixes: run only those),
+ *   BENCH_SCHEMA (bench_scale_<size>: the PostgreSQL schema it creates and drops).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -32,8 +36,13 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const MIXED_CONNECTIONS = Number(process.env.BENCH_MIXED_CONNECTIONS ?? 100);
 const IDLE_SECONDS = 5;
 const APPLICATION_NAME = "x402-bench-scale";
+const BASELINE = process.env.BENCH_BASELINE;
+const only = (variable: string) => (name: string) =>
+  !process.env[variable] || process.env[variable]!.split(",").some((prefix) => name.startsWith(prefix.trim()));
+const setupWanted = only("BENCH_SETUPS");
+const loadWanted = only("BENCH_LOADS");
 
-type Setup = "1 SQLite" | "1 PostgreSQL" | "2 PostgreSQL";
+type Setup = "1 SQLite" | "1 PostgreSQL" | "2 PostgreSQL" | "baseline 1 SQLite" | "baseline 1 PostgreSQL";
 interface Row {
   setup: Setup;
   load: string;
@@ -174,7 +183,7 @@ async function postgresAdmin(sql: string): Promise<void> {
 const rows: Row[] = [];
 const machine: Record<string, string | number> = {};
 const directory = mkdtempSync(join(tmpdir(), "bench-scale-"));
-const schema = `bench_scale_${SIZE}`;
+const schema = process.env.BENCH_SCHEMA ?? `bench_scale_${SIZE}`;
 const pgUrl = new URL(POSTGRES_URL);
 pgUrl.searchParams.set("schema", schema);
 pgUrl.searchParams.set("application_name", APPLICATION_NAME);
@@ -192,16 +201,22 @@ try {
   const seeding = Date.now();
   const [catalog] = await Promise.all([seedListings(sqliteUrl, SIZE - 1), seedListings(pgUrl.toString(), SIZE - 1)]);
   console.error(`seeded ${catalog.size} listings into SQLite and PostgreSQL in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
-  const setups: Array<[Setup, string, number]> = [
-    ["1 SQLite", sqliteUrl, 1],
-    ["1 PostgreSQL", pgUrl.toString(), 1],
-    ["2 PostgreSQL", pgUrl.toString(), 2],
+  // The baseline's instances run next to the current ones, so that a drift in the machine's load
+  // does not fall on one side only. The first instance on a fresh catalog also does the jobs' first
+  // passes (the next finds them done): BENCH_BASELINE_FIRST=1 puts the baseline's first, to run both orders.
+  type Instances = [Setup, string, number, string];
+  const pair = (current: Instances, baseline: Instances): Instances[] =>
+    !BASELINE ? [current] : process.env.BENCH_BASELINE_FIRST === "1" ? [baseline, current] : [current, baseline];
+  const setups: Instances[] = [
+    ...pair(["1 SQLite", sqliteUrl, 1, process.cwd()], ["baseline 1 SQLite", sqliteUrl, 1, BASELINE ?? ""]),
+    ...pair(["1 PostgreSQL", pgUrl.toString(), 1, process.cwd()], ["baseline 1 PostgreSQL", pgUrl.toString(), 1, BASELINE ?? ""]),
+    ["2 PostgreSQL", pgUrl.toString(), 2, process.cwd()],
   ];
-  for (const [setup, databaseUrl, instances] of setups) {
+  for (const [setup, databaseUrl, instances, cwd] of setups.filter(([setup]) => setupWanted(setup))) {
     const servers: BenchServer[] = [];
-    const backends = setup === "1 SQLite" ? undefined : await postgresBackendCpu(POSTGRES_URL, APPLICATION_NAME);
+    const backends = setup.endsWith("SQLite") ? undefined : await postgresBackendCpu(POSTGRES_URL, APPLICATION_NAME);
     try {
-      for (let i = 0; i < instances; i++) servers.push(await serve("app", [], { ...instanceEnv, DATABASE_URL: databaseUrl }));
+      for (let i = 0; i < instances; i++) servers.push(await serve("app", [], { ...instanceEnv, DATABASE_URL: databaseUrl }, cwd));
       // Start-up work (migrations checked, statistics, the first job passes over the whole catalog)
       // settles first: the loads are measured against instances at rest, not against their first passes.
       machine[`${setup} start-up work settled after s`] = await settled(servers);
@@ -215,7 +230,7 @@ try {
       let peakRss = idleRss;
       const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, ...servers.map((server) => server.rssMiB()))), 200);
       try {
-        for (const load of loadsFor(catalog, verified)) {
+        for (const load of loadsFor(catalog, verified).filter((load) => loadWanted(load.name))) {
           // A first pass warms the instance (and its response cache for the cached loads).
           for (const server of servers)
             await fetch(`${server.url}${typeof load.path === "string" ? load.path : load.path()}`).then((response) => response.arrayBuffer());
@@ -262,15 +277,20 @@ for (const load of ["cached resources page", "cached search"]) {
   );
 }
 for (const load of ["uncached resources page", "uncached search"]) {
-  const [sqlite, one] = [find("1 SQLite", load), find("1 PostgreSQL", load)];
-  if (sqlite && one)
-    check(
-      `${load} at ${SIZE}: PostgreSQL service + backend CPU within 1.5x of SQLite's`,
-      `${totalCpu(one).toFixed(3)} / ${totalCpu(sqlite).toFixed(3)} ms = ${(totalCpu(one) / totalCpu(sqlite)).toFixed(2)}x`,
-      totalCpu(one) <= 1.5 * totalCpu(sqlite),
-    );
+  for (const [sqliteSetup, pgSetup] of [
+    ["1 SQLite", "1 PostgreSQL"],
+    ["baseline 1 SQLite", "baseline 1 PostgreSQL"],
+  ] as const) {
+    const [sqlite, one] = [find(sqliteSetup, load), find(pgSetup, load)];
+    if (sqlite && one)
+      check(
+        `${pgSetup.replace("1 PostgreSQL", "")}${load} at ${SIZE}: PostgreSQL service + backend CPU within 1.5x of SQLite's`,
+        `${totalCpu(one).toFixed(3)} / ${totalCpu(sqlite).toFixed(3)} ms = ${(totalCpu(one) / totalCpu(sqlite)).toFixed(2)}x`,
+        totalCpu(one) <= 1.5 * totalCpu(sqlite),
+      );
+  }
 }
-for (const setup of ["1 SQLite", "1 PostgreSQL"] as const) {
+for (const setup of ["1 SQLite", "1 PostgreSQL", "baseline 1 SQLite", "baseline 1 PostgreSQL"] as const) {
   const [first, deepest] = [find(setup, "sort=price&verified=true first"), find(setup, "sort=price&verified=true deepest")];
   if (first && deepest)
     check(
