@@ -1,5 +1,6 @@
 // Catalog reads on PostgreSQL through the driver itself: pg pools of their own, each statement
-// prepared once per connection (a named statement: parsed once, then bound and executed), instead of Prisma's $queryRaw, which builds and describes every query afresh and
+// prepared once per connection (a named statement: parsed once, then bound and executed), instead
+// of Prisma's $queryRaw, which builds and describes every query afresh and
 // shares its pool with the writers. The SQLite counterpart is catalog-reader.ts openSqliteReader.
 import pg from "pg";
 import type { Prisma } from "../../generated/prisma/sqlite/client.js";
