@@ -40,6 +40,17 @@ export class UsageStore {
     return this.transactions.read(fn);
   }
 
+  /**
+   * Names starting with `prefix`. On SQLite also as a range of the primary key (binary order):
+   * its LIKE walks every checkpoint row (80,000 tracked sellers at 100k listings) to find the few
+   * funding cursors. PostgreSQL's collation may not order punctuation that way, so the LIKE alone.
+   */
+  private prefixed(prefix: string): Prisma.StringFilter {
+    if (this.transactions.db.kind !== "sqlite") return { startsWith: prefix };
+    const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    return { startsWith: prefix, gte: prefix, lt: end };
+  }
+
   async checkpoint(name = USAGE_CHECKPOINT): Promise<Checkpoint | null> {
     return this.read(() => this.prisma.chainCheckpoint.findUnique({ where: { name }, select: { blockNumber: true, blockHash: true, updatedAt: true } }));
   }
@@ -57,7 +68,7 @@ export class UsageStore {
       const rows = await this.read(() =>
         this.prisma.chainCheckpoint.findMany({
           where: {
-            name: { startsWith: SELLER_PREFIX, ...(cursor !== undefined && { gt: cursor }) },
+            name: { ...this.prefixed(SELLER_PREFIX), ...(cursor !== undefined && { gt: cursor }) },
             ...(below !== undefined && { blockNumber: { lt: below } }),
           },
           select: { name: true, blockNumber: true },
@@ -327,7 +338,7 @@ export class UsageStore {
   /** Where the funding reads stand: address -> the block its incoming / outgoing transfers are read up to. */
   async fundingCoverage(): Promise<{ to: Map<string, bigint>; from: Map<string, bigint> }> {
     const rows = await this.read(() =>
-      this.prisma.chainCheckpoint.findMany({ where: { name: { startsWith: "usage:fund:" } }, select: { name: true, blockNumber: true } }),
+      this.prisma.chainCheckpoint.findMany({ where: { name: this.prefixed("usage:fund:") }, select: { name: true, blockNumber: true } }),
     );
     const coverage = { to: new Map<string, bigint>(), from: new Map<string, bigint>() };
     for (const row of rows) {

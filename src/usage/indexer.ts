@@ -170,7 +170,10 @@ export class UsageIndexer {
     const checkpointKey = `${cp}:${checkpoint.blockHash}`;
     const added = new Map<string, bigint>();
     let dropped: string[] = [];
-    if (this.synced?.book !== book || this.synced.checkpoint !== checkpointKey) {
+    // After a pass of this instance's that ran to its end on this book, every tracked seller stands
+    // at the checkpoint: none is behind, and nothing needs reading to know it.
+    const resync = this.synced?.book !== book || this.synced.checkpoint !== checkpointKey;
+    if (resync) {
       this.synced = null;
       const coverage = await store.sellerCoverage();
       dropped = [...coverage.keys()].filter((seller) => !sellers.has(seller));
@@ -185,7 +188,7 @@ export class UsageIndexer {
     let inserted = 0;
     // Backfill: sellers behind the checkpoint catch up to it, grouped by where they stand.
     const behind = new Map<bigint, Address[]>();
-    for (const [seller, coveredTo] of await store.sellerCoverage(cp)) {
+    for (const [seller, coveredTo] of resync ? await store.sellerCoverage(cp) : []) {
       behind.set(coveredTo, [...(behind.get(coveredTo) ?? []), seller as Address]);
     }
     for (const [coveredTo, group] of behind) {
@@ -210,7 +213,7 @@ export class UsageIndexer {
       : await this.funding.readFunding(book.prices, current.blockNumber, since, () => this.windowStartBlock(since, current.blockNumber), replan, signal);
     if (funding.inserted > 0) metrics.usageTransfers.inc(funding.inserted);
     const changed = inserted + rewound + added.size + dropped.length + checks.checked + funding.inserted > 0;
-    const published = await this.rollup(book, current.blockNumber, changed || (funding.calls > 0 && this.lastPending));
+    const published = await this.rollup(book, current.blockNumber, changed || (funding.calls > 0 && this.lastPending), resync);
     await store.prune(new Date(now().getTime() - KEEP_MS));
     const left = (await store.checkpoint())!;
     this.synced = { book, checkpoint: `${left.blockNumber}:${left.blockHash}` };
@@ -340,7 +343,7 @@ export class UsageIndexer {
    * refreshed hourly when no count changes). It reads only the listings it can change: those of
    * sellers with transfers in the window and those already showing usage.
    */
-  private async rollup(book: SellerBook, currentToBlock: bigint, transfersChanged: boolean): Promise<number> {
+  private async rollup(book: SellerBook, currentToBlock: bigint, transfersChanged: boolean, resynced: boolean): Promise<number> {
     const { store, now } = this.options;
     const time = now().getTime();
     const last = this.lastRollup;
@@ -360,7 +363,7 @@ export class UsageIndexer {
       [...new Set(groups.map((group) => group.payTo))].filter((seller) => book.prices.has(seller)),
     );
     const refreshAll = !last || time - last.refreshedAt >= HOUR_MS;
-    const behind = await store.sellerCoverage(currentToBlock);
+    const behind = resynced ? await store.sellerCoverage(currentToBlock) : new Map<string, bigint>();
     const covered = { has: (seller: string) => book.earliest.has(seller) && !behind.has(seller) };
     const funding = await store.fundingCoverage();
     const { updates, pending } = rollUp({ groups, listings, prices: book.prices, funding, covered, marketplace: this.marketplace, currentToBlock, refreshAll });
