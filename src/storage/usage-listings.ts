@@ -11,6 +11,8 @@ import type { LiveListing, SellerBook } from "./usage-types.js";
 export const READ_PAGE = 2_000;
 
 const LIVE = (now: Date) => ({ state: "active", leftoverSeed: false, expiresAt: { gt: now } }) satisfies Prisma.ListingWhereInput;
+/** Change-log events that leave the live sellers and their prices as they were. */
+const EVENTS_OUTSIDE_THE_BOOK = ["listing.health_changed", "listing.drifted", "listing.verified", "listing.expiring"];
 /** Addresses per `in` list. */
 const ADDRESS_BATCH = 500;
 
@@ -91,4 +93,20 @@ export async function sellerBook(transactions: CatalogTransactions, now: Date, m
     book.prices.set(seller, set);
   }
   return book;
+}
+
+/**
+ * The change log's newest seq, and whether an event after `after` can change the seller book (a
+ * listing created, renewed, updated, delisted or expired; not a health change, a verification or
+ * an expiry notice). Reads only the events after `after`, by seq.
+ */
+export async function bookEvents(transactions: CatalogTransactions, after: number | null): Promise<{ seq: number; relevant: boolean }> {
+  const events = transactions.db.prisma.listingEvent;
+  const last = await transactions.read(() => events.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }));
+  const seq = last?.seq ?? 0;
+  if (after === null || seq <= after) return { seq, relevant: after === null };
+  const found = await transactions.read(() =>
+    events.findFirst({ where: { seq: { gt: after }, type: { notIn: EVENTS_OUTSIDE_THE_BOOK } }, select: { seq: true } }),
+  );
+  return { seq, relevant: found !== null };
 }

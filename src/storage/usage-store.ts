@@ -6,7 +6,7 @@
 import { setImmediate } from "node:timers/promises";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
-import { liveListings, READ_PAGE, rollupListings, sellerBook, sellerBookStamp } from "./usage-listings.js";
+import { bookEvents, liveListings, READ_PAGE, rollupListings, sellerBook, sellerBookStamp } from "./usage-listings.js";
 import type { Checkpoint, LiveListing, PendingTransfer, RangeCommit, SellerBook, TransferGroup, UsageUpdate } from "./usage-types.js";
 export type * from "./usage-types.js";
 
@@ -230,6 +230,11 @@ export class UsageStore {
   /** The live sellers and their prices. */
   sellerBook(now: Date, marketplace: string): Promise<SellerBook> {
     return sellerBook(this.transactions, now, marketplace);
+  }
+
+  /** The change log's newest seq, and whether an event after `after` can change the seller book (see usage-listings.ts). */
+  bookEvents(after: number | null): Promise<{ seq: number; relevant: boolean }> {
+    return bookEvents(this.transactions, after);
   }
 
   /** The catalog version: any listing write since the last pass changes it. */
