@@ -84,6 +84,12 @@ export const metrics = {
     labelNames: ["job"] as const,
     registers: [registry],
   }),
+  jobCpu: new Counter({
+    name: "x402_job_cpu_seconds_total",
+    help: "CPU the process spent while a background job's run was in progress, by job (requests answered meanwhile included: an upper bound)",
+    labelNames: ["job"] as const,
+    registers: [registry],
+  }),
   jobFailures: new Counter({
     name: "x402_job_failures_total",
     help: "Runs of a background job that failed, by job",

@@ -100,6 +100,7 @@ class ScheduledJob {
     if (signal.aborted) return { ran: false, reason: "stopped" };
     const renewLease = lease ? () => this.deps.leases!.acquire(lease.name, lease.ttlMs) : () => Promise.resolve(true);
     const started = process.hrtime.bigint();
+    const cpuBefore = process.cpuUsage();
     this.running = true;
     try {
       if (lease) {
@@ -108,12 +109,12 @@ class ScheduledJob {
         if (!held) return { ran: false, reason: "lease_held_elsewhere" };
       }
       const result = await this.definition.run(signal, { renewLease });
-      this.finished(started, null);
+      this.finished(started, cpuBefore, null);
       return { ran: true, ok: true, result };
     } catch (error) {
       if (throwOnFailure) throw error;
       const reason = safeReason(error);
-      this.finished(started, reason);
+      this.finished(started, cpuBefore, reason);
       if (!signal.aborted) {
         const every = this.definition.intervalMs > 0 ? `; it runs again in ${Math.round(this.definition.intervalMs / 1000)} s` : "";
         this.deps.logger.error({ err: error, job: name }, `${name} failed${every}`);
@@ -124,9 +125,11 @@ class ScheduledJob {
     }
   }
 
-  private finished(started: bigint, error: string | null): void {
+  private finished(started: bigint, cpuBefore: NodeJS.CpuUsage, error: string | null): void {
     const { name } = this.definition;
     const seconds = secondsSince(started);
+    const cpu = process.cpuUsage(cpuBefore);
+    metrics.jobCpu.inc({ job: name }, (cpu.user + cpu.system) / 1e6);
     const lagSeconds = this.definition.lagSeconds?.() ?? null;
     this.last = { lastRunAt: new Date(), lastDurationMs: Math.round(seconds * 1e6) / 1e3, lastError: error, lagSeconds };
     metrics.jobRuns.inc({ job: name });

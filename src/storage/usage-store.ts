@@ -3,8 +3,10 @@
 // checkpoint are written in one transaction, so a restart (kill -9 included) resumes exactly where
 // the last commit stopped. Only the published columns go through CatalogTransactions.write (one
 // catalog version bump per pass, and only when something shown changed).
+import { setImmediate } from "node:timers/promises";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
+import { bookEvents, liveListings, READ_PAGE, rollupListings, sellerBook, sellerBookStamp } from "./usage-listings.js";
 import type { Checkpoint, LiveListing, PendingTransfer, RangeCommit, SellerBook, TransferGroup, UsageUpdate } from "./usage-types.js";
 export type * from "./usage-types.js";
 
@@ -38,16 +40,66 @@ export class UsageStore {
     return this.transactions.read(fn);
   }
 
+  /**
+   * Names starting with `prefix`. On SQLite also as a range of the primary key (binary order):
+   * its LIKE walks every checkpoint row (80,000 tracked sellers at 100k listings) to find the few
+   * funding cursors. PostgreSQL's collation may not order punctuation that way, so the LIKE alone.
+   */
+  private prefixed(prefix: string): Prisma.StringFilter {
+    if (this.transactions.db.kind !== "sqlite") return { startsWith: prefix };
+    const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    return { startsWith: prefix, gte: prefix, lt: end };
+  }
+
   async checkpoint(name = USAGE_CHECKPOINT): Promise<Checkpoint | null> {
     return this.read(() => this.prisma.chainCheckpoint.findUnique({ where: { name }, select: { blockNumber: true, blockHash: true, updatedAt: true } }));
   }
 
-  /** Lowercase seller -> the block it has been read up to. */
-  async sellerCoverage(): Promise<Map<string, bigint>> {
-    const rows = await this.read(() =>
-      this.prisma.chainCheckpoint.findMany({ where: { name: { startsWith: SELLER_PREFIX } }, select: { name: true, blockNumber: true } }),
+  /**
+   * Lowercase seller -> the block it has been read up to (every tracked seller, read in pages with a
+   * yield between them: at 100k listings these are tens of thousands of rows). `below`: only the
+   * sellers read to less than that block (the few being backfilled).
+   */
+  async sellerCoverage(below?: bigint): Promise<Map<string, bigint>> {
+    const coverage = new Map<string, bigint>();
+    let after: string | undefined;
+    for (;;) {
+      const cursor = after;
+      const rows = await this.read(() =>
+        this.prisma.chainCheckpoint.findMany({
+          where: {
+            name: { ...this.prefixed(SELLER_PREFIX), ...(cursor !== undefined && { gt: cursor }) },
+            ...(below !== undefined && { blockNumber: { lt: below } }),
+          },
+          select: { name: true, blockNumber: true },
+          orderBy: { name: "asc" },
+          take: READ_PAGE,
+        }),
+      );
+      for (const row of rows) coverage.set(row.name.slice(SELLER_PREFIX.length), row.blockNumber);
+      if (rows.length < READ_PAGE) return coverage;
+      after = rows.at(-1)!.name;
+      await setImmediate();
+    }
+  }
+
+  /** One seller's coverage (null: not tracked). */
+  async sellerCoveredTo(seller: string): Promise<bigint | null> {
+    const row = await this.read(() =>
+      this.prisma.chainCheckpoint.findUnique({ where: { name: SELLER_PREFIX + seller.toLowerCase() }, select: { blockNumber: true } }),
     );
-    return new Map(rows.map((row) => [row.name.slice(SELLER_PREFIX.length), row.blockNumber]));
+    return row?.blockNumber ?? null;
+  }
+
+  /** Which of `addresses` (lowercase) are tracked sellers. */
+  async trackedAmong(addresses: string[]): Promise<Set<string>> {
+    const tracked = new Set<string>();
+    for (let index = 0; index < addresses.length; index += INSERT_BATCH) {
+      const names = addresses.slice(index, index + INSERT_BATCH).map((address) => SELLER_PREFIX + address);
+      const rows = await this.read(() => this.prisma.chainCheckpoint.findMany({ where: { name: { in: names } }, select: { name: true } }));
+      for (const row of rows) tracked.add(row.name.slice(SELLER_PREFIX.length));
+    }
+    return tracked;
   }
 
   async recordHead(head: bigint, now: Date): Promise<void> {
@@ -161,45 +213,28 @@ export class UsageStore {
   }
 
   /** Live third-party listings (seed rows and listings paid to the marketplace wallet are not sales). */
-  async liveListings(now: Date, marketplace: string, sellerPayTo?: string): Promise<LiveListing[]> {
-    const rows = await this.read(() =>
-      this.prisma.listing.findMany({
-        where: { state: "active", leftoverSeed: false, expiresAt: { gt: now }, ...(sellerPayTo !== undefined && { sellerPayTo }) },
-        select: { id: true, sellerPayTo: true, priceAtomic: true, listedAt: true, expiresAt: true, calls30d: true, usageSummary: true, sellerUsage: true },
-      }),
-    );
-    return rows.map(({ sellerPayTo, ...row }) => ({ ...row, seller: sellerPayTo.toLowerCase() })).filter((row) => row.seller !== marketplace);
+  liveListings(now: Date, marketplace: string, sellerPayTo?: string): Promise<LiveListing[]> {
+    return liveListings(this.transactions, now, marketplace, sellerPayTo === undefined ? {} : { sellerPayTo });
   }
 
-  /** The live sellers and their prices, read with only the columns that takes. */
-  async sellerBook(now: Date, marketplace: string): Promise<SellerBook> {
-    const rows = await this.read(() =>
-      this.prisma.listing.findMany({
-        where: { state: "active", leftoverSeed: false, expiresAt: { gt: now } },
-        select: { sellerPayTo: true, priceAtomic: true, listedAt: true, expiresAt: true },
-      }),
-    );
-    const book: SellerBook = { earliest: new Map(), prices: new Map(), nextExpiry: Number.POSITIVE_INFINITY };
-    const listed = new Map<string, string[]>();
-    for (const row of rows) {
-      const seller = row.sellerPayTo.toLowerCase();
-      if (seller === marketplace) continue;
-      const earliest = book.earliest.get(seller);
-      if (!earliest || row.listedAt < earliest) book.earliest.set(seller, row.listedAt);
-      const prices = listed.get(seller);
-      if (!prices) listed.set(seller, [row.priceAtomic]);
-      else if (!prices.includes(row.priceAtomic)) prices.push(row.priceAtomic);
-      book.nextExpiry = Math.min(book.nextExpiry, row.expiresAt.getTime());
-    }
-    // Sellers asking the same prices share one set: a catalog has far fewer price lists than sellers.
-    const shared = new Map<string, ReadonlySet<string>>();
-    for (const [seller, prices] of listed) {
-      const key = prices.sort().join(",");
-      let set = shared.get(key);
-      if (!set) shared.set(key, (set = new Set(prices)));
-      book.prices.set(seller, set);
-    }
-    return book;
+  /** The live listings a rollup can change (see rollupListings in usage-listings.ts). */
+  rollupListings(now: Date, marketplace: string, sellers: string[]): Promise<LiveListing[]> {
+    return rollupListings(this.transactions, now, marketplace, sellers);
+  }
+
+  /** What the seller book is made of, summed up by the database (see sellerBookStamp in usage-listings.ts). */
+  sellerBookStamp(now: Date): Promise<string> {
+    return sellerBookStamp(this.transactions, now);
+  }
+
+  /** The live sellers and their prices. */
+  sellerBook(now: Date, marketplace: string): Promise<SellerBook> {
+    return sellerBook(this.transactions, now, marketplace);
+  }
+
+  /** The change log's newest seq, and whether an event after `after` can change the seller book (see usage-listings.ts). */
+  bookEvents(after: number | null): Promise<{ seq: number; relevant: boolean }> {
+    return bookEvents(this.transactions, after);
   }
 
   /** The catalog version: any listing write since the last pass changes it. */
@@ -308,7 +343,7 @@ export class UsageStore {
   /** Where the funding reads stand: address -> the block its incoming / outgoing transfers are read up to. */
   async fundingCoverage(): Promise<{ to: Map<string, bigint>; from: Map<string, bigint> }> {
     const rows = await this.read(() =>
-      this.prisma.chainCheckpoint.findMany({ where: { name: { startsWith: "usage:fund:" } }, select: { name: true, blockNumber: true } }),
+      this.prisma.chainCheckpoint.findMany({ where: { name: this.prefixed("usage:fund:") }, select: { name: true, blockNumber: true } }),
     );
     const coverage = { to: new Map<string, bigint>(), from: new Map<string, bigint>() };
     for (const row of rows) {
@@ -355,7 +390,7 @@ export class UsageStore {
         return { result: undefined, changed: true };
       });
       bumps++;
-      if (start + PUBLISH_CHUNK < updates.length) await new Promise((resolve) => setImmediate(resolve));
+      if (start + PUBLISH_CHUNK < updates.length) await setImmediate();
     }
     return bumps;
   }

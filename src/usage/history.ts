@@ -16,12 +16,9 @@ export async function listingHistory(store: UsageStore, listing: Listing, market
   const own = attribute(siblings, amount)?.id === listing.id;
   const transfers = own ? await store.transfersTo(seller, amount, since) : [];
   if (transfers.length === 0) return dailyUsage([], amount, { reasonOf: () => null, buyerOf: (payer) => payer }, now, 30);
-  const [groups, funding, sellers, checkpoint] = await Promise.all([
-    store.groupsAround(seller, since),
-    store.fundingCoverage(),
-    store.sellerCoverage(),
-    store.checkpoint(),
-  ]);
-  const wash = new WashRules(groups, marketplace, new Set(sellers.keys()), funding, checkpoint?.blockNumber ?? 0n);
+  const [groups, funding, checkpoint] = await Promise.all([store.groupsAround(seller, since), store.fundingCoverage(), store.checkpoint()]);
+  // Which of the addresses around the seller are sellers: looked up, not the whole tracked set read per request.
+  const sellers = await store.trackedAmong([...new Set(groups.flatMap((group) => [group.payTo, group.payer]))]);
+  const wash = new WashRules(groups, marketplace, sellers, funding, checkpoint?.blockNumber ?? 0n);
   return dailyUsage(transfers, amount, wash.forSeller(seller, pricesBySeller(siblings).get(seller) ?? new Set()), now, 30);
 }

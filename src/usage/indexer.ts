@@ -18,6 +18,8 @@ export const USAGE_WINDOW_MS = 30 * DAY_MS;
 const KEEP_MS = 31 * DAY_MS;
 /** Listing time vs block time: a seller is read from a block this much before its listedAt. */
 const CLOCK_SKEW_MS = 5 * 60_000;
+/** The seller book's stamp is compared at least this often while the catalog version moves (a write with no change-log event). */
+const STAMP_CHECK_MS = 10 * 60_000;
 /** Aim for at most this many logs per eth_getLogs answer (the range shrinks above it, grows below a quarter). */
 const TARGET_LOGS = 2_000;
 
@@ -67,16 +69,20 @@ export interface PassReport {
 export class UsageIndexer {
   private readonly marketplace: string;
   private range: bigint;
-  private lastRollup: { version: number; windowFloor: number; refreshedAt: number; nextExpiry: number } | null = null;
+  private lastRollup: { book: SellerBook; windowFloor: number; refreshedAt: number } | null = null;
   private holdsLease: (() => Promise<boolean>) | undefined;
-  private book: (SellerBook & { version: number }) | null = null;
+  /** The seller book; the catalog version and change-log seq it was last checked at; its stamp and when that was last compared. */
+  private book: (SellerBook & { version: number; seq: number; stamp: string; stampedAt: number }) | null = null;
+  /** The book whose sellers the coverage rows match, and the checkpoint this instance last left: another instance's pass in between means checking again. */
+  private synced: { book: SellerBook; checkpoint: string } | null = null;
   /** Unix seconds of the checkpoint's block, when known. */
   private checkpointTime: number | null = null;
   private readonly funding: FundingReader;
   /** Listed sellers: transfers to them are sales to check. */
   private trackedSellers: { has(seller: string): boolean } = new Set<string>();
   private windowStart: { at: number; block: bigint } | null = null;
-  private plannedVersion: number | null = null;
+  /** The book the funding reads were last planned with. */
+  private plannedBook: SellerBook | null = null;
   /** The last rollup left transfers waiting for a read: funding reads alone may change the counts. */
   private lastPending = true;
   private readonly lastStatus: UsageIndexerStatus = { currentToBlock: null, headBlock: null, lagBlocks: null, lagSeconds: null, checkedAt: null };
@@ -110,10 +116,27 @@ export class UsageIndexer {
     const { store, now } = this.options;
     const version = await store.catalogVersion();
     const cached = this.book;
-    if (cached && cached.version === version && now().getTime() < cached.nextExpiry) return cached;
+    const time = now().getTime();
+    if (cached && time < cached.nextExpiry) {
+      if (cached.version === version) return cached;
+      // Most version moves are health and usage writes (every probe batch makes one). The change log
+      // says whether a listing was created, renewed, updated or delisted since; the stamp, summed up
+      // in the database (~60 ms of CPU at 100k), confirms it, and is compared every STAMP_CHECK_MS
+      // anyway, for a write that records no event.
+      const events = await store.bookEvents(cached.seq);
+      cached.version = version;
+      cached.seq = events.seq;
+      // (A clock that went back, as in tests, compares it too: the stamp counts the listings live then.)
+      if (!events.relevant && time >= cached.stampedAt && time - cached.stampedAt < STAMP_CHECK_MS) return cached;
+      const stamp = await store.sellerBookStamp(now());
+      cached.stampedAt = time;
+      if (stamp === cached.stamp) return cached;
+    }
+    const { seq } = await store.bookEvents(null);
+    const stamp = await store.sellerBookStamp(now());
     // The old book goes before the new one is read: never both in memory.
     this.book = null;
-    this.book = { version, ...(await store.sellerBook(now(), this.marketplace)) };
+    this.book = { version, seq, stamp, stampedAt: time, ...(await store.sellerBook(now(), this.marketplace)) };
     return this.book;
   }
 
@@ -151,48 +174,60 @@ export class UsageIndexer {
     }
     const cp = checkpoint.blockNumber;
 
-    const coverage = await store.sellerCoverage();
-    const dropped = [...coverage.keys()].filter((seller) => !sellers.has(seller));
-    const added = new Map<string, bigint>();
     const checkpointTime = (await this.mustBlock(cp)).timestamp * 1000;
     this.checkpointTime = checkpointTime / 1000;
-    for (const [seller, listedAt] of sellers) {
-      if (coverage.has(seller)) continue;
-      const from = listedAt.getTime() - CLOCK_SKEW_MS > checkpointTime ? cp : await this.blockBefore(listedAt, cp);
-      added.set(seller, from);
+    // The tracked sellers are compared with the book only when either may have moved: a new book,
+    // or a checkpoint this instance did not leave (another instance indexed meanwhile).
+    const checkpointKey = `${cp}:${checkpoint.blockHash}`;
+    const added = new Map<string, bigint>();
+    let dropped: string[] = [];
+    // After a pass of this instance's that ran to its end on this book, every tracked seller stands
+    // at the checkpoint: none is behind, and nothing needs reading to know it.
+    const resync = this.synced?.book !== book || this.synced.checkpoint !== checkpointKey;
+    if (resync) {
+      this.synced = null;
+      const coverage = await store.sellerCoverage();
+      dropped = [...coverage.keys()].filter((seller) => !sellers.has(seller));
+      for (const [seller, listedAt] of sellers) {
+        if (coverage.has(seller)) continue;
+        const from = listedAt.getTime() - CLOCK_SKEW_MS > checkpointTime ? cp : await this.blockBefore(listedAt, cp);
+        added.set(seller, from);
+      }
+      await store.syncSellers(added, dropped, now());
     }
-    await store.syncSellers(added, dropped, now());
-    for (const seller of dropped) coverage.delete(seller);
-    for (const [seller, from] of added) coverage.set(seller, from);
 
     let inserted = 0;
     // Backfill: sellers behind the checkpoint catch up to it, grouped by where they stand.
     const behind = new Map<bigint, Address[]>();
-    for (const [seller, coveredTo] of coverage) {
-      if (coveredTo < cp) behind.set(coveredTo, [...(behind.get(coveredTo) ?? []), seller as Address]);
+    for (const [seller, coveredTo] of resync ? await store.sellerCoverage(cp) : []) {
+      behind.set(coveredTo, [...(behind.get(coveredTo) ?? []), seller as Address]);
     }
     for (const [coveredTo, group] of behind) {
       inserted += await this.read(group, coveredTo, cp, false, signal);
     }
     if (signal?.aborted) return { head, checkpoint: cp, inserted, rewound, published: 0, receipts: 0, fundingCalls: 0, fundingRows: 0 };
-    // Forward: every seller read up to the checkpoint, from there to the confirmed head.
-    const inStep = [...(await store.sellerCoverage())].filter(([, coveredTo]) => coveredTo === cp).map(([seller]) => seller as Address);
-    inserted += await this.read(inStep, cp, safe > cp ? safe : cp, true, signal);
+    // Forward: every seller read up to the checkpoint (all of them but a backfill that stopped), from there to the confirmed head.
+    if (safe > cp) {
+      const stillBehind = behind.size > 0 ? await store.sellerCoverage(cp) : new Map<string, bigint>();
+      const inStep = [...sellers.keys()].filter((seller) => !stillBehind.has(seller)) as Address[];
+      inserted += await this.read(inStep, cp, safe, true, signal);
+    }
 
     const current = (await store.checkpoint())!;
     // The checks behind the wash rules: the sales' transactions, then the funding behind their payers.
     const since = new Date(now().getTime() - USAGE_WINDOW_MS);
     const checks = await this.funding.checkTransactions(book.prices, since);
-    const version = await store.catalogVersion();
-    const replan = inserted + rewound + checks.checked + added.size + dropped.length > 0 || this.plannedVersion !== version;
-    this.plannedVersion = version;
+    const replan = inserted + rewound + checks.checked + added.size + dropped.length > 0 || this.plannedBook !== book;
+    this.plannedBook = book;
     const funding = signal?.aborted
       ? { calls: 0, inserted: 0 }
       : await this.funding.readFunding(book.prices, current.blockNumber, since, () => this.windowStartBlock(since, current.blockNumber), replan, signal);
     if (funding.inserted > 0) metrics.usageTransfers.inc(funding.inserted);
     const changed = inserted + rewound + added.size + dropped.length + checks.checked + funding.inserted > 0;
-    const published = await this.rollup(current.blockNumber, changed || (funding.calls > 0 && this.lastPending));
+    const published = await this.rollup(book, current.blockNumber, changed || (funding.calls > 0 && this.lastPending), resync);
     await store.prune(new Date(now().getTime() - KEEP_MS));
+    const left = (await store.checkpoint())!;
+    this.synced = { book, checkpoint: `${left.blockNumber}:${left.blockHash}` };
     this.report(head, current.blockNumber);
     return {
       head,
@@ -314,37 +349,42 @@ export class UsageIndexer {
 
   /**
    * Rolls the window up into the published columns when anything they show may have changed: new or
-   * removed transfers, sellers tracked or dropped, a listing written since the last rollup, a listing expired, a transfer left
-   * the window, or an hour passed (currentToBlock is refreshed hourly when no count changes).
+   * removed transfers, sellers tracked or dropped, a new seller book (a listing added, removed or
+   * repriced), a listing expired, a transfer left the window, or an hour passed (currentToBlock is
+   * refreshed hourly when no count changes). It reads only the listings it can change: those of
+   * sellers with transfers in the window and those already showing usage.
    */
-  private async rollup(currentToBlock: bigint, transfersChanged: boolean): Promise<number> {
+  private async rollup(book: SellerBook, currentToBlock: bigint, transfersChanged: boolean, resynced: boolean): Promise<number> {
     const { store, now } = this.options;
     const time = now().getTime();
-    const version = await store.catalogVersion();
     const last = this.lastRollup;
     const windowStart = new Date(time - USAGE_WINDOW_MS);
     const due =
       !last ||
       transfersChanged ||
-      version !== last.version ||
+      book !== last.book ||
       time >= last.windowFloor + USAGE_WINDOW_MS ||
-      time >= last.nextExpiry ||
+      time >= book.nextExpiry ||
       time - last.refreshedAt >= HOUR_MS;
     if (!due) return 0;
-    const listings = await store.liveListings(now(), this.marketplace);
     const groups = await store.groupsSince(windowStart);
+    const listings = await store.rollupListings(
+      now(),
+      this.marketplace,
+      [...new Set(groups.map((group) => group.payTo))].filter((seller) => book.prices.has(seller)),
+    );
     const refreshAll = !last || time - last.refreshedAt >= HOUR_MS;
-    const covered = new Set([...(await store.sellerCoverage())].filter(([, coveredTo]) => coveredTo >= currentToBlock).map(([seller]) => seller));
+    const behind = resynced ? await store.sellerCoverage(currentToBlock) : new Map<string, bigint>();
+    const covered = { has: (seller: string) => book.earliest.has(seller) && !behind.has(seller) };
     const funding = await store.fundingCoverage();
-    const { updates, pending } = rollUp({ groups, listings, funding, covered, marketplace: this.marketplace, currentToBlock, refreshAll });
+    const { updates, pending } = rollUp({ groups, listings, prices: book.prices, funding, covered, marketplace: this.marketplace, currentToBlock, refreshAll });
     this.lastPending = pending;
-    const bumps = await store.publish(updates, now());
+    await store.publish(updates, now());
     const earliest = groups.reduce((min, group) => Math.min(min, group.firstAt.getTime()), Number.POSITIVE_INFINITY);
     this.lastRollup = {
-      version: version + bumps,
+      book,
       windowFloor: Number.isFinite(earliest) ? earliest : time,
       refreshedAt: refreshAll ? time : last!.refreshedAt,
-      nextExpiry: listings.reduce((min, listing) => Math.min(min, listing.expiresAt.getTime()), Number.POSITIVE_INFINITY),
     };
     return updates.length;
   }

@@ -2,7 +2,7 @@
 // both stated in the README ("Usage from the chain"). Pure functions over the 30-day window's
 // transfer groups.
 import { formatUnits } from "viem";
-import type { LiveListing, TransferGroup, UsageUpdate } from "../storage/usage-store.js";
+import type { LiveListing, SellerPrices, TransferGroup, UsageUpdate } from "../storage/usage-store.js";
 import { WashRules, ZERO_ADDRESS, type ExclusionReason, type FundingCoverage, type TransferFacts } from "./wash.js";
 
 const USDC_DECIMALS = 6;
@@ -88,11 +88,14 @@ function shownWithoutBlock(value: unknown): string {
 
 export interface RollupInput {
   groups: TransferGroup[];
+  /** The listings the rollup may change (those of sellers with transfers, those showing usage), or all. */
   listings: LiveListing[];
+  /** Every live seller's prices (default: from `listings`): who counts as a seller for the wash rules. */
+  prices?: SellerPrices;
   /** Where the funding reads behind payers stand. */
   funding: FundingCoverage;
   /** Sellers read up to the checkpoint (a seller still being backfilled keeps what it shows). */
-  covered: Set<string>;
+  covered: { has(seller: string): boolean };
   marketplace: string;
   currentToBlock: bigint;
   /** Rewrite every listing (its currentToBlock) even when its counts did not change. */
@@ -101,7 +104,7 @@ export interface RollupInput {
 
 /** `pending`: some transfer waits for a read (its transaction, or its payer's funding). */
 export function rollUp(input: RollupInput): { updates: UsageUpdate[]; listings: number; pending: boolean } {
-  const prices = pricesBySeller(input.listings);
+  const prices: SellerPrices = input.prices ?? pricesBySeller(input.listings);
   const wash = new WashRules(input.groups, input.marketplace, new Set(prices.keys()), input.funding, input.currentToBlock);
   const bySeller = new Map<string, LiveListing[]>();
   for (const listing of input.listings) {
