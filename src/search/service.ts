@@ -75,6 +75,8 @@ export class SearchService {
   private readonly store: EmbeddingStore;
   private pool: EmbeddingPool | null = null;
   private lastSeen = new Date(0);
+  /** Set once start() has loaded the catalog: refresh() follows changes from then on. */
+  private started = false;
   private readonly queuedQueries = new Set<string>();
 
   constructor(
@@ -124,6 +126,7 @@ export class SearchService {
     const started = new Date();
     const count = await this.store.eachLive(now, (rows) => this.takeAll(rows, (row) => this.take(row)));
     this.lastSeen = new Date(started.getTime() - 1000);
+    this.started = true;
     this.engine.markReady();
     while (!this.engine.checkLookalikes(LOOKALIKE_SLICE_MS)) await new Promise((resolve) => setImmediate(resolve));
     this.options.log?.info({ listings: count, waitingForModel: this.engine.pendingModelVectors.length }, "search: catalog indexed");
@@ -131,6 +134,9 @@ export class SearchService {
 
   /** Takes in the listings changed since the last look (a write on any instance; an expiry is seen by the caller's visibility check). */
   async refresh(now: Date = new Date()): Promise<number> {
+    // Before start() is done there is nothing to follow: "changed since 1970" read every listing a
+    // second time, into one array (at 100k listings the 384 MB heap of npm start ran out).
+    if (!this.started) return 0;
     const since = this.lastSeen;
     // Rows written during this read are seen again next time (a second of overlap).
     this.lastSeen = new Date(Date.now() - 1000);

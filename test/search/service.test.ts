@@ -69,6 +69,15 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     await idle.close();
   }, 180_000);
 
+  it("follows changes only once it has loaded the catalog (the follower's first run does not load it twice)", async () => {
+    const fresh = new SearchService(context.db, { model: false });
+    expect(await fresh.refresh(at(1))).toBe(0);
+    expect(fresh.engine.size).toBe(0);
+    await fresh.start(at(1));
+    expect(fresh.engine.memory).toMatchObject({ slots: fresh.engine.size, deadSlots: 0 });
+    await fresh.close();
+  });
+
   it("lets requests in while it loads the catalog, answering them lexically until it is ready", async () => {
     const loading = new SearchService(context.db, { model: false });
     const started = loading.start(at(1));
