@@ -42,6 +42,7 @@ async function measure(file: string, env: Record<string, string>, label: string)
       "ready (s)": Number((ready / 1000).toFixed(0)),
       "settled after (s)": Number(settled.toFixed(0)),
       "RSS at rest (MB)": Number(rested.rss.toFixed(0)),
+      "threads at rest": rested.threads,
       "RSS after 200 searches (MB)": Number(after.rss.toFixed(0)),
       "peak RSS (MB)": Number(after.peak.toFixed(0)),
       threads: after.threads,
