@@ -20,10 +20,15 @@ const workerFile = (): { filename: string; execArgv: string[] } => {
   };
 };
 
+/** How long the model's thread may sit idle before it stops and gives its memory back (it starts again on the next text). */
+export const MODEL_IDLE_MS = 120_000;
+
 export interface EmbeddingPoolOptions {
   threads?: number;
   /** Tasks waiting beyond the running ones before tryEmbed refuses. */
   maxQueue?: number;
+  /** Idle time after which the thread stops (default MODEL_IDLE_MS). */
+  idleMs?: number;
 }
 
 export class EmbeddingPool {
@@ -35,13 +40,25 @@ export class EmbeddingPool {
     this.pool = new Piscina({
       filename,
       execArgv,
-      minThreads: threads,
+      // Started by the first text and stopped after idleMs without one: the model holds about 130 MB
+      // while loaded, and loading it again costs about a second of the worker's CPU.
+      minThreads: 0,
       maxThreads: threads,
       maxQueue: options.maxQueue ?? 64,
-      // The model stays loaded: a thread that went idle would load it again (about a second of CPU).
-      idleTimeout: 2 ** 31 - 1,
+      idleTimeout: options.idleMs ?? MODEL_IDLE_MS,
       concurrentTasksPerWorker: 1,
+      // The model's JavaScript heap is small (its tensors live in WebAssembly memory): V8's default
+      // young generation alone reserved tens of MB.
+      resourceLimits: { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 8 },
+      // Below the request thread (Linux nice 10, as the signature workers): on two cores the model
+      // otherwise takes an even share of the CPU that catalog reads need.
+      niceIncrement: 10,
     });
+  }
+
+  /** Model threads running now (0 when stopped idle). */
+  get threads(): number {
+    return this.pool.threads.length;
   }
 
   get saturated(): boolean {

@@ -9,8 +9,20 @@ export { DIMENSIONS } from "./types.js";
 let loading: Promise<EmbeddingsModel> | undefined;
 
 export function loadSentenceModel(): Promise<EmbeddingsModel> {
-  loading ??= initModel(modelSource);
+  loading ??= initModel(modelSource).then((model) => {
+    forgetWeightFile(model);
+    return model;
+  });
   return loading;
+}
+
+/**
+ * The graph model keeps the weight file it was loaded from (27 MB, only for saving the model again)
+ * beside the weights it decoded into WebAssembly memory: let it go.
+ */
+function forgetWeightFile(model: EmbeddingsModel): void {
+  const graph = (model as unknown as { model?: { artifacts?: { weightData?: unknown } } }).model;
+  if (graph?.artifacts) graph.artifacts.weightData = undefined;
 }
 
 /** Unit vectors of the texts, in order. */

@@ -5,8 +5,8 @@
 //   and waits for the backfill.
 // - refresh(): the listings changed since the last look (updatedAt), so writes on any instance show.
 // - backfill(): embeds the listings still on a stand-in vector with the model, on the worker, a
-//   batch at a time, storing each batch, and pausing as long as a batch took (at most about half
-//   of one core: catalog reads keep the other half and the other core).
+//   batch at a time, storing each batch, and pausing after each batch so that it works only a
+//   `duty` share of the time (SEARCH_BACKFILL_DUTY, src/search/jobs.ts): catalog reads keep the rest.
 // - search(): on the request thread, synchronous work only; a query the model has not embedded yet
 //   is answered with the query encoder's vector and queued for the model (the next ask of the same
 //   words gets the model's vector).
@@ -40,11 +40,14 @@ export interface SearchServiceLog {
 export interface SearchServiceOptions {
   /** Run the model on a worker thread (false: the query encoder only; tests of the request path). */
   model?: boolean;
+  /** Idle time after which the model's thread stops (EmbeddingPool's default when absent). */
+  modelIdleMs?: number | undefined;
   log?: SearchServiceLog | undefined;
 }
 
 export const embeddingText = (row: { serviceName: string | null; description: string }) => `${row.serviceName ?? ""}. ${row.description}`;
-const textHash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 32);
+/** What ListingEmbedding.textHash holds: a stored vector is the listing's while its text hashes the same. */
+export const textHash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 32);
 const HEALTH = new Set(["healthy", "unhealthy", "drifted", "unknown"]);
 
 /** What the engine keeps of a stored row; the catalog's own filters (seed, network, extensions) ride along in `allow`. */
@@ -64,11 +67,16 @@ export function searchDocumentOf(row: StoredSearchRow): SearchDocument {
   };
 }
 
+/** The pause after a batch that took `busyMs`, so that the backfill is busy a `duty` share of the time. */
+export const backfillPauseMs = (busyMs: number, duty: number): number => (duty >= 1 ? 0 : (busyMs * (1 - duty)) / duty);
+
 export class SearchService {
   readonly engine: SearchEngine;
   private readonly store: EmbeddingStore;
   private pool: EmbeddingPool | null = null;
   private lastSeen = new Date(0);
+  /** Set once start() has loaded the catalog: refresh() follows changes from then on. */
+  private started = false;
   private readonly queuedQueries = new Set<string>();
 
   constructor(
@@ -87,7 +95,7 @@ export class SearchService {
 
   private modelPool(): EmbeddingPool | null {
     if (this.options.model === false) return null;
-    this.pool ??= new EmbeddingPool({ threads: 1, maxQueue: 64 });
+    this.pool ??= new EmbeddingPool({ threads: 1, maxQueue: 64, idleMs: this.options.modelIdleMs });
     return this.pool;
   }
 
@@ -118,6 +126,7 @@ export class SearchService {
     const started = new Date();
     const count = await this.store.eachLive(now, (rows) => this.takeAll(rows, (row) => this.take(row)));
     this.lastSeen = new Date(started.getTime() - 1000);
+    this.started = true;
     this.engine.markReady();
     while (!this.engine.checkLookalikes(LOOKALIKE_SLICE_MS)) await new Promise((resolve) => setImmediate(resolve));
     this.options.log?.info({ listings: count, waitingForModel: this.engine.pendingModelVectors.length }, "search: catalog indexed");
@@ -125,6 +134,9 @@ export class SearchService {
 
   /** Takes in the listings changed since the last look (a write on any instance; an expiry is seen by the caller's visibility check). */
   async refresh(now: Date = new Date()): Promise<number> {
+    // Before start() is done there is nothing to follow: "changed since 1970" read every listing a
+    // second time, into one array (at 100k listings the 384 MB heap of npm start ran out).
+    if (!this.started) return 0;
     const since = this.lastSeen;
     // Rows written during this read are seen again next time (a second of overlap).
     this.lastSeen = new Date(Date.now() - 1000);
@@ -161,11 +173,18 @@ export class SearchService {
     return this.engine.search(query, options);
   }
 
+  /** Model threads running now (0 before the first text and after the idle stop). */
+  get modelThreads(): number {
+    return this.pool?.threads ?? 0;
+  }
+
   /**
    * Embeds the listings still on a stand-in vector with the model and stores them, `limit` at most
-   * per run. Pauses between batches as long as each batch took.
+   * per run. After each batch it pauses so that it works a `duty` share of the time (0: not at all;
+   * the job passes SEARCH_BACKFILL_DUTY).
    */
-  async backfill(signal?: AbortSignal, limit = Infinity): Promise<number> {
+  async backfill(signal?: AbortSignal, limit = Infinity, duty = 1): Promise<number> {
+    if (duty <= 0) return 0;
     const pool = this.modelPool();
     if (!pool) return 0;
     let done = 0;
@@ -188,7 +207,7 @@ export class SearchService {
       );
       batch.forEach((doc, n) => this.engine.setModelVector(doc.id, vectors[n]!));
       done += batch.length;
-      await sleep(performance.now() - started, undefined, { signal }).catch(() => {});
+      await sleep(backfillPauseMs(performance.now() - started, duty), undefined, { signal }).catch(() => {});
     }
     return done;
   }

@@ -42,7 +42,10 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
 
   it("backfills the model's vectors into the table, and a second instance loads them", async () => {
     expect(service.engine.pendingModelVectors.sort()).toEqual([ids.weather, ids.speech].sort());
-    expect(await service.backfill()).toBe(2);
+    // Duty 0 (SEARCH_BACKFILL_DUTY=0): no backfill at all.
+    expect(await service.backfill(undefined, Infinity, 0)).toBe(0);
+    expect(await context.db.prisma.listingEmbedding.count()).toBe(0);
+    expect(await service.backfill(undefined, Infinity, 0.5)).toBe(2);
     expect(service.engine.pendingModelVectors).toEqual([]);
     expect(await context.db.prisma.listingEmbedding.count()).toBe(2);
     const second = new SearchService(context.db, { model: false });
@@ -51,6 +54,29 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     await second.embedQuery("x");
     await second.close();
   }, 180_000);
+
+  it("answers while the model's thread is stopped idle, and starts it again for a new query", async () => {
+    const idle = new SearchService(context.db, { modelIdleMs: 200 });
+    await idle.start(at(1));
+    await idle.embedQuery("weather forecast");
+    expect(idle.modelThreads).toBe(1);
+    const cached = idle.search("weather forecast", { mode: "hybrid" });
+    while (idle.modelThreads > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(idle.search("weather forecast", { mode: "hybrid" })).toEqual(cached);
+    expect(idle.search("rain tomorrow", { mode: "hybrid" })).toMatchObject({ mode: "hybrid", hits: [{ id: ids.weather }] });
+    await idle.embedQuery("rain tomorrow");
+    expect(idle.modelThreads).toBe(1);
+    await idle.close();
+  }, 180_000);
+
+  it("follows changes only once it has loaded the catalog (the follower's first run does not load it twice)", async () => {
+    const fresh = new SearchService(context.db, { model: false });
+    expect(await fresh.refresh(at(1))).toBe(0);
+    expect(fresh.engine.size).toBe(0);
+    await fresh.start(at(1));
+    expect(fresh.engine.memory).toMatchObject({ slots: fresh.engine.size, deadSlots: 0 });
+    await fresh.close();
+  });
 
   it("lets requests in while it loads the catalog, answering them lexically until it is ready", async () => {
     const loading = new SearchService(context.db, { model: false });

@@ -1,0 +1,73 @@
+/**
+ * `npm run bench:search:memory`: resident memory of the service as `npm start` runs it, at
+ * SEARCH_MEMORY_SIZE listings (default 100,000) with every listing's vector stored (the distilled
+ * encoder's, filled in seconds: the model would take ~87 min), once with SEARCH_SEMANTIC=off (the
+ * service without the engine; SEARCH_MEMORY_BASE=off skips it) and once with it on and the model's
+ * worker loaded (a thread of the same process, so its memory is in the process's RSS). Target:
+ * under 400 MB with the model.
+ */
+import { loadavg } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+import { serve, type BenchServer } from "../servers.js";
+import { atRest, engineReady, fillEmbeddings, readPath, seededCatalog } from "./service-bench.js";
+
+const SIZE = Number(process.env.SEARCH_MEMORY_SIZE ?? 100_000);
+const TARGET_MB = 400;
+const MB = (kib: number) => (kib * 1024) / 1e6;
+
+function status(pid: number): { rss: number; peak: number; threads: number } {
+  const text = readFileSync(`/proc/${pid}/status`, "utf8");
+  const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)![1]);
+  return { rss: MB(field("VmRSS")), peak: MB(field("VmHWM")), threads: field("Threads") };
+}
+
+/** Distinct searches, one after another (each hybrid one is also queued to the model). */
+async function searches(server: BenchServer, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await fetch(`${server.url}${readPath("search", SIZE)}`).then((reply) => reply.arrayBuffer());
+}
+
+async function measure(file: string, env: Record<string, string>, label: string): Promise<Record<string, string | number>> {
+  const server = await serve("app", [], { DATABASE_URL: `file:${file}`, ...env });
+  try {
+    const ready = env.SEARCH_SEMANTIC === "off" ? 0 : await engineReady(server.url);
+    const settled = await atRest(server);
+    const rested = status(server.pid);
+    // Distinct searches: each is ranked and, with the engine, queued to the model (which loads on the first).
+    await searches(server, 200);
+    await atRest(server);
+    const after = status(server.pid);
+    return {
+      service: label,
+      "ready (s)": Number((ready / 1000).toFixed(0)),
+      "settled after (s)": Number(settled.toFixed(0)),
+      "RSS at rest (MB)": Number(rested.rss.toFixed(0)),
+      "threads at rest": rested.threads,
+      "RSS after 200 searches (MB)": Number(after.rss.toFixed(0)),
+      "peak RSS (MB)": Number(after.peak.toFixed(0)),
+      threads: after.threads,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+const file = await seededCatalog(SIZE);
+try {
+  const filling = performance.now();
+  const filled = fillEmbeddings(file);
+  console.error(`stored ${filled} encoder vectors in ${((performance.now() - filling) / 1000).toFixed(0)} s`);
+  const rows = [];
+  if (process.env.SEARCH_MEMORY_BASE !== "off") rows.push(await measure(file, { SEARCH_SEMANTIC: "off" }, "SEARCH_SEMANTIC=off"));
+  rows.push(await measure(file, {}, "engine + model worker"));
+  console.table(rows);
+  const withModel = rows.at(-1)!["RSS after 200 searches (MB)"] as number;
+  console.log(
+    `listings: ${SIZE}, load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
+  );
+  console.log(`service with the model loaded: ${withModel} MB RSS, target < ${TARGET_MB} MB: ${withModel < TARGET_MB ? "PASS" : "MISS"}`);
+} finally {
+  rmSync(dirname(file), { recursive: true, force: true });
+}
