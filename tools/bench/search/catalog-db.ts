@@ -2,18 +2,14 @@
 // straight into a fresh SQLite file, every listing with a stored embedding, so a service started on
 // it loads a ready engine. The query encoder's vectors stand in for the model's: embedding 100k texts
 // with the model takes about 87 minutes of CPU, and a vector's values do not change what a search costs.
-import { createHash } from "node:crypto";
 import Sqlite from "better-sqlite3";
-import { loadQueryEncoder } from "../../../src/search/query-encoder.js";
-import { EMBEDDING_MODEL, embeddingText } from "../../../src/search/service.js";
-import { packVector } from "../../../src/search/vector-file.js";
 import { applyMigrations } from "../../../src/storage/migrate.js";
 import { benchCatalog, paddingListings, type BenchListing } from "./catalog.js";
+import { fillEmbeddings } from "./service-bench.js";
 
 /** Writes the catalog and one embedding per listing into a fresh SQLite file. */
 export async function writeCatalog(file: string, size: number): Promise<void> {
   await applyMigrations(`file:${file}`);
-  const encoder = loadQueryEncoder();
   const listings: BenchListing[] = benchCatalog();
   for (const pad of paddingListings(Math.max(0, size - listings.length))) listings.push(pad);
   const sqlite = new Sqlite(file);
@@ -23,7 +19,6 @@ export async function writeCatalog(file: string, size: number): Promise<void> {
     const insertListing = sqlite.prepare(`INSERT INTO "Listing" ("id", "resource", "method", "priceUsdc", "priceAtomic", "priceMicros",
       "healthStatus", "ownerVerified", "calls30d", "description", "serviceName", "tags", "sellerPayTo", "network", "state", "leftoverSeed",
       "listedAt", "expiresAt", "updatedAt") VALUES (?, ?, 'GET', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'eip155:8453', 'active', 0, ?, ?, ?)`);
-    const insertEmbedding = sqlite.prepare(`INSERT INTO "ListingEmbedding" ("listingId", "model", "textHash", "vector", "embeddedAt") VALUES (?, ?, ?, ?, ?)`);
     const trigger = sqlite.prepare(`SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'Listing_search_insert'`).pluck().get() as string;
     sqlite.transaction(() => {
       sqlite.exec(`DROP TRIGGER "Listing_search_insert"`);
@@ -48,14 +43,11 @@ export async function writeCatalog(file: string, size: number): Promise<void> {
           iso(listedAt + 30 * 86_400_000),
           iso(listedAt),
         );
-        const text = embeddingText(listing);
-        const hash = createHash("sha256").update(text).digest("hex").slice(0, 32);
-        const vector = encoder.encode(text);
-        if (vector) insertEmbedding.run(id, EMBEDDING_MODEL, hash, Buffer.from(packVector(vector)), iso(now));
       });
       sqlite.exec(`INSERT INTO "ListingSearch" ("ListingSearch") VALUES ('rebuild'); ${trigger};`);
     })();
   } finally {
     sqlite.close();
   }
+  fillEmbeddings(file);
 }
