@@ -298,7 +298,13 @@ export class SearchEngine {
       if (!found) fused.set(slot, (found = { relevance: 0, reasons: {} }));
       return found;
     };
-    const lexicalMatches = mode !== "semantic" ? this.lexical.search(query, CANDIDATES, accept) : [];
+    // The feedback's text matches are the query's own, not the filtered view's: a filter (a health,
+    // a seller) must not change what the words mean, or a filtered answer drops meaning matches the
+    // unfiltered one shows for the same listings.
+    const feedback =
+      mode === "hybrid" ? { limit: this.options.feedbackMatches ?? FEEDBACK_MATCHES, accept: (slot: number) => this.alive[slot] === 1 } : undefined;
+    const { matches: lexicalMatches, alsoBest: feedbackMatches } =
+      mode !== "semantic" ? this.lexical.searchWith(query, CANDIDATES, accept, feedback) : { matches: [], alsoBest: [] };
     if (mode !== "semantic") {
       lexicalMatches.forEach((match, rank) => {
         const found = entry(match.doc);
@@ -309,10 +315,7 @@ export class SearchEngine {
     if (mode !== "lexical") {
       const started = performance.now();
       const { vector: asked } = this.queryVector(query);
-      const vector = this.withFeedback(
-        asked,
-        lexicalMatches.map((match) => match.doc),
-      );
+      const vector = this.withFeedback(asked, feedbackMatches);
       if (vector) {
         this.vectors
           .search(vector, CANDIDATES, accept)

@@ -143,8 +143,21 @@ export class LexicalIndex {
 
   /** BM25 scores of the live documents holding a query term, best first. */
   search(query: string, limit: number, accept: (doc: number) => boolean): LexicalMatch[] {
+    return this.searchWith(query, limit, accept).matches;
+  }
+
+  /**
+   * search(), and in the same pass the `also.limit` best documents `also.accept` admits whatever
+   * `accept` says: the best text matches of the query itself, not of a filtered view.
+   */
+  searchWith(
+    query: string,
+    limit: number,
+    accept: (doc: number) => boolean,
+    also?: { limit: number; accept: (doc: number) => boolean },
+  ): { matches: LexicalMatch[]; alsoBest: number[] } {
     const n = this.documents;
-    if (n === 0 || limit <= 0) return [];
+    if (n === 0 || limit <= 0) return { matches: [], alsoBest: [] };
     const averageLength = this.totalLength / n;
     // Scores accumulate in a dense array, the touched documents in another (no object per hit).
     if (this.scratch.length < this.lengths.length) [this.scratch, this.touched] = [new Float64Array(this.lengths.length), new Int32Array(this.lengths.length)];
@@ -164,11 +177,13 @@ export class LexicalIndex {
       }
     }
     const best = new TopScores(limit);
+    const alsoBest = also && also.limit > 0 ? new TopScores(also.limit) : null;
     for (let k = 0; k < touchedCount; k++) {
       const doc = touched[k]!;
       const score = scores[doc]!;
       scores[doc] = 0;
       if (best.admits(score) && accept(doc)) best.add(doc, score);
+      if (alsoBest?.admits(score) && also!.accept(doc)) alsoBest.add(doc, score);
     }
     const matches = best.sorted().map(({ doc, score }) => ({ doc, score, terms: [] as string[] }));
     // Which terms each kept match holds (for rankReasons): a binary search per (match, term), lists being in slot order.
@@ -176,7 +191,7 @@ export class LexicalIndex {
       const list = this.postings.get(term)!;
       for (const match of matches) if (holds(list, match.doc)) match.terms.push(term);
     }
-    return matches;
+    return { matches, alsoBest: alsoBest?.sorted().map(({ doc }) => doc) ?? [] };
   }
 
   /** K1 x (1 - B + B x length / average) per document length, cached while the average stays put. */
