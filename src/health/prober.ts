@@ -35,12 +35,20 @@ export interface RoundReport {
 const TICK_MS = 60_000;
 /** A host whose name did not resolve is not looked up again for this long: its other listings fail with the same answer. */
 export const UNRESOLVABLE_HOST_BACKOFF_MS = 5 * 60_000;
+/**
+ * How often a round looks for listings without a schedule and prunes the rows of listings gone, at
+ * most: each is a scan of every listing (0.2 s at 100k), and a listing paid for is scheduled when it
+ * is listed; this bounds how long a seed or indexed row waits for its first probe.
+ */
+export const UPKEEP_EVERY_MS = 10 * 60_000;
 
 export class HealthProber {
   readonly holder: string;
   /** When each host may be probed again (politeness across batches and rounds); forgotten once past. */
   private readonly hostReadyAt = new Map<string, number>();
   /** Hosts whose name did not resolve: until when (the clock's ms) their listings take that answer without a lookup. */
+  /** When (the clock's ms) a round last scheduled new listings and pruned gone ones. */
+  private upkeptAt: number | null = null;
   private readonly unresolvableUntil = new Map<string, { until: number; result: ProbeResult }>();
 
   constructor(private readonly deps: HealthProberDeps) {
@@ -68,7 +76,8 @@ export class HealthProber {
     const { store, config, logger } = this.deps;
     const report: RoundReport = { probed: 0, failed: 0, published: 0, batches: 0 };
     const roundStart = this.deps.now();
-    await store.schedule(roundStart);
+    const upkeep = this.upkeptAt === null || roundStart.getTime() - this.upkeptAt >= UPKEEP_EVERY_MS;
+    if (upkeep) await store.schedule(roundStart);
     while (!signal?.aborted) {
       // Only what was due when the round began: with a short interval, the first probed would be due again before the last.
       const claimed = await store.claim(this.holder, this.deps.now(), config.leaseMs, config.batchSize, roundStart);
@@ -82,7 +91,10 @@ export class HealthProber {
       report.published += await store.record(this.holder, done, this.deps.now(), this.schedule);
       await store.release(this.holder, unprobed);
     }
-    await store.prune(this.deps.now());
+    if (upkeep) {
+      await store.prune(this.deps.now());
+      this.upkeptAt = roundStart.getTime();
+    }
     const now = performance.now();
     for (const [host, at] of this.hostReadyAt) if (at <= now) this.hostReadyAt.delete(host);
     const clock = this.deps.now().getTime();
