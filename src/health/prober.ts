@@ -33,11 +33,23 @@ export interface RoundReport {
 
 /** How often a running prober looks for due listings, at most (each listing is due once per interval). */
 const TICK_MS = 60_000;
+/** A host whose name did not resolve is not looked up again for this long: its other listings fail with the same answer. */
+export const UNRESOLVABLE_HOST_BACKOFF_MS = 5 * 60_000;
+/**
+ * How often a round looks for listings without a schedule and prunes the rows of listings gone, at
+ * most: each is a scan of every listing (0.2 s at 100k), and a listing paid for is scheduled when it
+ * is listed; this bounds how long a seed or indexed row waits for its first probe.
+ */
+export const UPKEEP_EVERY_MS = 10 * 60_000;
 
 export class HealthProber {
   readonly holder: string;
   /** When each host may be probed again (politeness across batches and rounds); forgotten once past. */
   private readonly hostReadyAt = new Map<string, number>();
+  /** Hosts whose name did not resolve: until when (the clock's ms) their listings take that answer without a lookup. */
+  /** When (the clock's ms) a round last scheduled new listings and pruned gone ones. */
+  private upkeptAt: number | null = null;
+  private readonly unresolvableUntil = new Map<string, { until: number; result: ProbeResult }>();
 
   constructor(private readonly deps: HealthProberDeps) {
     this.holder = deps.holder ?? INSTANCE_ID;
@@ -64,7 +76,8 @@ export class HealthProber {
     const { store, config, logger } = this.deps;
     const report: RoundReport = { probed: 0, failed: 0, published: 0, batches: 0 };
     const roundStart = this.deps.now();
-    await store.schedule(roundStart);
+    const upkeep = this.upkeptAt === null || roundStart.getTime() - this.upkeptAt >= UPKEEP_EVERY_MS;
+    if (upkeep) await store.schedule(roundStart);
     while (!signal?.aborted) {
       // Only what was due when the round began: with a short interval, the first probed would be due again before the last.
       const claimed = await store.claim(this.holder, this.deps.now(), config.leaseMs, config.batchSize, roundStart);
@@ -78,9 +91,14 @@ export class HealthProber {
       report.published += await store.record(this.holder, done, this.deps.now(), this.schedule);
       await store.release(this.holder, unprobed);
     }
-    await store.prune(this.deps.now());
+    if (upkeep) {
+      await store.prune(this.deps.now());
+      this.upkeptAt = roundStart.getTime();
+    }
     const now = performance.now();
     for (const [host, at] of this.hostReadyAt) if (at <= now) this.hostReadyAt.delete(host);
+    const clock = this.deps.now().getTime();
+    for (const [host, entry] of this.unresolvableUntil) if (entry.until <= clock) this.unresolvableUntil.delete(host);
     if (report.probed > 0) logger.debug({ ...report }, "listing health round");
     return report;
   }
@@ -92,18 +110,29 @@ export class HealthProber {
       (listing) => hostOf(listing.resource),
       async (listing): Promise<ProbedListing> => {
         const started = performance.now();
-        const result = await probe.check({
-          resource: listing.resource,
-          method: listing.method,
-          priceAtomic: listing.priceAtomic,
-          sellerPayTo: listing.sellerPayTo,
-        });
+        const result = await this.checkUnlessUnresolvable(listing, probe);
         const latencyMs = performance.now() - started;
         const outcome = result.ok ? { ok: true as const, latencyMs } : { ok: false as const, code: result.code, latencyMs };
         return { claimed: listing, outcome, at: this.deps.now() };
       },
       { concurrency: config.concurrency, hostGapMs: config.hostGapMs, hostReadyAt: this.hostReadyAt, ...(signal && { signal }) },
     );
+  }
+
+  /** The probe, or the recent "does not resolve" of the listing's host: a dead host's listings cost one lookup, not one each. */
+  private async checkUnlessUnresolvable(listing: ClaimedListing, probe: HealthProberDeps["probe"]): Promise<ProbeResult> {
+    const host = hostOf(listing.resource);
+    const known = this.unresolvableUntil.get(host);
+    if (known && known.until > this.deps.now().getTime()) return known.result;
+    const result = await probe.check({
+      resource: listing.resource,
+      method: listing.method,
+      priceAtomic: listing.priceAtomic,
+      sellerPayTo: listing.sellerPayTo,
+    });
+    if (!result.ok && result.code === "host_unresolvable")
+      this.unresolvableUntil.set(host, { until: this.deps.now().getTime() + UNRESOLVABLE_HOST_BACKOFF_MS, result });
+    return result;
   }
 }
 

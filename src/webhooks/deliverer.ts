@@ -19,6 +19,7 @@ const EVENT_PAGE = 500;
 const DELIVERY_PAGE = 500;
 const PASSES_PER_RUN = 20;
 const KEPT_MS = 7 * 24 * 3_600_000;
+const PRUNE_EVERY_MS = 3_600_000;
 
 export interface DelivererDeps {
   store: WebhookStore;
@@ -42,9 +43,16 @@ export function eventPayload(type: string, at: Date, data: unknown): string {
 }
 
 export class WebhookDeliverer {
+  private prunedAt: number | null = null;
+
   constructor(private readonly deps: DelivererDeps) {}
 
   async run(signal: AbortSignal, renewLease: () => Promise<boolean> = async () => true): Promise<PassReport> {
+    const idle = await this.deps.store.nothingToDo(CURSOR, this.deps.now());
+    if (idle) {
+      await this.pruneWhenDue();
+      return { verified: 0, fannedOut: 0, delivered: 0, failed: 0 };
+    }
     const report: PassReport = { verified: await this.verifyPending(), fannedOut: 0, delivered: 0, failed: 0 };
     for (let pass = 0; pass < PASSES_PER_RUN && !signal.aborted; pass++) {
       const fannedOut = await this.fanOut();
@@ -55,8 +63,16 @@ export class WebhookDeliverer {
       if (fannedOut === 0 && sent.delivered + sent.failed === 0) break;
       if (!(await renewLease())) break;
     }
-    await this.deps.store.prune(new Date(this.deps.now().getTime() - KEPT_MS));
+    await this.pruneWhenDue();
     return report;
+  }
+
+  /** Forgets old deliveries, at most once per PRUNE_EVERY_MS: a delete every poll would cost more than the poll. */
+  private async pruneWhenDue(): Promise<void> {
+    const now = this.deps.now().getTime();
+    if (this.prunedAt !== null && now - this.prunedAt < PRUNE_EVERY_MS) return;
+    await this.deps.store.prune(new Date(now - KEPT_MS));
+    this.prunedAt = now;
   }
 
   /** Sends each pending endpoint its challenge; the endpoint is verified when it echoes it back. */
