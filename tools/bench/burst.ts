@@ -18,7 +18,7 @@ import { createBuyerClient } from "../../src/payments/buyer.js";
 import { createAdapterFactory, parseDatabaseUrl } from "../../src/storage/connection.js";
 import { DEMO_SELLER_CERTIFICATE, startDemoSeller } from "../demo/seller.js";
 import { printProfile } from "./profile-summary.js";
-import { baselineCheckout, serve, type BenchServer } from "./servers.js";
+import { baselineCheckout, serve, type BenchServer, settlingOn } from "./servers.js";
 
 const PAYERS = Number(process.env.BENCH_PAYERS ?? 100);
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL;
@@ -71,10 +71,7 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
     [],
     {
       DATABASE_URL: databaseUrl,
-      SETTLEMENT_RPC_URL: chain.rpcUrl,
-      SETTLER_PRIVATE_KEY: chain.settler.privateKey,
-      MARKETPLACE_PAY_TO: chain.marketplacePayTo,
-      ASSET_ADDRESS: chain.asset,
+      ...settlingOn(chain),
       ALLOW_LOOPBACK_SELLERS: "true",
       NODE_EXTRA_CA_CERTS: fileURLToPath(DEMO_SELLER_CERTIFICATE),
       PAYMENT_RATE_PER_CLIENT: "100000",

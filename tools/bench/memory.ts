@@ -25,7 +25,7 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { startLocalChain } from "../../src/chain/local-chain.js";
 import { benchSeller, COMMON_WORDS, seedListings } from "./seed-listings.js";
-import { baselineCheckout, serve, type BenchServer } from "./servers.js";
+import { baselineCheckout, serve, type BenchServer, settlingOn } from "./servers.js";
 
 const SIZE = Number(process.env.BENCH_SIZE ?? 100_000);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 150);
@@ -194,10 +194,7 @@ const directory = mkdtempSync(join(tmpdir(), "bench-memory-"));
 const seed = await seededSqlite();
 const chain = await startLocalChain({ buyers: 0 });
 const instanceEnv = {
-  SETTLEMENT_RPC_URL: chain.rpcUrl,
-  SETTLER_PRIVATE_KEY: chain.settler.privateKey,
-  MARKETPLACE_PAY_TO: chain.marketplacePayTo,
-  ASSET_ADDRESS: chain.asset,
+  ...settlingOn(chain),
   SEARCH_SEMANTIC: "off",
 };
 const baseline = baselineCheckout();

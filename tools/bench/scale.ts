@@ -26,7 +26,7 @@ import { startLocalChain } from "../../src/chain/local-chain.js";
 import { createAdapterFactory, parseDatabaseUrl } from "../../src/storage/connection.js";
 import { postgresBackendCpu, type BackendCpu } from "./db-cpu.js";
 import { benchSeller, COMMON_WORDS, seedListings, type SeededCatalog } from "./seed-listings.js";
-import { serve, type BenchServer } from "./servers.js";
+import { serve, type BenchServer, settlingOn } from "./servers.js";
 
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL;
 if (!POSTGRES_URL) throw new Error("set BENCH_POSTGRES_URL or TEST_POSTGRES_URL: the scale bench compares SQLite with PostgreSQL");
@@ -191,10 +191,7 @@ const sqliteUrl = `file:${join(directory, "catalog.db")}`;
 await postgresAdmin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
 const chain = await startLocalChain({ buyers: 0 });
 const instanceEnv = {
-  SETTLEMENT_RPC_URL: chain.rpcUrl,
-  SETTLER_PRIVATE_KEY: chain.settler.privateKey,
-  MARKETPLACE_PAY_TO: chain.marketplacePayTo,
-  ASSET_ADDRESS: chain.asset,
+  ...settlingOn(chain),
   SEARCH_SEMANTIC: process.env.BENCH_SEARCH_SEMANTIC ?? "off",
 };
 try {

@@ -3,6 +3,7 @@ import { createInterface } from "node:readline";
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { LocalChain } from "../../src/chain/local-chain.js";
 
 export interface BenchServer {
   url: string;
@@ -100,5 +101,15 @@ export function baselineCheckout(): { ref: string; dir: string; remove(): void }
       execFileSync("git", ["worktree", "remove", "--force", dir], { stdio: "ignore" });
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** The settings that make an instance settle on a local chain the bench started (instances sharing a database share a chain). */
+export function settlingOn(chain: LocalChain): Record<string, string> {
+  return {
+    SETTLEMENT_RPC_URL: chain.rpcUrl,
+    SETTLER_PRIVATE_KEY: chain.settler.privateKey,
+    MARKETPLACE_PAY_TO: chain.marketplacePayTo,
+    ASSET_ADDRESS: chain.asset,
   };
 }
