@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import type Sqlite from "better-sqlite3";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import { sqliteValue, type SqlRow } from "./catalog-reader.js";
+import { metrics } from "../metrics.js";
 import type { Database } from "./database.js";
 import { CATALOG_CHANNEL } from "./catalog-notices.js";
 import { EPOCH } from "./listing-reads.js";
@@ -134,17 +135,29 @@ export class CatalogTransactions {
       return statement;
     };
     const values = (query: Prisma.Sql) => query.values.map(sqliteValue);
+    // Timed as Prisma's statements are (x402_database_query_duration_seconds), so the paid flow's
+    // writes still show in the database histogram.
+    const timed = <R>(run: () => R): R => {
+      const started = process.hrtime.bigint();
+      try {
+        return run();
+      } finally {
+        sqliteStatements.observe(Number(process.hrtime.bigint() - started) / 1e9);
+      }
+    };
     return {
-      run: (text) => void prepared(text).run(),
+      run: (text) => void timed(() => prepared(text).run()),
       $queryRaw: async <R>(query: Prisma.Sql) => {
         const statement = prepared(query.sql);
-        return (statement.reader ? statement.all(...values(query)) : (statement.run(...values(query)), [])) as R;
+        return timed(() => (statement.reader ? statement.all(...values(query)) : (statement.run(...values(query)), []))) as R;
       },
-      $executeRaw: async (query) => prepared(query.sql).run(...values(query)).changes,
+      $executeRaw: async (query) => timed(() => prepared(query.sql).run(...values(query)).changes),
     };
   }
   private statements?: { connection: Sqlite.Database; prepared: Map<string, Sqlite.Statement> };
 }
+
+const sqliteStatements = metrics.databaseDuration.labels({ database: "sqlite" });
 
 /** Prepared statements kept on the driver's connection: the paid flow uses about twenty texts. */
 const MAX_PREPARED = 200;
