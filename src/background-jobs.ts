@@ -50,6 +50,6 @@ export function backgroundJobs(deps: BackgroundJobDeps): JobDefinition[] {
     webhookDeliveryJob(deps.webhooks, config.events.deliveryIntervalMs),
     indexCrawlerJob(deps.indexer, config.discovery.indexing.intervalMs),
   ];
-  if (deps.search) jobs.push(...searchJobs(deps.search, { now }));
+  if (deps.search) jobs.push(...searchJobs(deps.search, { backfillDuty: config.searchBackfillDuty, now }));
   return jobs.filter((job): job is JobDefinition => job !== null);
 }

@@ -4,6 +4,13 @@ import { BASE_USDC, NETWORK, type Network } from "./constants.js";
 import { parsePayments, type PaymentsConfig } from "./config-payments.js";
 import { parseDiscovery, type DiscoveryConfig } from "./config-discovery.js";
 
+/**
+ * The share of the time the search backfill works (it pauses after each batch in proportion): the
+ * model competes with catalog reads for the CPU, and on two cores at 0.5 it slowed uncached reads by
+ * more than 1.2x (npm run bench:search:backfill).
+ */
+export const DEFAULT_BACKFILL_DUTY = 0.25;
+
 export { BARE_DOMAIN, type DiscoveryConfig, type IndexSource, type IndexingConfig } from "./config-discovery.js";
 
 export type { FacilitatorMode, PaymentsConfig } from "./config-payments.js";
@@ -38,6 +45,8 @@ export interface Config {
   usage: UsageConfig;
   /** Meaning-aware search (src/search/): off answers every search with today's substring matching and loads no model. */
   semanticSearch: boolean;
+  /** The share of the time the search backfill embeds listings with the model (0: never; SEARCH_BACKFILL_DUTY). */
+  searchBackfillDuty: number;
   events: EventsConfig;
   discovery: DiscoveryConfig;
 }
@@ -160,6 +169,14 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`${name} must be true or false, got "${env[name]}"`);
     return fallback;
   };
+  const fraction = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === "") return fallback;
+    const value = Number(raw);
+    if (Number.isFinite(value) && value >= 0 && value <= 1) return value;
+    problems.push(`${name} must be a number from 0 to 1, got "${raw}"`);
+    return fallback;
+  };
   const address = (name: string): string | null => {
     const raw = env[name];
     if (raw === undefined || raw === "") return null;
@@ -249,6 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
     health,
     usage,
     semanticSearch: flag("SEARCH_SEMANTIC", true),
+    searchBackfillDuty: fraction("SEARCH_BACKFILL_DUTY", DEFAULT_BACKFILL_DUTY),
     discovery: parseDiscovery(env, integer, problems),
     events: {
       termIntervalMs: integer("TERM_EVENTS_INTERVAL_SECONDS", 600, 0, 86_400) * 1000,

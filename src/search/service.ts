@@ -6,7 +6,7 @@
 // - refresh(): the listings changed since the last look (updatedAt), so writes on any instance show.
 // - backfill(): embeds the listings still on a stand-in vector with the model, on the worker, a
 //   batch at a time, storing each batch, and pausing after each batch so that it works only a
-//   `duty` share of the time (SEARCH_BACKFILL_DUTY, src/search/jobs.ts): catalog reads keep the rest.
+//   `duty` share of the time (SEARCH_BACKFILL_DUTY, src/config.ts): catalog reads keep the rest.
 // - search(): on the request thread, synchronous work only; a query the model has not embedded yet
 //   is answered with the query encoder's vector and queued for the model (the next ask of the same
 //   words gets the model's vector).

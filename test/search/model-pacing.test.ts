@@ -3,8 +3,9 @@
 // (SEARCH_BACKFILL_DUTY), 0 meaning not at all.
 import { afterAll, describe, expect, it } from "vitest";
 import { EmbeddingPool } from "../../src/search/embedding-pool.js";
-import { BACKFILL_DUTY, backfillDuty } from "../../src/search/jobs.js";
+import { DEFAULT_BACKFILL_DUTY, loadConfig } from "../../src/config.js";
 import { backfillPauseMs } from "../../src/search/service.js";
+import { problemsOf } from "../support/config.js";
 
 const until = async (done: () => boolean, timeoutMs = 60_000) => {
   const started = Date.now();
@@ -37,11 +38,13 @@ describe("the backfill's duty", () => {
   });
 
   it("reads SEARCH_BACKFILL_DUTY from 0 to 1, and refuses anything else", () => {
-    expect(backfillDuty(undefined)).toBe(BACKFILL_DUTY);
-    expect(backfillDuty("")).toBe(BACKFILL_DUTY);
-    expect(backfillDuty("0")).toBe(0);
-    expect(backfillDuty("0.1")).toBe(0.1);
-    expect(backfillDuty("1")).toBe(1);
-    for (const bad of ["-0.1", "1.5", "half", "NaN"]) expect(() => backfillDuty(bad)).toThrow(/SEARCH_BACKFILL_DUTY/);
+    const duty = (value: string | undefined) => loadConfig(value === undefined ? {} : { SEARCH_BACKFILL_DUTY: value }).searchBackfillDuty;
+    expect(duty(undefined)).toBe(DEFAULT_BACKFILL_DUTY);
+    expect(duty("")).toBe(DEFAULT_BACKFILL_DUTY);
+    expect(duty("0")).toBe(0);
+    expect(duty("0.1")).toBe(0.1);
+    expect(duty("1")).toBe(1);
+    for (const bad of ["-0.1", "1.5", "half", "NaN"])
+      expect(problemsOf({ SEARCH_BACKFILL_DUTY: bad })).toEqual([expect.stringMatching(/^SEARCH_BACKFILL_DUTY/)]);
   });
 });
