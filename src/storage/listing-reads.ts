@@ -1,7 +1,7 @@
 // The catalog stamp, and the shape of the feed read the store offers (catalog-reads.ts runs it).
 import type { CatalogSource } from "./catalog-sql.js";
 import { Prisma, type PrismaClient } from "../../generated/prisma/sqlite/client.js";
-import { toDate } from "./catalog-reader.js";
+import { toDateOrNull } from "./catalog-reader.js";
 import type { CatalogStamp } from "./listing-types.js";
 
 export interface FeedQuery {
@@ -18,7 +18,6 @@ export interface FeedQuery {
 export const EPOCH = new Date(0);
 
 /** Raw results differ per driver: Date or ISO string, number or bigint. */
-const dateOrNull = (value: unknown): Date | null => (value === null || value === undefined ? null : toDate(value));
 
 /**
  * Version, change time and next expiry in one statement. Each MIN is one seek on the
@@ -40,10 +39,10 @@ export async function readCatalogStamp(prisma: PrismaClient, now: Date): Promise
   const [row] = await prisma.$queryRaw<{ version: unknown; changedAt: unknown; foreignNext: unknown; seedNext: unknown; indexedNext: unknown }[]>(
     catalogStampSql(now),
   );
-  const next = [dateOrNull(row?.foreignNext), dateOrNull(row?.seedNext), dateOrNull(row?.indexedNext)].filter((d): d is Date => d !== null);
+  const next = [toDateOrNull(row?.foreignNext), toDateOrNull(row?.seedNext), toDateOrNull(row?.indexedNext)].filter((d): d is Date => d !== null);
   return {
     version: Number(row?.version ?? 0),
-    changedAt: dateOrNull(row?.changedAt) ?? EPOCH,
+    changedAt: toDateOrNull(row?.changedAt) ?? EPOCH,
     nextExpiry: next.length ? new Date(Math.min(...next.map((d) => d.getTime()))) : null,
   };
 }

@@ -4,7 +4,7 @@
 // pending row. Each table below is typed against the Prisma model: a field added to Listing in
 // prisma/schema*.prisma fails `npm run typecheck` here until it is given a decoder and a renewal rule.
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import { toDate, type SqlRow } from "./catalog-reader.js";
+import { toDate, toDateOrNull, type SqlRow } from "./catalog-reader.js";
 import type { Listing } from "./listing-types.js";
 
 type Decoders = { [K in keyof Listing]-?: (value: unknown) => Listing[K] };
@@ -12,7 +12,6 @@ type Decoders = { [K in keyof Listing]-?: (value: unknown) => Listing[K] };
 const asIs = <T>(value: unknown) => value as T;
 const json = (value: unknown) => (typeof value === "string" ? (JSON.parse(value) as unknown) : (value ?? null)) as Prisma.JsonValue;
 const flag = (value: unknown) => value === true || value === 1;
-const dateOrNull = (value: unknown) => (value === null || value === undefined ? null : toDate(value));
 
 const DECODERS: Decoders = {
   id: asIs<string>,
@@ -42,7 +41,7 @@ const DECODERS: Decoders = {
   calls30d: Number,
   usageSummary: json,
   sellerUsage: json,
-  delistedAt: dateOrNull,
+  delistedAt: toDateOrNull,
   indexedKey: asIs<string | null>,
   indexedSource: asIs<string | null>,
   provenance: json,
@@ -104,14 +103,5 @@ const ON_RENEWAL: { [K in keyof Listing]-?: "copied" | "kept" } = {
 /** The JSON columns, whose null Prisma writes as Prisma.DbNull. */
 export const JSON_COLUMNS = new Set(LISTING_COLUMNS.filter((column) => DECODERS[column] === json));
 
+/** The columns a renewal copies from the pending row (paid-listing-sql.ts renewListingRow). */
 export const RENEWED_COLUMNS = LISTING_COLUMNS.filter((column) => ON_RENEWAL[column] === "copied");
-
-/** The columns a renewal copies from the pending row, as Prisma update data. */
-export function renewalCopy(pending: Listing): Prisma.ListingUpdateInput {
-  const data: Record<string, unknown> = {};
-  for (const column of RENEWED_COLUMNS) {
-    const value = pending[column];
-    data[column] = value === null && JSON_COLUMNS.has(column) ? Prisma.DbNull : value;
-  }
-  return data as Prisma.ListingUpdateInput;
-}

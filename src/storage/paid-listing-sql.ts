@@ -4,14 +4,13 @@
 // driver gives them and are decoded by listing-row.ts (a Listing) and toPayment here.
 import { randomUUID } from "node:crypto";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import { toDate, type SqlRow } from "./catalog-reader.js";
+import { toDate, toDateOrNull, type SqlRow } from "./catalog-reader.js";
 import { JSON_COLUMNS, RENEWED_COLUMNS, toListing } from "./listing-row.js";
 import type { Listing, Payment, PaymentKey } from "./listing-types.js";
 
 type Query = (sql: Prisma.Sql) => Promise<SqlRow[]>;
 
 const quoted = (column: string) => Prisma.raw(`"${column}"`);
-const dateOrNull = (value: unknown) => (value === null || value === undefined ? null : toDate(value));
 
 /** A raw Payment row as Prisma returns it. */
 export function toPayment(row: SqlRow): Payment {
@@ -26,9 +25,9 @@ export function toPayment(row: SqlRow): Payment {
     state: String(row.state),
     txHash: (row.txHash as string | null) ?? null,
     failureReason: (row.failureReason as string | null) ?? null,
-    chainCheckedAt: dateOrNull(row.chainCheckedAt),
+    chainCheckedAt: toDateOrNull(row.chainCheckedAt),
     createdAt: toDate(row.createdAt),
-    settledAt: dateOrNull(row.settledAt),
+    settledAt: toDateOrNull(row.settledAt),
     listingId: (row.listingId as string | null) ?? null,
   };
 }
