@@ -311,7 +311,7 @@ export class CatalogReads {
   /** Which of these ids the view shows. */
   async idsInView(view: CatalogView, ids: string[], now: Date): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    return new Set((await this.reader.rows(idsInViewSql(view, now, ids))).map((row) => String(row.id)));
+    return new Set((await this.reader.rows(idsInViewSql(view, now, ids), { onePlan: valueFreePlan(view) })).map((row) => String(row.id)));
   }
 
   /** One live listing by id (`GET /listings/{id}`), or null. */

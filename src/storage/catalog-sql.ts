@@ -210,14 +210,17 @@ export function listedAfterSql(kind: DatabaseKind, view: CatalogView, now: Date,
     WHERE ${visible(view, now)} AND l."listedAt" > ${since} ORDER BY l."listedAt" ASC, l."id" ASC LIMIT ${limit}`;
 }
 
+const ofIdsInView = (view: CatalogView, now: Date, ids: string[]) =>
+  Prisma.sql`FROM "Listing" l WHERE l."id" IN (${Prisma.join(ids)}) AND ${visible(view, now)}`;
+
 /** The listings of these ids the view shows (in no particular order). */
 export function inViewByIdsSql(view: CatalogView, now: Date, ids: string[]): Prisma.Sql {
-  return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l."id" IN (${Prisma.join(ids)}) AND ${visible(view, now)}`;
+  return Prisma.sql`SELECT ${selectColumns} ${ofIdsInView(view, now, ids)}`;
 }
 
 /** Which of these ids the view shows: a ranked search's total, without reading the rows it does not show on the page. */
 export function idsInViewSql(view: CatalogView, now: Date, ids: string[]): Prisma.Sql {
-  return Prisma.sql`SELECT l."id" FROM "Listing" l WHERE l."id" IN (${Prisma.join(ids)}) AND ${visible(view, now)}`;
+  return Prisma.sql`SELECT l."id" ${ofIdsInView(view, now, ids)}`;
 }
 
 /** One listing by id, when it is live (active, not expired; or an indexed row our probe confirmed); seed rows too. */
