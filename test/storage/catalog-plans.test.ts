@@ -192,6 +192,27 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
     }
   });
 
+  it.runIf(kind.kind === "postgres")("a new listing is in the trigram indexes at once: no pending list for the next search to read", async () => {
+    const input = listingInput({ description: "freshly listed weather service" });
+    await ctx.db.prisma.listing.create({
+      data: {
+        ...input,
+        sellerPayTo: getAddress(input.sellerPayTo),
+        priceAtomic: "30000",
+        priceMicros: 30_000n,
+        state: "active",
+        listedAt: NOW,
+        expiresAt: at(10_000),
+      },
+    });
+    const pending = await ctx.db.prisma.$queryRawUnsafe<{ name: string; pages: number }[]>(
+      `SELECT indexname AS name, gin_clean_pending_list(format('%I.%I', schemaname, indexname)::regclass)::int AS pages
+           FROM pg_indexes WHERE schemaname = current_schema() AND indexdef LIKE '%gin_trgm_ops%' ORDER BY indexname`,
+    );
+    expect(pending).toHaveLength(5);
+    expect(pending.filter((index) => index.pages > 0)).toEqual([]);
+  });
+
   it.each([
     ["popular", "Listing_popular_idx"],
     ["price", "Listing_price_idx"],
