@@ -22,17 +22,7 @@ import { metrics } from "../metrics.js";
 import { exampleListing } from "../documents/listing-request.js";
 import { bodyRouteDiscovery } from "../payments/bazaar.js";
 import type { ChainReader } from "../payments/chain-reader.js";
-import { settlementVerdict, type SettlementVerdict } from "../payments/settlement-verdict.js";
-import type { UnavailableKind } from "../payments/facilitator-client.js";
-import {
-  paymentResponseHeader,
-  readPaymentHeader,
-  type Charge,
-  type PaymentGate,
-  type SentPayment,
-  type SettleOutcome,
-  type SignedPayment,
-} from "../payments/payment-gate.js";
+import { paymentResponseHeader, readPaymentHeader, type Charge, type PaymentGate, type SentPayment, type SignedPayment } from "../payments/payment-gate.js";
 import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } from "../payments/replies.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
 import { DuplicatePaymentError, type AlongsideActivation, type Listing, type ListingInput, type ListingStore, type Payment } from "../storage/listing-store.js";
@@ -40,6 +30,7 @@ import type { PaymentIdempotencyStore } from "../storage/payment-idempotency-sto
 import { checkListingBody, fieldErrorsOf, probeCheck, reportOf, withSellerMetadata, type ListingRequest } from "./listing-checks.js";
 import { linkTo } from "../market/links.js";
 import { answeredOnce, withPaymentIdentifier } from "./payment-idempotency.js";
+import { judgeSettlement, SETTLEMENT_OUTCOME } from "./settlement-judgement.js";
 import type { Health } from "../health/health.js";
 
 type CreateListingReply = Reply<"createListing">;
@@ -316,62 +307,6 @@ function earlierResult(
     body: created(listing, renewed, transaction, market),
   };
 }
-
-type Verdict =
-  | { kind: "paid"; transaction: string }
-  /** `chainChecked`: the chain confirmed the authorization can no longer pay (else the reconciler looks again). */
-  | { kind: "refused"; reason: string; transaction: string; chainChecked: boolean }
-  | { kind: "unconfirmed"; reason: UnavailableKind | "settlement_pending" }
-  | { kind: "not_sent"; reason: UnavailableKind };
-
-/**
- * What the settlement proved. The facilitator's word is checked against the chain: a success whose
- * transaction did not move the fee to us is refused, and a refusal whose authorization did move it
- * (someone else broadcast it first) is paid. Without a chain reader the facilitator is trusted.
- */
-async function judgeSettlement(settled: SettleOutcome, payment: SignedPayment, deps: PaidListingDeps): Promise<Verdict> {
-  if (settled.kind === "not_sent" || settled.kind === "unconfirmed") return { kind: settled.kind, reason: settled.reason } as Verdict;
-  const claimed: Verdict =
-    settled.kind === "settled"
-      ? { kind: "paid", transaction: settled.transaction }
-      : { kind: "refused", reason: settled.reason, transaction: settled.transaction, chainChecked: false };
-  if (!deps.chain) return claimed;
-  let verdict: SettlementVerdict;
-  try {
-    const { requirements } = payment;
-    verdict = await settlementVerdict(
-      deps.chain,
-      {
-        asset: getAddress(requirements.asset),
-        payer: payment.payer,
-        nonce: payment.nonce,
-        payTo: getAddress(requirements.payTo),
-        amount: BigInt(requirements.amount),
-      },
-      { hint: settled.transaction },
-    );
-  } catch (error) {
-    deps.logger.warn({ err: error, payer: payment.payer }, "could not read the settlement from the chain");
-    return claimed.kind === "paid" ? { kind: "unconfirmed", reason: "settlement_pending" } : claimed;
-  }
-  switch (verdict.kind) {
-    case "paid":
-      return { kind: "paid", transaction: verdict.txHash };
-    case "refused":
-      if (verdict.reason === "authorization_used_elsewhere") {
-        deps.logger.warn(
-          { payer: payment.payer, nonce: payment.nonce, txHash: verdict.txHash },
-          "the authorization's nonce was used by a transfer that did not pay the fee",
-        );
-      }
-      return { kind: "refused", reason: verdict.reason, transaction: verdict.txHash ?? "", chainChecked: true };
-    case "undecided":
-      return claimed.kind === "paid" ? { kind: "unconfirmed", reason: "settlement_pending" } : claimed;
-  }
-}
-
-/** x402_payments_total's outcome of each settlement verdict. */
-const SETTLEMENT_OUTCOME = { paid: "settled", refused: "failed", unconfirmed: "unconfirmed", not_sent: "unavailable" } as const;
 
 type PaymentOutcome = "verified" | "settled" | "failed" | "unconfirmed" | "duplicate" | "unavailable";
 

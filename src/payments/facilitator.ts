@@ -12,7 +12,6 @@ import { x402Facilitator } from "@x402/core/facilitator";
 import type { FacilitatorClient } from "@x402/core/http";
 import type { Network, SupportedResponse } from "@x402/core/types";
 import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from "@x402/evm";
-import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import {
   concatHex,
   createWalletClient,
@@ -29,6 +28,7 @@ import {
   type Transport,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { ChainCheckedExactScheme } from "./chain-checked-scheme.js";
 import { createSettlementSender, rememberingCodeReader, rememberingTypedDataVerifier } from "../chain/settlement-sender.js";
 import { chainForRpc } from "../chain/viem-chain.js";
 import { FacilitatorUnavailableError, unavailableKindOf } from "./facilitator-client.js";
@@ -169,6 +169,6 @@ export function inProcessFacilitatorClient(facilitator: x402Facilitator): Facili
 
 export function createInProcessFacilitator(options: InProcessFacilitatorOptions): InProcessFacilitator {
   const signer = createFacilitatorSigner(options);
-  const facilitator = new x402Facilitator().register(options.network ?? NETWORK, new ExactEvmScheme(signer));
+  const facilitator = new x402Facilitator().register(options.network ?? NETWORK, new ChainCheckedExactScheme(signer));
   return { facilitator, client: inProcessFacilitatorClient(facilitator), settlerAddress: signer.getAddresses()[0]! };
 }

@@ -1,14 +1,7 @@
 // The x402 gate of every paid route (the listing fee and the /kr-* demo endpoints), on the SDK's
 // x402ResourceServer: it states the terms, checks and verifies a payment, and settles it when the
 // caller says so. It never settles by itself: the caller decides when (after its own row exists).
-import {
-  decodePaymentSignatureHeader,
-  encodePaymentRequiredHeader,
-  encodePaymentResponseHeader,
-  type FacilitatorClient,
-  type HTTPAdapter,
-  type HTTPRequestContext,
-} from "@x402/core/http";
+import { encodePaymentResponseHeader, type FacilitatorClient, type HTTPAdapter, type HTTPRequestContext } from "@x402/core/http";
 import { PaymentPayloadV2Schema, z } from "@x402/core/schemas";
 import { x402ResourceServer } from "@x402/core/server";
 import {
@@ -73,11 +66,23 @@ export function readPaymentHeader(headers: Record<string, string | undefined>): 
   const header = headers["payment-signature"];
   if (!header) return { kind: "none", v1: Boolean(headers["x-payment"]) };
   try {
-    return { kind: "decoded", payload: decodePaymentSignatureHeader(header) };
+    return { kind: "decoded", payload: decodeBase64Json(header) };
   } catch {
     return { kind: "malformed" };
   }
 }
+
+// The x402 headers are base64 of JSON, as the SDK's encode/decode functions make and read them, but
+// through Buffer: the SDK's copy the bytes one at a time through atob/btoa strings, and a
+// PAYMENT-SIGNATURE carries the whole challenge back (kilobytes), read on every paid request.
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function decodeBase64Json(header: string): unknown {
+  if (!BASE64.test(header)) throw new Error("not base64");
+  return JSON.parse(Buffer.from(header, "base64").toString("utf8"));
+}
+
+const encodeBase64Json = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8").toString("base64");
 
 type Unpaid = { kind: "unpaid"; paymentRequired: PaymentRequired };
 /** `message` is ours and safe to show; `detail` is the facilitator's own text, for the log only. */
@@ -302,7 +307,7 @@ function requestContextOf(charge: Charge, discovery: RouteDiscovery): HTTPReques
 }
 
 export function paymentRequiredHeader(paymentRequired: PaymentRequired): string {
-  return encodePaymentRequiredHeader(paymentRequired);
+  return encodeBase64Json(paymentRequired);
 }
 
 /**

@@ -38,6 +38,8 @@ interface Figures {
   listed: number;
   /** Fees the marketplace wallet received during the burst, in listing fees (the chain's count). */
   feesCharged: number;
+  /** Answers other than 200 in the burst, as "status error" with their count. */
+  refusals: Map<string, number>;
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -86,7 +88,7 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
     cwd,
   );
   let burstWindow: { fromUs: number; toUs: number } | undefined;
-  const list = async (payerIndex: number, path: string): Promise<{ ms: number; status: number }> => {
+  const list = async (payerIndex: number, path: string): Promise<{ ms: number; status: number; error?: string }> => {
     const payer = chain.buyers[payerIndex]!;
     const pay = wrapFetchWithPayment(fetch, createBuyerClient(payer.privateKey, { allowAssets: [{ asset: chain.asset }] }));
     const body = {
@@ -99,8 +101,10 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
     };
     const started = performance.now();
     const response = await pay(`${service.url}/listings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    await response.arrayBuffer();
-    return { ms: performance.now() - started, status: response.status };
+    const answer = await response.text();
+    const ms = performance.now() - started;
+    if (response.status === 200) return { ms, status: 200 };
+    return { ms, status: response.status, error: errorOf(answer) };
   };
   try {
     for (let i = 0; i < 3; i++) await list(0, `warm-${i}`);
@@ -121,6 +125,8 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
     const feesReceived = (await chain.balanceOf(chain.marketplacePayTo)) - burstFunds;
     const latencies = results.map((r) => r.ms).sort((a, b) => a - b);
     const listed = results.filter((r) => r.status === 200).length;
+    const refusals = new Map<string, number>();
+    for (const { status, error } of results) if (status !== 200) refusals.set(`${status} ${error}`, (refusals.get(`${status} ${error}`) ?? 0) + 1);
     return {
       label,
       aloneMs: alone.sort((a, b) => a - b)[2]!,
@@ -131,10 +137,20 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
       cpuPerListingMs,
       listed,
       feesCharged: fee > 0n ? Number(feesReceived / fee) : Number.NaN,
+      refusals,
     };
   } finally {
     await service.stop();
     if (PROFILE_DIR && burstWindow) printProfile(PROFILE_DIR, service.pid, burstWindow, PAYERS);
+  }
+}
+
+/** The `error` of a JSON error answer, or what the answer starts with. */
+function errorOf(answer: string): string {
+  try {
+    return String((JSON.parse(answer) as { error?: unknown }).error);
+  } catch {
+    return answer.slice(0, 40);
   }
 }
 
@@ -149,6 +165,7 @@ function print(f: Figures): void {
   console.log(
     `  ${PAYERS} at once           ${f.listed}/${PAYERS} listed (200), ${f.feesCharged} fees received on chain ${verdict(f.listed === PAYERS && f.feesCharged === PAYERS)}`,
   );
+  if (f.refusals.size) console.log(`  not listed              ${[...f.refusals].map(([answer, count]) => `${count} x ${answer}`).join(", ")}`);
   console.log(`  throughput              ${f.rate.toFixed(1)} listings/s ${verdict(f.rate >= TARGET_RATE)} (target >= ${TARGET_RATE})`);
   console.log(
     `  latency                 p50 ${f.p50.toFixed(0)} ms, p99 ${f.p99.toFixed(0)} ms = ${(f.p99 / f.aloneMs).toFixed(1)}x alone ${verdict(f.p99 <= TARGET_P99_RATIO * f.aloneMs)} (target <= ${TARGET_P99_RATIO}x, chain time included)`,
