@@ -198,6 +198,7 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
       data: {
         ...input,
         sellerPayTo: getAddress(input.sellerPayTo),
+        inputSchema: undefined,
         priceAtomic: "30000",
         priceMicros: 30_000n,
         state: "active",
