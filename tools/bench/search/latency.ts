@@ -10,8 +10,9 @@
  * minutes of CPU, and a vector's values do not change what a search costs). Each service runs as
  * `npm start` runs it. Questions are the bench's buyer queries made distinct, sent one at a time
  * (latency without queueing), after a warm-up. Per request: wall time, CPU of the service's request
- * thread and of its whole process (the model's worker embeds each new question off the request
- * thread meanwhile, so the process figure includes the model). RSS at the end: the model loaded.
+ * thread and of its whole process (the model's thread runs only for the backfill: with every
+ * vector stored, a question does not start it; before 2026-11-27 each question was sent to it).
+ * RSS at the end.
  *   BENCH_SIZES=10000 (comma-separated), BENCH_QUERIES=300, BENCH_OUT=<file> (JSON)
  *   BENCH_BASELINE=<git revision>: that revision's hybrid search on the same catalog in the same run
  *   BENCH_CPU_PROF=<dir>: a V8 CPU profile of the request thread of each hybrid service, summarised
