@@ -48,6 +48,9 @@ export class CatalogRanker {
   }
 }
 
+/** Whether the view filters on a fact the engine keeps per listing (else every hit passes and no check runs). */
+const filtersTrust = (view: CatalogView) => view.payTo !== undefined || view.health !== undefined || view.verified === true || view.minCalls !== undefined;
+
 const allowed = (view: CatalogView) => (doc: Pick<SearchDocument, "payTo" | "health" | "verified" | "calls30d"> | undefined) =>
   doc !== undefined &&
   (view.payTo === undefined || doc.payTo.toLowerCase() === view.payTo.toLowerCase()) &&
@@ -79,7 +82,12 @@ export async function rankedPage(
   const outcome = ranker.service.search(text, {
     mode,
     limit: RANKED_HITS,
-    filters: { minPriceMicros: view.minPriceMicros, maxPriceMicros: view.maxPriceMicros, tags: view.tags, allow: (id) => allow(engine.document(id)) },
+    filters: {
+      minPriceMicros: view.minPriceMicros,
+      maxPriceMicros: view.maxPriceMicros,
+      tags: view.tags,
+      allow: filtersTrust(view) ? (id) => allow(engine.document(id)) : undefined,
+    },
   });
   const ids = outcome.hits.map((hit) => hit.id);
   const sort = view.sort && view.sort !== "newest" ? SORTS[view.sort] : undefined;

@@ -55,7 +55,7 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     await second.close();
   }, 180_000);
 
-  it("answers while the model's thread is stopped idle, and starts it again for a new query", async () => {
+  it("answers while the model's thread is stopped idle, a question does not start it, and the model's work does", async () => {
     const idle = new SearchService(context.db, { modelIdleMs: 200 });
     await idle.start(at(1));
     await idle.embedQuery("weather forecast");
@@ -64,6 +64,9 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     while (idle.modelThreads > 0) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(idle.search("weather forecast", { mode: "hybrid" })).toEqual(cached);
     expect(idle.search("rain tomorrow", { mode: "hybrid" })).toMatchObject({ mode: "hybrid", hits: [{ id: ids.weather }] });
+    // A buyer's question is answered with the query encoder alone: the model's thread stays stopped.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(idle.modelThreads).toBe(0);
     await idle.embedQuery("rain tomorrow");
     expect(idle.modelThreads).toBe(1);
     await idle.close();

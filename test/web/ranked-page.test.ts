@@ -64,10 +64,6 @@ describe("the catalog page over the ranking engine", () => {
   it.each(["query=weather%20forecast", "query=weather%20forecast&sort=price", "query=storm&sort=priceDesc"])(
     "/?%s: healthy first, the engine's order within each group, on every page",
     async (query) => {
-      // The first ask of a text ranks by the distilled query encoder while the model encodes it, and
-      // the order may change once the model's vector is cached: have the model's vector first.
-      const ranker = (market.server.contexts.catalog as { ranker?: { service: { embedQuery(text: string): Promise<void> } } }).ranker;
-      await ranker!.service.embedQuery(new URLSearchParams(query).get("query")!);
       const { body } = await market.json<SearchDocument>(`/discovery/search?${query}&limit=100`);
       expect(body.searchMode).toBe("hybrid");
       const expected = [...body.items]

@@ -69,11 +69,11 @@ export function summariseProfile(file: string, window: { fromUs: number; toUs: n
   return [...totals].map(([name, ms]): [string, number] => [name, ms / units]).sort((a, b) => b[1] - a[1]);
 }
 
-export function printProfile(dir: string, pid: number, window: { fromUs: number; toUs: number }, units: number): void {
+export function printProfile(dir: string, pid: number, window: { fromUs: number; toUs: number }, units: number, unit = "listing"): void {
   const file = newestProfileOf(dir, pid);
   if (!file) return console.log(`  (no CPU profile of pid ${pid} in ${dir})`);
   const rows = summariseProfile(join(dir, file), window, units);
   const total = rows.reduce((sum, [, ms]) => sum + ms, 0);
-  console.log(`  profile (${file}), ms per listing, ${total.toFixed(1)} in all:`);
+  console.log(`  profile (${file}), ms per ${unit}, ${total.toFixed(1)} in all:`);
   for (const [name, ms] of rows) console.log(`    ${ms.toFixed(1).padStart(6)}  ${name}`);
 }
