@@ -90,6 +90,32 @@ export function upsertHealthDaysSql(kind: DatabaseKind, rows: HealthDayIncrement
 }
 
 /**
+ * Whether a published change leaves every indexed column of the listing (`row`, as it stands) as it
+ * is: the same status and 7-day uptime, and no indexing row that this healthy status would confirm.
+ */
+export function onlySummaryMoves(row: Record<string, unknown>, change: PublishedHealth): boolean {
+  const confirms = row.state === "indexing" && change.status === "healthy";
+  return !confirms && change.status === String(row.healthStatus) && change.uptime7d === Number(row.uptime7d ?? 0);
+}
+
+/**
+ * Publishes a new summary of listings whose status, 7-day uptime and state stay as they are (most
+ * probes: only lastCheckedAt and the uptimes' digits move). It sets no indexed column, so SQLite and
+ * PostgreSQL rewrite none of the listing's sort indexes (seven of them carry healthStatus or state),
+ * which publishHealthSql's full write costs every probe.
+ */
+export function publishSummariesSql(kind: DatabaseKind, rows: PublishedHealth[]): Sql {
+  const values = rowsOf(rows.map((row) => [typed(kind, row.listingId, "uuid"), typed(kind, row.summary, "jsonb")]));
+  if (kind === "sqlite")
+    return Prisma.sql`WITH v ("id", "healthSummary") AS (VALUES ${values})
+      UPDATE "Listing" SET "healthSummary" = (SELECT v."healthSummary" FROM v WHERE v."id" = "Listing"."id")
+      WHERE "Listing"."id" IN (SELECT "id" FROM v) AND "Listing"."state" IN ('active', 'indexing', 'indexed')`;
+  return Prisma.sql`WITH v ("id", "healthSummary") AS (VALUES ${values})
+    UPDATE "Listing" SET "healthSummary" = v."healthSummary"
+    FROM v WHERE "Listing"."id" = v."id" AND "Listing"."state" IN ('active', 'indexing', 'indexed')`;
+}
+
+/**
  * Publishes health to the catalog's columns, the summary's 7-day uptime beside it (raw, so the listing's updatedAt, its terms' time, stays).
  * An indexed row our probe finds healthy for the first time is confirmed: "indexing" becomes "indexed"
  * (its updatedAt too, so the search index, which follows updatedAt, takes it in).

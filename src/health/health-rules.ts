@@ -204,5 +204,14 @@ export function nextProbeAt(at: Date, intervalMs: number, random: () => number =
   return new Date(at.getTime() + Math.round(interval * (0.9 + 0.2 * random())));
 }
 
+/**
+ * The re-probe interval under an instance's probe budget: the configured one, or as long as the
+ * budget takes to probe every scheduled listing once when that is longer (0 or no budget: as configured).
+ */
+export function budgetedIntervalMs(intervalMs: number, scheduledListings: number, probesPerMinute: number): number {
+  if (intervalMs <= 0 || probesPerMinute <= 0) return intervalMs;
+  return Math.max(intervalMs, Math.ceil((scheduledListings * 60_000) / probesPerMinute));
+}
+
 /** The re-probe interval when re-probing is off (rounds run on demand only): 15 minutes. */
 const DEFAULT_INTERVAL_MS = HOUR_MS / 4;

@@ -33,7 +33,15 @@ import type { CatalogTransactions, RawTx, WriteOutcome } from "../storage/catalo
 import { healthCounts, type HealthCounts } from "../storage/health-counts.js";
 import { listingEvent } from "../storage/listing-status.js";
 import type { ListingEventDraft } from "../storage/listing-types.js";
-import { insertMissingHealthRowsSql, publishHealthSql, updateHealthRowsSql, upsertHealthDaysSql, type PublishedHealth } from "./health-batch-sql.js";
+import {
+  insertMissingHealthRowsSql,
+  onlySummaryMoves,
+  publishHealthSql,
+  publishSummariesSql,
+  updateHealthRowsSql,
+  upsertHealthDaysSql,
+  type PublishedHealth,
+} from "./health-batch-sql.js";
 
 /** A listing leased for a probe: what to probe and its health so far. */
 export interface ClaimedListing {
@@ -147,6 +155,12 @@ export class HealthStore {
       ON CONFLICT ("listingId") DO NOTHING`);
   }
 
+  /** How many listings have a re-probe schedule (live ones, and those gone less than a day). */
+  async scheduledCount(): Promise<number> {
+    const [row] = await this.raw<{ count: unknown }>(Prisma.sql`SELECT COUNT(*) AS "count" FROM "ListingHealth"`);
+    return num(row?.count);
+  }
+
   /**
    * Leases up to `limit` listings due by `dueBy` (default now) to `holder` until now + leaseMs,
    * oldest due first; among those due at once, in id order: ids are random, so a batch mixes hosts
@@ -239,7 +253,7 @@ export class HealthStore {
     const kind = this.db.kind;
     const listingIds = probes.map((probe) => probe.listingId);
     if (holder === null) await tx.$executeRaw(insertMissingHealthRowsSql(listingIds, now));
-    const rows = await tx.$queryRaw<SqlRow[]>(Prisma.sql`SELECT h.*, l."healthStatus", l."healthSummary", ${EVENT_COLUMNS}
+    const rows = await tx.$queryRaw<SqlRow[]>(Prisma.sql`SELECT h.*, l."healthStatus", l."healthSummary", l."uptime7d", ${EVENT_COLUMNS}
       FROM "ListingHealth" h JOIN "Listing" l ON l."id" = h."listingId" WHERE h."listingId" IN (${ids(listingIds)})`);
     const current = new Map(rows.map((row) => [String(row.listingId), row]));
     const mine = probes.filter((probe) => current.has(probe.listingId));
@@ -287,7 +301,11 @@ export class HealthStore {
       ),
     );
     const changes = results.flatMap((result) => (result.publish ? [result.publish] : []));
-    const published = changes.length > 0 ? await tx.$executeRaw(publishHealthSql(kind, changes, now)) : 0;
+    const summaryOnly = (change: PublishedHealth) => onlySummaryMoves(current.get(change.listingId)!, change);
+    const [summariesOnly, statusChanges] = [changes.filter(summaryOnly), changes.filter((change) => !summaryOnly(change))];
+    const published =
+      (summariesOnly.length > 0 ? await tx.$executeRaw(publishSummariesSql(kind, summariesOnly)) : 0) +
+      (statusChanges.length > 0 ? await tx.$executeRaw(publishHealthSql(kind, statusChanges, now)) : 0);
     const events = changes.flatMap((change) => healthEvent(current.get(change.listingId)!, change, now));
     return { result: published, changed: published > 0, events };
   }

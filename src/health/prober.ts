@@ -11,7 +11,8 @@ import type { JobDefinition } from "../jobs/job.js";
 import type { Logger } from "../logger.js";
 import type { ProbeResult, ProbeTarget } from "../probe/seller-probe.js";
 import type { ClaimedListing, HealthStore, ProbedListing } from "./health-store.js";
-import { runPolitely } from "./politeness.js";
+import { budgetedIntervalMs } from "./health-rules.js";
+import { runPolitely, type Pace } from "./politeness.js";
 
 export interface HealthProberDeps {
   store: HealthStore;
@@ -50,18 +51,36 @@ export class HealthProber {
   /** When (the clock's ms) a round last scheduled new listings and pruned gone ones. */
   private upkeptAt: number | null = null;
   private readonly unresolvableUntil = new Map<string, { until: number; result: ProbeResult }>();
+  /** The probe budget's spacing of probe starts, held across batches and rounds; none without a budget. */
+  private readonly pace: Pace | undefined;
+  /** Listings with a schedule, counted at each upkeep: what the budget has to cover in one interval. */
+  private scheduledListings = 0;
 
   constructor(private readonly deps: HealthProberDeps) {
     this.holder = deps.holder ?? INSTANCE_ID;
+    // Rounds asked for while re-probing is off (intervalMs 0: the tests) are not paced.
+    const { intervalMs, probesPerMinute } = deps.config;
+    this.pace = intervalMs > 0 && probesPerMinute > 0 ? { gapMs: 60_000 / probesPerMinute, nextStartAt: 0 } : undefined;
   }
 
   get rules() {
     return { failuresToUnhealthy: this.deps.config.failuresToUnhealthy, successesToHealthy: this.deps.config.successesToHealthy };
   }
 
-  /** The schedule options the store needs to record a probe (the listing-time sample too). */
+  /** The schedule options the store needs to record a probe (the listing-time sample too): the interval stretched to the budget. */
   get schedule() {
-    return { rules: this.rules, intervalMs: this.deps.config.intervalMs };
+    const { intervalMs, probesPerMinute } = this.deps.config;
+    return { rules: this.rules, intervalMs: budgetedIntervalMs(intervalMs, this.scheduledListings, probesPerMinute) };
+  }
+
+  /**
+   * Listings a batch claims: the configured batch, or what the budget probes in half a lease when
+   * that is fewer, so a paced batch ends well inside its lease.
+   */
+  private get batchSize(): number {
+    const { batchSize, probesPerMinute, leaseMs } = this.deps.config;
+    if (!this.pace) return batchSize;
+    return Math.max(1, Math.min(batchSize, Math.floor((probesPerMinute * leaseMs) / 2 / 60_000)));
   }
 
   /** The rounds as a background job (off when the interval is 0); the first tick comes after one tick time, not at start. */
@@ -77,10 +96,13 @@ export class HealthProber {
     const report: RoundReport = { probed: 0, failed: 0, published: 0, batches: 0 };
     const roundStart = this.deps.now();
     const upkeep = this.upkeptAt === null || roundStart.getTime() - this.upkeptAt >= UPKEEP_EVERY_MS;
-    if (upkeep) await store.schedule(roundStart);
+    if (upkeep) {
+      await store.schedule(roundStart);
+      this.scheduledListings = await store.scheduledCount();
+    }
     while (!signal?.aborted) {
       // Only what was due when the round began: with a short interval, the first probed would be due again before the last.
-      const claimed = await store.claim(this.holder, this.deps.now(), config.leaseMs, config.batchSize, roundStart);
+      const claimed = await store.claim(this.holder, this.deps.now(), config.leaseMs, this.batchSize, roundStart);
       if (claimed.length === 0) break;
       report.batches++;
       const probed = await this.probeBatch(claimed, signal);
@@ -115,7 +137,13 @@ export class HealthProber {
         const outcome = result.ok ? { ok: true as const, latencyMs } : { ok: false as const, code: result.code, latencyMs };
         return { claimed: listing, outcome, at: this.deps.now() };
       },
-      { concurrency: config.concurrency, hostGapMs: config.hostGapMs, hostReadyAt: this.hostReadyAt, ...(signal && { signal }) },
+      {
+        concurrency: config.concurrency,
+        hostGapMs: config.hostGapMs,
+        hostReadyAt: this.hostReadyAt,
+        ...(this.pace && { pace: this.pace }),
+        ...(signal && { signal }),
+      },
     );
   }
 

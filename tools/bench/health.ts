@@ -319,6 +319,7 @@ async function memoryBench(): Promise<void> {
         batchSize: 200,
         hostGapMs: 0,
         leaseMs: 60_000,
+        probesPerMinute: 0, // the statements' cost per probe is measured, not a budget's pace
       },
       logger: createLogger("silent"),
       now,

@@ -60,8 +60,20 @@ interface Result {
   jobs: Record<string, { runs: number; cpuMs: number; meanDurationMs: number }>;
 }
 
+/**
+ * A GET, tried again once when the connection was reset: a kept-alive connection the server closes
+ * as the next request goes out (its keep-alive timeout, on a loaded machine) ended whole runs.
+ */
+async function get(url: string): Promise<Response> {
+  try {
+    return await fetch(url);
+  } catch {
+    return fetch(url);
+  }
+}
+
 async function scrape(server: BenchServer): Promise<string> {
-  return (await fetch(`${server.url}/metrics`)).text();
+  return (await get(`${server.url}/metrics`)).text();
 }
 
 /** `name{job="x"} value` lines of one metric, by job. */
@@ -95,7 +107,7 @@ async function settle(server: BenchServer): Promise<number> {
 
 async function measure(revision: string, database: string, server: BenchServer, sellers: number): Promise<Result> {
   const settled = await settle(server);
-  await fetch(`${server.url}${PROBE_PATH}`).then((response) => response.arrayBuffer());
+  await get(`${server.url}${PROBE_PATH}`).then((response) => response.arrayBuffer());
   // Idle: a sample a second; the probe's request is the only traffic.
   const jobsBefore = await scrape(server);
   const cpuBefore = server.cpuMs();
@@ -105,7 +117,7 @@ async function measure(revision: string, database: string, server: BenchServer, 
   const until = Date.now() + IDLE_SECONDS * 1000;
   for (let second = 1; Date.now() < until; second++) {
     const started = performance.now();
-    await fetch(`${server.url}${PROBE_PATH}`).then((response) => response.arrayBuffer());
+    await get(`${server.url}${PROBE_PATH}`).then((response) => response.arrayBuffer());
     worstProbe = Math.max(worstProbe, performance.now() - started);
     rss.push(server.rssMiB());
     // The service's event-loop delay: its maximum since the last scrape (every 10 s: a scrape costs CPU too).
