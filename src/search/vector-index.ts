@@ -51,7 +51,7 @@ class SlotList {
 
   push(slot: number, bits: Int32Array): void {
     if (this.length === this.slots.length) {
-      const grown = new Int32Array(Math.ceil(this.length * 1.5));
+      const grown = new Int32Array(Math.max(16, Math.ceil(this.length * 1.5)));
       grown.set(this.slots);
       this.slots = grown;
       const grownBits = new Int32Array(grown.length * WORDS);
