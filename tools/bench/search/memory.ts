@@ -29,11 +29,27 @@ async function searches(server: BenchServer, count: number): Promise<void> {
   for (let i = 0; i < count; i++) await fetch(`${server.url}${readPath("search", SIZE)}`).then((reply) => reply.arrayBuffer());
 }
 
+/**
+ * engineReady, asked again when a probe's connection is reset: at load average 20 the loading
+ * service's event loop stalled past node's header timeout and it closed the probe's socket.
+ */
+async function readyDespiteResets(url: string, timeoutMs = 1_800_000): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    try {
+      return performance.now() - started + (await engineReady(url, timeoutMs - (performance.now() - started)));
+    } catch (error) {
+      if (!(error instanceof TypeError) || performance.now() - started > timeoutMs) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
 async function measure(file: string, env: Record<string, string>, label: string, cwd?: string): Promise<Record<string, string | number>> {
   const server = await serve("app", [], { DATABASE_URL: `file:${file}`, ...env }, cwd);
   try {
     // A loaded machine (load average 12-15) took over 10 minutes to load 100k listings.
-    const ready = env.SEARCH_SEMANTIC === "off" ? 0 : await engineReady(server.url, 1_800_000);
+    const ready = env.SEARCH_SEMANTIC === "off" ? 0 : await readyDespiteResets(server.url);
     const settled = await atRest(server);
     const rested = status(server.pid);
     // Distinct searches: each is ranked and, with the engine, queued to the model (which loads on the first).
