@@ -7,7 +7,7 @@ import { VectorIndex } from "../../src/search/vector-index.js";
 /** Deterministic unit vectors (a small linear congruential generator, summed to a rough Gaussian). */
 function unitVectors(count: number, dimensions: number, seed = 7): Float32Array[] {
   let state = seed;
-  const next = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32) - 0.5;
+  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32 - 0.5;
   return Array.from({ length: count }, () => {
     const vector = Float32Array.from({ length: dimensions }, () => next() + next() + next());
     const norm = Math.hypot(...vector);
