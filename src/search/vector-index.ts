@@ -1,15 +1,35 @@
-// The semantic side's index: each listing's unit vector as int8 (512 bytes and a scale: 52 MB at
-// 100k listings, against 205 MB as float32), filed under the nearest of the codebook's fixed cells
-// (256 centroids distilled once, tools/search/distill.ts). A query scores the cells, then scans the
-// nearest cells' listings until it has looked at SCAN_BUDGET of them: the same work at 10k and at
-// 100k listings (exact below the budget, approximate above it).
+// The semantic side's index: each listing's unit vector as 4-bit values, two to a byte (256 bytes and
+// a scale: 26 MB at 100k listings, against 52 MB as int8 and 205 MB as float32), filed under the
+// nearest of the codebook's fixed cells (256 centroids distilled once, tools/search/distill.ts). A
+// query scores the cells, then scans the nearest cells' listings until it has looked at SCAN_BUDGET
+// of them: the same work at 10k and at 100k listings (exact below the budget, approximate above it).
 import type { VectorRows } from "./vector-file.js";
 
 /** Listings a query compares itself with at most, by their sign bits (hamming distance: cheap). */
 export const SCAN_BUDGET = 12000;
-/** The best of those by sign bits are then compared exactly (int8). */
+/** The best of those by sign bits are then compared by their 4-bit values. */
 export const RERANK = 400;
 const WORDS = 16;
+/**
+ * A stored value's step is this share of the vector's root mean square: values within ±7 steps
+ * (±2.6 RMS) keep their place, the rare larger ones are clipped to 7. A step of max|x| / 7 spent
+ * most of the 16 levels on a few large components and left most of the rest at 0.
+ */
+const STEP_PER_RMS = 2.6 / 7;
+const LEVEL = 7;
+
+/** Packs a vector to signed 4-bit values, two a byte (even dimension low nibble); returns the step. */
+export function packNibbles(vector: ArrayLike<number>, into: Int8Array, offset: number): number {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
+  const step = Math.sqrt(sum / vector.length) * STEP_PER_RMS || 1;
+  for (let i = 0; i < vector.length; i += 2) {
+    const low = Math.max(-LEVEL, Math.min(LEVEL, Math.round(vector[i]! / step)));
+    const high = Math.max(-LEVEL, Math.min(LEVEL, Math.round(vector[i + 1]! / step)));
+    into[offset + (i >> 1)] = (high << 4) | (low & 15);
+  }
+  return step;
+}
 
 function popcount(x: number): number {
   x -= (x >>> 1) & 0x55555555;
@@ -31,7 +51,7 @@ class SlotList {
 
   push(slot: number, bits: Int32Array): void {
     if (this.length === this.slots.length) {
-      const grown = new Int32Array(Math.ceil(this.length * 1.5));
+      const grown = new Int32Array(Math.max(16, Math.ceil(this.length * 1.5)));
       grown.set(this.slots);
       this.slots = grown;
       const grownBits = new Int32Array(grown.length * WORDS);
@@ -40,6 +60,12 @@ class SlotList {
     }
     this.bits.set(bits, this.length * WORDS);
     this.slots[this.length++] = slot;
+  }
+
+  trim(): void {
+    if (this.slots.length === this.length) return;
+    this.slots = this.slots.slice(0, this.length);
+    this.bits = this.bits.slice(0, this.length * WORDS);
   }
 
   delete(slot: number): void {
@@ -52,6 +78,7 @@ class SlotList {
 }
 
 export class VectorIndex {
+  /** Two 4-bit values a byte: dimension 2i in the low nibble, 2i+1 in the high one. */
   private values: Int8Array;
   private scales: Float32Array;
   /** Each slot's cell (valid where its scale is not 0). */
@@ -69,7 +96,7 @@ export class VectorIndex {
     initialCapacity = 1024,
   ) {
     this.capacity = initialCapacity;
-    this.values = new Int8Array(initialCapacity * codebook.dimensions);
+    this.values = new Int8Array((initialCapacity * codebook.dimensions) / 2);
     this.scales = new Float32Array(initialCapacity);
     this.cellOf = new Uint16Array(initialCapacity);
     this.cells = Array.from({ length: codebook.rows }, () => new SlotList());
@@ -98,15 +125,29 @@ export class VectorIndex {
 
   private grow(slot: number): void {
     if (slot < this.capacity) return;
-    // Grown by a quarter (not doubled): at 100k listings the spare room of a doubling is 30 MB.
-    const capacity = Math.max(slot + 1, Math.ceil(this.capacity * 1.25));
-    const values = new Int8Array(capacity * this.dimensions);
-    values.set(this.values);
+    // Grown by a quarter (not doubled): at 100k listings the spare room of a doubling is 15 MB.
+    this.resize(Math.max(slot + 1, Math.ceil(this.capacity * 1.25)));
+  }
+
+  private resize(capacity: number): void {
+    const bytes = this.dimensions / 2;
+    const values = new Int8Array(capacity * bytes);
+    values.set(this.values.subarray(0, Math.min(this.capacity, capacity) * bytes));
     const scales = new Float32Array(capacity);
-    scales.set(this.scales);
+    scales.set(this.scales.subarray(0, Math.min(this.capacity, capacity)));
     const cellOf = new Uint16Array(capacity);
-    cellOf.set(this.cellOf);
+    cellOf.set(this.cellOf.subarray(0, Math.min(this.capacity, capacity)));
     [this.values, this.scales, this.cellOf, this.capacity] = [values, scales, cellOf, capacity];
+  }
+
+  /**
+   * Gives back the spare room growing left (up to a quarter of the vectors, and a third of each
+   * cell's list), keeping `headroom` slots past `slots` for the listings still to come.
+   */
+  trim(slots: number, headroom = 1024): void {
+    const capacity = Math.max(slots + headroom, 1024);
+    if (capacity < this.capacity) this.resize(capacity);
+    for (const cell of this.cells) cell.trim();
   }
 
   private signBits(vector: Float32Array, into: Int32Array, offset: number): void {
@@ -141,13 +182,7 @@ export class VectorIndex {
       this.cells[this.cellOf[slot]!]!.delete(slot);
       this.count--;
     }
-    const dims = this.dimensions;
-    let max = 0;
-    for (let i = 0; i < dims; i++) max = Math.max(max, Math.abs(vector[i]!));
-    const scale = max / 127 || 1;
-    const offset = slot * dims;
-    for (let i = 0; i < dims; i++) this.values[offset + i] = Math.round(vector[i]! / scale);
-    this.scales[slot] = scale;
+    this.scales[slot] = packNibbles(vector, this.values, (slot * this.dimensions) / 2);
     const bits = new Int32Array(WORDS);
     this.signBits(vector, bits, 0);
     const scores = this.cellScores(vector);
@@ -161,20 +196,25 @@ export class VectorIndex {
   /** Adds weight x the slot's stored vector into `into`; false when the slot has none. */
   addVector(slot: number, weight: number, into: Float32Array): boolean {
     if (slot >= this.capacity || this.scales[slot] === 0) return false;
-    const dims = this.dimensions;
+    const bytes = this.dimensions / 2;
     const scaled = weight * this.scales[slot]!;
-    const offset = slot * dims;
-    for (let i = 0; i < dims; i++) into[i]! += scaled * this.values[offset + i]!;
+    const offset = slot * bytes;
+    for (let i = 0; i < bytes; i++) {
+      const byte = this.values[offset + i]!;
+      into[2 * i]! += scaled * ((byte << 28) >> 28);
+      into[2 * i + 1]! += scaled * (byte >> 4);
+    }
     return true;
   }
 
   /**
    * The `limit` live slots most similar to a unit query vector, most similar first: the nearest
    * cells' listings are ranked by sign-bit agreement (SCAN_BUDGET of them at most), and the RERANK
-   * best of those by their int8 vectors.
+   * best of those by their 4-bit values.
    */
   search(query: Float32Array, limit: number, accept: (slot: number) => boolean): VectorMatch[] {
     const dims = this.dimensions;
+    const bytes = dims / 2;
     const { values, scales } = this;
     const queryBits = new Int32Array(WORDS);
     this.signBits(query, queryBits, 0);
@@ -206,12 +246,13 @@ export class VectorIndex {
       if (distances[k]! > cutoff) continue;
       const slot = found[k]!;
       if (!accept(slot)) continue;
-      const offset = slot * dims;
+      const offset = slot * bytes;
       let s0 = 0;
       let s1 = 0;
-      for (let i = 0; i < dims; i += 2) {
-        s0 += query[i]! * values[offset + i]!;
-        s1 += query[i + 1]! * values[offset + i + 1]!;
+      for (let i = 0; i < bytes; i++) {
+        const byte = values[offset + i]!;
+        s0 += query[2 * i]! * ((byte << 28) >> 28);
+        s1 += query[2 * i + 1]! * (byte >> 4);
       }
       top.push({ slot, similarity: (s0 + s1) * scales[slot]! });
     }

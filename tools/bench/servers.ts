@@ -24,14 +24,21 @@ const CLOCK_TICKS = 100;
  * The command of `npm start`, so the service is measured exactly as it runs. What the script runs
  * before it (`node tools/build.mjs --if-stale &&`: the compiled build) runs here first.
  */
-function startCommand(cwd: string): string[] {
+function startCommand(cwd: string): { args: string[]; env: Record<string, string> } {
   const { scripts } = JSON.parse(readFileSync(join(cwd, "package.json"), "utf8")) as { scripts: { start: string } };
   const steps = scripts.start.split("&&").map((step) => step.trim());
   const service = steps.pop()!;
   for (const step of steps) execFileSync("sh", ["-c", step], { cwd, stdio: ["ignore", "ignore", "inherit"] });
-  const [node, ...args] = service.split(/\s+/);
+  const words = service.split(/\s+/);
+  // Settings the script gives node's environment (NAME=value before the command: glibc's malloc).
+  const env: Record<string, string> = {};
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0]!)) {
+    const [name, ...value] = words.shift()!.split("=");
+    env[name!] = value.join("=");
+  }
+  const [node, ...args] = words;
   if (node !== "node") throw new Error(`npm start should run node directly, not ${node}`);
-  return args;
+  return { args, env };
 }
 
 async function firstLine(child: ChildProcess, matches: (line: string) => boolean): Promise<string> {
@@ -48,11 +55,11 @@ async function firstLine(child: ChildProcess, matches: (line: string) => boolean
 
 /** Starts a server in its own process: bare node:http or Koa (tools/bench/serve.ts), or the service as `npm start` runs it. */
 export async function serve(kind: "node" | "koa" | "app", args: string[] = [], env: Record<string, string> = {}, cwd = process.cwd()): Promise<BenchServer> {
-  const command = kind === "app" ? startCommand(cwd) : ["--import", "tsx", "tools/bench/serve.ts", kind, ...args];
-  const child = spawn(process.execPath, command, {
+  const start = kind === "app" ? startCommand(cwd) : { args: ["--import", "tsx", "tools/bench/serve.ts", kind, ...args], env: {} };
+  const child = spawn(process.execPath, start.args, {
     cwd,
     stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", LOAD_SEED: "false", ...env },
+    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", LOAD_SEED: "false", ...start.env, ...env },
   });
   const line = await firstLine(child, (text) => text.includes('"url"'));
   const { url } = JSON.parse(line) as { url: string };
