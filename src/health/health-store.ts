@@ -24,7 +24,6 @@ import {
   type DayTotals,
   type HealthRules,
   type HealthState,
-  type HealthStatus,
   type ProbeOutcome,
   type ProbeSample,
 } from "./health-rules.js";
@@ -42,6 +41,7 @@ import {
   upsertHealthDaysSql,
   type PublishedHealth,
 } from "./health-batch-sql.js";
+import { healthColumns, healthStateOf, jsonOf, num, standsInForRound, withProbe } from "./health-rows.js";
 
 /** A listing leased for a probe: what to probe and its health so far. */
 export interface ClaimedListing {
@@ -89,12 +89,13 @@ interface ProbeToRecord {
 
 interface ScheduleOptions {
   rules: HealthRules;
+  /** Until the next probe of a listing that passed and is healthy (the budget may stretch it). */
   intervalMs: number;
+  /** Until the next probe of a listing whose probe failed or that is not healthy (default intervalMs). */
+  recheckMs?: number;
 }
 
 const ids = (list: string[]) => Prisma.join(list);
-const num = (value: unknown) => Number(value ?? 0);
-const jsonOf = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : (value ?? null));
 const dateOrNull = (value: unknown) => (value === null || value === undefined ? null : toDate(value));
 
 /** The listing columns a health change's event carries (its status after the change). */
@@ -278,7 +279,9 @@ export class HealthStore {
           listingId,
           ...healthColumns(state),
           recentProbes: JSON.stringify(state.recentProbes),
-          nextProbeAt: counted ? nextProbeAt(at, options.intervalMs) : toDate(row.nextProbeAt),
+          nextProbeAt: counted
+            ? nextProbeAt(at, outcome.ok && state.status === "healthy" ? options.intervalMs : (options.recheckMs ?? options.intervalMs))
+            : toDate(row.nextProbeAt),
         },
         day: { listingId, day: utcDay(at), probes: 1, successes: outcome.ok ? 1 : 0, latencyHistogram: JSON.stringify(histogram) },
         publish:
@@ -371,46 +374,4 @@ async function dayContext(tx: RawTx, listingIds: string[], now: Date): Promise<{
     if (day === today.getTime()) todays.set(id, jsonOf(row.latencyHistogram));
   }
   return { totals, today: todays };
-}
-
-/**
- * Whether a free refresh at `at` counts like the round's probe: only when the listing is due and no
- * round holds it. Counted probes then stay an interval apart, so a stranger's refreshes cannot move a
- * listing across a state boundary sooner than the rounds would.
- */
-function standsInForRound(row: SqlRow, at: Date): boolean {
-  const leased = row.leaseUntil !== null && row.leaseUntil !== undefined && toDate(row.leaseUntil).getTime() > at.getTime();
-  return !leased && toDate(row.nextProbeAt).getTime() <= at.getTime();
-}
-
-/** A ListingHealth row joined with its listing's published status, as the rules read it. */
-function healthStateOf(row: SqlRow): HealthState {
-  return {
-    status: row.healthStatus as HealthStatus,
-    consecutiveFailures: num(row.consecutiveFailures),
-    consecutiveSuccesses: num(row.consecutiveSuccesses),
-    lastCode: (row.lastCode as string | null) ?? null,
-    lastCheckedAt: dateOrNull(row.lastCheckedAt),
-    lastHealthyAt: dateOrNull(row.lastHealthyAt),
-    lastLatencyMs: row.lastLatencyMs === null || row.lastLatencyMs === undefined ? null : num(row.lastLatencyMs),
-    recentProbes: recentProbesOf(jsonOf(row.recentProbes)),
-  };
-}
-
-function healthColumns(state: HealthState) {
-  return {
-    consecutiveFailures: state.consecutiveFailures,
-    consecutiveSuccesses: state.consecutiveSuccesses,
-    lastCode: state.lastCode,
-    lastCheckedAt: state.lastCheckedAt,
-    lastHealthyAt: state.lastHealthyAt,
-    lastLatencyMs: state.lastLatencyMs,
-    recentProbes: state.recentProbes as unknown as Prisma.InputJsonValue,
-  };
-}
-
-function withProbe(totals: DayTotals | undefined, ok: boolean): DayTotals {
-  const sum = totals ?? { probes7d: 0, successes7d: 0, probes30d: 0, successes30d: 0 };
-  const success = ok ? 1 : 0;
-  return { probes7d: sum.probes7d + 1, successes7d: sum.successes7d + success, probes30d: sum.probes30d + 1, successes30d: sum.successes30d + success };
 }

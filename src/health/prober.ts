@@ -67,10 +67,14 @@ export class HealthProber {
     return { failuresToUnhealthy: this.deps.config.failuresToUnhealthy, successesToHealthy: this.deps.config.successesToHealthy };
   }
 
-  /** The schedule options the store needs to record a probe (the listing-time sample too): the interval stretched to the budget. */
+  /**
+   * The schedule options the store needs to record a probe (the listing-time sample too): a healthy
+   * listing's interval stretched to the budget; a failing or not yet healthy one is rechecked at the
+   * configured interval, so an outage shows within a few intervals however large the catalog.
+   */
   get schedule() {
     const { intervalMs, probesPerMinute } = this.deps.config;
-    return { rules: this.rules, intervalMs: budgetedIntervalMs(intervalMs, this.scheduledListings, probesPerMinute) };
+    return { rules: this.rules, intervalMs: budgetedIntervalMs(intervalMs, this.scheduledListings, probesPerMinute), recheckMs: intervalMs };
   }
 
   /**

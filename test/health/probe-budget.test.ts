@@ -8,7 +8,7 @@ import { HealthProber } from "../../src/health/prober.js";
 import { createLogger } from "../../src/logger.js";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
 import { SELLER_PAY_TO } from "../support/sellers.js";
-import { paying, startHealthSeller, type HealthSeller } from "./support.js";
+import { DOWN, paying, startHealthSeller, type HealthSeller } from "./support.js";
 
 const INTERVAL_MS = 1000;
 const PROBES_PER_MINUTE = 120;
@@ -29,7 +29,7 @@ describe.each(databaseKinds)("the probe budget on $kind", (kind) => {
     for (const seller of sellers) await seller.close();
   });
 
-  it("spaces probe starts by the budget, and re-probes a catalog larger than it covers in one interval less often", async () => {
+  it("spaces probe starts by the budget, re-probes a catalog larger than it covers in one interval less often, and rechecks a failing listing at the interval", async () => {
     const { health, probe } = market.server.contexts.listings;
     const ids: string[] = [];
     for (const seller of sellers)
@@ -58,10 +58,15 @@ describe.each(databaseKinds)("the probe budget on $kind", (kind) => {
       holder: "budgeted",
     });
 
+    const roundStart = performance.now();
     expect((await prober.runRound()).probed).toBe(4);
     expect(sellers.map((seller) => seller.visits.length)).toEqual([1, 1, 1, 1]);
-    // A lower bound only (a slow machine widens the gaps); a timer may fire a millisecond early.
-    for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(GAP_MS - 2);
+    // The budget lets one probe start per gap, the first at once: the fourth cannot start before three
+    // gaps have passed. (A lower bound on the whole round only: a loaded machine may delay any one
+    // start after its turn, so two recorded starts can be closer than a gap; a timer may fire a
+    // millisecond early.)
+    expect(starts).toHaveLength(4);
+    expect(starts[3]! - roundStart).toBeGreaterThanOrEqual(3 * GAP_MS - 2);
 
     // Four listings at two a second take 2 s to go round, longer than the 1 s interval: none is due after 1.5 s.
     expect(prober.schedule.intervalMs).toBe(4 * GAP_MS);
@@ -74,5 +79,19 @@ describe.each(databaseKinds)("the probe budget on $kind", (kind) => {
       const { body } = await market.json<{ lastProbes: Array<{ ok: boolean }> }>(`/listings/${id}`);
       expect(body.lastProbes.map((sample) => sample.ok)).toEqual([true, true]);
     }
+
+    // A seller goes down: its failed probe is rechecked at the configured interval, not the budget's,
+    // so an outage is confirmed within a few intervals; the healthy ones still wait for the budget.
+    sellers[0]!.answer = DOWN;
+    market.clock.advance(1.1 * 4 * GAP_MS + 1);
+    expect((await prober.runRound()).probed).toBe(4);
+    market.clock.advance(1.1 * INTERVAL_MS + 1);
+    expect((await prober.runRound()).probed).toBe(1);
+    // One more interval: the budget's 2 s have passed for the others too.
+    market.clock.advance(1.1 * INTERVAL_MS + 1);
+    expect((await prober.runRound()).probed).toBe(4);
+    const { body: down } = await market.json<{ item: { metadata: { health: { status: string } } }; lastProbes: Array<{ ok: boolean }> }>(`/listings/${ids[0]}`);
+    expect(down.lastProbes.slice(0, 3).map((sample) => sample.ok)).toEqual([false, false, false]);
+    expect(down.item.metadata.health.status).toBe("unhealthy");
   });
 });
