@@ -8,6 +8,7 @@
  * in the same run, at the same time (`BENCH_BASELINE_ENV=NAME=value,...` adds a row for it with
  * those settings too, e.g. glibc's malloc settings without the code change).
  */
+import Sqlite from "better-sqlite3";
 import { loadavg } from "node:os";
 import { copyFileSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -24,7 +25,10 @@ function status(pid: number): { rss: number; peak: number; threads: number } {
   return { rss: MB(field("VmRSS")), peak: MB(field("VmHWM")), threads: field("Threads") };
 }
 
-/** Distinct searches, one after another (each hybrid one is also queued to the model). */
+/** Listings left without a stored vector, for the backfill (and so the model's thread) to take. */
+const UNEMBEDDED = 24;
+
+/** Distinct searches, one after another. */
 async function searches(server: BenchServer, count: number): Promise<void> {
   for (let i = 0; i < count; i++) await fetch(`${server.url}${readPath("search", SIZE)}`).then((reply) => reply.arrayBuffer());
 }
@@ -52,7 +56,7 @@ async function measure(file: string, env: Record<string, string>, label: string,
     const ready = env.SEARCH_SEMANTIC === "off" ? 0 : await readyDespiteResets(server.url);
     const settled = await atRest(server);
     const rested = status(server.pid);
-    // Distinct searches: each is ranked and, with the engine, queued to the model (which loads on the first).
+    // Distinct searches, each ranked by the engine (the model's thread runs meanwhile for the backfill's listings).
     await searches(server, 200);
     await atRest(server);
     const after = status(server.pid);
@@ -88,7 +92,13 @@ const copy = () => {
 try {
   const filling = performance.now();
   const filled = fillEmbeddings(file);
-  console.error(`stored ${filled} encoder vectors in ${((performance.now() - filling) / 1000).toFixed(0)} s`);
+  // A search no longer starts the model: the backfill does, for a listing without a stored vector
+  // (one just paid for or changed). A few such listings start it as a new listing would; it stays
+  // loaded for MODEL_IDLE_MS (2 min) after their last batch, longer than the searches below take.
+  const waiting = new Sqlite(file);
+  waiting.exec(`DELETE FROM "ListingEmbedding" WHERE "listingId" IN (SELECT "listingId" FROM "ListingEmbedding" LIMIT ${UNEMBEDDED})`);
+  waiting.close();
+  console.error(`stored ${filled} encoder vectors in ${((performance.now() - filling) / 1000).toFixed(0)} s, ${UNEMBEDDED} left for the model`);
   console.log(`listings: ${SIZE}, load average at the start ${load()}`);
   const rows = [];
   if (process.env.SEARCH_MEMORY_BASE !== "off") rows.push(await measure(file, { SEARCH_SEMANTIC: "off" }, "SEARCH_SEMANTIC=off"));
