@@ -43,6 +43,8 @@ const TARGET = 1.2;
 const MODEL_NICE = 10;
 /** How long the backfill may take to store two batches after a thaw (its rest after a frozen batch included). */
 const RESUME_TIMEOUT_MS = 240_000;
+/** Unmeasured reads before a paused round (a running round is preceded by the reads of its wait). */
+const WARM_SECONDS = 5;
 
 const load = () => loadavg()[0]!.toFixed(1);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -69,17 +71,29 @@ interface Round extends ReadFigures {
   load: string;
 }
 
+/** A share of sorted values (0.5: the median). */
+const quantile = (sorted: number[], share: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!);
+
 async function readFor(url: string, kind: Kind, seconds: number): Promise<ReadFigures> {
-  const result = await autocannon({
-    url,
-    connections: 2,
-    duration: seconds,
-    requests: [{ setupRequest: (request) => ({ ...request, path: kind === "page" ? readPath("page", SIZE) : searchPath() }) }],
+  // Each response's own time (autocannon's histogram keeps whole milliseconds: at a 3 ms p50 one step is 33%).
+  const times: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url,
+        connections: 2,
+        duration: seconds,
+        requests: [{ setupRequest: (request) => ({ ...request, path: kind === "page" ? readPath("page", SIZE) : searchPath() }) }],
+      },
+      (error, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    instance.on("response", (_client, _status, _bytes, responseMs: number) => times.push(responseMs));
   });
+  times.sort((x, y) => x - y);
   return {
     requests: result.requests.total,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
+    p50: Number(quantile(times, 0.5).toFixed(2)),
+    p99: Number(quantile(times, 0.99).toFixed(1)),
     mean: result.latency.mean,
     non2xx: result.non2xx + result.errors,
   };
@@ -106,16 +120,28 @@ async function measure(server: BenchServer, file: string, kind: Kind, state: Sta
   };
 }
 
-/** Until the backfill has stored `batches` more batches (each save raises the count at once). */
-async function storedBatches(file: string, batches: number, timeoutMs: number): Promise<void> {
+/**
+ * Until the backfill has stored `batches` more batches (each save raises the count at once), reading
+ * `kind` meanwhile when given (unmeasured): a round after an idle wait ran about 1.5x the request-thread
+ * CPU per read of a round right after another (a first run of this bench), whatever the backfill did.
+ */
+async function storedBatches(file: string, batches: number, timeoutMs: number, warm?: { url: string; kind: Kind }): Promise<void> {
   const until = performance.now() + timeoutMs;
   let seen = embeddingCount(file);
-  for (let stored = 0; stored < batches;) {
-    if (performance.now() > until) throw new Error(`the backfill stored no batch for ${timeoutMs / 1000} s`);
-    await sleep(200);
+  let stored = 0;
+  const poll = setInterval(() => {
     const count = embeddingCount(file);
     if (count !== seen) stored++;
     seen = count;
+  }, 200);
+  try {
+    while (stored < batches) {
+      if (performance.now() > until) throw new Error(`the backfill stored no batch for ${timeoutMs / 1000} s`);
+      if (warm) await readFor(warm.url, warm.kind, 2);
+      else await sleep(200);
+    }
+  } finally {
+    clearInterval(poll);
   }
 }
 
@@ -177,12 +203,13 @@ async function pairs(server: BenchServer, file: string): Promise<Array<[Round, R
       const order: State[] = Math.floor(i / 2) % 2 === 0 ? ["paused", "running"] : ["running", "paused"];
       const rounds: Partial<Record<State, Round>> = {};
       for (const state of order) {
+        // Both states start warm: reads of the same kind right before the round.
         if (state === "paused") {
           await freezer.freeze(modelThreads(server.pid).map((thread) => thread.tid));
-          await sleep(1000);
+          await readFor(server.url, kind, WARM_SECONDS);
         } else {
           freezer.thaw();
-          await storedBatches(file, 2, RESUME_TIMEOUT_MS);
+          await storedBatches(file, 2, RESUME_TIMEOUT_MS, { url: server.url, kind });
         }
         rounds[state] = await measure(server, file, kind, state);
         console.error(`pair ${i + 1}/${PAIRS} ${kind} ${state}: p50 ${rounds[state].p50} ms, ${rounds[state].embedded} embedded (load ${load()})`);
