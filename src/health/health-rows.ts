@@ -1,11 +1,10 @@
 // ListingHealth rows as the health rules read them, and back: the conversions of a recorded probe.
 import type { Prisma } from "../../generated/prisma/sqlite/client.js";
 import { recentProbesOf, type DayTotals, type HealthState, type HealthStatus } from "./health-rules.js";
-import { toDate, type SqlRow } from "../storage/catalog-reader.js";
+import { toDate, toDateOrNull, type SqlRow } from "../storage/catalog-reader.js";
 
 export const num = (value: unknown) => Number(value ?? 0);
 export const jsonOf = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : (value ?? null));
-const dateOrNull = (value: unknown) => (value === null || value === undefined ? null : toDate(value));
 
 /**
  * Whether a free refresh at `at` counts like the round's probe: only when the listing is due and no
@@ -24,8 +23,8 @@ export function healthStateOf(row: SqlRow): HealthState {
     consecutiveFailures: num(row.consecutiveFailures),
     consecutiveSuccesses: num(row.consecutiveSuccesses),
     lastCode: (row.lastCode as string | null) ?? null,
-    lastCheckedAt: dateOrNull(row.lastCheckedAt),
-    lastHealthyAt: dateOrNull(row.lastHealthyAt),
+    lastCheckedAt: toDateOrNull(row.lastCheckedAt),
+    lastHealthyAt: toDateOrNull(row.lastHealthyAt),
     lastLatencyMs: row.lastLatencyMs === null || row.lastLatencyMs === undefined ? null : num(row.lastLatencyMs),
     recentProbes: recentProbesOf(jsonOf(row.recentProbes)),
   };

@@ -27,7 +27,7 @@ import {
   type ProbeOutcome,
   type ProbeSample,
 } from "./health-rules.js";
-import { toDate, type SqlRow } from "../storage/catalog-reader.js";
+import { toDate, toDateOrNull, type SqlRow } from "../storage/catalog-reader.js";
 import type { CatalogTransactions, RawTx, WriteOutcome } from "../storage/catalog-transactions.js";
 import { healthCounts, type HealthCounts } from "../storage/health-counts.js";
 import { listingEvent } from "../storage/listing-status.js";
@@ -96,7 +96,6 @@ interface ScheduleOptions {
 }
 
 const ids = (list: string[]) => Prisma.join(list);
-const dateOrNull = (value: unknown) => (value === null || value === undefined ? null : toDate(value));
 
 /** The listing columns a health change's event carries (its status after the change). */
 const EVENT_COLUMNS = Prisma.sql`l."sellerPayTo", l."state", l."leftoverSeed", l."expiresAt", l."delistedAt", l."ownerVerified"`;
@@ -114,7 +113,7 @@ function healthEvent(row: SqlRow, change: PublishedHealth, now: Date): ListingEv
     sellerPayTo: String(row.sellerPayTo),
     state: String(row.state),
     expiresAt: toDate(row.expiresAt),
-    delistedAt: dateOrNull(row.delistedAt),
+    delistedAt: toDateOrNull(row.delistedAt),
     ownerVerified: Boolean(Number(row.ownerVerified)),
     healthStatus: change.status,
     healthSummary: summary,

@@ -47,9 +47,9 @@ export class HealthProber {
   readonly holder: string;
   /** When each host may be probed again (politeness across batches and rounds); forgotten once past. */
   private readonly hostReadyAt = new Map<string, number>();
-  /** Hosts whose name did not resolve: until when (the clock's ms) their listings take that answer without a lookup. */
   /** When (the clock's ms) a round last scheduled new listings and pruned gone ones. */
   private upkeptAt: number | null = null;
+  /** Hosts whose name did not resolve: until when (the clock's ms) their listings take that answer without a lookup. */
   private readonly unresolvableUntil = new Map<string, { until: number; result: ProbeResult }>();
   /** The probe budget's spacing of probe starts, held across batches and rounds; none without a budget. */
   private readonly pace: Pace | undefined;
