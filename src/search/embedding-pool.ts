@@ -1,6 +1,6 @@
 // The worker threads that run the sentence model (embed-worker.ts), through piscina: the request
-// thread only posts texts and receives vectors. Batches are bounded, and the queue too: when it is
-// full, `tryEmbed` says so at once instead of waiting (the caller then answers without the model).
+// thread only posts texts and receives vectors. Batches are bounded, and the queue too: beyond it
+// piscina refuses a task at once.
 import { Piscina } from "piscina";
 import { DIMENSIONS } from "./types.js";
 
@@ -25,7 +25,7 @@ export const MODEL_IDLE_MS = 120_000;
 
 export interface EmbeddingPoolOptions {
   threads?: number;
-  /** Tasks waiting beyond the running ones before tryEmbed refuses. */
+  /** Tasks waiting beyond the running ones before piscina refuses one. */
   maxQueue?: number;
   /** Idle time after which the thread stops (default MODEL_IDLE_MS). */
   idleMs?: number;
@@ -61,10 +61,6 @@ export class EmbeddingPool {
     return this.pool.threads.length;
   }
 
-  get saturated(): boolean {
-    return this.pool.queueSize >= (this.pool.options.maxQueue as number);
-  }
-
   /** The texts' unit vectors, in order (batched). */
   async embed(texts: string[]): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
@@ -73,12 +69,6 @@ export class EmbeddingPool {
       for (let row = 0; row * DIMENSIONS < packed.length; row++) out.push(packed.subarray(row * DIMENSIONS, (row + 1) * DIMENSIONS));
     }
     return out;
-  }
-
-  /** Like embed for one batch, but null at once when the queue is full. */
-  async tryEmbed(texts: string[]): Promise<Float32Array[] | null> {
-    if (this.saturated) return null;
-    return this.embed(texts);
   }
 
   close(): Promise<void> {

@@ -55,8 +55,6 @@ export function trustFactor(doc: Pick<SearchDocument, "health" | "verified" | "c
 export interface EngineOptions {
   encoder: QueryEncoder | null;
   codebook: VectorRows;
-  /** Asked for the model's vector of a query the cache does not hold (answered later through rememberQueryVector). */
-  wantQueryVector?: ((query: string) => void) | undefined;
   /** CPU ms per second the semantic side may take on the request thread (default SEMANTIC_CPU_BUDGET_MS). */
   semanticBudgetMs?: number | undefined;
   /** Best text matches whose vectors join the query's in hybrid mode (default FEEDBACK_MATCHES; 0: none). */
@@ -261,12 +259,11 @@ export class SearchEngine {
     return this.semanticSpent < (this.options.semanticBudgetMs ?? SEMANTIC_CPU_BUDGET_MS);
   }
 
-  /** The query's vector: the model's when a previous ask left it in the cache, else the encoder's (and the model is asked). */
+  /** The query's vector: the model's when one was remembered for it (rememberQueryVector), else the encoder's. */
   queryVector(query: string): { vector: Float32Array | null; fromModel: boolean } {
     const key = normalizeQuery(query);
     const known = this.queryVectors.get(key);
     if (known) return { vector: Float32Array.from(known.values, (value) => value * known.scale), fromModel: true };
-    this.options.wantQueryVector?.(key);
     return { vector: this.options.encoder?.encode(key) ?? null, fromModel: false };
   }
 
@@ -308,7 +305,7 @@ export class SearchEngine {
     const feedback =
       mode === "hybrid" ? { limit: this.options.feedbackMatches ?? FEEDBACK_MATCHES, accept: (slot: number) => this.alive[slot] === 1 } : undefined;
     const { matches: lexicalMatches, alsoBest: feedbackMatches } =
-      mode !== "semantic" ? this.lexical.searchWith(query, CANDIDATES, accept, feedback) : { matches: [], alsoBest: [] };
+      mode !== "semantic" ? this.lexical.search(query, CANDIDATES, accept, feedback) : { matches: [], alsoBest: [] };
     if (mode !== "semantic") {
       lexicalMatches.forEach((match, rank) => {
         const found = entry(match.doc);

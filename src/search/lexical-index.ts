@@ -141,16 +141,12 @@ export class LexicalIndex {
     return out;
   }
 
-  /** BM25 scores of the live documents holding a query term, best first. */
-  search(query: string, limit: number, accept: (doc: number) => boolean): LexicalMatch[] {
-    return this.searchWith(query, limit, accept).matches;
-  }
-
   /**
-   * search(), and in the same pass the `also.limit` best documents `also.accept` admits whatever
-   * `accept` says: the best text matches of the query itself, not of a filtered view.
+   * BM25 scores of the documents `accept` admits holding a query term, best first; and in the same
+   * pass the `also.limit` best documents `also.accept` admits whatever `accept` says: the best text
+   * matches of the query itself, not of a filtered view.
    */
-  searchWith(
+  search(
     query: string,
     limit: number,
     accept: (doc: number) => boolean,
