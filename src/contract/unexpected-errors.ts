@@ -32,9 +32,22 @@ interface Seen {
 
 const seenByLogger = new WeakMap<Logger, Map<string, Seen>>();
 
+type Coded = { name?: unknown; code?: unknown; meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } };
+
+const shown = (code: unknown) => (typeof code === "string" || typeof code === "number" ? String(code) : "");
+
+/**
+ * Class and code; a storage failure by the database's own code (SQLSTATE, SQLite's), since one fault
+ * reaches the handlers wrapped differently: Prisma's P2010/P2021 and the catalog reader's error for
+ * the same missing table.
+ */
 function kindOf(error: unknown): string {
-  const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
-  return `${typeof name === "string" ? name : typeof error}:${typeof code === "string" || typeof code === "number" ? code : ""}`;
+  const { name, code, meta } = (error ?? {}) as Coded;
+  if (isStorageError(error)) {
+    const databaseCode = shown(meta?.driverAdapterError?.cause?.originalCode) || shown(code);
+    if (databaseCode) return `storage:${databaseCode}`;
+  }
+  return `${typeof name === "string" ? name : typeof error}:${shown(code)}`;
 }
 
 /**
