@@ -57,15 +57,29 @@ export class WebhookStore {
     return this.transactions.read(fn);
   }
 
+  private readonly creating = new Map<string, Promise<unknown>>();
+
+  private oneAtATime<T>(url: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.creating.get(url) ?? Promise.resolve()).then(() => this.run(fn));
+    const settled = run.catch(() => {});
+    this.creating.set(url, settled);
+    void settled.then(() => {
+      if (this.creating.get(url) === settled) this.creating.delete(url);
+    });
+    return run;
+  }
+
   /**
    * A pending subscription following the events recorded after now, unless its URL holds `capPerUrl`
    * subscriptions already. The count and the insert are one transaction; on PostgreSQL an advisory
    * lock on the URL makes two instances creating at once count one after the other (SQLite writes
-   * one transaction at a time).
+   * one transaction at a time). Within the instance creations for one URL queue before their
+   * transaction opens: a burst of them waiting on the lock inside transactions held every pooled
+   * connection until the later ones timed out (503).
    */
   async create(input: NewSubscription, capPerUrl: number, now: Date): Promise<WebhookSubscription> {
     try {
-      return await this.run(() =>
+      return await this.oneAtATime(input.url, () =>
         this.prisma.$transaction(async (tx) => {
           if (this.transactions.kind === "postgres") await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${input.url}))`;
           if ((await tx.webhookSubscription.count({ where: { url: input.url, status: { not: "disabled" } } })) >= capPerUrl) throw new EndpointFullError();
