@@ -22,6 +22,7 @@ import { seededRandom, tamperedTokens, type JsonSchema } from "./values.js";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 402);
 const CONCURRENCY = 8;
+const FUZZ_ALIASES_ON = { sqlite: true, postgres: false } as const;
 const BUYER_KEY = `0x${"5a".repeat(32)}` as const;
 const CHECKOUT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 
@@ -175,15 +176,21 @@ describe.each(testDatabaseKinds())("every operation of the contract, fuzzed ($ki
       expect(operations.length, "the contract has operations").toBeGreaterThan(0);
       const perPath = new Map(operations.map((operation) => [operation.path, operation]));
       const signatures = new Set<string>();
+      const aliases = new Set<string>();
       const cases = operations.flatMap((operation) => {
         const signature = signatureOf(operation);
         const alias = signatures.has(signature);
         signatures.add(signature);
+        if (alias) aliases.add(keyOf(operation));
+        // An alias is the same handler under another path: its routing is the same code on either
+        // database, so PostgreSQL runs the distinct operations (a third fewer requests) and SQLite all.
+        if (alias && !FUZZ_ALIASES_ON[kind]) return [];
         return casesOf(ctx, operation, { alias });
       });
       cases.push(...[...perPath.values()].flatMap((operation) => methodCases(ctx, operation)));
       const fuzzed = new Set(cases.map((testCase) => testCase.operation && keyOf(testCase.operation)));
-      expect(operations.filter((operation) => !fuzzed.has(keyOf(operation))).map(keyOf), "operations without a case").toEqual([]);
+      const expected = operations.filter((operation) => FUZZ_ALIASES_ON[kind] || !aliases.has(keyOf(operation)));
+      expect(expected.filter((operation) => !fuzzed.has(keyOf(operation))).map(keyOf), "operations without a case").toEqual([]);
 
       const { findings: all, ms, statuses } = await run(cases);
       // What node:http refused before any route saw it is one finding, reported with the framing cases.
@@ -196,7 +203,7 @@ describe.each(testDatabaseKinds())("every operation of the contract, fuzzed ($ki
         summary,
       ).toEqual([]);
     },
-    // A hang guard, not a speed bound: nearly 29k requests take minutes on a loaded two-core machine.
+    // A hang guard, not a speed bound: 29k requests (19k on PostgreSQL) take minutes on a loaded two-core machine.
     900_000,
   );
 

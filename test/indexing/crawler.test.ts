@@ -276,7 +276,7 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
     let names: Record<string, string>;
     beforeAll(async () => {
       const huge = await startSeller(() => json({ items: [], padding: "x".repeat(200_000) }));
-      const slow = await startSeller(() => ({ ...json({ items: [] }), delayMs: 3000 }));
+      const slow = await startSeller(() => ({ ...json({ items: [] }), delayMs: 30_000 }));
       const redirect = await startSeller((request) => ({ status: 302, headers: { location: request.url ?? "/" }, body: "" }));
       const many = await startSeller(world(() => Array.from({ length: 5000 }, (_, i) => itemFor(`https://api.example.com/tool-${i}`))).answer);
       hosts.push(huge, slow, redirect, many);
@@ -286,7 +286,8 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
         ...ENV,
         INDEX_SOURCES: sources.join(","),
         INDEX_MAX_DOCUMENT_BYTES: "65536",
-        INDEX_TIMEOUT_MS: "500",
+        // Long enough for the 5,000-item source on a loaded machine; the slow one never answers in time.
+        INDEX_TIMEOUT_MS: "5000",
         INDEX_MAX_ITEMS: "250",
       });
     });

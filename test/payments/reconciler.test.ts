@@ -132,10 +132,9 @@ describe("the reconciler", () => {
     const calls = pendingPayments.mock.calls.length;
     const reconciler = createJobRegistry([reconcilerJob({ store, chain: reader, logger, now: () => new Date(), intervalMs: 20 })], { logger });
     await reconciler.start();
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    await vi.waitFor(() => expect(pendingPayments.mock.calls.length - calls).toBeGreaterThanOrEqual(2), { timeout: 30_000, interval: 20 });
     await reconciler.stop();
     const afterStop = pendingPayments.mock.calls.length;
-    expect(afterStop - calls).toBeGreaterThanOrEqual(2);
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(pendingPayments.mock.calls.length).toBe(afterStop);
     pendingPayments.mockRestore();
