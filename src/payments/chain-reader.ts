@@ -65,7 +65,7 @@ function decoded(log: Log) {
  * by the token's Transfer log that immediately follows the AuthorizationUsed log (the order
  * FiatToken's transferWithAuthorization and receiveWithAuthorization emit them in).
  */
-export function judgeReceipt(receipt: TransactionReceipt, fee: FeeAuthorization): FeeEvidence | null {
+export function judgeReceipt(receipt: { status: string; logs: readonly Log[]; transactionHash: Hex }, fee: FeeAuthorization): FeeEvidence | null {
   if (receipt.status !== "success") return null;
   const events = receipt.logs.filter((log) => isAddressEqual(log.address, fee.asset)).map(decoded);
   const used = events.findIndex(

@@ -7,6 +7,8 @@
  * SQLite (a fresh file per run); with BENCH_POSTGRES_URL or TEST_POSTGRES_URL, PostgreSQL too (a
  * fresh schema per run, dropped afterwards; service CPU only, not the PostgreSQL backend's).
  * BENCH_CPU_PROF=<dir>: each service writes a V8 CPU profile there (tools/bench/profile-summary.ts reads it).
+ * BENCH_RPC_COUNT=1: the service reaches the chain through a counting proxy (tools/bench/rpc-counter.ts),
+ * and the JSON-RPC calls per listing of the burst are printed by method.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,11 +20,13 @@ import { createBuyerClient } from "../../src/payments/buyer.js";
 import { createAdapterFactory, parseDatabaseUrl } from "../../src/storage/connection.js";
 import { DEMO_SELLER_CERTIFICATE, startDemoSeller } from "../demo/seller.js";
 import { printProfile } from "./profile-summary.js";
+import { startRpcCounter, type RpcCounter } from "./rpc-counter.js";
 import { baselineCheckout, serve, type BenchServer, settlingOn } from "./servers.js";
 
 const PAYERS = Number(process.env.BENCH_PAYERS ?? 100);
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL;
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+const COUNT_RPC = Boolean(process.env.BENCH_RPC_COUNT);
 const TARGET_RATE = 30;
 const TARGET_CPU_MS = 30;
 const TARGET_P99_RATIO = 3;
@@ -40,6 +44,8 @@ interface Figures {
   feesCharged: number;
   /** Answers other than 200 in the burst, as "status error" with their count. */
   refusals: Map<string, number>;
+  /** BENCH_RPC_COUNT: what the service asked the node during the burst. */
+  rpc?: ReturnType<RpcCounter["counts"]>;
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -68,12 +74,13 @@ async function freshDatabase(kind: "sqlite" | "postgres", runIndex: number): Pro
 }
 
 async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: string, sellerPayTo: string, databaseUrl: string): Promise<Figures> {
+  const counter = COUNT_RPC ? await startRpcCounter(chain.rpcUrl) : null;
   const service: BenchServer = await serve(
     "app",
     [],
     {
       DATABASE_URL: databaseUrl,
-      ...settlingOn(chain),
+      ...settlingOn(counter ? { ...chain, rpcUrl: counter.url } : chain),
       ALLOW_LOOPBACK_SELLERS: "true",
       NODE_EXTRA_CA_CERTS: fileURLToPath(DEMO_SELLER_CERTIFICATE),
       PAYMENT_RATE_PER_CLIENT: "100000",
@@ -115,6 +122,7 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
     const aloneCpuMs = (service.cpuMs() - aloneCpu) / 5;
     const burstFunds = await chain.balanceOf(chain.marketplacePayTo);
     const fee = (burstFunds - aloneFunds) / 5n;
+    counter?.reset();
     const cpuBefore = service.cpuMs();
     const started = performance.now();
     const fromUs = monotonicUs();
@@ -122,6 +130,7 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
     const seconds = (performance.now() - started) / 1000;
     burstWindow = { fromUs, toUs: monotonicUs() };
     const cpuPerListingMs = (service.cpuMs() - cpuBefore) / PAYERS;
+    const rpc = counter?.counts();
     const feesReceived = (await chain.balanceOf(chain.marketplacePayTo)) - burstFunds;
     const latencies = results.map((r) => r.ms).sort((a, b) => a - b);
     const listed = results.filter((r) => r.status === 200).length;
@@ -138,10 +147,15 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
       listed,
       feesCharged: fee > 0n ? Number(feesReceived / fee) : Number.NaN,
       refusals,
+      rpc,
     };
   } finally {
     await service.stop();
-    if (PROFILE_DIR && burstWindow) printProfile(PROFILE_DIR, service.pid, burstWindow, PAYERS);
+    await counter?.close();
+    if (PROFILE_DIR && burstWindow) {
+      console.log(`  burst window (monotonic µs, for a closer look at the profile): ${burstWindow.fromUs}-${burstWindow.toUs}`);
+      printProfile(PROFILE_DIR, service.pid, burstWindow, PAYERS);
+    }
   }
 }
 
@@ -171,6 +185,12 @@ function print(f: Figures): void {
     `  latency                 p50 ${f.p50.toFixed(0)} ms, p99 ${f.p99.toFixed(0)} ms = ${(f.p99 / f.aloneMs).toFixed(1)}x alone ${verdict(f.p99 <= TARGET_P99_RATIO * f.aloneMs)} (target <= ${TARGET_P99_RATIO}x, chain time included)`,
   );
   console.log(`  service CPU per listing ${f.cpuPerListingMs.toFixed(1)} ms ${verdict(f.cpuPerListingMs < TARGET_CPU_MS)} (target < ${TARGET_CPU_MS} ms)`);
+  if (f.rpc) {
+    const perListing = (n: number) => (n / PAYERS).toFixed(2);
+    const total = [...f.rpc.calls.values()].reduce((sum, n) => sum + n, 0);
+    const methods = [...f.rpc.calls].sort((a, b) => b[1] - a[1]).map(([method, n]) => `${method} ${perListing(n)}`);
+    console.log(`  JSON-RPC per listing    ${perListing(total)} calls in ${perListing(f.rpc.httpRequests)} HTTP requests: ${methods.join(", ")}`);
+  }
 }
 
 const chain = await startLocalChain({ buyers: PAYERS + 2, fundUsdc: "100" });
