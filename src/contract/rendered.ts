@@ -6,10 +6,10 @@ const REVALIDATE = { "Cache-Control": "no-cache" };
 /**
  * A rendered JSON document with its weak ETag, reusable while the catalog freshness `token` holds.
  * `token` null: a document that can change without a catalog write, never kept by the response cache
- * (its ETag, from its bytes, still answers 304).
+ * (its ETag, from its bytes, still answers 304). `stringify` must write what JSON.stringify would.
  */
-export function taggedJson(document: unknown, token: string | null) {
-  const bytes = Buffer.from(JSON.stringify(document));
+export function taggedJson<T>(document: T, token: string | null, stringify: (document: T) => string = JSON.stringify) {
+  const bytes = Buffer.from(stringify(document));
   return {
     status: 200 as const,
     headers: { ...REVALIDATE, ETag: weakEtag(bytes) },

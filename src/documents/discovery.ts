@@ -93,3 +93,17 @@ export function searchDocument(services: DocumentContext, view: SearchView): Dis
     },
   };
 }
+
+/**
+ * A search document as JSON.stringify writes it, with its item list written once: `resources` and
+ * `items` are the same list under two names, and writing it twice was half of the document's
+ * JSON.stringify (about 0.15 ms of a 20-result search's request-thread CPU).
+ */
+export function searchJson(document: DiscoveryDocument): string {
+  const { resources, items, pagination, ...head } = document;
+  const opening = JSON.stringify(head).slice(0, -1);
+  if (resources !== items || items === undefined || pagination === undefined || opening === "{") return JSON.stringify(document);
+  const list = JSON.stringify(items);
+  // The keys in searchDocument's order: the head's, then resources, items and pagination.
+  return `${opening},"resources":${list},"items":${list},"pagination":${JSON.stringify(pagination)}}`;
+}

@@ -3,7 +3,7 @@
 import { x402DiscoveryManifest, x402RouteManifest } from "../documents/x402-discovery.js";
 import { taggedJson } from "../contract/rendered.js";
 import { crawlDocument, discoveryIndex, linkset } from "../documents/directory.js";
-import { listDocument, searchDocument } from "../documents/discovery.js";
+import { listDocument, searchDocument, searchJson } from "../documents/discovery.js";
 import { foreignDocument } from "../documents/foreign.js";
 import { statusDocument } from "../documents/status.js";
 import { catalogCounts, catalogState, foreignPage, listPage, searchPage, type ListQuery, type SearchQuery } from "../queries/catalog.js";
@@ -17,7 +17,7 @@ async function renderList(query: ListQuery, services: CatalogAreaContext) {
 
 async function renderSearch(query: SearchQuery, route: "catalog" | "search", services: CatalogAreaContext) {
   const state = await catalogState(services);
-  return taggedJson(searchDocument(services, await searchPage(services, state, query, route)), state.token);
+  return taggedJson(searchDocument(services, await searchPage(services, state, query, route)), state.token, searchJson);
 }
 
 /** `/bazaar.json` and aliases: the marketplace catalog, foreign-first. */

@@ -293,10 +293,10 @@ export class SearchEngine {
     if (asked !== "lexical" && !this.semanticReady) [mode, degraded] = ["lexical", "semantic-not-ready"];
     else if (asked !== "lexical" && !this.semanticHasBudget()) [mode, degraded] = ["lexical", "semantic-saturated"];
 
-    const fused = new Map<number, { relevance: number; reasons: Omit<RankReasons, "trust"> }>();
+    const fused = new Map<number, { relevance: number; textMatch: RankReasons["textMatch"]; meaningMatch: RankReasons["meaningMatch"] }>();
     const entry = (slot: number) => {
       let found = fused.get(slot);
-      if (!found) fused.set(slot, (found = { relevance: 0, reasons: {} }));
+      if (!found) fused.set(slot, (found = { relevance: 0, textMatch: undefined, meaningMatch: undefined }));
       return found;
     };
     // The feedback's text matches are the query's own, not the filtered view's: a filter (a health,
@@ -310,7 +310,7 @@ export class SearchEngine {
       lexicalMatches.forEach((match, rank) => {
         const found = entry(match.doc);
         found.relevance += 1 / (RRF_K + rank + 1);
-        found.reasons.textMatch = { terms: [...new Set(match.terms)], score: round(match.score), rank: rank + 1 };
+        found.textMatch = { terms: [...new Set(match.terms)], score: round(match.score), rank: rank + 1 };
       });
     }
     if (mode !== "lexical") {
@@ -324,28 +324,30 @@ export class SearchEngine {
           .forEach((match, rank) => {
             const found = entry(match.slot);
             found.relevance += 1 / (RRF_K + rank + 1);
-            found.reasons.meaningMatch = { similarity: round(match.similarity), rank: rank + 1 };
+            found.meaningMatch = { similarity: round(match.similarity), rank: rank + 1 };
           });
       }
       this.semanticSpent += performance.now() - started;
     }
-    const hits: Array<SearchHit & { claim?: BrandClaim | undefined; payTo: string; name: string }> = [];
-    for (const [slot, { relevance, reasons }] of fused) {
+    const hits: Array<SearchHit & { claim?: BrandClaim | undefined; payTo: string }> = [];
+    for (const [slot, { relevance, textMatch, meaningMatch }] of fused) {
       const { doc } = this.slots[slot]!;
       const claim = this.claimOf(this.slots[slot]!);
       const factor = trustFactor(doc);
       const score = relevance * factor * (claim ? 0.5 : 1);
+      const trust = { healthy: doc.health === "healthy", verifiedOwner: doc.verified, calls30d: doc.calls30d, factor: round(factor) };
       hits.push({
         id: doc.id,
         score: round(score * 1000, 4),
-        reasons: {
-          ...reasons,
-          trust: { healthy: doc.health === "healthy", verifiedOwner: doc.verified, calls30d: doc.calls30d, factor: round(factor) },
-          lookalikeOf: claim,
-        },
+        // Only the sides that found it, in this order: one literal each (a spread of them cost a fifth of this loop).
+        reasons:
+          textMatch && meaningMatch
+            ? { textMatch, meaningMatch, trust, lookalikeOf: claim }
+            : textMatch
+              ? { textMatch, trust, lookalikeOf: claim }
+              : { meaningMatch, trust, lookalikeOf: claim },
         claim,
-        payTo: doc.payTo.toLowerCase(),
-        name: doc.serviceName ?? "",
+        payTo: doc.payTo,
       });
     }
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
@@ -374,12 +376,20 @@ function hashText(text: string): number {
 
 export const normalizeQuery = (query: string) => query.normalize("NFKC").toLowerCase().trim().replace(/\s+/g, " ").slice(0, 300);
 
-/** Moves each look-alike just below the last listing of the brand it copies, when that brand is in the answer. */
+/**
+ * Moves each look-alike just below the last listing of the brand it copies, when that brand is in the
+ * answer. Most answers have no original of any look-alike in them: those are returned as they are,
+ * without a search of the answer per look-alike (0.5 ms of a 10k-listing question's CPU).
+ */
 function placeLookalikesBelowOriginals<T extends { claim?: BrandClaim | undefined; payTo: string }>(hits: T[]): T[] {
+  if (!hits.some((hit) => hit.claim)) return hits;
+  const originalPayTos = new Set(hits.flatMap((hit) => (hit.claim ? [] : [hit.payTo.toLowerCase()])));
   const out = [...hits];
   for (const hit of hits) {
     if (!hit.claim) continue;
-    const original = out.findLastIndex((other) => other.payTo === hit.claim!.payTo.toLowerCase() && !other.claim);
+    const brandPayTo = hit.claim.payTo.toLowerCase();
+    if (!originalPayTos.has(brandPayTo)) continue;
+    const original = out.findLastIndex((other) => !other.claim && other.payTo.toLowerCase() === brandPayTo);
     const at = out.indexOf(hit);
     if (original > at) {
       out.splice(at, 1);

@@ -31,11 +31,25 @@ export function packNibbles(vector: ArrayLike<number>, into: Int8Array, offset: 
   return step;
 }
 
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
+/**
+ * Bits that differ between the query's sign bits and those at `offset` (WORDS words). Two words'
+ * 4-bit counts are added before they are summed bytewise, and the bytes once at the end: a quarter
+ * less work than a popcount per word (the scan is every listing's bits at 10k).
+ */
+function hammingDistance(query: Int32Array, bits: Int32Array, offset: number): number {
+  let bytes = 0;
+  for (let w = 0; w < WORDS; w += 2) {
+    let x = query[w]! ^ bits[offset + w]!;
+    let y = query[w + 1]! ^ bits[offset + w + 1]!;
+    x -= (x >>> 1) & 0x55555555;
+    y -= (y >>> 1) & 0x55555555;
+    // Each 4-bit field: at most 4 of x and 4 of y.
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333) + (y & 0x33333333) + ((y >>> 2) & 0x33333333);
+    // Each byte: at most 16 per pair of words, 128 over the 16 words.
+    bytes += (x & 0x0f0f0f0f) + ((x >>> 4) & 0x0f0f0f0f);
+  }
+  bytes = (bytes & 0x00ff00ff) + ((bytes >>> 8) & 0x00ff00ff);
+  return (bytes & 0xffff) + (bytes >>> 16);
 }
 
 export interface VectorMatch {
@@ -218,22 +232,20 @@ export class VectorIndex {
     const { values, scales } = this;
     const queryBits = new Int32Array(WORDS);
     this.signBits(query, queryBits, 0);
-    const order = [...this.cellScores(query).entries()].sort((a, b) => b[1] - a[1]);
+    const cellScores = this.cellScores(query);
+    const order = Array.from(cellScores.keys()).sort((a, b) => cellScores[b]! - cellScores[a]! || a - b);
     // Hamming distances, then a histogram of them: the RERANK nearest are those up to a cut-off distance.
     if (this.scratchSlots.length < SCAN_BUDGET) [this.scratchSlots, this.scratchDistances] = [new Int32Array(SCAN_BUDGET), new Uint16Array(SCAN_BUDGET)];
     const found = this.scratchSlots;
     const distances = this.scratchDistances;
     const histogram = new Uint32Array(dims + 1);
     let scanned = 0;
-    for (const [cell] of order) {
+    for (const cell of order) {
       const list = this.cells[cell]!;
       const { slots, bits } = list;
       for (let k = 0; k < list.length && scanned < SCAN_BUDGET; k++) {
-        const slot = slots[k]!;
-        const offset = k * WORDS;
-        let distance = 0;
-        for (let w = 0; w < WORDS; w++) distance += popcount(queryBits[w]! ^ bits[offset + w]!);
-        found[scanned] = slot;
+        const distance = hammingDistance(queryBits, bits, k * WORDS);
+        found[scanned] = slots[k]!;
         distances[scanned++] = distance;
         histogram[distance]!++;
       }
@@ -241,7 +253,9 @@ export class VectorIndex {
     }
     let cutoff = 0;
     for (let seen = 0; cutoff < dims && seen + histogram[cutoff]! < RERANK; cutoff++) seen += histogram[cutoff]!;
-    const top: VectorMatch[] = [];
+    // Slots and similarities side by side, not an object per candidate (400-700 of them a query).
+    const candidates: number[] = [];
+    const similarities: number[] = [];
     for (let k = 0; k < scanned; k++) {
       if (distances[k]! > cutoff) continue;
       const slot = found[k]!;
@@ -254,8 +268,13 @@ export class VectorIndex {
         s0 += query[2 * i]! * ((byte << 28) >> 28);
         s1 += query[2 * i + 1]! * (byte >> 4);
       }
-      top.push({ slot, similarity: (s0 + s1) * scales[slot]! });
+      candidates.push(slot);
+      similarities.push((s0 + s1) * scales[slot]!);
     }
-    return top.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
+    // Most similar first; equals in the order they were scanned.
+    return Array.from(candidates.keys())
+      .sort((a, b) => similarities[b]! - similarities[a]! || a - b)
+      .slice(0, limit)
+      .map((at) => ({ slot: candidates[at]!, similarity: similarities[at]! }));
   }
 }

@@ -9,7 +9,8 @@
  * encoder's vectors stand in for the model's: embedding 100k texts with the model takes about 87
  * minutes of CPU, and a vector's values do not change what a search costs). Each service runs as
  * `npm start` runs it. Questions are the bench's buyer queries made distinct, sent one at a time
- * (latency without queueing), after a warm-up. Per request: wall time, CPU of the service's request
+ * (latency without queueing), after a warm-up; with a baseline, its service and this tree's run at
+ * the same time and are asked each question in turn. Per request: wall time, CPU of the service's request
  * thread and of its whole process (the model's thread runs only for the backfill: with every
  * vector stored, a question does not start it; before 2026-11-27 each question was sent to it).
  * RSS at the end.
@@ -17,7 +18,7 @@
  *   BENCH_BASELINE=<git revision>: that revision's hybrid search on the same catalog in the same run
  *   BENCH_CPU_PROF=<dir>: a V8 CPU profile of the request thread of each hybrid service, summarised
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { printProfile } from "../profile-summary.js";
@@ -72,37 +73,50 @@ async function engineReady(server: BenchServer): Promise<number> {
 const TAGS = [...new Set(benchCatalog().flatMap((listing) => listing.tags))];
 const word = (i: number) => ({ text: TAGS[i % TAGS.length]!, offset: Math.floor(i / TAGS.length) });
 
-async function measure(server: BenchServer, ask: (i: number) => Promise<Answer>, profiled: boolean): Promise<Record<string, number | string>> {
-  for (let i = 0; i < WARM_UP; i++) await ask(COUNT + i);
+/**
+ * Asks each server question i in turn (the order alternating), so the machine's load falls on all of
+ * them alike: with the baseline beside this tree, the comparison is question by question, not two
+ * runs minutes apart (at a load of 10-20 two such runs differed by more than the change measured).
+ */
+async function measure(
+  servers: BenchServer[],
+  ask: (server: BenchServer, i: number) => Promise<Answer>,
+  profiled: boolean,
+): Promise<Array<Record<string, number | string>>> {
+  for (let i = 0; i < WARM_UP; i++) for (const server of servers) await ask(server, COUNT + i);
   const fromUs = monotonicUs();
-  const times: number[] = [];
-  const modes = new Map<string, number>();
-  let empty = 0;
-  const thread0 = requestThreadCpuMs(server.pid);
-  const process0 = server.cpuMs();
+  const times = servers.map((): number[] => []);
+  const modes = servers.map(() => new Map<string, number>());
+  const empty = servers.map(() => 0);
+  const thread0 = servers.map((server) => requestThreadCpuMs(server.pid));
+  const process0 = servers.map((server) => server.cpuMs());
   for (let i = 0; i < COUNT; i++) {
-    const started = performance.now();
-    const answer = await ask(i);
-    times.push(performance.now() - started);
-    const mode = `${answer.searchMode ?? "?"}${answer.searchModeReason ? ` (${answer.searchModeReason})` : ""}`;
-    modes.set(mode, (modes.get(mode) ?? 0) + 1);
-    if ((answer.items ?? []).length === 0) empty++;
+    const turn = servers.map((_, n) => n);
+    if (i % 2 === 1) turn.reverse();
+    for (const n of turn) {
+      const started = performance.now();
+      const answer = await ask(servers[n]!, i);
+      times[n]!.push(performance.now() - started);
+      const mode = `${answer.searchMode ?? "?"}${answer.searchModeReason ? ` (${answer.searchModeReason})` : ""}`;
+      modes[n]!.set(mode, (modes[n]!.get(mode) ?? 0) + 1);
+      if ((answer.items ?? []).length === 0) empty[n]!++;
+    }
   }
   const window = { fromUs, toUs: monotonicUs() };
-  times.sort((a, b) => a - b);
-  if (profiled && PROFILE_DIR) {
+  return servers.map((server, n) => {
+    const sorted = times[n]!.sort((a, b) => a - b);
     // The profile is written when the service exits; summarised after stop() by the caller.
-    pendingProfiles.push({ pid: server.pid, window });
-  }
-  return {
-    "p50 ms": round(percentile(times, 50)),
-    "p99 ms": round(percentile(times, 99)),
-    "request-thread CPU ms/query": round((requestThreadCpuMs(server.pid) - thread0) / COUNT),
-    "process CPU ms/query": round((server.cpuMs() - process0) / COUNT),
-    "empty answers": `${empty}/${COUNT}`,
-    "answered as": [...modes].map(([mode, count]) => `${mode} ${count}`).join(", "),
-    "RSS MiB": Math.round(server.rssMiB()),
-  };
+    if (profiled && PROFILE_DIR) pendingProfiles.push({ pid: server.pid, window });
+    return {
+      "p50 ms": round(percentile(sorted, 50)),
+      "p99 ms": round(percentile(sorted, 99)),
+      "request-thread CPU ms/query": round((requestThreadCpuMs(server.pid) - thread0[n]!) / COUNT),
+      "process CPU ms/query": round((server.cpuMs() - process0[n]!) / COUNT),
+      "empty answers": `${empty[n]}/${COUNT}`,
+      "answered as": [...modes[n]!].map(([mode, count]) => `${mode} ${count}`).join(", "),
+      "RSS MiB": Math.round(server.rssMiB()),
+    };
+  });
 }
 
 const pendingProfiles: Array<{ pid: number; window: { fromUs: number; toUs: number } }> = [];
@@ -124,51 +138,57 @@ for (const size of SIZES) {
     const started = performance.now();
     await writeCatalog(file, size);
     console.log(`${size} listings with embeddings written in ${round((performance.now() - started) / 1000, 1)} s`);
-    const services: Array<{ semantic: "off" | "on"; cwd: string; label: string }> = [
-      { semantic: "off", cwd: process.cwd(), label: "" },
-      ...(baseline ? [{ semantic: "on" as const, cwd: baseline.dir, label: HYBRID_BASELINE }] : []),
-      { semantic: "on", cwd: process.cwd(), label: HYBRID },
-    ];
-    for (const { semantic, cwd, label } of services) {
-      const server = await serve(
+    /** A service on its own copy of the catalog (two run at once: neither's upkeep writes touch the other's file). */
+    const start = (semantic: "off" | "on", cwd: string, copy: number) => {
+      const own = join(folder, `catalog-${copy}.db`);
+      copyFileSync(file, own);
+      return serve(
         "app",
         [],
         {
-          DATABASE_URL: `file:${file}`,
-          DEV_CHAIN_FILE: join(folder, "chain.json"),
+          DATABASE_URL: `file:${own}`,
+          DEV_CHAIN_FILE: join(folder, `chain-${copy}.json`),
           SEARCH_SEMANTIC: semantic,
           ...(PROFILE_DIR && semantic === "on" && { NODE_OPTIONS: `--import ${new URL("../cpu-profile.mjs", import.meta.url).href}` }),
         },
         cwd,
       );
-      try {
-        const readyAfter = semantic === "on" ? await engineReady(server) : 0;
-        const questions = (i: number) => ask(server, question(i));
-        const words = (i: number) => ask(server, word(i).text, word(i).offset);
-        const runs =
-          semantic === "off"
-            ? [
-                [TODAY_QUESTIONS, questions],
-                [TODAY_WORDS, words],
-              ]
-            : [[label, questions]];
-        for (const [search, asking] of runs as Array<[string, (i: number) => Promise<Answer>]>) {
-          const row = {
-            listings: size,
-            search,
-            ...(semantic === "on" ? { "engine ready after s": round(readyAfter, 1) } : {}),
-            ...(await measure(server, asking, semantic === "on")),
-          };
-          rows.push(row);
-          console.log(row);
-        }
-      } finally {
-        await server.stop();
+    };
+    const questions = (server: BenchServer, i: number) => ask(server, question(i));
+    const words = (server: BenchServer, i: number) => ask(server, word(i).text, word(i).offset);
+    // Today's search alone: its two kinds of request one after the other.
+    const today = await start("off", process.cwd(), 0);
+    try {
+      for (const [search, asking] of [
+        [TODAY_QUESTIONS, questions],
+        [TODAY_WORDS, words],
+      ] as const) {
+        const [measured] = await measure([today], asking, false);
+        const row = { listings: size, search, ...measured };
+        rows.push(row);
+        console.log(row);
       }
-      for (const { pid, window } of pendingProfiles.splice(0)) {
-        console.log(`request thread of ${label} (pid ${pid}, ${window.fromUs}-${window.toUs} us):`);
-        printProfile(PROFILE_DIR!, pid, window, COUNT, "question");
-      }
+    } finally {
+      await today.stop();
+    }
+    // Hybrid at the baseline and here, both running on the same catalog, asked in turn.
+    const hybrids = [...(baseline ? [{ cwd: baseline.dir, label: HYBRID_BASELINE }] : []), { cwd: process.cwd(), label: HYBRID }];
+    const servers: BenchServer[] = [];
+    try {
+      for (const [n, { cwd }] of hybrids.entries()) servers.push(await start("on", cwd, n + 1));
+      const readyAfter = await Promise.all(servers.map((server) => engineReady(server)));
+      const measured = await measure(servers, questions, true);
+      hybrids.forEach(({ label }, n) => {
+        const row = { listings: size, search: label, "engine ready after s": round(readyAfter[n]!, 1), ...measured[n] };
+        rows.push(row);
+        console.log(row);
+      });
+    } finally {
+      for (const server of servers) await server.stop();
+    }
+    for (const { pid, window } of pendingProfiles.splice(0)) {
+      console.log(`request thread of ${hybrids[servers.findIndex((server) => server.pid === pid)]?.label} (pid ${pid}, ${window.fromUs}-${window.toUs} us):`);
+      printProfile(PROFILE_DIR!, pid, window, COUNT, "question");
     }
   } finally {
     rmSync(folder, { recursive: true, force: true });
