@@ -9,7 +9,6 @@
 // mined. A broadcast refused below one the node took would leave such a gap: it is filled (fillGap).
 import { AsyncResource } from "node:async_hooks";
 import {
-  hashTypedData,
   TransactionReceiptNotFoundError,
   WaitForTransactionReceiptTimeoutError,
   type Account,
@@ -165,27 +164,6 @@ export function createSettlementSender(wallet: SettlerWallet, pollingIntervalMs:
         await new Promise((resolve) => setTimeout(resolve, pollingIntervalMs));
       }
     },
-  };
-}
-
-/**
- * verifyTypedData that recovers an EOA's signature locally first (viem's default asks the node to
- * run the ERC-6492 validator, a round trip per check) and remembers signatures it found valid for a
- * while: verify and settle each check the same authorization, and only a valid one is remembered.
- */
-export function rememberingTypedDataVerifier(wallet: SettlerWallet, rememberMs: number, limit: number) {
-  const valid = new Map<string, number>();
-  return async (args: Parameters<SettlerWallet["verifyTypedData"]>[0]): Promise<boolean> => {
-    const signature = typeof args.signature === "string" ? args.signature : null;
-    const key = signature && `${args.address.toLowerCase()}:${hashTypedData(args as Parameters<typeof hashTypedData>[0])}:${signature}`;
-    const now = Date.now();
-    if (key && (valid.get(key) ?? 0) > now) return true;
-    const ok = await wallet.verifyTypedData({ ...args, mode: "eoa" } as typeof args);
-    if (ok && key) {
-      if (valid.size >= limit) for (const [k, until] of valid) if (until <= now || valid.size >= limit) valid.delete(k);
-      valid.set(key, now + rememberMs);
-    }
-    return ok;
   };
 }
 

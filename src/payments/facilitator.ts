@@ -29,10 +29,10 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ChainCheckedExactScheme } from "./chain-checked-scheme.js";
-import { createSettlementSender, rememberingCodeReader, rememberingTypedDataVerifier } from "../chain/settlement-sender.js";
+import { createSettlementSender, rememberingCodeReader } from "../chain/settlement-sender.js";
 import { chainForRpc } from "../chain/viem-chain.js";
 import { FacilitatorUnavailableError, unavailableKindOf } from "./facilitator-client.js";
-import { CODE_MEMORY_LIMIT, CODE_MEMORY_MS, NETWORK, SIGNATURE_MEMORY_LIMIT, SIGNATURE_MEMORY_MS } from "../constants.js";
+import { CODE_MEMORY_LIMIT, CODE_MEMORY_MS, NETWORK } from "../constants.js";
 
 export interface InProcessFacilitatorOptions {
   rpcUrl: string;
@@ -111,14 +111,14 @@ export function createFacilitatorSigner(options: InProcessFacilitatorOptions): F
     pollingInterval: pollingIntervalMs,
   }).extend(publicActions);
   const sender = createSettlementSender(wallet, pollingIntervalMs);
-  const verifyTypedData = rememberingTypedDataVerifier(wallet, SIGNATURE_MEMORY_MS, SIGNATURE_MEMORY_LIMIT);
   const getCode = rememberingCodeReader(wallet, CODE_MEMORY_MS, CODE_MEMORY_LIMIT);
   return toFacilitatorEvmSigner(
     {
       address: account.address,
       getCode,
       readContract: (args) => wallet.readContract({ ...args, args: args.args ?? [] }),
-      verifyTypedData: (args) => verifyTypedData(args as Parameters<typeof verifyTypedData>[0]),
+      // The SDK (2.27) checks signatures through its own viem import, not this; an EOA's recovered locally.
+      verifyTypedData: (args) => wallet.verifyTypedData({ ...args, mode: "eoa" } as Parameters<typeof wallet.verifyTypedData>[0]),
       writeContract: async (args) => {
         const call = { abi: args.abi, functionName: args.functionName, args: args.args ?? [] } as EncodeFunctionDataParameters;
         const data = concatHex([encodeFunctionData(call), ...(args.dataSuffix ? [args.dataSuffix] : [])]);
