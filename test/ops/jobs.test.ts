@@ -137,6 +137,25 @@ describe("a job with a lease, two holders on one database", () => {
     expect(ran).toEqual(["a", "b"]);
     await b.stop();
   });
+
+  it("does not write its lease before every run while most of the lease time is left, and stays the only holder", async () => {
+    const job = (): JobDefinition => ({ name: "polled", intervalMs: 0, lease: { name: "test-polled", ttlMs: 60_000 }, run: async () => {} });
+    const leases = new JobLeases(server.database, "holder-a");
+    let writes = 0;
+    const acquire = leases.acquire.bind(leases);
+    leases.acquire = (...args) => {
+      writes++;
+      return acquire(...args);
+    };
+    const a = createJobRegistry([job()], { logger, leases });
+    const b = createJobRegistry([job()], { logger, leases: new JobLeases(server.database, "holder-b") });
+    for (let poll = 0; poll < 5; poll++) expect(await a.runNow("polled")).toMatchObject({ ran: true, ok: true });
+    expect(writes).toBe(1);
+    expect(await b.runNow("polled")).toEqual({ ran: false, reason: "lease_held_elsewhere" });
+    await a.stop();
+    expect(await b.runNow("polled")).toMatchObject({ ran: true, ok: true });
+    await b.stop();
+  });
 });
 
 describe("the server's jobs, with a chain", () => {

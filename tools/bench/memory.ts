@@ -7,13 +7,17 @@
  *     a second, at most BENCH_SETTLE_SECONDS (default 300; the health prober's first round over
  *     100k seeded hosts that do not resolve lasts hours, so it runs through every window);
  *   - idle: BENCH_IDLE_SECONDS (default 150: every job's timer fires, the usage indexer's several
- *     times, the health prober's twice), sampling RSS and CPU each second, and one cheap cached
- *     request a second whose latency is what a user waiting behind a job would see;
+ *     times, the health prober's twice) with nothing sent to the instance: RSS each second and the
+ *     CPU from /proc (the whole process, and its main thread apart); a scrape of /metrics before and
+ *     after the window gives the jobs' figures and the worst event-loop delay in it;
+ *   - what watching it costs, apart: the CPU of a /metrics scrape (a monitor scrapes every 15-60 s)
+ *     and of a cached request, each above the idle rate just measured;
  *   - load: BENCH_LOAD_SECONDS (default 20) of autocannon on distinct pages and searches, RSS
  *     sampled every 200 ms.
- * Printed: RSS idle / peak, idle CPU ms/s, the worst probe latency and event-loop delay (the
- * service's nodejs_eventloop_lag_max_seconds), CPU per job (x402_job_cpu_seconds_total), and
- * PASS/MISS against 250 MB and 10 ms/s. BENCH_BASELINE=<git revision> measures that revision first,
+ * Printed: RSS idle / peak, idle CPU ms/s, the worst event-loop delay while idle (the service's
+ * nodejs_eventloop_lag_max_seconds: how long a request could wait behind a job), CPU per job
+ * (x402_job_cpu_seconds_total), the scrape's and the cached request's CPU, and PASS/MISS against
+ * 250 MB and 10 ms/s. BENCH_BASELINE=<git revision> measures that revision first,
  * in the same run. The seeded catalog is kept (BENCH_SEED_DB, default in the temp directory) and
  * copied for each run.
  *   BENCH_SIZE=100000, BENCH_CONNECTIONS=16, BENCH_OUT=<file> (JSON)
@@ -37,13 +41,18 @@ const RSS_LIMIT_MB = 250;
 const IDLE_CPU_LIMIT_MS = 10;
 const SETTLED_CPU_MS_PER_S = 50;
 const SETTLE_LIMIT_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 300);
-/** The cheap request the stall probe sends once a second (a cached page). */
-const PROBE_PATH = "/discovery/resources?limit=1";
+/** A cheap cached request, whose CPU is measured apart from the idle window. */
+const CACHED_PATH = "/discovery/resources?limit=1";
+/** Scrapes and cached requests sent to measure what each costs (/proc counts CPU in 10 ms ticks). */
+const SCRAPES_MEASURED = 20;
+const REQUESTS_MEASURED = 500;
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const int = (from: number, to: number) => from + Math.floor(Math.random() * (to - from + 1));
 const mb = (mib: number) => mib * 1.048576;
+/** Linux clock ticks per second (USER_HZ), the unit of /proc/<pid>/stat times. */
+const CLOCK_TICKS = 100;
 
 interface Result {
   revision: string;
@@ -53,8 +62,10 @@ interface Result {
   "RSS MiB idle peak": number;
   "RSS MiB load peak": number;
   "idle CPU ms/s": number;
-  "worst probe ms (idle)": number;
+  "idle main-thread CPU ms/s": number;
   "worst event-loop delay ms (idle)": number;
+  "scrape CPU ms": number;
+  "cached request CPU ms": number;
   "load req/s": number;
   "load CPU ms/req": number;
   jobs: Record<string, { runs: number; cpuMs: number; meanDurationMs: number }>;
@@ -105,28 +116,42 @@ async function settle(server: BenchServer): Promise<number> {
   }
 }
 
+/** CPU time of the server's main thread (requests and the jobs' JavaScript), in ms: /proc/<pid>/task/<pid>/stat. */
+function mainThreadCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** CPU of one `send()`, above what the instance spends idle meanwhile (`idleMsPerS`), sent `times` one after another. */
+async function cpuEach(server: BenchServer, idleMsPerS: number, times: number, send: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  const before = server.cpuMs();
+  for (let i = 0; i < times; i++) await send();
+  const spent = server.cpuMs() - before - (idleMsPerS * (performance.now() - started)) / 1000;
+  return Math.max(0, spent) / times;
+}
+
 async function measure(revision: string, database: string, server: BenchServer, sellers: number): Promise<Result> {
   const settled = await settle(server);
-  await get(`${server.url}${PROBE_PATH}`).then((response) => response.arrayBuffer());
-  // Idle: a sample a second; the probe's request is the only traffic.
+  await get(`${server.url}${CACHED_PATH}`).then((response) => response.arrayBuffer());
+  // Idle: nothing is sent in the window. This scrape also starts the event-loop delay's maximum afresh.
   const jobsBefore = await scrape(server);
   const cpuBefore = server.cpuMs();
+  const mainBefore = mainThreadCpuMs(server.pid);
+  const windowStart = performance.now();
   const rss: number[] = [];
-  let worstProbe = 0;
-  let worstLoopDelay = 0;
   const until = Date.now() + IDLE_SECONDS * 1000;
-  for (let second = 1; Date.now() < until; second++) {
-    const started = performance.now();
-    await get(`${server.url}${PROBE_PATH}`).then((response) => response.arrayBuffer());
-    worstProbe = Math.max(worstProbe, performance.now() - started);
+  while (Date.now() < until) {
     rss.push(server.rssMiB());
-    // The service's event-loop delay: its maximum since the last scrape (every 10 s: a scrape costs CPU too).
-    if (second % 10 === 0) worstLoopDelay = Math.max(worstLoopDelay, gauge(await scrape(server), "nodejs_eventloop_lag_max_seconds") * 1000);
-    await sleep(Math.max(0, 1000 - (performance.now() - started)));
+    await sleep(1000);
   }
-  const idleCpu = (server.cpuMs() - cpuBefore) / IDLE_SECONDS;
+  const windowSeconds = (performance.now() - windowStart) / 1000;
+  const idleCpu = (server.cpuMs() - cpuBefore) / windowSeconds;
+  const idleMainCpu = (mainThreadCpuMs(server.pid) - mainBefore) / windowSeconds;
   const jobsAfter = await scrape(server);
-  worstLoopDelay = Math.max(worstLoopDelay, gauge(jobsAfter, "nodejs_eventloop_lag_max_seconds") * 1000);
+  const worstLoopDelay = gauge(jobsAfter, "nodejs_eventloop_lag_max_seconds") * 1000;
+  const scrapeCpu = await cpuEach(server, idleCpu, SCRAPES_MEASURED, () => scrape(server));
+  const cachedCpu = await cpuEach(server, idleCpu, REQUESTS_MEASURED, () => get(`${server.url}${CACHED_PATH}`).then((response) => response.arrayBuffer()));
   const [runsBefore, runsAfter] = [byJob(jobsBefore, "x402_job_runs_total"), byJob(jobsAfter, "x402_job_runs_total")];
   const [cpuJobBefore, cpuJobAfter] = [byJob(jobsBefore, "x402_job_cpu_seconds_total"), byJob(jobsAfter, "x402_job_cpu_seconds_total")];
   const [secondsBefore, secondsAfter] = [byJob(jobsBefore, "x402_job_duration_seconds_sum"), byJob(jobsAfter, "x402_job_duration_seconds_sum")];
@@ -167,8 +192,10 @@ async function measure(revision: string, database: string, server: BenchServer, 
     "RSS MiB idle peak": round(Math.max(...rss), 0),
     "RSS MiB load peak": round(Math.max(loadPeak, server.rssMiB()), 0),
     "idle CPU ms/s": round(idleCpu),
-    "worst probe ms (idle)": round(worstProbe, 0),
+    "idle main-thread CPU ms/s": round(idleMainCpu),
     "worst event-loop delay ms (idle)": round(worstLoopDelay, 0),
+    "scrape CPU ms": round(scrapeCpu),
+    "cached request CPU ms": round(cachedCpu, 2),
     "load req/s": Math.round(load.requests.average),
     "load CPU ms/req": round(loadCpu / Math.max(1, load.requests.total), 2),
     jobs,
@@ -248,7 +275,7 @@ try {
 }
 
 console.log(
-  `\n${SIZE} listings, every job on, SEARCH_SEMANTIC=off; idle ${IDLE_SECONDS} s, load ${LOAD_SECONDS} s at ${CONNECTIONS} connections; CPU and RSS from /proc; machine: ${cpus().length} cores, load ${loadavg()
+  `\n${SIZE} listings, every job on, SEARCH_SEMANTIC=off; idle ${IDLE_SECONDS} s with nothing sent (scrape and cached request measured apart), load ${LOAD_SECONDS} s at ${CONNECTIONS} connections; CPU and RSS from /proc; machine: ${cpus().length} cores, load ${loadavg()
     .map((l) => l.toFixed(1))
     .join(" ")}`,
 );
