@@ -1,5 +1,40 @@
 import { availableParallelism } from "node:os";
+import { relative } from "node:path";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/**
+ * The suite's longest files, longest first (measured in a whole run, 2026-11-28). A clean checkout
+ * has no timing cache, and vitest then starts larger files first: the fuzz file, short but the
+ * longest to run, started ten minutes in and ended the suite alone. Starting the long ones first
+ * lets the short ones fill the workers around them.
+ */
+const LONGEST_FIRST = [
+  "test/fuzz/operations.test.ts",
+  "test/cli/x402-market.test.ts",
+  "test/search/service.test.ts",
+  "test/indexing/crawler.test.ts",
+  "test/webhooks/delivery.test.ts",
+  "test/web/browser.test.ts",
+  "test/ownership/owner-operations.test.ts",
+  "test/ownership/owner-cli.test.ts",
+  "test/payments/example-scripts.test.ts",
+  "test/indexing/killed-crawler.test.ts",
+  "test/contract/contract.test.ts",
+  "test/ops/build.test.ts",
+  "test/webhooks/killed-deliverer.test.ts",
+];
+
+class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const at = LONGEST_FIRST.indexOf(relative(file.project.config.root, file.moduleId));
+      return at === -1 ? LONGEST_FIRST.length : at;
+    };
+    const rest = await super.sort(files.filter((file) => rank(file) === LONGEST_FIRST.length));
+    return [...files.filter((file) => rank(file) < LONGEST_FIRST.length).sort((a, b) => rank(a) - rank(b)), ...rest];
+  }
+}
 
 export default defineConfig({
   test: {
@@ -11,5 +46,6 @@ export default defineConfig({
     // Many suites mostly wait (a minute-long `npm start` run, a chain, a seller): on a 2-core machine
     // vitest's default of one worker runs them one after another (about 7.5 min); three halve that.
     maxWorkers: Math.max(3, availableParallelism() - 1),
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });
