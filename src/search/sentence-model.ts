@@ -10,11 +10,16 @@ export { DIMENSIONS } from "./types.js";
 let loading: Promise<EmbeddingsModel> | undefined;
 
 export function loadSentenceModel(): Promise<EmbeddingsModel> {
-  loading ??= initModel(modelSource).then(async (model) => {
+  loading ??= (async () => {
+    const model = await initModel(modelSource);
     forgetWeightFile(model);
-    await releasePackedWeights(model);
-    return model;
-  });
+    if (await releasePackedWeights(model)) return model;
+    // The overwritten weights were still read: this copy is spoilt, a fresh one is kept whole.
+    (model as unknown as { model: { dispose(): void } }).model.dispose();
+    const whole = await initModel(modelSource);
+    forgetWeightFile(whole);
+    return whole;
+  })();
   return loading;
 }
 
@@ -48,9 +53,10 @@ const WARM_UP_TEXT = "hourly weather forecast for a city";
  * loaded copy is freed: WebAssembly memory never shrinks, but the next batches' intermediate
  * tensors reuse that room instead of growing it (about 20 MB less resident with batches of 4).
  * Checked, not assumed: the copies are first overwritten with NaN and the warm-up text embedded
- * again; unless its vector is unchanged they are put back and kept.
+ * again; unless its vector is unchanged, nothing is freed (false) and the model must be loaded
+ * again. (Not put back from a copy: 18.75 MB of array buffers the worker's idle heap kept for long.)
  */
-async function releasePackedWeights(model: EmbeddingsModel): Promise<void> {
+async function releasePackedWeights(model: EmbeddingsModel): Promise<boolean> {
   const graph = (model as unknown as { model: GraphInternals }).model;
   const backend = (tf as unknown as { engine(): { backend: WasmBackendInternals } }).engine().backend;
   const [before] = await model.embed([WARM_UP_TEXT]);
@@ -64,21 +70,17 @@ async function releasePackedWeights(model: EmbeddingsModel): Promise<void> {
   const heap = () => backend.wasm.HEAPF32;
   const held = packedOnly.map((tensor) => {
     const info = backend.dataIdMap.get(tensor.dataId);
-    const start = info.memoryOffset / 4;
-    const copy = heap().slice(start, start + tensor.size);
-    heap().fill(Number.NaN, start, start + tensor.size);
-    return { info, start, copy };
+    heap().fill(Number.NaN, info.memoryOffset / 4, info.memoryOffset / 4 + tensor.size);
+    return info;
   });
   const [after] = await model.embed([WARM_UP_TEXT]);
-  if (!after!.every((value, i) => value === before![i])) {
-    for (const { start, copy } of held) heap().set(copy, start);
-    return;
-  }
-  for (const { info } of held) {
+  if (!after!.every((value, i) => value === before![i])) return false;
+  for (const info of held) {
     backend.wasm._free(info.memoryOffset);
     // Disposing the model would free it again: free(0) does nothing.
     info.memoryOffset = 0;
   }
+  return true;
 }
 
 /** Unit vectors of the texts, in order. */
