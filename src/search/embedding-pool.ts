@@ -6,10 +6,12 @@ import { DIMENSIONS } from "./types.js";
 
 /**
  * Texts per task. The model's cost per text falls about half from single texts to batches of 8, and
- * no further at 32 (32.7 ms a text either way, measured), while its WebAssembly memory, which never
- * shrinks, grows with the batch: about 20 MB more RSS at 32.
+ * no further at 32 (32.7 ms a text either way, measured); 4 cost the same as 8 (30.2 and 29.4-34.6
+ * ms a text, 2026-11-28). Its WebAssembly memory, which never shrinks, grows with the batch: after
+ * a run of batches with long texts 50.7 MB resident at 4 against 70.0 at 8 (the weights' loaded
+ * copy freed, sentence-model.ts, makes room that batches of 4 fit in, and those of 8 do not).
  */
-export const BATCH = 8;
+export const BATCH = 4;
 
 const workerFile = (): { filename: string; execArgv: string[] } => {
   // Under tsx (tests, tools) the worker is the .ts source, loaded through tsx; built, the .js beside this file.
