@@ -130,6 +130,8 @@ export class UsageStore {
       const batch = rows.slice(index, index + INSERT_BATCH);
       await tx.chainCheckpoint.deleteMany({ where: { name: { in: batch.map((row) => row.name) } } });
       await tx.chainCheckpoint.createMany({ data: batch });
+      // SQLite's statements run synchronously under their promises: 100k sellers held requests for 10 s.
+      await setImmediate();
     }
   }
 
@@ -140,6 +142,7 @@ export class UsageStore {
       for (let index = 0; index < dropped.length; index += INSERT_BATCH) {
         const names = dropped.slice(index, index + INSERT_BATCH).map((seller) => SELLER_PREFIX + seller);
         await tx.chainCheckpoint.deleteMany({ where: { name: { in: names } } });
+        await setImmediate();
       }
       await this.addSellers(tx, added, now);
     });
