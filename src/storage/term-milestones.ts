@@ -3,6 +3,7 @@
 // each once per term (keyed by the term's expiresAt), in one serialised catalog write: two instances
 // running it at once record nothing twice. No catalog version bump: reads already hide an expired
 // listing the instant it expires.
+import { setImmediate } from "node:timers/promises";
 import type { Listing } from "../../generated/prisma/sqlite/client.js";
 import { DAY_MS } from "../constants.js";
 import type { CatalogTransactions } from "./catalog-transactions.js";
@@ -66,6 +67,8 @@ export async function recordTermMilestones(transactions: CatalogTransactions, no
     recorded += written.count;
     if (!written.full) return recorded;
     afterId = written.last;
+    // A turn for requests between batches: SQLite's statements run synchronously under their promises.
+    await setImmediate();
   }
 }
 
