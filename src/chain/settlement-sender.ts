@@ -8,6 +8,7 @@
 // node has it, and a dropped one leaves no gap that would keep every later transaction from being
 // mined. A broadcast refused below one the node took would leave such a gap: it is filled (fillGap).
 import { AsyncResource } from "node:async_hooks";
+import { LRUCache } from "lru-cache";
 import {
   TransactionReceiptNotFoundError,
   WaitForTransactionReceiptTimeoutError,
@@ -176,15 +177,13 @@ export function createSettlementSender(wallet: SettlerWallet, pollingIntervalMs:
  * (its RPC trace sees the fault), and the next one reads again.
  */
 export function rememberingCodeReader(wallet: Pick<SettlerWallet, "getCode">, rememberMs: number, limit: number) {
-  const known = new Map<string, { until: number; code: Hex | undefined }>();
+  const known = new LRUCache<string, { code: Hex | undefined }>({ max: limit, ttl: rememberMs });
   return async (args: { address: Address }): Promise<Hex | undefined> => {
     const key = args.address.toLowerCase();
     const remembered = known.get(key);
-    if (remembered && remembered.until > Date.now()) return remembered.code;
+    if (remembered) return remembered.code;
     const code = await wallet.getCode({ address: args.address });
-    const now = Date.now();
-    if (known.size >= limit) for (const [k, entry] of known) if (entry.until <= now || known.size >= limit) known.delete(k);
-    known.set(key, { until: now + rememberMs, code });
+    known.set(key, { code });
     return code;
   };
 }

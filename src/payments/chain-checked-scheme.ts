@@ -13,6 +13,7 @@
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
 import { eip3009ABI, isEIP3009Payload, resolveDataSuffix, startAssetContractCheck, type ExactEIP3009Payload, type FacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { LRUCache } from "lru-cache";
 import { getAddress, parseSignature, type Hex } from "viem";
 import { judgeReceipt } from "./chain-reader.js";
 import { SIGNATURE_MEMORY_LIMIT, SIGNATURE_MEMORY_MS } from "../constants.js";
@@ -67,9 +68,8 @@ function transferArgs({ authorization, signature }: PlainAuthorization) {
   ] as const;
 }
 
-/** What verify's simulated transfer vouched for, until when; and once sent, the transaction still awaited. */
+/** What verify's simulated transfer vouched for; and once sent, the transaction still awaited. */
 interface Vouched {
-  until: number;
   terms: string;
   /** Set when the receipt wait ended without one (settlement_pending): a retry waits for it, never sends again. */
   transaction?: Hex;
@@ -77,7 +77,7 @@ interface Vouched {
 
 export class ChainCheckedExactScheme extends ExactEvmScheme {
   /** By signature: authorizations whose simulated transfer succeeded in verify, on their way to settle. */
-  private readonly vouched = new Map<Hex, Vouched>();
+  private readonly vouched = new LRUCache<Hex, Vouched>({ max: SIGNATURE_MEMORY_LIMIT, ttl: SIGNATURE_MEMORY_MS });
 
   constructor(private readonly chainSigner: FacilitatorEvmSigner) {
     super(chainSigner);
@@ -87,7 +87,7 @@ export class ChainCheckedExactScheme extends ExactEvmScheme {
     const [payload, requirements] = args;
     const plain = plainAuthorizationOf(payload, requirements, Math.floor(Date.now() / 1000));
     if (plain && (await this.transferWouldSucceed(plain, requirements))) {
-      this.remember(plain.signature, { until: Date.now() + SIGNATURE_MEMORY_MS, terms: termsOf(plain, requirements) });
+      this.vouched.set(plain.signature, { terms: termsOf(plain, requirements) });
       return { isValid: true, invalidReason: undefined, payer: plain.authorization.from };
     }
     return super.verify(...args);
@@ -106,8 +106,9 @@ export class ChainCheckedExactScheme extends ExactEvmScheme {
     const plain = plainAuthorizationOf(payload, requirements, Math.floor(Date.now() / 1000));
     const vouched = plain && this.vouched.get(plain.signature);
     if (!plain || !vouched) return super.settle(...args);
+    const timeLeft = this.vouched.getRemainingTTL(plain.signature);
     this.vouched.delete(plain.signature);
-    if (vouched.until <= Date.now() || vouched.terms !== termsOf(plain, requirements)) return super.settle(...args);
+    if (vouched.terms !== termsOf(plain, requirements)) return super.settle(...args);
     const asset = getAddress(requirements.asset);
     const payer = getAddress(plain.authorization.from);
     const network = payload.accepted.network;
@@ -132,7 +133,7 @@ export class ChainCheckedExactScheme extends ExactEvmScheme {
     try {
       receipt = await this.chainSigner.waitForTransactionReceipt({ hash: transaction });
     } catch (error) {
-      this.remember(plain.signature, { ...vouched, transaction });
+      this.vouched.set(plain.signature, { ...vouched, transaction }, { ttl: timeLeft });
       return { success: false, errorReason: "settlement_pending", errorMessage: (error as Error).message, transaction, network, payer };
     }
     const fee = { asset, payer, nonce: plain.authorization.nonce, payTo: getAddress(requirements.payTo), amount: BigInt(requirements.amount) };
@@ -140,13 +141,6 @@ export class ChainCheckedExactScheme extends ExactEvmScheme {
     if (judgeReceipt({ status: receipt.status, logs: receipt.logs ?? [], transactionHash: transaction }, fee)?.state !== "paid")
       return { success: false, errorReason: TRANSFER_EVENT_MISMATCH, transaction, network, payer };
     return { success: true, transaction, network, payer };
-  }
-
-  private remember(signature: Hex, entry: Vouched): void {
-    const now = Date.now();
-    if (this.vouched.size >= SIGNATURE_MEMORY_LIMIT)
-      for (const [key, { until }] of this.vouched) if (until <= now || this.vouched.size >= SIGNATURE_MEMORY_LIMIT) this.vouched.delete(key);
-    this.vouched.set(signature, entry);
   }
 
   /** The token's own transferWithAuthorization, run by the node without a transaction (as the SDK's verify runs it). */
