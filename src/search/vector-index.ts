@@ -228,7 +228,6 @@ export class VectorIndex {
    */
   search(query: Float32Array, limit: number, accept: (slot: number) => boolean): VectorMatch[] {
     const dims = this.dimensions;
-    const bytes = dims / 2;
     const { values, scales } = this;
     const queryBits = new Int32Array(WORDS);
     this.signBits(query, queryBits, 0);
@@ -254,19 +253,31 @@ export class VectorIndex {
     let cutoff = 0;
     for (let seen = 0; cutoff < dims && seen + histogram[cutoff]! < RERANK; cutoff++) seen += histogram[cutoff]!;
     // Slots and similarities side by side, not an object per candidate (400-700 of them a query).
+    const words = dims / 8;
+    const packed = new Int32Array(values.buffer, values.byteOffset, values.length / 4);
+    // Read as doubles once: a Float32Array element is widened to a double on every read.
+    const q = Float64Array.from(query);
     const candidates: number[] = [];
     const similarities: number[] = [];
     for (let k = 0; k < scanned; k++) {
       if (distances[k]! > cutoff) continue;
       const slot = found[k]!;
       if (!accept(slot)) continue;
-      const offset = slot * bytes;
+      // Eight 4-bit values a 32-bit word (little-endian: dimension d in bits 4d..4d+3), summed in
+      // the order a byte at a time would: the same similarities, a quarter of the loads.
+      const offset = slot * words;
       let s0 = 0;
       let s1 = 0;
-      for (let i = 0; i < bytes; i++) {
-        const byte = values[offset + i]!;
-        s0 += query[2 * i]! * ((byte << 28) >> 28);
-        s1 += query[2 * i + 1]! * (byte >> 4);
+      for (let w = 0, d = 0; w < words; w++, d += 8) {
+        const word = packed[offset + w]!;
+        s0 += q[d]! * ((word << 28) >> 28);
+        s1 += q[d + 1]! * ((word << 24) >> 28);
+        s0 += q[d + 2]! * ((word << 20) >> 28);
+        s1 += q[d + 3]! * ((word << 16) >> 28);
+        s0 += q[d + 4]! * ((word << 12) >> 28);
+        s1 += q[d + 5]! * ((word << 8) >> 28);
+        s0 += q[d + 6]! * ((word << 4) >> 28);
+        s1 += q[d + 7]! * (word >> 28);
       }
       candidates.push(slot);
       similarities.push((s0 + s1) * scales[slot]!);

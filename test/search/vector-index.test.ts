@@ -2,7 +2,7 @@
 // given back (trim) without losing or refusing listings.
 import { describe, expect, it } from "vitest";
 import { loadCodebook } from "../../src/search/query-encoder.js";
-import { VectorIndex } from "../../src/search/vector-index.js";
+import { packNibbles, VectorIndex } from "../../src/search/vector-index.js";
 
 /** Deterministic unit vectors (a small linear congruential generator, summed to a rough Gaussian). */
 function unitVectors(count: number, dimensions: number, seed = 7): Float32Array[] {
@@ -31,6 +31,27 @@ describe("vector index", () => {
     expect(found.length).toBeGreaterThan(200);
     for (const { slot, similarity } of found) expect(Math.abs(similarity - cosine(unit, vectors[slot]!))).toBeLessThan(0.02);
     expect(found.slice(0, 2).map((match) => match.slot)).toEqual(expect.arrayContaining([0, 1]));
+  });
+
+  it("reports each similarity as the dot product of the query with the stored 4-bit values, dimension by dimension", () => {
+    const index = new VectorIndex(codebook);
+    vectors.forEach((vector, slot) => index.add(slot, vector));
+    const query = vectors[3]!;
+    /** The stored form, unpacked: dimension 2i from byte i's low nibble, 2i+1 from its high one. */
+    const stored = (vector: Float32Array) => {
+      const packed = new Int8Array(vector.length / 2);
+      const step = packNibbles(vector, packed, 0);
+      let even = 0;
+      let odd = 0;
+      for (let i = 0; i < packed.length; i++) {
+        even += query[2 * i]! * ((packed[i]! << 28) >> 28);
+        odd += query[2 * i + 1]! * (packed[i]! >> 4);
+      }
+      return (even + odd) * Math.fround(step);
+    };
+    const found = index.search(query, 300, () => true);
+    expect(found.length).toBeGreaterThan(200);
+    for (const { slot, similarity } of found) expect(similarity).toBe(stored(vectors[slot]!));
   });
 
   it("keeps every listing through trim and still takes new ones in any cell", () => {
