@@ -42,6 +42,12 @@ export const CODE_MEMORY_LIMIT = 10_000;
 export const HOUR_MS = 60 * 60 * 1000;
 export const DAY_MS = 24 * HOUR_MS;
 export const LISTING_TTL_MS = LISTING_TTL_DAYS * DAY_MS;
+/**
+ * How far a re-probe round lets the catalog's `lastCheckedAt` (a listing's published health
+ * summary) fall behind its last probe when nothing else shown moved: such a probe is recorded in
+ * the listing's health row (its lastProbes) without a catalog write or version bump until then.
+ */
+export const HEALTH_CHECKED_AT_REFRESH_MS = HOUR_MS;
 
 /** The interface version: the compiled contract's `info.version` (spec/main.tsp). */
 export { CONTRACT_VERSION };

@@ -192,7 +192,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     ?.start(now())
     .catch((error: unknown) => logger.warn({ err: error }, "search: the catalog could not be indexed; searches answer with substring matching"));
   const router = await createRouter(contract, handlers, contexts);
-  const responseCache = new ResponseCache(freshness);
+  const responseCache = new ResponseCache(freshness, { now });
   const app = createApp({
     router,
     logger,

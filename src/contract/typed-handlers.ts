@@ -20,6 +20,8 @@ type ReplyFor<Status, R> = {
   headers?: Record<string, string>;
   /** Freshness token of a pre-rendered catalog document: the fast path may serve it again while current. */
   cacheToken?: string;
+  /** With cacheToken: the clock's time (ms) from which it may not be served again even while the token holds. */
+  cacheUntil?: number;
 } & (keyof DeclaredHeaders<R> extends never ? unknown : { headers: DeclaredHeaders<R> }) &
   (BodyOf<R> extends undefined ? { body?: undefined } : { body: BodyOf<R> | PreRendered }) &
   ([MediaTypeOf<R>] extends [never] ? unknown : { contentType: MediaTypeOf<R> });

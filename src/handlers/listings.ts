@@ -89,7 +89,8 @@ const getListing: Handler<"getListing"> = async (input, services) => {
   const { token } = await catalogState(services);
   const listing = await liveListing(services, input.params.id);
   if (!listing) throw new HttpError(404, "listing_not_found", `No live listing ${input.params.id}: it never existed, expired, failed or was delisted.`);
-  return taggedJson(await listingDocumentOf(listing, services), token);
+  const { document, reusableUntil } = await listingDocumentOf(listing, services);
+  return reusableUntil === null ? taggedJson(document, null) : { ...taggedJson(document, token), cacheUntil: reusableUntil };
 };
 
 /** Any stored listing's status, reasons and transitions: why it is (or is not) in the catalog. */

@@ -27,7 +27,7 @@ const SCRIPT_PAGE_HEADERS = { ...PAGE_HEADERS, "Content-Security-Policy": conten
 const LISTING_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A rendered page with its weak ETag and headers, reusable while the catalog freshness `token` holds. */
-function htmlPage(html: string, token: string, headers: typeof PAGE_HEADERS = PAGE_HEADERS) {
+function htmlPage(html: string, token: string | null, headers: typeof PAGE_HEADERS = PAGE_HEADERS) {
   const reply = taggedText(html, "text/html", token);
   return { ...reply, headers: { ...reply.headers, ...headers } };
 }
@@ -155,9 +155,9 @@ const getListingPage: Handler<"getListingPage"> = async (input, services) => {
   if (!listing) {
     return { status: 404, headers: PAGE_HEADERS, contentType: "text/html", body: missingListingPage(services.market.name, id) };
   }
-  const document = await listingDocumentOf(listing, services);
+  const { document, reusableUntil } = await listingDocumentOf(listing, services);
   const html = listingPage({ siteName: services.market.name, marketUrl: services.market.baseUrl, document, jsonTwin: `/listings/${listing.id}` });
-  return htmlPage(html, token);
+  return reusableUntil === null ? htmlPage(html, null) : { ...htmlPage(html, token), cacheUntil: reusableUntil };
 };
 
 /** `/sell.html`: the fee, the requirements, the dry-run form and the commands to list. */

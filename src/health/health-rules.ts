@@ -5,6 +5,7 @@
 // terms match again); after `unhealthy` it takes M consecutive passes. A failure whose code says the
 // live challenge no longer matches the listing (payTo, price, token, no exact Base requirement) makes
 // it drifted at once. Any other failure counts, and N consecutive ones make it unhealthy.
+import { isDeepStrictEqual } from "node:util";
 import { DAY_MS, HOUR_MS } from "../constants.js";
 
 export type HealthStatus = "unknown" | "healthy" | "unhealthy" | "drifted";
@@ -191,6 +192,35 @@ export function healthSummary(state: HealthState, totals: DayTotals, now: Date):
     ...(state.lastHealthyAt && { lastHealthyAt: state.lastHealthyAt.toISOString() }),
     ...(state.lastCode !== null && { failureCode: state.lastCode }),
   };
+}
+
+/** A summary without its check times: lastCheckedAt, and lastHealthyAt when it only says the last check passed. */
+function withoutCheckTimes(summary: HealthSummary): HealthSummary {
+  const { lastCheckedAt, lastHealthyAt, ...rest } = summary;
+  return lastHealthyAt === undefined || lastHealthyAt === lastCheckedAt ? rest : { ...rest, lastHealthyAt };
+}
+
+/**
+ * Whether a probe's health must be published to the catalog: its status or anything its summary
+ * shows moved. `checkedAtRefreshMs` (a round's probe): a summary whose only move is the time of its
+ * check (`lastCheckedAt`, and `lastHealthyAt` of a listing that passed then and passes again, which
+ * equals it) waits until the shown check is that far behind, so a round's probe that changes
+ * nothing a reader ranks or filters by rewrites no listing and bumps no catalog version. Without it
+ * (a probe outside the rounds: the listing-time sample, an owner's update, a free refresh) any
+ * change is published at once.
+ */
+export function publishesHealth(
+  shown: { status: string; summary: unknown },
+  next: { status: HealthStatus; summary: HealthSummary },
+  checkedAtRefreshMs?: number,
+): boolean {
+  if (next.status !== shown.status) return true;
+  if (isDeepStrictEqual(next.summary, shown.summary)) return false;
+  if (checkedAtRefreshMs === undefined || typeof shown.summary !== "object" || shown.summary === null) return true;
+  const shownSummary = shown.summary as HealthSummary;
+  if (!shownSummary.lastCheckedAt || !next.summary.lastCheckedAt) return true;
+  if (!isDeepStrictEqual(withoutCheckTimes(next.summary), withoutCheckTimes(shownSummary))) return true;
+  return Date.parse(next.summary.lastCheckedAt) - Date.parse(shownSummary.lastCheckedAt) >= checkedAtRefreshMs;
 }
 
 /** The UTC day a time falls on, at 00:00. */

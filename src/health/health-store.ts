@@ -6,9 +6,8 @@
 // Claims: a due listing is leased to one instance (leasedBy/leaseUntil) by one statement: SQLite's
 // UPDATE ... RETURNING under its single writer, PostgreSQL's FOR UPDATE SKIP LOCKED, so two
 // instances never claim the same row, and a lease that runs out (its instance died) is claimed again.
-import { isDeepStrictEqual } from "node:util";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import { DAY_MS } from "../constants.js";
+import { DAY_MS, HEALTH_CHECKED_AT_REFRESH_MS } from "../constants.js";
 import {
   addLatency,
   applyProbe,
@@ -19,6 +18,7 @@ import {
   histogramOf,
   NEW_HEALTH,
   nextProbeAt,
+  publishesHealth,
   recentProbesOf,
   utcDay,
   type DayTotals,
@@ -273,6 +273,7 @@ export class HealthStore {
       const summary = healthSummary(state, withProbe(totals.get(listingId), outcome.ok), now);
       const histogram = outcome.ok ? addLatency(histogramOf(today.get(listingId)), outcome.latencyMs) : histogramOf(today.get(listingId));
       const shown = { status: String(row.healthStatus), summary: jsonOf(row.healthSummary) };
+      const routine = holder !== null ? HEALTH_CHECKED_AT_REFRESH_MS : undefined;
       return {
         row: {
           listingId,
@@ -283,10 +284,9 @@ export class HealthStore {
             : toDate(row.nextProbeAt),
         },
         day: { listingId, day: utcDay(at), probes: 1, successes: outcome.ok ? 1 : 0, latencyHistogram: JSON.stringify(histogram) },
-        publish:
-          state.status === shown.status && isDeepStrictEqual(summary, shown.summary)
-            ? null
-            : { listingId, status: state.status, summary: JSON.stringify(summary), uptime7d: summary.uptime7d ?? 0 },
+        publish: publishesHealth(shown, { status: state.status, summary }, routine)
+          ? { listingId, status: state.status, summary: JSON.stringify(summary), uptime7d: summary.uptime7d ?? 0 }
+          : null,
       };
     });
     await tx.$executeRaw(
@@ -320,14 +320,20 @@ export class HealthStore {
       WHERE "state" NOT IN (${PROBED_STATES}) OR "expiresAt" < ${new Date(now.getTime() - DAY_MS)})`);
   }
 
-  /** A listing document's health: daily uptime over the last 30 days (oldest first) and the recent probes (newest first). */
-  async history(listingId: string, now: Date): Promise<{ healthHistory: HealthDaySummary[]; lastProbes: ProbeSample[] }> {
+  /**
+   * A listing document's health: daily uptime over the last 30 days (oldest first) and the recent
+   * probes (newest first). `quietUntil`: until when no round can record a probe of the listing (its
+   * next due time), null when a round may hold it now or it has no schedule. A round's probe that
+   * moves only lastCheckedAt writes no catalog version (see publishesHealth), so a rendered
+   * document showing these probes is current only while the catalog stays as it is and until then.
+   */
+  async history(listingId: string, now: Date): Promise<{ healthHistory: HealthDaySummary[]; lastProbes: ProbeSample[]; quietUntil: Date | null }> {
     const since = new Date(utcDay(now).getTime() - 29 * DAY_MS);
     const [days, health] = await Promise.all([
       this.raw(
         Prisma.sql`SELECT "day", "probes", "successes", "latencyHistogram" FROM "HealthDay" WHERE "listingId" = ${listingId} AND "day" >= ${since} ORDER BY "day"`,
       ),
-      this.raw(Prisma.sql`SELECT "recentProbes" FROM "ListingHealth" WHERE "listingId" = ${listingId}`),
+      this.raw(Prisma.sql`SELECT "recentProbes", "nextProbeAt", "leaseUntil" FROM "ListingHealth" WHERE "listingId" = ${listingId}`),
     ]);
     const healthHistory = days
       .filter((day) => num(day.probes) > 0)
@@ -341,7 +347,10 @@ export class HealthStore {
           ...(p50 !== undefined && { p50LatencyMs: p50 }),
         };
       });
-    return { healthHistory, lastProbes: recentProbesOf(jsonOf(health[0]?.recentProbes)) };
+    const row = health[0];
+    const nextDue = row ? toDate(row.nextProbeAt) : null;
+    const quietUntil = row && row.leaseUntil === null && nextDue!.getTime() > now.getTime() ? nextDue : null;
+    return { healthHistory, lastProbes: recentProbesOf(jsonOf(row?.recentProbes)), quietUntil };
   }
 
   /** Live third-party listings by health status (the status document), once per catalog state (`token`, the catalog's freshness). */

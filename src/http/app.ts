@@ -52,7 +52,11 @@ function send(ctx: Context, reply: AnyReply, cache: ResponseCache | undefined): 
     if (cache && reply.cacheToken && etag && reply.status === 200) {
       delete headers.ETag;
       const operation = canonicalOf[reply.operationId as RoutedOperationId];
-      cache.remember(ctx.url, { token: reply.cacheToken, etag, contentType: ctx.response.get("Content-Type"), body: bytes, headers, operation }, answer);
+      cache.remember(
+        ctx.url,
+        { token: reply.cacheToken, until: reply.cacheUntil, etag, contentType: ctx.response.get("Content-Type"), body: bytes, headers, operation },
+        answer,
+      );
     }
   } else {
     ctx.type = contentType ?? JSON_CONTENT_TYPE;

@@ -8,6 +8,8 @@ import { CORS_RESPONSE_HEADERS } from "./cors.js";
 export interface CachedResponse {
   /** The freshness token the document was rendered at. */
   token: string;
+  /** The clock's time (ms) from which it is not served again even while the token holds (a listing document: see listingDocumentOf). */
+  until?: number | undefined;
   etag: string;
   contentType: string;
   body: Buffer;
@@ -30,6 +32,7 @@ export interface FreshnessSource {
  */
 interface Entry {
   token: string;
+  until: number | undefined;
   etag: string;
   body: Buffer;
   /** Complete header sets, merged once when the entry is stored. */
@@ -47,11 +50,13 @@ const VARY = { Vary: `Accept-Encoding, ${CORS_RESPONSE_HEADERS.Vary}` };
 
 export class ResponseCache {
   private readonly entries: LRUCache<string, Entry>;
+  private readonly now: () => Date;
 
   constructor(
     private readonly freshness: FreshnessSource,
-    options: { maxEntries?: number; maxBytes?: number } = {},
+    options: { maxEntries?: number; maxBytes?: number; now?: () => Date } = {},
   ) {
+    this.now = options.now ?? (() => new Date());
     this.entries = new LRUCache({
       max: options.maxEntries ?? 5_000,
       maxSize: options.maxBytes ?? 4 * 1024 * 1024,
@@ -65,6 +70,7 @@ export class ResponseCache {
     const notModified = { ...CORS_RESPONSE_HEADERS, ...response.headers, ...VARY, ETag: response.etag };
     const entry: Entry = {
       token: response.token,
+      until: response.until,
       etag: response.etag,
       body: response.body,
       operation: response.operation,
@@ -95,7 +101,7 @@ export class ResponseCache {
   }
 
   private answer(entry: Entry, token: string, req: IncomingMessage, res: ServerResponse): boolean {
-    if (token !== entry.token) {
+    if (token !== entry.token || (entry.until !== undefined && this.now().getTime() >= entry.until)) {
       this.entries.delete(req.url!);
       return false;
     }

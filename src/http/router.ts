@@ -28,6 +28,8 @@ export interface AnyReply {
   contentType?: string;
   /** The catalog freshness the body was rendered at: the reply may be served again while it holds. */
   cacheToken?: string;
+  /** With cacheToken: the clock's time (ms) from which it may not be served again even while the token holds. */
+  cacheUntil?: number;
 }
 
 /**
