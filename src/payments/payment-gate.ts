@@ -168,7 +168,10 @@ export class PaymentGate {
   private unpaidChallenge(charge: Charge): Promise<PaymentRequired> {
     let known = this.unpaidChallenges.get(charge);
     if (!known) {
-      known = this.requirementsFor(charge).then((requirements) => this.paymentRequired(requirements, charge, "payment_required").then(deepFreeze));
+      // A copy is frozen: the SDK's answer may share objects with the charge's own declaration.
+      known = this.requirementsFor(charge).then(async (requirements) =>
+        deepFreeze(structuredClone(await this.paymentRequired(requirements, charge, "payment_required"))),
+      );
       this.unpaidChallenges.set(charge, known);
       known.catch(() => this.unpaidChallenges.delete(charge));
     }
