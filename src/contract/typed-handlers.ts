@@ -29,6 +29,8 @@ type ReplyFor<Status, R> = {
 /** A body already serialised (for example a cached document), sent as is. */
 export interface PreRendered {
   readonly preRendered: Buffer;
+  /** The same Buffer is sent again and again (a 402 challenge): the HTTP layer keeps its compressed forms with it. */
+  readonly reused?: boolean;
 }
 
 /** What a handler of operation O may answer: only the statuses, headers and bodies of the contract. */

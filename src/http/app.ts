@@ -8,6 +8,7 @@ import { compressBody, compression, COMPRESSION_THRESHOLD, isCompressible, prefe
 import { ifNoneMatchMatches } from "./conditional.js";
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from "./cors.js";
 import { HttpError } from "../contract/errors.js";
+import type { PreRendered } from "../contract/typed-handlers.js";
 import type { ResponseCache } from "./response-cache.js";
 import { logUnexpected, replyFor } from "../contract/unexpected-errors.js";
 import type { AnyReply, Router } from "./router.js";
@@ -46,8 +47,8 @@ function send(ctx: Context, reply: AnyReply, cache: ResponseCache | undefined): 
     ctx.body = encoded(ctx, Buffer.from(body)).body;
   } else if (typeof body === "object" && body !== null && "preRendered" in body) {
     ctx.type = contentType ?? JSON_CONTENT_TYPE;
-    const bytes = (body as { preRendered: Buffer }).preRendered;
-    const answer = encoded(ctx, bytes);
+    const { preRendered: bytes, reused } = body as PreRendered;
+    const answer = encoded(ctx, bytes, reused);
     ctx.body = answer.body;
     if (cache && reply.cacheToken && etag && reply.status === 200) {
       delete headers.ETag;
@@ -68,13 +69,19 @@ function send(ctx: Context, reply: AnyReply, cache: ResponseCache | undefined): 
  * A handler's whole answer, encoded here rather than streamed through koa-compress: it keeps its
  * Content-Length, HEAD reports the GET's headers, and the response cache gets the encoded bytes.
  */
-function encoded(ctx: Context, bytes: Buffer): { body: Buffer; encoding?: ContentEncoding } {
+function encoded(ctx: Context, bytes: Buffer, reused = false): { body: Buffer; encoding?: ContentEncoding } {
   if (bytes.length < COMPRESSION_THRESHOLD || !isCompressible(ctx.response.get("Content-Type"))) return { body: bytes };
   const encoding = preferredEncoding(ctx.get("accept-encoding"));
   if (!encoding) return { body: bytes };
   ctx.set("Content-Encoding", encoding);
-  return { body: compressBody(bytes, encoding), encoding };
+  if (!reused) return { body: compressBody(bytes, encoding), encoding };
+  let kept = keptEncodings.get(bytes);
+  if (!kept) keptEncodings.set(bytes, (kept = {}));
+  return { body: (kept[encoding] ??= compressBody(bytes, encoding)), encoding };
 }
+
+/** The compressed forms of bodies sent again and again (PreRendered.reused), kept as long as the body itself. */
+const keptEncodings = new WeakMap<Buffer, Partial<Record<ContentEncoding, Buffer>>>();
 
 function sendError(ctx: Context, error: HttpError): void {
   ctx.status = error.status;

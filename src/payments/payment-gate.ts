@@ -156,8 +156,29 @@ export class PaymentGate {
 
   /** The x402 v2 PaymentRequired object: what the `PAYMENT-REQUIRED` header carries, decoded. */
   async challenge(charge: Charge, error = "payment_required"): Promise<PaymentRequired> {
+    if (error === "payment_required") return this.unpaidChallenge(charge);
     return this.paymentRequired(await this.requirementsFor(charge), charge, error);
   }
+
+  /**
+   * The challenge to an unpaid request, built once per charge object and frozen: it depends only on
+   * the charge and the gate's fixed terms, and a charge built once (the listing fee) is stated on
+   * every unpaid request, so its answer can be rendered once too (src/payments/replies.ts).
+   */
+  private unpaidChallenge(charge: Charge): Promise<PaymentRequired> {
+    let known = this.unpaidChallenges.get(charge);
+    if (!known) {
+      // A copy is frozen: the SDK's answer may share objects with the charge's own declaration.
+      known = this.requirementsFor(charge).then(async (requirements) =>
+        deepFreeze(structuredClone(await this.paymentRequired(requirements, charge, "payment_required"))),
+      );
+      this.unpaidChallenges.set(charge, known);
+      known.catch(() => this.unpaidChallenges.delete(charge));
+    }
+    return known;
+  }
+
+  private readonly unpaidChallenges = new WeakMap<Charge, Promise<PaymentRequired>>();
 
   private paymentRequired(requirements: PaymentRequirements, charge: Charge, error: string): Promise<PaymentRequired> {
     const extensions = charge.discovery && this.server.enrichExtensions(charge.discovery.extensions, requestContextOf(charge, charge.discovery));
@@ -174,7 +195,7 @@ export class PaymentGate {
 
     if (sent.kind === "none") {
       if (sent.v1) return reject("x402_v1_not_supported", "X-PAYMENT is x402 v1; send an x402 v2 payment in PAYMENT-SIGNATURE");
-      return { kind: "unpaid", paymentRequired: await this.paymentRequired(requirements, charge, "payment_required") };
+      return { kind: "unpaid", paymentRequired: await this.unpaidChallenge(charge) };
     }
     if (sent.kind === "malformed")
       return reject("invalid_payment_signature_header", "PAYMENT-SIGNATURE must be base64-encoded JSON of an x402 v2 payment payload");
@@ -304,6 +325,14 @@ function requestContextOf(charge: Charge, discovery: RouteDiscovery): HTTPReques
     getUserAgent: () => "",
   };
   return { adapter, path: url.pathname, method: discovery.method };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }
 
 export function paymentRequiredHeader(paymentRequired: PaymentRequired): string {

@@ -48,6 +48,21 @@ describe("compressed answers", () => {
     expect(JSON.parse(identity.body.toString("utf8"))).toHaveProperty("openapi");
   });
 
+  it("sends the 402 of an unpaid POST /listings encoded as each request asks, decoding to the same bytes every time", async () => {
+    const plain = await rawGet(server.url, "/listings", {}, "POST");
+    expect(plain.status).toBe(402);
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(JSON.parse(plain.body.toString("utf8"))).toMatchObject({ x402Version: 2, error: "payment_required", message: expect.any(String) });
+    // Alternating encodings: each answer is its own encoding's bytes, whatever was sent before.
+    for (const encoding of ["br", "gzip", "br", "gzip"] as const) {
+      const answer = await rawGet(server.url, "/listings", { "Accept-Encoding": encoding }, "POST");
+      expect(answer.status).toBe(402);
+      expect(answer.headers["content-encoding"]).toBe(encoding);
+      expect(answer.headers["payment-required"]).toBe(plain.headers["payment-required"]);
+      expect(decode[encoding](answer.body).equals(plain.body)).toBe(true);
+    }
+  });
+
   for (const encoding of ["gzip", "br"] as const) {
     it(`sends openapi.json ${encoding}-encoded, decoding to the same bytes`, async () => {
       for (let round = 0; round < 2; round++) {

@@ -5,6 +5,7 @@ import type { PaymentRequired } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
+import { listingFeeCharge } from "../../src/listing/paid-listing.js";
 import type { Payments } from "../../src/payments/setup.js";
 import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
 import { chainPayments, handSignedHeader, payingFetch, paymentKeyOf, sdkPaymentHeader } from "../support/payments.js";
@@ -86,6 +87,18 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
       expect(header.resource.url).toBe(`${server.contexts.listings.config.publicBaseUrl}/listings`);
       const body = await response.json();
       expect(body).toMatchObject({ x402Version: 2, error: "payment_required", accepts: header.accepts });
+    });
+
+    it("builds the fee's unpaid challenge once and freezes it: every unpaid request states the same terms, and none can alter them", async () => {
+      const { market } = server.contexts.listings;
+      const first = await payments.gate.challenge(listingFeeCharge(market));
+      expect(await payments.gate.challenge(listingFeeCharge(market))).toBe(first);
+      expect(Object.isFrozen(first.accepts[0]!.extra)).toBe(true);
+      expect(first).toEqual(feeChallenge);
+      // A refusal names its own reason: it is built for its reply, not taken from the unpaid one.
+      const refused = await payments.gate.challenge(listingFeeCharge(market), "invalid_payment_payload");
+      expect(refused.error).toBe("invalid_payment_payload");
+      expect(first.error).toBe("payment_required");
     });
 
     it("answers a valid body without payment with 402, before probing the seller", async () => {

@@ -2,7 +2,8 @@
  * `npm run bench:burst`: a burst of paid listings from many payers. The service runs as `npm start`
  * does (its own process) against a local anvil chain; BENCH_PAYERS (default 100) funded payers each
  * pay one listing with the SDK's stock buyer, all at once. Prints listings/s, p50/p99 latency and
- * the service's CPU per listing (/proc of its pid), and the same for one listing alone, as PASS/MISS
+ * the service's CPU per listing (/proc of its pid; the main thread's apart from the others': V8's GC and
+ * compiler helpers, the search model's worker, libuv), and the same for one listing alone, as PASS/MISS
  * against issue 26's targets. BENCH_BASELINE=<git revision>: the same run against that revision.
  * SQLite (a fresh file per run); with BENCH_POSTGRES_URL or TEST_POSTGRES_URL, PostgreSQL too (a
  * fresh schema per run, dropped afterwards; service CPU only, not the PostgreSQL backend's).
@@ -44,6 +45,8 @@ interface Figures {
   feesCharged: number;
   /** Answers other than 200 in the burst, as "status error" with their count. */
   refusals: Map<string, number>;
+  /** The burst's service CPU per listing: the main thread, the others by name. */
+  cpuByThread: Array<[string, number]>;
   /** BENCH_RPC_COUNT: what the service asked the node during the burst. */
   rpc?: ReturnType<RpcCounter["counts"]>;
 }
@@ -124,12 +127,14 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
     const fee = (burstFunds - aloneFunds) / 5n;
     counter?.reset();
     const cpuBefore = service.cpuMs();
+    const threadsBefore = service.cpuMsByThread();
     const started = performance.now();
     const fromUs = monotonicUs();
     const results = await Promise.all(Array.from({ length: PAYERS }, (_, i) => list(i, `burst-${i}`)));
     const seconds = (performance.now() - started) / 1000;
     burstWindow = { fromUs, toUs: monotonicUs() };
     const cpuPerListingMs = (service.cpuMs() - cpuBefore) / PAYERS;
+    const cpuByThread = threadCpuPerListing(threadsBefore, service.cpuMsByThread(), cpuPerListingMs);
     const rpc = counter?.counts();
     const feesReceived = (await chain.balanceOf(chain.marketplacePayTo)) - burstFunds;
     const latencies = results.map((r) => r.ms).sort((a, b) => a - b);
@@ -147,6 +152,7 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
       listed,
       feesCharged: fee > 0n ? Number(feesReceived / fee) : Number.NaN,
       refusals,
+      cpuByThread,
       rpc,
     };
   } finally {
@@ -157,6 +163,14 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
       printProfile(PROFILE_DIR, service.pid, burstWindow, PAYERS);
     }
   }
+}
+
+/** Per listing, by thread name, what each thread used between two readings; threads that ended meanwhile as the rest. */
+function threadCpuPerListing(before: Map<string, number>, after: Map<string, number>, totalPerListing: number): Array<[string, number]> {
+  const rows: Array<[string, number]> = [...after].map(([name, ms]): [string, number] => [name, (ms - (before.get(name) ?? 0)) / PAYERS]);
+  const rest = totalPerListing - rows.reduce((sum, [, ms]) => sum + ms, 0);
+  if (Math.abs(rest) >= 0.05) rows.push(["(threads that ended)", rest]);
+  return rows.filter(([, ms]) => Math.abs(ms) >= 0.05).sort((a, b) => b[1] - a[1]);
 }
 
 /** The `error` of a JSON error answer, or what the answer starts with. */
@@ -185,6 +199,7 @@ function print(f: Figures): void {
     `  latency                 p50 ${f.p50.toFixed(0)} ms, p99 ${f.p99.toFixed(0)} ms = ${(f.p99 / f.aloneMs).toFixed(1)}x alone ${verdict(f.p99 <= TARGET_P99_RATIO * f.aloneMs)} (target <= ${TARGET_P99_RATIO}x, chain time included)`,
   );
   console.log(`  service CPU per listing ${f.cpuPerListingMs.toFixed(1)} ms ${verdict(f.cpuPerListingMs < TARGET_CPU_MS)} (target < ${TARGET_CPU_MS} ms)`);
+  console.log(`    by thread             ${f.cpuByThread.map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(", ")}`);
   if (f.rpc) {
     const perListing = (n: number) => (n / PAYERS).toFixed(2);
     const total = [...f.rpc.calls.values()].reduce((sum, n) => sum + n, 0);

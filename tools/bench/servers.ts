@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LocalChain } from "../../src/chain/local-chain.js";
@@ -13,6 +13,8 @@ export interface BenchServer {
   rssMiB(): number;
   /** CPU time the server process has used so far (user + system), in ms: per request, steadier than req/s on a shared machine. */
   cpuMs(): number;
+  /** CPU time (ms) so far of the main thread ("main") and of the others by name (/proc/<pid>/task/<tid>/comm; Node 20 names them all "node"). */
+  cpuMsByThread(): Map<string, number>;
   /** Ends the process; resolves when it has exited. */
   stop(): Promise<void>;
 }
@@ -74,6 +76,19 @@ export async function serve(kind: "node" | "koa" | "app", args: string[] = [], e
     cpuMs: () => {
       const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
       return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    },
+    cpuMsByThread: () => {
+      const byName = new Map<string, number>();
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        try {
+          const name = Number(tid) === pid ? "main" : `other threads (${readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim()})`;
+          const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ");
+          byName.set(name, (byName.get(name) ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS);
+        } catch {
+          // The thread ended between the listing and the read.
+        }
+      }
+      return byName;
     },
     stop: () =>
       new Promise<void>((resolve) => {
