@@ -2,6 +2,7 @@
 // @apidevtools/json-schema-ref-parser, while this module loads (top-level await), so every reader
 // below is synchronous. The listing body schema and the MCP tool schemas both come from here.
 import { dereference } from "@apidevtools/json-schema-ref-parser";
+import { deepFreeze } from "./json.js";
 import { loadContract } from "./load.js";
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -58,14 +59,6 @@ function mapEntries(schema: Record<string, unknown>): Record<string, unknown> {
       return [key, spellNullable(value)];
     }),
   );
-}
-
-/** Dereferenced schemas are shared by every reference to them: no reader may change one for all. */
-function deepFreeze<T>(node: T): T {
-  if (node === null || typeof node !== "object" || Object.isFrozen(node)) return node;
-  Object.freeze(node);
-  for (const value of Object.values(node)) deepFreeze(value);
-  return node;
 }
 
 /** A parameter with its schema spelled; a parameter that is a `$ref` is spelled where it points. */

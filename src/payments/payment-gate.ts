@@ -20,6 +20,7 @@ import { getAddress, type Address, type Hex } from "viem";
 import type { RouteDiscovery } from "./bazaar.js";
 import { FacilitatorUnavailableError, type UnavailableKind } from "./facilitator-client.js";
 import { PAYMENT_TIMEOUT_SECONDS } from "../constants.js";
+import { deepFreeze } from "../contract/json.js";
 
 /** Clock difference tolerated between a buyer and us when bounding an authorization's lifetime. */
 export const CLOCK_SKEW_SECONDS = 60;
@@ -325,14 +326,6 @@ function requestContextOf(charge: Charge, discovery: RouteDiscovery): HTTPReques
     getUserAgent: () => "",
   };
   return { adapter, path: url.pathname, method: discovery.method };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }
 
 export function paymentRequiredHeader(paymentRequired: PaymentRequired): string {
