@@ -263,6 +263,8 @@ export class HealthStore {
       mine.map((probe) => probe.listingId),
       now,
     );
+    // A round's probes (a lease holder) may hold back a move of lastCheckedAt alone; others publish it.
+    const checkedAtRefreshMs = holder !== null ? HEALTH_CHECKED_AT_REFRESH_MS : undefined;
     const results = mine.map(({ listingId, outcome, at, counts }) => {
       const row = current.get(listingId)!;
       const stored = healthStateOf(row);
@@ -273,7 +275,6 @@ export class HealthStore {
       const summary = healthSummary(state, withProbe(totals.get(listingId), outcome.ok), now);
       const histogram = outcome.ok ? addLatency(histogramOf(today.get(listingId)), outcome.latencyMs) : histogramOf(today.get(listingId));
       const shown = { status: String(row.healthStatus), summary: jsonOf(row.healthSummary) };
-      const routine = holder !== null ? HEALTH_CHECKED_AT_REFRESH_MS : undefined;
       return {
         row: {
           listingId,
@@ -284,7 +285,7 @@ export class HealthStore {
             : toDate(row.nextProbeAt),
         },
         day: { listingId, day: utcDay(at), probes: 1, successes: outcome.ok ? 1 : 0, latencyHistogram: JSON.stringify(histogram) },
-        publish: publishesHealth(shown, { status: state.status, summary }, routine)
+        publish: publishesHealth(shown, { status: state.status, summary }, checkedAtRefreshMs)
           ? { listingId, status: state.status, summary: JSON.stringify(summary), uptime7d: summary.uptime7d ?? 0 }
           : null,
       };
