@@ -54,6 +54,12 @@ describe("vector index", () => {
     for (const { slot, similarity } of found) expect(similarity).toBe(stored(vectors[slot]!));
   });
 
+  it("past its scan budget, looks in the cells nearest the query first: each stored vector is its own best match", () => {
+    const index = new VectorIndex(codebook, 1024, 50);
+    vectors.forEach((vector, slot) => index.add(slot, vector));
+    for (let slot = 0; slot < 20; slot++) expect(index.search(vectors[slot]!, 5, () => true)[0]?.slot).toBe(slot);
+  });
+
   it("keeps every listing through trim and still takes new ones in any cell", () => {
     const index = new VectorIndex(codebook);
     vectors.slice(0, 200).forEach((vector, slot) => index.add(slot, vector));
