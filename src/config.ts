@@ -232,7 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     batchSize: integer("HEALTH_PROBE_BATCH", 200, 1, 5000),
     hostGapMs: integer("HEALTH_HOST_GAP_MS", 1000, 0, 600_000),
     leaseMs: integer("HEALTH_LEASE_MS", 10 * 60_000, 1000, 24 * 3_600_000),
-    probesPerMinute: integer("HEALTH_PROBES_PER_MINUTE", 600, 0, 1_000_000),
+    probesPerMinute: integer("HEALTH_PROBES_PER_MINUTE", 120, 0, 1_000_000),
   };
   const rawConfirmations = env.USAGE_CONFIRMATIONS;
   const usage: UsageConfig = {
