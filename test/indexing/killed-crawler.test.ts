@@ -1,11 +1,14 @@
 // The crawling instance SIGKILLed in the middle of a pass, as a real `npm start` process on SQLite:
 // another instance on the same database takes the crawl over once the lease runs out, and goes on
 // from the page the killed one saved, not from the start. Nothing is lost or duplicated.
+// The lease's 30 s are not waited out: the test reads the end the killed process wrote, then moves
+// it to a moment ago, as its holder would write it (JobLeases.acquire).
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BASE_USDC } from "../../src/constants.js";
+import { JobLeases } from "../../src/storage/job-leases.js";
 import { startService, type ServiceProcess } from "../support/process.js";
 import { startSeller, type Seller } from "../support/sellers.js";
 import { startTestServer, type TestServer } from "../support/server.js";
@@ -33,15 +36,19 @@ describe("the index crawler killed mid-pass", () => {
   const offsets: number[] = [];
   let source: Seller;
   let processAsset = BASE_USDC;
+  let assetLearned: () => void;
+  const processAssetKnown = new Promise<void>((resolve) => (assetLearned = resolve));
   let doomed: ServiceProcess | undefined;
   let survivor: TestServer | undefined;
 
   beforeAll(async () => {
     // A catalog of 1,000 resources, each page of 100 answered slowly: a pass takes seconds.
-    source = await startSeller((request) => {
+    source = await startSeller(async (request) => {
       const url = new URL(request.url ?? "/", "http://x");
       const offset = Number(url.searchParams.get("offset") ?? 0);
       offsets.push(offset);
+      // Pages answer only once the test has read the process's token (the process crawls a second after start).
+      await processAssetKnown;
       const items = Array.from({ length: Math.max(0, Math.min(PAGE, PAGES * PAGE - offset)) }, (_, i) => ({
         resource: `https://api.example.com/tool-${offset + i}`,
         type: "http",
@@ -71,15 +78,17 @@ describe("the index crawler killed mid-pass", () => {
 
   it("resumes from the saved page on another instance", { timeout: 480_000 }, async () => {
     const sources = `bazaar:${source.url}/discovery/resources`;
-    // The first crawl waits 10 s after start: long enough to learn the process's token first.
+    const started = Date.now();
     doomed = await startService(
-      { ...env, INDEX_SOURCES: sources, INDEX_INTERVAL_SECONDS: "30", DEV_CHAIN_FILE: join(dir, "chain.json") },
+      { ...env, INDEX_SOURCES: sources, INDEX_INTERVAL_SECONDS: "1", DEV_CHAIN_FILE: join(dir, "chain.json") },
       { readyTimeoutMs: 240_000 },
     );
     const manifest = (await (await doomed.fetch("/.well-known/x402.json")).json()) as { items: Array<{ accepts: Array<{ asset: string }> }> };
     processAsset = manifest.items[0]!.accepts[0]!.asset;
+    assetLearned!();
     await until(() => offsets.includes(3 * PAGE), "the process crawling its fourth page");
     process.kill(-doomed.pgid, "SIGKILL");
+    const killedAt = Date.now();
     await until(() => doomed!.exit !== null, "the killed process to be gone");
 
     survivor = await startTestServer({ ...env, INDEX_SOURCES: sources });
@@ -90,9 +99,19 @@ describe("the index crawler killed mid-pass", () => {
     expect(saved.passStartedAt).not.toBeNull();
     expect((await survivor.repositories.index.keysOf(name)).length).toBe(Number(saved.cursor));
 
+    // The killed process held the lease, renewed during its pass, to run out within 30 s of its death.
+    const lease = (await survivor.repositories.leases.holderOf("index-crawler"))!;
+    expect(lease.holder).toContain(`:${doomed.pid}:`);
+    expect(lease.expiresAt.getTime()).toBeGreaterThan(started);
+    expect(lease.expiresAt.getTime()).toBeLessThanOrEqual(killedAt + 30_000);
+    // While it lasts the survivor is turned away (checked only with time to spare: no race with its end).
+    if (Date.now() < lease.expiresAt.getTime() - 5_000) {
+      expect(await survivor.jobs.runNow("index-crawler")).toEqual({ ran: false, reason: "lease_held_elsewhere" });
+    }
+    await new JobLeases(survivor.database, lease.holder).acquire("index-crawler", 0, new Date(Date.now() - 1));
+
     const before = offsets.length;
-    // Until the killed instance's lease runs out (30 s) the survivor is turned away.
-    await until(async () => (await survivor!.jobs.runNow("index-crawler")).ran, "the survivor to take the lease over");
+    expect(await survivor.jobs.runNow("index-crawler")).toMatchObject({ ran: true, ok: true });
     expect(offsets[before]).toBe(Number(saved.cursor));
     const done = await survivor.repositories.index.checkpoint(name);
     expect(done).toMatchObject({ cursor: null, passStartedAt: null, lastProblem: null });
