@@ -2,10 +2,13 @@
 // PostgreSQL beside a second instance: once its lease runs out, the second instance delivers the
 // rest. Every event arrives, in order; at most the one in flight at the kill arrives twice (the
 // same webhook-id: at-least-once). Skipped without TEST_POSTGRES_URL.
+// The lease's 30 s are not waited out: the test reads the end the killed process wrote, then moves
+// it to a moment ago, as its holder would write it (JobLeases.acquire).
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JobLeases } from "../../src/storage/job-leases.js";
 import { databaseKinds } from "../support/catalog.js";
 import { startService, type ServiceProcess } from "../support/process.js";
 import { startTestServer, type TestServer } from "../support/server.js";
@@ -62,6 +65,7 @@ describe.skipIf(!postgres)("the webhook deliverer killed mid-burst", () => {
     expect(recorded).toHaveLength(EVENTS);
 
     // The other instance, a real process, delivers on its own timer (this one only when asked).
+    const started = Date.now();
     doomed = await startService(
       {
         DATABASE_URL: database.url,
@@ -75,11 +79,25 @@ describe.skipIf(!postgres)("the webhook deliverer killed mid-burst", () => {
     );
     await until(() => receiver.events().length >= 5, "the process delivering its first events");
     process.kill(-doomed.pgid, "SIGKILL");
+    const killedAt = Date.now();
     await until(() => doomed!.exit !== null, "the killed process to be gone");
     const atKill = receiver.events().length;
     expect(atKill).toBeLessThan(EVENTS);
+    // Slow answers only had to keep a delivery in flight at the kill.
+    receiver.delayMs = 0;
 
-    // Until its lease runs out the survivor cannot deliver; then it finishes the burst.
+    // The killed process held the lease, renewed during its burst, to run out within 30 s of its death.
+    const lease = (await survivor.repositories.leases.holderOf("webhook-delivery"))!;
+    expect(lease.holder).toContain(`:${doomed.pid}:`);
+    expect(lease.expiresAt.getTime()).toBeGreaterThan(started);
+    expect(lease.expiresAt.getTime()).toBeLessThanOrEqual(killedAt + 30_000);
+    // While it lasts the survivor cannot deliver (checked only with time to spare: no race with its end).
+    if (Date.now() < lease.expiresAt.getTime() - 5_000) {
+      expect(await survivor.jobs.runNow("webhook-delivery")).toEqual({ ran: false, reason: "lease_held_elsewhere" });
+    }
+    await new JobLeases(survivor.database, lease.holder).acquire("webhook-delivery", 0, new Date(Date.now() - 1));
+
+    // Once it has run out the survivor finishes the burst.
     await until(async () => {
       await survivor.jobs.runNow("webhook-delivery");
       return new Set(receiver.events().map((event) => event.id)).size === EVENTS;
