@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalChain, writeChainFile, type LocalChain } from "../../src/chain/local-chain.js";
 import type { Payments } from "../../src/payments/setup.js";
 import { startDemoSeller, type DemoSeller } from "../../tools/demo/seller.js";
-import { jsonOf, runCli, startCli } from "../support/cli.js";
+import { jsonOf, runCli, startCli, TSX_BIN } from "../support/cli.js";
 import { chainPayments } from "../support/payments.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
@@ -70,7 +70,7 @@ const url = () => ["--url", server.url];
 describe("x402-market usage", () => {
   it("answers --help with exit 0 and refuses bad command lines with exit 2", async () => {
     const [help, noCap, badLimit, unknown, noKey] = await Promise.all([
-      runCli(["buy", "--help"]),
+      runCli(["buy", "--help"], {}, TSX_BIN),
       runCli(["buy", "some-id", ...url()]),
       runCli(["search", "--limit", "0", ...url()]),
       runCli(["frobnicate"]),
@@ -151,11 +151,15 @@ describe("x402-market against a server on the local chain", () => {
   it("events prints what happened to the listing; webhooks create, show and delete a subscription with its secret", async () => {
     const search = await runCli(["search", "haiku", ...url(), "--json"]);
     const id = jsonOf<{ items: Array<{ metadata: { listingId: string } }> }>(search).items[0]!.metadata.listingId;
-    const events = await runCli(["events", "--listing", id, ...url(), "--json"]);
+    // Reads only, so side by side; the subscription's steps below go one after another.
+    const [events, unnamed, watched] = await Promise.all([
+      runCli(["events", "--listing", id, ...url(), "--json"]),
+      runCli(["events", ...url()]),
+      runCli(["watch", "--listing", id, "--once", ...url(), "--json"]),
+    ]);
     expect(events.code, events.stderr).toBe(0);
     expect(jsonOf(events)).toMatchObject({ type: "listing.created", listingId: id, status: { state: "live" } });
-    expect((await runCli(["events", ...url()])).code).toBe(2);
-    const watched = await runCli(["watch", "--listing", id, "--once", ...url(), "--json"]);
+    expect(unnamed.code).toBe(2);
     expect(watched.code, watched.stderr).toBe(0);
     expect(jsonOf(watched)).toMatchObject({ type: "listing.created", listingId: id });
 
@@ -163,10 +167,13 @@ describe("x402-market against a server on the local chain", () => {
     expect(created.code, created.stderr).toBe(0);
     const subscription = jsonOf<{ id: string; secret: string; status: string }>(created);
     expect(subscription).toMatchObject({ status: "pending", secret: expect.stringMatching(/^whsec_/) });
-    const shown = await runCli(["webhooks", "show", subscription.id, ...url(), "--json"], { WEBHOOK_SECRET: subscription.secret });
+    // A wrong secret's delete beside a show: had it deleted anything, the real delete below would fail.
+    const [shown, wrong] = await Promise.all([
+      runCli(["webhooks", "show", subscription.id, ...url(), "--json"], { WEBHOOK_SECRET: subscription.secret }),
+      runCli(["webhooks", "delete", subscription.id, "--secret", "whsec_wrong", ...url(), "--json"]),
+    ]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(jsonOf(shown)).toMatchObject({ id: subscription.id, listingIds: [id], events: ["listing.delisted"] });
-    const wrong = await runCli(["webhooks", "delete", subscription.id, "--secret", "whsec_wrong", ...url(), "--json"]);
     expect(wrong.code).toBe(3);
     const deleted = await runCli(["webhooks", "delete", subscription.id, ...url(), "--json"], { WEBHOOK_SECRET: subscription.secret });
     expect(deleted.code, deleted.stderr).toBe(0);
