@@ -2,6 +2,7 @@
 // payment may meet the facilitator's 502/503), a JSON error in the contract's shape, and free of
 // internals (stack text, checkout paths, upstream URLs, exception text).
 import type { OpenAPIBackend } from "openapi-backend";
+import { declaringOperation } from "../support/contract-check.js";
 import type { FuzzCase } from "./cases.js";
 import type { DeclaredResponse } from "./operations.js";
 import type { Exchange, RawRequest, RawResponse } from "./raw-http.js";
@@ -108,7 +109,7 @@ function errorProblemsOf(operation: FuzzCase["operation"] | null, testCase: Fuzz
   if (!jsonRpcAllowed && !ownSchema && !isErrorBody(body)) return [`${response.status} JSON has no string error and message`];
   if (operation) {
     const routed = ctx.api.getOperation(operation.operationId);
-    const errors = routed ? (ctx.api.validateResponse(body, routed, response.status).errors ?? []) : [];
+    const errors = routed ? (ctx.api.validateResponse(body, declaringOperation(ctx.api, routed), response.status).errors ?? []) : [];
     if (errors.length > 0)
       return [`${response.status} does not fit the contract: ${errors.map((error) => `${error.instancePath} ${error.message}`).join("; ")}`];
   }

@@ -207,8 +207,9 @@ const declaring = new WeakMap<OpenAPIBackend, Map<string, Operation>>();
  * The operation whose validators check this one's answers: its canonical operation when the alias
  * declares the very same responses (all do, being generated from it), so the 150 routes compile the
  * validators of 48 operations, not 150 (openapi-backend compiles them per operationId, ~20 ms each).
+ * The fuzz's own checks (test/fuzz/checks.ts) validate through it too, reusing these validators.
  */
-function declaringOperation(api: OpenAPIBackend, operation: Operation): Operation {
+export function declaringOperation(api: OpenAPIBackend, operation: Operation): Operation {
   let known = declaring.get(api);
   if (!known) declaring.set(api, (known = new Map()));
   const id = operation.operationId!;
