@@ -7,10 +7,12 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * The suite's longest files, longest first (measured in a whole run, 2026-11-28). A clean checkout
  * has no timing cache, and vitest then starts larger files first: the fuzz file, short but the
  * longest to run, started ten minutes in and ended the suite alone. Starting the long ones first
- * lets the short ones fill the workers around them.
+ * lets the short ones fill the workers around them. The fuzz sweep is one file per database, so that
+ * two workers run them side by side (each about a minute alone, CPU-bound in its own process).
  */
 const LONGEST_FIRST = [
-  "test/fuzz/operations.test.ts",
+  "test/fuzz/operations-sqlite.test.ts",
+  "test/fuzz/operations-postgres.test.ts",
   "test/cli/x402-market.test.ts",
   "test/search/service.test.ts",
   "test/indexing/crawler.test.ts",

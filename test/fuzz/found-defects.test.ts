@@ -1,4 +1,4 @@
-// Defects the fuzz suite (operations.test.ts) found, each pinned by the request that showed it.
+// Defects the fuzz suite (operations-sqlite.test.ts, operations-postgres.test.ts) found, each pinned by the request that showed it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
 
