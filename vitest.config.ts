@@ -8,23 +8,26 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * has no timing cache, and vitest then starts larger files first: the fuzz file, short but the
  * longest to run, started ten minutes in and ended the suite alone. Starting the long ones first
  * lets the short ones fill the workers around them. The fuzz sweep is one file per database, so that
- * two workers run them side by side (each about a minute alone, CPU-bound in its own process).
+ * two workers run them side by side (each about a minute alone, CPU-bound in its own process). The
+ * three `npm start` runs mostly wait through their minute of light traffic: started beside the
+ * fuzz, they use the time it leaves.
  */
 const LONGEST_FIRST = [
   "test/fuzz/operations-sqlite.test.ts",
   "test/fuzz/operations-postgres.test.ts",
-  "test/cli/x402-market.test.ts",
+  "test/process/postgres-two-instances.test.ts",
+  "test/process/postgres.test.ts",
+  "test/process/sqlite.test.ts",
   "test/search/service.test.ts",
-  "test/indexing/crawler.test.ts",
+  "test/cli/x402-market.test.ts",
   "test/webhooks/delivery.test.ts",
+  "test/storage/migrate.test.ts",
+  "test/indexing/crawler.test.ts",
   "test/web/browser.test.ts",
-  "test/ownership/owner-operations.test.ts",
-  "test/ownership/owner-cli.test.ts",
-  "test/payments/example-scripts.test.ts",
   "test/indexing/killed-crawler.test.ts",
-  "test/contract/contract.test.ts",
-  "test/ops/build.test.ts",
-  "test/webhooks/killed-deliverer.test.ts",
+  "test/ownership/owner-operations.test.ts",
+  "test/cli/demo.test.ts",
+  "test/health/probe-budget.test.ts",
 ];
 
 class LongestFirstSequencer extends BaseSequencer {
