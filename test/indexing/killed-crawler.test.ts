@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BASE_USDC } from "../../src/constants.js";
-import { JobLeases } from "../../src/storage/job-leases.js";
+import { expireKilledHoldersLease } from "../support/killed-lease.js";
 import { startService, type ServiceProcess } from "../support/process.js";
 import { startSeller, type Seller } from "../support/sellers.js";
 import { startTestServer, type TestServer } from "../support/server.js";
@@ -99,16 +99,7 @@ describe("the index crawler killed mid-pass", () => {
     expect(saved.passStartedAt).not.toBeNull();
     expect((await survivor.repositories.index.keysOf(name)).length).toBe(Number(saved.cursor));
 
-    // The killed process held the lease, renewed during its pass, to run out within 30 s of its death.
-    const lease = (await survivor.repositories.leases.holderOf("index-crawler"))!;
-    expect(lease.holder).toContain(`:${doomed.pid}:`);
-    expect(lease.expiresAt.getTime()).toBeGreaterThan(started);
-    expect(lease.expiresAt.getTime()).toBeLessThanOrEqual(killedAt + 30_000);
-    // While it lasts the survivor is turned away (checked only with time to spare: no race with its end).
-    if (Date.now() < lease.expiresAt.getTime() - 5_000) {
-      expect(await survivor.jobs.runNow("index-crawler")).toEqual({ ran: false, reason: "lease_held_elsewhere" });
-    }
-    await new JobLeases(survivor.database, lease.holder).acquire("index-crawler", 0, new Date(Date.now() - 1));
+    await expireKilledHoldersLease(survivor, "index-crawler", { pid: doomed.pid, startedAt: started, killedAt });
 
     const before = offsets.length;
     expect(await survivor.jobs.runNow("index-crawler")).toMatchObject({ ran: true, ok: true });

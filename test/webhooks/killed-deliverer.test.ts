@@ -8,8 +8,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JobLeases } from "../../src/storage/job-leases.js";
 import { databaseKinds } from "../support/catalog.js";
+import { expireKilledHoldersLease } from "../support/killed-lease.js";
 import { startService, type ServiceProcess } from "../support/process.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import type { TestDatabase } from "../storage/databases.js";
@@ -86,16 +86,7 @@ describe.skipIf(!postgres)("the webhook deliverer killed mid-burst", () => {
     // Slow answers only had to keep a delivery in flight at the kill.
     receiver.delayMs = 0;
 
-    // The killed process held the lease, renewed during its burst, to run out within 30 s of its death.
-    const lease = (await survivor.repositories.leases.holderOf("webhook-delivery"))!;
-    expect(lease.holder).toContain(`:${doomed.pid}:`);
-    expect(lease.expiresAt.getTime()).toBeGreaterThan(started);
-    expect(lease.expiresAt.getTime()).toBeLessThanOrEqual(killedAt + 30_000);
-    // While it lasts the survivor cannot deliver (checked only with time to spare: no race with its end).
-    if (Date.now() < lease.expiresAt.getTime() - 5_000) {
-      expect(await survivor.jobs.runNow("webhook-delivery")).toEqual({ ran: false, reason: "lease_held_elsewhere" });
-    }
-    await new JobLeases(survivor.database, lease.holder).acquire("webhook-delivery", 0, new Date(Date.now() - 1));
+    await expireKilledHoldersLease(survivor, "webhook-delivery", { pid: doomed.pid, startedAt: started, killedAt });
 
     // Once it has run out the survivor finishes the burst.
     await until(async () => {
