@@ -1,7 +1,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { LATEST_PROTOCOL_VERSION, type Implementation, type ServerCapabilities, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { LATEST_PROTOCOL_VERSION, ListToolsRequestSchema, type Implementation, type ServerCapabilities, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { type MarketFacts } from "../market/facts.js";
 import { CONTRACT_VERSION } from "../constants.js";
 import { marketSummary, POLICY } from "../documents/agent-facts.js";
@@ -29,15 +30,31 @@ export function serverInstructions(market: MarketFacts): string {
 }
 
 /**
+ * The servers' one JSON Schema validator. The SDK builds a new Ajv for every server unless given one
+ * (about half a millisecond of each POST /mcp); it uses it only to check a client's answer to an
+ * elicitation, which this server never asks for, so no schema accumulates in it.
+ */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
+/**
  * A fresh server for one HTTP request: the transport is stateless, and the SDK allows one
  * transport per server.
  */
-export function createMarketMcpServer(context: ToolContext): McpServer {
+export function createMarketMcpServer(context: ToolContext, tools: "listed once" | "listed by the SDK" = "listed once"): McpServer {
   const { market } = context.services;
   // Logging: logging/setLevel is accepted; the transport is stateless with JSON answers, so a level
   // lasts one request and log notifications have no stream to travel on (see NOTES-people.md).
-  const server = new McpServer(serverIdentity(market), { instructions: serverInstructions(market), capabilities: { logging: {} } });
+  const server = new McpServer(serverIdentity(market), {
+    instructions: serverInstructions(market),
+    capabilities: { logging: {} },
+    jsonSchemaValidator: SCHEMA_VALIDATOR,
+  });
   registerMarketTools(server, context);
+  // The SDK's tools/list turns every tool's zod schemas into JSON Schema on each call (about 15 ms
+  // of CPU a request, the contract's listing body the most): the list it gave once for this service
+  // is the answer, the same one the MCP documents are built from.
+  if (tools === "listed once")
+    server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await describeMarketServer(context.services)).tools }));
   registerMarketResources(server, context.services);
   registerMarketPrompts(server, context.services);
   return server;
@@ -53,7 +70,7 @@ export interface ServerDescription {
 }
 
 async function introspect(services: McpServices): Promise<ServerDescription> {
-  const server = createMarketMcpServer({ services, clientIp: "self-description" });
+  const server = createMarketMcpServer({ services, clientIp: "self-description" }, "listed by the SDK");
   const client = new Client({ name: `${MCP_SERVER_NAME}-self-description`, version: CONTRACT_VERSION });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
