@@ -3,6 +3,7 @@ import Sqlite from "better-sqlite3";
 import pg from "pg";
 import { getAddress, keccak256, toHex } from "viem";
 import { parseDatabaseUrl, pgSessionOptions, quoteIdent } from "../../src/storage/connection.js";
+import { sqliteValue } from "../../src/storage/catalog-reader.js";
 import { applyMigrations } from "../../src/storage/migrate.js";
 import { openDatabase } from "../../src/storage/database.js";
 import { ListingStore } from "../../src/storage/listing-store.js";
@@ -97,8 +98,8 @@ const PG_ROWS_PER_INSERT = 1_000;
  * Inserts listing rows straight through the driver, in one transaction, as the Prisma adapters
  * would write them. Prisma's createMany cost about 1.3 ms of Node CPU a row whatever the batch size;
  * the driver a few microseconds.
- * SQLite: one prepared INSERT, in the formats Prisma's SQLite adapter writes (ISO text with +00:00,
- * booleans as 0/1). The search index's insert trigger is set aside and the index rebuilt once at the
+ * SQLite: one prepared INSERT, in the formats Prisma's SQLite adapter writes (sqliteValue: ISO text
+ * with +00:00, booleans as 0/1). The search index's insert trigger is set aside and the index rebuilt once at the
  * end: row by row, each insert cost more as the index grew (Prisma's createMany took 130 s for 100k
  * rows, the driver with the trigger about as long).
  * PostgreSQL: multi-row INSERTs of PG_ROWS_PER_INSERT rows, in a session with the service's options
@@ -118,8 +119,7 @@ export async function insertListingRows(databaseUrl: string, rows: Iterable<List
     const sqlite = new Sqlite(target.file);
     try {
       const insert = sqlite.prepare(`INSERT INTO "Listing" (${columnList}) VALUES (${columns.map(() => "?").join(", ")})`);
-      const value = (v: unknown) => (v instanceof Date ? v.toISOString().replace("Z", "+00:00") : typeof v === "boolean" ? Number(v) : v);
-      const write = (row: ListingRow) => insert.run(...columns.map((column) => value(row[column])));
+      const write = (row: ListingRow) => insert.run(...columns.map((column) => sqliteValue(row[column])));
       const trigger = sqlite.prepare(`SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'Listing_search_insert'`).pluck().get() as string;
       sqlite.transaction(() => {
         sqlite.exec(`DROP TRIGGER "Listing_search_insert"`);
