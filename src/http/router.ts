@@ -1,3 +1,4 @@
+import type { Ajv } from "ajv";
 import addFormats from "ajv-formats";
 import { OpenAPIBackend, type Document, type Operation, type ParsedRequest } from "openapi-backend";
 import { canonicalOf, type CanonicalOperationId, type RoutedOperationId } from "../../generated/operations.js";
@@ -61,18 +62,27 @@ export interface Router {
 
 /** openapi-backend over the contract, initialised: the router's validator (and the tests' response checks, test/support/harness.ts). */
 export async function createContractBackend(contract: Contract): Promise<OpenAPIBackend> {
+  const sharedAjv = new Map<string, Ajv>();
   const api = new OpenAPIBackend({
     definition: contract.document as unknown as Document,
     strict: true,
-    // Quick mode compiles each operation's validators on first use instead of all ~150 at start
-    // (3 s). It skips the definition check, which the contract test runs instead.
+    // Quick mode compiles each operation's validators on first use instead of all ~180 at start.
+    // It skips the definition check, which the contract test runs instead.
     quick: true,
     validate: true,
     coerceTypes: true,
     ajvOpts: { allErrors: true, useDefaults: true },
-    customizeAjv: (ajv) => {
-      addFormats.default(ajv, { mode: "full" });
-      return ajv;
+    // openapi-backend makes a new Ajv for every operation's every validator, and each compiles the
+    // JSON Schema meta-schema again: one Ajv per set of options instead (every operation compiled:
+    // 2.4 s of CPU -> 0.7 s; ~13 -> 4 ms on an operation's first request).
+    customizeAjv: (ajv, ajvOpts) => {
+      const key = JSON.stringify(ajvOpts);
+      let shared = sharedAjv.get(key);
+      if (!shared) {
+        addFormats.default(ajv, { mode: "full" });
+        sharedAjv.set(key, (shared = ajv));
+      }
+      return shared;
     },
   });
   await api.init();
