@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
+import { createSecureContext, type SecureContext } from "node:tls";
 
 export interface PinnedRequestOptions {
   url: URL;
@@ -27,6 +28,12 @@ export type PinnedResponse =
   | { ok: false; reason: "timeout" | "unreachable" | "tls_error"; detail: string };
 
 class DeadlineError extends Error {}
+
+/**
+ * One TLS context (the default root certificates) for every connection: Node builds a new one per
+ * connection otherwise, about 0.6 ms of CPU of a probe's 2.2 (a loopback TLS server, 2026-11-28).
+ */
+let tlsContext: SecureContext | undefined;
 
 function describeFailure(error: NodeJS.ErrnoException, timeoutMs: number): PinnedResponse {
   if (error instanceof DeadlineError) return { ok: false, reason: "timeout", detail: `no complete answer within ${timeoutMs} ms` };
@@ -69,6 +76,7 @@ export function pinnedRequest(options: PinnedRequestOptions): Promise<PinnedResp
       lookup: pinned,
       ...(isIP(hostname) === 0 && { servername: hostname }),
       rejectUnauthorized: !options.insecureTls,
+      ...(url.protocol === "https:" && { secureContext: (tlsContext ??= createSecureContext()) }),
       agent: false,
     });
     const deadline = setTimeout(() => request.destroy(new DeadlineError()), timeoutMs);
