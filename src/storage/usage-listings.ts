@@ -4,6 +4,7 @@
 import { setImmediate } from "node:timers/promises";
 import { getAddress } from "viem";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
+import { toDate } from "./catalog-reader.js";
 import type { CatalogTransactions } from "./catalog-transactions.js";
 import type { LiveListing, SellerBook } from "./usage-types.js";
 
@@ -59,29 +60,33 @@ export async function sellerBookStamp(transactions: CatalogTransactions, now: Da
 export async function sellerBook(transactions: CatalogTransactions, now: Date, marketplace: string): Promise<SellerBook> {
   const book: SellerBook = { earliest: new Map(), prices: new Map(), nextExpiry: Number.POSITIVE_INFINITY };
   const listed = new Map<string, string[]>();
+  // Each page walks the primary key from where the last one ended, the live test computed per row:
+  // with the live test in WHERE, the planner took the (state, leftoverSeed, expiresAt) index and
+  // sorted every live listing by id for each page (3.5-4.7 s of CPU for the book at 100k listings,
+  // read again whenever a listing is added, removed or repriced). Through the driver, as catalog reads.
   let after: string | undefined;
   for (;;) {
-    const cursor = after;
-    const rows = await transactions.read(() =>
-      transactions.db.prisma.listing.findMany({
-        where: { ...LIVE(now), ...(cursor !== undefined && { id: { gt: cursor } }) },
-        select: { id: true, sellerPayTo: true, priceAtomic: true, listedAt: true, expiresAt: true },
-        orderBy: { id: "asc" },
-        take: READ_PAGE,
-      }),
+    const from = after === undefined ? Prisma.empty : Prisma.sql`WHERE "id" > ${after}`;
+    const rows = await transactions.db.reader.rows(
+      Prisma.sql`SELECT "id", "sellerPayTo", "priceAtomic", "listedAt", "expiresAt",
+          CASE WHEN "state" = 'active' AND "leftoverSeed" = ${false} AND "expiresAt" > ${now} THEN 1 ELSE 0 END AS "live"
+        FROM "Listing" ${from} ORDER BY "id" LIMIT ${READ_PAGE}`,
+      { onePlan: true },
     );
     for (const row of rows) {
-      const seller = row.sellerPayTo.toLowerCase();
-      if (seller === marketplace) continue;
+      const seller = String(row.sellerPayTo).toLowerCase();
+      if (Number(row.live) !== 1 || seller === marketplace) continue;
+      const listedAt = toDate(row.listedAt);
       const earliest = book.earliest.get(seller);
-      if (!earliest || row.listedAt < earliest) book.earliest.set(seller, row.listedAt);
+      if (!earliest || listedAt < earliest) book.earliest.set(seller, listedAt);
+      const price = String(row.priceAtomic);
       const prices = listed.get(seller);
-      if (!prices) listed.set(seller, [row.priceAtomic]);
-      else if (!prices.includes(row.priceAtomic)) prices.push(row.priceAtomic);
-      book.nextExpiry = Math.min(book.nextExpiry, row.expiresAt.getTime());
+      if (!prices) listed.set(seller, [price]);
+      else if (!prices.includes(price)) prices.push(price);
+      book.nextExpiry = Math.min(book.nextExpiry, toDate(row.expiresAt).getTime());
     }
     if (rows.length < READ_PAGE) break;
-    after = rows.at(-1)!.id;
+    after = String(rows.at(-1)!.id);
     await setImmediate();
   }
   // Sellers asking the same prices share one set: a catalog has far fewer price lists than sellers.
