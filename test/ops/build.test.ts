@@ -31,7 +31,7 @@ describe("npm start", () => {
     service = await startService({ DATABASE_URL: `file:${join(dir, "m.db")}`, DEV_CHAIN_FILE: join(dir, "chain.json"), LOAD_SEED: "false" });
     const argv = readFileSync(`/proc/${service.pid}/cmdline`, "utf8").split("\0");
     expect(argv).toContain("dist/src/main.js");
-    expect(argv).toEqual(expect.arrayContaining(["--max-semi-space-size=4", "--max-old-space-size=384", "--liftoff-only"]));
+    expect(argv).toEqual(expect.arrayContaining(["--max-semi-space-size=4", "--max-old-space-size=384", "--heap-growing-percent=10", "--liftoff-only"]));
     expect(argv.join(" ")).not.toMatch(/tsx/);
     expect((await service.fetch("/livez")).status).toBe(200);
     expect((await service.fetch("/readyz")).status).toBe(200);
