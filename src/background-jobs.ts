@@ -4,7 +4,7 @@
 // completes before the server takes traffic.
 import type { Config } from "./config.js";
 import { HOUR_MS } from "./constants.js";
-import { catalogUpkeepJob } from "./catalog/maintenance.js";
+import { catalogUpkeepJob, readPathUpkeepJob } from "./catalog/maintenance.js";
 import type { HealthProber } from "./health/prober.js";
 import type { JobDefinition } from "./jobs/job.js";
 import { reconcilerJob } from "./listing/reconciler.js";
@@ -43,6 +43,7 @@ export function backgroundJobs(deps: BackgroundJobDeps): JobDefinition[] {
   const { config, logger, now, store, chain } = deps;
   const jobs: Array<JobDefinition | null> = [
     catalogUpkeepJob({ store, market: deps.market, logger, loadSeed: config.loadSeed, intervalMs: HOUR_MS, now }),
+    readPathUpkeepJob({ store, logger, intervalMs: HOUR_MS }),
     chain && config.payments.reconcileIntervalMs > 0 ? reconcilerJob({ store, chain, logger, now, intervalMs: config.payments.reconcileIntervalMs }) : null,
     termEventsJob({ transactions: store.transactions, intervalMs: config.events.termIntervalMs, now }),
     deps.prober.job(),

@@ -370,8 +370,8 @@ export class ListingStore {
   }
 
   /** The search index merged and planner statistics fresh (read-path-upkeep.ts). */
-  tidyReadPaths(): Promise<void> {
-    return tidyReadPaths(this.db, (fn) => this.read(fn));
+  tidyReadPaths(signal?: AbortSignal): Promise<void> {
+    return tidyReadPaths(this.db, (fn) => this.read(fn), signal);
   }
 
   /** Deletes rows (any state) that expired before `before`; their payments are kept. */

@@ -185,8 +185,16 @@ describe("the server's jobs, with a chain", () => {
     await chain?.stop();
   });
 
-  it("declares catalog upkeep, the reconciler, the health prober, the usage indexer, listing terms and webhook delivery, and /metrics shows each one's last run", async () => {
-    expect([...server.jobs.names].sort()).toEqual(["catalog-upkeep", "health-prober", "listing-terms", "reconciler", "usage-indexer", "webhook-delivery"]);
+  it("declares catalog upkeep, read-path upkeep, the reconciler, the health prober, the usage indexer, listing terms and webhook delivery, and /metrics shows each one's last run", async () => {
+    expect([...server.jobs.names].sort()).toEqual([
+      "catalog-upkeep",
+      "health-prober",
+      "listing-terms",
+      "read-path-upkeep",
+      "reconciler",
+      "usage-indexer",
+      "webhook-delivery",
+    ]);
     const metrics = async () => parseMetrics(await (await server.fetch("/metrics")).text());
     // Upkeep ran before the server took traffic: its last run is there at once.
     expect(sampleSum(await metrics(), "x402_job_last_run_timestamp_seconds", { job: "catalog-upkeep" })).toBeGreaterThan(0);
