@@ -6,7 +6,7 @@ import { crawlDocument, discoveryIndex, linkset } from "../documents/directory.j
 import { listDocument, searchDocument, searchJson } from "../documents/discovery.js";
 import { foreignDocument } from "../documents/foreign.js";
 import { statusDocument } from "../documents/status.js";
-import { catalogCounts, catalogState, foreignPage, listPage, searchPage, type ListQuery, type SearchQuery } from "../queries/catalog.js";
+import { catalogCounts, catalogState, foreignPage, listPage, passingAnswer, searchPage, type ListQuery, type SearchQuery } from "../queries/catalog.js";
 import type { CatalogAreaContext, Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
@@ -17,7 +17,8 @@ async function renderList(query: ListQuery, services: CatalogAreaContext) {
 
 async function renderSearch(query: SearchQuery, route: "catalog" | "search", services: CatalogAreaContext) {
   const state = await catalogState(services);
-  return taggedJson(searchDocument(services, await searchPage(services, state, query, route)), state.token, searchJson);
+  const view = await searchPage(services, state, query, route);
+  return taggedJson(searchDocument(services, view), passingAnswer(view.ranking) ? null : state.token, searchJson);
 }
 
 /** `/bazaar.json` and aliases: the marketplace catalog, foreign-first. */

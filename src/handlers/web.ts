@@ -7,7 +7,7 @@ import { listDocument, searchDocument } from "../documents/discovery.js";
 import { feeCard } from "../documents/listing-fee.js";
 import { sellPlaybook } from "../documents/playbooks.js";
 import { linkTo } from "../market/links.js";
-import { catalogCounts, catalogState, listPage, liveListing, searchPage, type CatalogState } from "../queries/catalog.js";
+import { catalogCounts, catalogState, listPage, liveListing, passingAnswer, searchPage, type CatalogState } from "../queries/catalog.js";
 import { listingDocumentOf } from "../queries/listing-document.js";
 import { RANKED_HITS } from "../queries/ranked-search.js";
 import type { Listing } from "../storage/listing-store.js";
@@ -107,10 +107,10 @@ async function homeDocument(filters: HomeFilters, services: ListingReadContext, 
   if (text && "scope" in whole) {
     const ranking = whole.ranking && { ...whole.ranking, reasons };
     const document = searchDocument(services, { ...whole, page: { rows, total: whole.page.total }, limit, offset, ranking });
-    return { document, jsonTwin: pathWithQuery("/discovery/search", { query: text, ...twin }) };
+    return { document, jsonTwin: pathWithQuery("/discovery/search", { query: text, ...twin }), reusable: !passingAnswer(whole.ranking) };
   }
   const document = listDocument(services, { page: { rows, total: whole.page.total }, limit, offset, describeFilters: false });
-  return { document, jsonTwin: pathWithQuery("/bazaar.json", twin) };
+  return { document, jsonTwin: pathWithQuery("/bazaar.json", twin), reusable: true };
 }
 
 /** The unfiltered first page's summary: the newest third-party listings and the most used ones (30-day sales). */
@@ -130,7 +130,7 @@ async function homeSummary(services: ListingReadContext, state: CatalogState) {
 const getHomePage: Handler<"getHomePage"> = async (input, services) => {
   const state = await catalogState(services);
   const filters = filtersOf(input.query);
-  const [{ document, jsonTwin }, counts, summary] = await Promise.all([
+  const [{ document, jsonTwin, reusable }, counts, summary] = await Promise.all([
     homeDocument(filters, services, state),
     catalogCounts(services, state),
     isUnfiltered(filters) && filters.offset === 0 ? homeSummary(services, state) : undefined,
@@ -144,7 +144,7 @@ const getHomePage: Handler<"getHomePage"> = async (input, services) => {
     byHealth: counts.byHealth,
     ...summary,
   });
-  return htmlPage(html, state.token);
+  return htmlPage(html, reusable ? state.token : null);
 };
 
 /** `/listing/{id}`: the listing document (`GET /listings/{id}`) as a page; an HTML 404 when it is not live. */

@@ -86,18 +86,25 @@ export async function searchPage(context: CatalogQueryContext, state: CatalogSta
   if (!view) return { page: EMPTY_PAGE, limit, offset, scope, ranking: text ? { mode: "lexical" } : undefined };
   const asked = query.mode ?? "hybrid";
   const ranker = context.ranker;
+  let unranked: SearchRanking["reason"] = ranker ? "semantic-not-ready" : "semantic-off";
   if (text && asked !== "lexical" && ranker?.ready) {
     const now = context.now();
     await ranker.syncTo(state.token, now);
-    const { page, ranking } = await rankedPage(ranker, context.store, view, text, asked, { limit, offset, now });
-    return { page, limit, offset, scope, ranking };
+    const ranked = await rankedPage(ranker, context.store, view, text, asked, { limit, offset, now });
+    if (ranked) return { page: ranked.page, limit, offset, scope, ranking: ranked.ranking };
+    unranked = "semantic-saturated";
   }
   const page = await context.store.catalog.search(view, text ?? "", { limit, offset, now: context.now(), token: state.token });
-  const ranking: SearchRanking | undefined = text
-    ? { mode: "lexical", reason: asked === "lexical" ? undefined : ranker ? "semantic-not-ready" : "semantic-off" }
-    : undefined;
+  const ranking: SearchRanking | undefined = text ? { mode: "lexical", reason: asked === "lexical" ? undefined : unranked } : undefined;
   return { page, limit, offset, scope, ranking };
 }
+
+/**
+ * Whether a search was answered without the engine because it was loading or busy: such an answer
+ * changes without a catalog write, so it is never reused under the catalog's freshness token.
+ */
+export const passingAnswer = (ranking: { reason?: string | undefined } | undefined): boolean =>
+  ranking?.reason === "semantic-not-ready" || ranking?.reason === "semantic-saturated";
 
 /** The newest `limit` third-party listings (`GET /listings`, the foreign catalog), and how many there are. */
 export function newestForeign(context: CatalogQueryContext, state: CatalogState, limit: number) {

@@ -2,7 +2,7 @@
 // signals. The engine ranks ids; the rows come from the catalog reader, which applies every catalog
 // filter again (seed, expiry, extensions...), so a filter the engine does not know is still applied.
 import type { SearchService } from "../search/service.js";
-import type { RankReasons, SearchDocument, SearchMode } from "../search/types.js";
+import type { RankReasons, SearchMode, TrustFilter } from "../search/types.js";
 import type { CatalogView, Listing, ListingStore, Page } from "../storage/listing-store.js";
 
 /** Which matching answered a search, and why it is not the one asked when it is not. */
@@ -30,8 +30,9 @@ export class CatalogRanker {
     this.started = true;
   }
 
+  /** Loaded, and its engine's thread running. */
   get ready(): boolean {
-    return this.started;
+    return this.started && this.service.usable;
   }
 
   async syncTo(token: string, now: Date): Promise<void> {
@@ -48,15 +49,12 @@ export class CatalogRanker {
   }
 }
 
-/** Whether the view filters on a fact the engine keeps per listing (else every hit passes and no check runs). */
-const filtersTrust = (view: CatalogView) => view.payTo !== undefined || view.health !== undefined || view.verified === true || view.minCalls !== undefined;
-
-const allowed = (view: CatalogView) => (doc: Pick<SearchDocument, "payTo" | "health" | "verified" | "calls30d"> | undefined) =>
-  doc !== undefined &&
-  (view.payTo === undefined || doc.payTo.toLowerCase() === view.payTo.toLowerCase()) &&
-  (view.health === undefined || doc.health === view.health) &&
-  (!view.verified || doc.verified) &&
-  (view.minCalls === undefined || doc.calls30d >= view.minCalls);
+/** The view's filters on facts the engine keeps per listing (none: every hit passes and no check runs). */
+function trustFilter(view: CatalogView): TrustFilter | undefined {
+  const { payTo, health, verified, minCalls } = view;
+  if (payTo === undefined && health === undefined && verified !== true && minCalls === undefined) return undefined;
+  return { payTo, health, verified, minCalls };
+}
 
 /** The most hits a ranked search finds; its page is cut from them (a page with `limit` RANKED_HITS has them all). */
 export const RANKED_HITS = 1000;
@@ -68,7 +66,10 @@ const SORTS = {
   uptime: (a: Listing, b: Listing) => b.uptime7d - a.uptime7d,
 } as const;
 
-/** A ranked page: every hit the engine found that the view shows, best first (or in the `sort` asked), paged. */
+/**
+ * A ranked page: every hit the engine found that the view shows, best first (or in the `sort` asked),
+ * paged. Null when the engine's thread has too many searches waiting (the caller answers without it).
+ */
 export async function rankedPage(
   ranker: CatalogRanker,
   store: ListingStore,
@@ -76,19 +77,13 @@ export async function rankedPage(
   text: string,
   mode: SearchMode,
   page: { limit: number; offset: number; now: Date },
-): Promise<{ page: Page<Listing>; ranking: SearchRanking }> {
-  const engine = ranker.service.engine;
-  const allow = allowed(view);
-  const outcome = ranker.service.search(text, {
+): Promise<{ page: Page<Listing>; ranking: SearchRanking } | null> {
+  const outcome = await ranker.service.search(text, {
     mode,
     limit: RANKED_HITS,
-    filters: {
-      minPriceMicros: view.minPriceMicros,
-      maxPriceMicros: view.maxPriceMicros,
-      tags: view.tags,
-      allow: filtersTrust(view) ? (id) => allow(engine.document(id)) : undefined,
-    },
+    filters: { minPriceMicros: view.minPriceMicros, maxPriceMicros: view.maxPriceMicros, tags: view.tags, trust: trustFilter(view) },
   });
+  if (!outcome) return null;
   const ids = outcome.hits.map((hit) => hit.id);
   const sort = view.sort && view.sort !== "newest" ? SORTS[view.sort] : undefined;
   let shown: Page<Listing>;

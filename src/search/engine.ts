@@ -1,5 +1,5 @@
-// The search engine the catalog's reads ask (src/search/index.ts builds it): both sides in memory,
-// fused and ranked here on the request thread within a few milliseconds of CPU.
+// The search engine the catalog's reads ask, on its own thread (engine-worker.ts): both sides in memory,
+// fused and ranked here within a few milliseconds of CPU.
 //
 // score = relevance x trust x lookalike
 //   relevance = sum over the sides that found the listing of 1 / (RRF_K + rank)   (reciprocal rank fusion);
@@ -12,7 +12,7 @@ import { LRUCache } from "lru-cache";
 import { BrandRegistry, type BrandClaim } from "./brands.js";
 import { LexicalIndex } from "./lexical-index.js";
 import type { QueryEncoder } from "./query-encoder.js";
-import type { RankReasons, SearchDocument, SearchFilters, SearchHit, SearchMode, SearchOutcome } from "./types.js";
+import { passesTrust, type RankReasons, type SearchDocument, type SearchFilters, type SearchHit, type SearchMode, type SearchOutcome } from "./types.js";
 import { VectorIndex } from "./vector-index.js";
 import { quantize, type VectorRows } from "./vector-file.js";
 
@@ -21,7 +21,7 @@ export const RRF_K = 60;
 export const CANDIDATES = 60;
 /** A meaning match below this similarity is no match (queries with no good answer stay empty-ish). */
 export const MIN_SIMILARITY = 0.3;
-/** CPU milliseconds per second the semantic side may spend on the request thread before answers go lexical. */
+/** CPU milliseconds per second the semantic side may spend before answers go lexical (the engine's thread keeps the rest for the lexical side and the catalog's changes). */
 export const SEMANTIC_CPU_BUDGET_MS = 300;
 /**
  * Hybrid mode moves the query vector toward the vectors of this many best text matches (weights 1,
@@ -55,7 +55,7 @@ export function trustFactor(doc: Pick<SearchDocument, "health" | "verified" | "c
 export interface EngineOptions {
   encoder: QueryEncoder | null;
   codebook: VectorRows;
-  /** CPU ms per second the semantic side may take on the request thread (default SEMANTIC_CPU_BUDGET_MS). */
+  /** CPU ms per second the semantic side may take (default SEMANTIC_CPU_BUDGET_MS). */
   semanticBudgetMs?: number | undefined;
   /** Best text matches whose vectors join the query's in hybrid mode (default FEEDBACK_MATCHES; 0: none). */
   feedbackMatches?: number | undefined;
@@ -248,11 +248,11 @@ export class SearchEngine {
       if (filters.minPriceMicros !== undefined && doc.priceMicros < filters.minPriceMicros) return false;
       if (filters.maxPriceMicros !== undefined && doc.priceMicros > filters.maxPriceMicros) return false;
       if (tags && !tags.every((tag) => doc.tags.some((own) => own.toLowerCase() === tag))) return false;
-      return !filters.allow || filters.allow(doc.id);
+      return !filters.trust || passesTrust(filters.trust, doc);
     };
   }
 
-  /** Whether the semantic side has CPU left in this second (request-thread budget). */
+  /** Whether the semantic side has CPU left in this second (the engine thread's budget). */
   private semanticHasBudget(): boolean {
     const second = Math.floor(performance.now() / 1000);
     if (second !== this.semanticWindow) [this.semanticWindow, this.semanticSpent] = [second, 0];

@@ -1,4 +1,4 @@
-// The request thread's query encoder: no model, a few microseconds. A query's vector is the weighted
+// The query encoder (on the search engine's thread): no model, a few microseconds. A query's vector is the weighted
 // mean of its tokens' vectors, which tools/search/distill.ts took once from Universal Sentence Encoder
 // lite (each token embedded alone) and mapped by a linear map fitted to the model's sentence vectors.
 // A token is a whole word when the distilled word list holds it (about 60,000 English words the

@@ -1,5 +1,6 @@
-// The catalog's search service: one SearchEngine per instance, loaded from the database, following
-// its changes, and fed the model's vectors by the embedding worker.
+// The catalog's search service: one search engine per instance, on its own thread
+// (engine-thread.ts), loaded from the database, following its changes, and fed the model's vectors
+// by the embedding worker.
 // - start(): every live listing with its stored embedding (ListingEmbedding) goes into the engine;
 //   a listing without one (or with one of an older text) takes the query encoder's vector for now
 //   and waits for the backfill.
@@ -7,29 +8,32 @@
 // - backfill(): embeds the listings still on a stand-in vector with the model, on the worker, a
 //   batch at a time, storing each batch, and pausing after each batch so that it works only a
 //   `duty` share of the time (SEARCH_BACKFILL_DUTY, src/config.ts): catalog reads keep the rest.
-// - search(): on the request thread, synchronous work only, with the query encoder's vector. A
-//   question is not sent to the model: 50-110 ms of the model's CPU per distinct question, anyone
-//   can send, bought 0.004 nDCG@10 for a repeat of the same words (0.627 first ask, 0.631 asked
-//   before) and kept the model's thread (~140 MB) running while nothing was left to backfill.
+// - search(): ranked on the engine's thread with the query encoder's vector; the request thread
+//   only posts the question and reads the hits. A question is not sent to the model: 50-110 ms of
+//   the model's CPU per distinct question, anyone can send, bought 0.004 nDCG@10 for a repeat of the
+//   same words (0.627 first ask, 0.631 asked before) and kept the model's thread (~140 MB) running
+//   while nothing was left to backfill.
 import { createHash } from "node:crypto";
-import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Database } from "../storage/database.js";
 import { EmbeddingStore, type StoredSearchRow } from "../storage/embedding-store.js";
-import { SearchEngine, normalizeQuery } from "./engine.js";
+import { normalizeQuery } from "./engine.js";
+import type { Change, EngineStats, PendingText } from "./engine-protocol.js";
+import { EngineThread } from "./engine-thread.js";
 import { BATCH, EmbeddingPool } from "./embedding-pool.js";
-import { loadCodebook, loadQueryEncoder, type QueryEncoder } from "./query-encoder.js";
-import type { HealthStatus, SearchDocument, SearchFilters, SearchMode, SearchOutcome } from "./types.js";
-import { packVector, unpackVector } from "./vector-file.js";
+import { DIMENSIONS, type HealthStatus, type SearchDocument, type SearchFilters, type SearchMode, type SearchOutcome } from "./types.js";
+import { packVector } from "./vector-file.js";
 
 /** The model's name in ListingEmbedding.model: another value means "embed again". */
 export const EMBEDDING_MODEL = "use-lite-0.2.0";
 /** CPU the look-alike checks take in one go off the request path (about 14 µs a listing). */
 const LOOKALIKE_SLICE_MS = 10;
 /**
- * CPU that taking rows into the engine uses before letting requests in (a row costs 0.3-0.8 ms: the
- * encoder's stand-in vector and the lexical postings; 100k rows in one go held the event loop 60-80 s).
+ * Rows sent to the engine's thread in one message, each acknowledged before the next: a row costs it
+ * 0.3-0.8 ms (the encoder's stand-in vector and the lexical postings), so searches wait behind at
+ * most one such batch, and rows read but not yet indexed are never more than one batch.
  */
-const TAKE_SLICE_MS = 10;
+const TAKE_BATCH = 32;
 
 export interface SearchServiceLog {
   info(fields: object, message: string): void;
@@ -49,7 +53,7 @@ export const embeddingText = (row: { serviceName: string | null; description: st
 export const textHash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 32);
 const HEALTH = new Set(["healthy", "unhealthy", "drifted", "unknown"]);
 
-/** What the engine keeps of a stored row; the catalog's own filters (seed, network, extensions) ride along in `allow`. */
+/** What the engine keeps of a stored row; the catalog's own filters (seed, network, extensions) are applied to the rows it ranks. */
 export function searchDocumentOf(row: StoredSearchRow): SearchDocument {
   return {
     id: row.id,
@@ -70,7 +74,7 @@ export function searchDocumentOf(row: StoredSearchRow): SearchDocument {
 export const backfillPauseMs = (busyMs: number, duty: number): number => (duty >= 1 ? 0 : (busyMs * (1 - duty)) / duty);
 
 export class SearchService {
-  readonly engine: SearchEngine;
+  private readonly engine: EngineThread;
   private readonly store: EmbeddingStore;
   private pool: EmbeddingPool | null = null;
   private lastSeen = new Date(0);
@@ -82,13 +86,13 @@ export class SearchService {
     private readonly options: SearchServiceOptions = {},
   ) {
     this.store = new EmbeddingStore(db);
-    let encoder: QueryEncoder | null = null;
-    try {
-      encoder = loadQueryEncoder();
-    } catch (error) {
-      options.log?.warn({ err: error }, "search: the query encoder's files did not load; search answers lexically");
-    }
-    this.engine = new SearchEngine({ encoder, codebook: loadCodebook() });
+    this.engine = new EngineThread();
+    void this.engine.loaded.then(
+      ({ encoder, error }) => {
+        if (!encoder) options.log?.warn({ err: error }, "search: the query encoder's files did not load; search answers lexically");
+      },
+      () => {},
+    );
   }
 
   private modelPool(): EmbeddingPool | null {
@@ -97,37 +101,38 @@ export class SearchService {
     return this.pool;
   }
 
-  private take(row: StoredSearchRow): void {
-    if (!row.live) {
-      this.engine.remove(row.id);
-      return;
-    }
+  /** The engine's change for a stored row: its document with its stored vector when that is the current text's. */
+  private change(row: StoredSearchRow): Change {
+    if (!row.live) return { id: row.id, doc: null };
     const hash = textHash(embeddingText(row));
-    const stored = row.embedding && row.embedding.model === EMBEDDING_MODEL && row.embedding.textHash === hash ? unpackVector(row.embedding.vector) : undefined;
-    this.engine.upsert(searchDocumentOf(row), stored);
+    const current = row.embedding && row.embedding.model === EMBEDDING_MODEL && row.embedding.textHash === hash;
+    // Copied: a driver's Buffer can be a view of a larger pooled one, which the message would copy whole.
+    return { id: row.id, doc: searchDocumentOf(row), vector: current ? new Uint8Array(row.embedding!.vector) : undefined };
   }
 
-  /** Takes rows into the engine a slice of CPU at a time, letting the event loop turn after each slice. */
-  private async takeAll(rows: StoredSearchRow[], takeRow: (row: StoredSearchRow) => void): Promise<void> {
-    let next = 0;
-    while (next < rows.length) {
-      const until = performance.now() + TAKE_SLICE_MS;
-      do takeRow(rows[next++]!);
-      while (next < rows.length && performance.now() < until);
-      await nextTurn();
+  /** Sends rows to the engine's thread a batch at a time, each acknowledged before the next. */
+  private async takeAll(rows: StoredSearchRow[], follow: boolean): Promise<void> {
+    for (let next = 0; next < rows.length; next += TAKE_BATCH) {
+      await this.engine.call("apply", { changes: rows.slice(next, next + TAKE_BATCH).map((row) => this.change(row)), follow });
     }
+  }
+
+  /** Whether the engine's thread is running (false once it failed or was closed: searches then answer with substring matching). */
+  get usable(): boolean {
+    return this.engine.usable;
   }
 
   /** Loads every live listing; the semantic side is ready once this is done (searches answer lexically meanwhile). */
   async start(now: Date = new Date()): Promise<void> {
     // updatedAt is the database's wall clock (Prisma's @updatedAt), whatever `now` says about expiry.
     const started = new Date();
-    const count = await this.store.eachLive(now, (rows) => this.takeAll(rows, (row) => this.take(row)));
+    const count = await this.store.eachLive(now, (rows) => this.takeAll(rows, false));
     this.lastSeen = new Date(started.getTime() - 1000);
     this.started = true;
-    this.engine.markReady();
-    while (!this.engine.checkLookalikes(LOOKALIKE_SLICE_MS)) await new Promise((resolve) => setImmediate(resolve));
-    this.options.log?.info({ listings: count, waitingForModel: this.engine.pendingModelVectors.length }, "search: catalog indexed");
+    await this.engine.call("markReady", {});
+    while (!(await this.engine.call("checkLookalikes", { budgetMs: LOOKALIKE_SLICE_MS })));
+    const { pending } = await this.stats();
+    this.options.log?.info({ listings: count, waitingForModel: pending }, "search: catalog indexed");
   }
 
   /** Takes in the listings changed since the last look (a write on any instance; an expiry is seen by the caller's visibility check). */
@@ -139,12 +144,8 @@ export class SearchService {
     // Rows written during this read are seen again next time (a second of overlap).
     this.lastSeen = new Date(Date.now() - 1000);
     const rows = await this.store.changedSince(since, now);
-    await this.takeAll(rows, (row) => {
-      const doc = searchDocumentOf(row);
-      if (row.live && this.engine.has(row.id) && !this.engine.textChanged(doc)) this.engine.updateFacts(doc);
-      else this.take(row);
-    });
-    this.engine.checkLookalikes(LOOKALIKE_SLICE_MS);
+    await this.takeAll(rows, true);
+    if (rows.length > 0) await this.engine.call("checkLookalikes", { budgetMs: LOOKALIKE_SLICE_MS });
     return rows.length;
   }
 
@@ -153,11 +154,22 @@ export class SearchService {
     const pool = this.modelPool();
     if (!pool) return;
     const [vector] = await pool.embed([normalizeQuery(query)]);
-    if (vector) this.engine.rememberQueryVector(query, vector);
+    if (vector) await this.engine.call("rememberQueryVector", { query, vector });
   }
 
-  search(query: string, options: { mode?: SearchMode; limit?: number; filters?: SearchFilters } = {}): SearchOutcome {
+  /** The engine's ranking, or null when its thread is busy with too many searches or has failed (the caller answers without it). */
+  search(query: string, options: { mode?: SearchMode; limit?: number; filters?: SearchFilters } = {}): Promise<SearchOutcome | null> {
     return this.engine.search(query, options);
+  }
+
+  /** What the engine holds: listings, those waiting for the model's vector, its memory. */
+  stats(): Promise<EngineStats> {
+    return this.engine.call("stats", {});
+  }
+
+  /** Up to `limit` listings waiting for the model's vector, with their texts. */
+  pendingTexts(limit = Infinity): Promise<PendingText[]> {
+    return this.engine.call("pending", { limit });
   }
 
   /** Model threads running now (0 before the first text and after the idle stop). */
@@ -175,13 +187,9 @@ export class SearchService {
     const pool = this.modelPool();
     if (!pool) return 0;
     let done = 0;
-    const pending = this.engine.pendingModelVectors.slice(0, limit);
+    const pending = await this.pendingTexts(limit);
     for (let i = 0; i < pending.length && !signal?.aborted; i += BATCH) {
-      const batch = pending.slice(i, i + BATCH).flatMap((id) => {
-        const doc = this.engine.document(id);
-        return doc ? [doc] : [];
-      });
-      if (batch.length === 0) continue;
+      const batch = pending.slice(i, i + BATCH);
       const started = performance.now();
       const vectors = await pool.embed(batch.map((doc) => embeddingText(doc)));
       await this.store.save(
@@ -192,7 +200,9 @@ export class SearchService {
           vector: packVector(vectors[n]!),
         })),
       );
-      batch.forEach((doc, n) => this.engine.setModelVector(doc.id, vectors[n]!));
+      const packed = new Float32Array(batch.length * DIMENSIONS);
+      vectors.forEach((vector, n) => packed.set(vector, n * DIMENSIONS));
+      await this.engine.call("setModelVectors", { ids: batch.map((doc) => doc.id), vectors: packed }, [packed.buffer]);
       done += batch.length;
       await sleep(backfillPauseMs(performance.now() - started, duty), undefined, { signal }).catch(() => {});
     }
@@ -202,5 +212,6 @@ export class SearchService {
   async close(): Promise<void> {
     await this.pool?.close();
     this.pool = null;
+    await this.engine.close();
   }
 }

@@ -49,8 +49,28 @@ export interface SearchFilters {
   maxPriceMicros?: number | undefined;
   /** Every tag must be present (case-insensitive). */
   tags?: string[] | undefined;
-  /** Only this id set (the catalog's other filters applied by the caller), when given. */
-  allow?: ((id: string) => boolean) | undefined;
+  /** The trust facts a view filters on (the catalog's other filters are applied by the caller on the rows). */
+  trust?: TrustFilter | undefined;
+}
+
+/** A view's filters on facts the engine keeps per listing: each one given must hold. */
+export interface TrustFilter {
+  /** The seller's receiving address (compared case-insensitively). */
+  payTo?: string | undefined;
+  /** A health status (HealthStatus); another value matches nothing. */
+  health?: string | undefined;
+  verified?: boolean | undefined;
+  minCalls?: number | undefined;
+}
+
+/** Whether a listing's facts pass the filter. */
+export function passesTrust(filter: TrustFilter, doc: Pick<SearchDocument, "payTo" | "health" | "verified" | "calls30d">): boolean {
+  return (
+    (filter.payTo === undefined || doc.payTo.toLowerCase() === filter.payTo.toLowerCase()) &&
+    (filter.health === undefined || doc.health === filter.health) &&
+    (!filter.verified || doc.verified) &&
+    (filter.minCalls === undefined || doc.calls30d >= filter.minCalls)
+  );
 }
 
 export interface SearchOutcome {

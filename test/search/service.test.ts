@@ -2,6 +2,7 @@
 // paid and activated through ListingStore are found; the backfill stores the model's vectors, which
 // a second instance loads instead of embedding again; changes on the database are followed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_WAITING_SEARCHES } from "../../src/search/engine-thread.js";
 import { SearchService } from "../../src/search/service.js";
 import { testDatabaseKinds } from "../storage/databases.js";
 import { at, listingInput, openStore, paymentInput, type StoreContext } from "../storage/fixtures.js";
@@ -34,14 +35,16 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     await context?.close();
   });
 
-  it("finds listed services and says why", () => {
-    const found = service.search("forecast", { mode: "hybrid" });
+  const pendingIds = async (search: SearchService) => (await search.pendingTexts()).map((pending) => pending.id);
+
+  it("finds listed services and says why", async () => {
+    const found = (await service.search("forecast", { mode: "hybrid" }))!;
     expect(found.mode).toBe("hybrid");
     expect(found.hits[0]).toMatchObject({ id: ids.weather, reasons: { textMatch: { terms: ["forecast"] } } });
   });
 
   it("backfills the model's vectors into the table, and a second instance loads them", async () => {
-    expect(service.engine.pendingModelVectors.sort()).toEqual([ids.weather, ids.speech].sort());
+    expect((await pendingIds(service)).sort()).toEqual([ids.weather, ids.speech].sort());
     // Duty 0 (SEARCH_BACKFILL_DUTY=0): no backfill at all.
     expect(await service.backfill(undefined, Infinity, 0)).toBe(0);
     expect(await context.db.prisma.listingEmbedding.count()).toBe(0);
@@ -49,11 +52,11 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     // the batch took, and a batch that loads the model took the load's seconds twice over.
     await service.embedQuery("hourly forecast");
     expect(await service.backfill(undefined, Infinity, 0.5)).toBe(2);
-    expect(service.engine.pendingModelVectors).toEqual([]);
+    expect(await pendingIds(service)).toEqual([]);
     expect(await context.db.prisma.listingEmbedding.count()).toBe(2);
     const second = new SearchService(context.db, { model: false });
     await second.start(at(1));
-    expect(second.engine.pendingModelVectors).toEqual([]);
+    expect(await pendingIds(second)).toEqual([]);
     await second.embedQuery("x");
     await second.close();
   }, 180_000);
@@ -63,10 +66,10 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     await idle.start(at(1));
     await idle.embedQuery("weather forecast");
     expect(idle.modelThreads).toBe(1);
-    const cached = idle.search("weather forecast", { mode: "hybrid" });
+    const cached = await idle.search("weather forecast", { mode: "hybrid" });
     while (idle.modelThreads > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(idle.search("weather forecast", { mode: "hybrid" })).toEqual(cached);
-    expect(idle.search("rain tomorrow", { mode: "hybrid" })).toMatchObject({ mode: "hybrid", hits: [{ id: ids.weather }] });
+    expect(await idle.search("weather forecast", { mode: "hybrid" })).toEqual(cached);
+    expect(await idle.search("rain tomorrow", { mode: "hybrid" })).toMatchObject({ mode: "hybrid", hits: [{ id: ids.weather }] });
     // A buyer's question is answered with the query encoder alone: the model's thread stays stopped.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(idle.modelThreads).toBe(0);
@@ -78,9 +81,11 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
   it("follows changes only once it has loaded the catalog (the follower's first run does not load it twice)", async () => {
     const fresh = new SearchService(context.db, { model: false });
     expect(await fresh.refresh(at(1))).toBe(0);
-    expect(fresh.engine.size).toBe(0);
+    expect((await fresh.stats()).size).toBe(0);
     await fresh.start(at(1));
-    expect(fresh.engine.memory).toMatchObject({ slots: fresh.engine.size, deadSlots: 0 });
+    const stats = await fresh.stats();
+    expect(stats.size).toBeGreaterThan(0);
+    expect(stats.memory).toMatchObject({ slots: stats.size, deadSlots: 0 });
     await fresh.close();
   });
 
@@ -92,16 +97,29 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     );
     expect(asked).toMatchObject({ mode: "lexical", degraded: "semantic-not-ready" });
     await started;
-    expect(loading.search("forecast", { mode: "hybrid" })).toMatchObject({ mode: "hybrid", hits: [{ id: ids.weather }] });
+    expect(await loading.search("forecast", { mode: "hybrid" })).toMatchObject({ mode: "hybrid", hits: [{ id: ids.weather }] });
     await loading.close();
   });
 
   it("follows listings added and delisted on the database", async () => {
     ids.ocr = await list("InkReader", "Optical character recognition for scanned receipts.", ["ocr"]);
     await service.refresh(at(2));
-    expect(service.search("receipts", { mode: "lexical" }).hits.map((hit) => hit.id)).toEqual([ids.ocr]);
+    expect((await service.search("receipts", { mode: "lexical" }))!.hits.map((hit) => hit.id)).toEqual([ids.ocr]);
     await context.db.prisma.listing.update({ where: { id: ids.ocr }, data: { state: "delisted", delistedAt: at(2) } });
     await service.refresh(at(2));
-    expect(service.search("receipts", { mode: "lexical" }).hits).toEqual([]);
+    expect((await service.search("receipts", { mode: "lexical" }))!.hits).toEqual([]);
+  });
+
+  it("ranks on its own thread: a flood of questions waits behind a bounded queue, and a stopped thread answers nothing", async () => {
+    const flooded = new SearchService(context.db, { model: false });
+    await flooded.start(at(1));
+    const answers = await Promise.all(Array.from({ length: MAX_WAITING_SEARCHES + 4 }, (_, n) => flooded.search(`weather ${n}`, { mode: "hybrid" })));
+    // The first MAX_WAITING_SEARCHES are ranked; the rest are refused at once (the catalog answers them by substring).
+    expect(answers.slice(0, MAX_WAITING_SEARCHES).every((answer) => answer?.hits[0]?.id === ids.weather)).toBe(true);
+    expect(answers.slice(MAX_WAITING_SEARCHES)).toEqual([null, null, null, null]);
+    expect(await flooded.search("weather", { mode: "hybrid" })).toMatchObject({ hits: [{ id: ids.weather }] });
+    await flooded.close();
+    expect(flooded.usable).toBe(false);
+    expect(await flooded.search("weather", { mode: "hybrid" })).toBeNull();
   });
 });

@@ -44,9 +44,9 @@ describe("the catalog page over the ranking engine", () => {
     // And every listing on the model's vector (the backfill job): a listing still on the encoder's
     // stand-in may fall on either side of the meaning threshold, so a filtered and an unfiltered
     // answer asked moments apart could disagree on a machine slow enough to leave the backfill behind.
-    const engine = (market.server.contexts.catalog as { ranker?: { service: { engine: { pendingModelVectors: string[] } } } }).ranker!.service.engine;
-    while (engine.pendingModelVectors.length > 0) {
-      if (Date.now() > deadline) throw new Error(`the backfill left ${engine.pendingModelVectors.length} listings on the stand-in vector`);
+    const search = (market.server.contexts.catalog as { ranker?: { service: { stats(): Promise<{ pending: number }> } } }).ranker!.service;
+    while ((await search.stats()).pending > 0) {
+      if (Date.now() > deadline) throw new Error(`the backfill left ${(await search.stats()).pending} listings on the stand-in vector`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }, 180_000);
