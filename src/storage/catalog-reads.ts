@@ -301,7 +301,9 @@ export class CatalogReads {
   /** The listings of these ids the view shows, in the order of `ids` (a ranked search's rows). */
   async inViewByIds(view: CatalogView, ids: string[], now: Date): Promise<Listing[]> {
     if (ids.length === 0) return [];
-    const byId = new Map((await this.reader.rows(inViewByIdsSql(view, now, ids), { onePlan: valueFreePlan(view) })).map((row) => [String(row.id), row]));
+    const byId = new Map(
+      (await this.reader.rows(inViewByIdsSql(this.kind, view, now, ids), { onePlan: valueFreePlan(view) })).map((row) => [String(row.id), row]),
+    );
     return ids.flatMap((id) => {
       const row = byId.get(id);
       return row ? [toListing(row)] : [];
@@ -311,7 +313,7 @@ export class CatalogReads {
   /** Which of these ids the view shows. */
   async idsInView(view: CatalogView, ids: string[], now: Date): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    return new Set((await this.reader.rows(idsInViewSql(view, now, ids), { onePlan: valueFreePlan(view) })).map((row) => String(row.id)));
+    return new Set((await this.reader.rows(idsInViewSql(this.kind, view, now, ids), { onePlan: valueFreePlan(view) })).map((row) => String(row.id)));
   }
 
   /** One live listing by id (`GET /listings/{id}`), or null. */

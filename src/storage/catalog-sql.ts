@@ -210,17 +210,25 @@ export function listedAfterSql(kind: DatabaseKind, view: CatalogView, now: Date,
     WHERE ${visible(view, now)} AND l."listedAt" > ${since} ORDER BY l."listedAt" ASC, l."id" ASC LIMIT ${limit}`;
 }
 
-const ofIdsInView = (view: CatalogView, now: Date, ids: string[]) =>
-  Prisma.sql`FROM "Listing" l WHERE l."id" IN (${Prisma.join(ids)}) AND ${visible(view, now)}`;
+/**
+ * The rows of these ids, looked up by key, that the view shows. SQLite chose the view's state index
+ * for `id IN (...)` and tested every live row against the list (1.2 ms for 84 ids at 10k listings,
+ * whatever the statistics said); the ids as the outer loop of a CROSS JOIN (which SQLite never
+ * reorders) make it a lookup per id (one statement text for any count, the ids as a JSON array).
+ */
+const ofIdsInView = (kind: DatabaseKind, view: CatalogView, now: Date, ids: string[]) =>
+  kind === "sqlite"
+    ? Prisma.sql`FROM json_each(${JSON.stringify(ids)}) AS ids CROSS JOIN "Listing" l ON l."id" = ids."value" WHERE ${visible(view, now)}`
+    : Prisma.sql`FROM "Listing" l WHERE l."id" IN (${Prisma.join(ids)}) AND ${visible(view, now)}`;
 
 /** The listings of these ids the view shows (in no particular order). */
-export function inViewByIdsSql(view: CatalogView, now: Date, ids: string[]): Prisma.Sql {
-  return Prisma.sql`SELECT ${selectColumns} ${ofIdsInView(view, now, ids)}`;
+export function inViewByIdsSql(kind: DatabaseKind, view: CatalogView, now: Date, ids: string[]): Prisma.Sql {
+  return Prisma.sql`SELECT ${selectColumns} ${ofIdsInView(kind, view, now, ids)}`;
 }
 
 /** Which of these ids the view shows: a ranked search's total, without reading the rows it does not show on the page. */
-export function idsInViewSql(view: CatalogView, now: Date, ids: string[]): Prisma.Sql {
-  return Prisma.sql`SELECT l."id" ${ofIdsInView(view, now, ids)}`;
+export function idsInViewSql(kind: DatabaseKind, view: CatalogView, now: Date, ids: string[]): Prisma.Sql {
+  return Prisma.sql`SELECT l."id" ${ofIdsInView(kind, view, now, ids)}`;
 }
 
 /** One listing by id, when it is live (active, not expired; or an indexed row our probe confirmed); seed rows too. */

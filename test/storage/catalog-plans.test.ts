@@ -7,6 +7,8 @@ import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import {
+  idsInViewSql,
+  inViewByIdsSql,
   keyAtSql,
   listedAfterSql,
   matchCountsSql,
@@ -190,6 +192,20 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
     if (kind.kind === "sqlite") expect(plan).toMatch(/USING COVERING INDEX Listing_state_leftoverSeed_expiresAt_idx/);
     else expect(plan).toMatch(/Index Only Scan using "Listing_state_leftoverSeed_expiresAt_idx"/);
     expect(plan).not.toMatch(/Seq Scan|SCAN (l|Listing)\b|TEMP B-TREE|Sort\b/);
+  });
+
+  it("a ranked search's rows are looked up by id, not found by walking every live row", async () => {
+    const ids = Array.from({ length: 84 }, (_, i) => `${String(i).padStart(8, "0")}-0000-4000-8000-000000000000`);
+    const filtered: CatalogView = { includeSeed: false, verified: true, minPriceMicros: 1 };
+    for (const plan of [
+      await explain(idsInViewSql(kind.kind, { includeSeed: false }, NOW, ids)),
+      await explain(inViewByIdsSql(kind.kind, { includeSeed: false }, NOW, ids.slice(0, 20))),
+      await explain(idsInViewSql(kind.kind, filtered, NOW, ids)),
+    ]) {
+      if (kind.kind === "sqlite") expect(plan).toMatch(/SEARCH l USING INDEX sqlite_autoindex_Listing_1 \(id=\?\)/);
+      else expect(plan).toMatch(/Index Scan using "Listing_pkey"|Bitmap Index Scan on "Listing_pkey"/);
+      expect(plan).not.toMatch(/Seq Scan|SCAN (l|Listing)\b|state_leftoverSeed_expiresAt/);
+    }
   });
 
   it("a search finds its candidates by the search index and walks the catalog only newest first", async () => {
