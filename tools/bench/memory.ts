@@ -67,6 +67,8 @@ interface Result {
   "idle CPU ms/s": number;
   "idle main-thread CPU ms/s": number;
   "worst event-loop delay ms (idle)": number;
+  /** Health probes sent in the idle window (x402_seller_probes_total; a host already known not to resolve is answered without one). */
+  "probes (idle)": number;
   "scrape CPU ms": number;
   "cached request CPU ms": number;
   "load req/s": number;
@@ -99,6 +101,14 @@ function byJob(text: string, name: string): Map<string, number> {
     if (job) found.set(job, (found.get(job) ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1)));
   }
   return found;
+}
+
+/** A counter's total over all its label sets. */
+function counterTotal(text: string, name: string): number {
+  return text
+    .split("\n")
+    .filter((row) => row.startsWith(`${name}{`) || row.startsWith(`${name} `))
+    .reduce((total, row) => total + Number(row.slice(row.lastIndexOf(" ") + 1)), 0);
 }
 
 function gauge(text: string, name: string): number {
@@ -197,6 +207,7 @@ async function measure(revision: string, database: string, server: BenchServer, 
     "idle CPU ms/s": round(idleCpu),
     "idle main-thread CPU ms/s": round(idleMainCpu),
     "worst event-loop delay ms (idle)": round(worstLoopDelay, 0),
+    "probes (idle)": counterTotal(jobsAfter, "x402_seller_probes_total") - counterTotal(jobsBefore, "x402_seller_probes_total"),
     "scrape CPU ms": round(scrapeCpu),
     "cached request CPU ms": round(cachedCpu, 2),
     "load req/s": Math.round(load.requests.average),
