@@ -19,6 +19,8 @@ export interface AnvilProcess {
 }
 
 const READY_TIMEOUT_MS = 15_000;
+/** One readiness check's wait for an answer. */
+const READY_CHECK_TIMEOUT_MS = 1_000;
 const STOP_TIMEOUT_MS = 3_000;
 
 /**
@@ -63,14 +65,21 @@ function spawnAnvil(args: string[]): ChildProcess {
   return spawn("/bin/sh", ["-c", WATCHDOG, binary, ...args], { stdio });
 }
 
+/**
+ * Whether anvil answers on its port. Bounded: the port is free when picked but another process can
+ * take it before anvil binds it, and a server there that never answers would hold this check (and the
+ * start) for good instead of letting it see anvil's exit and try another port.
+ */
 async function isReady(rpcUrl: string): Promise<boolean> {
   try {
     const response = await fetch(rpcUrl, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+      signal: AbortSignal.timeout(READY_CHECK_TIMEOUT_MS),
     });
-    return response.ok;
+    // Anvil's answer, not another server's that took the port.
+    return response.ok && typeof ((await response.json()) as { result?: unknown }).result === "string";
   } catch {
     return false;
   }
