@@ -30,7 +30,8 @@ export class EngineThread {
   /** Whether the query encoder loaded (else the engine answers lexically), once the thread is up. */
   readonly loaded: Promise<{ encoder: boolean; error?: string | undefined }>;
 
-  constructor() {
+  /** `onFailure`: told once if the thread stops or fails without close() (searches then answer without it). */
+  constructor(private readonly onFailure: (error: Error) => void = () => {}) {
     this.worker = startWorker();
     this.loaded = new Promise((resolve, reject) => this.waiting.set(0, { resolve: resolve as (value: unknown) => void, reject }));
     this.loaded.catch(() => {});
@@ -74,6 +75,7 @@ export class EngineThread {
   }
 
   private fail(error: Error): void {
+    if (this.failure === null) this.onFailure(error);
     this.failure ??= error;
     for (const waiter of this.waiting.values()) waiter.reject(this.failure);
     this.waiting.clear();

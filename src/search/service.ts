@@ -86,7 +86,9 @@ export class SearchService {
     private readonly options: SearchServiceOptions = {},
   ) {
     this.store = new EmbeddingStore(db);
-    this.engine = new EngineThread();
+    this.engine = new EngineThread((error) =>
+      options.log?.warn({ err: error }, "search: the engine's thread stopped; searches answer with substring matching until a restart"),
+    );
     void this.engine.loaded.then(
       ({ encoder, error }) => {
         if (!encoder) options.log?.warn({ err: error }, "search: the query encoder's files did not load; search answers lexically");

@@ -1,7 +1,7 @@
 // The search service on a real database (SQLite, and PostgreSQL with TEST_POSTGRES_URL): listings
 // paid and activated through ListingStore are found; the backfill stores the model's vectors, which
 // a second instance loads instead of embedding again; changes on the database are followed.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { MAX_WAITING_SEARCHES } from "../../src/search/engine-thread.js";
 import { SearchService } from "../../src/search/service.js";
 import { testDatabaseKinds } from "../storage/databases.js";
@@ -121,5 +121,18 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     await flooded.close();
     expect(flooded.usable).toBe(false);
     expect(await flooded.search("weather", { mode: "hybrid" })).toBeNull();
+  });
+
+  it("says so when its engine's thread dies, and answers nothing from then on", async () => {
+    const warnings: string[] = [];
+    const log = { info: () => {}, warn: (_fields: object, message: string) => void warnings.push(message) };
+    const crashed = new SearchService(context.db, { model: false, log });
+    await crashed.start(at(1));
+    await (crashed as unknown as { engine: { worker: { terminate(): Promise<number> } } }).engine.worker.terminate();
+    await vi.waitFor(() => expect(crashed.usable).toBe(false));
+    expect(warnings).toEqual([expect.stringContaining("the engine's thread stopped")]);
+    expect(await crashed.search("weather", { mode: "hybrid" })).toBeNull();
+    await crashed.close();
+    expect(warnings).toHaveLength(1);
   });
 });
