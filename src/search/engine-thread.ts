@@ -63,12 +63,17 @@ export class EngineThread {
     });
   }
 
-  /** The engine's answer, or null when too many searches wait already or the thread has failed. */
+  /** The engine's answer, or null when too many searches wait already or the thread has failed (also while this one waited). */
   async search(query: string, options: SearchOptions): Promise<SearchOutcome | null> {
     if (this.failure || this.searches >= MAX_WAITING_SEARCHES) return null;
     this.searches++;
     try {
       return await this.call("search", { query, options });
+    } catch (error) {
+      // The thread died with this search in it: answered without the engine, like the next ones. An
+      // error the engine raised for this search still throws.
+      if (this.failure) return null;
+      throw error;
     } finally {
       this.searches--;
     }

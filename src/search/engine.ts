@@ -75,6 +75,8 @@ export class SearchEngine {
   private readonly queryVectors = new LRUCache<string, { values: Int8Array; scale: number }>({ max: 5000 });
   private dead = 0;
   private claimCursor = 0;
+  /** False after any change that can move a look-alike check, until a pass of checkLookalikes has covered every slot. */
+  private lookalikesChecked = false;
   private semanticSpent = 0;
   private semanticWindow = 0;
   private ready = false;
@@ -110,6 +112,7 @@ export class SearchEngine {
   /** Adds or replaces a listing. Without the model's vector it takes the query encoder's for now. */
   upsert(doc: SearchDocument, modelVector?: Float32Array): void {
     this.remove(doc.id);
+    this.lookalikesChecked = false;
     const slot = this.slots.length;
     const vector = modelVector ?? this.options.encoder?.encode(`${doc.serviceName ?? ""}. ${doc.description}`) ?? null;
     this.slots.push({ id: doc.id, doc: this.kept(doc), modelVector: modelVector !== undefined, claim: undefined, claimVersion: -1 });
@@ -176,6 +179,7 @@ export class SearchEngine {
   updateFacts(doc: SearchDocument): void {
     const slot = this.slotOf.get(doc.id);
     if (slot === undefined) return;
+    this.lookalikesChecked = false;
     const entry = this.slots[slot]!;
     if (entry.doc.verified && entry.doc.serviceName) this.brands.claim(entry.doc.serviceName, entry.doc.payTo, -1);
     entry.doc = this.kept(doc);
@@ -195,6 +199,7 @@ export class SearchEngine {
   remove(id: string): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
+    this.lookalikesChecked = false;
     const { doc } = this.slots[slot]!;
     if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo, -1);
     this.slots[slot]!.id = "";
@@ -216,9 +221,10 @@ export class SearchEngine {
   /**
    * Computes the look-alike check of listings not checked since the brand set last changed, for at
    * most `budgetMs` of CPU: off the request path (the service's start and follow job), so a search
-   * finds it done. True when every listing is checked.
+   * finds it done. True when every listing is checked; after that, at once until the catalog changes.
    */
   checkLookalikes(budgetMs: number): boolean {
+    if (this.lookalikesChecked) return true;
     const started = performance.now();
     for (let checked = 0; checked < this.slots.length; checked++) {
       if (this.claimCursor >= this.slots.length) this.claimCursor = 0;
@@ -227,6 +233,7 @@ export class SearchEngine {
       if (entry) this.claimOf(entry);
       if ((checked & 255) === 255 && performance.now() - started > budgetMs) return false;
     }
+    this.lookalikesChecked = true;
     return true;
   }
 

@@ -141,13 +141,15 @@ export class SearchService {
   async refresh(now: Date = new Date()): Promise<number> {
     // Before start() is done there is nothing to follow: "changed since 1970" read every listing a
     // second time, into one array (at 100k listings the 384 MB heap of npm start ran out).
-    if (!this.started) return 0;
+    // Nor once the engine's thread has died (logged once): each run would fail the same way.
+    if (!this.started || !this.engine.usable) return 0;
     const since = this.lastSeen;
     // Rows written during this read are seen again next time (a second of overlap).
     this.lastSeen = new Date(Date.now() - 1000);
     const rows = await this.store.changedSince(since, now);
     await this.takeAll(rows, true);
-    if (rows.length > 0) await this.engine.call("checkLookalikes", { budgetMs: LOOKALIKE_SLICE_MS });
+    // A slice each time, so checks a change left are done here rather than by the searches (at once when none are left).
+    await this.engine.call("checkLookalikes", { budgetMs: LOOKALIKE_SLICE_MS });
     return rows.length;
   }
 
@@ -185,7 +187,7 @@ export class SearchService {
    * the job passes SEARCH_BACKFILL_DUTY).
    */
   async backfill(signal?: AbortSignal, limit = Infinity, duty = 1): Promise<number> {
-    if (duty <= 0) return 0;
+    if (duty <= 0 || !this.engine.usable) return 0;
     const pool = this.modelPool();
     if (!pool) return 0;
     let done = 0;

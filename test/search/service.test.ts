@@ -128,7 +128,10 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     const log = { info: () => {}, warn: (_fields: object, message: string) => void warnings.push(message) };
     const crashed = new SearchService(context.db, { model: false, log });
     await crashed.start(at(1));
+    const inFlight = Array.from({ length: MAX_WAITING_SEARCHES }, (_, n) => crashed.search(`weather ${n}`, { mode: "hybrid" }));
     await (crashed as unknown as { engine: { worker: { terminate(): Promise<number> } } }).engine.worker.terminate();
+    // Searches the thread took with it are answered without the engine (null), never with an error.
+    for (const answer of await Promise.all(inFlight)) expect(answer === null || answer.hits[0]?.id === ids.weather).toBe(true);
     await vi.waitFor(() => expect(crashed.usable).toBe(false));
     expect(warnings).toEqual([expect.stringContaining("the engine's thread stopped")]);
     expect(await crashed.search("weather", { mode: "hybrid" })).toBeNull();
