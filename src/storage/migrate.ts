@@ -202,23 +202,45 @@ export async function readMigrationsList(dir: string, kind: DatabaseKind): Promi
 export async function applyMigrations(databaseUrl: string, options: { migrationsDir?: string } = {}): Promise<{ applied: string[] }> {
   const target = parseDatabaseUrl(databaseUrl);
   const list = await readMigrationsList(options.migrationsDir ?? migrationsDir(target.kind), target.kind);
-  if (target.kind === "postgres" && target.schema) {
-    const admin = await createAdapterFactory({ ...target, schema: undefined }).connect();
-    try {
-      await admin.executeScript(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(target.schema)}`);
-    } finally {
-      await admin.dispose();
-    }
-  }
   const schema = await readFile(schemaPath(target.kind), "utf8");
-  const applied = await withEngine(target, schema, async (engine) => {
-    const result = await engine.applyMigrations({ migrationsList: list, filters: filtersFor(target.kind) });
-    return { applied: result.appliedMigrationNames };
+  const applied = await oneMigratorAtATime(target, async () => {
+    if (target.kind === "postgres" && target.schema) {
+      const admin = await createAdapterFactory({ ...target, schema: undefined }).connect();
+      try {
+        await admin.executeScript(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(target.schema)}`);
+      } finally {
+        await admin.dispose();
+      }
+    }
+    return withEngine(target, schema, async (engine) => {
+      const result = await engine.applyMigrations({ migrationsList: list, filters: filtersFor(target.kind) });
+      return { applied: result.appliedMigrationNames };
+    });
   });
   // A start that applied nothing leaves this to the start-up maintenance (read-path-upkeep.ts), which
   // refreshes the statistics anyway: doing it here too analysed the catalog twice on every start.
   if (applied.applied.length > 0) await refreshPlannerStatistics(target);
   return applied;
+}
+
+/**
+ * On PostgreSQL, one process creates a schema and applies its migrations at a time (a session
+ * advisory lock keyed by the schema): two instances started at once on a fresh schema failed one of
+ * the two with UniqueConstraintViolation (3 of 4 tries, and once in the two-instance process test).
+ * The second waits, then finds nothing to apply. SQLite's file lock already makes the second wait.
+ */
+async function oneMigratorAtATime<T>(target: DatabaseTarget, apply: () => Promise<T>): Promise<T> {
+  if (target.kind !== "postgres") return apply();
+  const key = `x402-marketplace migrations ${target.schema ?? "public"}`.replaceAll("'", "''");
+  const lock = await createAdapterFactory({ ...target, schema: undefined }).connect();
+  try {
+    await lock.executeScript(`SELECT pg_advisory_lock(hashtext('${key}'))`);
+    return await apply();
+  } finally {
+    // Closing the session releases the lock too; unlocking first frees it at once for the next.
+    await lock.executeScript(`SELECT pg_advisory_unlock(hashtext('${key}'))`).catch(() => {});
+    await lock.dispose();
+  }
 }
 
 /**

@@ -62,6 +62,16 @@ describe.each(testDatabaseKinds())("migrations on $kind", ({ kind, create }) => 
     expect(await db.prisma.listing.count()).toBe(0);
   });
 
+  it("applies a fresh database's migrations from two processes at once: one applies, the other finds nothing left", async () => {
+    const fresh = await create();
+    try {
+      const both = await Promise.all([applyMigrations(fresh.url), applyMigrations(fresh.url)]);
+      expect(both.map((run) => run.applied.length).sort((a, b) => a - b)).toEqual([0, (await committed(kind)).length]);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   it("creates the search index", async () => {
     const sql =
       kind === "sqlite"
