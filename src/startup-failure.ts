@@ -10,11 +10,16 @@ interface Cause {
 
 const CAUSES: Cause[] = [
   {
-    matches: (_, message) => /can't reach database server|connection refused|ECONNREFUSED.*5432|timed out fetching a new connection/i.test(message),
+    // The schema engine says it in words; the driver adapter (the migrations' lock connection) by its error kind.
+    matches: (_, message) =>
+      /can't reach database server|connection refused|ECONNREFUSED.*5432|timed out fetching a new connection|DatabaseNotReachable/i.test(message),
     says: "the database cannot be reached: check DATABASE_URL and that the server is running",
   },
   {
-    matches: (_, message) => /authentication failed|password authentication|denied access|database .* does not exist/i.test(message),
+    matches: (_, message) =>
+      /authentication failed|password authentication|denied access|database .* does not exist|AuthenticationFailed|DatabaseDoesNotExist|DatabaseAccessDenied/i.test(
+        message,
+      ),
     says: "the database refused the connection: check DATABASE_URL's user, password and database name",
   },
   {
