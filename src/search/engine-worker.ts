@@ -44,8 +44,8 @@ function answer(request: EngineRequest): unknown {
     case "pending": {
       const ids = engine.pendingModelVectors.slice(0, request.limit);
       return ids.flatMap((id) => {
-        const doc = engine.document(id);
-        return doc ? [{ id, serviceName: doc.serviceName, description: doc.description }] : [];
+        const text = engine.text(id);
+        return text ? [{ id, ...text }] : [];
       });
     }
     case "setModelVectors":

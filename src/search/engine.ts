@@ -12,7 +12,8 @@ import { LRUCache } from "lru-cache";
 import { BrandRegistry, type BrandClaim } from "./brands.js";
 import { LexicalIndex } from "./lexical-index.js";
 import type { QueryEncoder } from "./query-encoder.js";
-import { passesTrust, type RankReasons, type SearchDocument, type SearchFilters, type SearchHit, type SearchMode, type SearchOutcome } from "./types.js";
+import { ListingTable, type TrustFacts } from "./listing-table.js";
+import { type RankReasons, type SearchDocument, type SearchFilters, type SearchHit, type SearchMode, type SearchOutcome } from "./types.js";
 import { VectorIndex } from "./vector-index.js";
 import { quantize, type VectorRows } from "./vector-file.js";
 
@@ -30,20 +31,7 @@ export const SEMANTIC_CPU_BUDGET_MS = 300;
  */
 export const FEEDBACK_MATCHES = 3;
 
-/** What a slot keeps of a listing: the ranking and filter facts and the embedded text; the resource as a hash only. */
-export type KeptDocument = Omit<SearchDocument, "resource" | "listedAt"> & { resourceKey: number };
-
-interface Slot {
-  id: string;
-  doc: KeptDocument;
-  /** Whether the vector is the model's (false: the query encoder's stand-in until the model's arrives). */
-  modelVector: boolean;
-  /** The brand it copies, as of brand registry version `claimVersion`. */
-  claim: BrandClaim | undefined;
-  claimVersion: number;
-}
-
-export function trustFactor(doc: Pick<SearchDocument, "health" | "verified" | "calls30d">): number {
+export function trustFactor(doc: TrustFacts): number {
   return (
     1 +
     (doc.health === "healthy" ? 0.15 : doc.health === "unhealthy" ? -0.3 : 0) +
@@ -64,16 +52,10 @@ export interface EngineOptions {
 export class SearchEngine {
   private readonly lexical = new LexicalIndex();
   private readonly vectors: VectorIndex;
-  private readonly slots: Array<Slot | undefined> = [];
-  private readonly slotOf = new Map<string, number>();
-  /** 1 for a slot that is its listing's current one. */
-  private alive = new Uint8Array(1024);
+  private readonly table = new ListingTable();
   private readonly brands = new BrandRegistry();
-  private readonly sharedTags = new Map<string, string[]>();
-  private readonly sharedPayTo = new Map<string, string>();
   /** The model's query vectors as int8 with their scale (about 600 bytes each, against 2 KB as float32: 7 MB less when full). */
   private readonly queryVectors = new LRUCache<string, { values: Int8Array; scale: number }>({ max: 5000 });
-  private dead = 0;
   private claimCursor = 0;
   /** False after any change that can move a look-alike check, until a pass of checkLookalikes has covered every slot. */
   private lookalikesChecked = false;
@@ -86,23 +68,25 @@ export class SearchEngine {
   }
 
   get size(): number {
-    return this.slotOf.size;
+    return this.table.size;
   }
 
   /** Listings whose vector is still the stand-in (the backfill's work left). */
   get pendingModelVectors(): string[] {
-    return [...this.slotOf.values()].flatMap((slot) => (this.slots[slot]!.modelVector ? [] : [this.slots[slot]!.id]));
+    const pending: string[] = [];
+    for (let slot = 0; slot < this.table.slots; slot++) if (this.table.isLive(slot) && !this.table.hasModelVector(slot)) pending.push(this.table.id(slot));
+    return pending;
   }
 
   get memory(): { vectorBytes: number; slots: number; deadSlots: number } {
-    return { vectorBytes: this.vectors.bytes, slots: this.slots.length, deadSlots: this.dead };
+    return { vectorBytes: this.vectors.bytes, slots: this.table.slots, deadSlots: this.table.deadSlots };
   }
 
   /** The semantic side answers once the catalog has been indexed (markReady) and a query encoder loaded. */
   markReady(): void {
     this.ready = true;
     // The catalog is in: the vectors' spare room from growing goes back (up to a quarter of them).
-    this.vectors.trim(this.slots.length);
+    this.vectors.trim(this.table.slots);
   }
 
   get semanticReady(): boolean {
@@ -113,109 +97,70 @@ export class SearchEngine {
   upsert(doc: SearchDocument, modelVector?: Float32Array): void {
     this.remove(doc.id);
     this.lookalikesChecked = false;
-    const slot = this.slots.length;
     const vector = modelVector ?? this.options.encoder?.encode(`${doc.serviceName ?? ""}. ${doc.description}`) ?? null;
-    this.slots.push({ id: doc.id, doc: this.kept(doc), modelVector: modelVector !== undefined, claim: undefined, claimVersion: -1 });
-    if (slot >= this.alive.length) {
-      const alive = new Uint8Array(this.alive.length * 2);
-      alive.set(this.alive);
-      this.alive = alive;
-    }
-    this.alive[slot] = 1;
-    this.slotOf.set(doc.id, slot);
+    const slot = this.table.add(doc, modelVector !== undefined);
     this.lexical.add(slot, { name: doc.serviceName ?? "", tags: doc.tags, description: doc.description, resource: doc.resource });
     if (vector) this.vectors.add(slot, vector);
     if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo);
   }
 
-  /**
-   * Tag lists and payTo strings are shared between the listings that have the same (a seller lists
-   * many). An object literal with every field in one order: the spread of the document it was
-   * (`{ ...facts }`) cost about 440 bytes a listing, this one about 100 (44 MB at 100k listings).
-   */
-  private kept(doc: SearchDocument): KeptDocument {
-    const tagsKey = doc.tags.join("\n");
-    let tags = this.sharedTags.get(tagsKey);
-    if (!tags) this.sharedTags.set(tagsKey, (tags = Object.freeze([...doc.tags]) as string[]));
-    let payTo = this.sharedPayTo.get(doc.payTo);
-    if (!payTo) this.sharedPayTo.set(doc.payTo, (payTo = doc.payTo));
-    return {
-      id: doc.id,
-      serviceName: doc.serviceName,
-      description: doc.description,
-      tags,
-      payTo,
-      priceMicros: doc.priceMicros,
-      verified: doc.verified,
-      health: doc.health,
-      calls30d: doc.calls30d,
-      resourceKey: hashText(doc.resource),
-    };
-  }
-
   has(id: string): boolean {
-    return this.slotOf.has(id);
+    return this.table.slot(id) !== undefined;
   }
 
-  document(id: string): KeptDocument | undefined {
-    const slot = this.slotOf.get(id);
-    return slot === undefined ? undefined : this.slots[slot]!.doc;
+  /** The text a listing is embedded from. */
+  text(id: string): { serviceName: string | null; description: string } | undefined {
+    const slot = this.table.slot(id);
+    return slot === undefined ? undefined : { serviceName: this.table.name(slot), description: this.table.description(slot) };
   }
 
   /** Whether a new version of a listing changes its indexed text (else updateFacts is enough). */
   textChanged(doc: SearchDocument): boolean {
-    const slot = this.slotOf.get(doc.id);
-    const old = slot === undefined ? undefined : this.slots[slot]!.doc;
-    return (
-      !old ||
-      old.serviceName !== doc.serviceName ||
-      old.description !== doc.description ||
-      old.resourceKey !== hashText(doc.resource) ||
-      old.tags.join("\n") !== doc.tags.join("\n")
-    );
+    const slot = this.table.slot(doc.id);
+    return slot === undefined || this.table.textChanged(slot, doc);
   }
 
   /** A listing's ranking facts changed (health, ownership, usage, price), its text did not. */
   updateFacts(doc: SearchDocument): void {
-    const slot = this.slotOf.get(doc.id);
+    const slot = this.table.slot(doc.id);
     if (slot === undefined) return;
     this.lookalikesChecked = false;
-    const entry = this.slots[slot]!;
-    if (entry.doc.verified && entry.doc.serviceName) this.brands.claim(entry.doc.serviceName, entry.doc.payTo, -1);
-    entry.doc = this.kept(doc);
-    entry.claimVersion = -1;
+    this.withdrawBrand(slot);
+    this.table.setFacts(slot, doc);
     if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo);
   }
 
   /** The model's vector for a listing already indexed (from the embedding worker or the stored table). */
   setModelVector(id: string, vector: Float32Array): void {
-    const slot = this.slotOf.get(id);
+    const slot = this.table.slot(id);
     if (slot === undefined) return;
     // In place: the slot's text and terms are unchanged.
     this.vectors.add(slot, vector);
-    this.slots[slot]!.modelVector = true;
+    this.table.markModelVector(slot);
   }
 
   remove(id: string): void {
-    const slot = this.slotOf.get(id);
+    const slot = this.table.slot(id);
     if (slot === undefined) return;
     this.lookalikesChecked = false;
-    const { doc } = this.slots[slot]!;
-    if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo, -1);
-    this.slots[slot]!.id = "";
-    this.alive[slot] = 0;
-    this.slotOf.delete(id);
-    this.dead++;
+    this.withdrawBrand(slot);
+    this.table.kill(slot);
+  }
+
+  /** A verified listing's brand claim is taken back (it changes or goes). */
+  private withdrawBrand(slot: number): void {
+    const name = this.table.name(slot);
+    if (this.table.verified(slot) && name) this.brands.claim(name, this.table.payTo(slot), -1);
   }
 
   /** The verified brand a listing copies, kept per slot until the registry changes. */
-  private claimOf(entry: Slot): BrandClaim | undefined {
-    if (entry.doc.verified) return undefined;
-    if (entry.claimVersion !== this.brands.version) {
-      entry.claim = this.brands.copiedBy(entry.doc.serviceName, entry.doc.description, entry.doc.payTo);
-      entry.claimVersion = this.brands.version;
-    }
-    return entry.claim;
+  private claimOf(slot: number): BrandClaim | undefined {
+    if (this.table.verified(slot)) return undefined;
+    const known = this.table.claimAt(slot, this.brands.version);
+    if (known) return known.claim;
+    const claim = this.brands.copiedBy(this.table.name(slot), this.table.description(slot), this.table.payTo(slot));
+    this.table.setClaim(slot, claim, this.brands.version);
+    return claim;
   }
 
   /**
@@ -226,11 +171,10 @@ export class SearchEngine {
   checkLookalikes(budgetMs: number): boolean {
     if (this.lookalikesChecked) return true;
     const started = performance.now();
-    for (let checked = 0; checked < this.slots.length; checked++) {
-      if (this.claimCursor >= this.slots.length) this.claimCursor = 0;
+    for (let checked = 0; checked < this.table.slots; checked++) {
+      if (this.claimCursor >= this.table.slots) this.claimCursor = 0;
       const slot = this.claimCursor++;
-      const entry = this.live(slot);
-      if (entry) this.claimOf(entry);
+      if (this.table.isLive(slot)) this.claimOf(slot);
       if ((checked & 255) === 255 && performance.now() - started > budgetMs) return false;
     }
     this.lookalikesChecked = true;
@@ -242,21 +186,16 @@ export class SearchEngine {
     this.queryVectors.set(normalizeQuery(query), { values, scale: quantize(vector, values, 0) });
   }
 
-  private live(slot: number): Slot | undefined {
-    return this.alive[slot] === 1 ? this.slots[slot] : undefined;
-  }
-
   private accepts(filters: SearchFilters): (slot: number) => boolean {
     const tags = filters.tags?.map((tag) => tag.toLowerCase());
-    return (slot) => {
-      const entry = this.live(slot);
-      if (!entry) return false;
-      const { doc } = entry;
-      if (filters.minPriceMicros !== undefined && doc.priceMicros < filters.minPriceMicros) return false;
-      if (filters.maxPriceMicros !== undefined && doc.priceMicros > filters.maxPriceMicros) return false;
-      if (tags && !tags.every((tag) => doc.tags.some((own) => own.toLowerCase() === tag))) return false;
-      return !filters.trust || passesTrust(filters.trust, doc);
-    };
+    const { minPriceMicros, maxPriceMicros, trust } = filters;
+    const table = this.table;
+    return (slot) =>
+      table.isLive(slot) &&
+      (minPriceMicros === undefined || table.priceMicros(slot) >= minPriceMicros) &&
+      (maxPriceMicros === undefined || table.priceMicros(slot) <= maxPriceMicros) &&
+      (!tags || table.hasTags(slot, tags)) &&
+      (!trust || table.passesTrust(slot, trust));
   }
 
   /** Whether the semantic side has CPU left in this second (the engine thread's budget). */
@@ -310,7 +249,7 @@ export class SearchEngine {
     // a seller) must not change what the words mean, or a filtered answer drops meaning matches the
     // unfiltered one shows for the same listings.
     const feedback =
-      mode === "hybrid" ? { limit: this.options.feedbackMatches ?? FEEDBACK_MATCHES, accept: (slot: number) => this.alive[slot] === 1 } : undefined;
+      mode === "hybrid" ? { limit: this.options.feedbackMatches ?? FEEDBACK_MATCHES, accept: (slot: number) => this.table.isLive(slot) } : undefined;
     const { matches: lexicalMatches, alsoBest: feedbackMatches } =
       mode !== "semantic" ? this.lexical.search(query, CANDIDATES, accept, feedback) : { matches: [], alsoBest: [] };
     if (mode !== "semantic") {
@@ -338,13 +277,13 @@ export class SearchEngine {
     }
     const hits: Array<SearchHit & { claim?: BrandClaim | undefined; payTo: string }> = [];
     for (const [slot, { relevance, textMatch, meaningMatch }] of fused) {
-      const { doc } = this.slots[slot]!;
-      const claim = this.claimOf(this.slots[slot]!);
-      const factor = trustFactor(doc);
+      const facts = this.table.trust(slot);
+      const claim = this.claimOf(slot);
+      const factor = trustFactor(facts);
       const score = relevance * factor * (claim ? 0.5 : 1);
-      const trust = { healthy: doc.health === "healthy", verifiedOwner: doc.verified, calls30d: doc.calls30d, factor: round(factor) };
+      const trust = { healthy: facts.health === "healthy", verifiedOwner: facts.verified, calls30d: facts.calls30d, factor: round(factor) };
       hits.push({
-        id: doc.id,
+        id: this.table.id(slot),
         score: round(score * 1000, 4),
         // Only the sides that found it, in this order: one literal each (a spread of them cost a fifth of this loop).
         reasons:
@@ -354,7 +293,7 @@ export class SearchEngine {
               ? { textMatch, trust, lookalikeOf: claim }
               : { meaningMatch, trust, lookalikeOf: claim },
         claim,
-        payTo: doc.payTo,
+        payTo: this.table.payTo(slot),
       });
     }
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
@@ -373,13 +312,6 @@ const round = (value: number, digits = 3) => {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 };
-
-/** FNV-1a, 32 bits: enough to notice that a listing's resource changed. */
-function hashText(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619);
-  return hash >>> 0;
-}
 
 export const normalizeQuery = (query: string) => query.normalize("NFKC").toLowerCase().trim().replace(/\s+/g, " ").slice(0, 300);
 

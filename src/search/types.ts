@@ -63,16 +63,6 @@ export interface TrustFilter {
   minCalls?: number | undefined;
 }
 
-/** Whether a listing's facts pass the filter. */
-export function passesTrust(filter: TrustFilter, doc: Pick<SearchDocument, "payTo" | "health" | "verified" | "calls30d">): boolean {
-  return (
-    (filter.payTo === undefined || doc.payTo.toLowerCase() === filter.payTo.toLowerCase()) &&
-    (filter.health === undefined || doc.health === filter.health) &&
-    (!filter.verified || doc.verified) &&
-    (filter.minCalls === undefined || doc.calls30d >= filter.minCalls)
-  );
-}
-
 export interface SearchOutcome {
   hits: SearchHit[];
   /** The mode that answered (lexical when the semantic side was not ready or saturated). */

@@ -1,0 +1,215 @@
+// The engine's listings by slot, as columns: typed arrays for the facts it ranks and filters by, plain
+// arrays for the texts. At 100k listings an object per listing (its slot and its facts) held about
+// 17 MB of the engine thread's heap, a health string per listing (one per database row) 2.4 MB more.
+// A slot's texts are dropped when it dies; its number is not reused (the indexes still name it).
+import type { BrandClaim } from "./brands.js";
+import type { HealthStatus, SearchDocument, TrustFilter } from "./types.js";
+
+const HEALTH: readonly HealthStatus[] = ["unknown", "healthy", "unhealthy", "drifted"];
+const HEALTH_CODE = new Map<string, number>(HEALTH.map((status, code) => [status, code]));
+const ALIVE = 1;
+const VERIFIED = 2;
+/** The slot's vector is the model's (else the query encoder's stand-in until the model's arrives). */
+const MODEL_VECTOR = 4;
+const NOT_CHECKED = -1;
+
+/** What the engine ranks a listing by, as a search reads it. */
+export interface TrustFacts {
+  health: HealthStatus;
+  verified: boolean;
+  calls30d: number;
+}
+
+/** FNV-1a, 32 bits: enough to notice that a listing's resource changed. */
+export function hashText(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619);
+  return hash >>> 0;
+}
+
+function grown<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(array: T, size: number): T {
+  if (size <= array.length) return array;
+  const next = new (array.constructor as new (length: number) => T)(Math.max(size, array.length * 2));
+  next.set(array);
+  return next;
+}
+
+export class ListingTable {
+  private readonly ids: string[] = [];
+  private readonly names: Array<string | null> = [];
+  private readonly descriptions: string[] = [];
+  private readonly tagLists: Array<readonly string[]> = [];
+  private flags = new Uint8Array(1024);
+  private health = new Uint8Array(1024);
+  /** Index into payTos: a seller's address is held once however many listings it has. */
+  private payToRefs = new Uint32Array(1024);
+  private prices = new Float64Array(1024);
+  private calls = new Float64Array(1024);
+  private resourceKeys = new Uint32Array(1024);
+  /** The brand registry's version each slot's look-alike check was made at (NOT_CHECKED: never). */
+  private claimVersions = new Int32Array(1024);
+  /** Only the slots that copy a brand. */
+  private readonly claims = new Map<number, BrandClaim>();
+  private readonly payTos: string[] = [];
+  private readonly payToIndex = new Map<string, number>();
+  private readonly sharedTags = new Map<string, readonly string[]>();
+  private readonly slotOf = new Map<string, number>();
+  private dead = 0;
+
+  /** Live listings. */
+  get size(): number {
+    return this.slotOf.size;
+  }
+
+  /** Slots ever taken (live and dead). */
+  get slots(): number {
+    return this.ids.length;
+  }
+
+  get deadSlots(): number {
+    return this.dead;
+  }
+
+  /** The live slot of a listing. */
+  slot(id: string): number | undefined {
+    return this.slotOf.get(id);
+  }
+
+  isLive(slot: number): boolean {
+    return (this.flags[slot]! & ALIVE) !== 0;
+  }
+
+  /** A new slot for a listing (the caller has removed any earlier one). */
+  add(doc: SearchDocument, modelVector: boolean): number {
+    const slot = this.ids.length;
+    const size = slot + 1;
+    this.flags = grown(this.flags, size);
+    this.health = grown(this.health, size);
+    this.payToRefs = grown(this.payToRefs, size);
+    this.prices = grown(this.prices, size);
+    this.calls = grown(this.calls, size);
+    this.resourceKeys = grown(this.resourceKeys, size);
+    this.claimVersions = grown(this.claimVersions, size);
+    this.ids.push(doc.id);
+    this.names.push(doc.serviceName);
+    this.descriptions.push(doc.description);
+    this.tagLists.push(this.sharedTagList(doc.tags));
+    this.resourceKeys[slot] = hashText(doc.resource);
+    this.flags[slot] = ALIVE | (modelVector ? MODEL_VECTOR : 0);
+    this.setFacts(slot, doc);
+    this.slotOf.set(doc.id, slot);
+    return slot;
+  }
+
+  /** A listing's ranking facts (health, ownership, usage, price, seller), its text unchanged. */
+  setFacts(slot: number, doc: SearchDocument): void {
+    this.flags[slot] = (this.flags[slot]! & ~VERIFIED) | (doc.verified ? VERIFIED : 0);
+    this.health[slot] = HEALTH_CODE.get(doc.health) ?? 0;
+    this.payToRefs[slot] = this.payToRef(doc.payTo);
+    this.prices[slot] = doc.priceMicros;
+    this.calls[slot] = doc.calls30d;
+    this.claimVersions[slot] = NOT_CHECKED;
+  }
+
+  kill(slot: number): void {
+    const id = this.ids[slot]!;
+    this.slotOf.delete(id);
+    this.flags[slot] = 0;
+    this.ids[slot] = "";
+    this.names[slot] = null;
+    this.descriptions[slot] = "";
+    this.claims.delete(slot);
+    this.dead++;
+  }
+
+  id(slot: number): string {
+    return this.ids[slot]!;
+  }
+
+  name(slot: number): string | null {
+    return this.names[slot]!;
+  }
+
+  description(slot: number): string {
+    return this.descriptions[slot]!;
+  }
+
+  payTo(slot: number): string {
+    return this.payTos[this.payToRefs[slot]!]!;
+  }
+
+  priceMicros(slot: number): number {
+    return this.prices[slot]!;
+  }
+
+  verified(slot: number): boolean {
+    return (this.flags[slot]! & VERIFIED) !== 0;
+  }
+
+  trust(slot: number): TrustFacts {
+    return { health: HEALTH[this.health[slot]!]!, verified: this.verified(slot), calls30d: this.calls[slot]! };
+  }
+
+  /** Every tag given is among the listing's (tags already lower case). */
+  hasTags(slot: number, tags: string[]): boolean {
+    const own = this.tagLists[slot]!;
+    return tags.every((tag) => own.some((mine) => mine.toLowerCase() === tag));
+  }
+
+  passesTrust(slot: number, filter: TrustFilter): boolean {
+    return (
+      (filter.payTo === undefined || this.payTo(slot).toLowerCase() === filter.payTo.toLowerCase()) &&
+      (filter.health === undefined || HEALTH[this.health[slot]!] === filter.health) &&
+      (!filter.verified || this.verified(slot)) &&
+      (filter.minCalls === undefined || this.calls[slot]! >= filter.minCalls)
+    );
+  }
+
+  /** Whether a new version of the listing changes its indexed text (else setFacts is enough). */
+  textChanged(slot: number, doc: SearchDocument): boolean {
+    const tags = this.tagLists[slot]!;
+    return (
+      this.names[slot] !== doc.serviceName ||
+      this.descriptions[slot] !== doc.description ||
+      this.resourceKeys[slot] !== hashText(doc.resource) ||
+      tags.length !== doc.tags.length ||
+      tags.some((tag, i) => tag !== doc.tags[i])
+    );
+  }
+
+  hasModelVector(slot: number): boolean {
+    return (this.flags[slot]! & MODEL_VECTOR) !== 0;
+  }
+
+  markModelVector(slot: number): void {
+    this.flags[slot]! |= MODEL_VECTOR;
+  }
+
+  /** The look-alike check of a slot, when it was made at `version` of the brand registry. */
+  claimAt(slot: number, version: number): { claim: BrandClaim | undefined } | undefined {
+    return this.claimVersions[slot] === version ? { claim: this.claims.get(slot) } : undefined;
+  }
+
+  setClaim(slot: number, claim: BrandClaim | undefined, version: number): void {
+    if (claim) this.claims.set(slot, claim);
+    else this.claims.delete(slot);
+    this.claimVersions[slot] = version;
+  }
+
+  private payToRef(payTo: string): number {
+    let ref = this.payToIndex.get(payTo);
+    if (ref === undefined) {
+      ref = this.payTos.push(payTo) - 1;
+      this.payToIndex.set(payTo, ref);
+    }
+    return ref;
+  }
+
+  /** Tag lists are shared between the listings that have the same (a seller lists many). */
+  private sharedTagList(tags: string[]): readonly string[] {
+    const key = tags.join("\n");
+    let shared = this.sharedTags.get(key);
+    if (!shared) this.sharedTags.set(key, (shared = Object.freeze([...tags])));
+    return shared;
+  }
+}
