@@ -76,9 +76,9 @@ export async function sellerBook(transactions: CatalogTransactions, now: Date, m
     for (const row of rows) {
       const seller = String(row.sellerPayTo).toLowerCase();
       if (Number(row.live) !== 1 || seller === marketplace) continue;
-      const listedAt = toDate(row.listedAt);
+      const listedAt = toDate(row.listedAt).getTime();
       const earliest = book.earliest.get(seller);
-      if (!earliest || listedAt < earliest) book.earliest.set(seller, listedAt);
+      if (earliest === undefined || listedAt < earliest) book.earliest.set(seller, listedAt);
       const price = String(row.priceAtomic);
       const prices = listed.get(seller);
       if (!prices) listed.set(seller, [price]);

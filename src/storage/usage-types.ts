@@ -65,7 +65,8 @@ export type SellerPrices = Map<string, ReadonlySet<string>>;
  * live prices, not the listings themselves (at 100k listings those were ~100 MB of objects).
  */
 export interface SellerBook {
-  earliest: Map<string, Date>;
+  /** Each seller's earliest live listing, epoch ms (not a Date: 96 bytes each, 7.7 MB at 80,000 sellers). */
+  earliest: Map<string, number>;
   prices: SellerPrices;
   /** When the first of these listings expires (ms): the book is read again then. */
   nextExpiry: number;

@@ -155,7 +155,7 @@ export class UsageIndexer {
     let checkpoint = await store.checkpoint();
     let rewound = 0;
     if (!checkpoint) {
-      const first = sellers.size ? await this.blockBefore(minDate([...sellers.values()]), safe) : safe;
+      const first = sellers.size ? await this.blockBefore(new Date(earliestOf(sellers.values())), safe) : safe;
       const ref = await this.mustBlock(first);
       await store.start({ blockNumber: ref.number, blockHash: ref.hash }, [...sellers.keys()], now());
       checkpoint = { blockNumber: ref.number, blockHash: ref.hash, updatedAt: now() };
@@ -190,7 +190,7 @@ export class UsageIndexer {
       dropped = [...coverage.keys()].filter((seller) => !sellers.has(seller));
       for (const [seller, listedAt] of sellers) {
         if (coverage.has(seller)) continue;
-        const from = listedAt.getTime() - CLOCK_SKEW_MS > checkpointTime ? cp : await this.blockBefore(listedAt, cp);
+        const from = listedAt - CLOCK_SKEW_MS > checkpointTime ? cp : await this.blockBefore(new Date(listedAt), cp);
         added.set(seller, from);
       }
       await store.syncSellers(added, dropped, now());
@@ -405,4 +405,9 @@ export class UsageIndexer {
 
 const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
 const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);
-const minDate = (dates: Date[]) => new Date(Math.min(...dates.map((date) => date.getTime())));
+/** The least of many times (a loop: a spread of 100k arguments can overflow the stack). */
+function earliestOf(times: Iterable<number>): number {
+  let least = Number.POSITIVE_INFINITY;
+  for (const time of times) least = Math.min(least, time);
+  return least;
+}
