@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { isAddress } from "viem";
-import { BASE_USDC, NETWORK, type Network } from "./constants.js";
+import { BASE_USDC, DEFAULT_SQLITE_CACHE_MB, NETWORK, type Network } from "./constants.js";
 import { parsePayments, type PaymentsConfig } from "./config-payments.js";
 import { parseDiscovery, type DiscoveryConfig } from "./config-discovery.js";
 
@@ -26,6 +26,8 @@ export interface Config {
   databaseUrl: string;
   /** PostgreSQL: connections of the catalog read pool (src/storage/pg-reader.ts). */
   databaseReadPoolSize: number;
+  /** SQLite's page cache per connection, in MiB (better-sqlite3 builds it with 16). */
+  sqliteCacheMb: number;
   /** The marketplace wallet receiving listing fees; null until configured (development only). */
   marketplacePayTo: string | null;
   asset: string;
@@ -254,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrlExplicit: Boolean(env.PUBLIC_BASE_URL),
     databaseUrl,
     databaseReadPoolSize: integer("DATABASE_READ_POOL_SIZE", 6, 1, 100),
+    sqliteCacheMb: integer("SQLITE_CACHE_MB", DEFAULT_SQLITE_CACHE_MB, 1, 4096),
     marketplacePayTo,
     asset,
     network: NETWORK,

@@ -51,3 +51,11 @@ export const HEALTH_CHECKED_AT_REFRESH_MS = HOUR_MS;
 
 /** The interface version: the compiled contract's `info.version` (spec/main.tsp). */
 export { CONTRACT_VERSION };
+
+/**
+ * SQLite's page cache per connection (two connections: writes, catalog reads), in MiB. better-sqlite3
+ * builds SQLite with 16 MiB, which a 100k-listing catalog fills: 33 MiB of the process. The file's
+ * pages stay in the operating system's cache, so a page SQLite no longer holds costs a read from
+ * memory, not from disk.
+ */
+export const DEFAULT_SQLITE_CACHE_MB = 4;

@@ -87,7 +87,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const payments = options.payments ?? (await setupPayments(configIn, logger));
   const { applied } = await applyMigrations(configIn.databaseUrl);
   if (applied.length > 0) logger.info({ database: redact(configIn.databaseUrl), applied }, "applied migrations");
-  const database = await openDatabase(configIn.databaseUrl, { readPoolSize: configIn.databaseReadPoolSize });
+  const database = await openDatabase(configIn.databaseUrl, { readPoolSize: configIn.databaseReadPoolSize, sqliteCacheMb: configIn.sqliteCacheMb });
   collectProcessMetrics();
   const probeLimits = await createProbeLimits(configIn.probe, { redisUrl: configIn.ops.redisUrl, keyPrefix: configIn.ops.redisKeyPrefix, logger });
   const listener: { current?: RequestListener } = {};

@@ -29,8 +29,9 @@ export function sqliteValue(value: unknown): unknown {
   return value;
 }
 
-export function openSqliteReader(file: string): CatalogReader {
+export function openSqliteReader(file: string, cacheKib?: number): CatalogReader {
   const connection = new Sqlite(file, { readonly: true, fileMustExist: true });
+  if (cacheKib !== undefined) connection.pragma(`cache_size = -${cacheKib}`);
   const statements = new Map<string, Sqlite.Statement>();
   const prepared = (text: string) => {
     let statement = statements.get(text);

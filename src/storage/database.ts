@@ -4,6 +4,7 @@ import { openSqliteReader, prismaReader, type CatalogReader } from "./catalog-re
 import { openPgReader } from "./pg-reader.js";
 import { createAdapterFactory, parseDatabaseUrl, type DatabaseKind } from "./connection.js";
 import { metrics } from "../metrics.js";
+import { DEFAULT_SQLITE_CACHE_MB } from "../constants.js";
 
 export type { DatabaseKind } from "./connection.js";
 export type { PrismaClient } from "../../generated/prisma/sqlite/client.js";
@@ -66,7 +67,7 @@ function createQueue(): <T>(fn: () => Promise<T>) => Promise<T> {
  * catalog reader's own connection is read-only: in WAL mode a reader takes no lock
  * that a writer waits for, nor waits for one.
  */
-export async function openDatabase(databaseUrl: string, options: { readPoolSize?: number } = {}): Promise<Database> {
+export async function openDatabase(databaseUrl: string, options: { readPoolSize?: number; sqliteCacheMb?: number } = {}): Promise<Database> {
   const target = parseDatabaseUrl(databaseUrl);
   const adapter = createAdapterFactory(target);
   if (target.kind === "postgres") {
@@ -97,8 +98,10 @@ export async function openDatabase(databaseUrl: string, options: { readPoolSize?
   // WAL makes NORMAL durable against application crashes; only power loss can drop the last commits.
   await prisma.$executeRawUnsafe("PRAGMA synchronous = NORMAL");
   await prisma.$executeRawUnsafe("PRAGMA foreign_keys = ON");
+  const cacheKib = (options.sqliteCacheMb ?? DEFAULT_SQLITE_CACHE_MB) * 1024;
+  await prisma.$executeRawUnsafe(`PRAGMA cache_size = -${cacheKib}`);
   const exclusive = createQueue();
-  const reader = target.file === ":memory:" ? prismaReader(prisma, exclusive) : openSqliteReader(target.file);
+  const reader = target.file === ":memory:" ? prismaReader(prisma, exclusive) : openSqliteReader(target.file, cacheKib);
   const close = async () => {
     reader.close();
     await exclusive(() => prisma.$disconnect());

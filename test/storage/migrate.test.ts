@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { readFile, readdir } from "node:fs/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import { openDatabase, type Database } from "../../src/storage/database.js";
 import { applyMigrations, diffMigration, migrationsDir, schemaPath } from "../../src/storage/migrate.js";
 import { testDatabaseKinds, type TestDatabase } from "./databases.js";
@@ -97,6 +98,17 @@ describe.each(testDatabaseKinds())("migrations on $kind", ({ kind, create }) => 
       const [busy] = await db!.prisma.$queryRawUnsafe<{ timeout: unknown }[]>("PRAGMA busy_timeout");
       expect(mode?.journal_mode).toBe("wal");
       expect(Number(busy?.timeout)).toBeGreaterThan(0);
+    });
+
+    it("gives each of its connections the page cache it is configured with, not better-sqlite3's 16 MiB", async () => {
+      const sized = await openDatabase(test.url, { sqliteCacheMb: 3 });
+      try {
+        const [writer] = await sized.prisma.$queryRawUnsafe<{ cache_size: unknown }[]>("PRAGMA cache_size");
+        const [reader] = await sized.reader.rows(Prisma.sql`PRAGMA cache_size`);
+        expect([Number(writer?.cache_size), Number(reader?.cache_size)]).toEqual([-3 * 1024, -3 * 1024]);
+      } finally {
+        await sized.close();
+      }
     });
   }
 
