@@ -22,6 +22,7 @@ export interface PendingText {
 
 export type EngineRequest = { id: number } & (
   | { op: "apply"; changes: Change[]; follow: boolean }
+  | { op: "reserve"; listings: number }
   | { op: "markReady" }
   | { op: "checkLookalikes"; budgetMs: number }
   | { op: "search"; query: string; options: { mode?: SearchMode | undefined; limit?: number | undefined; filters?: SearchFilters | undefined } }
@@ -34,6 +35,7 @@ export type EngineRequest = { id: number } & (
 /** What each request answers. */
 export interface EngineResults {
   apply: void;
+  reserve: void;
   markReady: void;
   checkLookalikes: boolean;
   search: SearchOutcome;

@@ -35,6 +35,8 @@ function answer(request: EngineRequest): unknown {
   switch (request.op) {
     case "apply":
       return apply(request.changes, request.follow);
+    case "reserve":
+      return engine.reserve(request.listings);
     case "markReady":
       return engine.markReady();
     case "checkLookalikes":

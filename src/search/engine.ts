@@ -18,6 +18,8 @@ import { VectorIndex } from "./vector-index.js";
 import { quantize, type VectorRows } from "./vector-file.js";
 
 export const RRF_K = 60;
+/** Slots reserved past the catalog's size, for the listings that come while it loads and after. */
+const RESERVE_HEADROOM = 1024;
 /** Candidates each side hands to the fusion. */
 export const CANDIDATES = 60;
 /** A meaning match below this similarity is no match (queries with no good answer stay empty-ish). */
@@ -82,11 +84,21 @@ export class SearchEngine {
     return { vectorBytes: this.vectors.bytes, slots: this.table.slots, deadSlots: this.table.deadSlots };
   }
 
+  /**
+   * Room for this many listings, made before a load: the vectors are then allocated once at their
+   * size, where growing to it left a copy of each size behind and the trim at markReady one more
+   * (26 MB at once at 100k listings, the top of the load's peak).
+   */
+  reserve(listings: number): void {
+    this.vectors.reserve(listings + RESERVE_HEADROOM);
+    this.table.reserve(listings + RESERVE_HEADROOM);
+  }
+
   /** The semantic side answers once the catalog has been indexed (markReady) and a query encoder loaded. */
   markReady(): void {
     this.ready = true;
     // The catalog is in: the vectors' spare room from growing goes back (up to a quarter of them).
-    this.vectors.trim(this.table.slots);
+    this.vectors.trim(this.table.slots, RESERVE_HEADROOM);
   }
 
   get semanticReady(): boolean {

@@ -32,9 +32,10 @@ export function hashText(text: string): number {
   return hash >>> 0;
 }
 
-function grown<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(array: T, size: number): T {
+/** The column with room for `size` entries: doubled when it grows, or exactly `size` when that is known. */
+function grown<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(array: T, size: number, exact = false): T {
   if (size <= array.length) return array;
-  const next = new (array.constructor as new (length: number) => T)(Math.max(size, array.length * 2));
+  const next = new (array.constructor as new (length: number) => T)(exact ? size : Math.max(size, array.length * 2));
   next.set(array);
   return next;
 }
@@ -81,6 +82,17 @@ export class ListingTable {
 
   isLive(slot: number): boolean {
     return (this.flags[slot]! & ALIVE) !== 0;
+  }
+
+  /** Room for `slots` listings in every column, made at once. */
+  reserve(slots: number): void {
+    this.flags = grown(this.flags, slots, true);
+    this.health = grown(this.health, slots, true);
+    this.payToBytes = grown(this.payToBytes, slots * ADDRESS_BYTES, true);
+    this.prices = grown(this.prices, slots, true);
+    this.calls = grown(this.calls, slots, true);
+    this.resourceKeys = grown(this.resourceKeys, slots, true);
+    this.claimVersions = grown(this.claimVersions, slots, true);
   }
 
   /** A new slot for a listing (the caller has removed any earlier one). */

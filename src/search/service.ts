@@ -128,6 +128,7 @@ export class SearchService {
   async start(now: Date = new Date()): Promise<void> {
     // updatedAt is the database's wall clock (Prisma's @updatedAt), whatever `now` says about expiry.
     const started = new Date();
+    await this.engine.call("reserve", { listings: await this.store.countLive(now) });
     const count = await this.store.eachLive(now, (rows) => this.takeAll(rows, false));
     this.lastSeen = new Date(started.getTime() - 1000);
     this.started = true;
@@ -183,11 +184,13 @@ export class SearchService {
 
   /**
    * Embeds the listings still on a stand-in vector with the model and stores them, `limit` at most
-   * per run. After each batch it pauses so that it works a `duty` share of the time (0: not at all;
-   * the job passes SEARCH_BACKFILL_DUTY).
+   * per run, once start() has loaded the catalog. After each batch it pauses so that it works a
+   * `duty` share of the time (0: not at all; the job passes SEARCH_BACKFILL_DUTY).
    */
   async backfill(signal?: AbortSignal, limit = Infinity, duty = 1): Promise<number> {
-    if (duty <= 0 || !this.engine.usable) return 0;
+    // Not while the catalog loads: the model's thread (about 85 MB) then came on top of the load's
+    // own peak, at 100k listings 65 MB in the sixth second of a 35-second load.
+    if (duty <= 0 || !this.started || !this.engine.usable) return 0;
     const pool = this.modelPool();
     if (!pool) return 0;
     let done = 0;

@@ -156,6 +156,11 @@ export class VectorIndex {
     [this.values, this.scales, this.cellOf, this.capacity] = [values, scales, cellOf, capacity];
   }
 
+  /** Room for `slots` vectors at least (one allocation of that size when it grows). */
+  reserve(slots: number): void {
+    if (slots > this.capacity) this.resize(slots);
+  }
+
   /**
    * Gives back the spare room growing left (up to a quarter of the vectors, and a third of each
    * cell's list), keeping `headroom` slots past `slots` for the listings still to come.

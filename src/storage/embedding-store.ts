@@ -104,6 +104,14 @@ export class EmbeddingStore {
     }
   }
 
+  /** How many listings eachLive would hand over (the engine makes room for them once, not by growing). */
+  async countLive(now: Date): Promise<number> {
+    const [row] = await this.db.reader.rows(
+      Prisma.sql`SELECT COUNT(*) AS "n" FROM "Listing" l WHERE l."state" IN ('active', 'indexed') AND l."expiresAt" > ${now}`,
+    );
+    return Number(row?.n ?? 0);
+  }
+
   /** Listings changed (updatedAt) after `since`, in any state: a listing that went is seen going. */
   async changedSince(since: Date, now: Date): Promise<StoredSearchRow[]> {
     const out: StoredSearchRow[] = [];

@@ -2,8 +2,9 @@
 // paid and activated through ListingStore are found; the backfill stores the model's vectors, which
 // a second instance loads instead of embedding again; changes on the database are followed.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { MAX_WAITING_SEARCHES } from "../../src/search/engine-thread.js";
-import { SearchService } from "../../src/search/service.js";
+import { MAX_WAITING_SEARCHES, type EngineThread } from "../../src/search/engine-thread.js";
+import { SearchService, searchDocumentOf } from "../../src/search/service.js";
+import { EmbeddingStore } from "../../src/storage/embedding-store.js";
 import { testDatabaseKinds } from "../storage/databases.js";
 import { at, listingInput, openStore, paymentInput, type StoreContext } from "../storage/fixtures.js";
 
@@ -60,6 +61,28 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     await second.embedQuery("x");
     await second.close();
   }, 180_000);
+
+  it("does not start the model while its catalog loads: the backfill waits for start()", async () => {
+    const waiting = await list("RateDesk", "Foreign exchange rates for 170 currencies.", ["finance"]);
+    const loading = new SearchService(context.db);
+    try {
+      // Mid-load: the engine's thread already holds the listing (as start() hands it over page by
+      // page), the load has not finished.
+      const row = (await new EmbeddingStore(context.db).changedSince(new Date(0), at(1))).find((stored) => stored.id === waiting)!;
+      await (loading as unknown as { engine: EngineThread }).engine.call("apply", { changes: [{ id: waiting, doc: searchDocumentOf(row) }], follow: false });
+      expect(await pendingIds(loading)).toEqual([waiting]);
+      expect(await loading.backfill(undefined, Infinity, 1)).toBe(0);
+      expect(loading.modelThreads).toBe(0);
+      await loading.start(at(1));
+      expect(await pendingIds(loading)).toEqual([waiting]);
+      expect(await loading.backfill(undefined, Infinity, 1)).toBe(1);
+      expect(loading.modelThreads).toBe(1);
+    } finally {
+      await loading.close();
+      // Gone again, so the other cases find the catalog they were written for.
+      await context.db.prisma.listing.update({ where: { id: waiting }, data: { state: "delisted", delistedAt: at(1) } });
+    }
+  }, 120_000);
 
   it("answers while the model's thread is stopped idle, a question does not start it, and the model's work does", async () => {
     const idle = new SearchService(context.db, { modelIdleMs: 200 });
