@@ -58,7 +58,7 @@ export async function sellerBookStamp(transactions: CatalogTransactions, now: Da
 
 /** The live sellers and their prices, read with only the columns that takes, in pages with a yield between them. */
 export async function sellerBook(transactions: CatalogTransactions, now: Date, marketplace: string): Promise<SellerBook> {
-  const book: SellerBook = { earliest: new Map(), prices: new Map(), nextExpiry: Number.POSITIVE_INFINITY };
+  const book: SellerBook = { earliest: new Map(), firstListedAt: Number.POSITIVE_INFINITY, prices: new Map(), nextExpiry: Number.POSITIVE_INFINITY };
   const listed = new Map<string, string[]>();
   // Each page walks the primary key from where the last one ended, the live test computed per row:
   // with the live test in WHERE, the planner took the (state, leftoverSeed, expiresAt) index and
@@ -79,6 +79,7 @@ export async function sellerBook(transactions: CatalogTransactions, now: Date, m
       const listedAt = toDate(row.listedAt).getTime();
       const earliest = book.earliest.get(seller);
       if (earliest === undefined || listedAt < earliest) book.earliest.set(seller, listedAt);
+      book.firstListedAt = Math.min(book.firstListedAt, listedAt);
       const price = String(row.priceAtomic);
       const prices = listed.get(seller);
       if (!prices) listed.set(seller, [price]);

@@ -67,6 +67,8 @@ export type SellerPrices = Map<string, ReadonlySet<string>>;
 export interface SellerBook {
   /** Each seller's earliest live listing, epoch ms (not a Date: 96 bytes each, 7.7 MB at 80,000 sellers). */
   earliest: Map<string, number>;
+  /** The earliest of them (Infinity with no seller). */
+  firstListedAt: number;
   prices: SellerPrices;
   /** When the first of these listings expires (ms): the book is read again then. */
   nextExpiry: number;

@@ -155,7 +155,7 @@ export class UsageIndexer {
     let checkpoint = await store.checkpoint();
     let rewound = 0;
     if (!checkpoint) {
-      const first = sellers.size ? await this.blockBefore(new Date(earliestOf(sellers.values())), safe) : safe;
+      const first = sellers.size ? await this.blockBefore(new Date(book.firstListedAt), safe) : safe;
       const ref = await this.mustBlock(first);
       await store.start({ blockNumber: ref.number, blockHash: ref.hash }, [...sellers.keys()], now());
       checkpoint = { blockNumber: ref.number, blockHash: ref.hash, updatedAt: now() };
@@ -405,9 +405,3 @@ export class UsageIndexer {
 
 const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
 const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);
-/** The least of many times (a loop: a spread of 100k arguments can overflow the stack). */
-function earliestOf(times: Iterable<number>): number {
-  let least = Number.POSITIVE_INFINITY;
-  for (const time of times) least = Math.min(least, time);
-  return least;
-}

@@ -67,6 +67,7 @@ describe.each(testDatabaseKinds())("the seller book on $kind", (kind) => {
     }
 
     expect(book.earliest).toEqual(earliest);
+    expect(book.firstListedAt).toBe(Math.min(...earliest.values()));
     expect(new Map([...book.prices].map(([seller, set]) => [seller, new Set(set)]))).toEqual(prices);
     expect(book.nextExpiry).toBe(nextExpiry);
     // The rows kept out were there to be kept out.
