@@ -230,10 +230,13 @@ const targets: Array<{ target: string; measured: string; pass: boolean | undefin
 if (SIZES.length > 1) {
   const [small, large] = [cpuOf(SIZES[0]!)!, cpuOf(SIZES.at(-1)!)!];
   targets.push({ target: `${SIZES.at(-1)} within 2x of ${SIZES[0]} (hybrid CPU)`, measured: `${round(large / small, 2)}x`, pass: large <= 2 * small });
-  const rss = costOf(SIZES.at(-1)!, "hybrid")!["RSS MB (model loaded)"] as number;
-  targets.push({ target: `RSS < 400 MB at ${SIZES.at(-1)} with the model loaded`, measured: `${rss} MB`, pass: rss < 400 });
 }
 console.table(targets.map(({ target, measured, pass }) => ({ target, measured, result: pass ? "PASS" : "MISS" })));
+// This process holds every size's generated catalog and engine beside the model: not the service's
+// memory, which the target is about and bench:search:memory measures as `npm start` runs it.
+console.log(
+  `RSS of this bench process (its catalogs and engines, the model's thread): ${costOf(SIZES.at(-1)!, "hybrid")!["RSS MB (model loaded)"]} MB; the service's at 100k with the model: npm run bench:search:memory (target < 400 MB)`,
+);
 results.targets = targets;
 await pool.close();
 if (process.env.SEARCH_BENCH_OUT) writeFileSync(process.env.SEARCH_BENCH_OUT, JSON.stringify(results, null, 2));
