@@ -93,6 +93,8 @@ export interface WorkConfig {
   webhookPerClientPerMinute: number;
   /** GET /sync/listings pages per minute per client address (a page of 500 costs a few ms of CPU). */
   syncPerClientPerMinute: number;
+  /** Searches the response cache has not seen, POST /mcp and POST /a2a per minute per client address, per instance. */
+  queryPerClientPerMinute: number;
   /** Worker threads for signature recovery; 0 recovers on the request thread (no pool). */
   threads: number;
   /** Signature recoveries waiting for a thread, at most; more are refused at once with 503 busy. */
@@ -223,6 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
     paymentPerClientPerMinute: integer("PAYMENT_RATE_PER_CLIENT", 60, 1, 100_000),
     webhookPerClientPerMinute: integer("WEBHOOK_RATE_PER_CLIENT", 10, 1, 100_000),
     syncPerClientPerMinute: integer("SYNC_RATE_PER_CLIENT", 120, 1, 100_000),
+    queryPerClientPerMinute: integer("QUERY_RATE_PER_CLIENT", 300, 1, 1_000_000),
     threads: integer("WORKER_THREADS", Math.min(2, Math.max(1, availableParallelism() - 1)), 0, 64),
     maxQueue: integer("WORKER_MAX_QUEUE", 64, 1, 100_000),
   };

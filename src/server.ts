@@ -15,7 +15,7 @@ import { createRouter, type Router } from "./http/router.js";
 import type { Logger } from "./logger.js";
 import { marketFactsFor, setupPayments, type Payments } from "./payments/setup.js";
 import { SellerProbe } from "./probe/seller-probe.js";
-import { createProbeLimits } from "./probe/rate-limiter.js";
+import { createProbeLimits, memoryLimit } from "./probe/rate-limiter.js";
 import { createWorkPool } from "./workers/pool.js";
 import { collectProcessMetrics } from "./metrics.js";
 import { createReadiness } from "./readiness.js";
@@ -116,6 +116,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     paymentPerClient: probeLimits.limit("payment:client", config.work.paymentPerClientPerMinute),
     webhookPerClient: probeLimits.limit("webhook:client", config.work.webhookPerClientPerMinute),
     syncPerClient: probeLimits.limit("sync:client", config.work.syncPerClientPerMinute),
+    queryPerClient: memoryLimit(config.work.queryPerClientPerMinute),
     pool: createWorkPool(config.work),
   };
   const probe = new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits);

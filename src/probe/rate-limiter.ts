@@ -73,7 +73,8 @@ export interface ProbeLimits {
   close(): Promise<void>;
 }
 
-function memoryLimit(perMinute: number): Limit {
+/** A limit counted in this instance's memory only (no Redis): for reads, where a round trip would cost about what it guards. */
+export function memoryLimit(perMinute: number): Limit {
   const buckets = new TokenBuckets(perMinute);
   return {
     take: async (key) => buckets.take(key),
