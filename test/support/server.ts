@@ -32,6 +32,8 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     WEBHOOK_INTERVAL_MS: "0",
     INDEX_INTERVAL_SECONDS: "0",
     SEARCH_SEMANTIC: "false",
+    // Tests ask many questions from one address; the query limit's own tests set it low.
+    QUERY_RATE_PER_CLIENT: "1000000",
     ...env,
   });
   // No chain unless a test brings one: payments default to an offline facilitator.
