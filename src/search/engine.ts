@@ -200,14 +200,15 @@ export class SearchEngine {
 
   private accepts(filters: SearchFilters): (slot: number) => boolean {
     const tags = filters.tags?.map((tag) => tag.toLowerCase());
-    const { minPriceMicros, maxPriceMicros, trust } = filters;
+    const { minPriceMicros, maxPriceMicros } = filters;
     const table = this.table;
+    const trust = filters.trust && table.trustTest(filters.trust);
     return (slot) =>
       table.isLive(slot) &&
       (minPriceMicros === undefined || table.priceMicros(slot) >= minPriceMicros) &&
       (maxPriceMicros === undefined || table.priceMicros(slot) <= maxPriceMicros) &&
       (!tags || table.hasTags(slot, tags)) &&
-      (!trust || table.passesTrust(slot, trust));
+      (!trust || trust(slot));
   }
 
   /** Whether the semantic side has CPU left in this second (the engine thread's budget). */

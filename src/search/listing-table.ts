@@ -26,10 +26,15 @@ export interface TrustFacts {
 }
 
 /** FNV-1a, 32 bits: enough to notice that a listing's resource changed. */
-export function hashText(text: string): number {
+function hashText(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619);
   return hash >>> 0;
+}
+
+/** Writes an EVM address's 20 bytes (its hex digits, either case) at `offset`. */
+function writeAddress(address: string, into: Uint8Array, offset: number): void {
+  for (let i = 0; i < ADDRESS_BYTES; i++) into[offset + i] = Number.parseInt(address.slice(2 + 2 * i, 4 + 2 * i), 16);
 }
 
 /** The column with room for `size` entries: doubled when it grows, or exactly `size` when that is known. */
@@ -86,26 +91,13 @@ export class ListingTable {
 
   /** Room for `slots` listings in every column, made at once. */
   reserve(slots: number): void {
-    this.flags = grown(this.flags, slots, true);
-    this.health = grown(this.health, slots, true);
-    this.payToBytes = grown(this.payToBytes, slots * ADDRESS_BYTES, true);
-    this.prices = grown(this.prices, slots, true);
-    this.calls = grown(this.calls, slots, true);
-    this.resourceKeys = grown(this.resourceKeys, slots, true);
-    this.claimVersions = grown(this.claimVersions, slots, true);
+    this.growColumns(slots, true);
   }
 
   /** A new slot for a listing (the caller has removed any earlier one). */
   add(doc: SearchDocument, modelVector: boolean): number {
     const slot = this.ids.length;
-    const size = slot + 1;
-    this.flags = grown(this.flags, size);
-    this.health = grown(this.health, size);
-    this.payToBytes = grown(this.payToBytes, size * ADDRESS_BYTES);
-    this.prices = grown(this.prices, size);
-    this.calls = grown(this.calls, size);
-    this.resourceKeys = grown(this.resourceKeys, size);
-    this.claimVersions = grown(this.claimVersions, size);
+    this.growColumns(slot + 1, false);
     this.ids.push(doc.id);
     this.names.push(doc.serviceName);
     this.descriptions.push(doc.description);
@@ -178,13 +170,22 @@ export class ListingTable {
     return tags.every((tag) => own.some((mine) => mine.toLowerCase() === tag));
   }
 
-  passesTrust(slot: number, filter: TrustFilter): boolean {
-    return (
-      (filter.payTo === undefined || this.payTo(slot) === filter.payTo.toLowerCase()) &&
-      (filter.health === undefined || HEALTH[this.health[slot]!] === filter.health) &&
-      (!filter.verified || this.verified(slot)) &&
-      (filter.minCalls === undefined || this.calls[slot]! >= filter.minCalls)
-    );
+  /**
+   * The filter as a test of a slot, prepared once per search: a search calls it for every listing it
+   * scans (up to 12,000), and a seller's address is then compared as bytes, not rebuilt as text.
+   */
+  trustTest(filter: TrustFilter): (slot: number) => boolean {
+    const payTo = filter.payTo?.toLowerCase();
+    let bytes: Uint8Array | undefined;
+    if (payTo !== undefined && EVM_ADDRESS.test(payTo)) writeAddress(payTo, (bytes = new Uint8Array(ADDRESS_BYTES)), 0);
+    // A health status the table does not know matches nothing.
+    const health = filter.health === undefined ? undefined : (HEALTH_CODE.get(filter.health) ?? -1);
+    const { verified, minCalls } = filter;
+    return (slot) =>
+      (payTo === undefined || this.paysTo(slot, payTo, bytes)) &&
+      (health === undefined || this.health[slot] === health) &&
+      (!verified || this.verified(slot)) &&
+      (minCalls === undefined || this.calls[slot]! >= minCalls);
   }
 
   /** Whether a new version of the listing changes its indexed text (else setFacts is enough). */
@@ -218,13 +219,32 @@ export class ListingTable {
     this.claimVersions[slot] = version;
   }
 
+  private growColumns(size: number, exact: boolean): void {
+    this.flags = grown(this.flags, size, exact);
+    this.health = grown(this.health, size, exact);
+    this.payToBytes = grown(this.payToBytes, size * ADDRESS_BYTES, exact);
+    this.prices = grown(this.prices, size, exact);
+    this.calls = grown(this.calls, size, exact);
+    this.resourceKeys = grown(this.resourceKeys, size, exact);
+    this.claimVersions = grown(this.claimVersions, size, exact);
+  }
+
   private setPayTo(slot: number, payTo: string): void {
     if (!EVM_ADDRESS.test(payTo)) {
       this.otherPayTo.set(slot, payTo.toLowerCase());
       return;
     }
     this.otherPayTo.delete(slot);
-    for (let i = 0; i < ADDRESS_BYTES; i++) this.payToBytes[slot * ADDRESS_BYTES + i] = Number.parseInt(payTo.slice(2 + 2 * i, 4 + 2 * i), 16);
+    writeAddress(payTo, this.payToBytes, slot * ADDRESS_BYTES);
+  }
+
+  /** Whether the slot's seller is `payTo` (lower case; `bytes` its 20 bytes when it is an EVM address). */
+  private paysTo(slot: number, payTo: string, bytes: Uint8Array | undefined): boolean {
+    const other = this.otherPayTo.get(slot);
+    if (other !== undefined || !bytes) return other === payTo;
+    const offset = slot * ADDRESS_BYTES;
+    for (let i = 0; i < ADDRESS_BYTES; i++) if (this.payToBytes[offset + i] !== bytes[i]) return false;
+    return true;
   }
 
   /** Tag lists are shared between the listings that have the same (a seller lists many). */

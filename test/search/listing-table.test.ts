@@ -28,17 +28,19 @@ describe("ListingTable", () => {
     const table = new ListingTable();
     const slot = table.add(doc("a", EVM), false);
     expect(table.payTo(slot)).toBe(EVM.toLowerCase());
-    expect(table.passesTrust(slot, { payTo: EVM.toUpperCase().replace("0X", "0x") })).toBe(true);
-    expect(table.passesTrust(slot, { payTo: EVM.toLowerCase().replace(/1$/, "2") })).toBe(false);
+    expect(table.trustTest({ payTo: EVM.toUpperCase().replace("0X", "0x") })(slot)).toBe(true);
+    expect(table.trustTest({ payTo: EVM.toLowerCase().replace(/1$/, "2") })(slot)).toBe(false);
   });
 
   it("keeps an address of another shape as text", () => {
     const table = new ListingTable();
     const slot = table.add(doc("b", SOLANA), false);
     expect(table.payTo(slot)).toBe(SOLANA.toLowerCase());
-    expect(table.passesTrust(slot, { payTo: SOLANA })).toBe(true);
+    expect(table.trustTest({ payTo: SOLANA })(slot)).toBe(true);
     table.setFacts(slot, doc("b", EVM));
     expect(table.payTo(slot)).toBe(EVM.toLowerCase());
+    expect(table.trustTest({ payTo: SOLANA })(slot)).toBe(false);
+    expect(table.trustTest({ payTo: EVM })(slot)).toBe(true);
   });
 
   it("holds the ranking facts and filters by them", () => {
@@ -48,8 +50,8 @@ describe("ListingTable", () => {
     expect(table.hasModelVector(slot)).toBe(true);
     expect(table.hasTags(slot, ["weather"])).toBe(true);
     expect(table.hasTags(slot, ["weather", "rain"])).toBe(false);
-    expect(table.passesTrust(slot, { health: "unhealthy", verified: true, minCalls: 3 })).toBe(true);
-    expect(table.passesTrust(slot, { minCalls: 4 })).toBe(false);
+    expect(table.trustTest({ health: "unhealthy", verified: true, minCalls: 3 })(slot)).toBe(true);
+    expect(table.trustTest({ minCalls: 4 })(slot)).toBe(false);
     expect(table.textChanged(slot, doc("c", EVM))).toBe(false);
     expect(table.textChanged(slot, doc("c", EVM, { tags: ["weather"] }))).toBe(true);
     expect(table.textChanged(slot, doc("c", EVM, { resource: "https://c.example/v2" }))).toBe(true);
