@@ -63,21 +63,19 @@ export function routeMiddleware(services: Pick<ListingsAreaContext, "probe" | "w
   // A search the response cache has not seen (2-3.4 ms of request-thread CPU at 100k listings), an
   // MCP or A2A request (a fresh server each; tools/list 5.4 ms): counted per client in this
   // instance's memory. Cached answers are sent before route middleware runs, so they are not counted.
-  const queryLimit = limitedBy(
-    (ip) => work.queryPerClient.take(ip),
-    (ip, s) => `too many searches and agent requests (MCP, A2A) from ${ip}; retry in ${s} s (answers already given are cached and free).`,
-  );
+  const queryLimitOf = (applies?: (ctx: Context) => boolean) =>
+    limitedBy(
+      (ip) => work.queryPerClient.take(ip),
+      (ip, s) => `too many searches and agent requests (MCP, A2A) from ${ip}; retry in ${s} s (answers already given are cached and free).`,
+      applies,
+    );
+  const queryLimit = queryLimitOf();
+  // The web catalog counts only when it searches; its plain pages are the catalog's cheap reads.
   const searchingHome = (ctx: Context) => typeof ctx.query.query === "string" && ctx.query.query.trim() !== "";
   return {
     searchResources: [queryLimit],
     searchCatalog: [queryLimit],
-    getHomePage: [
-      limitedBy(
-        (ip) => work.queryPerClient.take(ip),
-        (ip, s) => `too many searches from ${ip}; retry in ${s} s.`,
-        searchingHome,
-      ),
-    ],
+    getHomePage: [queryLimitOf(searchingHome)],
     postMcp: [queryLimit],
     postA2a: [queryLimit],
     createListing: [paymentLimit, probeLimit],

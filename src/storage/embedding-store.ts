@@ -35,6 +35,8 @@ export interface EmbeddingRow {
 }
 
 const PAGE = 2000;
+/** What the engine holds: active and indexed listings not expired at `now`. */
+const liveAt = (now: Date) => Prisma.sql`l."state" IN ('active', 'indexed') AND l."expiresAt" > ${now}`;
 
 const COLUMNS = Prisma.sql`l."id", l."serviceName", l."description", l."resource", l."tags", l."sellerPayTo", l."priceMicros", l."ownerVerified",
   l."healthStatus", l."calls30d", l."listedAt", l."expiresAt", l."updatedAt", l."state", l."leftoverSeed", l."network", l."extensionKeys",
@@ -96,7 +98,7 @@ export class EmbeddingStore {
     let after: string | undefined;
     let count = 0;
     for (;;) {
-      const rows = await this.query(Prisma.sql`l."state" IN ('active', 'indexed') AND l."expiresAt" > ${now}`, after, now);
+      const rows = await this.query(liveAt(now), after, now);
       if (rows.length === 0) return count;
       await take(rows);
       count += rows.length;
@@ -106,9 +108,7 @@ export class EmbeddingStore {
 
   /** How many listings eachLive would hand over (the engine makes room for them once, not by growing). */
   async countLive(now: Date): Promise<number> {
-    const [row] = await this.db.reader.rows(
-      Prisma.sql`SELECT COUNT(*) AS "n" FROM "Listing" l WHERE l."state" IN ('active', 'indexed') AND l."expiresAt" > ${now}`,
-    );
+    const [row] = await this.db.reader.rows(Prisma.sql`SELECT COUNT(*) AS "n" FROM "Listing" l WHERE ${liveAt(now)}`);
     return Number(row?.n ?? 0);
   }
 
