@@ -203,15 +203,8 @@ export async function applyMigrations(databaseUrl: string, options: { migrations
   const target = parseDatabaseUrl(databaseUrl);
   const list = await readMigrationsList(options.migrationsDir ?? migrationsDir(target.kind), target.kind);
   const schema = await readFile(schemaPath(target.kind), "utf8");
-  const applied = await oneMigratorAtATime(target, async () => {
-    if (target.kind === "postgres" && target.schema) {
-      const admin = await createAdapterFactory({ ...target, schema: undefined }).connect();
-      try {
-        await admin.executeScript(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(target.schema)}`);
-      } finally {
-        await admin.dispose();
-      }
-    }
+  const applied = await oneMigratorAtATime(target, async (admin) => {
+    if (admin && target.kind === "postgres" && target.schema) await admin.executeScript(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(target.schema)}`);
     return withEngine(target, schema, async (engine) => {
       const result = await engine.applyMigrations({ migrationsList: list, filters: filtersFor(target.kind) });
       return { applied: result.appliedMigrationNames };
@@ -228,14 +221,15 @@ export async function applyMigrations(databaseUrl: string, options: { migrations
  * advisory lock keyed by the schema): two instances started at once on a fresh schema failed one of
  * the two with UniqueConstraintViolation (3 of 4 tries, and once in the two-instance process test).
  * The second waits, then finds nothing to apply. SQLite's file lock already makes the second wait.
+ * `apply` gets the lock's connection (outside any schema) on PostgreSQL, to create the schema with.
  */
-async function oneMigratorAtATime<T>(target: DatabaseTarget, apply: () => Promise<T>): Promise<T> {
+async function oneMigratorAtATime<T>(target: DatabaseTarget, apply: (admin?: { executeScript(script: string): Promise<void> }) => Promise<T>): Promise<T> {
   if (target.kind !== "postgres") return apply();
   const key = `x402-marketplace migrations ${target.schema ?? "public"}`.replaceAll("'", "''");
   const lock = await createAdapterFactory({ ...target, schema: undefined }).connect();
   try {
     await lock.executeScript(`SELECT pg_advisory_lock(hashtext('${key}'))`);
-    return await apply();
+    return await apply(lock);
   } finally {
     // Closing the session releases the lock too; unlocking first frees it at once for the next.
     await lock.executeScript(`SELECT pg_advisory_unlock(hashtext('${key}'))`).catch(() => {});
