@@ -3576,7 +3576,7 @@ export type components = {
          * @description How a search matches text.
          * @enum {string}
          */
-        "Canonical.SearchModeParam": "lexical" | "semantic" | "hybrid";
+        "Canonical.SearchModeParam": "lexical" | "semantic" | "hybrid" | "substring";
         /**
          * @description The page's orders: `relevance` (the search's rank; without a search text, newest), `newest`,
          *     `price` (cheapest first), `priceDesc` (dearest first), `popular` (most 30-day sales first),
@@ -3676,10 +3676,16 @@ export type components = {
             filters?: {
                 [key: string]: string;
             };
+            /** @description On search: constraints read from the question's words (`maxPrice`, `sort`), applied where no explicit parameter set them, and taken out of the text searched. */
+            interpretedFilters?: {
+                [key: string]: string;
+            };
             items: components["schemas"]["CatalogItem"][];
             links: components["schemas"]["Links"];
             listingFee: components["schemas"]["ListingFeeDetail"];
             name: string;
+            /** @description On a ranked search: the closest listings below the relevance floor (at most 3), apart from the results so that no script takes them for answers. Empty results with near misses mean "nothing matches". */
+            nearMisses?: components["schemas"]["CatalogItem"][];
             note: string;
             pagination: components["schemas"]["Pagination"];
             /** @description On search: the text searched, null when none was given. */
@@ -3688,9 +3694,9 @@ export type components = {
             resources?: components["schemas"]["CatalogItem"][];
             /** @enum {string} */
             role: "marketplace";
-            /** @description On search with text: the matching that answered (`lexical` is substring matching). */
+            /** @description On search with text: the matching that answered (`substring` when the ranking engine could not: see `searchModeReason`). */
             searchMode?: components["schemas"]["SearchModeUsed"];
-            /** @description On search, when `searchMode` is not the mode asked: why (`semantic-off`, `semantic-not-ready`, `semantic-saturated`). */
+            /** @description On search, when the answer is not the asked mode's best: why (`semantic-off`, `semantic-not-ready`, `semantic-saturated`: another mode answered; `model-busy`, `model-not-loaded`: the question's meaning was read by the cheaper query encoder, not the sentence model). */
             searchModeReason?: string;
             /** @description First-party `/kr-*` paths are leftover seed inventory. */
             seedInventoryNote: string;
@@ -4180,6 +4186,8 @@ export type components = {
             lookalike?: boolean;
             /** @description Marketplace name. */
             marketplace: string;
+            /** @description On a search answered by the ranking engine: how well this listing answers the question (`strong`, or `weak`: above the relevance floor but not by much). */
+            match?: components["schemas"]["MatchStrength"];
             /** @description The fee was paid by sellerPayTo itself, or its owner signed a claim (`POST /listings/{id}/claim`). */
             ownerVerified: boolean;
             /** @description Sale price as a decimal string. */
@@ -4597,6 +4605,11 @@ export type components = {
             /** @enum {number} */
             x402Version: 2;
         };
+        /**
+         * @description How well a search result answers the question.
+         * @enum {string}
+         */
+        MatchStrength: "strong" | "weak";
         /** @description No credential is needed. */
         McpAuthentication: {
             /** @enum {boolean} */
@@ -4950,33 +4963,54 @@ export type components = {
         };
         /** @description Why a search result ranks where it does. */
         RankReasons: {
-            /** @description Set when the listing copies a verified seller's brand from another payTo (scored down, placed below it). */
+            /** @description Set when the listing reuses another seller's established brand (its earliest listing, at another origin): scored down, placed below it. */
             lookalikeOf?: {
                 brand: string;
                 payTo: string;
             };
-            /** @description Similarity of meaning between query and listing (cosine), and the rank it gave. */
+            /** @description `strong`, or `weak` (above the relevance floor but not by much). */
+            match: components["schemas"]["MatchStrength"];
+            /** @description Similarity of meaning between query and listing (cosine), and the rank the meaning side gave (0: not among its candidates). */
             meaningMatch?: {
                 /** Format: int32 */
                 rank: number;
                 /** Format: double */
                 similarity: number;
             };
-            /** @description The query words (or near spellings) found in the listing's text, their BM25 score and the rank they gave. */
+            /**
+             * Format: double
+             * @description How well the listing answers the question (0-1), from the text and meaning parts: what the relevance floor and `match` read.
+             */
+            relevance: number;
+            /**
+             * @description Set when the listing was moved below the first ten: three listings of the same seller rank above it there, and the question does not name the seller.
+             * @enum {boolean}
+             */
+            sellerCapped?: true;
+            /**
+             * @description Set when the description repeats its words like keyword stuffing: its text match counts for less.
+             * @enum {boolean}
+             */
+            stuffing?: true;
+            /** @description The query words (or near spellings) found in the listing's text, their BM25 score, the share of the question's weight they carry (`coverage`, 0-1) and the rank the text side gave (0: not among its candidates). */
             textMatch?: {
+                /** Format: double */
+                coverage: number;
                 /** Format: int32 */
                 rank: number;
                 /** Format: double */
                 score: number;
                 terms: string[];
             };
-            /** @description Trust signals and the multiplier they applied to the score. */
+            /** @description Trust signals and the factor they applied to the score: a tie-breaker within a band of similar relevance (0.94-1.06), never above a clearly better match. */
             trust: {
                 /** Format: int32 */
                 calls30d: number;
                 /** Format: double */
                 factor: number;
                 healthy: boolean;
+                /** @description A row read from another catalog (ranked below paid listings of similar relevance). */
+                indexed: boolean;
                 verifiedOwner: boolean;
             };
         };
@@ -5047,7 +5081,7 @@ export type components = {
          * @description Which matching answered a search.
          * @enum {string}
          */
-        SearchModeUsed: "lexical" | "semantic" | "hybrid";
+        SearchModeUsed: "lexical" | "semantic" | "hybrid" | "substring";
         /** @description One seller's listing events, newest first (at most 50): a JSON Feed 1.1. */
         SellerFeedDocument: {
             description: string;
@@ -5632,7 +5666,7 @@ export type components = {
         "Documents.PriceTagFilters.minPrice": string;
         /** @description Only listings carrying every one of these tags (comma-separated, case-insensitive). */
         "Documents.PriceTagFilters.tags": string;
-        /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+        /** @description How text is matched: `hybrid` (words and meaning, the default), `semantic` (meaning), `lexical` (words: BM25 with stemming and near spellings), `substring` (the whole query as one substring, newest first). */
         "Documents.RankingFilters.mode": components["schemas"]["Canonical.SearchModeParam"];
         /** @description Continuation cursor: `pagination.cursor` (or `pagination.nextCursor`) of the previous page. */
         "Documents.SearchFilters.cursor": string;
@@ -7559,7 +7593,7 @@ export interface operations {
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
                 minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
-                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                /** @description How text is matched: `hybrid` (words and meaning, the default), `semantic` (meaning), `lexical` (words: BM25 with stemming and near spellings), `substring` (the whole query as one substring, newest first). */
                 mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
@@ -7653,7 +7687,7 @@ export interface operations {
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
                 minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
-                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                /** @description How text is matched: `hybrid` (words and meaning, the default), `semantic` (meaning), `lexical` (words: BM25 with stemming and near spellings), `substring` (the whole query as one substring, newest first). */
                 mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
@@ -11282,7 +11316,7 @@ export interface operations {
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
                 minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
-                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                /** @description How text is matched: `hybrid` (words and meaning, the default), `semantic` (meaning), `lexical` (words: BM25 with stemming and near spellings), `substring` (the whole query as one substring, newest first). */
                 mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
@@ -11378,7 +11412,7 @@ export interface operations {
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
                 minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
-                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                /** @description How text is matched: `hybrid` (words and meaning, the default), `semantic` (meaning), `lexical` (words: BM25 with stemming and near spellings), `substring` (the whole query as one substring, newest first). */
                 mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
@@ -11576,7 +11610,7 @@ export interface operations {
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
                 minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
-                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                /** @description How text is matched: `hybrid` (words and meaning, the default), `semantic` (meaning), `lexical` (words: BM25 with stemming and near spellings), `substring` (the whole query as one substring, newest first). */
                 mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];
@@ -11672,7 +11706,7 @@ export interface operations {
                 minCalls?: components["parameters"]["Documents.TrustFilters.minCalls"];
                 /** @description Only listings priced at least this many USDC (decimal string, e.g. `0.01`). */
                 minPrice?: components["parameters"]["Documents.PriceTagFilters.minPrice"];
-                /** @description How text is matched: `lexical` (substring, today's order), `semantic` (meaning), `hybrid` (both fused, the default). */
+                /** @description How text is matched: `hybrid` (words and meaning, the default), `semantic` (meaning), `lexical` (words: BM25 with stemming and near spellings), `substring` (the whole query as one substring, newest first). */
                 mode?: components["parameters"]["Documents.RankingFilters.mode"];
                 /** @description Only resources on this network (CAIP-2, e.g. `eip155:8453`). */
                 network?: components["parameters"]["Documents.ListFilters.network"];

@@ -63,16 +63,26 @@ export interface SearchView {
   offset: number;
   scope: CursorScope;
   /** Which matching answered (searches with text), with each result's rank reasons when the engine ranked them. */
-  ranking?: { mode: "lexical" | "semantic" | "hybrid"; reason?: string | undefined; reasons?: Map<string, RankReasons> | undefined } | undefined;
+  ranking?:
+    | {
+        mode: "lexical" | "semantic" | "hybrid" | "substring";
+        reason?: string | undefined;
+        reasons?: Map<string, RankReasons> | undefined;
+        nearMisses?: Listing[] | undefined;
+        interpreted?: Record<string, string> | undefined;
+      }
+    | undefined;
 }
 
 export function searchDocument(services: DocumentContext, view: SearchView): DiscoveryDocument {
   const reasons = view.ranking?.reasons;
-  const items = view.page.rows.map((row) => {
+  const render = (row: Listing) => {
     const item = toCatalogItem(row, services.market);
     const why = reasons?.get(row.id);
-    return why ? { ...item, metadata: { ...item.metadata, rankReasons: why, lookalike: why.lookalikeOf !== undefined } } : item;
-  });
+    return why ? { ...item, metadata: { ...item.metadata, rankReasons: why, lookalike: why.lookalikeOf !== undefined, match: why.match } } : item;
+  };
+  const items = view.page.rows.map(render);
+  const nearMisses = view.ranking?.nearMisses;
   const next = view.offset + view.limit;
   const nextCursor = next < view.page.total ? encodeCursor(next, view.scope) : null;
   const note =
@@ -82,6 +92,8 @@ export function searchDocument(services: DocumentContext, view: SearchView): Dis
     query: view.scope.query,
     ...(view.ranking ? { searchMode: view.ranking.mode } : {}),
     ...(view.ranking?.reason ? { searchModeReason: view.ranking.reason } : {}),
+    ...(view.ranking?.interpreted ? { interpretedFilters: view.ranking.interpreted } : {}),
+    ...(nearMisses?.length ? { nearMisses: nearMisses.map(render) } : {}),
     resources: items,
     items,
     pagination: {

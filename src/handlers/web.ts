@@ -88,7 +88,7 @@ async function homeDocument(filters: HomeFilters, services: ListingReadContext, 
   const whole = await read(health, groups.length === 1 ? { limit, offset } : engineRanks ? { limit: RANKED_HITS, offset: 0 } : { limit: 0, offset: 0 });
   let rows = whole.page.rows;
   const reasons = new Map("ranking" in whole ? whole.ranking?.reasons : undefined);
-  const ranked = "ranking" in whole && whole.ranking !== undefined && whole.ranking.mode !== "lexical";
+  const ranked = "ranking" in whole && whole.ranking !== undefined && whole.ranking.mode !== "substring";
   if (groups.length > 1 && engineRanks && ranked) {
     const groupOf = (row: Listing) => HEALTH_GROUPS.indexOf(row.healthStatus as (typeof HEALTH_GROUPS)[number]);
     rows = [...rows].sort((a, b) => groupOf(a) - groupOf(b)).slice(offset, offset + limit);

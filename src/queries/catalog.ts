@@ -11,6 +11,7 @@ import { FOREIGN_PAGE_SIZE } from "../documents/foreign.js";
 import type { ListingEventStore } from "../storage/listing-event-store.js";
 import type { CatalogFilters } from "../storage/catalog-filters.js";
 import { EMPTY_PAGE, catalogView, type FeedQuery, type Listing, type ListingStore } from "../storage/listing-store.js";
+import { readConstraints } from "./question-constraints.js";
 import { rankedPage, type CatalogRanker, type SearchRanking } from "./ranked-search.js";
 
 /** What the catalog queries read from. */
@@ -68,43 +69,53 @@ export async function listPage(context: CatalogQueryContext, state: CatalogState
  * `/search`). A bad cursor throws a 400 naming `cursor`.
  */
 export async function searchPage(context: CatalogQueryContext, state: CatalogState, query: SearchQuery, route: "catalog" | "search"): Promise<SearchView> {
-  const text = (query.query ?? query.q)?.trim() || null;
-  const includeSeed = showsSeed(query, route);
+  const asked = query.mode ?? "hybrid";
+  const question = (query.query ?? query.q)?.trim() || null;
+  // Constraints in the question's words ("under a cent", "cheapest"): explicit parameters win.
+  const read = question && asked !== "substring" ? readConstraints(question) : undefined;
+  const interpreted: Record<string, string> = {};
+  if (read?.maxPrice !== undefined && query.maxPrice === undefined) interpreted.maxPrice = read.maxPrice;
+  // `newest` is the contract's default: only another sort given is a buyer's own.
+  if (read?.sort !== undefined && (query.sort === undefined || query.sort === "newest")) interpreted.sort = read.sort;
+  const text = read && Object.keys(interpreted).length ? read.text : question;
+  const filtered: SearchQuery = { ...query, ...interpreted };
+  const includeSeed = showsSeed(filtered, route);
   const scope: CursorScope = {
-    query: text,
+    query: question,
     includeSeed,
     type: query.type,
     payTo: query.payTo,
     network: query.network,
     scheme: query.scheme,
     extensions: query.extensions,
-    ranking: [query.mode ?? "hybrid", query.minPrice ?? null, query.maxPrice ?? null, query.tags ?? null, query.source ?? "listed"],
+    ranking: [asked, filtered.minPrice ?? null, filtered.maxPrice ?? null, query.tags ?? null, query.source ?? "listed", filtered.sort ?? null],
   };
   const limit = query.limit ?? DEFAULT_SEARCH_LIMIT;
   const offset = query.cursor === undefined ? (query.offset ?? 0) : decodeCursor(query.cursor, scope);
-  const view = catalogView(query, includeSeed);
-  if (!view) return { page: EMPTY_PAGE, limit, offset, scope, ranking: text ? { mode: "lexical" } : undefined };
-  const asked = query.mode ?? "hybrid";
+  const view = catalogView(filtered, includeSeed);
+  const echo = Object.keys(interpreted).length ? interpreted : undefined;
+  if (!view) return { page: EMPTY_PAGE, limit, offset, scope, ranking: text ? { mode: asked, interpreted: echo } : undefined };
   const ranker = context.ranker;
   let unranked: SearchRanking["reason"] = ranker ? "semantic-not-ready" : "semantic-off";
-  if (text && asked !== "lexical" && ranker?.ready) {
+  if (text && asked !== "substring" && ranker?.ready) {
     const now = context.now();
     await ranker.syncTo(state.token, now);
     const ranked = await rankedPage(ranker, context.store, view, text, asked, { limit, offset, now });
-    if (ranked) return { page: ranked.page, limit, offset, scope, ranking: ranked.ranking };
+    if (ranked) return { page: ranked.page, limit, offset, scope, ranking: { ...ranked.ranking, interpreted: echo } };
     unranked = "semantic-saturated";
   }
+  // The whole question as one substring: asked for (mode=substring), or the engine could not answer.
   const page = await context.store.catalog.search(view, text ?? "", { limit, offset, now: context.now(), token: state.token });
-  const ranking: SearchRanking | undefined = text ? { mode: "lexical", reason: asked === "lexical" ? undefined : unranked } : undefined;
+  const ranking: SearchRanking | undefined = text ? { mode: "substring", reason: asked === "substring" ? undefined : unranked, interpreted: echo } : undefined;
   return { page, limit, offset, scope, ranking };
 }
 
 /**
- * Whether a search was answered without the engine because it was loading or busy: such an answer
+ * Whether a search was answered without the engine (or without the model's vector) because it was loading or busy: such an answer
  * changes without a catalog write, so it is never reused under the catalog's freshness token.
  */
 export const passingAnswer = (ranking: { reason?: string | undefined } | undefined): boolean =>
-  ranking?.reason === "semantic-not-ready" || ranking?.reason === "semantic-saturated";
+  ranking?.reason === "semantic-not-ready" || ranking?.reason === "semantic-saturated" || ranking?.reason === "model-busy";
 
 /** The newest `limit` third-party listings (`GET /listings`, the foreign catalog), and how many there are. */
 export function newestForeign(context: CatalogQueryContext, state: CatalogState, limit: number) {

@@ -2,15 +2,19 @@
 // signals. The engine ranks ids; the rows come from the catalog reader, which applies every catalog
 // filter again (seed, expiry, extensions...), so a filter the engine does not know is still applied.
 import type { SearchService } from "../search/service.js";
-import type { RankReasons, SearchMode, TrustFilter } from "../search/types.js";
+import type { RankReasons, SearchDegraded, SearchFilters, SearchMode, TrustFilter } from "../search/types.js";
 import type { CatalogView, Listing, ListingStore, Page } from "../storage/listing-store.js";
 
 /** Which matching answered a search, and why it is not the one asked when it is not. */
 export interface SearchRanking {
-  mode: SearchMode;
-  reason?: "semantic-off" | "semantic-not-ready" | "semantic-saturated" | undefined;
+  mode: SearchMode | "substring";
+  reason?: "semantic-off" | SearchDegraded | undefined;
   /** Each result's rank reasons, by listing id (absent when substring matching answered). */
   reasons?: Map<string, RankReasons> | undefined;
+  /** The closest listings below the relevance floor, apart from the results. */
+  nearMisses?: Listing[] | undefined;
+  /** Constraints read from the question's words (question-constraints.ts). */
+  interpreted?: Record<string, string> | undefined;
 }
 
 /**
@@ -56,6 +60,20 @@ function trustFilter(view: CatalogView): TrustFilter | undefined {
   return { payTo, health, verified, minCalls };
 }
 
+/** The view's filters as the engine applies them while it picks candidates (never after it cut them). */
+function engineFilters(view: CatalogView, now: Date): SearchFilters {
+  return {
+    minPriceMicros: view.minPriceMicros,
+    maxPriceMicros: view.maxPriceMicros,
+    tags: view.tags,
+    trust: trustFilter(view),
+    source: view.source === undefined ? "listed" : view.source === "all" ? undefined : view.source,
+    includeSeed: view.includeSeed,
+    extension: view.extensionKey,
+    at: now.getTime(),
+  };
+}
+
 /** The most hits a ranked search finds; its page is cut from them (a page with `limit` RANKED_HITS has them all). */
 export const RANKED_HITS = 1000;
 
@@ -78,11 +96,7 @@ export async function rankedPage(
   mode: SearchMode,
   page: { limit: number; offset: number; now: Date },
 ): Promise<{ page: Page<Listing>; ranking: SearchRanking } | null> {
-  const outcome = await ranker.service.search(text, {
-    mode,
-    limit: RANKED_HITS,
-    filters: { minPriceMicros: view.minPriceMicros, maxPriceMicros: view.maxPriceMicros, tags: view.tags, trust: trustFilter(view) },
-  });
+  const outcome = await ranker.service.search(text, { mode, limit: RANKED_HITS, filters: engineFilters(view, page.now) });
   if (!outcome) return null;
   const ids = outcome.hits.map((hit) => hit.id);
   const sort = view.sort && view.sort !== "newest" ? SORTS[view.sort] : undefined;
@@ -99,9 +113,11 @@ export async function rankedPage(
     const ranked = ids.filter((id) => inView.has(id));
     shown = { rows: await store.catalog.inViewByIds(view, ranked.slice(page.offset, page.offset + page.limit), page.now), total: ranked.length };
   }
-  const reasons = new Map(outcome.hits.map((hit) => [hit.id, hit.reasons]));
+  const nearIds = outcome.nearMisses.map((hit) => hit.id);
+  const nearMisses = page.offset === 0 && nearIds.length && shown.total === 0 ? await store.catalog.inViewByIds(view, nearIds, page.now) : [];
+  const reasons = new Map([...outcome.hits, ...outcome.nearMisses].map((hit) => [hit.id, hit.reasons]));
   return {
     page: shown,
-    ranking: { mode: outcome.mode, reason: outcome.degraded, reasons },
+    ranking: { mode: outcome.mode, reason: outcome.degraded, reasons, nearMisses },
   };
 }

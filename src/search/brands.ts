@@ -1,7 +1,10 @@
-// Look-alike detection. Every verified listing's service name is a brand of its payTo. Another
-// payTo's unverified listing whose name is that brand give or take one character ("ScribeFIow"),
-// starts with it ("Ledgerly Rates" for "Ledgerly FX": the brand's distinctive first word counts
-// too), or whose description names it, is a look-alike of it: ranked below it and flagged.
+// Look-alike detection. Every verified listing's service name is a brand of its payTo; the brand's
+// established owner is the payTo that carried it first (earliest listing). Another payTo's listing,
+// verified or not (verifying costs only one's own fee), whose name is that brand give or take one
+// character ("ScribeFIow"), starts with it ("Ledgerly Rates" for "Ledgerly FX": the brand's
+// distinctive first word counts too), or whose description names it, is a look-alike of it: ranked
+// below it and flagged. The evidence that clears it is the origin: a listing served from the same
+// host as the established owner's listing is the owner's own.
 import { brandKey, words } from "./text.js";
 
 /** Shorter names are too often ordinary words to claim. */
@@ -19,11 +22,13 @@ export interface BrandClaim {
   payTo: string;
 }
 
-/** One brand name's owner: a payTo and how many of its verified listings carry the name. */
+/** One brand name's owner: a payTo, how many of its verified listings carry the name, since when, and from which origin (hashed host). */
 interface Owner {
   brand: string;
   payTo: string;
   listings: number;
+  since: number;
+  origin: number;
 }
 
 /**
@@ -45,8 +50,8 @@ export class BrandRegistry {
     return keys.filter((key) => key.length >= MIN_BRAND);
   }
 
-  /** Counts a verified listing's name as its payTo's brand (`by` -1 when it goes). */
-  claim(name: string, payTo: string, by = 1): void {
+  /** Counts a verified listing's name as its payTo's brand (`by` -1 when it goes), listed at `since` (epoch ms) from `origin`. */
+  claim(name: string, payTo: string, by = 1, since = 0, origin = 0): void {
     const seller = payTo.toLowerCase();
     for (const key of this.keysOf(name)) {
       let owners = this.owners.get(key);
@@ -63,21 +68,38 @@ export class BrandRegistry {
       const at = owners.findIndex((owner) => owner.brand === name && owner.payTo === seller);
       if (at < 0 || by < 0) this.version++;
       if (at < 0) {
-        if (by > 0) owners.push({ brand: name, payTo: seller, listings: by });
-      } else if ((owners[at]!.listings += by) <= 0) owners.splice(at, 1);
+        if (by > 0) owners.push({ brand: name, payTo: seller, listings: by, since, origin });
+      } else {
+        const owner = owners[at]!;
+        if (by > 0 && since < owner.since) [owner.since, owner.origin] = [since, origin];
+        if ((owner.listings += by) <= 0) owners.splice(at, 1);
+      }
     }
   }
 
-  private ownedElsewhere(key: string, payTo: string): BrandClaim | undefined {
-    const owners = this.owners.get(key) ?? [];
-    // A brand name this payTo also owns is its own, whoever else claims it.
-    for (const { brand } of owners) if (owners.some((owner) => owner.brand === brand && owner.payTo === payTo)) return undefined;
-    const owner = owners[0];
-    return owner ? { brand: owner.brand, payTo: owner.payTo } : undefined;
+  /** The brand's established owner (its earliest listing) when that is another payTo at another origin. */
+  private ownedElsewhere(key: string, payTo: string, origin: number): BrandClaim | undefined {
+    let first: Owner | undefined;
+    for (const owner of this.owners.get(key) ?? []) if (!first || owner.since < first.since) first = owner;
+    if (!first || first.payTo === payTo || (origin !== 0 && first.origin === origin)) return undefined;
+    return { brand: first.brand, payTo: first.payTo };
   }
 
-  /** The verified brand of another payTo this listing copies, if any. */
-  copiedBy(name: string | null, description: string, payTo: string): BrandClaim | undefined {
+  /** Whether a question names a known brand (a run of one to three of its words). */
+  named(query: string): boolean {
+    const keys = words(query.slice(0, 300)).map(brandKey);
+    for (let i = 0; i < keys.length; i++) {
+      let key = "";
+      for (let n = 0; n < 3 && i + n < keys.length; n++) {
+        key += keys[i + n]!;
+        if (key.length >= MIN_BRAND && this.owners.has(key)) return true;
+      }
+    }
+    return false;
+  }
+
+  /** The established brand of another payTo this listing copies, if any (`origin`: its resource's hashed host). */
+  copiedBy(name: string | null, description: string, payTo: string, origin = 0): BrandClaim | undefined {
     const seller = payTo.toLowerCase();
     const candidates = new Set<string>();
     const nameKey = brandKey(name ?? "");
@@ -100,7 +122,7 @@ export class BrandRegistry {
       }
     }
     for (const key of candidates) {
-      const claim = this.ownedElsewhere(key, seller);
+      const claim = this.ownedElsewhere(key, seller, origin);
       if (claim) return claim;
     }
     return undefined;

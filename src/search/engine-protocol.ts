@@ -25,7 +25,11 @@ export type EngineRequest = { id: number } & (
   | { op: "reserve"; listings: number }
   | { op: "markReady" }
   | { op: "checkLookalikes"; budgetMs: number }
-  | { op: "search"; query: string; options: { mode?: SearchMode | undefined; limit?: number | undefined; filters?: SearchFilters | undefined } }
+  | {
+      op: "search";
+      query: string;
+      options: { mode?: SearchMode | undefined; limit?: number | undefined; filters?: SearchFilters | undefined; vector?: Float32Array | undefined };
+    }
   | { op: "pending"; limit: number }
   | { op: "setModelVectors"; ids: string[]; vectors: Float32Array }
   | { op: "rememberQueryVector"; query: string; vector: Float32Array }

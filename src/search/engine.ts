@@ -1,46 +1,43 @@
 // The search engine the catalog's reads ask, on its own thread (engine-worker.ts): both sides in memory,
-// fused and ranked here within a few milliseconds of CPU.
-//
-// score = relevance x trust x lookalike
-//   relevance = sum over the sides that found the listing of 1 / (RRF_K + rank)   (reciprocal rank fusion);
-//               in hybrid mode the meaning side's query vector is the query's own plus its 3 best text
-//               matches' listing vectors (weights 1, 1/2, 1/3: pseudo-relevance feedback)
-//   trust     = 1 + 0.15 healthy - 0.30 unhealthy + 0.10 verified owner + 0.10 min(1, log10(1 + calls30d) / 4)
-//   lookalike = 0.5 when the listing copies another payTo's verified brand (and it is then placed below
-//               that brand's listings in the same answer)
+// each listing a side finds scored on both, combined and ranked here within a few milliseconds of CPU.
+// The view's filters (price, tags, trust, source, seed rows, extension, expiry) are tests of a slot
+// that both sides apply while they pick candidates, never after. relevance.ts says how the score is made.
 import { LRUCache } from "lru-cache";
 import { BrandRegistry, type BrandClaim } from "./brands.js";
-import { LexicalIndex } from "./lexical-index.js";
+import { LexicalIndex, type ExpandedQuery } from "./lexical-index.js";
 import type { QueryEncoder } from "./query-encoder.js";
-import { ListingTable, type TrustFacts } from "./listing-table.js";
-import { type RankReasons, type SearchDocument, type SearchFilters, type SearchHit, type SearchMode, type SearchOutcome } from "./types.js";
+import { ListingTable, stuffed } from "./listing-table.js";
+import {
+  calibrated,
+  capSellers,
+  LOOKALIKE,
+  meaningScore,
+  relevanceOf,
+  NEAR_MISSES,
+  FLOOR,
+  strength,
+  textScore,
+  textTrust,
+  trustFactor,
+  type QueryShape,
+} from "./relevance.js";
+import { brandKey, normalizeQuery, words } from "./text.js";
+import type { RankReasons, SearchDocument, SearchFilters, SearchHit, SearchMode, SearchOutcome } from "./types.js";
 import { VectorIndex } from "./vector-index.js";
 import { quantize, type VectorRows } from "./vector-file.js";
 
-export const RRF_K = 60;
 /** Slots reserved past the catalog's size, for the listings that come while it loads and after. */
 const RESERVE_HEADROOM = 1024;
-/** Candidates each side hands to the fusion. */
-export const CANDIDATES = 60;
-/** A meaning match below this similarity is no match (queries with no good answer stay empty-ish). */
-export const MIN_SIMILARITY = 0.3;
+/** Candidates each side hands to the scoring. */
+export const CANDIDATES = 80;
 /** CPU milliseconds per second the semantic side may spend before answers go lexical (the engine's thread keeps the rest for the lexical side and the catalog's changes). */
 export const SEMANTIC_CPU_BUDGET_MS = 300;
 /**
- * Hybrid mode moves the query vector toward the vectors of this many best text matches (weights 1,
- * 1/2, 1/3 beside the query's 1): pseudo-relevance feedback. Listing vectors are the model's, so a
- * first ask (the query encoder's rough vector) still searches with the model's sense of the topic.
+ * When the question's vector is the query encoder's stand-in (the model busy or not loaded), it is
+ * moved toward the model's vectors of this many best text matches (weights 1, 1/2, 1/3 beside the
+ * query's 1): pseudo-relevance feedback. The model's own vector for a question needs none.
  */
 export const FEEDBACK_MATCHES = 3;
-
-export function trustFactor(doc: TrustFacts): number {
-  return (
-    1 +
-    (doc.health === "healthy" ? 0.15 : doc.health === "unhealthy" ? -0.3 : 0) +
-    (doc.verified ? 0.1 : 0) +
-    0.1 * Math.min(1, Math.log10(1 + doc.calls30d) / 4)
-  );
-}
 
 export interface EngineOptions {
   encoder: QueryEncoder | null;
@@ -110,10 +107,10 @@ export class SearchEngine {
     this.remove(doc.id);
     this.lookalikesChecked = false;
     const vector = modelVector ?? this.options.encoder?.encode(`${doc.serviceName ?? ""}. ${doc.description}`) ?? null;
-    const slot = this.table.add(doc, modelVector !== undefined);
-    this.lexical.add(slot, { name: doc.serviceName ?? "", tags: doc.tags, description: doc.description, resource: doc.resource });
+    const slot = this.table.add(doc, modelVector !== undefined, stuffed(words(doc.description)));
+    this.lexical.add(slot, { name: doc.serviceName ?? "", tags: doc.tags, description: doc.description, resource: doc.resource, declared: doc.declared ?? "" });
     if (vector) this.vectors.add(slot, vector);
-    if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo);
+    this.claimBrand(slot);
   }
 
   has(id: string): boolean {
@@ -139,7 +136,7 @@ export class SearchEngine {
     this.lookalikesChecked = false;
     this.withdrawBrand(slot);
     this.table.setFacts(slot, doc);
-    if (doc.verified && doc.serviceName) this.brands.claim(doc.serviceName, doc.payTo);
+    this.claimBrand(slot);
   }
 
   /** The model's vector for a listing already indexed (from the embedding worker or the stored table). */
@@ -159,18 +156,23 @@ export class SearchEngine {
     this.table.kill(slot);
   }
 
+  /** A verified listing's name counts as its seller's brand, from when and where it was listed. */
+  private claimBrand(slot: number): void {
+    const name = this.table.name(slot);
+    if (this.table.verified(slot) && name) this.brands.claim(name, this.table.payTo(slot), 1, this.table.listedAt(slot), this.table.originKey(slot));
+  }
+
   /** A verified listing's brand claim is taken back (it changes or goes). */
   private withdrawBrand(slot: number): void {
     const name = this.table.name(slot);
     if (this.table.verified(slot) && name) this.brands.claim(name, this.table.payTo(slot), -1);
   }
 
-  /** The verified brand a listing copies, kept per slot until the registry changes. */
+  /** The established brand a listing copies (verified or not), kept per slot until the registry changes. */
   private claimOf(slot: number): BrandClaim | undefined {
-    if (this.table.verified(slot)) return undefined;
     const known = this.table.claimAt(slot, this.brands.version);
     if (known) return known.claim;
-    const claim = this.brands.copiedBy(this.table.name(slot), this.table.description(slot), this.table.payTo(slot));
+    const claim = this.brands.copiedBy(this.table.name(slot), this.table.description(slot), this.table.payTo(slot), this.table.originKey(slot));
     this.table.setClaim(slot, claim, this.brands.version);
     return claim;
   }
@@ -203,8 +205,10 @@ export class SearchEngine {
     const { minPriceMicros, maxPriceMicros } = filters;
     const table = this.table;
     const trust = filters.trust && table.trustTest(filters.trust);
+    const view = table.viewTest(filters);
     return (slot) =>
       table.isLive(slot) &&
+      view(slot) &&
       (minPriceMicros === undefined || table.priceMicros(slot) >= minPriceMicros) &&
       (maxPriceMicros === undefined || table.priceMicros(slot) <= maxPriceMicros) &&
       (!tags || table.hasTags(slot, tags)) &&
@@ -243,7 +247,17 @@ export class SearchEngine {
     return out;
   }
 
-  search(query: string, options: { mode?: SearchMode; limit?: number; filters?: SearchFilters } = {}): SearchOutcome {
+  /** The question's shape, read from its terms as the catalog holds them and the brands it names. */
+  private shapeOf(query: string, expanded: ExpandedQuery): QueryShape {
+    const known = [...expanded.asked.keys()].filter((word) => expanded.terms.some((term) => term.asked === word && term.weight === 1)).length;
+    return { asked: expanded.asked.size, known, namesBrand: this.brands.named(query) };
+  }
+
+  /**
+   * Ranks the listings the filters admit for a question. `vector`: the model's vector of the question
+   * (remembered for later asks of it); without one, a remembered one or the query encoder's.
+   */
+  search(query: string, options: { mode?: SearchMode; limit?: number; filters?: SearchFilters; vector?: Float32Array | undefined } = {}): SearchOutcome {
     const asked = options.mode ?? "hybrid";
     const limit = options.limit ?? 20;
     const accept = this.accepts(options.filters ?? {});
@@ -251,72 +265,87 @@ export class SearchEngine {
     let degraded: SearchOutcome["degraded"];
     if (asked !== "lexical" && !this.semanticReady) [mode, degraded] = ["lexical", "semantic-not-ready"];
     else if (asked !== "lexical" && !this.semanticHasBudget()) [mode, degraded] = ["lexical", "semantic-saturated"];
+    if (options.vector) this.rememberQueryVector(query, options.vector);
 
-    const fused = new Map<number, { relevance: number; textMatch: RankReasons["textMatch"]; meaningMatch: RankReasons["meaningMatch"] }>();
-    const entry = (slot: number) => {
-      let found = fused.get(slot);
-      if (!found) fused.set(slot, (found = { relevance: 0, textMatch: undefined, meaningMatch: undefined }));
-      return found;
-    };
-    // The feedback's text matches are the query's own, not the filtered view's: a filter (a health,
-    // a seller) must not change what the words mean, or a filtered answer drops meaning matches the
-    // unfiltered one shows for the same listings.
+    const expanded = this.lexical.expand(query);
+    const shape = this.shapeOf(query, expanded);
+    const trustInText = textTrust(shape);
+    // Letters no dictionary holds (neither the catalog's words nor the model's): the model would still
+    // place them somewhere near everything, so only the text side may answer.
+    const gibberish =
+      mode !== "lexical" && shape.known === 0 && this.options.encoder !== null && !words(query).some((word) => this.options.encoder!.knows(word));
+    const sides = gibberish ? "lexical" : mode;
+    const candidates = new Map<number, { textRank?: number; meaningRank?: number }>();
+    const { vector: own, fromModel } = sides === "lexical" ? { vector: null, fromModel: false } : this.queryVector(query);
+    // The stand-in vector borrows the model's sense of the topic from the best text matches (the
+    // question's own, whatever the view's filters: a filter must not change what the words mean).
     const feedback =
-      mode === "hybrid" ? { limit: this.options.feedbackMatches ?? FEEDBACK_MATCHES, accept: (slot: number) => this.table.isLive(slot) } : undefined;
-    const { matches: lexicalMatches, alsoBest: feedbackMatches } =
-      mode !== "semantic" ? this.lexical.search(query, CANDIDATES, accept, feedback) : { matches: [], alsoBest: [] };
-    if (mode !== "semantic") {
-      lexicalMatches.forEach((match, rank) => {
-        const found = entry(match.doc);
-        found.relevance += 1 / (RRF_K + rank + 1);
-        found.textMatch = { terms: [...new Set(match.terms)], score: round(match.score), rank: rank + 1 };
-      });
-    }
-    if (mode !== "lexical") {
+      !fromModel && own ? { limit: this.options.feedbackMatches ?? FEEDBACK_MATCHES, accept: (slot: number) => this.table.isLive(slot) } : undefined;
+    const lexical = sides === "semantic" && !feedback ? { matches: [], alsoBest: [] } : this.lexical.search(expanded, CANDIDATES, accept, feedback);
+    if (sides !== "semantic") lexical.matches.forEach((match, rank) => candidates.set(match.doc, { textRank: rank + 1 }));
+    let queryValues: Float64Array | null = null;
+    if (sides !== "lexical") {
       const started = performance.now();
-      const { vector: asked } = this.queryVector(query);
-      const vector = this.withFeedback(asked, feedbackMatches);
+      const vector = fromModel ? own : this.withFeedback(own, lexical.alsoBest);
       if (vector) {
-        this.vectors
-          .search(vector, CANDIDATES, accept)
-          .filter((match) => match.similarity >= MIN_SIMILARITY)
-          .forEach((match, rank) => {
-            const found = entry(match.slot);
-            found.relevance += 1 / (RRF_K + rank + 1);
-            found.meaningMatch = { similarity: round(match.similarity), rank: rank + 1 };
-          });
+        queryValues = Float64Array.from(vector);
+        this.vectors.search(vector, CANDIDATES, accept).forEach((match, rank) => {
+          const found = candidates.get(match.slot);
+          if (found) found.meaningRank = rank + 1;
+          else candidates.set(match.slot, { meaningRank: rank + 1 });
+        });
       }
       this.semanticSpent += performance.now() - started;
     }
-    const hits: Array<SearchHit & { claim?: BrandClaim | undefined; payTo: string }> = [];
-    for (const [slot, { relevance, textMatch, meaningMatch }] of fused) {
+    if (!fromModel && sides !== "lexical" && degraded === undefined) degraded = this.options.encoder ? "model-busy" : "model-not-loaded";
+
+    const scored: Array<SearchHit & { relevance: number; claim?: BrandClaim | undefined; payTo: string; capped?: boolean; name: string | null }> = [];
+    for (const [slot, { textRank, meaningRank }] of candidates) {
+      const text = this.lexical.features(expanded, slot);
+      const raw = queryValues ? this.vectors.similarity(slot, queryValues) : null;
+      const similarity = raw === null ? null : calibrated(raw, fromModel, this.table.hasModelVector(slot));
+      const isStuffed = this.table.isStuffed(slot);
+      const relevance = relevanceOf(meaningScore(similarity), textScore(text.coverage, text.normalized, isStuffed), trustInText, sides);
       const facts = this.table.trust(slot);
       const claim = this.claimOf(slot);
       const factor = trustFactor(facts);
-      const score = relevance * factor * (claim ? 0.5 : 1);
-      const trust = { healthy: facts.health === "healthy", verifiedOwner: facts.verified, calls30d: facts.calls30d, factor: round(factor) };
-      hits.push({
+      const reasons: RankReasons = {
+        relevance: round(relevance),
+        match: strength(relevance),
+        ...(text.terms.length
+          ? { textMatch: { terms: [...new Set(text.terms)], score: round(text.score), coverage: round(text.coverage), rank: textRank ?? 0 } }
+          : {}),
+        ...(similarity !== null && sides !== "lexical" ? { meaningMatch: { similarity: round(similarity), rank: meaningRank ?? 0 } } : {}),
+        trust: { healthy: facts.health === "healthy", verifiedOwner: facts.verified, calls30d: facts.calls30d, indexed: facts.indexed, factor: round(factor) },
+        ...(claim ? { lookalikeOf: claim } : {}),
+        ...(isStuffed ? { stuffing: true as const } : {}),
+      };
+      const score = relevance * factor * (claim ? LOOKALIKE : 1);
+      scored.push({
         id: this.table.id(slot),
         score: round(score * 1000, 4),
-        // Only the sides that found it, in this order: one literal each (a spread of them cost a fifth of this loop).
-        reasons:
-          textMatch && meaningMatch
-            ? { textMatch, meaningMatch, trust, lookalikeOf: claim }
-            : textMatch
-              ? { textMatch, trust, lookalikeOf: claim }
-              : { meaningMatch, trust, lookalikeOf: claim },
+        reasons,
+        relevance,
         claim,
         payTo: this.table.payTo(slot),
+        name: this.table.name(slot),
       });
     }
-    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-    return {
-      hits: placeLookalikesBelowOriginals(hits)
-        .slice(0, limit)
-        .map(({ id, score, reasons }) => ({ id, score, reasons })),
-      mode,
-      degraded,
+    scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    const shown = scored.filter((hit) => hit.relevance >= FLOOR);
+    const nearMisses = scored.filter((hit) => hit.relevance < FLOOR && !hit.claim).slice(0, NEAR_MISSES);
+    const queryKey = brandKey(query);
+    const named = (hit: { name: string | null }) => {
+      const key = brandKey(hit.name ?? "");
+      return key.length >= 4 && queryKey.includes(key);
     };
+    const ranked = capSellers(placeLookalikesBelowOriginals(shown), named);
+    const out = ({ id, score, reasons, capped }: (typeof scored)[number]): SearchHit => ({
+      id,
+      score,
+      reasons: capped ? { ...reasons, sellerCapped: true } : reasons,
+    });
+    return { hits: ranked.slice(0, limit).map(out), nearMisses: nearMisses.map(out), mode, degraded };
   }
 }
 
@@ -325,8 +354,6 @@ const round = (value: number, digits = 3) => {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 };
-
-export const normalizeQuery = (query: string) => query.normalize("NFKC").toLowerCase().trim().replace(/\s+/g, " ").slice(0, 300);
 
 /**
  * Moves each look-alike just below the last listing of the brand it copies, when that brand is in the

@@ -1,26 +1,54 @@
-// The lexical side: BM25 over a listing's service name, tags, description and resource path, held in
-// memory (one posting list per term). Typo-tolerant: a query term the catalog does not hold is
-// replaced by the catalog's terms that share most of its trigrams (at most NEAR_TERMS of them,
-// weighted by that likeness), so "transcibe" finds "transcribe".
+// The lexical side: BM25 over a listing's service name, tags, description, resource path and the
+// fields it declares, held in memory (one posting list per term). Typo-tolerant: a query term of five
+// letters or more that the catalog does not hold is replaced by the catalog's terms that share most of
+// its trigrams (at most NEAR_TERMS of them, weighted by that likeness), so "transcibe" finds
+// "transcribe"; a shorter or unlike word is not turned into another word. Besides the BM25 score, a
+// listing's `coverage` is the share of the question's weight (each asked word's idf) that it holds:
+// an absolute measure the relevance floor can read, where BM25 is only comparable within one question.
 import { terms, trigramsOf } from "./text.js";
 
 const K1 = 1.2;
 const B = 0.75;
-/** A field's words count this many times (a name or tag says more than a sentence). */
-const FIELD_WEIGHT = { name: 3, tags: 2, description: 1, resource: 1 } as const;
-const NEAR_TERMS = 3;
+/** A field's words count this many times (a name or tag says more than a sentence, a declared field name less). */
+const FIELD_WEIGHT = { name: 6, tags: 4, description: 2, resource: 2, declared: 1 } as const;
+const NEAR_TERMS = 2;
 const MIN_LIKENESS = 0.4;
+const MIN_NEAR_LENGTH = 5;
 
 export interface LexicalFields {
   name: string;
   tags: string[];
   description: string;
   resource: string;
+  declared: string;
 }
 
 export interface LexicalMatch {
   doc: number;
   score: number;
+}
+
+/** A query term as the catalog holds it: the word asked, or one of its near spellings with their likeness as weight. */
+export interface QueryTerm {
+  term: string;
+  weight: number;
+  asked: string;
+}
+
+/** A question's terms and each asked word's weight in the question (its idf; a word the catalog lacks weighs the most). */
+export interface ExpandedQuery {
+  terms: QueryTerm[];
+  asked: Map<string, number>;
+}
+
+/** What the text side says of one listing for one question. */
+export interface TextFeatures {
+  /** BM25, and the same divided by the most the question's words can score (0-1, comparable across listings and filters). */
+  score: number;
+  normalized: number;
+  /** The share of the question's weight the listing holds (near spellings by their likeness). */
+  coverage: number;
+  /** The catalog terms found. */
   terms: string[];
 }
 
@@ -92,6 +120,7 @@ export class LexicalIndex {
     count(fields.tags.join(" "), FIELD_WEIGHT.tags);
     count(fields.description, FIELD_WEIGHT.description);
     count(resourceText(fields.resource), FIELD_WEIGHT.resource);
+    count(fields.declared, FIELD_WEIGHT.declared);
     let length = 0;
     for (const [term, tf] of counts) {
       let list = this.postings.get(term);
@@ -119,7 +148,7 @@ export class LexicalIndex {
 
   /** The catalog's terms nearest in spelling to one it does not hold, with their likeness (0-1). */
   private nearTerms(term: string): Array<[string, number]> {
-    if (term.length < 4) return [];
+    if (term.length < MIN_NEAR_LENGTH || /\d/.test(term)) return [];
     const grams = trigramsOf(term);
     const shared = new Map<string, number>();
     for (const gram of grams) for (const candidate of this.trigrams.get(gram) ?? []) shared.set(candidate, (shared.get(candidate) ?? 0) + 1);
@@ -131,14 +160,55 @@ export class LexicalIndex {
     return scored.sort((a, b) => b[1] - a[1]).slice(0, NEAR_TERMS);
   }
 
+  private idf(documentsWithTerm: number): number {
+    const n = Math.max(this.documents, 1);
+    return Math.log(1 + (n - documentsWithTerm + 0.5) / (documentsWithTerm + 0.5));
+  }
+
   /** The query's terms as the catalog holds them: each known term itself, each unknown one its near spellings. */
-  expand(query: string): Array<{ term: string; weight: number; asked: string }> {
-    const out: Array<{ term: string; weight: number; asked: string }> = [];
-    for (const asked of new Set(terms(query))) {
-      if (this.postings.has(asked)) out.push({ term: asked, weight: 1, asked });
-      else for (const [term, likeness] of this.nearTerms(asked)) out.push({ term, weight: likeness, asked });
+  expand(query: string): ExpandedQuery {
+    const out: QueryTerm[] = [];
+    const asked = new Map<string, number>();
+    for (const word of new Set(terms(query))) {
+      const list = this.postings.get(word);
+      if (list) {
+        out.push({ term: word, weight: 1, asked: word });
+        asked.set(word, this.idf(list.length));
+        continue;
+      }
+      const near = this.nearTerms(word);
+      for (const [term, likeness] of near) out.push({ term, weight: likeness, asked: word });
+      asked.set(word, near.length ? this.idf(this.postings.get(near[0]![0])!.length) : this.idf(1));
     }
-    return out;
+    return { terms: out, asked };
+  }
+
+  /** BM25, coverage and the terms held, for one listing (a binary search per query term). */
+  features(query: ExpandedQuery, doc: number): TextFeatures {
+    const n = this.documents;
+    const lengthFactor = this.lengthFactor(this.totalLength / Math.max(n, 1));
+    let score = 0;
+    let most = 0;
+    const held = new Map<string, number>();
+    const found: string[] = [];
+    for (const { term, weight, asked } of query.terms) {
+      const list = this.postings.get(term)!;
+      const at = indexOf(list, doc);
+      if (at < 0) continue;
+      const tf = list.tfs[at]!;
+      score += (weight * this.idf(list.length) * (K1 + 1) * tf) / (tf + lengthFactor[this.lengths[doc]!]!);
+      // A near spelling as likely as not is the word meant: it covers the word nearly whole.
+      held.set(asked, Math.max(held.get(asked) ?? 0, weight === 1 ? 1 : Math.min(0.9, weight + 0.35)));
+      found.push(term);
+    }
+    let covered = 0;
+    let total = 0;
+    for (const [word, idf] of query.asked) {
+      total += idf;
+      covered += idf * (held.get(word) ?? 0);
+      most += idf * (K1 + 1);
+    }
+    return { score, normalized: most > 0 ? Math.min(1, score / most) : 0, coverage: total > 0 ? covered / total : 0, terms: found };
   }
 
   /**
@@ -147,7 +217,7 @@ export class LexicalIndex {
    * matches of the query itself, not of a filtered view.
    */
   search(
-    query: string,
+    query: ExpandedQuery,
     limit: number,
     accept: (doc: number) => boolean,
     also?: { limit: number; accept: (doc: number) => boolean },
@@ -160,9 +230,8 @@ export class LexicalIndex {
     const scores = this.scratch;
     const touched = this.touched;
     let touchedCount = 0;
-    const expanded = this.expand(query);
     const lengthFactor = this.lengthFactor(averageLength);
-    for (const { term, weight } of expanded) {
+    for (const { term, weight } of query.terms) {
       const { docs, tfs, length } = this.postings.get(term)!;
       const scaled = weight * Math.log(1 + (n - length + 0.5) / (length + 0.5)) * (K1 + 1);
       for (let i = 0; i < length; i++) {
@@ -181,13 +250,7 @@ export class LexicalIndex {
       if (best.admits(score) && accept(doc)) best.add(doc, score);
       if (alsoBest?.admits(score) && also!.accept(doc)) alsoBest.add(doc, score);
     }
-    const matches = best.sorted().map(({ doc, score }) => ({ doc, score, terms: [] as string[] }));
-    // Which terms each kept match holds (for rankReasons): a binary search per (match, term), lists being in slot order.
-    for (const { term } of expanded) {
-      const list = this.postings.get(term)!;
-      for (const match of matches) if (holds(list, match.doc)) match.terms.push(term);
-    }
-    return { matches, alsoBest: alsoBest?.sorted().map(({ doc }) => doc) ?? [] };
+    return { matches: best.sorted(), alsoBest: alsoBest?.sorted().map(({ doc }) => doc) ?? [] };
   }
 
   /** K1 x (1 - B + B x length / average) per document length, cached while the average stays put. */
@@ -201,17 +264,18 @@ export class LexicalIndex {
   }
 }
 
-function holds(list: Postings, doc: number): boolean {
+/** Where a document is in a term's list (lists are in slot order), or -1. */
+function indexOf(list: Postings, doc: number): number {
   let low = 0;
   let high = list.length - 1;
   while (low <= high) {
     const middle = (low + high) >>> 1;
     const at = list.docs[middle]!;
-    if (at === doc) return true;
+    if (at === doc) return middle;
     if (at < doc) low = middle + 1;
     else high = middle - 1;
   }
-  return false;
+  return -1;
 }
 
 /** The `size` best (doc, score) pairs seen, as a min-heap: a score below the worst kept is turned away in O(1). */

@@ -13,6 +13,12 @@ const ALIVE = 1;
 const VERIFIED = 2;
 /** The slot's vector is the model's (else the query encoder's stand-in until the model's arrives). */
 const MODEL_VECTOR = 4;
+/** A row read from another catalog or domain (source `indexed`), not a paid listing. */
+const INDEXED = 8;
+/** A same-origin demo row (leftover seed inventory). */
+const SEED = 16;
+/** Its description repeats its words like keyword stuffing (stuffed()). */
+const STUFFED = 32;
 const NOT_CHECKED = -1;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const ADDRESS_BYTES = 20;
@@ -23,10 +29,38 @@ export interface TrustFacts {
   health: HealthStatus;
   verified: boolean;
   calls30d: number;
+  /** A row read from another catalog, not a paid listing. */
+  indexed: boolean;
 }
 
+/** The host of a resource URL, in lower case ("" when it is not a URL). */
+export function originOf(resource: string): string {
+  try {
+    return new URL(resource).hostname.toLowerCase();
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Whether a description repeats its words the way keyword stuffing does: one word five times or
+ * more, or at least 12 words of which fewer than half are distinct.
+ */
+export function stuffed(words: string[]): boolean {
+  const counts = new Map<string, number>();
+  for (const word of words) {
+    const count = (counts.get(word) ?? 0) + 1;
+    if (count >= 5) return true;
+    counts.set(word, count);
+  }
+  return words.length >= 12 && counts.size < words.length / 2;
+}
+
+/** The indexed text beside the name, description and tags: its resource, declared fields and extensions. */
+const otherText = (doc: SearchDocument) => `${doc.resource}\n${doc.declared ?? ""}\n${doc.extensions ?? ""}`;
+
 /** FNV-1a, 32 bits: enough to notice that a listing's resource changed. */
-function hashText(text: string): number {
+export function hashText(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619);
   return hash >>> 0;
@@ -57,7 +91,14 @@ export class ListingTable {
   private readonly otherPayTo = new Map<number, string>();
   private prices = new Float64Array(1024);
   private calls = new Float64Array(1024);
+  /** The resource, declared fields and extensions, hashed: a change of any is a change of the indexed text. */
   private resourceKeys = new Uint32Array(1024);
+  /** The resource's host, hashed: a brand's listings at the same origin are its owner's. */
+  private originKeys = new Uint32Array(1024);
+  private expiries = new Float64Array(1024);
+  private listedAts = new Float64Array(1024);
+  private readonly extensionKeys: string[] = [];
+  private readonly sharedStrings = new Map<string, string>();
   /** The brand registry's version each slot's look-alike check was made at (NOT_CHECKED: never). */
   private claimVersions = new Int32Array(1024);
   /** Only the slots that copy a brand. */
@@ -95,15 +136,18 @@ export class ListingTable {
   }
 
   /** A new slot for a listing (the caller has removed any earlier one). */
-  add(doc: SearchDocument, modelVector: boolean): number {
+  add(doc: SearchDocument, modelVector: boolean, isStuffed = false): number {
     const slot = this.ids.length;
     this.growColumns(slot + 1, false);
     this.ids.push(doc.id);
     this.names.push(doc.serviceName);
     this.descriptions.push(doc.description);
     this.tagLists.push(this.sharedTagList(doc.tags));
-    this.resourceKeys[slot] = hashText(doc.resource);
-    this.flags[slot] = ALIVE | (modelVector ? MODEL_VECTOR : 0);
+    this.extensionKeys.push(this.shared(doc.extensions ?? ""));
+    this.resourceKeys[slot] = hashText(otherText(doc));
+    this.originKeys[slot] = hashText(originOf(doc.resource));
+    this.listedAts[slot] = doc.listedAt;
+    this.flags[slot] = ALIVE | (modelVector ? MODEL_VECTOR : 0) | (isStuffed ? STUFFED : 0);
     this.setFacts(slot, doc);
     this.slotOf.set(doc.id, slot);
     return slot;
@@ -111,7 +155,9 @@ export class ListingTable {
 
   /** A listing's ranking facts (health, ownership, usage, price, seller), its text unchanged. */
   setFacts(slot: number, doc: SearchDocument): void {
-    this.flags[slot] = (this.flags[slot]! & ~VERIFIED) | (doc.verified ? VERIFIED : 0);
+    this.flags[slot] =
+      (this.flags[slot]! & ~(VERIFIED | INDEXED | SEED)) | (doc.verified ? VERIFIED : 0) | (doc.source === "indexed" ? INDEXED : 0) | (doc.seed ? SEED : 0);
+    this.expiries[slot] = doc.expiresAt ?? Infinity;
     this.health[slot] = HEALTH_CODE.get(doc.health) ?? 0;
     this.setPayTo(slot, doc.payTo);
     this.prices[slot] = doc.priceMicros;
@@ -126,6 +172,7 @@ export class ListingTable {
     this.ids[slot] = "";
     this.names[slot] = null;
     this.descriptions[slot] = "";
+    this.extensionKeys[slot] = "";
     this.claims.delete(slot);
     this.otherPayTo.delete(slot);
     this.dead++;
@@ -161,7 +208,37 @@ export class ListingTable {
   }
 
   trust(slot: number): TrustFacts {
-    return { health: HEALTH[this.health[slot]!]!, verified: this.verified(slot), calls30d: this.calls[slot]! };
+    return { health: HEALTH[this.health[slot]!]!, verified: this.verified(slot), calls30d: this.calls[slot]!, indexed: this.indexed(slot) };
+  }
+
+  indexed(slot: number): boolean {
+    return (this.flags[slot]! & INDEXED) !== 0;
+  }
+
+  isStuffed(slot: number): boolean {
+    return (this.flags[slot]! & STUFFED) !== 0;
+  }
+
+  listedAt(slot: number): number {
+    return this.listedAts[slot]!;
+  }
+
+  originKey(slot: number): number {
+    return this.originKeys[slot]!;
+  }
+
+  /**
+   * The catalog view's own filters (source, seed rows, an extension, expiry) as a test of a slot,
+   * prepared once per search, so the engine cuts its candidates from the rows the view shows.
+   */
+  viewTest(view: { source?: "listed" | "indexed" | undefined; includeSeed?: boolean | undefined; extension?: string | undefined; at?: number | undefined }) {
+    const { source, includeSeed, extension, at } = view;
+    const wanted = source === undefined ? -1 : source === "indexed" ? INDEXED : 0;
+    return (slot: number) =>
+      (wanted === -1 || (this.flags[slot]! & INDEXED) === wanted) &&
+      (includeSeed !== false || (this.flags[slot]! & SEED) === 0) &&
+      (extension === undefined || this.extensionKeys[slot]!.split(",").includes(extension)) &&
+      (at === undefined || this.expiries[slot]! > at);
   }
 
   /** Every tag given is among the listing's (tags already lower case). */
@@ -194,7 +271,7 @@ export class ListingTable {
     return (
       this.names[slot] !== doc.serviceName ||
       this.descriptions[slot] !== doc.description ||
-      this.resourceKeys[slot] !== hashText(doc.resource) ||
+      this.resourceKeys[slot] !== hashText(otherText(doc)) ||
       tags.length !== doc.tags.length ||
       tags.some((tag, i) => tag !== doc.tags[i])
     );
@@ -226,6 +303,9 @@ export class ListingTable {
     this.prices = grown(this.prices, size, exact);
     this.calls = grown(this.calls, size, exact);
     this.resourceKeys = grown(this.resourceKeys, size, exact);
+    this.originKeys = grown(this.originKeys, size, exact);
+    this.expiries = grown(this.expiries, size, exact);
+    this.listedAts = grown(this.listedAts, size, exact);
     this.claimVersions = grown(this.claimVersions, size, exact);
   }
 
@@ -245,6 +325,13 @@ export class ListingTable {
     const offset = slot * ADDRESS_BYTES;
     for (let i = 0; i < ADDRESS_BYTES; i++) if (this.payToBytes[offset + i] !== bytes[i]) return false;
     return true;
+  }
+
+  /** One copy of each distinct short string (extension keys: nearly every listing has "" or "bazaar"). */
+  private shared(text: string): string {
+    let out = this.sharedStrings.get(text);
+    if (out === undefined) this.sharedStrings.set(text, (out = text));
+    return out;
   }
 
   /** Tag lists are shared between the listings that have the same (a seller lists many). */

@@ -88,6 +88,11 @@ export class QueryEncoder {
     return this.outputDimensions;
   }
 
+  /** Whether a lower-case word is one the model knows whole (its vocabulary's, or the distilled word list's). */
+  knows(word: string): boolean {
+    return this.wordIds.has(word) || this.pieces.has(SEPARATOR + word);
+  }
+
   /** The most probable split of a text into vocabulary pieces (unknown characters dropped). */
   tokenize(text: string): number[] {
     const ids: number[] = [];

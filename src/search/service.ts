@@ -8,21 +8,20 @@
 // - backfill(): embeds the listings still on a stand-in vector with the model, on the worker, a
 //   batch at a time, storing each batch, and pausing after each batch so that it works only a
 //   `duty` share of the time (SEARCH_BACKFILL_DUTY, src/config.ts): catalog reads keep the rest.
-// - search(): ranked on the engine's thread with the query encoder's vector; the request thread
-//   only posts the question and reads the hits. A question is not sent to the model: 50-110 ms of
-//   the model's CPU per distinct question, anyone can send, bought 0.004 nDCG@10 for a repeat of the
-//   same words (0.627 first ask, 0.631 asked before) and kept the model's thread (~140 MB) running
-//   while nothing was left to backfill.
+// - search(): a question's first ask is embedded by the model on its thread (query-vectors.ts:
+//   batched, a bounded queue, the query encoder's vector when it is full), then ranked on the
+//   engine's thread; the request thread only posts the question and reads the hits. Anyone can send
+//   a question, so the per-client query limit (src/handlers/route-middleware.ts) is checked first.
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Database } from "../storage/database.js";
 import { EmbeddingStore, type StoredSearchRow } from "../storage/embedding-store.js";
-import { normalizeQuery } from "./engine.js";
 import type { Change, EngineStats, PendingText } from "./engine-protocol.js";
 import { EngineThread } from "./engine-thread.js";
 import { BATCH, EmbeddingPool } from "./embedding-pool.js";
 import { DIMENSIONS, type HealthStatus, type SearchDocument, type SearchFilters, type SearchMode, type SearchOutcome } from "./types.js";
 import { packVector } from "./vector-file.js";
+import { QueryVectors } from "./query-vectors.js";
 
 /** The model's name in ListingEmbedding.model: another value means "embed again". */
 export const EMBEDDING_MODEL = "use-lite-0.2.0";
@@ -67,6 +66,11 @@ export function searchDocumentOf(row: StoredSearchRow): SearchDocument {
     health: (HEALTH.has(row.healthStatus) ? row.healthStatus : "unknown") as HealthStatus,
     calls30d: row.calls30d,
     listedAt: row.listedAt.getTime(),
+    source: row.source,
+    seed: row.leftoverSeed,
+    extensions: row.extensionKeys,
+    expiresAt: row.expiresAt.getTime(),
+    declared: row.declared,
   };
 }
 
@@ -77,6 +81,7 @@ export class SearchService {
   private readonly engine: EngineThread;
   private readonly store: EmbeddingStore;
   private pool: EmbeddingPool | null = null;
+  private readonly queryVectors = new QueryVectors(() => this.modelPool());
   private lastSeen = new Date(0);
   /** Set once start() has loaded the catalog: refresh() follows changes from then on. */
   private started = false;
@@ -154,17 +159,24 @@ export class SearchService {
     return rows.length;
   }
 
-  /** The model's vector of a query, remembered for later asks (tests and tools: the request path never asks the model). */
+  /** The model's vector of a query, remembered by the engine for later asks. */
   async embedQuery(query: string): Promise<void> {
-    const pool = this.modelPool();
-    if (!pool) return;
-    const [vector] = await pool.embed([normalizeQuery(query)]);
+    const { vector } = await this.queryVectors.of(query);
     if (vector) await this.engine.call("rememberQueryVector", { query, vector });
   }
 
-  /** The engine's ranking, or null when its thread is busy with too many searches or has failed (the caller answers without it). */
-  search(query: string, options: { mode?: SearchMode; limit?: number; filters?: SearchFilters } = {}): Promise<SearchOutcome | null> {
-    return this.engine.search(query, options);
+  /**
+   * The engine's ranking, or null when its thread is busy with too many searches or has failed (the
+   * caller answers without it). A question the engine has no model vector for is embedded by the
+   * model first (query-vectors.ts), unless the model is busy: the answer then says so.
+   */
+  async search(query: string, options: { mode?: SearchMode; limit?: number; filters?: SearchFilters } = {}): Promise<SearchOutcome | null> {
+    const asked = options.mode === "lexical" ? { vector: undefined, reason: undefined } : await this.queryVectors.of(query);
+    const outcome = await this.engine.search(query, { ...options, vector: asked.vector });
+    if (outcome?.degraded === "model-busy" && asked.reason === "model-not-loaded") return { ...outcome, degraded: asked.reason };
+    // The engine no longer held a vector the service thought it did: embedded at the next ask.
+    if (outcome?.degraded === "model-busy" && asked.reason === "known") this.queryVectors.forget(query);
+    return outcome;
   }
 
   /** What the engine holds: listings, those waiting for the model's vector, its memory. */

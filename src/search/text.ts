@@ -1,28 +1,43 @@
-// Words of a listing or a query for the lexical side: lower case, split on anything that is not a
-// letter or digit, common English words dropped, a light plural/verb-ending stem.
+// Words of a listing or a query for the lexical side: lower case, English contractions and
+// possessives taken off ("who's" is "who", not "who" and "s"), split on anything that is not a
+// letter or digit (so "print-ready" is "print" and "ready"), common words dropped, and each word
+// stemmed with Porter2 (Snowball English: "recordings" meets "recording", and "news" stays "news").
+import porter2 from "wink-porter2-stemmer";
 
 const STOP_WORDS = new Set(
   (
     "a an and any are as at be by can do does for from get give i if in into is it its me my of on or our so that the their them " +
     "this to we what when where which who will with you your how just need want some there than then too very our us was were has have had " +
-    "out about up all one each per via not no api endpoint http https www com example service"
+    "out about up all one each per via not no api endpoint http https www com example service please would could should i'm let lets " +
+    "tell find show like also these those here been being am"
   ).split(" "),
 );
 
-/** A cheap stem: enough that "recordings" meets "recording", "translated" meets "translate". */
+/** Contractions and possessives: "who's", "don't", "seller's", "we'll" keep only their first word. */
+const CONTRACTION = /(\p{L})['\u2019](s|re|ve|ll|d|m|t)\b/gu;
+const NOT = /n['\u2019]t\b/gu;
+
+const stemCache = new Map<string, string>();
+/** Porter2's stem, remembered (the catalog and questions repeat words; the cache stays below 50k words). */
 export function stem(word: string): string {
-  if (word.length > 5 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
-  if (word.length > 5 && word.endsWith("ing")) return word.slice(0, -3);
-  if (word.length > 4 && word.endsWith("ed")) return word.slice(0, -2);
-  if (word.length > 4 && word.endsWith("es") && !word.endsWith("ses")) return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
-  return word;
+  let out = stemCache.get(word);
+  if (out === undefined) {
+    // Numbers and codes ("v2", "3d", "404") stay as written.
+    out = /\d/.test(word) || word.length < 3 ? word : porter2(word);
+    if (stemCache.size < 50_000) stemCache.set(word, out);
+  }
+  return out;
 }
+
+/** A question as the caches key it: NFKC, lower case, single spaces, at most 300 characters. */
+export const normalizeQuery = (query: string) => query.normalize("NFKC").toLowerCase().trim().replace(/\s+/g, " ").slice(0, 300);
 
 export function words(text: string): string[] {
   return text
     .toLowerCase()
     .normalize("NFKC")
+    .replace(NOT, "")
+    .replace(CONTRACTION, "$1")
     .split(/[^\p{L}\p{N}]+/u)
     .filter((w) => w.length > 0 && !STOP_WORDS.has(w));
 }

@@ -240,10 +240,31 @@ export class VectorIndex {
     return true;
   }
 
+  /** The similarity of a slot's stored vector to a unit query vector (read as doubles), or null when it has none. */
+  similarity(slot: number, q: Float64Array): number | null {
+    if (slot >= this.capacity || this.scales[slot] === 0) return null;
+    const words = this.dimensions / 8;
+    const packed = new Int32Array(this.values.buffer, this.values.byteOffset, this.values.length / 4);
+    let sum = 0;
+    for (let w = 0, d = 0, offset = slot * words; w < words; w++, d += 8) {
+      const word = packed[offset + w]!;
+      sum +=
+        q[d]! * ((word << 28) >> 28) +
+        q[d + 1]! * ((word << 24) >> 28) +
+        q[d + 2]! * ((word << 20) >> 28) +
+        q[d + 3]! * ((word << 16) >> 28) +
+        q[d + 4]! * ((word << 12) >> 28) +
+        q[d + 5]! * ((word << 8) >> 28) +
+        q[d + 6]! * ((word << 4) >> 28) +
+        q[d + 7]! * (word >> 28);
+    }
+    return sum * this.scales[slot]!;
+  }
+
   /**
-   * The `limit` live slots most similar to a unit query vector, most similar first: the nearest
-   * cells' listings are ranked by sign-bit agreement (SCAN_BUDGET of them at most), and the RERANK
-   * best of those by their 4-bit values.
+   * The `limit` slots `accept` admits most similar to a unit query vector, most similar first: the
+   * nearest cells' admitted listings are ranked by sign-bit agreement (SCAN_BUDGET of them at most),
+   * and the RERANK best of those by their 4-bit values.
    */
   search(query: Float32Array, limit: number, accept: (slot: number) => boolean): VectorMatch[] {
     const dims = this.dimensions;
@@ -264,6 +285,8 @@ export class VectorIndex {
       const list = this.cells[cell]!;
       const { slots, bits } = list;
       for (let k = 0; k < list.length && scanned < budget; k++) {
+        // The view's filters before anything is cut: a listing the view hides takes no place in the scan or the rerank.
+        if (!accept(slots[k]!)) continue;
         const distance = hammingDistance(queryBits, bits, k * WORDS);
         found[scanned] = slots[k]!;
         distances[scanned++] = distance;
@@ -283,7 +306,6 @@ export class VectorIndex {
     for (let k = 0; k < scanned; k++) {
       if (distances[k]! > cutoff) continue;
       const slot = found[k]!;
-      if (!accept(slot)) continue;
       // Eight 4-bit values a 32-bit word (little-endian: dimension d in bits 4d..4d+3), summed in
       // the order a byte at a time would: the same similarities, a quarter of the loads.
       const offset = slot * words;

@@ -4,6 +4,7 @@
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { Database } from "./database.js";
 import { toDate } from "./catalog-reader.js";
+import { declaredText } from "../search/declared.js";
 
 export interface StoredSearchRow {
   id: string;
@@ -24,6 +25,10 @@ export interface StoredSearchRow {
   leftoverSeed: boolean;
   network: string;
   extensionKeys: string;
+  /** `indexed` for a row read from another catalog, else `listed`. */
+  source: "listed" | "indexed";
+  /** The seller's declared fields (input schema, Bazaar extension) as words. */
+  declared: string;
   embedding: { model: string; textHash: string; vector: Uint8Array } | null;
 }
 
@@ -39,7 +44,7 @@ const PAGE = 2000;
 const liveAt = (now: Date) => Prisma.sql`l."state" IN ('active', 'indexed') AND l."expiresAt" > ${now}`;
 
 const COLUMNS = Prisma.sql`l."id", l."serviceName", l."description", l."resource", l."tags", l."sellerPayTo", l."priceMicros", l."ownerVerified",
-  l."healthStatus", l."calls30d", l."listedAt", l."expiresAt", l."updatedAt", l."state", l."leftoverSeed", l."network", l."extensionKeys",
+  l."healthStatus", l."calls30d", l."listedAt", l."expiresAt", l."updatedAt", l."state", l."leftoverSeed", l."network", l."extensionKeys", l."inputSchema", l."bazaar",
   e."model" AS "embeddingModel", e."textHash" AS "embeddingHash", e."vector" AS "embeddingVector"`;
 
 function parseTags(value: unknown): string[] {
@@ -74,6 +79,8 @@ function toRow(row: Record<string, unknown>, now: Date): StoredSearchRow {
     leftoverSeed: row.leftoverSeed === true || row.leftoverSeed === 1 || row.leftoverSeed === 1n,
     network: String(row.network),
     extensionKeys: String(row.extensionKeys ?? ""),
+    source: row.state === "indexed" ? "indexed" : "listed",
+    declared: declaredText(row.inputSchema, row.bazaar),
     embedding: vector instanceof Uint8Array && row.embeddingModel ? { model: String(row.embeddingModel), textHash: String(row.embeddingHash), vector } : null,
   };
 }

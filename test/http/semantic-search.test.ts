@@ -11,7 +11,10 @@ interface Item {
   metadata: {
     listingId: string;
     lookalike?: boolean;
+    match?: "strong" | "weak";
     rankReasons?: {
+      relevance: number;
+      match: "strong" | "weak";
       textMatch?: { terms: string[] };
       meaningMatch?: { similarity: number };
       trust: { factor: number; verifiedOwner: boolean };
@@ -23,6 +26,8 @@ interface SearchDocument {
   items: Item[];
   searchMode?: string;
   searchModeReason?: string;
+  nearMisses?: Item[];
+  interpretedFilters?: Record<string, string>;
   pagination: { total: number; cursor: string | null };
 }
 
@@ -59,7 +64,7 @@ describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database
     for (;;) {
       const { body } = await search("/discovery/search?query=forecast");
       if (body.searchMode === "hybrid") break;
-      expect(body).toMatchObject({ searchMode: "lexical", searchModeReason: "semantic-not-ready" });
+      expect(body).toMatchObject({ searchMode: "substring", searchModeReason: "semantic-not-ready" });
       if (Date.now() > deadline) throw new Error("the search engine did not become ready");
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -69,10 +74,14 @@ describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database
   });
 
   it("finds a listing by what it does, in a buyer's words, where substring matching finds nothing", async () => {
+    const substring = await search(`/discovery/search?mode=substring&query=${encodeURIComponent("transcribe my audio recordings")}`);
+    expect(substring.body.searchMode).toBe("substring");
+    expect(substring.body.searchModeReason).toBeUndefined();
+    expect(idsOf(substring.body)).toEqual([]);
+    // mode=lexical is the engine's BM25 (stemmed words), not the whole question as one substring.
     const lexical = await search(`/discovery/search?mode=lexical&query=${encodeURIComponent("transcribe my audio recordings")}`);
     expect(lexical.body.searchMode).toBe("lexical");
-    expect(lexical.body.searchModeReason).toBeUndefined();
-    expect(idsOf(lexical.body)).toEqual([]);
+    expect(idsOf(lexical.body)[0]).toBe(ids.transcribe);
     const hybrid = await search(`/discovery/search?query=${encodeURIComponent("transcribe my audio recordings")}`);
     expect(hybrid.status).toBe(200);
     expect(hybrid.body.searchMode).toBe("hybrid");
@@ -88,10 +97,38 @@ describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database
     expect(first.metadata.rankReasons?.textMatch?.terms.length).toBeGreaterThan(0);
     expect(first.metadata.rankReasons?.trust.factor).toBeGreaterThan(0);
     expect(first.metadata.lookalike).toBe(false);
+    // Relevance and match strength apart from trust, which only breaks near ties.
+    expect(first.metadata.match).toBe(first.metadata.rankReasons!.match);
+    expect(first.metadata.rankReasons!.relevance).toBeGreaterThan(0.4);
+    expect(first.metadata.rankReasons!.trust.factor).toBeGreaterThanOrEqual(0.94);
+    expect(first.metadata.rankReasons!.trust.factor).toBeLessThanOrEqual(1.06);
+  });
+
+  it("answers nothing when nothing matches, with the closest listings apart as near misses", async () => {
+    const { body } = await search(`/discovery/search?query=${encodeURIComponent("qzxv wkjhg plorf")}`);
+    expect(body.searchMode).toBe("hybrid");
+    expect(body.items).toEqual([]);
+    expect(body.pagination.total).toBe(0);
+    for (const item of body.nearMisses ?? []) expect(item.metadata.rankReasons!.relevance).toBeLessThan(0.4);
+  });
+
+  it("reads a price cap and 'cheapest' from the question's words, and says so", async () => {
+    const { body } = await search(`/discovery/search?query=${encodeURIComponent("transcribe audio recordings under 2 cents")}`);
+    expect(body.interpretedFilters).toEqual({ maxPrice: "0.02" });
+    expect(idsOf(body)).toContain(ids.transcribe);
+    const cheap = await search(`/discovery/search?query=${encodeURIComponent("transcribe audio recordings under 1.5 cents")}`);
+    expect(idsOf(cheap.body)).not.toContain(ids.transcribe);
+    // An explicit parameter wins over the words.
+    const explicit = await search(`/discovery/search?query=${encodeURIComponent("transcribe audio under 1 cent")}&maxPrice=0.05`);
+    expect(explicit.body.interpretedFilters).toBeUndefined();
+    expect(idsOf(explicit.body)).toContain(ids.transcribe);
+    const cheapest = await search(`/discovery/search?query=${encodeURIComponent("cheapest audio transcription")}`);
+    expect(cheapest.body.interpretedFilters).toEqual({ sort: "price" });
+    expect(idsOf(cheapest.body)[0]).toBe(ids.copy);
   });
 
   it("ranks a look-alike of a verified seller below it, and flags it", async () => {
-    const { body } = await search("/discovery/search?query=ScribeFlow");
+    const { body } = await search(`/discovery/search?query=${encodeURIComponent("ScribeFlow transcribes audio recordings")}`);
     const order = idsOf(body);
     expect(order).toContain(ids.copy);
     expect(order.indexOf(ids.transcribe!)).toBeLessThan(order.indexOf(ids.copy!));
@@ -126,7 +163,7 @@ describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database
   });
 
   it("answers with substring matching when asked, the old shape", async () => {
-    const { body } = await search("/discovery/search?mode=lexical&query=forecast");
+    const { body } = await search("/discovery/search?mode=substring&query=forecast");
     expect(idsOf(body)).toEqual([ids.weather]);
     expect(body.items[0]!.metadata.rankReasons).toBeUndefined();
   });

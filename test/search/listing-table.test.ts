@@ -46,7 +46,7 @@ describe("ListingTable", () => {
   it("holds the ranking facts and filters by them", () => {
     const table = new ListingTable();
     const slot = table.add(doc("c", EVM, { health: "unhealthy", verified: true, calls30d: 3 }), true);
-    expect(table.trust(slot)).toEqual({ health: "unhealthy", verified: true, calls30d: 3 });
+    expect(table.trust(slot)).toEqual({ health: "unhealthy", verified: true, calls30d: 3, indexed: false });
     expect(table.hasModelVector(slot)).toBe(true);
     expect(table.hasTags(slot, ["weather"])).toBe(true);
     expect(table.hasTags(slot, ["weather", "rain"])).toBe(false);

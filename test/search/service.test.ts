@@ -84,22 +84,33 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     }
   }, 120_000);
 
-  it("answers while the model's thread is stopped idle, a question does not start it, and the model's work does", async () => {
+  it("reads a question's first ask with the model, and a repeat without it (the model's thread may stay stopped)", async () => {
     const idle = new SearchService(context.db, { modelIdleMs: 200 });
     await idle.start(at(1));
-    await idle.embedQuery("weather forecast");
+    const first = await idle.search("weather forecast", { mode: "hybrid" });
+    expect(first).toMatchObject({ mode: "hybrid", hits: [{ id: ids.weather }] });
+    expect(first!.degraded).toBeUndefined();
     expect(idle.modelThreads).toBe(1);
-    const cached = await idle.search("weather forecast", { mode: "hybrid" });
     while (idle.modelThreads > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await idle.search("weather forecast", { mode: "hybrid" })).toEqual(cached);
-    expect(await idle.search("rain tomorrow", { mode: "hybrid" })).toMatchObject({ mode: "hybrid", hits: [{ id: ids.weather }] });
-    // A buyer's question is answered with the query encoder alone: the model's thread stays stopped.
+    // Asked again: the engine holds the model's vector, the model's thread stays stopped.
+    expect(await idle.search("weather forecast", { mode: "hybrid" })).toEqual(first);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(idle.modelThreads).toBe(0);
-    await idle.embedQuery("rain tomorrow");
+    // A new question starts it again, and is answered with the model's reading.
+    const fresh = await idle.search("a forecast for the weekend", { mode: "hybrid" });
+    expect(fresh).toMatchObject({ mode: "hybrid", hits: [{ id: ids.weather }] });
+    expect(fresh!.degraded).toBeUndefined();
     expect(idle.modelThreads).toBe(1);
     await idle.close();
   }, 180_000);
+
+  it("says so when the model is not loaded: the query encoder read the question", async () => {
+    const noModel = new SearchService(context.db, { model: false });
+    await noModel.start(at(1));
+    expect(await noModel.search("weather forecast", { mode: "hybrid" })).toMatchObject({ mode: "hybrid", degraded: "model-not-loaded" });
+    expect(await noModel.search("weather forecast", { mode: "lexical" })).toMatchObject({ mode: "lexical", degraded: undefined });
+    await noModel.close();
+  });
 
   it("follows changes only once it has loaded the catalog (the follower's first run does not load it twice)", async () => {
     const fresh = new SearchService(context.db, { model: false });
