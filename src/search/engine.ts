@@ -281,19 +281,28 @@ export class SearchEngine {
     // question's own, whatever the view's filters: a filter must not change what the words mean).
     const feedback =
       !fromModel && own ? { limit: this.options.feedbackMatches ?? FEEDBACK_MATCHES, accept: (slot: number) => this.table.isLive(slot) } : undefined;
-    const lexical = sides === "semantic" && !feedback ? { matches: [], alsoBest: [] } : this.lexical.search(expanded, CANDIDATES, accept, feedback);
-    if (sides !== "semantic") lexical.matches.forEach((match, rank) => candidates.set(match.doc, { textRank: rank + 1 }));
+    // Both sources asked: each picks its own candidates, so no number of indexed rows can take a
+    // listed one's place (they rank after the paid listings of similar relevance, trust.indexed).
+    const filters = options.filters ?? {};
+    const pools = filters.source === undefined ? [this.accepts({ ...filters, source: "listed" }), this.accepts({ ...filters, source: "indexed" })] : [accept];
+    let alsoBest: number[] = [];
+    for (const admits of pools) {
+      const lexical = sides === "semantic" && !feedback ? { matches: [], alsoBest: [] } : this.lexical.search(expanded, CANDIDATES, admits, feedback);
+      if (alsoBest.length === 0) alsoBest = lexical.alsoBest;
+      if (sides !== "semantic") lexical.matches.forEach((match, rank) => candidates.set(match.doc, { textRank: rank + 1 }));
+    }
     let queryValues: Float64Array | null = null;
     if (sides !== "lexical") {
       const started = performance.now();
-      const vector = fromModel ? own : this.withFeedback(own, lexical.alsoBest);
+      const vector = fromModel ? own : this.withFeedback(own, alsoBest);
       if (vector) {
         queryValues = Float64Array.from(vector);
-        this.vectors.search(vector, CANDIDATES, accept).forEach((match, rank) => {
-          const found = candidates.get(match.slot);
-          if (found) found.meaningRank = rank + 1;
-          else candidates.set(match.slot, { meaningRank: rank + 1 });
-        });
+        for (const admits of pools)
+          this.vectors.search(vector, CANDIDATES, admits).forEach((match, rank) => {
+            const found = candidates.get(match.slot);
+            if (found) found.meaningRank = rank + 1;
+            else candidates.set(match.slot, { meaningRank: rank + 1 });
+          });
       }
       this.semanticSpent += performance.now() - started;
     }
