@@ -1,6 +1,6 @@
 // Which skill a message asks for, and with which arguments: a DataPart {skill, arguments}, or
-// metadata.skill (a DataPart then holds the arguments), or text naming a skill; anything else
-// lists the market.
+// metadata.skill (a DataPart then holds the arguments), or text naming a skill; any other text is a
+// search of the market for its words ("I need a currency converter"), and no text lists the market.
 import type { Message } from "@a2a-js/sdk";
 import { isJsonObject } from "../contract/json.js";
 import { SKILL_NAMES, type SkillName } from "./market-tools.js";
@@ -16,16 +16,26 @@ export function skillNamed(id: string): SkillName | undefined {
   return SKILL_NAMES.find((name) => name === normalized) ?? FORMER_IDS[normalized];
 }
 
-/** Words that name a skill in plain text, checked in this order; no match lists the market. */
+/** Words that name a skill in plain text, checked in this order; no match searches the market for the text. */
 const TEXT_CUES: ReadonlyArray<readonly [RegExp, SkillName]> = [
   [/\bvalidat/i, "validate_listing"],
   [/\b(sell|seller|selling)\b/i, "how_to_sell"],
   [/\b(buy|buyer|buying|purchase)\b/i, "how_to_buy"],
 ];
 
-function skillInText(text: string): SkillName {
-  const named = SKILL_NAMES.find((name) => new RegExp(`\\b${name.replace("_", "[_ -]")}\\b`, "i").test(text));
-  return named ?? TEXT_CUES.find(([cue]) => cue.test(text))?.[1] ?? "list_market";
+/** The longest question the search takes (the contract's `query`). */
+const MAX_QUERY = 200;
+
+function skillInText(text: string): SkillRequest {
+  const named = SKILL_NAMES.find((name) => new RegExp(`\\b${name.replace("_", "[_ -]")}\\b`, "i").test(text)) ?? TEXT_CUES.find(([cue]) => cue.test(text))?.[1];
+  if (named) return { skill: named, arguments: {} };
+  // Control characters are no part of a question (the contract refuses them); the words are.
+  const query = text
+    .replace(/\p{Cc}+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, MAX_QUERY);
+  return { skill: "list_market", arguments: query ? { query } : {} };
 }
 
 function chosen(id: unknown, args: unknown): SkillRequest {
@@ -44,5 +54,5 @@ export function skillRequestOf(message: Message): SkillRequest {
   const metadataSkill = message.metadata?.skill as unknown;
   if (metadataSkill !== undefined) return chosen(metadataSkill, data[0] ?? message.metadata?.arguments);
   const text = message.parts.flatMap((part) => (part.content?.$case === "text" ? [part.content.value] : [])).join("\n");
-  return { skill: skillInText(text), arguments: {} };
+  return skillInText(text);
 }

@@ -71,13 +71,19 @@ const listMarketInput = (): z.ZodType<SearchArguments> => queryArguments(SEARCH_
 function catalogText(document: DiscoveryDocument): string {
   const { items, pagination } = document;
   const scope = document.query ? ` matching ${JSON.stringify(document.query)}` : "";
-  if (items.length === 0) return `No listings${scope} at offset ${pagination.offset} (total ${pagination.total}).`;
+  if (items.length === 0) {
+    const near = document.nearMisses?.length
+      ? ` Nothing matches well enough to buy; closest, not answers: ${document.nearMisses.map((item) => `${item.serviceName ?? item.resource} (${item.resource})`).join(", ")}.`
+      : "";
+    return `No listings${scope} at offset ${pagination.offset} (total ${pagination.total}).${near}`;
+  }
   const lines = items.map((item, index) => {
     const pay = item.accepts[0];
     const { health } = item.metadata;
     const failing = health.failureCode ? ` (${health.failureCode})` : "";
     const indexed = item.metadata.source === "indexed" ? `; indexed from ${item.metadata.provenance?.source ?? "another catalog"}, not a paid listing` : "";
-    return `${pagination.offset + index + 1}. ${item.description}\n   ${item.metadata.priceUsdc} USDC, ${item.method} ${item.resource}, pays ${pay?.payTo ?? item.metadata.salePayTo} on ${pay?.network ?? "?"}; health ${health.status}${failing}${indexed}`;
+    const match = item.metadata.match ? `[${item.metadata.match} match] ` : "";
+    return `${pagination.offset + index + 1}. ${match}${item.description}\n   ${item.metadata.priceUsdc} USDC, ${item.method} ${item.resource}, pays ${pay?.payTo ?? item.metadata.salePayTo} on ${pay?.network ?? "?"}; health ${health.status}${failing}${indexed}`;
   });
   const next = pagination.nextCursor ? `\nNext page: call list_market again with cursor ${JSON.stringify(pagination.nextCursor)}.` : "\nThis is the last page.";
   return (

@@ -164,13 +164,16 @@ describe.each([
     expect(answer.data).toEqual((await callTool("list_market", { query: "weather", limit: 1 })).structuredContent);
   });
 
-  it("text naming a skill runs it; any other text lists the market", async () => {
+  it("text naming a skill runs it; any other text searches the market for its words", async () => {
     expect((await send(client(), [textPart("How do I sell my API here?")])).data).toEqual((await callTool("how_to_sell")).structuredContent);
     expect((await send(client(), [textPart("please validate_listing")])).data).toEqual({
       isError: true,
       message: toolText(await callTool("validate_listing")),
     });
-    expect((await send(client(), [textPart("hello")])).data).toEqual((await callTool("list_market")).structuredContent);
+    expect((await send(client(), [textPart("I need a weather forecast")])).data).toEqual(
+      (await callTool("list_market", { query: "I need a weather forecast" })).structuredContent,
+    );
+    expect((await send(client(), [textPart("")])).data).toEqual((await callTool("list_market")).structuredContent);
   });
 
   it("an unknown skill is refused by name, with the skills there are", async () => {
