@@ -18,6 +18,7 @@ export interface PendingText {
   id: string;
   serviceName: string | null;
   description: string;
+  declared?: string | undefined;
 }
 
 export type EngineRequest = { id: number } & (

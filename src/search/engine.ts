@@ -21,7 +21,7 @@ import {
   trustFactor,
   type QueryShape,
 } from "./relevance.js";
-import { brandKey, normalizeQuery, words } from "./text.js";
+import { brandKey, listingText, normalizeQuery, words } from "./text.js";
 import type { RankReasons, SearchDocument, SearchFilters, SearchHit, SearchMode, SearchOutcome } from "./types.js";
 import { VectorIndex } from "./vector-index.js";
 import { quantize, type VectorRows } from "./vector-file.js";
@@ -106,7 +106,7 @@ export class SearchEngine {
   upsert(doc: SearchDocument, modelVector?: Float32Array): void {
     this.remove(doc.id);
     this.lookalikesChecked = false;
-    const vector = modelVector ?? this.options.encoder?.encode(`${doc.serviceName ?? ""}. ${doc.description}`) ?? null;
+    const vector = modelVector ?? this.options.encoder?.encode(listingText(doc)) ?? null;
     const slot = this.table.add(doc, modelVector !== undefined, stuffed(words(doc.description)));
     this.lexical.add(slot, { name: doc.serviceName ?? "", tags: doc.tags, description: doc.description, resource: doc.resource, declared: doc.declared ?? "" });
     if (vector) this.vectors.add(slot, vector);
@@ -117,10 +117,12 @@ export class SearchEngine {
     return this.table.slot(id) !== undefined;
   }
 
-  /** The text a listing is embedded from. */
-  text(id: string): { serviceName: string | null; description: string } | undefined {
+  /** What a listing is embedded from (listingText). */
+  text(id: string): { serviceName: string | null; description: string; declared?: string | undefined } | undefined {
     const slot = this.table.slot(id);
-    return slot === undefined ? undefined : { serviceName: this.table.name(slot), description: this.table.description(slot) };
+    if (slot === undefined) return undefined;
+    const declared = this.table.declaredOfTerse(slot);
+    return { serviceName: this.table.name(slot), description: this.table.description(slot), ...(declared ? { declared } : {}) };
   }
 
   /** Whether a new version of a listing changes its indexed text (else updateFacts is enough). */

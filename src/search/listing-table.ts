@@ -5,6 +5,7 @@
 // map at 80,000 sellers, against 2 MB), in lower case otherwise. A slot's texts are dropped when it
 // dies; its number is not reused (the indexes still name it).
 import type { BrandClaim } from "./brands.js";
+import { listingText } from "./text.js";
 import type { HealthStatus, SearchDocument, TrustFilter } from "./types.js";
 
 const HEALTH: readonly HealthStatus[] = ["unknown", "healthy", "unhealthy", "drifted"];
@@ -98,6 +99,8 @@ export class ListingTable {
   private expiries = new Float64Array(1024);
   private listedAts = new Float64Array(1024);
   private readonly extensionKeys: string[] = [];
+  /** The declared fields of listings whose description is terse (the only ones the model reads them for: listingText). */
+  private readonly terseDeclared = new Map<number, string>();
   private readonly sharedStrings = new Map<string, string>();
   /** The brand registry's version each slot's look-alike check was made at (NOT_CHECKED: never). */
   private claimVersions = new Int32Array(1024);
@@ -144,6 +147,8 @@ export class ListingTable {
     this.descriptions.push(doc.description);
     this.tagLists.push(this.sharedTagList(doc.tags));
     this.extensionKeys.push(this.shared(doc.extensions ?? ""));
+    const text = listingText(doc);
+    if (doc.declared && text.length > (doc.serviceName ?? "").length + doc.description.length + 2) this.terseDeclared.set(slot, doc.declared);
     this.resourceKeys[slot] = hashText(otherText(doc));
     this.originKeys[slot] = hashText(originOf(doc.resource));
     this.listedAts[slot] = doc.listedAt;
@@ -173,6 +178,7 @@ export class ListingTable {
     this.names[slot] = null;
     this.descriptions[slot] = "";
     this.extensionKeys[slot] = "";
+    this.terseDeclared.delete(slot);
     this.claims.delete(slot);
     this.otherPayTo.delete(slot);
     this.dead++;
@@ -188,6 +194,11 @@ export class ListingTable {
 
   description(slot: number): string {
     return this.descriptions[slot]!;
+  }
+
+  /** The declared fields of a listing with a terse description (else undefined). */
+  declaredOfTerse(slot: number): string | undefined {
+    return this.terseDeclared.get(slot);
   }
 
   /** The seller's address, in lower case. */

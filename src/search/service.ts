@@ -22,6 +22,7 @@ import { BATCH, EmbeddingPool } from "./embedding-pool.js";
 import { DIMENSIONS, type HealthStatus, type SearchDocument, type SearchFilters, type SearchMode, type SearchOutcome } from "./types.js";
 import { packVector } from "./vector-file.js";
 import { QueryVectors } from "./query-vectors.js";
+import { listingText } from "./text.js";
 
 /** The model's name in ListingEmbedding.model: another value means "embed again". */
 export const EMBEDDING_MODEL = "use-lite-0.2.0";
@@ -47,7 +48,8 @@ export interface SearchServiceOptions {
   log?: SearchServiceLog | undefined;
 }
 
-export const embeddingText = (row: { serviceName: string | null; description: string }) => `${row.serviceName ?? ""}. ${row.description}`;
+/** What the model embeds for a listing (its name, description, and a terse one's declared fields). */
+export const embeddingText = listingText;
 /** What ListingEmbedding.textHash holds: a stored vector is the listing's while its text hashes the same. */
 export const textHash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 32);
 const HEALTH = new Set(["healthy", "unhealthy", "drifted", "unknown"]);

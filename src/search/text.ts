@@ -44,6 +44,19 @@ export function words(text: string): string[] {
 
 export const terms = (text: string): string[] => words(text).map(stem);
 
+/** A description this short says too little for the model alone: the seller's declared fields join it. */
+const SHORT_DESCRIPTION = 12;
+
+/**
+ * The text the sentence model reads for a listing: its name and description, and for a terse
+ * description (fewer than SHORT_DESCRIPTION words) the fields it declares (its schema's property
+ * names and descriptions), so a listing described by its schema is found by what its fields mean.
+ */
+export function listingText(doc: { serviceName: string | null; description: string; declared?: string | undefined }): string {
+  const base = `${doc.serviceName ?? ""}. ${doc.description}`;
+  return doc.declared && words(doc.description).length < SHORT_DESCRIPTION ? `${base} ${doc.declared.slice(0, 300)}` : base;
+}
+
 /** The padded trigrams of a term ("^ab", "abc", ..., "yz$"), for near-spelling lookups. */
 export function trigramsOf(term: string): string[] {
   const padded = `^${term}$`;

@@ -6,6 +6,8 @@ import { SearchEngine } from "../../src/search/engine.js";
 import { EmbeddingPool } from "../../src/search/embedding-pool.js";
 import { loadCodebook, loadQueryEncoder } from "../../src/search/query-encoder.js";
 import type { SearchDocument } from "../../src/search/types.js";
+import { declaredText } from "../../src/search/declared.js";
+import { listingText } from "../../src/search/text.js";
 
 const payTo = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
 let n = 0;
@@ -130,5 +132,24 @@ describe("ranking against a gaming seller or source", () => {
     const found = engine.search(text, { vector: await question(text) });
     expect(found.hits).toEqual([]);
     for (const miss of found.nearMisses) expect(miss.reasons.match).toBe("weak");
+  });
+});
+
+describe("what sellers declare", () => {
+  it("finds a listing described by its schema alone by what its fields mean", async () => {
+    const declared = declaredText({
+      properties: {
+        iban: { type: "string", description: "International bank account number to check" },
+        bic: { type: "string", description: "Bank identifier code" },
+      },
+    });
+    const terse = doc("AcctCheck", "Checks one input.", { declared });
+    const [vector] = await pool.embed([listingText(terse)]);
+    engine.upsert(terse, vector);
+    const text = "validate a bank account number";
+    const found = engine.search(text, { vector: await question(text) });
+    expect(found.hits.slice(0, 3).map((hit) => hit.id)).toContain(terse.id);
+    expect(found.hits.find((hit) => hit.id === terse.id)!.reasons.textMatch?.terms).toEqual(expect.arrayContaining(["bank", "account"]));
+    engine.remove(terse.id);
   });
 });
