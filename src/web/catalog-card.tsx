@@ -89,6 +89,13 @@ export function Card({ item }: { item: CatalogItem }): VNode {
       </div>
       <p class="desc">{clip(item.description, 200)}</p>
       <ul class="facts">
+        {metadata.match && (
+          <li>
+            <span class={`badge match-${metadata.match}`} title="How well this listing answers the question (rankReasons.relevance)">
+              {metadata.match === "strong" ? "strong match" : "weak match"}
+            </span>
+          </li>
+        )}
         <li>
           <strong>{metadata.priceUsdc} USDC</strong> per call
         </li>

@@ -223,6 +223,13 @@ function Empty({ filters }: { filters: HomeFilters }): VNode {
       </p>
     );
   }
+  if (filters.query) {
+    return (
+      <p>
+        Nothing here answers “{filters.query}” well enough to buy: no listing passed the relevance floor. Try other words, or <a href="/">clear the filters</a>.
+      </p>
+    );
+  }
   return (
     <p>
       No listing matches these filters. <a href="/">Clear the filters</a> or try another word.
