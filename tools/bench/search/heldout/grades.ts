@@ -1,0 +1,26 @@
+// Grades and the word check of the held-out benchmark (issue 43).
+import { terms } from "../../../../src/search/text.js";
+import { gradeOf, type HeldoutListing, type HeldoutQuestion } from "./model.js";
+
+/** Every listing graded above 0 for a question. */
+export function gradesOf(question: HeldoutQuestion, listings: HeldoutListing[]): Map<string, number> {
+  const grades = new Map<string, number>();
+  for (const listing of listings) {
+    const grade = gradeOf(question, listing);
+    if (grade > 0) grades.set(listing.id, grade);
+  }
+  return grades;
+}
+
+/** The text a listing shows a word search: its name, description and tags. */
+export const listingText = (listing: HeldoutListing) => `${listing.serviceName ?? ""} ${listing.description} ${listing.tags.join(" ")}`;
+
+/** The content words (the engine's own tokenizer) a question shares with any of its grade-3 listings; undefined when it has none. */
+export function sharedWords(question: HeldoutQuestion, listings: HeldoutListing[], grades = gradesOf(question, listings)): string[] | undefined {
+  const exact = listings.filter((listing) => grades.get(listing.id) === 3);
+  if (exact.length === 0) return undefined;
+  const asked = new Set(terms(question.q));
+  const shared = new Set<string>();
+  for (const listing of exact) for (const term of terms(listingText(listing))) if (asked.has(term)) shared.add(term);
+  return [...shared];
+}
