@@ -354,4 +354,12 @@ export const ROWS_D: Record<string, ListingRow[]> = {
     ["misc-d1", "colors", "Colorly", "Colorly", "Colour palettes from an image or a seed colour, with contrast checks.", "colors,palette,design", 50],
     ["misc-d2", "fonts", "Fontmatch", "Fontmatch", "Identify the font in an image of text.", "fonts,typography", 500],
   ],
+  devtools: [
+    ["dev-cron", "cron", "cronx", "cronx", "cron expr -> upcoming runs", "", 10],
+    ["dev-ua", "useragent", "uap", "uap", "UA string → browser/os/device", "", 10],
+    ["dev-mime", "filetype", "magicbytes", "magic", "bytes -> mime", "", 10],
+    ["dev-md", "markdown", "md2", "md2", "md → html", "", 10],
+    ["dev-jsonschema", "jsonschema", "schemacheck", "schemacheck", "validate doc against schema; returns errors", "", 10],
+    ["dev-slug", "slug", "slugfn", "slug-fn", "POST.", "", 10, { in: { title: "any text" }, out: { slug: "lowercase, hyphenated, URL-safe" } }],
+  ],
 };
