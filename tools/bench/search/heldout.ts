@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { EmbeddingPool } from "../../../src/search/embedding-pool.js";
 import { EMBEDDING_MODEL } from "../../../src/search/service.js";
-import { gradesOf, sharedWords } from "./heldout/grades.js";
+import { datasetProblems, gradesOf, sharedWords } from "./heldout/grades.js";
 import { LISTINGS } from "./heldout/listings.js";
 import type { HeldoutQuestion, QuestionKind } from "./heldout/model.js";
 import { DEV_QUESTIONS } from "./heldout/questions-dev.js";
@@ -35,12 +35,8 @@ const byId = new Map(LISTINGS.map((listing) => [listing.id, listing]));
 const gradesByQuestion = new Map(ALL.map((question) => [question, gradesOf(question, LISTINGS)]));
 const noSharedWord = new Set(ALL.filter((question) => sharedWords(question, LISTINGS, gradesByQuestion.get(question))?.length === 0));
 const kinds = [...new Set(ALL.map((question) => question.kind))];
-const asked = new Map<string, string>();
-for (const question of ALL) {
-  const key = questionEmbeddingText(question.q);
-  if (asked.has(key)) throw new Error(`the question "${question.q}" is asked twice ("${asked.get(key)}")`);
-  asked.set(key, question.q);
-}
+const problems = datasetProblems(ALL, LISTINGS);
+if (problems.length > 0) throw new Error(`the held-out set has mistakes:\n${problems.join("\n")}`);
 console.log(
   `held-out set: ${LISTINGS.length} listings (${new Set(LISTINGS.map((l) => l.topic.split("/")[0])).size} kinds of service, ${new Set(LISTINGS.map((l) => l.seller)).size} sellers); ` +
     `${ALL.length} questions (dev ${DEV_QUESTIONS.length}, test ${TEST_QUESTIONS.length})`,

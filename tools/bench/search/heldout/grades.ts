@@ -24,3 +24,22 @@ export function sharedWords(question: HeldoutQuestion, listings: HeldoutListing[
   for (const listing of exact) for (const term of terms(listingText(listing))) if (asked.has(term)) shared.add(term);
   return [...shared];
 }
+
+/** Authoring mistakes that would make a grade silently 0: an unknown listing id or topic, an answered question without an exact answer, a question asked twice. */
+export function datasetProblems(questions: HeldoutQuestion[], listings: HeldoutListing[]): string[] {
+  const ids = new Set(listings.map((listing) => listing.id));
+  const topics = new Set(listings.flatMap((listing) => listing.topic.split("/").map((_, i, parts) => parts.slice(0, i + 1).join("/"))));
+  const problems: string[] = [];
+  const asked = new Set<string>();
+  for (const question of questions) {
+    const key = question.q.normalize("NFKC").toLowerCase().trim().replace(/\s+/g, " ");
+    if (asked.has(key)) problems.push(`asked twice: "${question.q}"`);
+    asked.add(key);
+    for (const id of Object.keys(question.ids ?? {})) if (!ids.has(id)) problems.push(`"${question.q}" grades an unknown listing ${id}`);
+    for (const topic of Object.keys(question.rel)) if (!topics.has(topic)) problems.push(`"${question.q}" grades an unknown topic ${topic}`);
+    const graded = gradesOf(question, listings);
+    if (question.kind === "offcatalog" && graded.size > 0) problems.push(`"${question.q}" is off-catalog but grades listings`);
+    if (question.kind !== "offcatalog" && ![...graded.values()].includes(3)) problems.push(`"${question.q}" has no listing graded 3`);
+  }
+  return problems;
+}

@@ -290,7 +290,7 @@ export const ROWS_C: Record<string, ListingRow[]> = {
   realestate: [
     [
       "re-c1",
-      "",
+      "listings",
       "Casafacil",
       "Casafacil Inmuebles",
       "Pisos y casas en venta y alquiler en España con precio por metro cuadrado.",
