@@ -15,6 +15,7 @@ import {
   relevanceOf,
   NEAR_MISSES,
   FLOOR,
+  ANSWER_FLOOR,
   strength,
   textScore,
   textTrust,
@@ -343,8 +344,9 @@ export class SearchEngine {
       });
     }
     scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-    const shown = scored.filter((hit) => hit.relevance >= FLOOR);
-    const nearMisses = scored.filter((hit) => hit.relevance < FLOOR && !hit.claim).slice(0, NEAR_MISSES);
+    const answered = scored.some((hit) => hit.relevance >= ANSWER_FLOOR);
+    const shown = answered ? scored.filter((hit) => hit.relevance >= FLOOR) : [];
+    const nearMisses = (answered ? scored.filter((hit) => hit.relevance < FLOOR) : scored).filter((hit) => !hit.claim).slice(0, NEAR_MISSES);
     const queryKey = brandKey(query);
     const named = (hit: { name: string | null }) => {
       const key = brandKey(hit.name ?? "");
@@ -367,24 +369,11 @@ const round = (value: number, digits = 3) => {
 };
 
 /**
- * Moves each look-alike just below the last listing of the brand it copies, when that brand is in the
- * answer. Most answers have no original of any look-alike in them: those are returned as they are,
- * without a search of the answer per look-alike (0.5 ms of a 10k-listing question's CPU).
+ * Moves each look-alike below every listing that is not one (so below the brand it copies whenever
+ * that is in the answer): a copy is never offered before an original. Most answers hold no
+ * look-alike: those are returned as they are.
  */
-function placeLookalikesBelowOriginals<T extends { claim?: BrandClaim | undefined; payTo: string }>(hits: T[]): T[] {
+function placeLookalikesBelowOriginals<T extends { claim?: BrandClaim | undefined }>(hits: T[]): T[] {
   if (!hits.some((hit) => hit.claim)) return hits;
-  const originalPayTos = new Set(hits.flatMap((hit) => (hit.claim ? [] : [hit.payTo.toLowerCase()])));
-  const out = [...hits];
-  for (const hit of hits) {
-    if (!hit.claim) continue;
-    const brandPayTo = hit.claim.payTo.toLowerCase();
-    if (!originalPayTos.has(brandPayTo)) continue;
-    const original = out.findLastIndex((other) => !other.claim && other.payTo.toLowerCase() === brandPayTo);
-    const at = out.indexOf(hit);
-    if (original > at) {
-      out.splice(at, 1);
-      out.splice(original, 0, hit);
-    }
-  }
-  return out;
+  return [...hits.filter((hit) => !hit.claim), ...hits.filter((hit) => hit.claim)];
 }

@@ -1,6 +1,7 @@
 // The held-out search benchmark's shapes (issue 43): listings written as sellers write them, and
 // buyer questions graded per listing. Listing data: listings-*.ts; questions: questions-dev.ts
 // (tune on these) and questions-test.ts (held out: report only).
+import { declaredText } from "../../../../src/search/declared.js";
 import type { HealthStatus, SearchDocument } from "../../../../src/search/types.js";
 
 /** A schema's property names with what each holds. */
@@ -82,6 +83,10 @@ export const slug = (text: string) =>
 
 const START = Date.UTC(2026, 5, 1);
 
+/** Field names and descriptions as the JSON Schema a seller's 402 would declare them in. */
+const asSchema = (fields: SchemaFields | undefined) =>
+  fields && { type: "object", properties: Object.fromEntries(Object.entries(fields).map(([name, description]) => [name, { type: "string", description }])) };
+
 /** Listings of one kind of service from their rows. */
 export function kind(name: string, rows: ListingRow[], verifiedSellers: ReadonlySet<string>, offset: number): HeldoutListing[] {
   return rows.map(([id, variety, seller, serviceName, description, tags, priceMicros, extras = {}], i) => {
@@ -103,6 +108,8 @@ export function kind(name: string, rows: ListingRow[], verifiedSellers: Readonly
       ...(extras.copies ? { copies: extras.copies } : {}),
       ...(extras.in ? { inputSchema: extras.in } : {}),
       ...(extras.out ? { outputSchema: extras.out } : {}),
+      // What the service reads from a seller's schemas (src/search/declared.ts), as its listings' rows give it.
+      ...(extras.in || extras.out ? { declared: declaredText(asSchema(extras.in), asSchema(extras.out)) } : {}),
     };
   });
 }
