@@ -5333,7 +5333,7 @@ export type components = {
             self_submitted?: number;
             /**
              * Format: int32
-             * @description The seller funded the payer (directly, or through a wallet that pays only the seller's payers).
+             * @description The seller's own tokens funded the payer: the seller sent tokens to the payer or to an address of its funding trail (three hops back), whoever else those addresses pay.
              */
             seller_funded?: number;
             /**
@@ -5341,6 +5341,11 @@ export type components = {
              * @description An amount none of the seller's live listings costs (not checked on chain, not a sale).
              */
             unlisted_amount?: number;
+            /**
+             * Format: int32
+             * @description The payer's funding shows no outside source within three hops: no mint, hub or marketplace sending it a call's price, and no address holding money older than the window.
+             */
+            untraced_funding?: number;
         };
         /** @description Where the usage indexer stands: the counts include every block up to currentToBlock. */
         UsageIndexerState: {
