@@ -75,13 +75,6 @@ export function transferReason(transfer: TransferFacts, seller: string, prices: 
   return null;
 }
 
-/** The cheapest of a seller's prices (atomic units): one call. */
-function minimumPrice(prices: ReadonlySet<string>): bigint {
-  let least: bigint | null = null;
-  for (const price of prices) if (least === null || BigInt(price) < least) least = BigInt(price);
-  return least ?? 1n;
-}
-
 export class WashRules {
   /** recipient -> senders, sender -> recipients (mints left out: the zero address funds nobody). */
   private readonly fundedBy = new Map<string, Set<string>>();
@@ -198,24 +191,35 @@ export class WashRules {
     return trail.levels.some((level) => level.some((address) => address === seller || (this.fundedBy.get(address)?.has(seller) ?? false)));
   }
 
+  /** A trail address whose money is older than the window: read, not a seller or hub, and it received nothing in the window. */
+  private holdsOldMoney(address: string): boolean {
+    return !this.sellers.has(address) && !this.isHub(address) && !this.minted.has(address) && (this.fundedBy.get(address)?.size ?? 0) === 0;
+  }
+
   /**
-   * Evidence that the payer's money came from outside what the seller can make with gas alone, within
-   * the trail: a node that received nothing in the window (its money is older than the window), or
-   * at least one call's price (`least`) sent into a node by a mint, the marketplace wallet, or a hub
-   * (an exchange, a bridge). Dust from such a source is no evidence: it would cost one unit.
+   * Evidence that the payer's money came from outside what the seller can make with gas alone: the
+   * payer received nothing in the window (it pays with money older than the window), or its trail
+   * received from outside at least what it paid the seller (`spent`). From outside: a mint, the
+   * marketplace wallet, a hub (an exchange, a bridge), or a trail address holding money older than
+   * the window, each counted by what it sent into the trail. Dust from such a source proves nothing.
    */
-  private rooted(trail: Trail, least: bigint): boolean {
-    return trail.levels.some((level, hop) =>
-      level.some((address) => {
-        if (this.sellers.has(address) || (hop > 0 && this.isHub(address))) return false;
-        const funders = this.fundedBy.get(address);
-        if (!this.minted.has(address) && (funders?.size ?? 0) === 0) return true;
-        if ((this.received.get(`${ZERO_ADDRESS}>${address}`) ?? 0n) >= least) return true;
-        return [...(funders ?? [])].some(
-          (funder) => (funder === this.marketplace || this.isHub(funder)) && (this.received.get(`${funder}>${address}`) ?? 0n) >= least,
-        );
-      }),
-    );
+  private rooted(trail: Trail, spent: bigint): boolean {
+    const payer = trail.levels[0]![0]!;
+    if (this.holdsOldMoney(payer)) return true;
+    // Only a trail address's incoming is read: a funder beyond the last hop may hold anything.
+    const nodes = new Set(trail.levels.flat());
+    let outside = 0n;
+    trail.levels.forEach((level, hop) => {
+      for (const address of level) {
+        if (this.sellers.has(address) || (hop > 0 && this.isHub(address))) continue;
+        outside += this.received.get(`${ZERO_ADDRESS}>${address}`) ?? 0n;
+        for (const funder of this.fundedBy.get(address) ?? []) {
+          if (funder === this.marketplace || this.isHub(funder) || (nodes.has(funder) && this.holdsOldMoney(funder)))
+            outside += this.received.get(`${funder}>${address}`) ?? 0n;
+        }
+      }
+    });
+    return outside >= spent;
   }
 
   /** The funding reads the rules need for the payers of `seller` (what the indexer reads next). */
@@ -256,7 +260,7 @@ export class WashRules {
       const trail = this.trail(payer);
       if (!this.trailRead(trail)) payerReason.set(payer, "pending");
       else if (this.sellerInTrail(trail, seller)) payerReason.set(payer, "seller_funded");
-      else if (!this.rooted(trail, minimumPrice(prices))) payerReason.set(payer, "untraced_funding");
+      else if (!this.rooted(trail, this.received.get(`${payer}>${seller}`) ?? 0n)) payerReason.set(payer, "untraced_funding");
       else {
         sourcesOf.set(payer, sources);
         parent.set(payer, payer);
