@@ -4134,7 +4134,11 @@ export type components = {
             /** @enum {number} */
             x402Version: 2;
         };
-        /** @description A listing's health as of its last re-probe. Uptimes are the share of probes that passed (0 to 1). */
+        /**
+         * @description A listing's health as of its last re-probe. Uptimes are the share of probes that passed (0 to 1),
+         *     counting the scheduled re-probes (and a free refresh only when it stands in for a due one): at most
+         *     one probe per re-probe interval, whoever sends refreshes.
+         */
         ItemHealth: {
             /** @description The seller probe's failure code of the last probe, while failing or drifted (e.g. `timeout`, `price_mismatch`). */
             failureCode?: string;
@@ -4345,7 +4349,7 @@ export type components = {
             /** @description Its most recent transitions, newest first (at most 20; `links.status` has more). */
             history: components["schemas"]["ListingEventRecord"][];
             item: components["schemas"]["CatalogItem"];
-            /** @description The most recent probes, newest first. */
+            /** @description The most recent probes, newest first, free refreshes included (those not standing in for a re-probe are not in the uptimes). */
             lastProbes: components["schemas"]["ProbeSample"][];
             /** @description Related documents, by name (the catalog, this listing's owner operations). */
             links: components["schemas"]["Links"];
