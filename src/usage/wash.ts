@@ -185,10 +185,14 @@ export class WashRules {
 
   /**
    * The seller's own money in the trail: the seller is one of its nodes, or funded one of them (its
-   * outgoing transfers are always read, so it is seen one hop beyond the trail and behind a hub).
+   * outgoing transfers are always read, so it is seen one hop beyond the trail). A hub the seller paid
+   * is not its money: a seller that swaps its income through a pool or pays into an exchange would
+   * otherwise take every buyer who got tokens there with it.
    */
   private sellerInTrail(trail: Trail, seller: string): boolean {
-    return trail.levels.some((level) => level.some((address) => address === seller || (this.fundedBy.get(address)?.has(seller) ?? false)));
+    return trail.levels.some((level, hop) =>
+      level.some((address) => address === seller || (!(hop > 0 && this.isHub(address)) && (this.fundedBy.get(address)?.has(seller) ?? false))),
+    );
   }
 
   /** A trail address whose money is older than the window: read, not a seller or hub, and it received nothing in the window. */

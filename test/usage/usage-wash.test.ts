@@ -289,6 +289,19 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
     expect(rank(honest.id)).toBeLessThan(rank(washed.id));
   });
 
+  it("still counts a buyer funded by a hub the seller paid into (an exchange, a pool)", async () => {
+    const seller = await listedSeller();
+    await chain.mintUsdc(seller.payTo, 5n * PRICE);
+    await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({ address: seller.payTo, value: parseEther("1") });
+    const hub = await minted(40n * PRICE, true);
+    for (let customer = 0; customer < 21; customer++) await transfer(hub, addressOf(fresh()), PRICE);
+    await transfer(seller.key, addressOf(hub), 5n * PRICE);
+    await buy(seller.shop, await funded(hub, PRICE));
+    await indexed();
+
+    expect(await usageOf(seller.id)).toMatchObject({ l30DaysTotalCalls: 1, l30DaysUniquePayers: 1, excluded: {} });
+  });
+
   it("still counts genuine buyers mixed with sybils", async () => {
     const target = await listedSeller();
     const ring = await minted(10n * PRICE, true);
