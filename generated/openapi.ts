@@ -5337,7 +5337,7 @@ export type components = {
             self_submitted?: number;
             /**
              * Format: int32
-             * @description The seller's own tokens funded the payer: the seller sent tokens to the payer or to an address of its funding trail (three hops back), whoever else those addresses pay.
+             * @description The seller's own tokens funded the payer: the seller sent tokens to the payer or to an address of its funding trail (three hops back) other than a hub, whoever else those addresses pay.
              */
             seller_funded?: number;
             /**
