@@ -4140,7 +4140,11 @@ export type components = {
             /** @enum {number} */
             x402Version: 2;
         };
-        /** @description A listing's health as of its last re-probe. Uptimes are the share of probes that passed (0 to 1). */
+        /**
+         * @description A listing's health as of its last re-probe. Uptimes are the share of probes that passed (0 to 1),
+         *     counting the scheduled re-probes (and a free refresh only when it stands in for a due one): at most
+         *     one probe per re-probe interval, whoever sends refreshes.
+         */
         ItemHealth: {
             /** @description The seller probe's failure code of the last probe, while failing or drifted (e.g. `timeout`, `price_mismatch`). */
             failureCode?: string;
@@ -4353,7 +4357,7 @@ export type components = {
             /** @description Its most recent transitions, newest first (at most 20; `links.status` has more). */
             history: components["schemas"]["ListingEventRecord"][];
             item: components["schemas"]["CatalogItem"];
-            /** @description The most recent probes, newest first. */
+            /** @description The most recent probes, newest first, free refreshes included (those not standing in for a re-probe are not in the uptimes). */
             lastProbes: components["schemas"]["ProbeSample"][];
             /** @description Related documents, by name (the catalog, this listing's owner operations). */
             links: components["schemas"]["Links"];
@@ -5367,7 +5371,7 @@ export type components = {
             self_submitted?: number;
             /**
              * Format: int32
-             * @description The seller funded the payer (directly, or through a wallet that pays only the seller's payers).
+             * @description The seller's own tokens funded the payer: the seller sent tokens to the payer or to an address of its funding trail (three hops back) other than a hub, whoever else those addresses pay.
              */
             seller_funded?: number;
             /**
@@ -5375,6 +5379,11 @@ export type components = {
              * @description An amount none of the seller's live listings costs (not checked on chain, not a sale).
              */
             unlisted_amount?: number;
+            /**
+             * Format: int32
+             * @description The payer's funding shows no outside source within three hops: no mint, hub or marketplace sending it a call's price, and no address holding money older than the window.
+             */
+            untraced_funding?: number;
         };
         /** @description Where the usage indexer stands: the counts include every block up to currentToBlock. */
         UsageIndexerState: {

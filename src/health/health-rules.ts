@@ -16,6 +16,11 @@ export interface ProbeSample {
   ok: boolean;
   code?: string;
   latencyMs?: number;
+  /**
+   * Stored only, never shown: a free refresh's probe that did not stand in for a round. It is shown in
+   * lastProbes but kept out of the published uptimes and latency, so nobody's refreshes move them.
+   */
+  sampleOnly?: true;
 }
 
 /** The failure codes that mean the seller's live terms no longer match the listing. */
@@ -68,11 +73,17 @@ function nextStatus(state: HealthState, outcome: ProbeOutcome, failures: number,
   return state.status;
 }
 
-export function applyProbe(state: HealthState, outcome: ProbeOutcome, at: Date, rules: HealthRules): HealthState {
+export function applyProbe(state: HealthState, outcome: ProbeOutcome, at: Date, rules: HealthRules, sampleOnly = false): HealthState {
   const failures = outcome.ok ? 0 : state.consecutiveFailures + 1;
   const successes = outcome.ok ? state.consecutiveSuccesses + 1 : 0;
   const latencyMs = Math.max(0, Math.round(outcome.latencyMs));
-  const sample: ProbeSample = outcome.ok ? { at: at.toISOString(), ok: true, latencyMs } : { at: at.toISOString(), ok: false, code: outcome.code, latencyMs };
+  const sample: ProbeSample = {
+    at: at.toISOString(),
+    ok: outcome.ok,
+    ...(!outcome.ok && { code: outcome.code }),
+    latencyMs,
+    ...(sampleOnly && { sampleOnly: true as const }),
+  };
   const since = at.getTime() - DAY_MS;
   // Newest first even when a probe is recorded after a later one (a batch that outlived its lease).
   const recentProbes = [sample, ...state.recentProbes.filter((probe) => Date.parse(probe.at) > since)]
@@ -94,11 +105,17 @@ export function applyProbe(state: HealthState, outcome: ProbeOutcome, at: Date, 
  * A probe that brings news but does not count toward the consecutive rules (a free refresh while the
  * listing is not due): its sample is kept, and the status moves only where one probe moves it anyway
  * (a drift code, or a pass after unknown or drifted), never across the N-failures or M-successes rule.
+ * Its sample is marked sampleOnly: it stays out of the uptimes and latency (healthSummary, HealthDay).
  */
 export function applySampleOnly(state: HealthState, outcome: ProbeOutcome, at: Date, rules: HealthRules): HealthState {
-  const applied = applyProbe(state, outcome, at, rules);
+  const applied = applyProbe(state, outcome, at, rules, true);
   const status: HealthStatus = outcome.ok ? (state.status === "unhealthy" ? "unhealthy" : "healthy") : DRIFT_CODES.has(outcome.code) ? "drifted" : state.status;
   return { ...applied, status, consecutiveFailures: state.consecutiveFailures, consecutiveSuccesses: state.consecutiveSuccesses };
+}
+
+/** A sample as a listing document shows it (without the stored sampleOnly mark). */
+export function shownProbe({ sampleOnly: _, ...probe }: ProbeSample): ProbeSample {
+  return probe;
 }
 
 /** Reads a stored recentProbes value, dropping anything that is not a sample. */
@@ -180,7 +197,8 @@ export interface HealthSummary {
 
 export function healthSummary(state: HealthState, totals: DayTotals, now: Date): HealthSummary {
   const since = now.getTime() - DAY_MS;
-  const lastDay = state.recentProbes.filter((probe) => Date.parse(probe.at) > since);
+  // Only the scheduled rule's probes make the uptimes and latency: a refresh's sample is news, not a measure.
+  const lastDay = state.recentProbes.filter((probe) => Date.parse(probe.at) > since && !probe.sampleOnly);
   const passed = lastDay.filter((probe) => probe.ok);
   const p50 = median(passed.flatMap((probe) => (probe.latencyMs === undefined ? [] : [probe.latencyMs])));
   return {

@@ -20,6 +20,7 @@ import {
   nextProbeAt,
   publishesHealth,
   recentProbesOf,
+  shownProbe,
   utcDay,
   type DayTotals,
   type HealthRules,
@@ -75,7 +76,9 @@ export type { HealthCounts };
  * How a probe counts toward the health rules: `always` (a round's, an owner's update), `afresh` (the
  * listing-time sample: health starts over from it), `when_due` (a refresh anyone may ask for: it
  * stands in for the round only when the listing is due and no round holds it; otherwise it is a
- * sample only (applySampleOnly), shown in lastProbes and the uptime, that moves no consecutive count).
+ * sample only (applySampleOnly), shown in lastProbes but kept out of the uptimes and latency, that
+ * moves no consecutive count). So only the scheduled rule's probes (a round's, or a refresh standing
+ * in for one, at most one per interval) make a listing's published uptimes, whoever sends refreshes.
  */
 export type ProbeCounts = "always" | "afresh" | "when_due";
 
@@ -96,6 +99,8 @@ interface ScheduleOptions {
 }
 
 const ids = (list: string[]) => Prisma.join(list);
+
+const NO_DAYS: DayTotals = { probes7d: 0, successes7d: 0, probes30d: 0, successes30d: 0 };
 
 /** The listing columns a health change's event carries (its status after the change). */
 const EVENT_COLUMNS = Prisma.sql`l."sellerPayTo", l."state", l."leftoverSeed", l."expiresAt", l."delistedAt", l."ownerVerified"`;
@@ -272,7 +277,9 @@ export class HealthStore {
       const state = counted
         ? applyProbe(counts === "afresh" ? { ...NEW_HEALTH, recentProbes: stored.recentProbes } : stored, outcome, at, options.rules)
         : applySampleOnly(stored, outcome, at, options.rules);
-      const summary = healthSummary(state, withProbe(totals.get(listingId), outcome.ok), now);
+      // A sample-only refresh enters no day (the 7- and 30-day uptimes) and no latency histogram.
+      const dayTotals = counted ? withProbe(totals.get(listingId), outcome.ok) : (totals.get(listingId) ?? NO_DAYS);
+      const summary = healthSummary(state, dayTotals, now);
       const histogram = outcome.ok ? addLatency(histogramOf(today.get(listingId)), outcome.latencyMs) : histogramOf(today.get(listingId));
       const shown = { status: String(row.healthStatus), summary: jsonOf(row.healthSummary) };
       return {
@@ -284,7 +291,7 @@ export class HealthStore {
             ? nextProbeAt(at, outcome.ok && state.status === "healthy" ? options.intervalMs : (options.recheckMs ?? options.intervalMs))
             : toDate(row.nextProbeAt),
         },
-        day: { listingId, day: utcDay(at), probes: 1, successes: outcome.ok ? 1 : 0, latencyHistogram: JSON.stringify(histogram) },
+        day: counted ? { listingId, day: utcDay(at), probes: 1, successes: outcome.ok ? 1 : 0, latencyHistogram: JSON.stringify(histogram) } : null,
         publish: publishesHealth(shown, { status: state.status, summary }, checkedAtRefreshMs)
           ? { listingId, status: state.status, summary: JSON.stringify(summary), uptime7d: summary.uptime7d ?? 0 }
           : null,
@@ -297,12 +304,8 @@ export class HealthStore {
         results.map((result) => result.row),
       ),
     );
-    await tx.$executeRaw(
-      upsertHealthDaysSql(
-        kind,
-        results.map((result) => result.day),
-      ),
-    );
+    const days = results.flatMap((result) => (result.day ? [result.day] : []));
+    if (days.length > 0) await tx.$executeRaw(upsertHealthDaysSql(kind, days));
     const changes = results.flatMap((result) => (result.publish ? [result.publish] : []));
     const summaryOnly = (change: PublishedHealth) => onlySummaryMoves(current.get(change.listingId)!, change);
     const [summariesOnly, statusChanges] = [changes.filter(summaryOnly), changes.filter((change) => !summaryOnly(change))];
@@ -351,7 +354,7 @@ export class HealthStore {
     const row = health[0];
     const nextDue = row ? toDate(row.nextProbeAt) : null;
     const quietUntil = row && row.leaseUntil === null && nextDue!.getTime() > now.getTime() ? nextDue : null;
-    return { healthHistory, lastProbes: recentProbesOf(jsonOf(row?.recentProbes)), quietUntil };
+    return { healthHistory, lastProbes: recentProbesOf(jsonOf(row?.recentProbes)).map(shownProbe), quietUntil };
   }
 
   /** Live third-party listings by health status (the status document), once per catalog state (`token`, the catalog's freshness). */

@@ -274,31 +274,30 @@ export class UsageStore {
   }
 
   /**
-   * The groups a listing's daily history needs: transfers to and from its seller and its payers,
-   * and the funding behind the payers two hops back (the funders' own transfers included).
+   * The groups a listing's daily history needs: transfers to and from its seller and its payers, and
+   * to and from every address of their funding trails (wash.ts TRAIL_HOPS back, and the funders of
+   * the last hop, where the seller may show). Mints are not followed (the zero address funds everyone).
    */
   async groupsAround(seller: string, since: Date): Promise<TransferGroup[]> {
     const found = new Map<string, TransferGroup>();
-    const keep = (groups: TransferGroup[]) => {
-      for (const group of groups) found.set(`${group.payTo}|${group.payer}|${group.amount}|${group.kind}|${group.sender}`, group);
-      return groups;
-    };
     const around = async (addresses: string[]) => {
       const groups: TransferGroup[] = [];
       for (let index = 0; index < addresses.length; index += INSERT_BATCH) {
         const batch = addresses.slice(index, index + INSERT_BATCH);
         groups.push(...(await this.groups({ at: { gte: since }, OR: [{ payTo: { in: batch } }, { payer: { in: batch } }] })));
       }
-      return keep(groups);
+      for (const group of groups) found.set(`${group.payTo}|${group.payer}|${group.amount}|${group.kind}|${group.sender}`, group);
+      return groups;
     };
-    const first = await around([seller]);
-    const payers = [...new Set(first.filter((group) => group.payTo === seller).map((group) => group.payer))];
-    const second = await around(payers);
-    const funders = [...new Set(second.filter((group) => payers.includes(group.payTo)).map((group) => group.payer))].filter((address) => address !== seller);
-    const third = await around(funders);
-    const sources = new Set(third.filter((group) => funders.includes(group.payTo)).map((group) => group.payer));
-    for (const known of [seller, ...payers, ...funders]) sources.delete(known);
-    await around([...sources]);
+    const seen = new Set([seller, "0x0000000000000000000000000000000000000000"]);
+    let level = [seller];
+    // The seller, its payers, then each hop back: the payers' funders (1) to the trail's last hop's (4).
+    for (let hop = -1; hop <= 3 && level.length > 0; hop++) {
+      const inside = new Set(level);
+      const groups = await around(level);
+      level = [...new Set(groups.filter((group) => inside.has(group.payTo)).map((group) => group.payer))].filter((address) => !seen.has(address));
+      for (const address of level) seen.add(address);
+    }
     return [...found.values()];
   }
 

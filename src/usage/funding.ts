@@ -1,21 +1,24 @@
 // The reads behind the wash rules (src/usage/wash.ts), each bounded per pass: the transactions of
 // transfers to sellers at a listed price (one receipt per transaction, batched: sender and
 // EIP-3009 authorization), and the funding behind the payers whose sales pass those checks (the
-// token's transfers into each payer, into and out of its funders, out of their funders), read
-// from the window's first block to the checkpoint, then forward every pass.
+// token's transfers into each payer, and into and out of every address of its funding trail, three
+// hops back), read from the window's first block to the checkpoint, then forward every pass.
 import type { Address } from "viem";
 import type { Logger } from "../logger.js";
 import { FUNDING_PREFIX, type TransferRow, type UsageStore } from "../storage/usage-store.js";
 import type { UsageChain } from "./chain-source.js";
-import { HUB_FANOUT, transferReason, WashRules } from "./wash.js";
+import { HUB_FANOUT, TRAIL_HOPS, transferReason, WashRules } from "./wash.js";
 import type { SellerPrices } from "../storage/usage-store.js";
 
 /** Transactions read per pass (one eth_getTransactionReceipt each). */
 export const DEFAULT_RECEIPTS_PER_PASS = 2_000;
 /** eth_getLogs calls the funding reads may make per pass. */
 export const DEFAULT_FUNDING_CALLS_PER_PASS = 400;
-/** Planning rounds per pass: payers, then their funders, then the funders' funders. */
-const ROUNDS = 3;
+/**
+ * Planning rounds per pass: the payers' incoming, then for each hop of the trail (wash.ts TRAIL_HOPS)
+ * its nodes' outgoing and, once that shows no hub, their incoming.
+ */
+const ROUNDS = 1 + 2 * TRAIL_HOPS;
 
 export interface FundingReaderOptions {
   store: UsageStore;
@@ -63,7 +66,7 @@ export class FundingReader {
 
   /**
    * Plans the funding reads from what is stored (the rules say whose transfers they need), reads
-   * every cursor behind the checkpoint up to it, and plans again with what was found, up to three
+   * every cursor behind the checkpoint up to it, and plans again with what was found, up to seven
    * rounds, within the per-pass budget of eth_getLogs calls.
    */
   async readFunding(
@@ -105,7 +108,7 @@ export class FundingReader {
         );
         break;
       }
-      if (found === 0 && round > 0) break;
+      // A round that found nothing may still unlock reads (an outgoing read that shows no hub): the next plan decides.
     }
     return { calls, inserted };
   }

@@ -9,7 +9,29 @@ export const HUB_FANOUT = 20;
 
 /** Why a transfer to a seller is not counted (the keys of `excluded` in metadata.usage). */
 export type ExclusionReason =
-  "self_payment" | "marketplace" | "unlisted_amount" | "pending" | "not_x402_authorization" | "self_submitted" | "seller_funded" | "common_funding";
+  | "self_payment"
+  | "marketplace"
+  | "unlisted_amount"
+  | "pending"
+  | "not_x402_authorization"
+  | "self_submitted"
+  | "seller_funded"
+  | "untraced_funding"
+  | "common_funding";
+
+/** How many hops back a payer's funding is traced (the seller is looked for one hop further, among its own recipients). */
+export const TRAIL_HOPS = 3;
+
+/**
+ * A payer's funding trail: the addresses that sent it tokens (hop 1), that sent those tokens (hop 2),
+ * and so on to TRAIL_HOPS, each address once. A hub or a listed seller is a node but not followed
+ * further (an exchange's inflow is everyone's; a seller's inflow is its sales); mints and the
+ * marketplace wallet are not nodes (they are evidence, see `rooted`).
+ */
+interface Trail {
+  /** levels[0] is the payer; levels[h] the addresses h hops back. */
+  levels: string[][];
+}
 
 /** Where the funding reads stand: address -> the block its incoming ("to") or outgoing ("from") transfers are read up to. */
 export interface FundingCoverage {
@@ -57,8 +79,11 @@ export class WashRules {
   /** recipient -> senders, sender -> recipients (mints left out: the zero address funds nobody). */
   private readonly fundedBy = new Map<string, Set<string>>();
   private readonly sentTo = new Map<string, Set<string>>();
-  private readonly counterparties = new Map<string, Set<string>>();
+  private readonly minted = new Set<string>();
+  /** `${from}>${to}` -> atomic units sent in the window. */
+  private readonly received = new Map<string, bigint>();
   private readonly verdicts = new Map<string, SellerVerdicts>();
+  private readonly trails = new Map<string, Trail>();
 
   constructor(
     private readonly groups: TransferGroup[],
@@ -68,9 +93,12 @@ export class WashRules {
     private readonly currentToBlock: bigint,
   ) {
     for (const group of groups) {
-      add(this.counterparties, group.payer, group.payTo);
-      add(this.counterparties, group.payTo, group.payer);
-      if (group.payer === ZERO_ADDRESS) continue;
+      const edge = `${group.payer}>${group.payTo}`;
+      this.received.set(edge, (this.received.get(edge) ?? 0n) + BigInt(group.amount) * BigInt(group.count));
+      if (group.payer === ZERO_ADDRESS) {
+        this.minted.add(group.payTo);
+        continue;
+      }
       add(this.fundedBy, group.payTo, group.payer);
       add(this.sentTo, group.payer, group.payTo);
     }
@@ -103,21 +131,113 @@ export class WashRules {
     return { hop1, hop2: [...hop2] };
   }
 
+  /** Whether an address ends a trail: a hub or a listed seller (followed no further). */
+  private terminal(address: string): boolean {
+    return this.sellers.has(address) || this.isHub(address);
+  }
+
+  /** The payer's funding trail, TRAIL_HOPS back (the same for every seller it pays: computed once). */
+  private trail(payer: string): Trail {
+    const known = this.trails.get(payer);
+    if (known) return known;
+    const seen = new Set([payer]);
+    const levels = [[payer]];
+    for (let hop = 1; hop <= TRAIL_HOPS; hop++) {
+      const next: string[] = [];
+      for (const address of levels[hop - 1]!) {
+        if (hop > 1 && this.terminal(address)) continue;
+        for (const funder of this.fundedBy.get(address) ?? []) {
+          if (funder === this.marketplace || seen.has(funder)) continue;
+          seen.add(funder);
+          next.push(funder);
+        }
+      }
+      levels.push(next);
+    }
+    const trail = { levels };
+    this.trails.set(payer, trail);
+    return trail;
+  }
+
+  /**
+   * The reads a trail needs: incoming for the payer and every node followed further; outgoing for
+   * every node one hop back or more (whether it is a hub, whom else it pays). A node's incoming is
+   * asked for only once its outgoing is read and shows no hub: an exchange's inflow is never read.
+   */
+  private trailReads(trail: Trail): { to: string[]; from: string[] } {
+    const to: string[] = [];
+    const from: string[] = [];
+    trail.levels.forEach((level, hop) => {
+      for (const address of level) {
+        if (this.sellers.has(address)) continue;
+        if (hop > 0) from.push(address);
+        if (hop === 0 || (this.read(address, "from") && !this.isHub(address))) to.push(address);
+      }
+    });
+    return { to, from };
+  }
+
+  /** Whether every read the payer's trail needs is done (a listed seller's always is). */
+  private trailRead(trail: Trail): boolean {
+    const { to, from } = this.trailReads(trail);
+    return to.every((address) => this.read(address, "to")) && from.every((address) => this.read(address, "from"));
+  }
+
+  /**
+   * The seller's own money in the trail: the seller is one of its nodes, or funded one of them (its
+   * outgoing transfers are always read, so it is seen one hop beyond the trail). A hub the seller paid
+   * is not its money: a seller that swaps its income through a pool or pays into an exchange would
+   * otherwise take every buyer who got tokens there with it.
+   */
+  private sellerInTrail(trail: Trail, seller: string): boolean {
+    return trail.levels.some((level, hop) =>
+      level.some((address) => address === seller || (!(hop > 0 && this.isHub(address)) && (this.fundedBy.get(address)?.has(seller) ?? false))),
+    );
+  }
+
+  /** A trail address whose money is older than the window: read, not a seller or hub, and it received nothing in the window. */
+  private holdsOldMoney(address: string): boolean {
+    return !this.sellers.has(address) && !this.isHub(address) && !this.minted.has(address) && (this.fundedBy.get(address)?.size ?? 0) === 0;
+  }
+
+  /**
+   * Evidence that the payer's money came from outside what the seller can make with gas alone: the
+   * payer received nothing in the window (it pays with money older than the window), or its trail
+   * received from outside at least what it paid the seller (`spent`). From outside: a mint, the
+   * marketplace wallet, a hub (an exchange, a bridge), or a trail address holding money older than
+   * the window, each counted by what it sent into the trail. Dust from such a source proves nothing.
+   */
+  private rooted(trail: Trail, spent: bigint): boolean {
+    const payer = trail.levels[0]![0]!;
+    if (this.holdsOldMoney(payer)) return true;
+    // Only a trail address's incoming is read: a funder beyond the last hop may hold anything.
+    const nodes = new Set(trail.levels.flat());
+    let outside = 0n;
+    trail.levels.forEach((level, hop) => {
+      for (const address of level) {
+        if (this.sellers.has(address) || (hop > 0 && this.isHub(address))) continue;
+        outside += this.received.get(`${ZERO_ADDRESS}>${address}`) ?? 0n;
+        for (const funder of this.fundedBy.get(address) ?? []) {
+          if (funder === this.marketplace || this.isHub(funder) || (nodes.has(funder) && this.holdsOldMoney(funder)))
+            outside += this.received.get(`${funder}>${address}`) ?? 0n;
+        }
+      }
+    });
+    return outside >= spent;
+  }
+
   /** The funding reads the rules need for the payers of `seller` (what the indexer reads next). */
   wanted(seller: string, payers: Iterable<string>): { to: Set<string>; from: Set<string> } {
     const to = new Set<string>();
     const from = new Set<string>();
     for (const payer of payers) {
       if (payer === seller) continue;
-      to.add(payer);
-      const { hop1, hop2 } = this.sources(payer);
-      for (const funder of hop1) {
-        to.add(funder);
-        from.add(funder);
-      }
-      for (const source of hop2) from.add(source);
+      const reads = this.trailReads(this.trail(payer));
+      for (const address of reads.to) to.add(address);
+      for (const address of reads.from) from.add(address);
     }
-    for (const set of [to, from]) for (const address of set) if (this.sellers.has(address) || !this.follows(address)) set.delete(address);
+    for (const set of [to, from])
+      for (const address of set) if (this.sellers.has(address) || address === ZERO_ADDRESS || address === this.marketplace) set.delete(address);
     return { to, from };
   }
 
@@ -141,12 +261,10 @@ export class WashRules {
     const sourcesOf = new Map<string, { hop1: string[]; hop2: string[] }>();
     for (const payer of eligible) {
       const sources = this.sources(payer);
-      const unread =
-        !this.read(payer, "to") ||
-        sources.hop1.some((funder) => !this.read(funder, "to") || !this.read(funder, "from")) ||
-        sources.hop2.some((source) => !this.read(source, "from"));
-      if (unread) payerReason.set(payer, "pending");
-      else if (this.sellerFunded(payer, seller, sources.hop1, eligible)) payerReason.set(payer, "seller_funded");
+      const trail = this.trail(payer);
+      if (!this.trailRead(trail)) payerReason.set(payer, "pending");
+      else if (this.sellerInTrail(trail, seller)) payerReason.set(payer, "seller_funded");
+      else if (!this.rooted(trail, this.received.get(`${payer}>${seller}`) ?? 0n)) payerReason.set(payer, "untraced_funding");
       else {
         sourcesOf.set(payer, sources);
         parent.set(payer, payer);
@@ -183,18 +301,5 @@ export class WashRules {
     };
     this.verdicts.set(seller, verdicts);
     return verdicts;
-  }
-
-  /**
-   * A payer the seller funded: directly, when it deals with nobody else (every transfer seen with it
-   * is with the seller), or through one wallet that sends to nobody but the seller's payers.
-   */
-  private sellerFunded(payer: string, seller: string, hop1: string[], eligible: Set<string>): boolean {
-    if (this.fundedBy.get(payer)?.has(seller)) {
-      if ([...(this.counterparties.get(payer) ?? [])].every((counterparty) => counterparty === seller)) return true;
-    }
-    return hop1.some(
-      (funder) => this.fundedBy.get(funder)?.has(seller) && [...(this.sentTo.get(funder) ?? [])].every((to) => eligible.has(to) || to === seller),
-    );
   }
 }

@@ -243,6 +243,65 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
     expect(await usageOf(looped.id)).toMatchObject({ l30DaysTotalCalls: 0, raw: { l30DaysTotalCalls: 2 }, excluded: { seller_funded: 2 } });
   });
 
+  // Issue 42, item 10: the seller's own tokens, passed through middle wallets that each send one unit
+  // to a stranger (so none of them "sends to nobody but the seller's payers"), paid back to it by real
+  // x402 authorizations a third party settles. Before, 30 such calls counted and passed a genuine sale.
+  it("does not count wallets the seller funded through a one-unit hop, nor a trail with no outside source; a genuine buyer still counts", async () => {
+    const washed = await listedSeller();
+    const honest = await listedSeller();
+    const gas = createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) });
+    await chain.mintUsdc(washed.payTo, 100n * PRICE);
+    await gas.setBalance({ address: washed.payTo, value: parseEther("1") });
+    const middle = await funded(washed.key, 31n * PRICE, true);
+    await transfer(middle, addressOf(fresh()), 1n);
+    for (let wallet = 0; wallet < 10; wallet++) await buy(washed.shop, await funded(middle, 3n * PRICE), 3);
+    // Straight from the seller, the payer then sending one unit to a stranger.
+    const direct = await funded(washed.key, 2n * PRICE, true);
+    await transfer(direct, addressOf(fresh()), 1n);
+    await buy(washed.shop, direct, 1);
+    // Five hops from the seller (beyond what is traced), every middle sending one unit to a stranger:
+    // within three hops nothing shows where the money came from but one unit minted to the payer.
+    let hop = washed.key;
+    for (let step = 0; step < 4; step++) {
+      hop = await funded(hop, 6n * PRICE - BigInt(step), true);
+      await transfer(hop, addressOf(fresh()), 1n);
+    }
+    const far = await funded(hop, 2n * PRICE);
+    await chain.mintUsdc(addressOf(far), 1n);
+    await buy(washed.shop, far, 2);
+    // One genuine buyer of the washed seller, and two of the honest one.
+    await buy(washed.shop, await minted(PRICE));
+    await buy(honest.shop, await minted(PRICE));
+    const exchanged = await minted(5n * PRICE, true);
+    await buy(honest.shop, await funded(exchanged, PRICE));
+    await indexed();
+
+    expect(await usageOf(washed.id)).toMatchObject({
+      l30DaysTotalCalls: 1,
+      l30DaysUniquePayers: 1,
+      raw: { l30DaysTotalCalls: 34, l30DaysUniquePayers: 13 },
+      excluded: { seller_funded: 31, untraced_funding: 2 },
+    });
+    expect(await usageOf(honest.id)).toMatchObject({ l30DaysTotalCalls: 2, l30DaysUniquePayers: 2, excluded: {} });
+    const popular = (await (await server.fetch(`/discovery/resources?sort=popular&limit=100`)).json()) as { items: { metadata: { listingId: string } }[] };
+    const rank = (id: string) => popular.items.findIndex((item) => item.metadata.listingId === id);
+    expect(rank(honest.id)).toBeGreaterThanOrEqual(0);
+    expect(rank(honest.id)).toBeLessThan(rank(washed.id));
+  });
+
+  it("still counts a buyer funded by a hub the seller paid into (an exchange, a pool)", async () => {
+    const seller = await listedSeller();
+    await chain.mintUsdc(seller.payTo, 5n * PRICE);
+    await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({ address: seller.payTo, value: parseEther("1") });
+    const hub = await minted(40n * PRICE, true);
+    for (let customer = 0; customer < 21; customer++) await transfer(hub, addressOf(fresh()), PRICE);
+    await transfer(seller.key, addressOf(hub), 5n * PRICE);
+    await buy(seller.shop, await funded(hub, PRICE));
+    await indexed();
+
+    expect(await usageOf(seller.id)).toMatchObject({ l30DaysTotalCalls: 1, l30DaysUniquePayers: 1, excluded: {} });
+  });
+
   it("still counts genuine buyers mixed with sybils", async () => {
     const target = await listedSeller();
     const ring = await minted(10n * PRICE, true);
