@@ -40,9 +40,18 @@ export class HostGap {
     const at = this.next.get(host) ?? 0;
     this.next.set(host, Math.max(now, at) + this.gapMs);
     if (at <= now) return;
+    if (signal.aborted) return;
+    // The abort listener goes when the timer fires: one crawl's signal sees thousands of waits.
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, at - now);
-      signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+      const stop = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", stop);
+        resolve();
+      }, at - now);
+      signal.addEventListener("abort", stop, { once: true });
     });
   }
 }
