@@ -35,8 +35,10 @@ export interface IndexingConfig {
   maxSnapshotBytes: number;
   /** One request's whole exchange. */
   timeoutMs: number;
-  /** Resources taken from one source in one pass, at most (the rest are counted and left). */
+  /** Rows one source may hold (and resources taken in one pass), at most: the rest are counted and left. */
   maxItemsPerSource: number;
+  /** Pages (catalog pages, change-log pages) read from one source in one run before the next source's turn. */
+  maxPagesPerRun: number;
   /** Between two requests to one host. */
   hostGapMs: number;
   /** Peers a domain's manifest names that are crawled too (one level, never their peers). */
@@ -104,6 +106,7 @@ export function parseDiscovery(env: Env, integer: IntegerReader, problems: strin
       maxSnapshotBytes: integer("INDEX_MAX_SNAPSHOT_BYTES", 64 * 1024 * 1024, 4096, 512 * 1024 * 1024),
       timeoutMs: integer("INDEX_TIMEOUT_MS", 10_000, 200, 120_000),
       maxItemsPerSource: integer("INDEX_MAX_ITEMS", 5000, 1, 1_000_000),
+      maxPagesPerRun: integer("INDEX_MAX_PAGES", 50, 1, 10_000),
       hostGapMs: integer("INDEX_HOST_GAP_MS", 1000, 0, 60_000),
       maxPeers: integer("INDEX_MAX_PEERS", 16, 0, 256),
     },

@@ -16,7 +16,7 @@ import type { Logger } from "./logger.js";
 import { marketFactsFor, setupPayments, type Payments } from "./payments/setup.js";
 import { SellerProbe } from "./probe/seller-probe.js";
 import { createProbeLimits, memoryLimit } from "./probe/rate-limiter.js";
-import { createWorkPool } from "./workers/pool.js";
+import { createDocumentPool, createWorkPool } from "./workers/pool.js";
 import { collectProcessMetrics } from "./metrics.js";
 import { createReadiness } from "./readiness.js";
 import { redact } from "./storage/connection.js";
@@ -119,6 +119,11 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     queryPerClient: memoryLimit(config.work.queryPerClientPerMinute),
     pool: createWorkPool(config.work),
   };
+  // A snapshot's text, its parsed items and their canonical form fit in about four times its size.
+  const documentPool = createDocumentPool({
+    threads: config.work.threads,
+    heapMb: 64 + 4 * Math.ceil(config.discovery.indexing.maxSnapshotBytes / 1024 / 1024),
+  });
   const probe = new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits);
   const market = marketFactsFor(config, payments);
   const health = createHealth({ store, probe, config: config.health, logger, now });
@@ -179,6 +184,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
         store: repositories.index,
         probe,
         rules: { asset: payments.asset, allowLoopback: config.probe.allowLoopbackSellers },
+        documents: documentPool,
         now,
         logger,
       }),
@@ -227,6 +233,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
       await ranker?.service.close();
       await probeLimits.close();
       await work.pool.close();
+      await documentPool.close();
       await catalogChanges?.close();
       await database.close();
       if (!options.payments) await payments.close();

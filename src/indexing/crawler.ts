@@ -8,7 +8,7 @@ import { BARE_DOMAIN, type IndexSource } from "../config.js";
 import type { IndexedResource } from "../storage/index-store.js";
 import { declaredText, MAX_DESCRIPTION, resourceProblem } from "./candidates.js";
 import { HostGap } from "./fetch-document.js";
-import { mirrorPass } from "./mirror.js";
+import { mirrorPass, type RefusedSnapshots } from "./mirror.js";
 import { paidOperations } from "./openapi-operations.js";
 import { documentOf, Pass, REMOTE_PATHS, remoteUrl, type CrawlDeps, type PassOutcome, type SourceReport } from "./pass.js";
 
@@ -17,6 +17,8 @@ export type { CrawlDeps, SourceReport } from "./pass.js";
 const PAGE_SIZE = 100;
 
 export class IndexCrawler {
+  private readonly refusedSnapshots: RefusedSnapshots = new Map();
+
   constructor(private readonly deps: CrawlDeps) {}
 
   get enabled(): boolean {
@@ -59,7 +61,7 @@ export class IndexCrawler {
         ? await this.catalogPass(pass, Number(checkpoint.cursor ?? 0))
         : pass.source.kind === "domain"
           ? await this.domainPass(pass, foundPeers)
-          : await mirrorPass(pass, checkpoint);
+          : await mirrorPass(pass, checkpoint, this.refusedSnapshots);
     if (!outcome.complete) {
       await store.saveCheckpoint(name, { lastRunAt: this.deps.now(), lastProblem: outcome.problem });
       return pass.report(false, outcome.problem);
@@ -83,6 +85,7 @@ export class IndexCrawler {
     const { config, store } = this.deps;
     for (let offset = from; !pass.signal.aborted;) {
       if (offset >= config.maxItemsPerSource) return { complete: true, problem: "item_cap" };
+      if (pass.turnOver()) return { complete: false, problem: "page_cap" };
       const url = new URL(pass.source.url);
       url.searchParams.set("limit", String(PAGE_SIZE));
       url.searchParams.set("offset", String(offset));

@@ -5,7 +5,8 @@ import type { Logger } from "../logger.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
 import type { IndexedResource, IndexStore } from "../storage/index-store.js";
 import { candidatesOf, type CandidateRules } from "./candidates.js";
-import { fetchJson, type Fetched, type HostGap } from "./fetch-document.js";
+import type { DocumentPool } from "../workers/pool.js";
+import { fetchBytes, fetchJson, type Fetched, type FetchedBytes, type HostGap, type Validators } from "./fetch-document.js";
 
 /**
  * Where another host publishes what the crawler reads: the x402 discovery documents, and a
@@ -36,6 +37,8 @@ export interface CrawlDeps {
   /** Reads a bare URL's 402 to learn its terms (a manifest lists URLs only). */
   probe: Pick<SellerProbe, "check">;
   rules: CandidateRules;
+  /** Where a large document (a snapshot) is parsed and hashed: never on the event loop. */
+  documents: DocumentPool;
   now(): Date;
   logger: Logger;
 }
@@ -43,6 +46,9 @@ export interface CrawlDeps {
 /** One pass's working state for a source: counts, and the context every step needs. */
 export class Pass {
   readonly counts: Record<string, number> = {};
+  /** New rows the source may still add (INDEX_MAX_ITEMS less the rows it holds), read at its first store. */
+  private room: number | null = null;
+  private pages = 0;
 
   constructor(
     readonly deps: CrawlDeps,
@@ -61,6 +67,11 @@ export class Pass {
     return fetchJson(url, { ...this.deps.config, maxBytes, allowLoopback: this.deps.rules.allowLoopback }, this.gap, this.signal);
   }
 
+  /** A document's bytes, unparsed; with `unless`, only when it changed since (a 304 is `not_modified`). */
+  fetchBytes(url: URL, maxBytes: number, unless?: Validators): Promise<FetchedBytes> {
+    return fetchBytes(url, { ...this.deps.config, maxBytes, allowLoopback: this.deps.rules.allowLoopback }, this.gap, this.signal, unless);
+  }
+
   /** Stores what a document declared, counting what was taken and refused; `idOf`: the id a row keeps (a mirror's). */
   async ingest(items: unknown[], document: URL, idOf?: (item: unknown) => string | undefined): Promise<void> {
     const { resources, refused } = candidatesOf(items, documentOf(document), this.deps.rules, idOf);
@@ -69,8 +80,25 @@ export class Pass {
   }
 
   async store(resources: IndexedResource[]): Promise<void> {
-    const counts = await this.deps.store.ingest(this.source.name, resources, this.deps.now());
+    if (resources.length === 0) return;
+    this.room ??= Math.max(0, this.deps.config.maxItemsPerSource - (await this.deps.store.countOf(this.source.name)));
+    const { overCap, ...counts } = await this.deps.store.ingest(this.source.name, resources, this.deps.now(), this.room);
+    this.room = Math.max(0, this.room - counts.added);
+    this.add("refused_item_cap", overCap);
     for (const [name, n] of Object.entries(counts)) this.add(name, n);
+  }
+
+  /** Rows of the source removed during the pass (tombstones): room for as many new ones. */
+  removed(n: number): void {
+    this.add("removed", n);
+    if (this.room !== null) this.room += n;
+  }
+
+  /** True when the source has had its turn of pages in this run (INDEX_MAX_PAGES); counts the page about to be read otherwise. */
+  turnOver(): boolean {
+    if (this.pages >= this.deps.config.maxPagesPerRun) return true;
+    this.pages++;
+    return false;
   }
 
   report(complete: boolean, problem: string | null): SourceReport {

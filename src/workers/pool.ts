@@ -81,3 +81,50 @@ export function createWorkPool(options: { threads: number; maxQueue: number }): 
     close: () => pool.destroy(),
   };
 }
+
+/** A module the document pool runs: its default export takes the task; `inline` is the same function, for WORKER_THREADS=0. */
+export interface TaskModule<In, Out> {
+  /** The module's file: `moduleBeside(import.meta.url, name)` from the module that defines the task. */
+  filename: string;
+  inline(task: In): Promise<Out>;
+}
+
+/** A module beside `base` (a module's import.meta.url): compiled `.js` under dist/, `.ts` from the source (tsx, vitest). */
+export function moduleBeside(base: string, name: string): string {
+  return fileURLToPath(new URL(`./${name}.${base.endsWith(".js") ? "js" : "ts"}`, base));
+}
+
+/**
+ * Large documents parsed and hashed off the event loop (a mirrored marketplace's snapshot, up to
+ * INDEX_MAX_SNAPSHOT_BYTES): one thread, started for a document and stopped a second after it, so
+ * the few hundred MB a 64 MiB document's parse takes are given back (measured: RSS 719 MiB held for
+ * as long as the thread lived, 428 MiB once it stopped); its heap bounded (`heapMb`): a document
+ * that needs more ends its thread and is refused.
+ */
+export interface DocumentPool {
+  /** `transfer`: buffers moved to the thread (the caller no longer uses them). */
+  run<In, Out>(module: TaskModule<In, Out>, task: In, transfer?: ArrayBuffer[]): Promise<Out>;
+  close(): Promise<void>;
+}
+
+export function createDocumentPool(options: { threads: number; heapMb: number }): DocumentPool {
+  if (options.threads === 0) return { run: (module, task) => module.inline(task), close: async () => {} };
+  const { execArgv } = workerModule();
+  const fromSource = !import.meta.url.endsWith(".js");
+  const sourceLoader = moduleBeside(import.meta.url, "source-loader");
+  const pool = new Piscina({
+    execArgv,
+    minThreads: 0,
+    maxThreads: 1,
+    idleTimeout: 1000,
+    resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
+    niceIncrement: 10,
+  });
+  return {
+    run: (module, task, transfer = []) =>
+      fromSource
+        ? pool.run({ filename: module.filename, task }, { filename: sourceLoader, transferList: transfer })
+        : pool.run(task, { filename: module.filename, transferList: transfer }),
+    close: () => pool.destroy(),
+  };
+}

@@ -270,6 +270,34 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
     });
   });
 
+  describe("a source read with a gap between requests", () => {
+    let host: Seller;
+    let server: CatalogServer;
+    beforeAll(async () => {
+      // 15 pages of items refused without a write: each page comes back before the gap is over, so every request waits.
+      host = await startSeller(world(() => Array.from({ length: 1500 }, (_, i) => itemFor(`http://api.example.com/tool-${i}`))).answer);
+      server = await startCatalogServer(kind, { ...ENV, INDEX_HOST_GAP_MS: "20", INDEX_SOURCES: `bazaar:${host.url}/discovery/resources` });
+    });
+    afterAll(async () => {
+      await server?.close();
+      await host?.close();
+    });
+
+    it("waits without leaving a listener on the crawl's signal per request", async () => {
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+      process.on("warning", onWarning);
+      try {
+        const [report] = await crawl(server);
+        expect(report).toMatchObject({ complete: true, problem: null, counts: { refused_not_https: 1500 } });
+        await new Promise((resolve) => setImmediate(resolve));
+      } finally {
+        process.off("warning", onWarning);
+      }
+      expect(warnings.filter((warning) => warning.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+    });
+  });
+
   describe("hostile sources", () => {
     const hosts: Seller[] = [];
     let server: CatalogServer;
