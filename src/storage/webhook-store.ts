@@ -21,7 +21,23 @@ export interface NewSubscription {
   challenge: string;
   /** A seller's subscription spends its signed nonce in the same transaction. */
   nonce?: { nonce: string; signer: string };
+  /** The creating client's address and the endpoint's lowercase host: what the pending caps count by. */
+  clientIp: string;
+  host: string;
 }
+
+/** Subscriptions one endpoint URL may hold, and pending places per client, per target host and in all. */
+export interface SubscriptionCaps {
+  perUrl: number;
+  pendingPerClient: number;
+  pendingPerHost: number;
+  pendingTotal: number;
+}
+
+/** Why an endpoint answered its verification request and was refused at once (it holds a pending place for a day). */
+export const CHALLENGE_NOT_ECHOED = "challenge_not_echoed";
+/** A pending subscription refused at once holds its pending place this long (re-subscribing cannot cycle the caps). */
+export const REFUSED_HELD_MS = 24 * 3_600_000;
 
 export interface NewDelivery {
   subscriptionId: string;
@@ -36,6 +52,17 @@ export class EndpointFullError extends Error {
   constructor() {
     super("endpoint has its cap of subscriptions");
     this.name = "EndpointFullError";
+  }
+}
+
+/** A pending-subscription cap is reached: per client address, per target host, or in all. */
+export class PendingCapError extends Error {
+  constructor(
+    readonly cap: "client" | "host" | "total",
+    readonly limit: number,
+  ) {
+    super(`pending subscriptions cap (${cap}) reached`);
+    this.name = "PendingCapError";
   }
 }
 
@@ -70,19 +97,34 @@ export class WebhookStore {
   }
 
   /**
-   * A pending subscription following the events recorded after now, unless its URL holds `capPerUrl`
-   * subscriptions already. The count and the insert are one transaction; on PostgreSQL an advisory
-   * lock on the URL makes two instances creating at once count one after the other (SQLite writes
-   * one transaction at a time). Within the instance creations for one URL queue before their
-   * transaction opens: a burst of them waiting on the lock inside transactions held every pooled
-   * connection until the later ones timed out (503).
+   * A pending subscription following the events recorded after now, unless its URL holds `caps.perUrl`
+   * subscriptions already or a pending cap is reached (pending subscriptions and endpoints refused in
+   * the last day, per client, per host, in all). The counts and the insert are one transaction; on
+   * PostgreSQL an advisory lock makes two instances creating at once count one after the other (SQLite
+   * writes one transaction at a time). Within the instance creations queue before their transaction
+   * opens: a burst of them waiting on the lock inside transactions held every pooled connection until
+   * the later ones timed out (503). Creation is rate-limited per client, so one queue costs nothing.
    */
-  async create(input: NewSubscription, capPerUrl: number, now: Date): Promise<WebhookSubscription> {
+  async create(input: NewSubscription, caps: SubscriptionCaps, now: Date): Promise<WebhookSubscription> {
     try {
-      return await this.oneAtATime(input.url, () =>
+      return await this.oneAtATime("subscriptions", () =>
         this.prisma.$transaction(async (tx) => {
-          if (this.transactions.kind === "postgres") await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${input.url}))`;
-          if ((await tx.webhookSubscription.count({ where: { url: input.url, status: { not: "disabled" } } })) >= capPerUrl) throw new EndpointFullError();
+          if (this.transactions.kind === "postgres") await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('webhook-subscriptions'))`;
+          if ((await tx.webhookSubscription.count({ where: { url: input.url, status: { not: "disabled" } } })) >= caps.perUrl) throw new EndpointFullError();
+          const holdingPlace = {
+            OR: [
+              { status: "pending" },
+              { status: "disabled", disabledReason: CHALLENGE_NOT_ECHOED, createdAt: { gt: new Date(now.getTime() - REFUSED_HELD_MS) } },
+            ],
+          };
+          const checks = [
+            ["client", { clientIp: input.clientIp }, caps.pendingPerClient],
+            ["host", { host: input.host }, caps.pendingPerHost],
+            ["total", {}, caps.pendingTotal],
+          ] as const;
+          for (const [cap, where, limit] of checks) {
+            if ((await tx.webhookSubscription.count({ where: { ...where, ...holdingPlace } })) >= limit) throw new PendingCapError(cap, limit);
+          }
           if (input.nonce) {
             await tx.ownerNonce.create({
               data: { nonce: input.nonce.nonce.toLowerCase(), listingId: SELLER_NONCE_LISTING, action: "subscribe", signer: input.nonce.signer, usedAt: now },
@@ -103,6 +145,9 @@ export class WebhookStore {
               challenge: input.challenge,
               fromSeq: last?.seq ?? 0,
               createdAt: now,
+              clientIp: input.clientIp,
+              host: input.host,
+              nextVerifyAt: now,
             },
           });
         }),
@@ -138,8 +183,22 @@ export class WebhookStore {
     return this.run(() => this.prisma.webhookSubscription.findMany({ where: { status: { in: ["pending", "active"] } } }));
   }
 
-  pendingVerification(limit: number): Promise<WebhookSubscription[]> {
-    return this.run(() => this.prisma.webhookSubscription.findMany({ where: { status: "pending" }, orderBy: { createdAt: "asc" }, take: limit }));
+  /** Pending subscriptions whose next verification request is due, the longest due first (round-robin). */
+  pendingVerification(now: Date, limit: number): Promise<WebhookSubscription[]> {
+    return this.run(() =>
+      this.prisma.webhookSubscription.findMany({
+        where: { status: "pending", OR: [{ nextVerifyAt: null }, { nextVerifyAt: { lte: now } }] },
+        orderBy: [{ nextVerifyAt: { sort: "asc", nulls: "first" } }, { createdAt: "asc" }],
+        take: limit,
+      }),
+    );
+  }
+
+  /** A verification request went unanswered: the next one is due at `retryAt`. */
+  async verificationDeferred(id: string, retryAt: Date): Promise<void> {
+    await this.run(() =>
+      this.prisma.webhookSubscription.updateMany({ where: { id, status: "pending" }, data: { verifyAttempts: { increment: 1 }, nextVerifyAt: retryAt } }),
+    );
   }
 
   async verified(id: string, now: Date): Promise<void> {
@@ -149,7 +208,9 @@ export class WebhookStore {
   }
 
   async disable(id: string, reason: string): Promise<void> {
-    await this.run(() => this.prisma.webhookSubscription.updateMany({ where: { id }, data: { status: "disabled", disabledReason: reason } }));
+    await this.run(() =>
+      this.prisma.webhookSubscription.updateMany({ where: { id }, data: { status: "disabled", disabledReason: reason, nextVerifyAt: null } }),
+    );
   }
 
   async cursor(name: string): Promise<number | null> {
@@ -158,7 +219,7 @@ export class WebhookStore {
   }
 
   /**
-   * Whether a deliverer pass would find nothing to do: no pending endpoint to verify, no event after
+   * Whether a deliverer pass would find nothing to do: no pending endpoint due a verification request, no event after
    * the cursor `name`, no delivery due now to a verified endpoint. One indexed read, so an idle poll
    * costs one statement instead of a pass's five.
    */
@@ -167,7 +228,8 @@ export class WebhookStore {
       this.prisma.$queryRaw<Array<{ cursor: unknown; lastSeq: unknown; pending: unknown; due: unknown }>>(Prisma.sql`SELECT
         (SELECT "seq" FROM "OutboxCursor" WHERE "name" = ${name}) AS "cursor",
         (SELECT MAX("seq") FROM "ListingEvent") AS "lastSeq",
-        (SELECT COUNT(*) FROM (SELECT 1 FROM "WebhookSubscription" WHERE "status" = 'pending' LIMIT 1) p) AS "pending",
+        (SELECT COUNT(*) FROM (SELECT 1 FROM "WebhookSubscription" WHERE "status" = 'pending'
+          AND ("nextVerifyAt" IS NULL OR "nextVerifyAt" <= ${now}) LIMIT 1) p) AS "pending",
         (SELECT COUNT(*) FROM (SELECT 1 FROM "WebhookDelivery" d JOIN "WebhookSubscription" s ON s."id" = d."subscriptionId"
           WHERE d."status" = 'pending' AND d."nextAttemptAt" <= ${now} AND s."status" = 'active' LIMIT 1) q) AS "due"`),
     );
@@ -201,7 +263,8 @@ export class WebhookStore {
 
   /**
    * Deliveries due now, each the oldest undelivered one of its subscription (so every subscriber
-   * receives its events in order), of subscriptions that are verified.
+   * receives its events in order), of subscriptions that are verified. Healthy subscribers first: one
+   * whose head delivery has never failed, and of those one with a delivery on record, before the rest.
    */
   due(now: Date, limit: number): Promise<WebhookDelivery[]> {
     return this.run(async () => {
@@ -209,9 +272,14 @@ export class WebhookStore {
         SELECT d."id" FROM "WebhookDelivery" d JOIN "WebhookSubscription" s ON s."id" = d."subscriptionId"
         WHERE s."status" = 'active' AND d."status" = 'pending' AND d."nextAttemptAt" <= ${now}
           AND d."eventSeq" = (SELECT MIN(e."eventSeq") FROM "WebhookDelivery" e WHERE e."subscriptionId" = d."subscriptionId" AND e."status" = 'pending')
-        ORDER BY d."nextAttemptAt", d."eventSeq" LIMIT ${limit}`);
+        ORDER BY CASE WHEN d."attempts" > 0 THEN 1 ELSE 0 END,
+          CASE WHEN EXISTS (SELECT 1 FROM "WebhookDelivery" x WHERE x."subscriptionId" = d."subscriptionId" AND x."status" = 'delivered') THEN 0 ELSE 1 END,
+          d."nextAttemptAt", d."eventSeq" LIMIT ${limit}`);
       if (heads.length === 0) return [];
-      return this.prisma.webhookDelivery.findMany({ where: { id: { in: heads.map((row) => String(row.id)) } }, orderBy: { eventSeq: "asc" } });
+      const rows = new Map(
+        (await this.prisma.webhookDelivery.findMany({ where: { id: { in: heads.map((row) => String(row.id)) } } })).map((row) => [row.id, row]),
+      );
+      return heads.map((head) => rows.get(String(head.id))).filter((row) => row !== undefined);
     });
   }
 

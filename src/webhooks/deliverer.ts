@@ -2,30 +2,38 @@
 // change log out to the subscriptions that want each event (deliveries and the cursor's move in one
 // transaction), then send what is due: the oldest undelivered event of each subscriber, several
 // subscribers at once, retried with backoff for about 27 hours before the subscription is disabled.
+// A subscriber whose last attempt failed is retried in its own lane, never in the healthy ones' slots,
+// and a request slower than the slot budget waits outside the slots (src/webhooks/attempts.ts).
 import type { Logger } from "../logger.js";
 import { eventRecord } from "../queries/listing-events.js";
 import type { ListingEventStore } from "../storage/listing-event-store.js";
 import type { NewDelivery, WebhookDelivery, WebhookStore, WebhookSubscription } from "../storage/webhook-store.js";
+import { AttemptsInFlight } from "./attempts.js";
 import { SubscriptionIndex } from "./matching.js";
-import { signedHeaders } from "./signing.js";
+import { eventPayload, signedHeaders } from "./signing.js";
 import { post, type TransportOptions } from "./transport.js";
+import { Verifier } from "./verifier.js";
 
 /** Waits after the 1st, 2nd, ... failed attempt (the Standard Webhooks schedule); after the last, it is given up. */
 export const RETRY_SCHEDULE_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000];
-/** A pending endpoint that never answered its challenge is disabled after this. */
-export const VERIFICATION_WINDOW_MS = 24 * 3_600_000;
 const CURSOR = "webhooks";
 const EVENT_PAGE = 500;
 const DELIVERY_PAGE = 500;
 const PASSES_PER_RUN = 20;
 const KEPT_MS = 7 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 3_600_000;
+/** Requests waiting for a slow endpoint's answer outside the slots, at most (a socket each, no work). */
+const MAX_WAITING = 256;
+/** While requests wait outside the slots, the pass looks for new work this often. */
+const WAITING_POLL_MS = 100;
 
 export interface DelivererDeps {
   store: WebhookStore;
   events: ListingEventStore;
   transport: TransportOptions;
   concurrency: number;
+  /** How long one request may hold a slot before it waits for its answer outside the slots. */
+  slotMs: number;
   logger: Logger;
   now(): Date;
 }
@@ -37,30 +45,38 @@ export interface PassReport {
   failed: number;
 }
 
-/** The body a subscriber receives: the Standard Webhooks envelope around one change-log event. */
-export function eventPayload(type: string, at: Date, data: unknown): string {
-  return JSON.stringify({ type, timestamp: at.toISOString(), data });
-}
-
 export class WebhookDeliverer {
   private prunedAt: number | null = null;
+  private readonly inFlight: AttemptsInFlight;
+  private readonly verifier: Verifier;
+  /** Deliveries that succeeded in the current dispatch, recorded together when it ends. */
+  private succeeded: Array<{ id: string; statusCode: number }> | null = null;
 
-  constructor(private readonly deps: DelivererDeps) {}
+  constructor(private readonly deps: DelivererDeps) {
+    this.inFlight = new AttemptsInFlight({ slotMs: deps.slotMs, maxWaiting: MAX_WAITING });
+    this.verifier = new Verifier({ ...deps, inFlight: this.inFlight });
+  }
 
+  /**
+   * Verifies, fans out and delivers until nothing is left to do: while requests wait for slow
+   * endpoints outside the slots, it keeps fanning out and delivering what comes due meanwhile, and
+   * returns once they have ended (each within the transport's deadline).
+   */
   async run(signal: AbortSignal, renewLease: () => Promise<boolean> = async () => true): Promise<PassReport> {
-    const idle = await this.deps.store.nothingToDo(CURSOR, this.deps.now());
+    const idle = this.inFlight.size === 0 && (await this.deps.store.nothingToDo(CURSOR, this.deps.now()));
     if (idle) {
       await this.pruneWhenDue();
       return { verified: 0, fannedOut: 0, delivered: 0, failed: 0 };
     }
-    const report: PassReport = { verified: await this.verifyPending(), fannedOut: 0, delivered: 0, failed: 0 };
-    for (let pass = 0; pass < PASSES_PER_RUN && !signal.aborted; pass++) {
+    const report: PassReport = { verified: 0, fannedOut: 0, delivered: 0, failed: 0 };
+    await this.verifier.verifyDue(report);
+    for (let pass = 0; pass < PASSES_PER_RUN && !signal.aborted;) {
       const fannedOut = await this.fanOut();
-      const sent = await this.deliverDue(signal);
+      const started = await this.deliverDue(signal, report);
       report.fannedOut += fannedOut;
-      report.delivered += sent.delivered;
-      report.failed += sent.failed;
-      if (fannedOut === 0 && sent.delivered + sent.failed === 0) break;
+      if (fannedOut > 0 || started > 0) pass++;
+      else if (this.inFlight.size === 0) break;
+      else await this.inFlight.someEnded(WAITING_POLL_MS);
       if (!(await renewLease())) break;
     }
     await this.pruneWhenDue();
@@ -73,28 +89,6 @@ export class WebhookDeliverer {
     if (this.prunedAt !== null && now - this.prunedAt < PRUNE_EVERY_MS) return;
     await this.deps.store.prune(new Date(now - KEPT_MS));
     this.prunedAt = now;
-  }
-
-  /** Sends each pending endpoint its challenge; the endpoint is verified when it echoes it back. */
-  private async verifyPending(): Promise<number> {
-    const { store, now } = this.deps;
-    let verified = 0;
-    await eachConcurrently(await store.pendingVerification(50), this.deps.concurrency, async (subscription) => {
-      const at = now();
-      if (at.getTime() - subscription.createdAt.getTime() > VERIFICATION_WINDOW_MS) return store.disable(subscription.id, "verification_failed");
-      const payload = eventPayload("webhook.verification", at, { subscriptionId: subscription.id, challenge: subscription.challenge });
-      const answer = await post(
-        subscription.url,
-        payload,
-        signedHeaders(subscription.secret, `verify_${subscription.id}`, payload, new Date()),
-        this.deps.transport,
-      );
-      if (answer.ok && echoed(answer.body ?? "", subscription.challenge ?? "")) {
-        await store.verified(subscription.id, now());
-        verified++;
-      }
-    });
-    return verified;
   }
 
   /** One page of the change log after the cursor, fanned out; returns the deliveries it made. */
@@ -130,23 +124,44 @@ export class WebhookDeliverer {
     return subscriptions.length > 0 ? Math.min(...subscriptions.map((s) => s.fromSeq)) : this.deps.events.lastSeq();
   }
 
-  private async deliverDue(signal: AbortSignal): Promise<{ delivered: number; failed: number }> {
-    const { store, now } = this.deps;
-    const due = await store.due(now(), DELIVERY_PAGE);
-    if (due.length === 0) return { delivered: 0, failed: 0 };
+  /**
+   * Sends the due deliveries of subscriptions without a request in flight; returns how many started.
+   * Healthy subscribers (head never failed) share the slots; failing ones (the circuit open: their
+   * head failed and waits out its backoff) are retried in a lane of their own, so a subscriber that
+   * hangs costs the healthy ones one slot budget once, not a timeout on every retry.
+   */
+  private async deliverDue(signal: AbortSignal, report: PassReport): Promise<number> {
+    const { store, now, concurrency } = this.deps;
+    const due = (await store.due(now(), DELIVERY_PAGE)).filter((delivery) => !this.inFlight.has(delivery.subscriptionId));
+    if (due.length === 0) return 0;
     const subscriptions = new Map((await store.subscriptions([...new Set(due.map((d) => d.subscriptionId))])).map((s) => [s.id, s]));
-    const delivered: Array<{ id: string; statusCode: number }> = [];
-    let failed = 0;
-    await eachConcurrently(due, this.deps.concurrency, async (delivery) => {
+    const send = async (delivery: WebhookDelivery) => {
       const subscription = subscriptions.get(delivery.subscriptionId);
       if (!subscription || signal.aborted) return;
       const statusCode = await this.attempt(subscription, delivery);
-      if (statusCode === null) failed++;
-      else delivered.push({ id: delivery.id, statusCode });
-    });
-    // Recorded together: a burst takes few turns of the database that catalog reads wait behind.
-    if (delivered.length > 0) await store.delivered(delivered, now());
-    return { delivered: delivered.length, failed };
+      if (statusCode === null) report.failed++;
+      else {
+        report.delivered++;
+        if (this.succeeded) this.succeeded.push({ id: delivery.id, statusCode });
+        else await store.delivered([{ id: delivery.id, statusCode }], now());
+      }
+    };
+    const bySubscription = (delivery: WebhookDelivery) => delivery.subscriptionId;
+    const healthy = due.filter((delivery) => delivery.attempts === 0);
+    const failing = due.filter((delivery) => delivery.attempts > 0);
+    const succeeded: Array<{ id: string; statusCode: number }> = [];
+    this.succeeded = succeeded;
+    try {
+      const started = await Promise.all([
+        this.inFlight.dispatch(healthy, bySubscription, concurrency, send),
+        this.inFlight.dispatch(failing, bySubscription, Math.max(1, Math.floor(concurrency / 2)), send),
+      ]);
+      return started[0] + started[1];
+    } finally {
+      this.succeeded = null;
+      // Recorded together: a burst takes few turns of the database that catalog reads wait behind.
+      if (succeeded.length > 0) await store.delivered(succeeded, now());
+    }
   }
 
   /** One attempt: its status code when delivered (the caller records it with the others), null when it failed (recorded here). */
@@ -165,23 +180,4 @@ export class WebhookDeliverer {
     }
     return null;
   }
-}
-
-/** The endpoint echoed the challenge: as `{"challenge": "..."}` or as the whole body. */
-function echoed(body: string, challenge: string): boolean {
-  if (!challenge) return false;
-  if (body.trim() === challenge) return true;
-  try {
-    return (JSON.parse(body) as { challenge?: unknown }).challenge === challenge;
-  } catch {
-    return false;
-  }
-}
-
-async function eachConcurrently<T>(items: T[], concurrency: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
