@@ -8,6 +8,8 @@ export interface AttemptsOptions {
   slotMs: number;
   /** Requests waiting outside the slots, at most; past it a request keeps its slot until it ends. */
   maxWaiting: number;
+  /** A request that waited outside the slots failed to record its outcome (nobody awaits it). */
+  onError(error: unknown): void;
 }
 
 export class AttemptsInFlight {
@@ -24,6 +26,15 @@ export class AttemptsInFlight {
   /** Requests in flight, in slots or waiting outside them. */
   get size(): number {
     return this.busy.size;
+  }
+
+  /**
+   * What `read` returns, less the subscriptions with a request in flight when it began or now: one
+   * that ended while `read` ran may have been read before its outcome was written.
+   */
+  async notInFlight<T>(read: () => Promise<T[]>, key: (item: T) => string): Promise<T[]> {
+    const before = new Set(this.busy);
+    return (await read()).filter((item) => !before.has(key(item)) && !this.busy.has(key(item)));
   }
 
   /**
@@ -46,7 +57,7 @@ export class AttemptsInFlight {
       const first = await Promise.race([running.then(() => "done" as const), slotSpent]);
       clearTimeout(timer);
       if (first === "slow") {
-        const parked = running.catch(() => {});
+        const parked = running.catch((error: unknown) => this.options.onError(error));
         this.waiting.add(parked);
         void parked.finally(() => this.waiting.delete(parked));
       }

@@ -4,6 +4,7 @@
 // subscribers at once, retried with backoff for about 27 hours before the subscription is disabled.
 // A subscriber whose last attempt failed is retried in its own lane, never in the healthy ones' slots,
 // and a request slower than the slot budget waits outside the slots (src/webhooks/attempts.ts).
+import { safeReason } from "../jobs/registry.js";
 import type { Logger } from "../logger.js";
 import { eventRecord } from "../queries/listing-events.js";
 import type { ListingEventStore } from "../storage/listing-event-store.js";
@@ -53,7 +54,11 @@ export class WebhookDeliverer {
   private succeeded: Array<{ id: string; statusCode: number }> | null = null;
 
   constructor(private readonly deps: DelivererDeps) {
-    this.inFlight = new AttemptsInFlight({ slotMs: deps.slotMs, maxWaiting: MAX_WAITING });
+    this.inFlight = new AttemptsInFlight({
+      slotMs: deps.slotMs,
+      maxWaiting: MAX_WAITING,
+      onError: (error) => deps.logger.warn({ error: safeReason(error) }, "webhook attempt: its outcome could not be recorded"),
+    });
     this.verifier = new Verifier({ ...deps, inFlight: this.inFlight });
   }
 
@@ -132,7 +137,10 @@ export class WebhookDeliverer {
    */
   private async deliverDue(signal: AbortSignal, report: PassReport): Promise<number> {
     const { store, now, concurrency } = this.deps;
-    const due = (await store.due(now(), DELIVERY_PAGE)).filter((delivery) => !this.inFlight.has(delivery.subscriptionId));
+    const due = await this.inFlight.notInFlight(
+      () => store.due(now(), DELIVERY_PAGE),
+      (delivery) => delivery.subscriptionId,
+    );
     if (due.length === 0) return 0;
     const subscriptions = new Map((await store.subscriptions([...new Set(due.map((d) => d.subscriptionId))])).map((s) => [s.id, s]));
     const send = async (delivery: WebhookDelivery) => {

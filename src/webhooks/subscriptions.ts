@@ -47,7 +47,11 @@ export interface WebhookSubscriptionsDeps {
   now(): Date;
 }
 
-const CAP_NAMES = { client: "from this client address", host: "for this endpoint's host", total: "in this marketplace" } as const;
+const CAPS = {
+  client: { where: "from this client address", setting: "WEBHOOK_PENDING_PER_CLIENT" },
+  host: { where: "for this endpoint's host", setting: "WEBHOOK_PENDING_PER_HOST" },
+  total: { where: "in this marketplace", setting: "WEBHOOK_PENDING_TOTAL" },
+} as const;
 
 function invalid(field: string, message: string): HttpError {
   return new HttpError(400, "invalid_request", `Invalid request: body ${field} ${message}. Nothing was saved.`, [{ in: "body", field, message }]);
@@ -106,8 +110,8 @@ export class WebhookSubscriptions {
         throw new HttpError(
           429,
           "too_many_pending_subscriptions",
-          `${error.limit} subscriptions are waiting for their endpoint's verification ${CAP_NAMES[error.cap]} already ` +
-            `(cap: pending per ${error.cap}; an endpoint that answered without the challenge counts for 24 hours). ` +
+          `${error.limit} subscriptions are waiting for their endpoint's verification ${CAPS[error.cap].where} already ` +
+            `(the cap ${CAPS[error.cap].setting}; an endpoint that answered without the challenge counts for 24 hours). ` +
             "Answer the verification requests first. Nothing was saved.",
           undefined,
           { "Retry-After": "60" },

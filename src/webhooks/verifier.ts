@@ -31,7 +31,10 @@ export class Verifier {
   /** Sends the challenge to each pending endpoint that is due one; counts the verified ones into `report`. */
   async verifyDue(report: { verified: number }): Promise<void> {
     const { store, now, inFlight } = this.deps;
-    const due = (await store.pendingVerification(now(), VERIFY_PAGE)).filter((subscription) => !inFlight.has(subscription.id));
+    const due = await inFlight.notInFlight(
+      () => store.pendingVerification(now(), VERIFY_PAGE),
+      (subscription) => subscription.id,
+    );
     await inFlight.dispatch(
       due,
       (subscription) => subscription.id,
