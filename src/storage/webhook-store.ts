@@ -38,6 +38,8 @@ export interface SubscriptionCaps {
 export const CHALLENGE_NOT_ECHOED = "challenge_not_echoed";
 /** A pending subscription refused at once holds its pending place this long (re-subscribing cannot cycle the caps). */
 export const REFUSED_HELD_MS = 24 * 3_600_000;
+/** The status of a subscription deleted before it was verified: hidden, holding its pending place for a day. */
+const DELETED_UNVERIFIED = "deleted";
 
 export interface NewDelivery {
   subscriptionId: string;
@@ -110,11 +112,15 @@ export class WebhookStore {
       return await this.oneAtATime("subscriptions", () =>
         this.prisma.$transaction(async (tx) => {
           if (this.transactions.kind === "postgres") await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('webhook-subscriptions'))`;
-          if ((await tx.webhookSubscription.count({ where: { url: input.url, status: { not: "disabled" } } })) >= caps.perUrl) throw new EndpointFullError();
+          if ((await tx.webhookSubscription.count({ where: { url: input.url, status: { in: ["pending", "active"] } } })) >= caps.perUrl) {
+            throw new EndpointFullError();
+          }
+          const lastDay = { gt: new Date(now.getTime() - REFUSED_HELD_MS) };
           const holdingPlace = {
             OR: [
               { status: "pending" },
-              { status: "disabled", disabledReason: CHALLENGE_NOT_ECHOED, createdAt: { gt: new Date(now.getTime() - REFUSED_HELD_MS) } },
+              { status: "disabled", disabledReason: CHALLENGE_NOT_ECHOED, createdAt: lastDay },
+              { status: DELETED_UNVERIFIED, createdAt: lastDay },
             ],
           };
           const checks = [
@@ -159,13 +165,30 @@ export class WebhookStore {
   }
 
   find(id: string): Promise<WebhookSubscription | null> {
-    return this.run(() => this.prisma.webhookSubscription.findUnique({ where: { id } }));
+    return this.run(async () => {
+      const row = await this.prisma.webhookSubscription.findUnique({ where: { id } });
+      return row?.status === DELETED_UNVERIFIED ? null : row;
+    });
   }
 
-  delete(id: string): Promise<void> {
+  /**
+   * Deletes a subscription. One never verified and created in the last day is kept, hidden, until the
+   * day is over: it still holds its pending place, so subscribe-delete-subscribe cannot cycle the caps.
+   */
+  delete(id: string, now: Date): Promise<void> {
     return this.run(async () => {
-      await this.prisma.webhookSubscription.deleteMany({ where: { id } });
+      const { count } = await this.prisma.webhookSubscription.updateMany({
+        where: { id, verifiedAt: null, createdAt: { gt: new Date(now.getTime() - REFUSED_HELD_MS) } },
+        data: { status: DELETED_UNVERIFIED, challenge: null, nextVerifyAt: null },
+      });
+      if (count === 0) await this.prisma.webhookSubscription.deleteMany({ where: { id } });
     });
+  }
+
+  /** Forgets the hidden, deleted subscriptions created before `before` (and their queued deliveries). */
+  async forgetDeleted(before: Date): Promise<number> {
+    const { count } = await this.run(() => this.prisma.webhookSubscription.deleteMany({ where: { status: DELETED_UNVERIFIED, createdAt: { lt: before } } }));
+    return count;
   }
 
   /** The newest deliveries of one subscription, newest first. */

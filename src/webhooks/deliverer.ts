@@ -8,7 +8,7 @@ import { safeReason } from "../jobs/registry.js";
 import type { Logger } from "../logger.js";
 import { eventRecord } from "../queries/listing-events.js";
 import type { ListingEventStore } from "../storage/listing-event-store.js";
-import type { NewDelivery, WebhookDelivery, WebhookStore, WebhookSubscription } from "../storage/webhook-store.js";
+import { REFUSED_HELD_MS, type NewDelivery, type WebhookDelivery, type WebhookStore, type WebhookSubscription } from "../storage/webhook-store.js";
 import { AttemptsInFlight } from "./attempts.js";
 import { SubscriptionIndex } from "./matching.js";
 import { eventPayload, signedHeaders } from "./signing.js";
@@ -26,7 +26,8 @@ const PRUNE_EVERY_MS = 3_600_000;
 /** Requests waiting for a slow endpoint's answer outside the slots, at most (a socket each, no work). */
 const MAX_WAITING = 256;
 /** While requests wait outside the slots, the pass looks for new work this often. */
-const WAITING_POLL_MS = 100;
+const WAITING_POLL_MS = 250;
+const WAITING_RENEW_MS = 5_000;
 
 export interface DelivererDeps {
   store: WebhookStore;
@@ -75,14 +76,20 @@ export class WebhookDeliverer {
     }
     const report: PassReport = { verified: 0, fannedOut: 0, delivered: 0, failed: 0 };
     await this.verifier.verifyDue(report);
+    let renewedAt = performance.now();
     for (let pass = 0; pass < PASSES_PER_RUN && !signal.aborted;) {
       const fannedOut = await this.fanOut();
       const started = await this.deliverDue(signal, report);
       report.fannedOut += fannedOut;
-      if (fannedOut > 0 || started > 0) pass++;
+      const worked = fannedOut > 0 || started > 0;
+      if (worked) pass++;
       else if (this.inFlight.size === 0) break;
       else await this.inFlight.someEnded(WAITING_POLL_MS);
-      if (!(await renewLease())) break;
+      // Waiting is not work: the lease is renewed after work, or every few seconds of waiting.
+      if (worked || performance.now() - renewedAt > WAITING_RENEW_MS) {
+        if (!(await renewLease())) break;
+        renewedAt = performance.now();
+      }
     }
     await this.pruneWhenDue();
     return report;
@@ -93,6 +100,7 @@ export class WebhookDeliverer {
     const now = this.deps.now().getTime();
     if (this.prunedAt !== null && now - this.prunedAt < PRUNE_EVERY_MS) return;
     await this.deps.store.prune(new Date(now - KEPT_MS));
+    await this.deps.store.forgetDeleted(new Date(now - REFUSED_HELD_MS));
     this.prunedAt = now;
   }
 

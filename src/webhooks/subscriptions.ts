@@ -149,7 +149,7 @@ export class WebhookSubscriptions {
 
   async remove(id: string, authorization: string | undefined): Promise<{ id: string; deleted: true }> {
     await this.authorized(id, authorization);
-    await this.deps.store.delete(id);
+    await this.deps.store.delete(id, this.deps.now());
     return { id, deleted: true };
   }
 

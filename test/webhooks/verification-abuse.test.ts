@@ -162,4 +162,35 @@ describe.each(databaseKinds)("webhook verification under abuse on $kind", (kind)
     market.clock.advance(24 * 3_600_000 + 60_000);
     expect((await subscribe(market, named(9), listingId, "203.0.113.1")).status).toBe(201);
   });
+
+  it("does not free a place when an unverified subscription is deleted: subscribe, delete, subscribe meets the cap", async () => {
+    const { market, listingId } = await started({ ...ENV, WEBHOOK_PENDING_PER_CLIENT: "2" });
+    const endpoint = await receiver();
+    const cycle = async (n: number) => {
+      const created = await subscribe(market, `${endpoint.url}?n=${n}`, listingId, "203.0.113.9");
+      if (created.status !== 201) return created;
+      const deleted = await market.server.fetch(`/webhooks/${created.body.id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${created.body.secret}` },
+      });
+      expect(deleted.status).toBe(200);
+      expect((await market.json(`/webhooks/${created.body.id}`, { headers: { authorization: `Bearer ${created.body.secret}` } })).status).toBe(401);
+      return created;
+    };
+    expect((await cycle(0)).status).toBe(201);
+    expect((await cycle(1)).status).toBe(201);
+    const third = await cycle(2);
+    expect([third.status, third.body.message]).toEqual([429, expect.stringContaining("WEBHOOK_PENDING_PER_CLIENT")]);
+    market.clock.advance(24 * 3_600_000 + 60_000);
+    await market.server.jobs.runNow("webhook-delivery"); // the hourly prune forgets them
+    expect((await cycle(3)).status).toBe(201);
+    // A verified subscription is deleted outright.
+    const kept = await subscribe(market, `${endpoint.url}?n=4`, listingId, "203.0.113.9");
+    await market.server.jobs.runNow("webhook-delivery");
+    expect(await status(market, kept.body.id)).toEqual({ status: "active", disabledReason: undefined });
+    await market.server.fetch(`/webhooks/${kept.body.id}`, { method: "DELETE", headers: { authorization: `Bearer ${kept.body.secret}` } });
+    expect(await market.server.repositories.webhooks.find(kept.body.id)).toBeNull();
+    expect((await subscribe(market, `${endpoint.url}?n=5`, listingId, "203.0.113.9")).status).toBe(201); // n=3 (deleted unverified) and n=5 hold the two places
+    expect((await subscribe(market, `${endpoint.url}?n=6`, listingId, "203.0.113.9")).status).toBe(429);
+  });
 });
