@@ -51,8 +51,8 @@ export class WebhookDeliverer {
   private prunedAt: number | null = null;
   private readonly inFlight: AttemptsInFlight;
   private readonly verifier: Verifier;
-  /** Deliveries that succeeded in the current dispatch, recorded together when it ends. */
-  private succeeded: Array<{ id: string; statusCode: number }> | null = null;
+  /** Deliveries that succeeded and are not recorded yet. */
+  private readonly succeeded: Array<{ id: string; subscriptionId: string; statusCode: number }> = [];
 
   constructor(private readonly deps: DelivererDeps) {
     this.inFlight = new AttemptsInFlight({
@@ -64,9 +64,10 @@ export class WebhookDeliverer {
   }
 
   /**
-   * Verifies, fans out and delivers until nothing is left to do: while requests wait for slow
-   * endpoints outside the slots, it keeps fanning out and delivering what comes due meanwhile, and
-   * returns once they have ended (each within the transport's deadline).
+   * Verifies, fans out and delivers until nothing is left to do. The lanes work through their queues
+   * while this loop re-reads what is due (when a queue empties, or every WAITING_POLL_MS), so a new
+   * event for a healthy subscriber goes ahead of requests still queued for slow ones; it returns once
+   * every request started has ended (each within the transport's deadline) and been recorded.
    */
   async run(signal: AbortSignal, renewLease: () => Promise<boolean> = async () => true): Promise<PassReport> {
     const idle = this.inFlight.size === 0 && (await this.deps.store.nothingToDo(CURSOR, this.deps.now()));
@@ -75,21 +76,28 @@ export class WebhookDeliverer {
       return { verified: 0, fannedOut: 0, delivered: 0, failed: 0 };
     }
     const report: PassReport = { verified: 0, fannedOut: 0, delivered: 0, failed: 0 };
-    await this.verifier.verifyDue(report);
-    let renewedAt = performance.now();
-    for (let pass = 0; pass < PASSES_PER_RUN && !signal.aborted;) {
-      const fannedOut = await this.fanOut();
-      const started = await this.deliverDue(signal, report);
-      report.fannedOut += fannedOut;
-      const worked = fannedOut > 0 || started > 0;
-      if (worked) pass++;
-      else if (this.inFlight.size === 0) break;
-      else await this.inFlight.someEnded(WAITING_POLL_MS);
-      // Waiting is not work: the lease is renewed after work, or every few seconds of waiting.
-      if (worked || performance.now() - renewedAt > WAITING_RENEW_MS) {
-        if (!(await renewLease())) break;
-        renewedAt = performance.now();
+    try {
+      await this.verifier.offerDue(report);
+      let renewedAt = performance.now();
+      for (let pass = 0; pass < PASSES_PER_RUN && !signal.aborted;) {
+        await this.recordSucceeded();
+        const fannedOut = await this.fanOut();
+        const offered = await this.offerDue(signal, report);
+        report.fannedOut += fannedOut;
+        const worked = fannedOut > 0 || offered > 0;
+        if (worked) pass++;
+        else if (this.inFlight.size === 0) break;
+        await this.inFlight.change(WAITING_POLL_MS);
+        // Waiting is not work: the lease is renewed after work, or every few seconds of waiting.
+        if (worked || performance.now() - renewedAt > WAITING_RENEW_MS) {
+          if (!(await renewLease())) break;
+          renewedAt = performance.now();
+        }
       }
+    } finally {
+      // Nothing is started outside a run (and its lease); what was started records its outcome.
+      this.inFlight.dropQueued();
+      await this.recordSucceeded();
     }
     await this.pruneWhenDue();
     return report;
@@ -138,45 +146,47 @@ export class WebhookDeliverer {
   }
 
   /**
-   * Sends the due deliveries of subscriptions without a request in flight; returns how many started.
+   * Queues the due deliveries of subscriptions without a request in flight; returns how many are new.
    * Healthy subscribers (head never failed) share the slots; failing ones (the circuit open: their
    * head failed and waits out its backoff) are retried in a lane of their own, so a subscriber that
    * hangs costs the healthy ones one slot budget once, not a timeout on every retry.
    */
-  private async deliverDue(signal: AbortSignal, report: PassReport): Promise<number> {
+  private async offerDue(signal: AbortSignal, report: PassReport): Promise<number> {
     const { store, now, concurrency } = this.deps;
     const due = await this.inFlight.notInFlight(
       () => store.due(now(), DELIVERY_PAGE),
       (delivery) => delivery.subscriptionId,
     );
-    if (due.length === 0) return 0;
-    const subscriptions = new Map((await store.subscriptions([...new Set(due.map((d) => d.subscriptionId))])).map((s) => [s.id, s]));
-    const send = async (delivery: WebhookDelivery) => {
+    const subscriptions = new Map(due.length === 0 ? [] : (await store.subscriptions([...new Set(due.map((d) => d.subscriptionId))])).map((s) => [s.id, s]));
+    const send = async (delivery: WebhookDelivery): Promise<boolean> => {
       const subscription = subscriptions.get(delivery.subscriptionId);
-      if (!subscription || signal.aborted) return;
+      if (!subscription || signal.aborted) return false;
       const statusCode = await this.attempt(subscription, delivery);
-      if (statusCode === null) report.failed++;
-      else {
-        report.delivered++;
-        if (this.succeeded) this.succeeded.push({ id: delivery.id, statusCode });
-        else await store.delivered([{ id: delivery.id, statusCode }], now());
+      if (statusCode === null) {
+        report.failed++;
+        return false;
       }
+      report.delivered++;
+      this.succeeded.push({ id: delivery.id, subscriptionId: delivery.subscriptionId, statusCode });
+      return true; // busy until recorded with the others
     };
     const bySubscription = (delivery: WebhookDelivery) => delivery.subscriptionId;
     const healthy = due.filter((delivery) => delivery.attempts === 0);
     const failing = due.filter((delivery) => delivery.attempts > 0);
-    const succeeded: Array<{ id: string; statusCode: number }> = [];
-    this.succeeded = succeeded;
+    return (
+      this.inFlight.offer("healthy", healthy, bySubscription, concurrency, send) +
+      this.inFlight.offer("failing", failing, bySubscription, Math.max(1, Math.floor(concurrency / 2)), send)
+    );
+  }
+
+  /** Records the deliveries that succeeded since the last call together: a burst takes few turns of the database that catalog reads wait behind. */
+  private async recordSucceeded(): Promise<void> {
+    const done = this.succeeded.splice(0);
+    if (done.length === 0) return;
     try {
-      const started = await Promise.all([
-        this.inFlight.dispatch(healthy, bySubscription, concurrency, send),
-        this.inFlight.dispatch(failing, bySubscription, Math.max(1, Math.floor(concurrency / 2)), send),
-      ]);
-      return started[0] + started[1];
+      await this.deps.store.delivered(done, this.deps.now());
     } finally {
-      this.succeeded = null;
-      // Recorded together: a burst takes few turns of the database that catalog reads wait behind.
-      if (succeeded.length > 0) await store.delivered(succeeded, now());
+      for (const { subscriptionId } of done) this.inFlight.release(subscriptionId);
     }
   }
 

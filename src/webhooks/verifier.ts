@@ -28,19 +28,21 @@ export interface VerifierDeps {
 export class Verifier {
   constructor(private readonly deps: VerifierDeps) {}
 
-  /** Sends the challenge to each pending endpoint that is due one; counts the verified ones into `report`. */
-  async verifyDue(report: { verified: number }): Promise<void> {
+  /** Queues the challenge of each pending endpoint that is due one; counts the verified ones into `report`. */
+  async offerDue(report: { verified: number }): Promise<void> {
     const { store, now, inFlight } = this.deps;
     const due = await inFlight.notInFlight(
       () => store.pendingVerification(now(), VERIFY_PAGE),
       (subscription) => subscription.id,
     );
-    await inFlight.dispatch(
+    inFlight.offer(
+      "verification",
       due,
       (subscription) => subscription.id,
       this.deps.concurrency,
       async (subscription) => {
         if (await this.verify(subscription)) report.verified++;
+        return false;
       },
     );
   }

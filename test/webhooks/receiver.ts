@@ -24,6 +24,8 @@ export interface Receiver {
   received: Received[];
   /** Attempts of every kind, answered or not. */
   attempts: number;
+  /** When each attempt arrived (performance.now()), answered or not. */
+  arrivals: number[];
   mode: Mode;
   /** Wait this long before answering each request (a slow endpoint). */
   delayMs: number;
@@ -44,6 +46,7 @@ export async function startReceiver(): Promise<Receiver> {
     url: "",
     received: [],
     attempts: 0,
+    arrivals: [],
     mode: "ok",
     delayMs: 0,
     secret: null,
@@ -57,6 +60,7 @@ export async function startReceiver(): Promise<Receiver> {
     void (async () => {
       receiver.attempts++;
       const at = performance.now();
+      receiver.arrivals.push(at);
       const text = await bodyOf(request);
       if (receiver.mode === "hang") return;
       if (receiver.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, receiver.delayMs));
