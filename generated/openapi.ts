@@ -3410,7 +3410,7 @@ export type paths = {
         put?: never;
         /**
          * Subscribe an endpoint to listing events (signed webhooks)
-         * @description Subscribe an endpoint to listing events. Free; limited per client.
+         * @description Subscribe an endpoint to listing events. Free; limited per client, and pending (unverified) subscriptions are capped per client, per endpoint host and in all (429 `too_many_pending_subscriptions`).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -5454,7 +5454,7 @@ export type components = {
             secret: string;
             sellerPayTo?: string;
             /**
-             * @description `pending` until the endpoint answers the verification request; `disabled` after 27 hours of failed deliveries or no verification within 24 hours.
+             * @description `pending` until the endpoint answers the verification request; `disabled` after 27 hours of failed deliveries, an answer without the challenge (`challenge_not_echoed`), or no verification within 24 hours (`verification_failed`).
              * @enum {string}
              */
             status: "pending" | "active" | "disabled";
@@ -5536,7 +5536,7 @@ export type components = {
             search?: components["schemas"]["SavedSearch"];
             sellerPayTo?: string;
             /**
-             * @description `pending` until the endpoint answers the verification request; `disabled` after 27 hours of failed deliveries or no verification within 24 hours.
+             * @description `pending` until the endpoint answers the verification request; `disabled` after 27 hours of failed deliveries, an answer without the challenge (`challenge_not_echoed`), or no verification within 24 hours (`verification_failed`).
              * @enum {string}
              */
             status: "pending" | "active" | "disabled";

@@ -63,6 +63,15 @@ export interface EventsConfig {
   deliveryConcurrency: number;
   /** A subscriber's endpoint must answer within this, or the attempt fails. */
   deliveryTimeoutMs: number;
+  /**
+   * An attempt holds one of the deliveryConcurrency slots at most this long; a slower endpoint waits
+   * for its answer (up to deliveryTimeoutMs) outside them, so it cannot hold up other subscribers.
+   */
+  deliverySlotMs: number;
+  /** Pending (unverified) subscriptions, and endpoints refused in the last 24 hours, at most: per client address, per target host, in all. */
+  pendingPerClient: number;
+  pendingPerHost: number;
+  pendingTotal: number;
   /** Test and local-development setting: subscriber endpoints on loopback, over http. */
   allowLoopbackReceivers: boolean;
 }
@@ -282,6 +291,10 @@ export function loadConfig(env: Env = process.env): Config {
       deliveryIntervalMs: integer("WEBHOOK_INTERVAL_MS", 2000, 0, 3_600_000),
       deliveryConcurrency: integer("WEBHOOK_CONCURRENCY", 4, 1, 1000),
       deliveryTimeoutMs: integer("WEBHOOK_TIMEOUT_MS", 10_000, 500, 60_000),
+      deliverySlotMs: integer("WEBHOOK_SLOT_MS", 1000, 50, 60_000),
+      pendingPerClient: integer("WEBHOOK_PENDING_PER_CLIENT", 20, 1, 100_000),
+      pendingPerHost: integer("WEBHOOK_PENDING_PER_HOST", 20, 1, 100_000),
+      pendingTotal: integer("WEBHOOK_PENDING_TOTAL", 1000, 1, 1_000_000),
       allowLoopbackReceivers: probe.allowLoopbackSellers,
     },
   };

@@ -7,7 +7,7 @@ import type { AreaHandlers } from "./area-handlers.js";
 const createWebhook: Handler<"createWebhook"> = async (input, services) => {
   if (!input.body)
     throw new HttpError(400, "invalid_request", "Invalid request: the body must be a JSON subscription (see WebhookCreateRequest). Nothing was saved.");
-  return { status: 201, body: await services.webhooks.create(input.body) };
+  return { status: 201, body: await services.webhooks.create(input.body, input.clientIp) };
 };
 
 const getWebhookSigningData: Handler<"getWebhookSigningData"> = (input, services) => ({

@@ -21,7 +21,25 @@ export interface NewSubscription {
   challenge: string;
   /** A seller's subscription spends its signed nonce in the same transaction. */
   nonce?: { nonce: string; signer: string };
+  /** The creating client's address and the endpoint's lowercase host: what the pending caps count by. */
+  clientIp: string;
+  host: string;
 }
+
+/** Subscriptions one endpoint URL may hold, and pending places per client, per target host and in all. */
+export interface SubscriptionCaps {
+  perUrl: number;
+  pendingPerClient: number;
+  pendingPerHost: number;
+  pendingTotal: number;
+}
+
+/** Why an endpoint answered its verification request and was refused at once (it holds a pending place for a day). */
+export const CHALLENGE_NOT_ECHOED = "challenge_not_echoed";
+/** A pending subscription refused at once holds its pending place this long (re-subscribing cannot cycle the caps). */
+export const REFUSED_HELD_MS = 24 * 3_600_000;
+/** The status of a subscription deleted before it was verified: hidden, holding its pending place for a day. */
+const DELETED_UNVERIFIED = "deleted";
 
 export interface NewDelivery {
   subscriptionId: string;
@@ -36,6 +54,17 @@ export class EndpointFullError extends Error {
   constructor() {
     super("endpoint has its cap of subscriptions");
     this.name = "EndpointFullError";
+  }
+}
+
+/** A pending-subscription cap is reached: per client address, per target host, or in all. */
+export class PendingCapError extends Error {
+  constructor(
+    readonly cap: "client" | "host" | "total",
+    readonly limit: number,
+  ) {
+    super(`pending subscriptions cap (${cap}) reached`);
+    this.name = "PendingCapError";
   }
 }
 
@@ -70,19 +99,38 @@ export class WebhookStore {
   }
 
   /**
-   * A pending subscription following the events recorded after now, unless its URL holds `capPerUrl`
-   * subscriptions already. The count and the insert are one transaction; on PostgreSQL an advisory
-   * lock on the URL makes two instances creating at once count one after the other (SQLite writes
-   * one transaction at a time). Within the instance creations for one URL queue before their
-   * transaction opens: a burst of them waiting on the lock inside transactions held every pooled
-   * connection until the later ones timed out (503).
+   * A pending subscription following the events recorded after now, unless its URL holds `caps.perUrl`
+   * subscriptions already or a pending cap is reached (pending subscriptions and endpoints refused in
+   * the last day, per client, per host, in all). The counts and the insert are one transaction; on
+   * PostgreSQL an advisory lock makes two instances creating at once count one after the other (SQLite
+   * writes one transaction at a time). Within the instance creations queue before their transaction
+   * opens: a burst of them waiting on the lock inside transactions held every pooled connection until
+   * the later ones timed out (503). Creation is rate-limited per client, so one queue costs nothing.
    */
-  async create(input: NewSubscription, capPerUrl: number, now: Date): Promise<WebhookSubscription> {
+  async create(input: NewSubscription, caps: SubscriptionCaps, now: Date): Promise<WebhookSubscription> {
     try {
-      return await this.oneAtATime(input.url, () =>
+      return await this.oneAtATime("subscriptions", () =>
         this.prisma.$transaction(async (tx) => {
-          if (this.transactions.kind === "postgres") await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${input.url}))`;
-          if ((await tx.webhookSubscription.count({ where: { url: input.url, status: { not: "disabled" } } })) >= capPerUrl) throw new EndpointFullError();
+          if (this.transactions.kind === "postgres") await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('webhook-subscriptions'))`;
+          if ((await tx.webhookSubscription.count({ where: { url: input.url, status: { in: ["pending", "active"] } } })) >= caps.perUrl) {
+            throw new EndpointFullError();
+          }
+          const lastDay = { gt: new Date(now.getTime() - REFUSED_HELD_MS) };
+          const holdingPlace = {
+            OR: [
+              { status: "pending" },
+              { status: "disabled", disabledReason: CHALLENGE_NOT_ECHOED, createdAt: lastDay },
+              { status: DELETED_UNVERIFIED, createdAt: lastDay },
+            ],
+          };
+          const checks = [
+            ["client", { clientIp: input.clientIp }, caps.pendingPerClient],
+            ["host", { host: input.host }, caps.pendingPerHost],
+            ["total", {}, caps.pendingTotal],
+          ] as const;
+          for (const [cap, where, limit] of checks) {
+            if ((await tx.webhookSubscription.count({ where: { ...where, ...holdingPlace } })) >= limit) throw new PendingCapError(cap, limit);
+          }
           if (input.nonce) {
             await tx.ownerNonce.create({
               data: { nonce: input.nonce.nonce.toLowerCase(), listingId: SELLER_NONCE_LISTING, action: "subscribe", signer: input.nonce.signer, usedAt: now },
@@ -103,6 +151,9 @@ export class WebhookStore {
               challenge: input.challenge,
               fromSeq: last?.seq ?? 0,
               createdAt: now,
+              clientIp: input.clientIp,
+              host: input.host,
+              nextVerifyAt: now,
             },
           });
         }),
@@ -114,13 +165,30 @@ export class WebhookStore {
   }
 
   find(id: string): Promise<WebhookSubscription | null> {
-    return this.run(() => this.prisma.webhookSubscription.findUnique({ where: { id } }));
+    return this.run(async () => {
+      const row = await this.prisma.webhookSubscription.findUnique({ where: { id } });
+      return row?.status === DELETED_UNVERIFIED ? null : row;
+    });
   }
 
-  delete(id: string): Promise<void> {
+  /**
+   * Deletes a subscription. One never verified and created in the last day is kept, hidden, until the
+   * day is over: it still holds its pending place, so subscribe-delete-subscribe cannot cycle the caps.
+   */
+  delete(id: string, now: Date): Promise<void> {
     return this.run(async () => {
-      await this.prisma.webhookSubscription.deleteMany({ where: { id } });
+      const { count } = await this.prisma.webhookSubscription.updateMany({
+        where: { id, verifiedAt: null, createdAt: { gt: new Date(now.getTime() - REFUSED_HELD_MS) } },
+        data: { status: DELETED_UNVERIFIED, challenge: null, nextVerifyAt: null },
+      });
+      if (count === 0) await this.prisma.webhookSubscription.deleteMany({ where: { id } });
     });
+  }
+
+  /** Forgets the hidden, deleted subscriptions created before `before` (and their queued deliveries). */
+  async forgetDeleted(before: Date): Promise<number> {
+    const { count } = await this.run(() => this.prisma.webhookSubscription.deleteMany({ where: { status: DELETED_UNVERIFIED, createdAt: { lt: before } } }));
+    return count;
   }
 
   /** The newest deliveries of one subscription, newest first. */
@@ -138,8 +206,22 @@ export class WebhookStore {
     return this.run(() => this.prisma.webhookSubscription.findMany({ where: { status: { in: ["pending", "active"] } } }));
   }
 
-  pendingVerification(limit: number): Promise<WebhookSubscription[]> {
-    return this.run(() => this.prisma.webhookSubscription.findMany({ where: { status: "pending" }, orderBy: { createdAt: "asc" }, take: limit }));
+  /** Pending subscriptions whose next verification request is due, the longest due first (round-robin). */
+  pendingVerification(now: Date, limit: number): Promise<WebhookSubscription[]> {
+    return this.run(() =>
+      this.prisma.webhookSubscription.findMany({
+        where: { status: "pending", OR: [{ nextVerifyAt: null }, { nextVerifyAt: { lte: now } }] },
+        orderBy: [{ nextVerifyAt: { sort: "asc", nulls: "first" } }, { createdAt: "asc" }],
+        take: limit,
+      }),
+    );
+  }
+
+  /** A verification request went unanswered: the next one is due at `retryAt`. */
+  async verificationDeferred(id: string, retryAt: Date): Promise<void> {
+    await this.run(() =>
+      this.prisma.webhookSubscription.updateMany({ where: { id, status: "pending" }, data: { verifyAttempts: { increment: 1 }, nextVerifyAt: retryAt } }),
+    );
   }
 
   async verified(id: string, now: Date): Promise<void> {
@@ -149,7 +231,9 @@ export class WebhookStore {
   }
 
   async disable(id: string, reason: string): Promise<void> {
-    await this.run(() => this.prisma.webhookSubscription.updateMany({ where: { id }, data: { status: "disabled", disabledReason: reason } }));
+    await this.run(() =>
+      this.prisma.webhookSubscription.updateMany({ where: { id }, data: { status: "disabled", disabledReason: reason, nextVerifyAt: null } }),
+    );
   }
 
   async cursor(name: string): Promise<number | null> {
@@ -158,7 +242,7 @@ export class WebhookStore {
   }
 
   /**
-   * Whether a deliverer pass would find nothing to do: no pending endpoint to verify, no event after
+   * Whether a deliverer pass would find nothing to do: no pending endpoint due a verification request, no event after
    * the cursor `name`, no delivery due now to a verified endpoint. One indexed read, so an idle poll
    * costs one statement instead of a pass's five.
    */
@@ -167,7 +251,8 @@ export class WebhookStore {
       this.prisma.$queryRaw<Array<{ cursor: unknown; lastSeq: unknown; pending: unknown; due: unknown }>>(Prisma.sql`SELECT
         (SELECT "seq" FROM "OutboxCursor" WHERE "name" = ${name}) AS "cursor",
         (SELECT MAX("seq") FROM "ListingEvent") AS "lastSeq",
-        (SELECT COUNT(*) FROM (SELECT 1 FROM "WebhookSubscription" WHERE "status" = 'pending' LIMIT 1) p) AS "pending",
+        (SELECT COUNT(*) FROM (SELECT 1 FROM "WebhookSubscription" WHERE "status" = 'pending'
+          AND ("nextVerifyAt" IS NULL OR "nextVerifyAt" <= ${now}) LIMIT 1) p) AS "pending",
         (SELECT COUNT(*) FROM (SELECT 1 FROM "WebhookDelivery" d JOIN "WebhookSubscription" s ON s."id" = d."subscriptionId"
           WHERE d."status" = 'pending' AND d."nextAttemptAt" <= ${now} AND s."status" = 'active' LIMIT 1) q) AS "due"`),
     );
@@ -201,7 +286,8 @@ export class WebhookStore {
 
   /**
    * Deliveries due now, each the oldest undelivered one of its subscription (so every subscriber
-   * receives its events in order), of subscriptions that are verified.
+   * receives its events in order), of subscriptions that are verified. Healthy subscribers first: one
+   * whose head delivery has never failed, and of those one with a delivery on record, before the rest.
    */
   due(now: Date, limit: number): Promise<WebhookDelivery[]> {
     return this.run(async () => {
@@ -209,9 +295,14 @@ export class WebhookStore {
         SELECT d."id" FROM "WebhookDelivery" d JOIN "WebhookSubscription" s ON s."id" = d."subscriptionId"
         WHERE s."status" = 'active' AND d."status" = 'pending' AND d."nextAttemptAt" <= ${now}
           AND d."eventSeq" = (SELECT MIN(e."eventSeq") FROM "WebhookDelivery" e WHERE e."subscriptionId" = d."subscriptionId" AND e."status" = 'pending')
-        ORDER BY d."nextAttemptAt", d."eventSeq" LIMIT ${limit}`);
+        ORDER BY CASE WHEN d."attempts" > 0 THEN 1 ELSE 0 END,
+          CASE WHEN EXISTS (SELECT 1 FROM "WebhookDelivery" x WHERE x."subscriptionId" = d."subscriptionId" AND x."status" = 'delivered') THEN 0 ELSE 1 END,
+          d."nextAttemptAt", d."eventSeq" LIMIT ${limit}`);
       if (heads.length === 0) return [];
-      return this.prisma.webhookDelivery.findMany({ where: { id: { in: heads.map((row) => String(row.id)) } }, orderBy: { eventSeq: "asc" } });
+      const rows = new Map(
+        (await this.prisma.webhookDelivery.findMany({ where: { id: { in: heads.map((row) => String(row.id)) } } })).map((row) => [row.id, row]),
+      );
+      return heads.map((head) => rows.get(String(head.id))).filter((row) => row !== undefined);
     });
   }
 

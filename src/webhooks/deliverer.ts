@@ -2,30 +2,40 @@
 // change log out to the subscriptions that want each event (deliveries and the cursor's move in one
 // transaction), then send what is due: the oldest undelivered event of each subscriber, several
 // subscribers at once, retried with backoff for about 27 hours before the subscription is disabled.
+// A subscriber whose last attempt failed is retried in its own lane, never in the healthy ones' slots,
+// and a request slower than the slot budget waits outside the slots (src/webhooks/attempts.ts).
+import { safeReason } from "../jobs/registry.js";
 import type { Logger } from "../logger.js";
 import { eventRecord } from "../queries/listing-events.js";
 import type { ListingEventStore } from "../storage/listing-event-store.js";
-import type { NewDelivery, WebhookDelivery, WebhookStore, WebhookSubscription } from "../storage/webhook-store.js";
+import { REFUSED_HELD_MS, type NewDelivery, type WebhookDelivery, type WebhookStore, type WebhookSubscription } from "../storage/webhook-store.js";
+import { AttemptsInFlight } from "./attempts.js";
 import { SubscriptionIndex } from "./matching.js";
-import { signedHeaders } from "./signing.js";
+import { eventPayload, signedHeaders } from "./signing.js";
 import { post, type TransportOptions } from "./transport.js";
+import { Verifier } from "./verifier.js";
 
 /** Waits after the 1st, 2nd, ... failed attempt (the Standard Webhooks schedule); after the last, it is given up. */
 export const RETRY_SCHEDULE_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000];
-/** A pending endpoint that never answered its challenge is disabled after this. */
-export const VERIFICATION_WINDOW_MS = 24 * 3_600_000;
 const CURSOR = "webhooks";
 const EVENT_PAGE = 500;
 const DELIVERY_PAGE = 500;
 const PASSES_PER_RUN = 20;
 const KEPT_MS = 7 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 3_600_000;
+/** Requests waiting for a slow endpoint's answer outside the slots, at most (a socket each, no work). */
+const MAX_WAITING = 256;
+/** While requests wait outside the slots, the pass looks for new work this often. */
+const WAITING_POLL_MS = 250;
+const WAITING_RENEW_MS = 5_000;
 
 export interface DelivererDeps {
   store: WebhookStore;
   events: ListingEventStore;
   transport: TransportOptions;
   concurrency: number;
+  /** How long one request may hold a slot before it waits for its answer outside the slots. */
+  slotMs: number;
   logger: Logger;
   now(): Date;
 }
@@ -37,31 +47,57 @@ export interface PassReport {
   failed: number;
 }
 
-/** The body a subscriber receives: the Standard Webhooks envelope around one change-log event. */
-export function eventPayload(type: string, at: Date, data: unknown): string {
-  return JSON.stringify({ type, timestamp: at.toISOString(), data });
-}
-
 export class WebhookDeliverer {
   private prunedAt: number | null = null;
+  private readonly inFlight: AttemptsInFlight;
+  private readonly verifier: Verifier;
+  /** Deliveries that succeeded and are not recorded yet. */
+  private readonly succeeded: Array<{ id: string; subscriptionId: string; statusCode: number }> = [];
 
-  constructor(private readonly deps: DelivererDeps) {}
+  constructor(private readonly deps: DelivererDeps) {
+    this.inFlight = new AttemptsInFlight({
+      slotMs: deps.slotMs,
+      maxWaiting: MAX_WAITING,
+      onError: (error) => deps.logger.warn({ error: safeReason(error) }, "webhook attempt: its outcome could not be recorded"),
+    });
+    this.verifier = new Verifier({ ...deps, inFlight: this.inFlight });
+  }
 
+  /**
+   * Verifies, fans out and delivers until nothing is left to do. The lanes work through their queues
+   * while this loop re-reads what is due (when a queue empties, or every WAITING_POLL_MS), so a new
+   * event for a healthy subscriber goes ahead of requests still queued for slow ones; it returns once
+   * every request started has ended (each within the transport's deadline) and been recorded.
+   */
   async run(signal: AbortSignal, renewLease: () => Promise<boolean> = async () => true): Promise<PassReport> {
-    const idle = await this.deps.store.nothingToDo(CURSOR, this.deps.now());
+    const idle = this.inFlight.size === 0 && (await this.deps.store.nothingToDo(CURSOR, this.deps.now()));
     if (idle) {
       await this.pruneWhenDue();
       return { verified: 0, fannedOut: 0, delivered: 0, failed: 0 };
     }
-    const report: PassReport = { verified: await this.verifyPending(), fannedOut: 0, delivered: 0, failed: 0 };
-    for (let pass = 0; pass < PASSES_PER_RUN && !signal.aborted; pass++) {
-      const fannedOut = await this.fanOut();
-      const sent = await this.deliverDue(signal);
-      report.fannedOut += fannedOut;
-      report.delivered += sent.delivered;
-      report.failed += sent.failed;
-      if (fannedOut === 0 && sent.delivered + sent.failed === 0) break;
-      if (!(await renewLease())) break;
+    const report: PassReport = { verified: 0, fannedOut: 0, delivered: 0, failed: 0 };
+    try {
+      await this.verifier.offerDue(report);
+      let renewedAt = performance.now();
+      for (let pass = 0; pass < PASSES_PER_RUN && !signal.aborted;) {
+        await this.recordSucceeded();
+        const fannedOut = await this.fanOut();
+        const offered = await this.offerDue(signal, report);
+        report.fannedOut += fannedOut;
+        const worked = fannedOut > 0 || offered > 0;
+        if (worked) pass++;
+        else if (this.inFlight.size === 0) break;
+        await this.inFlight.change(WAITING_POLL_MS);
+        // Waiting is not work: the lease is renewed after work, or every few seconds of waiting.
+        if (worked || performance.now() - renewedAt > WAITING_RENEW_MS) {
+          if (!(await renewLease())) break;
+          renewedAt = performance.now();
+        }
+      }
+    } finally {
+      // Nothing is started outside a run (and its lease); what was started records its outcome.
+      this.inFlight.dropQueued();
+      await this.recordSucceeded();
     }
     await this.pruneWhenDue();
     return report;
@@ -72,29 +108,8 @@ export class WebhookDeliverer {
     const now = this.deps.now().getTime();
     if (this.prunedAt !== null && now - this.prunedAt < PRUNE_EVERY_MS) return;
     await this.deps.store.prune(new Date(now - KEPT_MS));
+    await this.deps.store.forgetDeleted(new Date(now - REFUSED_HELD_MS));
     this.prunedAt = now;
-  }
-
-  /** Sends each pending endpoint its challenge; the endpoint is verified when it echoes it back. */
-  private async verifyPending(): Promise<number> {
-    const { store, now } = this.deps;
-    let verified = 0;
-    await eachConcurrently(await store.pendingVerification(50), this.deps.concurrency, async (subscription) => {
-      const at = now();
-      if (at.getTime() - subscription.createdAt.getTime() > VERIFICATION_WINDOW_MS) return store.disable(subscription.id, "verification_failed");
-      const payload = eventPayload("webhook.verification", at, { subscriptionId: subscription.id, challenge: subscription.challenge });
-      const answer = await post(
-        subscription.url,
-        payload,
-        signedHeaders(subscription.secret, `verify_${subscription.id}`, payload, new Date()),
-        this.deps.transport,
-      );
-      if (answer.ok && echoed(answer.body ?? "", subscription.challenge ?? "")) {
-        await store.verified(subscription.id, now());
-        verified++;
-      }
-    });
-    return verified;
   }
 
   /** One page of the change log after the cursor, fanned out; returns the deliveries it made. */
@@ -130,23 +145,49 @@ export class WebhookDeliverer {
     return subscriptions.length > 0 ? Math.min(...subscriptions.map((s) => s.fromSeq)) : this.deps.events.lastSeq();
   }
 
-  private async deliverDue(signal: AbortSignal): Promise<{ delivered: number; failed: number }> {
-    const { store, now } = this.deps;
-    const due = await store.due(now(), DELIVERY_PAGE);
-    if (due.length === 0) return { delivered: 0, failed: 0 };
-    const subscriptions = new Map((await store.subscriptions([...new Set(due.map((d) => d.subscriptionId))])).map((s) => [s.id, s]));
-    const delivered: Array<{ id: string; statusCode: number }> = [];
-    let failed = 0;
-    await eachConcurrently(due, this.deps.concurrency, async (delivery) => {
+  /**
+   * Queues the due deliveries of subscriptions without a request in flight; returns how many are new.
+   * Healthy subscribers (head never failed) share the slots; failing ones (the circuit open: their
+   * head failed and waits out its backoff) are retried in a lane of their own, so a subscriber that
+   * hangs costs the healthy ones one slot budget once, not a timeout on every retry.
+   */
+  private async offerDue(signal: AbortSignal, report: PassReport): Promise<number> {
+    const { store, now, concurrency } = this.deps;
+    const due = await this.inFlight.notInFlight(
+      () => store.due(now(), DELIVERY_PAGE),
+      (delivery) => delivery.subscriptionId,
+    );
+    const subscriptions = new Map(due.length === 0 ? [] : (await store.subscriptions([...new Set(due.map((d) => d.subscriptionId))])).map((s) => [s.id, s]));
+    const send = async (delivery: WebhookDelivery): Promise<boolean> => {
       const subscription = subscriptions.get(delivery.subscriptionId);
-      if (!subscription || signal.aborted) return;
+      if (!subscription || signal.aborted) return false;
       const statusCode = await this.attempt(subscription, delivery);
-      if (statusCode === null) failed++;
-      else delivered.push({ id: delivery.id, statusCode });
-    });
-    // Recorded together: a burst takes few turns of the database that catalog reads wait behind.
-    if (delivered.length > 0) await store.delivered(delivered, now());
-    return { delivered: delivered.length, failed };
+      if (statusCode === null) {
+        report.failed++;
+        return false;
+      }
+      report.delivered++;
+      this.succeeded.push({ id: delivery.id, subscriptionId: delivery.subscriptionId, statusCode });
+      return true; // busy until recorded with the others
+    };
+    const bySubscription = (delivery: WebhookDelivery) => delivery.subscriptionId;
+    const healthy = due.filter((delivery) => delivery.attempts === 0);
+    const failing = due.filter((delivery) => delivery.attempts > 0);
+    return (
+      this.inFlight.offer("healthy", healthy, bySubscription, concurrency, send) +
+      this.inFlight.offer("failing", failing, bySubscription, Math.max(1, Math.floor(concurrency / 2)), send)
+    );
+  }
+
+  /** Records the deliveries that succeeded since the last call together: a burst takes few turns of the database that catalog reads wait behind. */
+  private async recordSucceeded(): Promise<void> {
+    const done = this.succeeded.splice(0);
+    if (done.length === 0) return;
+    try {
+      await this.deps.store.delivered(done, this.deps.now());
+    } finally {
+      for (const { subscriptionId } of done) this.inFlight.release(subscriptionId);
+    }
   }
 
   /** One attempt: its status code when delivered (the caller records it with the others), null when it failed (recorded here). */
@@ -165,23 +206,4 @@ export class WebhookDeliverer {
     }
     return null;
   }
-}
-
-/** The endpoint echoed the challenge: as `{"challenge": "..."}` or as the whole body. */
-function echoed(body: string, challenge: string): boolean {
-  if (!challenge) return false;
-  if (body.trim() === challenge) return true;
-  try {
-    return (JSON.parse(body) as { challenge?: unknown }).challenge === challenge;
-  } catch {
-    return false;
-  }
-}
-
-async function eachConcurrently<T>(items: T[], concurrency: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }

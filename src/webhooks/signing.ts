@@ -23,3 +23,8 @@ export function signedHeaders(secret: string, messageId: string, payload: string
   const signature = new Webhook(secret).sign(messageId, at, payload);
   return { "webhook-id": messageId, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": signature };
 }
+
+/** The body a subscriber receives: the Standard Webhooks envelope around an event's (or the challenge's) data. */
+export function eventPayload(type: string, at: Date, data: unknown): string {
+  return JSON.stringify({ type, timestamp: at.toISOString(), data });
+}

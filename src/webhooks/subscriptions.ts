@@ -11,7 +11,14 @@ import { freshAuthorization, webhookSubscriptionTypedData } from "../listing/own
 import type { MarketFacts } from "../market/facts.js";
 import { linkTo, linkWithParams } from "../market/links.js";
 import type { ListingEventStore } from "../storage/listing-event-store.js";
-import { EndpointFullError, NonceSpentError, type WebhookDelivery, type WebhookStore, type WebhookSubscription } from "../storage/webhook-store.js";
+import {
+  EndpointFullError,
+  NonceSpentError,
+  PendingCapError,
+  type WebhookDelivery,
+  type WebhookStore,
+  type WebhookSubscription,
+} from "../storage/webhook-store.js";
 import { newChallenge, newSecret, secretHash } from "./signing.js";
 import { endpointProblem } from "./transport.js";
 
@@ -35,8 +42,16 @@ export interface WebhookSubscriptionsDeps {
   market: MarketFacts;
   signatures: OwnershipDeps["signatures"];
   allowLoopbackReceivers: boolean;
+  /** Pending subscriptions (and endpoints refused in the last day) at most per client address, per target host, in all. */
+  pendingCaps: { perClient: number; perHost: number; total: number };
   now(): Date;
 }
+
+const CAPS = {
+  client: { where: "from this client address", setting: "WEBHOOK_PENDING_PER_CLIENT" },
+  host: { where: "for this endpoint's host", setting: "WEBHOOK_PENDING_PER_HOST" },
+  total: { where: "in this marketplace", setting: "WEBHOOK_PENDING_TOTAL" },
+} as const;
 
 function invalid(field: string, message: string): HttpError {
   return new HttpError(400, "invalid_request", `Invalid request: body ${field} ${message}. Nothing was saved.`, [{ in: "body", field, message }]);
@@ -45,7 +60,7 @@ function invalid(field: string, message: string): HttpError {
 export class WebhookSubscriptions {
   constructor(private readonly deps: WebhookSubscriptionsDeps) {}
 
-  async create(body: CreateRequest): Promise<WebhookCreated> {
+  async create(body: CreateRequest, clientIp: string): Promise<WebhookCreated> {
     const { store, now } = this.deps;
     const chosen = [body.seller, body.listingIds, body.search].filter((value) => value !== undefined).length;
     if (chosen !== 1) throw invalid("/", "must name exactly one of seller, listingIds or search");
@@ -72,8 +87,15 @@ export class WebhookSubscriptions {
           secret,
           secretHash: secretHash(secret),
           challenge: newChallenge(),
+          clientIp,
+          host: new URL(body.url).hostname.toLowerCase(),
         },
-        MAX_PER_ENDPOINT,
+        {
+          perUrl: MAX_PER_ENDPOINT,
+          pendingPerClient: this.deps.pendingCaps.perClient,
+          pendingPerHost: this.deps.pendingCaps.perHost,
+          pendingTotal: this.deps.pendingCaps.total,
+        },
         now(),
       );
     } catch (error) {
@@ -82,6 +104,17 @@ export class WebhookSubscriptions {
           409,
           "too_many_subscriptions",
           `This endpoint has ${MAX_PER_ENDPOINT} subscriptions already; delete some first. Nothing was saved.`,
+        );
+      }
+      if (error instanceof PendingCapError) {
+        throw new HttpError(
+          429,
+          "too_many_pending_subscriptions",
+          `${error.limit} subscriptions are waiting for their endpoint's verification ${CAPS[error.cap].where} already ` +
+            `(the cap ${CAPS[error.cap].setting}; an endpoint that answered without the challenge counts for 24 hours). ` +
+            "Answer the verification requests first. Nothing was saved.",
+          undefined,
+          { "Retry-After": "60" },
         );
       }
       if (error instanceof NonceSpentError) throw nonceUsed(body.seller!.nonce);
@@ -116,7 +149,7 @@ export class WebhookSubscriptions {
 
   async remove(id: string, authorization: string | undefined): Promise<{ id: string; deleted: true }> {
     await this.authorized(id, authorization);
-    await this.deps.store.delete(id);
+    await this.deps.store.delete(id, this.deps.now());
     return { id, deleted: true };
   }
 

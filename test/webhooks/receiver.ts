@@ -11,6 +11,10 @@ export interface Received {
   data: { id?: string; seq?: number; listingId?: string; type?: string; data?: Record<string, unknown>; challenge?: string };
   /** Whether the library's verify accepted the signature. */
   verified: boolean;
+  /** When it arrived (performance.now()). */
+  at: number;
+  /** The request's path and query (one receiver can stand for many endpoint URLs). */
+  path: string;
 }
 
 export type Mode = "ok" | "down" | "redirect" | "hang" | "huge" | "no-echo";
@@ -20,6 +24,8 @@ export interface Receiver {
   received: Received[];
   /** Attempts of every kind, answered or not. */
   attempts: number;
+  /** When each attempt arrived (performance.now()), answered or not. */
+  arrivals: number[];
   mode: Mode;
   /** Wait this long before answering each request (a slow endpoint). */
   delayMs: number;
@@ -40,6 +46,7 @@ export async function startReceiver(): Promise<Receiver> {
     url: "",
     received: [],
     attempts: 0,
+    arrivals: [],
     mode: "ok",
     delayMs: 0,
     secret: null,
@@ -52,6 +59,8 @@ export async function startReceiver(): Promise<Receiver> {
   const server: Server = createServer((request, response) => {
     void (async () => {
       receiver.attempts++;
+      const at = performance.now();
+      receiver.arrivals.push(at);
       const text = await bodyOf(request);
       if (receiver.mode === "hang") return;
       if (receiver.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, receiver.delayMs));
@@ -77,7 +86,14 @@ export async function startReceiver(): Promise<Receiver> {
         verified = false;
       }
       const message = JSON.parse(text) as { type: string; data: Received["data"] };
-      receiver.received.push({ id: String(request.headers["webhook-id"]), type: message.type, data: message.data, verified });
+      receiver.received.push({
+        id: String(request.headers["webhook-id"]),
+        type: message.type,
+        data: message.data,
+        verified,
+        at,
+        path: request.url ?? "",
+      });
       if (message.type === "webhook.verification" && receiver.mode !== "no-echo") {
         return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ challenge: message.data.challenge }));
       }

@@ -65,8 +65,17 @@ async function main() {
   for (const listing of listings) {
     const secret = newSecret();
     const created = await webhooks.create(
-      { url: `${endpoint}?l=${listing.id}`, kind: "listings", listingIds: [listing.id], secret, secretHash: secretHash(secret), challenge: newChallenge() },
-      MAX_PER_ENDPOINT,
+      {
+        url: `${endpoint}?l=${listing.id}`,
+        kind: "listings",
+        listingIds: [listing.id],
+        secret,
+        secretHash: secretHash(secret),
+        challenge: newChallenge(),
+        clientIp: "127.0.0.1",
+        host: "127.0.0.1",
+      },
+      { perUrl: MAX_PER_ENDPOINT, pendingPerClient: 1_000_000, pendingPerHost: 1_000_000, pendingTotal: 1_000_000 },
       now,
     );
     await webhooks.verified(created.id, now);

@@ -1923,7 +1923,11 @@ export const WebhookSubscriptionScalarFieldEnum = {
   disabledReason: 'disabledReason',
   fromSeq: 'fromSeq',
   createdAt: 'createdAt',
-  verifiedAt: 'verifiedAt'
+  verifiedAt: 'verifiedAt',
+  clientIp: 'clientIp',
+  host: 'host',
+  verifyAttempts: 'verifyAttempts',
+  nextVerifyAt: 'nextVerifyAt'
 } as const
 
 export type WebhookSubscriptionScalarFieldEnum = (typeof WebhookSubscriptionScalarFieldEnum)[keyof typeof WebhookSubscriptionScalarFieldEnum]

@@ -29,10 +29,12 @@ export type AggregateWebhookSubscription = {
 
 export type WebhookSubscriptionAvgAggregateOutputType = {
   fromSeq: number | null
+  verifyAttempts: number | null
 }
 
 export type WebhookSubscriptionSumAggregateOutputType = {
   fromSeq: number | null
+  verifyAttempts: number | null
 }
 
 export type WebhookSubscriptionMinAggregateOutputType = {
@@ -48,6 +50,10 @@ export type WebhookSubscriptionMinAggregateOutputType = {
   fromSeq: number | null
   createdAt: Date | null
   verifiedAt: Date | null
+  clientIp: string | null
+  host: string | null
+  verifyAttempts: number | null
+  nextVerifyAt: Date | null
 }
 
 export type WebhookSubscriptionMaxAggregateOutputType = {
@@ -63,6 +69,10 @@ export type WebhookSubscriptionMaxAggregateOutputType = {
   fromSeq: number | null
   createdAt: Date | null
   verifiedAt: Date | null
+  clientIp: string | null
+  host: string | null
+  verifyAttempts: number | null
+  nextVerifyAt: Date | null
 }
 
 export type WebhookSubscriptionCountAggregateOutputType = {
@@ -81,16 +91,22 @@ export type WebhookSubscriptionCountAggregateOutputType = {
   fromSeq: number
   createdAt: number
   verifiedAt: number
+  clientIp: number
+  host: number
+  verifyAttempts: number
+  nextVerifyAt: number
   _all: number
 }
 
 
 export type WebhookSubscriptionAvgAggregateInputType = {
   fromSeq?: true
+  verifyAttempts?: true
 }
 
 export type WebhookSubscriptionSumAggregateInputType = {
   fromSeq?: true
+  verifyAttempts?: true
 }
 
 export type WebhookSubscriptionMinAggregateInputType = {
@@ -106,6 +122,10 @@ export type WebhookSubscriptionMinAggregateInputType = {
   fromSeq?: true
   createdAt?: true
   verifiedAt?: true
+  clientIp?: true
+  host?: true
+  verifyAttempts?: true
+  nextVerifyAt?: true
 }
 
 export type WebhookSubscriptionMaxAggregateInputType = {
@@ -121,6 +141,10 @@ export type WebhookSubscriptionMaxAggregateInputType = {
   fromSeq?: true
   createdAt?: true
   verifiedAt?: true
+  clientIp?: true
+  host?: true
+  verifyAttempts?: true
+  nextVerifyAt?: true
 }
 
 export type WebhookSubscriptionCountAggregateInputType = {
@@ -139,6 +163,10 @@ export type WebhookSubscriptionCountAggregateInputType = {
   fromSeq?: true
   createdAt?: true
   verifiedAt?: true
+  clientIp?: true
+  host?: true
+  verifyAttempts?: true
+  nextVerifyAt?: true
   _all?: true
 }
 
@@ -244,6 +272,10 @@ export type WebhookSubscriptionGroupByOutputType = {
   fromSeq: number
   createdAt: Date
   verifiedAt: Date | null
+  clientIp: string | null
+  host: string | null
+  verifyAttempts: number
+  nextVerifyAt: Date | null
   _count: WebhookSubscriptionCountAggregateOutputType | null
   _avg: WebhookSubscriptionAvgAggregateOutputType | null
   _sum: WebhookSubscriptionSumAggregateOutputType | null
@@ -285,6 +317,10 @@ export type WebhookSubscriptionWhereInput = {
   fromSeq?: Prisma.IntFilter<"WebhookSubscription"> | number
   createdAt?: Prisma.DateTimeFilter<"WebhookSubscription"> | Date | string
   verifiedAt?: Prisma.DateTimeNullableFilter<"WebhookSubscription"> | Date | string | null
+  clientIp?: Prisma.StringNullableFilter<"WebhookSubscription"> | string | null
+  host?: Prisma.StringNullableFilter<"WebhookSubscription"> | string | null
+  verifyAttempts?: Prisma.IntFilter<"WebhookSubscription"> | number
+  nextVerifyAt?: Prisma.DateTimeNullableFilter<"WebhookSubscription"> | Date | string | null
   deliveries?: Prisma.WebhookDeliveryListRelationFilter
 }
 
@@ -304,6 +340,10 @@ export type WebhookSubscriptionOrderByWithRelationInput = {
   fromSeq?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   verifiedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  clientIp?: Prisma.SortOrderInput | Prisma.SortOrder
+  host?: Prisma.SortOrderInput | Prisma.SortOrder
+  verifyAttempts?: Prisma.SortOrder
+  nextVerifyAt?: Prisma.SortOrderInput | Prisma.SortOrder
   deliveries?: Prisma.WebhookDeliveryOrderByRelationAggregateInput
 }
 
@@ -326,6 +366,10 @@ export type WebhookSubscriptionWhereUniqueInput = Prisma.AtLeast<{
   fromSeq?: Prisma.IntFilter<"WebhookSubscription"> | number
   createdAt?: Prisma.DateTimeFilter<"WebhookSubscription"> | Date | string
   verifiedAt?: Prisma.DateTimeNullableFilter<"WebhookSubscription"> | Date | string | null
+  clientIp?: Prisma.StringNullableFilter<"WebhookSubscription"> | string | null
+  host?: Prisma.StringNullableFilter<"WebhookSubscription"> | string | null
+  verifyAttempts?: Prisma.IntFilter<"WebhookSubscription"> | number
+  nextVerifyAt?: Prisma.DateTimeNullableFilter<"WebhookSubscription"> | Date | string | null
   deliveries?: Prisma.WebhookDeliveryListRelationFilter
 }, "id">
 
@@ -345,6 +389,10 @@ export type WebhookSubscriptionOrderByWithAggregationInput = {
   fromSeq?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   verifiedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  clientIp?: Prisma.SortOrderInput | Prisma.SortOrder
+  host?: Prisma.SortOrderInput | Prisma.SortOrder
+  verifyAttempts?: Prisma.SortOrder
+  nextVerifyAt?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.WebhookSubscriptionCountOrderByAggregateInput
   _avg?: Prisma.WebhookSubscriptionAvgOrderByAggregateInput
   _max?: Prisma.WebhookSubscriptionMaxOrderByAggregateInput
@@ -371,6 +419,10 @@ export type WebhookSubscriptionScalarWhereWithAggregatesInput = {
   fromSeq?: Prisma.IntWithAggregatesFilter<"WebhookSubscription"> | number
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"WebhookSubscription"> | Date | string
   verifiedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"WebhookSubscription"> | Date | string | null
+  clientIp?: Prisma.StringNullableWithAggregatesFilter<"WebhookSubscription"> | string | null
+  host?: Prisma.StringNullableWithAggregatesFilter<"WebhookSubscription"> | string | null
+  verifyAttempts?: Prisma.IntWithAggregatesFilter<"WebhookSubscription"> | number
+  nextVerifyAt?: Prisma.DateTimeNullableWithAggregatesFilter<"WebhookSubscription"> | Date | string | null
 }
 
 export type WebhookSubscriptionCreateInput = {
@@ -389,6 +441,10 @@ export type WebhookSubscriptionCreateInput = {
   fromSeq: number
   createdAt: Date | string
   verifiedAt?: Date | string | null
+  clientIp?: string | null
+  host?: string | null
+  verifyAttempts?: number
+  nextVerifyAt?: Date | string | null
   deliveries?: Prisma.WebhookDeliveryCreateNestedManyWithoutSubscriptionInput
 }
 
@@ -408,6 +464,10 @@ export type WebhookSubscriptionUncheckedCreateInput = {
   fromSeq: number
   createdAt: Date | string
   verifiedAt?: Date | string | null
+  clientIp?: string | null
+  host?: string | null
+  verifyAttempts?: number
+  nextVerifyAt?: Date | string | null
   deliveries?: Prisma.WebhookDeliveryUncheckedCreateNestedManyWithoutSubscriptionInput
 }
 
@@ -427,6 +487,10 @@ export type WebhookSubscriptionUpdateInput = {
   fromSeq?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   verifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clientIp?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  host?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  verifyAttempts?: Prisma.IntFieldUpdateOperationsInput | number
+  nextVerifyAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   deliveries?: Prisma.WebhookDeliveryUpdateManyWithoutSubscriptionNestedInput
 }
 
@@ -446,6 +510,10 @@ export type WebhookSubscriptionUncheckedUpdateInput = {
   fromSeq?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   verifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clientIp?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  host?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  verifyAttempts?: Prisma.IntFieldUpdateOperationsInput | number
+  nextVerifyAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   deliveries?: Prisma.WebhookDeliveryUncheckedUpdateManyWithoutSubscriptionNestedInput
 }
 
@@ -465,6 +533,10 @@ export type WebhookSubscriptionCreateManyInput = {
   fromSeq: number
   createdAt: Date | string
   verifiedAt?: Date | string | null
+  clientIp?: string | null
+  host?: string | null
+  verifyAttempts?: number
+  nextVerifyAt?: Date | string | null
 }
 
 export type WebhookSubscriptionUpdateManyMutationInput = {
@@ -483,6 +555,10 @@ export type WebhookSubscriptionUpdateManyMutationInput = {
   fromSeq?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   verifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clientIp?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  host?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  verifyAttempts?: Prisma.IntFieldUpdateOperationsInput | number
+  nextVerifyAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type WebhookSubscriptionUncheckedUpdateManyInput = {
@@ -501,6 +577,10 @@ export type WebhookSubscriptionUncheckedUpdateManyInput = {
   fromSeq?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   verifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clientIp?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  host?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  verifyAttempts?: Prisma.IntFieldUpdateOperationsInput | number
+  nextVerifyAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type WebhookSubscriptionCountOrderByAggregateInput = {
@@ -519,10 +599,15 @@ export type WebhookSubscriptionCountOrderByAggregateInput = {
   fromSeq?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   verifiedAt?: Prisma.SortOrder
+  clientIp?: Prisma.SortOrder
+  host?: Prisma.SortOrder
+  verifyAttempts?: Prisma.SortOrder
+  nextVerifyAt?: Prisma.SortOrder
 }
 
 export type WebhookSubscriptionAvgOrderByAggregateInput = {
   fromSeq?: Prisma.SortOrder
+  verifyAttempts?: Prisma.SortOrder
 }
 
 export type WebhookSubscriptionMaxOrderByAggregateInput = {
@@ -538,6 +623,10 @@ export type WebhookSubscriptionMaxOrderByAggregateInput = {
   fromSeq?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   verifiedAt?: Prisma.SortOrder
+  clientIp?: Prisma.SortOrder
+  host?: Prisma.SortOrder
+  verifyAttempts?: Prisma.SortOrder
+  nextVerifyAt?: Prisma.SortOrder
 }
 
 export type WebhookSubscriptionMinOrderByAggregateInput = {
@@ -553,10 +642,15 @@ export type WebhookSubscriptionMinOrderByAggregateInput = {
   fromSeq?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   verifiedAt?: Prisma.SortOrder
+  clientIp?: Prisma.SortOrder
+  host?: Prisma.SortOrder
+  verifyAttempts?: Prisma.SortOrder
+  nextVerifyAt?: Prisma.SortOrder
 }
 
 export type WebhookSubscriptionSumOrderByAggregateInput = {
   fromSeq?: Prisma.SortOrder
+  verifyAttempts?: Prisma.SortOrder
 }
 
 export type WebhookSubscriptionScalarRelationFilter = {
@@ -594,6 +688,10 @@ export type WebhookSubscriptionCreateWithoutDeliveriesInput = {
   fromSeq: number
   createdAt: Date | string
   verifiedAt?: Date | string | null
+  clientIp?: string | null
+  host?: string | null
+  verifyAttempts?: number
+  nextVerifyAt?: Date | string | null
 }
 
 export type WebhookSubscriptionUncheckedCreateWithoutDeliveriesInput = {
@@ -612,6 +710,10 @@ export type WebhookSubscriptionUncheckedCreateWithoutDeliveriesInput = {
   fromSeq: number
   createdAt: Date | string
   verifiedAt?: Date | string | null
+  clientIp?: string | null
+  host?: string | null
+  verifyAttempts?: number
+  nextVerifyAt?: Date | string | null
 }
 
 export type WebhookSubscriptionCreateOrConnectWithoutDeliveriesInput = {
@@ -646,6 +748,10 @@ export type WebhookSubscriptionUpdateWithoutDeliveriesInput = {
   fromSeq?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   verifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clientIp?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  host?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  verifyAttempts?: Prisma.IntFieldUpdateOperationsInput | number
+  nextVerifyAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type WebhookSubscriptionUncheckedUpdateWithoutDeliveriesInput = {
@@ -664,6 +770,10 @@ export type WebhookSubscriptionUncheckedUpdateWithoutDeliveriesInput = {
   fromSeq?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   verifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clientIp?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  host?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  verifyAttempts?: Prisma.IntFieldUpdateOperationsInput | number
+  nextVerifyAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 
@@ -713,6 +823,10 @@ export type WebhookSubscriptionSelect<ExtArgs extends runtime.Types.Extensions.I
   fromSeq?: boolean
   createdAt?: boolean
   verifiedAt?: boolean
+  clientIp?: boolean
+  host?: boolean
+  verifyAttempts?: boolean
+  nextVerifyAt?: boolean
   deliveries?: boolean | Prisma.WebhookSubscription$deliveriesArgs<ExtArgs>
   _count?: boolean | Prisma.WebhookSubscriptionCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["webhookSubscription"]>
@@ -733,6 +847,10 @@ export type WebhookSubscriptionSelectCreateManyAndReturn<ExtArgs extends runtime
   fromSeq?: boolean
   createdAt?: boolean
   verifiedAt?: boolean
+  clientIp?: boolean
+  host?: boolean
+  verifyAttempts?: boolean
+  nextVerifyAt?: boolean
 }, ExtArgs["result"]["webhookSubscription"]>
 
 export type WebhookSubscriptionSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -751,6 +869,10 @@ export type WebhookSubscriptionSelectUpdateManyAndReturn<ExtArgs extends runtime
   fromSeq?: boolean
   createdAt?: boolean
   verifiedAt?: boolean
+  clientIp?: boolean
+  host?: boolean
+  verifyAttempts?: boolean
+  nextVerifyAt?: boolean
 }, ExtArgs["result"]["webhookSubscription"]>
 
 export type WebhookSubscriptionSelectScalar = {
@@ -769,9 +891,13 @@ export type WebhookSubscriptionSelectScalar = {
   fromSeq?: boolean
   createdAt?: boolean
   verifiedAt?: boolean
+  clientIp?: boolean
+  host?: boolean
+  verifyAttempts?: boolean
+  nextVerifyAt?: boolean
 }
 
-export type WebhookSubscriptionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "url" | "kind" | "sellerPayTo" | "listingIds" | "search" | "eventTypes" | "secret" | "secretHash" | "status" | "challenge" | "disabledReason" | "fromSeq" | "createdAt" | "verifiedAt", ExtArgs["result"]["webhookSubscription"]>
+export type WebhookSubscriptionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "url" | "kind" | "sellerPayTo" | "listingIds" | "search" | "eventTypes" | "secret" | "secretHash" | "status" | "challenge" | "disabledReason" | "fromSeq" | "createdAt" | "verifiedAt" | "clientIp" | "host" | "verifyAttempts" | "nextVerifyAt", ExtArgs["result"]["webhookSubscription"]>
 export type WebhookSubscriptionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   deliveries?: boolean | Prisma.WebhookSubscription$deliveriesArgs<ExtArgs>
   _count?: boolean | Prisma.WebhookSubscriptionCountOutputTypeDefaultArgs<ExtArgs>
@@ -833,6 +959,22 @@ export type $WebhookSubscriptionPayload<ExtArgs extends runtime.Types.Extensions
     fromSeq: number
     createdAt: Date
     verifiedAt: Date | null
+    /**
+     * The client address that created it: pending subscriptions are capped per client (WEBHOOK_PENDING_PER_CLIENT).
+     */
+    clientIp: string | null
+    /**
+     * The endpoint's lowercase host: pending subscriptions are capped per target host (WEBHOOK_PENDING_PER_HOST).
+     */
+    host: string | null
+    /**
+     * Verification requests sent so far; each one unanswered doubles the wait before the next.
+     */
+    verifyAttempts: number
+    /**
+     * When a pending subscription's next verification request is due (round-robin: the earliest due first).
+     */
+    nextVerifyAt: Date | null
   }, ExtArgs["result"]["webhookSubscription"]>
   composites: {}
 }
@@ -1272,6 +1414,10 @@ export interface WebhookSubscriptionFieldRefs {
   readonly fromSeq: Prisma.FieldRef<"WebhookSubscription", 'Int'>
   readonly createdAt: Prisma.FieldRef<"WebhookSubscription", 'DateTime'>
   readonly verifiedAt: Prisma.FieldRef<"WebhookSubscription", 'DateTime'>
+  readonly clientIp: Prisma.FieldRef<"WebhookSubscription", 'String'>
+  readonly host: Prisma.FieldRef<"WebhookSubscription", 'String'>
+  readonly verifyAttempts: Prisma.FieldRef<"WebhookSubscription", 'Int'>
+  readonly nextVerifyAt: Prisma.FieldRef<"WebhookSubscription", 'DateTime'>
 }
     
 
