@@ -77,11 +77,11 @@ export class BrandRegistry {
     }
   }
 
-  /** The brand's established owner (its earliest listing) when that is another payTo at another origin. */
-  private ownedElsewhere(key: string, payTo: string, origin: number): BrandClaim | undefined {
+  /** The brand's established owner (its earliest listing) when that is another payTo, at another origin, listed before `listedAt`. */
+  private ownedElsewhere(key: string, payTo: string, origin: number, listedAt: number): BrandClaim | undefined {
     let first: Owner | undefined;
     for (const owner of this.owners.get(key) ?? []) if (!first || owner.since < first.since) first = owner;
-    if (!first || first.payTo === payTo || (origin !== 0 && first.origin === origin)) return undefined;
+    if (!first || first.payTo === payTo || first.since >= listedAt || (origin !== 0 && first.origin === origin)) return undefined;
     return { brand: first.brand, payTo: first.payTo };
   }
 
@@ -98,8 +98,12 @@ export class BrandRegistry {
     return false;
   }
 
-  /** The established brand of another payTo this listing copies, if any (`origin`: its resource's hashed host). */
-  copiedBy(name: string | null, description: string, payTo: string, origin = 0): BrandClaim | undefined {
+  /**
+   * The established brand of another payTo this listing copies, if any: one that seller listed before
+   * this listing (`listedAt`, epoch ms), so a later confusable copy never flags the original
+   * (`origin`: the listing's resource's hashed host).
+   */
+  copiedBy(name: string | null, description: string, payTo: string, origin = 0, listedAt = Infinity): BrandClaim | undefined {
     const seller = payTo.toLowerCase();
     const candidates = new Set<string>();
     const nameKey = brandKey(name ?? "");
@@ -122,7 +126,7 @@ export class BrandRegistry {
       }
     }
     for (const key of candidates) {
-      const claim = this.ownedElsewhere(key, seller, origin);
+      const claim = this.ownedElsewhere(key, seller, origin, listedAt);
       if (claim) return claim;
     }
     return undefined;

@@ -175,7 +175,8 @@ export class SearchEngine {
   private claimOf(slot: number): BrandClaim | undefined {
     const known = this.table.claimAt(slot, this.brands.version);
     if (known) return known.claim;
-    const claim = this.brands.copiedBy(this.table.name(slot), this.table.description(slot), this.table.payTo(slot), this.table.originKey(slot));
+    const table = this.table;
+    const claim = this.brands.copiedBy(table.name(slot), table.description(slot), table.payTo(slot), table.originKey(slot), table.listedAt(slot));
     this.table.setClaim(slot, claim, this.brands.version);
     return claim;
   }

@@ -59,6 +59,8 @@ describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database
       sellerAddress(2),
     );
     await market.server.database.prisma.listing.update({ where: { id: ids.transcribe }, data: { ownerVerified: true } });
+    // The copy paid its own fee too (so it is verified): listed later, by another seller, at another origin.
+    await market.server.database.prisma.listing.update({ where: { id: ids.copy }, data: { ownerVerified: true } });
     // The engine loads the catalog in the background; until then, searches say so and match substrings.
     const deadline = Date.now() + 120_000;
     for (;;) {
@@ -127,13 +129,14 @@ describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database
     expect(idsOf(cheapest.body)[0]).toBe(ids.copy);
   });
 
-  it("ranks a look-alike of a verified seller below it, and flags it", async () => {
+  it("ranks a look-alike of an established brand below it, and flags it, though the copy is verified too", async () => {
     const { body } = await search(`/discovery/search?query=${encodeURIComponent("ScribeFlow transcribes audio recordings")}`);
     const order = idsOf(body);
     expect(order).toContain(ids.copy);
     expect(order.indexOf(ids.transcribe!)).toBeLessThan(order.indexOf(ids.copy!));
     const copy = body.items.find((item) => item.metadata.listingId === ids.copy)!;
     expect(copy.metadata.lookalike).toBe(true);
+    expect(copy.metadata.rankReasons?.trust.verifiedOwner).toBe(true);
     expect(copy.metadata.rankReasons?.lookalikeOf).toEqual({ brand: "ScribeFlow", payTo: sellerAddress(1) });
     const original = body.items.find((item) => item.metadata.listingId === ids.transcribe)!;
     expect(original.metadata).toMatchObject({ lookalike: false, rankReasons: { trust: { verifiedOwner: true } } });
