@@ -5,26 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SearchEngine } from "../../src/search/engine.js";
 import { EmbeddingPool } from "../../src/search/embedding-pool.js";
 import { loadCodebook, loadQueryEncoder } from "../../src/search/query-encoder.js";
-import type { SearchDocument } from "../../src/search/types.js";
+import { documentFactory, payTo } from "./documents.js";
 import { declaredText } from "../../src/search/declared.js";
 import { listingText } from "../../src/search/text.js";
 
-const payTo = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
-let n = 0;
-const doc = (serviceName: string, description: string, extra: Partial<SearchDocument> = {}): SearchDocument => ({
-  id: `a${++n}`,
-  serviceName,
-  description,
-  resource: `https://${serviceName.toLowerCase().replace(/\W+/g, "")}.example/api`,
-  tags: [],
-  payTo: payTo(n),
-  priceMicros: 10_000,
-  verified: false,
-  health: "healthy",
-  calls30d: 0,
-  listedAt: Date.UTC(2026, 0, 1) + n,
-  ...extra,
-});
+const doc = documentFactory("a", (n) => Date.UTC(2026, 0, 1) + n);
 
 const PAID = doc("Skyline Weather", "Hourly and 7-day weather forecast for any city: temperature, rain and wind.", { verified: true });
 const ORIGINAL = doc("ScribeFlow", "Transcribes audio recordings into text with speaker labels.", { verified: true, payTo: payTo(900) });

@@ -4,24 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SearchEngine } from "../../src/search/engine.js";
 import { EmbeddingPool } from "../../src/search/embedding-pool.js";
 import { loadCodebook, loadQueryEncoder } from "../../src/search/query-encoder.js";
-import type { SearchDocument } from "../../src/search/types.js";
+import { documentFactory, payTo } from "./documents.js";
 
-const payTo = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
-let n = 0;
-const doc = (serviceName: string, description: string, extra: Partial<SearchDocument> = {}): SearchDocument => ({
-  id: `l${++n}`,
-  serviceName,
-  description,
-  resource: `https://${serviceName.toLowerCase().replace(/\W+/g, "")}.example/api`,
-  tags: [],
-  payTo: payTo(n),
-  priceMicros: 10_000,
-  verified: false,
-  health: "healthy",
-  calls30d: 0,
-  listedAt: Date.UTC(2026, 0, n),
-  ...extra,
-});
+const doc = documentFactory("l", (n) => Date.UTC(2026, 0, n));
 
 const CATALOG = [
   doc("EchoText", "Speech-to-text for audio files: a transcript with word timestamps and speaker labels.", { tags: ["audio"] }),
