@@ -105,6 +105,8 @@ export interface WorkConfig {
   uncachedMaxWaiting: number;
   /** How long an uncached request waits for a turn before it is refused with 503 busy. */
   uncachedWaitMs: number;
+  /** The share of the request thread uncached work may take (the gate rests between turns to keep to it); 1: no rest. */
+  uncachedShare: number;
   /** Worker threads for signature recovery; 0 recovers on the request thread (no pool). */
   threads: number;
   /** Signature recoveries waiting for a thread, at most; more are refused at once with 503 busy. */
@@ -239,9 +241,11 @@ export function loadConfig(env: Env = process.env): Config {
     uncachedConcurrency: integer("UNCACHED_CONCURRENCY", 2, 1, 1_000),
     uncachedMaxWaiting: integer("UNCACHED_MAX_WAITING", 256, 0, 100_000),
     uncachedWaitMs: integer("UNCACHED_WAIT_MS", 500, 0, 30_000),
+    uncachedShare: fraction("UNCACHED_SHARE", 0.5),
     threads: integer("WORKER_THREADS", Math.min(2, Math.max(1, availableParallelism() - 1)), 0, 64),
     maxQueue: integer("WORKER_MAX_QUEUE", 64, 1, 100_000),
   };
+  if (work.uncachedShare === 0) problems.push("UNCACHED_SHARE must be more than 0 (0 would never let uncached work run)");
   const health: HealthConfig = {
     intervalMs: integer("HEALTH_PROBE_INTERVAL_MS", 15 * 60_000, 0, 7 * 24 * 3_600_000),
     failuresToUnhealthy: integer("HEALTH_FAILURES_TO_UNHEALTHY", 3, 1, 100),

@@ -6,8 +6,8 @@ import { CatalogFreshness } from "./catalog/freshness.js";
 import { catalogChangeFeedFor } from "./storage/catalog-notices.js";
 import { createApp } from "./http/app.js";
 import { createEntry } from "./http/entry.js";
-import { CATALOG_WORK, routeMiddleware } from "./handlers/route-middleware.js";
-import { WorkGate } from "./http/work-gate.js";
+import { GATED_CATALOG_WORK, routeMiddleware } from "./handlers/route-middleware.js";
+import { WorkGate } from "./workers/work-gate.js";
 import { answerFramingErrorsWithJson, refuseMissingHost } from "./http/framing-errors.js";
 import { ResponseCache } from "./http/response-cache.js";
 import { loadContract } from "./contract/load.js";
@@ -132,7 +132,13 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const discovery = { signer, peers: config.discovery.peers, startedAt: now() };
   const catalog = { ...documents, store, events: repositories.events, freshness, now, ranker, discovery };
   const listingReads = { ...catalog, health, usage };
-  const mcp = { ...catalog, config, logger, probe, queryLimit: work.queryPerClient };
+  const uncachedWork = new WorkGate({
+    concurrency: config.work.uncachedConcurrency,
+    maxWaiting: config.work.uncachedMaxWaiting,
+    maxWaitMs: config.work.uncachedWaitMs,
+    share: config.work.uncachedShare,
+  });
+  const mcp = { ...catalog, config, logger, probe, queryLimit: work.queryPerClient, uncachedWork };
   const contexts: AreaContexts = {
     listings: { ...listingReads, config, logger, owners: repositories.owners, payments, probe, idempotency: repositories.idempotency, work },
     catalog,
@@ -202,12 +208,8 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     responseCache,
     routeMiddleware: routeMiddleware({ probe, work }),
     uncachedWork: {
-      gate: new WorkGate({
-        concurrency: config.work.uncachedConcurrency,
-        maxWaiting: config.work.uncachedMaxWaiting,
-        maxWaitMs: config.work.uncachedWaitMs,
-      }),
-      operations: CATALOG_WORK,
+      gate: uncachedWork,
+      operations: GATED_CATALOG_WORK,
     },
     trustProxy: config.trustProxy,
   }).callback();

@@ -27,9 +27,8 @@ const paying = (ctx: Context) => Boolean(ctx.get("payment-signature"));
 
 /**
  * The operations whose uncached answers read the catalog: each is one unit of the per-client query
- * budget (QUERY_RATE_PER_CLIENT) and runs under the instance's bound on uncached work
- * (UNCACHED_CONCURRENCY). Their query strings make any number of distinct URLs, which the response
- * cache can answer only after a first read.
+ * budget (QUERY_RATE_PER_CLIENT). Their query strings make any number of distinct URLs, which the
+ * response cache can answer only after a first read.
  */
 export const CATALOG_WORK: ReadonlySet<CanonicalOperationId> = new Set<CanonicalOperationId>([
   "listResources",
@@ -48,6 +47,14 @@ export const CATALOG_WORK: ReadonlySet<CanonicalOperationId> = new Set<Canonical
   "postMcp",
   "postA2a",
 ]);
+
+/**
+ * The operations that take a turn of the bound on uncached work as a whole. MCP and A2A take one per
+ * catalog read inside (src/mcp/tools.ts, src/mcp/resources.ts): a batch of 100 searches is 100 turns.
+ */
+export const GATED_CATALOG_WORK: ReadonlySet<CanonicalOperationId> = new Set(
+  [...CATALOG_WORK].filter((operation) => operation !== "postMcp" && operation !== "postA2a"),
+);
 
 /** The middleware of particular operations, by canonical operation. */
 export function routeMiddleware(services: Pick<ListingsAreaContext, "probe" | "work">): RouteMiddleware {

@@ -10,7 +10,6 @@ import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from "./c
 import { HttpError } from "../contract/errors.js";
 import type { PreRendered } from "../contract/typed-handlers.js";
 import type { ResponseCache } from "./response-cache.js";
-import type { WorkGate } from "./work-gate.js";
 import { logUnexpected, replyFor } from "../contract/unexpected-errors.js";
 import type { AnyReply, Router } from "./router.js";
 import { mountRoutes, type RouteMiddleware } from "./routes.js";
@@ -105,7 +104,7 @@ export interface AppOptions {
    * The bound on uncached catalog work: these operations' handlers run under the gate, after their
    * body is read (a slow sender holds no turn). Cached answers never reach the app.
    */
-  uncachedWork?: { gate: WorkGate; operations: ReadonlySet<CanonicalOperationId> };
+  uncachedWork?: { gate: { run<T>(work: () => Promise<T>): Promise<T> }; operations: ReadonlySet<CanonicalOperationId> };
 }
 
 /**
