@@ -105,7 +105,7 @@ export interface WorkConfig {
   uncachedMaxWaiting: number;
   /** How long an uncached request waits for a turn before it is refused with 503 busy. */
   uncachedWaitMs: number;
-  /** The share of the request thread uncached work may take (the gate rests between turns to keep to it); 1: no rest. */
+  /** The share of the CPU uncached work may take (the gate rests between turns to keep to it); 1: no rest. */
   uncachedShare: number;
   /** Worker threads for signature recovery; 0 recovers on the request thread (no pool). */
   threads: number;

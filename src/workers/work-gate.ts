@@ -9,7 +9,7 @@ export interface WorkGateOptions {
   maxWaiting: number;
   /** How long work waits for a turn before it is refused. */
   maxWaitMs: number;
-  /** The share of the request thread's time uncached work may take, 0 to 1 (1: no rest between turns). */
+  /** The share of the CPU uncached work may take, over 0 up to 1 (1: no rest between turns). */
   share: number;
 }
 
@@ -49,8 +49,7 @@ export class WorkGate {
 
   async run<T>(work: () => Promise<T>): Promise<T> {
     await this.turn();
-    const started = performance.now();
-    const loop = performance.eventLoopUtilization();
+    const cpu = process.cpuUsage();
     try {
       // SQLite reads are synchronous: work that began at once would run to its end before the next
       // socket is read, so the cached reads that arrived with it would wait behind it. Starting after
@@ -58,7 +57,8 @@ export class WorkGate {
       await new Promise((resolve) => setImmediate(resolve));
       return await work();
     } finally {
-      const busyMs = (performance.now() - started) * performance.eventLoopUtilization(loop).utilization;
+      const used = process.cpuUsage(cpu);
+      const busyMs = (used.user + used.system) / 1000;
       const share = this.options.share;
       if (share < 1) this.restUntil = Math.max(this.restUntil, performance.now()) + (busyMs * (1 - share)) / share;
       this.running--;
