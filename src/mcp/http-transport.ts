@@ -119,6 +119,9 @@ export function rebindingRulesOf(services: McpServices): RebindingRules {
   return rules;
 }
 
+/** A batch member that asks for an answer (a method and an id), checked without the schema: what the budget counts. */
+const isRequestShaped = (message: unknown): boolean => typeof message === "object" && message !== null && "method" in message && "id" in message;
+
 /**
  * Every request of a batch is one unit of the client's query budget, taken before any runs: the
  * route's limit took one for the POST (before its body was read), this takes the rest. A batch larger
@@ -126,7 +129,7 @@ export function rebindingRulesOf(services: McpServices): RebindingRules {
  * Notifications and responses in a batch cost no catalog work and are not counted.
  */
 async function takeBatch(body: unknown, clientIp: string, services: McpServices): Promise<void> {
-  const requests = Array.isArray(body) ? body.filter((message) => isJSONRPCRequest(message)).length : 1;
+  const requests = Array.isArray(body) ? body.filter(isRequestShaped).length : 1;
   if (requests <= 1) return;
   const budget = services.config.work.queryPerClientPerMinute;
   if (requests > budget) {
@@ -153,13 +156,15 @@ export async function answerMcpPost(input: Input<"postMcp">, services: McpServic
   const refused = rebindingRefusal(input.headers, rebindingRulesOf(services));
   if (refused) return { status: 403, body: refusal(TRANSPORT_REFUSAL, refused) };
   const parsed = parsedJson(input.rawBody);
+  // Counted before the messages are checked (a schema check of each, the costlier step): a batch over
+  // the budget costs its JSON parse only.
+  if (parsed) await takeBatch(parsed.value, input.clientIp, services);
   if (parsed && !isMessageOrBatch(parsed.value)) {
     return {
       status: 400,
       body: refusal(ErrorCode.InvalidRequest, "Invalid Request: the body is JSON but not a JSON-RPC 2.0 message (or a non-empty batch of them)"),
     };
   }
-  if (parsed) await takeBatch(parsed.value, input.clientIp, services);
   const server = createMarketMcpServer({ services, clientIp: input.clientIp });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
