@@ -13,13 +13,13 @@ const MCP_HEADERS = { "content-type": "application/json", accept: "application/j
 const listMarket = (id: number, query: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "list_market", arguments: { query } } });
 
 describe.each(databaseKinds)("bound on uncached catalog work ($name)", (kind) => {
-  // A share of 1% rests about 99 times as long as a turn took: the next uncached request meets the rest.
+  // A share of 0.01% rests about 10,000 times as long as a turn's CPU time (1 ms: 10 s): the next uncached request meets the rest.
   let strict: CatalogServer;
   let queued: CatalogServer;
 
   beforeAll(async () => {
     [strict, queued] = await Promise.all([
-      startCatalogServer(kind, { UNCACHED_CONCURRENCY: "1", UNCACHED_MAX_WAITING: "0", UNCACHED_SHARE: "0.01" }),
+      startCatalogServer(kind, { UNCACHED_CONCURRENCY: "1", UNCACHED_MAX_WAITING: "0", UNCACHED_SHARE: "0.0001" }),
       startCatalogServer(kind, { UNCACHED_CONCURRENCY: "1", UNCACHED_MAX_WAITING: "100", UNCACHED_WAIT_MS: "20000", UNCACHED_SHARE: "0.2" }),
     ]);
     for (const server of [strict, queued]) for (let i = 0; i < 3; i++) await server.list({ description: `Weather listing number ${i} for paging` });
