@@ -102,8 +102,20 @@ export interface WorkConfig {
   webhookPerClientPerMinute: number;
   /** GET /sync/listings pages per minute per client address (a page of 500 costs a few ms of CPU). */
   syncPerClientPerMinute: number;
-  /** Searches the response cache has not seen, POST /mcp and POST /a2a per minute per client address, per instance. */
+  /**
+   * Units of catalog work per minute per client address: each catalog page or feed the response cache
+   * has not answered, each search, each POST /a2a and each request of a POST /mcp batch. Shared through
+   * Redis when REDIS_URL is set, per instance otherwise.
+   */
   queryPerClientPerMinute: number;
+  /** Uncached catalog work (the operations above) running at once in this instance, at most. */
+  uncachedConcurrency: number;
+  /** Uncached requests waiting for a turn, at most; more are refused at once with 503 busy. */
+  uncachedMaxWaiting: number;
+  /** How long an uncached request waits for a turn before it is refused with 503 busy. */
+  uncachedWaitMs: number;
+  /** The share of the CPU uncached work may take (the gate rests between turns to keep to it); 1: no rest. */
+  uncachedShare: number;
   /** Worker threads for signature recovery; 0 recovers on the request thread (no pool). */
   threads: number;
   /** Signature recoveries waiting for a thread, at most; more are refused at once with 503 busy. */
@@ -235,9 +247,14 @@ export function loadConfig(env: Env = process.env): Config {
     webhookPerClientPerMinute: integer("WEBHOOK_RATE_PER_CLIENT", 10, 1, 100_000),
     syncPerClientPerMinute: integer("SYNC_RATE_PER_CLIENT", 120, 1, 100_000),
     queryPerClientPerMinute: integer("QUERY_RATE_PER_CLIENT", 300, 1, 1_000_000),
+    uncachedConcurrency: integer("UNCACHED_CONCURRENCY", 2, 1, 1_000),
+    uncachedMaxWaiting: integer("UNCACHED_MAX_WAITING", 256, 0, 100_000),
+    uncachedWaitMs: integer("UNCACHED_WAIT_MS", 500, 0, 30_000),
+    uncachedShare: fraction("UNCACHED_SHARE", 0.5),
     threads: integer("WORKER_THREADS", Math.min(2, Math.max(1, availableParallelism() - 1)), 0, 64),
     maxQueue: integer("WORKER_MAX_QUEUE", 64, 1, 100_000),
   };
+  if (work.uncachedShare === 0) problems.push("UNCACHED_SHARE must be more than 0 (0 would never let uncached work run)");
   const health: HealthConfig = {
     intervalMs: integer("HEALTH_PROBE_INTERVAL_MS", 15 * 60_000, 0, 7 * 24 * 3_600_000),
     failuresToUnhealthy: integer("HEALTH_FAILURES_TO_UNHEALTHY", 3, 1, 100),

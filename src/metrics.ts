@@ -133,6 +133,11 @@ export const metrics = {
     help: "Rate-limit decisions taken by the in-memory limiter because the shared (Redis) limiter did not answer",
     registers: [registry],
   }),
+  uncachedRefusals: new Counter({
+    name: "x402_uncached_work_refusals_total",
+    help: "Uncached catalog requests refused with 503 busy because UNCACHED_CONCURRENCY work was running and the wait was full or too long",
+    registers: [registry],
+  }),
   databaseDuration: new Histogram({
     name: "x402_database_query_duration_seconds",
     help: "Database statements through Prisma, the PostgreSQL catalog read pool (and the readiness ping), by database kind",

@@ -6,7 +6,8 @@ import { CatalogFreshness } from "./catalog/freshness.js";
 import { catalogChangeFeedFor } from "./storage/catalog-notices.js";
 import { createApp } from "./http/app.js";
 import { createEntry } from "./http/entry.js";
-import { routeMiddleware } from "./handlers/route-middleware.js";
+import { GATED_CATALOG_WORK, routeMiddleware } from "./handlers/route-middleware.js";
+import { WorkGate } from "./workers/work-gate.js";
 import { answerFramingErrorsWithJson, refuseMissingHost } from "./http/framing-errors.js";
 import { ResponseCache } from "./http/response-cache.js";
 import { loadContract } from "./contract/load.js";
@@ -15,7 +16,7 @@ import { createRouter, type Router } from "./http/router.js";
 import type { Logger } from "./logger.js";
 import { marketFactsFor, setupPayments, type Payments } from "./payments/setup.js";
 import { SellerProbe } from "./probe/seller-probe.js";
-import { createProbeLimits, memoryLimit } from "./probe/rate-limiter.js";
+import { createProbeLimits } from "./probe/rate-limiter.js";
 import { createDocumentPool, createWorkPool } from "./workers/pool.js";
 import { collectProcessMetrics } from "./metrics.js";
 import { createReadiness } from "./readiness.js";
@@ -116,7 +117,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     paymentPerClient: probeLimits.limit("payment:client", config.work.paymentPerClientPerMinute),
     webhookPerClient: probeLimits.limit("webhook:client", config.work.webhookPerClientPerMinute),
     syncPerClient: probeLimits.limit("sync:client", config.work.syncPerClientPerMinute),
-    queryPerClient: memoryLimit(config.work.queryPerClientPerMinute),
+    queryPerClient: probeLimits.limit("query:client", config.work.queryPerClientPerMinute),
     pool: createWorkPool(config.work),
   };
   // A snapshot's text, its parsed items and their canonical form fit in about four times its size.
@@ -136,7 +137,13 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   const discovery = { signer, peers: config.discovery.peers, startedAt: now() };
   const catalog = { ...documents, store, events: repositories.events, freshness, now, ranker, discovery };
   const listingReads = { ...catalog, health, usage };
-  const mcp = { ...catalog, config, logger, probe };
+  const uncachedWork = new WorkGate({
+    concurrency: config.work.uncachedConcurrency,
+    maxWaiting: config.work.uncachedMaxWaiting,
+    maxWaitMs: config.work.uncachedWaitMs,
+    share: config.work.uncachedShare,
+  });
+  const mcp = { ...catalog, config, logger, probe, queryLimit: work.queryPerClient, uncachedWork };
   const contexts: AreaContexts = {
     listings: { ...listingReads, config, logger, owners: repositories.owners, payments, probe, idempotency: repositories.idempotency, work },
     catalog,
@@ -208,6 +215,10 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     maxBodyBytes: config.maxBodyBytes,
     responseCache,
     routeMiddleware: routeMiddleware({ probe, work }),
+    uncachedWork: {
+      gate: uncachedWork,
+      operations: GATED_CATALOG_WORK,
+    },
     trustProxy: config.trustProxy,
   }).callback();
   listener.current = createEntry({ logger, responseCache, app, accessLogSample: config.ops.accessLogSample });

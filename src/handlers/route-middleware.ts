@@ -1,5 +1,6 @@
 import type { Context, Middleware } from "koa";
 import { HttpError } from "../contract/errors.js";
+import type { CanonicalOperationId } from "../../generated/operations.js";
 import type { RouteMiddleware } from "../http/routes.js";
 import type { ListingsAreaContext } from "../services.js";
 
@@ -23,6 +24,37 @@ function limitedBy(
 }
 
 const paying = (ctx: Context) => Boolean(ctx.get("payment-signature"));
+
+/**
+ * The operations whose uncached answers read the catalog: each is one unit of the per-client query
+ * budget (QUERY_RATE_PER_CLIENT). Their query strings make any number of distinct URLs, which the
+ * response cache can answer only after a first read.
+ */
+export const CATALOG_WORK: ReadonlySet<CanonicalOperationId> = new Set<CanonicalOperationId>([
+  "listResources",
+  "getCatalog",
+  "getForeignCatalog",
+  "getStatus",
+  "searchResources",
+  "searchCatalog",
+  "getFeed",
+  "getAtomFeed",
+  "getRssFeed",
+  "getSellerFeed",
+  "getSellerAtomFeed",
+  "getListings",
+  "getHomePage",
+  "postMcp",
+  "postA2a",
+]);
+
+/**
+ * The operations that take a turn of the bound on uncached work as a whole. MCP and A2A take one per
+ * catalog read inside (src/mcp/tools.ts, src/mcp/resources.ts): a batch of 100 searches is 100 turns.
+ */
+export const GATED_CATALOG_WORK: ReadonlySet<CanonicalOperationId> = new Set(
+  [...CATALOG_WORK].filter((operation) => operation !== "postMcp" && operation !== "postA2a"),
+);
 
 /** The middleware of particular operations, by canonical operation. */
 export function routeMiddleware(services: Pick<ListingsAreaContext, "probe" | "work">): RouteMiddleware {
@@ -60,24 +92,18 @@ export function routeMiddleware(services: Pick<ListingsAreaContext, "probe" | "w
     (ip) => work.syncPerClient.take(ip),
     (ip, s) => `too many sync pages from ${ip}; retry in ${s} s (load /sync/snapshot once, then follow updated_since).`,
   );
-  // A search the response cache has not seen (2-3.4 ms of request-thread CPU at 100k listings), an
-  // MCP or A2A request (a fresh server each; tools/list 5.4 ms): counted per client in this
-  // instance's memory. Cached answers are sent before route middleware runs, so they are not counted.
-  const queryLimitOf = (applies?: (ctx: Context) => boolean) =>
-    limitedBy(
-      (ip) => work.queryPerClient.take(ip),
-      (ip, s) => `too many searches and agent requests (MCP, A2A) from ${ip}; retry in ${s} s (answers already given are cached and free).`,
-      applies,
-    );
-  const queryLimit = queryLimitOf();
-  // The web catalog counts only when it searches; its plain pages are the catalog's cheap reads.
-  const searchingHome = (ctx: Context) => typeof ctx.query.query === "string" && ctx.query.query.trim() !== "";
+  // Catalog work (CATALOG_WORK): a page, feed or search the response cache has not answered (2-3.4 ms
+  // of request-thread CPU for a search at 100k listings), an A2A message, each request of an MCP batch
+  // (the handler takes the rest of the batch: src/mcp/http-transport.ts). Cached answers are sent
+  // before route middleware runs, so they are never counted.
+  const queryLimit = limitedBy(
+    (ip) => work.queryPerClient.take(ip),
+    (ip, s) =>
+      `too many uncached catalog reads, searches and agent requests (MCP, A2A) from ${ip}; retry in ${s} s (answers already given are cached and free).`,
+  );
+  const catalogWork = Object.fromEntries([...CATALOG_WORK].map((operation) => [operation, [queryLimit]])) as RouteMiddleware;
   return {
-    searchResources: [queryLimit],
-    searchCatalog: [queryLimit],
-    getHomePage: [queryLimitOf(searchingHome)],
-    postMcp: [queryLimit],
-    postA2a: [queryLimit],
+    ...catalogWork,
     createListing: [paymentLimit, probeLimit],
     getDemoResource: [paymentLimit],
     postDemoResource: [paymentLimit],

@@ -1,6 +1,6 @@
 import cors from "@koa/cors";
 import Koa, { type Context, type Middleware } from "koa";
-import { canonicalOf, type RoutedOperationId } from "../../generated/operations.js";
+import { canonicalOf, type CanonicalOperationId, type RoutedOperationId } from "../../generated/operations.js";
 import type { Logger } from "../logger.js";
 import { currentRequest } from "../request-context.js";
 import { readBodyText, readJsonBody } from "./body.js";
@@ -100,6 +100,11 @@ export interface AppOptions {
   routeMiddleware?: RouteMiddleware;
   /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
   trustProxy?: boolean;
+  /**
+   * The bound on uncached catalog work: these operations' handlers run under the gate, after their
+   * body is read (a slow sender holds no turn). Cached answers never reach the app.
+   */
+  uncachedWork?: { gate: { run<T>(work: () => Promise<T>): Promise<T> }; operations: ReadonlySet<CanonicalOperationId> };
 }
 
 /**
@@ -127,7 +132,7 @@ function namedMiddleware(routeMiddleware: RouteMiddleware | undefined): RouteMid
   return named;
 }
 
-export function createApp({ router, logger, maxBodyBytes, responseCache, routeMiddleware: ownMiddleware, trustProxy = false }: AppOptions): Koa {
+export function createApp({ router, logger, maxBodyBytes, responseCache, routeMiddleware: ownMiddleware, trustProxy = false, uncachedWork }: AppOptions): Koa {
   const routeMiddleware = namedMiddleware(ownMiddleware);
   const app = new Koa({ proxy: trustProxy });
   app.silent = true;
@@ -166,15 +171,18 @@ export function createApp({ router, logger, maxBodyBytes, responseCache, routeMi
       const raw = BODY_METHODS.has(method) && router.takesRawBody(operationId);
       const body = BODY_METHODS.has(method) && !raw ? await readJsonBody(ctx, maxBodyBytes) : undefined;
       const rawBody = raw ? await readBodyText(ctx, maxBodyBytes) : undefined;
-      const reply = await router.dispatch(operationId, {
-        method,
-        path: ctx.path,
-        query: ctx.querystring,
-        headers: (ctx.method === "HEAD" ? withoutPayment(ctx.headers) : ctx.headers) as Record<string, string | string[]>,
-        body,
-        rawBody,
-        clientIp: ctx.ip,
-      });
+      const dispatch = () =>
+        router.dispatch(operationId, {
+          method,
+          path: ctx.path,
+          query: ctx.querystring,
+          headers: (ctx.method === "HEAD" ? withoutPayment(ctx.headers) : ctx.headers) as Record<string, string | string[]>,
+          body,
+          rawBody,
+          clientIp: ctx.ip,
+        });
+      const gated = uncachedWork?.operations.has(canonicalOf[operationId]);
+      const reply = gated ? await uncachedWork!.gate.run(dispatch) : await dispatch();
       send(ctx, reply, responseCache);
     };
   for (const middleware of mountRoutes(answer, routeMiddleware)) app.use(middleware);

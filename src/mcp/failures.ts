@@ -1,5 +1,6 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { isStorageError, logUnexpected } from "../contract/unexpected-errors.js";
+import { isBusy } from "../workers/work-gate.js";
 import type { McpServices } from "./context.js";
 
 /**
@@ -11,6 +12,7 @@ export async function guarded<T>(services: McpServices, what: string, run: () =>
     return await run();
   } catch (error) {
     if (error instanceof McpError) throw error;
+    if (isBusy(error)) throw new McpError(ErrorCode.InternalError, error.message);
     logUnexpected(services.logger, error, { mcp: what }, "MCP request failed");
     throw new McpError(
       ErrorCode.InternalError,

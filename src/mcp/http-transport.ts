@@ -18,6 +18,7 @@ import {
   SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ZodType } from "zod";
+import { HttpError } from "../contract/errors.js";
 import type { components } from "../../generated/openapi.js";
 import type { Input, Reply } from "../contract/typed-handlers.js";
 import type { McpServices } from "./context.js";
@@ -118,11 +119,46 @@ export function rebindingRulesOf(services: McpServices): RebindingRules {
   return rules;
 }
 
+/** A batch member that asks for an answer (a method and an id), checked without the schema: what the budget counts. */
+const isRequestShaped = (message: unknown): boolean => typeof message === "object" && message !== null && "method" in message && "id" in message;
+
+/**
+ * Every request of a batch is one unit of the client's query budget, taken before any runs: the
+ * route's limit took one for the POST (before its body was read), this takes the rest. A batch larger
+ * than the budget left is refused whole with 429 and nothing of it runs (its units are not taken).
+ * Notifications and responses in a batch cost no catalog work and are not counted.
+ */
+async function takeBatch(body: unknown, clientIp: string, services: McpServices): Promise<void> {
+  const requests = Array.isArray(body) ? body.filter(isRequestShaped).length : 1;
+  if (requests <= 1) return;
+  const budget = services.config.work.queryPerClientPerMinute;
+  if (requests > budget) {
+    throw new HttpError(
+      429,
+      "rate_limited",
+      `This batch holds ${requests} requests; each is one unit of the query budget of ${budget} a minute per client. Send smaller batches. Nothing of it ran.`,
+    );
+  }
+  const seconds = await services.queryLimit.take(clientIp, requests - 1);
+  if (seconds > 0) {
+    throw new HttpError(
+      429,
+      "rate_limited",
+      `This batch holds ${requests} requests, more than the query budget ${clientIp} has left (each request is one unit, ${budget} a minute); retry in ${seconds} s or send fewer. Nothing of it ran.`,
+      undefined,
+      { "Retry-After": String(seconds) },
+    );
+  }
+}
+
 /** Answers one POST /mcp with a fresh server and transport (stateless). */
 export async function answerMcpPost(input: Input<"postMcp">, services: McpServices): Promise<Reply<"postMcp">> {
   const refused = rebindingRefusal(input.headers, rebindingRulesOf(services));
   if (refused) return { status: 403, body: refusal(TRANSPORT_REFUSAL, refused) };
   const parsed = parsedJson(input.rawBody);
+  // Counted before the messages are checked (a schema check of each, the costlier step): a batch over
+  // the budget costs its JSON parse only.
+  if (parsed) await takeBatch(parsed.value, input.clientIp, services);
   if (parsed && !isMessageOrBatch(parsed.value)) {
     return {
       status: 400,

@@ -12,6 +12,7 @@ import { linkTo, linkWithParams } from "../market/links.js";
 import { catalogState, liveListing, searchPage } from "../queries/catalog.js";
 import { listingStatus } from "../storage/listing-status.js";
 import type { McpServices } from "./context.js";
+import type { CatalogTurn } from "./tools.js";
 import { guarded } from "./failures.js";
 
 export const CATALOG_URI = "market://catalog";
@@ -36,12 +37,9 @@ export function listingUri(id: string): string {
   return `listing://${encodeURIComponent(id)}`;
 }
 
-async function firstPage(services: McpServices) {
-  return searchDocument(services, await searchPage(services, await catalogState(services), { limit: PAGE }, "search"));
-}
-
-export function registerMarketResources(server: McpServer, services: McpServices): void {
+export function registerMarketResources(server: McpServer, services: McpServices, turn: CatalogTurn = (work) => work()): void {
   const { market } = services;
+  const firstPage = () => turn(async () => searchDocument(services, await searchPage(services, await catalogState(services), { limit: PAGE }, "search")));
 
   server.registerResource(
     "catalog",
@@ -51,7 +49,7 @@ export function registerMarketResources(server: McpServer, services: McpServices
       description: `The first ${PAGE} live listings of the catalog (the discovery document of GET /search?limit=${PAGE}); each item's resource answers 402, pay its accepts[0]. More: the list_market tool or ${linkTo(market, "search")}.`,
       mimeType: JSON_TYPE,
     },
-    (uri) => guarded(services, "reading the catalog", async () => json(uri.href, await firstPage(services))),
+    (uri) => guarded(services, "reading the catalog", async () => json(uri.href, await firstPage())),
   );
 
   server.registerResource(
@@ -79,7 +77,7 @@ export function registerMarketResources(server: McpServer, services: McpServices
   const template = new ResourceTemplate(LISTING_TEMPLATE, {
     list: () =>
       guarded(services, "listing the listings", async () => {
-        const page = await firstPage(services);
+        const page = await firstPage();
         return {
           resources: page.items.map((item) => ({
             uri: listingUri(item.metadata.listingId),
@@ -93,7 +91,7 @@ export function registerMarketResources(server: McpServer, services: McpServices
     complete: {
       id: (value) =>
         guarded(services, "completing a listing id", async () => {
-          const page = await firstPage(services);
+          const page = await firstPage();
           const prefix = value.trim();
           return page.items
             .map((item) => item.metadata.listingId)
@@ -115,7 +113,7 @@ export function registerMarketResources(server: McpServer, services: McpServices
     (uri, variables) =>
       guarded(services, "reading a listing", async () => {
         const id = decodeURIComponent(String(variables.id ?? ""));
-        const listing = LISTING_ID.test(id) ? await liveListing(services, id) : null;
+        const listing = LISTING_ID.test(id) ? await turn(() => liveListing(services, id)) : null;
         if (!listing) throw new McpError(RESOURCE_NOT_FOUND, `No live listing ${id.slice(0, 100)}: it never existed, expired, failed or was delisted.`);
         return json(uri.href, {
           item: toCatalogItem(listing, market),

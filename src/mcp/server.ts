@@ -9,7 +9,7 @@ import { marketSummary, POLICY } from "../documents/agent-facts.js";
 import type { McpServices } from "./context.js";
 import { registerMarketPrompts } from "./prompts.js";
 import { registerMarketResources } from "./resources.js";
-import { registerMarketTools, type ToolContext } from "./tools.js";
+import { registerMarketTools, type CatalogTurn, type ToolContext } from "./tools.js";
 
 /** The machine name `initialize` announces; the human title is the marketplace's name. */
 export const MCP_SERVER_NAME = "x402-marketplace";
@@ -49,13 +49,16 @@ export function createMarketMcpServer(context: ToolContext, tools: "listed once"
     capabilities: { logging: {} },
     jsonSchemaValidator: SCHEMA_VALIDATOR,
   });
-  registerMarketTools(server, context);
+  // One lane of the bound on uncached work per server, that is per POST: a batch's catalog reads
+  // take their turns one after another.
+  const turn: CatalogTurn = context.services.uncachedWork?.lane() ?? ((work) => work());
+  registerMarketTools(server, context, turn);
   // The SDK's tools/list turns every tool's zod schemas into JSON Schema on each call (about 15 ms
   // of CPU a request, the contract's listing body the most): the list it gave once for this service
   // is the answer, the same one the MCP documents are built from.
   if (tools === "listed once")
     server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await describeMarketServer(context.services)).tools }));
-  registerMarketResources(server, context.services);
+  registerMarketResources(server, context.services, turn);
   registerMarketPrompts(server, context.services);
   return server;
 }

@@ -9,6 +9,7 @@ import { searchDocument, type DiscoveryDocument } from "../documents/discovery.j
 import { MCP_TOOLS } from "../documents/agent-facts.js";
 import { buyPlaybook, sellPlaybook } from "../documents/playbooks.js";
 import { HttpError } from "../contract/errors.js";
+import { isBusy } from "../workers/work-gate.js";
 import type { McpServices } from "./context.js";
 import { isStorageError, logUnexpected } from "../contract/unexpected-errors.js";
 import { dryRunListing } from "../listing/dry-run.js";
@@ -17,6 +18,9 @@ import { contractSchema, queryArguments } from "./contract-schemas.js";
 
 type Schemas = components["schemas"];
 type ToolName = (typeof MCP_TOOLS)[number]["name"];
+
+/** Runs one catalog read under the instance's bound on uncached work (src/http/work-gate.ts). */
+export type CatalogTurn = <T>(work: () => Promise<T>) => Promise<T>;
 
 export interface ToolContext {
   services: McpServices;
@@ -45,7 +49,7 @@ async function answering(services: McpServices, tool: string, run: () => Promise
   try {
     return await run();
   } catch (error) {
-    if (error instanceof HttpError && error.status < 500) return toolError(error.message);
+    if (error instanceof HttpError && (error.status < 500 || isBusy(error))) return toolError(error.message);
     logUnexpected(services.logger, error, { tool }, "MCP tool failed");
     return toolError(
       isStorageError(error)
@@ -126,7 +130,7 @@ function reportText(report: ValidationReport): string {
   return `${verdict}\n${lines.join("\n")}\nNothing was charged and nothing was saved.`;
 }
 
-export function registerMarketTools(server: McpServer, { services, clientIp }: ToolContext): void {
+export function registerMarketTools(server: McpServer, { services, clientIp }: ToolContext, turn: CatalogTurn = (work) => work()): void {
   const { market } = services;
 
   server.registerTool(
@@ -144,10 +148,12 @@ export function registerMarketTools(server: McpServer, { services, clientIp }: T
       annotations: READ_ONLY,
     },
     (args) =>
-      answering(services, "list_market", async () => {
-        const document = searchDocument(services, await searchPage(services, await catalogState(services), args, "search"));
-        return result(catalogText(document), document);
-      }),
+      answering(services, "list_market", () =>
+        turn(async () => {
+          const document = searchDocument(services, await searchPage(services, await catalogState(services), args, "search"));
+          return result(catalogText(document), document);
+        }),
+      ),
   );
 
   server.registerTool(

@@ -18,16 +18,19 @@ export class TokenBuckets {
     this.refillPerMs = perMinute / 60_000;
   }
 
-  /** Takes one token for `key`: 0 when granted, else the seconds until one is available. */
-  take(key: string, nowMs = Date.now()): number {
+  /**
+   * Takes `points` tokens for `key` (all or none): 0 when granted, else the seconds until they are
+   * available (a full bucket's refill when more than a bucket holds are asked for).
+   */
+  take(key: string, points = 1, nowMs = Date.now()): number {
     const bucket = this.buckets.get(key) ?? { tokens: this.perMinute, at: nowMs };
     bucket.tokens = Math.min(this.perMinute, bucket.tokens + (nowMs - bucket.at) * this.refillPerMs);
     bucket.at = nowMs;
-    if (bucket.tokens < 1) {
+    if (bucket.tokens < points) {
       this.buckets.set(key, bucket);
-      return Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000);
+      return Math.ceil((Math.min(points, this.perMinute) - bucket.tokens) / this.refillPerMs / 1000);
     }
-    bucket.tokens -= 1;
+    bucket.tokens -= points;
     this.buckets.set(key, bucket);
     if (this.buckets.size > this.maxKeys) this.forgetFull(nowMs);
     return 0;
@@ -57,7 +60,8 @@ export class TokenBuckets {
 
 /** One rate limit, wherever its counts live: each call answers 0 (granted) or the seconds to wait. */
 export interface Limit {
-  take(key: string): Promise<number>;
+  /** Takes `points` (default 1) units of work at once, all or none. */
+  take(key: string, points?: number): Promise<number>;
   wait(key: string): Promise<number>;
   refund(key: string): Promise<void>;
 }
@@ -77,7 +81,7 @@ export interface ProbeLimits {
 export function memoryLimit(perMinute: number): Limit {
   const buckets = new TokenBuckets(perMinute);
   return {
-    take: async (key) => buckets.take(key),
+    take: async (key, points) => buckets.take(key, points),
     wait: async (key) => buckets.wait(key),
     refund: async (key) => buckets.refund(key),
   };
@@ -152,14 +156,18 @@ class SharedLimits implements ProbeLimits {
     const shared = new Limiter({ storeClient: this.redis, keyPrefix, points: perMinute, duration: 60, rejectIfRedisNotReady: true });
     const local = new TokenBuckets(perMinute);
     return {
-      take: async (key) => {
+      take: async (key, points = 1) => {
         try {
-          await withinDecisionTimeout(shared.consume(key, 1));
+          await withinDecisionTimeout(shared.consume(key, points));
           return 0;
         } catch (outcome) {
-          if (outcome instanceof Refusal) return secondsOf(outcome.msBeforeNext);
+          if (outcome instanceof Refusal) {
+            // Redis counted the refused points; a refused batch gives them back (all or none, as in memory).
+            if (points > 1) void withinDecisionTimeout(shared.reward(key, points)).catch(() => {});
+            return secondsOf(outcome.msBeforeNext);
+          }
           this.fellBack(outcome);
-          return local.take(key);
+          return local.take(key, points);
         }
       },
       wait: async (key) => {

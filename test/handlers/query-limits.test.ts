@@ -1,42 +1,47 @@
-// The per-client query limit (QUERY_RATE_PER_CLIENT): searches the response cache has not seen, the
-// web catalog's search, POST /mcp and POST /a2a cost milliseconds of CPU each, so one address's
-// flood is refused with 429 before any of that work; an answer already cached is served free.
+// The per-client query limit (QUERY_RATE_PER_CLIENT) counts units of catalog work, not requests:
+// each catalog page or feed the response cache has not answered, each search, each A2A message and
+// each request of an MCP batch. One address's flood is refused with 429 before any of that work; an
+// answer already cached is served free. Each case is another client address (127.0.0.x), on both
+// databases.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clientAt } from "../support/addressed.js";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
 
-const [sqlite] = databaseKinds;
+const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
-describe("query limit per client", () => {
+const listMarket = (id: number, query: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "list_market", arguments: { query } } });
+
+describe.each(databaseKinds)("query limit per client ($name)", (kind) => {
   let limited: CatalogServer;
+  let batched: CatalogServer;
 
   beforeAll(async () => {
-    limited = await startCatalogServer(sqlite!, { QUERY_RATE_PER_CLIENT: "3" });
+    [limited, batched] = await Promise.all([
+      startCatalogServer(kind, { QUERY_RATE_PER_CLIENT: "3" }),
+      startCatalogServer(kind, { QUERY_RATE_PER_CLIENT: "150" }),
+    ]);
     await limited.list({ description: "Hourly weather forecasts for any city" });
+    await batched.list({ description: "Hourly weather forecasts for any city" });
   });
-  afterAll(async () => limited?.close());
+  afterAll(async () => Promise.all([limited?.close(), batched?.close()]));
 
-  it("refuses distinct searches past the limit with 429 and Retry-After, serves a cached one, and leaves other reads alone", async () => {
+  it("refuses distinct searches past the limit with 429 and Retry-After, serves a cached one; the agent endpoints share the count", async () => {
+    const client = clientAt(limited.server.url, "127.0.0.2");
     const statuses: number[] = [];
-    let last: { status: number; body: { error?: string; message?: string }; headers: Headers } | undefined;
+    let last: Awaited<ReturnType<typeof client>> | undefined;
     for (const word of ["weather", "forecast", "city", "hourly"]) {
-      last = await limited.json(`/discovery/search?query=${word}`);
+      last = await client(`/discovery/search?query=${word}`);
       statuses.push(last.status);
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
-    expect(last?.body.error).toBe("rate_limited");
-    expect(Number(last?.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(last!.json().error).toBe("rate_limited");
+    expect(Number(last!.headers["retry-after"])).toBeGreaterThan(0);
     // The same question again is the response cache's, sent before the limit is looked at.
-    expect((await limited.json("/discovery/search?query=weather")).status).toBe(200);
-    // The web catalog's search and the agent endpoints share the count; its plain pages do not.
-    expect((await limited.server.fetch("/?query=rain")).status).toBe(429);
-    expect((await limited.server.fetch("/")).status).toBe(200);
-    const mcp = await limited.server.fetch("/mcp", {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
+    expect((await client("/discovery/search?query=weather")).status).toBe(200);
+    expect((await client("/?query=rain")).status).toBe(429);
+    const mcp = await client("/mcp", { method: "POST", headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
     expect(mcp.status).toBe(429);
-    const a2a = await limited.server.fetch("/a2a", {
+    const a2a = await client("/a2a", {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
@@ -47,6 +52,47 @@ describe("query limit per client", () => {
       }),
     });
     expect(a2a.status).toBe(429);
-    expect((await limited.json("/discovery/resources?limit=1")).status).toBe(200);
+    // Another address has its own budget.
+    expect((await clientAt(limited.server.url, "127.0.0.3")("/discovery/search?query=rain")).status).toBe(200);
+  });
+
+  it("counts each uncached catalog page and feed (random filters, aliases, since) and serves the cached ones free", async () => {
+    const client = clientAt(limited.server.url, "127.0.0.4");
+    const pages = ["/discovery/resources?offset=7", "/bazaar.json?network=eip155:1", "/feed.json?since=2029-12-31T00:00:00.000Z"];
+    for (const page of pages) expect((await client(page)).status).toBe(200);
+    const refused = await client("/discovery/resources?offset=8");
+    expect(refused.status).toBe(429);
+    expect(refused.json().error).toBe("rate_limited");
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    expect((await client("/feed.json?since=2029-12-30T00:00:00.000Z")).status).toBe(429);
+    // What was answered already is answered again from the cache, whatever the budget says.
+    for (const page of pages) expect((await client(page)).status).toBe(200);
+  });
+
+  it("counts every request of an MCP batch: a batch of 100 takes 100, one past the budget left is refused whole", async () => {
+    const client = clientAt(batched.server.url, "127.0.0.5");
+    const batch = (offset: number) => JSON.stringify(Array.from({ length: 100 }, (_, i) => listMarket(offset + i, `weather ${offset + i}`)));
+    const first = await client("/mcp", { method: "POST", headers: MCP_HEADERS, body: batch(0) });
+    expect(first.status).toBe(200);
+    const answers = first.json<Array<{ id: number; result?: { isError?: boolean } }>>();
+    expect(answers).toHaveLength(100);
+    expect(answers.every((answer) => answer.result && !answer.result.isError)).toBe(true);
+    // 150 a minute: about 50 are left, so the next 100 are refused as a whole, and none of them ran.
+    const second = await client("/mcp", { method: "POST", headers: MCP_HEADERS, body: batch(100) });
+    expect(second.status).toBe(429);
+    expect(second.json().error).toBe("rate_limited");
+    expect(Number(second.headers["retry-after"])).toBeGreaterThan(0);
+    // The refused batch took only its POST's unit: a single search still fits.
+    expect((await client("/discovery/search?query=forecast")).status).toBe(200);
+  });
+
+  it("refuses a batch larger than the whole budget, saying so", async () => {
+    const client = clientAt(batched.server.url, "127.0.0.6");
+    const body = JSON.stringify(Array.from({ length: 151 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "ping" })));
+    const refused = await client("/mcp", { method: "POST", headers: MCP_HEADERS, body });
+    expect(refused.status).toBe(429);
+    expect(refused.json().message).toMatch(/151 requests.*smaller batches/);
+    // Nothing of it was taken: the address can still search.
+    expect((await client("/discovery/search?query=city")).status).toBe(200);
   });
 });

@@ -42,6 +42,11 @@ beforeAll(async () => {
       MARKETPLACE_PAY_TO: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
       LOAD_SEED: "true",
       OWNER_RATE_PER_CLIENT: "100000",
+      // The uncached reads stand for many clients' (they all come from here): neither the per-client
+      // query limit nor the bound on uncached work is what this measures (test/http/uncached-work.test.ts).
+      QUERY_RATE_PER_CLIENT: "1000000",
+      UNCACHED_CONCURRENCY: "1000",
+      UNCACHED_SHARE: "1",
     },
     { readyTimeoutMs: 150_000 },
   );

@@ -136,3 +136,38 @@ describe("seller-probe limits across two instances", () => {
     }
   });
 });
+
+describe("query limit (QUERY_RATE_PER_CLIENT) across two instances", () => {
+  /** Distinct uncached catalog pages from one client, alternating between the instances, then an MCP batch of 3. */
+  async function pagesThenBatch(instances: TestServer[]): Promise<{ pages: number[]; batch: number }> {
+    const pages: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const response = await instances[i % 2]!.fetch(`/discovery/resources?limit=${i + 1}&offset=3`);
+      await response.arrayBuffer();
+      pages.push(response.status);
+    }
+    const batch = await instances[0]!.fetch("/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify([1, 2, 3].map((id) => ({ jsonrpc: "2.0", id, method: "ping" }))),
+    });
+    await batch.arrayBuffer();
+    return { pages, batch: batch.status };
+  }
+
+  it.skipIf(!REDIS_URL)("with REDIS_URL, uncached pages and each request of an MCP batch count against one shared budget", async () => {
+    const prefix = uniquePrefix();
+    const { pages, batch } = await withInstances({ REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: prefix, QUERY_RATE_PER_CLIENT: "6" }, pagesThenBatch);
+    // 6 a minute over both instances: the pages take them all, so the batch of 3 is refused.
+    expect(pages).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(batch).toBe(429);
+    expect((await redis!.keys(`${prefix}query:client*`)).length).toBe(1);
+  });
+
+  it("without REDIS_URL, each instance counts its own", async () => {
+    const { pages, batch } = await withInstances({ QUERY_RATE_PER_CLIENT: "6" }, pagesThenBatch);
+    // Three pages on each: instance 0 has 3 units left, the batch of 3 takes them.
+    expect(pages).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(batch).toBe(200);
+  });
+});

@@ -34,6 +34,9 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     SEARCH_SEMANTIC: "false",
     // Tests ask many questions from one address; the query limit's own tests set it low.
     QUERY_RATE_PER_CLIENT: "1000000",
+    // Nor do they meet the instance's bound on uncached work, unless a test sets it (test/http/uncached-work.test.ts).
+    UNCACHED_CONCURRENCY: "1000",
+    UNCACHED_SHARE: "1",
     ...env,
   });
   // No chain unless a test brings one: payments default to an offline facilitator.

@@ -10,7 +10,10 @@
  * Both run twice: with the default limits (the flood comes from one address: refused by the
  * per-client owner limit) and with OWNER_RATE_PER_CLIENT raised out of reach (a flood from many
  * addresses: every claim reaches signature recovery, in the worker pool, bounded by its queue).
+ *  3. cached catalog reads during floods of uncached catalog work (pages, searches, MCP batches) from
+ *     one address and from 50, each beside a 404 flood of the same shape (tools/bench/catalog-work-flood.ts).
  *   BENCH_SECONDS=5  FLOOD_CONNECTIONS=50  BENCH_BASELINE=<git revision> (that revision too)
+ *   FLOOD_PART=owner|catalog (only that part; both by default)
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -21,9 +24,11 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402
 import type { PaymentRequirements } from "@x402/core/types";
 import { seedListings } from "./seed-listings.js";
 import { baselineCheckout, serve, type BenchServer } from "./servers.js";
+import { catalogWorkFloods } from "./catalog-work-flood.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const FLOOD_CONNECTIONS = Number(process.env.FLOOD_CONNECTIONS ?? 50);
+const PART = process.env.FLOOD_PART ?? "all";
 const READ_CONNECTIONS = 8;
 const SIZE = 1_000;
 const BUDGET_MS = 1;
@@ -134,6 +139,7 @@ function run(url: string, operation: Operation, connections: number, seconds = S
 type Row = Record<string, string | number>;
 const costRows: Row[] = [];
 const floodRows: Row[] = [];
+const catalogRows: Row[] = [];
 
 async function measure(databaseUrl: string, listingIds: string[], label: string, env: Record<string, string>, cwd?: string): Promise<void> {
   const server = await serve("app", [], { DATABASE_URL: databaseUrl, ...env }, cwd);
@@ -191,17 +197,33 @@ try {
     ["default limits (flood from one address)", {}],
     ["owner limit out of reach (flood from many addresses)", { OWNER_RATE_PER_CLIENT: "100000" }],
   ];
-  for (const [name, env] of configurations) await measure(databaseUrl, listingIds, `this tree, ${name}`, env);
-  if (baseline) await measure(databaseUrl, listingIds, `baseline ${baseline.ref}`, {}, baseline.dir);
+  if (PART !== "catalog") {
+    for (const [name, env] of configurations) await measure(databaseUrl, listingIds, `this tree, ${name}`, env);
+    if (baseline) await measure(databaseUrl, listingIds, `baseline ${baseline.ref}`, {}, baseline.dir);
+  }
+  if (PART !== "owner") {
+    catalogRows.push(...(await catalogWorkFloods(databaseUrl, "this tree")));
+    if (baseline) catalogRows.push(...(await catalogWorkFloods(databaseUrl, `baseline ${baseline.ref}`, {}, baseline.dir)));
+  }
 } finally {
   baseline?.remove();
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`\nCPU per request, ${READ_CONNECTIONS} connections, ${SECONDS} s each; budget: ${BUDGET_MS} ms of request-thread CPU`);
-console.table(costRows);
-const over = costRows.filter((row) => row.budget !== "ok" && String(row.service).startsWith("this tree"));
-console.log(
-  over.length === 0 ? "No operation of this tree is over budget." : `Over budget: ${over.map((row) => `${row.operation} (${row.service})`).join("; ")}`,
-);
-console.log(`\nCatalog reads alone, then during a junk-signature claim flood from ${FLOOD_CONNECTIONS} connections`);
-console.table(floodRows);
+if (PART !== "catalog") printOwnerTables();
+if (PART !== "owner") {
+  console.log(
+    `\nCached catalog reads (${READ_CONNECTIONS} connections from 127.0.0.1) during floods of uncached catalog work, each beside a 404 flood of the same shape`,
+  );
+  console.table(catalogRows);
+}
+
+function printOwnerTables(): void {
+  console.log(`\nCPU per request, ${READ_CONNECTIONS} connections, ${SECONDS} s each; budget: ${BUDGET_MS} ms of request-thread CPU`);
+  console.table(costRows);
+  const over = costRows.filter((row) => row.budget !== "ok" && String(row.service).startsWith("this tree"));
+  console.log(
+    over.length === 0 ? "No operation of this tree is over budget." : `Over budget: ${over.map((row) => `${row.operation} (${row.service})`).join("; ")}`,
+  );
+  console.log(`\nCatalog reads alone, then during a junk-signature claim flood from ${FLOOD_CONNECTIONS} connections`);
+  console.table(floodRows);
+}

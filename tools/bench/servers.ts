@@ -62,8 +62,19 @@ export async function serve(kind: "node" | "koa" | "app", args: string[] = [], e
     cwd,
     stdio: ["ignore", "pipe", "inherit"],
     // Every bench's load comes from this one address: the per-client query limit (searches, MCP, A2A)
-    // would refuse most of it, so it is out of reach unless the bench sets it.
-    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", LOAD_SEED: "false", QUERY_RATE_PER_CLIENT: "1000000", ...start.env, ...env },
+    // would refuse most of it, so it is out of reach unless the bench sets it. So is the bound on
+    // uncached work, which would cap the throughput the other benches measure (bench:flood sets it).
+    env: {
+      ...process.env,
+      PORT: "0",
+      LOG_LEVEL: "info",
+      LOAD_SEED: "false",
+      QUERY_RATE_PER_CLIENT: "1000000",
+      UNCACHED_CONCURRENCY: "1000",
+      UNCACHED_SHARE: "1",
+      ...start.env,
+      ...env,
+    },
   });
   const line = await firstLine(child, (text) => text.includes('"url"'));
   const { url } = JSON.parse(line) as { url: string };

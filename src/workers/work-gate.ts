@@ -1,0 +1,123 @@
+import { performance } from "node:perf_hooks";
+import { HttpError } from "../contract/errors.js";
+import { metrics } from "../metrics.js";
+
+export interface WorkGateOptions {
+  /** Work running at once, at most. */
+  concurrency: number;
+  /** Work waiting for a turn, at most; more is refused at once. */
+  maxWaiting: number;
+  /** How long work waits for a turn before it is refused. */
+  maxWaitMs: number;
+  /** The share of the CPU uncached work may take, over 0 up to 1 (1: no rest between turns). */
+  share: number;
+}
+
+/** Seconds a refused client is asked to wait: the queue drains in well under a second when it can. */
+const RETRY_AFTER_SECONDS = 1;
+const BUSY_MESSAGE = `The catalog is answering too many uncached requests right now; retry in ${RETRY_AFTER_SECONDS} s. Cached pages are not affected.`;
+
+function busy(): HttpError {
+  return new HttpError(503, "busy", BUSY_MESSAGE, undefined, { "Retry-After": String(RETRY_AFTER_SECONDS) });
+}
+
+/** Whether `error` is the gate's refusal (an MCP tool answers it as a tool error, not a failure). */
+export const isBusy = (error: unknown): error is HttpError => error instanceof HttpError && error.status === 503 && error.code === "busy";
+
+interface Waiter {
+  grant: () => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * A bound on the uncached catalog work of this instance, from every client together: the per-client
+ * budget (QUERY_RATE_PER_CLIENT) stops one address, this stops many addresses each under it from
+ * taking the request thread from the cached reads, which the response cache answers without a turn.
+ *  - at most `concurrency` units run at once; the others wait in order, at most `maxWaitMs`, then
+ *    are refused with 503 busy (at once when `maxWaiting` already wait);
+ *  - after each unit the gate rests so that uncached work keeps to `share` of the request thread: the
+ *    rest is the time the thread was busy during the unit (its wall time times the event loop's
+ *    utilisation, so time spent waiting for PostgreSQL does not count) times (1 - share) / share.
+ */
+export class WorkGate {
+  private running = 0;
+  private restUntil = 0;
+  private wakeUp: NodeJS.Timeout | undefined;
+  private readonly waiting: Waiter[] = [];
+
+  constructor(private readonly options: WorkGateOptions) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    await this.turn();
+    const cpu = process.cpuUsage();
+    try {
+      // SQLite reads are synchronous: work that began at once would run to its end before the next
+      // socket is read, so the cached reads that arrived with it would wait behind it. Starting after
+      // the poll phase answers them first.
+      await new Promise((resolve) => setImmediate(resolve));
+      return await work();
+    } finally {
+      const used = process.cpuUsage(cpu);
+      const busyMs = (used.user + used.system) / 1000;
+      const share = this.options.share;
+      if (share < 1) this.restUntil = Math.max(this.restUntil, performance.now()) + (busyMs * (1 - share)) / share;
+      this.running--;
+      this.grantNext();
+    }
+  }
+
+  /**
+   * A lane of this gate: its units take turns one after another, so a batch (the requests of one
+   * POST /mcp) waits in the queue as one, never as a hundred.
+   */
+  lane(): <T>(work: () => Promise<T>) => Promise<T> {
+    let tail: Promise<unknown> = Promise.resolve();
+    return (work) => {
+      const next = tail.then(() => this.run(work));
+      tail = next.catch(() => {});
+      return next;
+    };
+  }
+
+  private turn(): Promise<void> {
+    if (this.running < this.options.concurrency && this.waiting.length === 0 && performance.now() >= this.restUntil) {
+      this.running++;
+      return Promise.resolve();
+    }
+    if (this.waiting.length >= this.options.maxWaiting || this.options.maxWaitMs === 0) {
+      metrics.uncachedRefusals.inc();
+      return Promise.reject(busy());
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        grant: () => {
+          clearTimeout(waiter.timer);
+          resolve();
+        },
+        timer: setTimeout(() => {
+          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          metrics.uncachedRefusals.inc();
+          reject(busy());
+        }, this.options.maxWaitMs),
+      };
+      this.waiting.push(waiter);
+      this.grantNext();
+    });
+  }
+
+  /** Gives free turns to the longest waiting, now or when the rest is over. */
+  private grantNext(): void {
+    while (this.waiting.length > 0 && this.running < this.options.concurrency) {
+      const wait = this.restUntil - performance.now();
+      if (wait > 0) {
+        this.wakeUp ??= setTimeout(() => {
+          this.wakeUp = undefined;
+          this.grantNext();
+        }, Math.ceil(wait));
+        return;
+      }
+      this.running++;
+      this.waiting.shift()!.grant();
+    }
+  }
+}
