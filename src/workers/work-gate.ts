@@ -49,7 +49,7 @@ export class WorkGate {
 
   async run<T>(work: () => Promise<T>): Promise<T> {
     await this.turn();
-    const cpu = process.cpuUsage();
+    const loop = performance.eventLoopUtilization();
     try {
       // SQLite reads are synchronous: work that began at once would run to its end before the next
       // socket is read, so the cached reads that arrived with it would wait behind it. Starting after
@@ -57,8 +57,10 @@ export class WorkGate {
       await new Promise((resolve) => setImmediate(resolve));
       return await work();
     } finally {
-      const used = process.cpuUsage(cpu);
-      const busyMs = (used.user + used.system) / 1000;
+      // The request thread's busy time, not the process's CPU: the sentence model's thread (a first
+      // ask's 40-100 ms, the backfill's batches) runs beside it at a lower priority, and counting it
+      // rested the gate long enough that light traffic (4 requests a second) met 503 busy.
+      const busyMs = performance.eventLoopUtilization(loop).active;
       const share = this.options.share;
       if (share < 1) this.restUntil = Math.max(this.restUntil, performance.now()) + (busyMs * (1 - share)) / share;
       this.running--;
