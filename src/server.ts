@@ -214,7 +214,7 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     logger,
     maxBodyBytes: config.maxBodyBytes,
     responseCache,
-    routeMiddleware: routeMiddleware({ probe, work }),
+    routeMiddleware: routeMiddleware({ probe, work }, ranker ? (text) => ranker.service.embedQuery(text) : undefined),
     uncachedWork: {
       gate: uncachedWork,
       operations: GATED_CATALOG_WORK,

@@ -2,6 +2,7 @@ import type { Context, Middleware } from "koa";
 import { HttpError } from "../contract/errors.js";
 import type { CanonicalOperationId } from "../../generated/operations.js";
 import type { RouteMiddleware } from "../http/routes.js";
+import { searchQuestion, type SearchQuery } from "../queries/catalog.js";
 import type { ListingsAreaContext } from "../services.js";
 
 /**
@@ -56,8 +57,33 @@ export const GATED_CATALOG_WORK: ReadonlySet<CanonicalOperationId> = new Set(
   [...CATALOG_WORK].filter((operation) => operation !== "postMcp" && operation !== "postA2a"),
 );
 
+/** The searches whose question the sentence model reads (src/search/query-vectors.ts) before the search takes its turn. */
+const QUESTION_READING: ReadonlyArray<CanonicalOperationId> = ["searchResources", "searchCatalog", "getHomePage"];
+
+/**
+ * The model's reading of a search's question, asked for before the search takes a turn of the bound
+ * on uncached work (src/workers/work-gate.ts): the 40-100 ms the model's thread takes would otherwise
+ * hold one of the gate's few turns while the request thread does nothing. Bounded by the model's own
+ * queue (a full queue answers at once; the search then says `model-busy`).
+ */
+function questionReader(read: (text: string) => Promise<void>): Middleware {
+  return async (ctx, next) => {
+    const raw = ctx.query as Record<string, string | string[] | undefined>;
+    const one = (name: string) => (typeof raw[name] === "string" ? (raw[name] as string) : undefined);
+    const mode = one("mode");
+    if (mode !== "lexical" && mode !== "substring") {
+      const { text } = searchQuestion({ query: one("query"), q: one("q"), maxPrice: one("maxPrice"), sort: one("sort") as SearchQuery["sort"] });
+      if (text) await read(text.slice(0, 300)).catch(() => {});
+    }
+    await next();
+  };
+}
+
 /** The middleware of particular operations, by canonical operation. */
-export function routeMiddleware(services: Pick<ListingsAreaContext, "probe" | "work">): RouteMiddleware {
+export function routeMiddleware(
+  services: Pick<ListingsAreaContext, "probe" | "work">,
+  readQuestion?: ((text: string) => Promise<void>) | undefined,
+): RouteMiddleware {
   const { work, probe } = services;
   // The owner routes cost a signature recovery (5-15 ms of CPU, in the worker pool) or a probe each,
   // for anyone who sends one: a flood from one address costs a counter each.
@@ -101,7 +127,10 @@ export function routeMiddleware(services: Pick<ListingsAreaContext, "probe" | "w
     (ip, s) =>
       `too many uncached catalog reads, searches and agent requests (MCP, A2A) from ${ip}; retry in ${s} s (answers already given are cached and free).`,
   );
-  const catalogWork = Object.fromEntries([...CATALOG_WORK].map((operation) => [operation, [queryLimit]])) as RouteMiddleware;
+  const reader = readQuestion && questionReader(readQuestion);
+  const catalogWork = Object.fromEntries(
+    [...CATALOG_WORK].map((operation) => [operation, reader && QUESTION_READING.includes(operation) ? [queryLimit, reader] : [queryLimit]]),
+  ) as RouteMiddleware;
   return {
     ...catalogWork,
     createListing: [paymentLimit, probeLimit],

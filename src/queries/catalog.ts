@@ -68,16 +68,30 @@ export async function listPage(context: CatalogQueryContext, state: CatalogState
  * A page of the catalog search. `route` selects the seed-filter semantics (`search` is the lenient
  * `/search`). A bad cursor throws a 400 naming `cursor`.
  */
-export async function searchPage(context: CatalogQueryContext, state: CatalogState, query: SearchQuery, route: "catalog" | "search"): Promise<SearchView> {
-  const asked = query.mode ?? "hybrid";
+/** What a search asks: its question as given, the text the ranking reads, and the constraints read from the question's words. */
+export interface SearchQuestion {
+  question: string | null;
+  text: string | null;
+  interpreted: Record<string, string>;
+}
+
+/**
+ * A search's question and the text ranked: constraints in the question's words ("under a cent",
+ * "cheapest") become filters where no explicit parameter set them, and leave the text.
+ */
+export function searchQuestion(query: Pick<SearchQuery, "query" | "q" | "mode" | "maxPrice" | "sort">): SearchQuestion {
   const question = (query.query ?? query.q)?.trim() || null;
-  // Constraints in the question's words ("under a cent", "cheapest"): explicit parameters win.
-  const read = question && asked !== "substring" ? readConstraints(question) : undefined;
+  const read = question && query.mode !== "substring" ? readConstraints(question) : undefined;
   const interpreted: Record<string, string> = {};
   if (read?.maxPrice !== undefined && query.maxPrice === undefined) interpreted.maxPrice = read.maxPrice;
   // `newest` is the contract's default: only another sort given is a buyer's own.
   if (read?.sort !== undefined && (query.sort === undefined || query.sort === "newest")) interpreted.sort = read.sort;
-  const text = read && Object.keys(interpreted).length ? read.text : question;
+  return { question, text: read && Object.keys(interpreted).length ? read.text : question, interpreted };
+}
+
+export async function searchPage(context: CatalogQueryContext, state: CatalogState, query: SearchQuery, route: "catalog" | "search"): Promise<SearchView> {
+  const asked = query.mode ?? "hybrid";
+  const { question, text, interpreted } = searchQuestion(query);
   const filtered: SearchQuery = { ...query, ...interpreted };
   const includeSeed = showsSeed(filtered, route);
   const scope: CursorScope = {

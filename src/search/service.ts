@@ -21,6 +21,7 @@ import { EngineThread } from "./engine-thread.js";
 import { BATCH, EmbeddingPool } from "./embedding-pool.js";
 import { DIMENSIONS, type HealthStatus, type SearchDocument, type SearchFilters, type SearchMode, type SearchOutcome } from "./types.js";
 import { packVector } from "./vector-file.js";
+import { declaredText } from "./declared.js";
 import { QueryVectors } from "./query-vectors.js";
 import { listingText } from "./text.js";
 
@@ -72,7 +73,7 @@ export function searchDocumentOf(row: StoredSearchRow): SearchDocument {
     seed: row.leftoverSeed,
     extensions: row.extensionKeys,
     expiresAt: row.expiresAt.getTime(),
-    declared: row.declared,
+    declared: declaredText(row.inputSchema, row.bazaar),
   };
 }
 
@@ -113,10 +114,11 @@ export class SearchService {
   /** The engine's change for a stored row: its document with its stored vector when that is the current text's. */
   private change(row: StoredSearchRow): Change {
     if (!row.live) return { id: row.id, doc: null };
-    const hash = textHash(embeddingText(row));
+    const doc = searchDocumentOf(row);
+    const hash = textHash(embeddingText(doc));
     const current = row.embedding && row.embedding.model === EMBEDDING_MODEL && row.embedding.textHash === hash;
     // Copied: a driver's Buffer can be a view of a larger pooled one, which the message would copy whole.
-    return { id: row.id, doc: searchDocumentOf(row), vector: current ? new Uint8Array(row.embedding!.vector) : undefined };
+    return { id: row.id, doc, vector: current ? new Uint8Array(row.embedding!.vector) : undefined };
   }
 
   /** Sends rows to the engine's thread a batch at a time, each acknowledged before the next. */

@@ -4,7 +4,6 @@
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { Database } from "./database.js";
 import { toDate } from "./catalog-reader.js";
-import { declaredText } from "../search/declared.js";
 
 export interface StoredSearchRow {
   id: string;
@@ -27,8 +26,9 @@ export interface StoredSearchRow {
   extensionKeys: string;
   /** `indexed` for a row read from another catalog, else `listed`. */
   source: "listed" | "indexed";
-  /** The seller's declared fields (input schema, Bazaar extension) as words. */
-  declared: string;
+  /** What the seller declared beside its description: its input schema and Bazaar extension (JSON, or JSON text on SQLite). */
+  inputSchema: unknown;
+  bazaar: unknown;
   embedding: { model: string; textHash: string; vector: Uint8Array } | null;
 }
 
@@ -80,7 +80,8 @@ function toRow(row: Record<string, unknown>, now: Date): StoredSearchRow {
     network: String(row.network),
     extensionKeys: String(row.extensionKeys ?? ""),
     source: row.state === "indexed" ? "indexed" : "listed",
-    declared: declaredText(row.inputSchema, row.bazaar),
+    inputSchema: row.inputSchema ?? null,
+    bazaar: row.bazaar ?? null,
     embedding: vector instanceof Uint8Array && row.embeddingModel ? { model: String(row.embeddingModel), textHash: String(row.embeddingHash), vector } : null,
   };
 }
