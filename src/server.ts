@@ -23,8 +23,6 @@ import { createReadiness } from "./readiness.js";
 import { redact } from "./storage/connection.js";
 import { openDatabase, type Database } from "./storage/database.js";
 import { createRepositories, type Repositories } from "./storage/repositories.js";
-import { IndexCrawler } from "./indexing/crawler.js";
-import { WebhookDeliverer } from "./webhooks/deliverer.js";
 import { generatePrivateKey } from "viem/accounts";
 import type { Hex } from "viem";
 import { snapshotSigner } from "./market/snapshot-signing.js";
@@ -33,7 +31,7 @@ import { createHealth } from "./health/health.js";
 import { applyMigrations } from "./storage/migrate.js";
 import { createUsageService } from "./usage/service.js";
 import { backgroundJobs } from "./background-jobs.js";
-import { createJobRegistry, type JobRegistry } from "./jobs/registry.js";
+import type { JobRegistry } from "./jobs/registry.js";
 import { CatalogRanker } from "./queries/ranked-search.js";
 import { SearchService } from "./search/service.js";
 
@@ -168,41 +166,19 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
       }),
     },
   };
-  const jobs = createJobRegistry(
-    backgroundJobs({
-      config,
-      logger,
-      now,
-      store,
-      market,
-      chain: payments.chain,
-      prober: health.prober,
-      usage,
-      search: ranker?.service ?? null,
-      webhooks: new WebhookDeliverer({
-        store: repositories.webhooks,
-        events: repositories.events,
-        transport: { timeoutMs: config.events.deliveryTimeoutMs, allowLoopback: config.events.allowLoopbackReceivers },
-        concurrency: config.events.deliveryConcurrency,
-        slotMs: config.events.deliverySlotMs,
-        logger,
-        now,
-      }),
-      indexer: new IndexCrawler({
-        config: config.discovery.indexing,
-        store: repositories.index,
-        probe,
-        rules: { asset: payments.asset, allowLoopback: config.probe.allowLoopbackSellers },
-        documents: documentPool,
-        now,
-        logger,
-      }),
-    }),
-    {
-      logger,
-      leases: repositories.leases,
-    },
-  );
+  const jobs = backgroundJobs({
+    config,
+    logger,
+    now,
+    repositories,
+    market,
+    payments,
+    probe,
+    documents: documentPool,
+    prober: health.prober,
+    usage,
+    search: ranker?.service ?? null,
+  });
   await jobs.start();
   const rankerStarted = ranker
     ?.start(now())

@@ -7,7 +7,6 @@
 import { performance } from "node:perf_hooks";
 import type { HealthConfig } from "../config.js";
 import { INSTANCE_ID } from "../storage/job-leases.js";
-import type { JobDefinition } from "../jobs/job.js";
 import type { Logger } from "../logger.js";
 import type { ProbeResult, ProbeTarget } from "../probe/seller-probe.js";
 import type { ClaimedListing, HealthStore, ProbedListing } from "./health-store.js";
@@ -33,7 +32,7 @@ export interface RoundReport {
 }
 
 /** How often a running prober looks for due listings, at most (each listing is due once per interval). */
-const TICK_MS = 60_000;
+export const TICK_MS = 60_000;
 /** A host whose name did not resolve is not looked up again for this long: its other listings fail with the same answer. */
 export const UNRESOLVABLE_HOST_BACKOFF_MS = 5 * 60_000;
 /**
@@ -85,13 +84,6 @@ export class HealthProber {
     const { batchSize, probesPerMinute, leaseMs } = this.deps.config;
     if (!this.pace) return batchSize;
     return Math.max(1, Math.min(batchSize, Math.floor((probesPerMinute * leaseMs) / 2 / 60_000)));
-  }
-
-  /** The rounds as a background job (off when the interval is 0); the first tick comes after one tick time, not at start. */
-  job(): JobDefinition<RoundReport> {
-    const { intervalMs } = this.deps.config;
-    const tickMs = intervalMs > 0 ? Math.min(intervalMs, TICK_MS) : 0;
-    return { name: "health-prober", intervalMs: tickMs, firstDelayMs: tickMs, run: (signal) => this.runRound(signal) };
   }
 
   /** Probes every due listing once, batch by batch, until none is due (or `signal` stops it). */

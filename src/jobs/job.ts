@@ -1,6 +1,9 @@
 // What a background job is: one definition. The registry (registry.ts) runs every definition the
 // same way: on an unref'd timer with jitter, one run at a time, under a database lease when it
 // names one, timed and counted in /metrics; stop() waits for the run in progress.
+import type { Config } from "../config.js";
+import type { Logger } from "../logger.js";
+import type { Repositories } from "../storage/repositories.js";
 
 export interface JobContext {
   /**
@@ -46,4 +49,29 @@ export interface JobStatus {
   lastError: string | null;
   lagSeconds: number | null;
   running: boolean;
+}
+
+/**
+ * What every job may use, given once by src/background-jobs.ts (the composition). A job that needs
+ * more (an area's service) names it beside these in its own `BackgroundJob<...>` type.
+ */
+export interface JobBasics {
+  config: Config;
+  logger: Logger;
+  /** The clock every read and write uses (tests move it). */
+  now(): Date;
+  /** Every store, built once (src/storage/repositories.ts). */
+  repositories: Repositories;
+}
+
+/**
+ * A job as its area exports it (`<area>/job.ts`): its name, and how it is made from the services
+ * it names (interval from its configuration key, lease or not, `run`). src/background-jobs.ts lists
+ * each one on a line and makes it once with the server's services.
+ */
+export interface BackgroundJob<Services extends JobBasics = JobBasics> {
+  /** Lower-case words joined by "-": the `job` label in /metrics and the name in logs. */
+  name: string;
+  /** The job's definition; null: off with this configuration (no chain, no sources, ...). */
+  create: (services: Services) => Omit<JobDefinition, "name"> | null;
 }

@@ -1,15 +1,13 @@
 // The usage service: the indexer on the configured chain (CHAIN_RPC_URL, else the embedded local
-// chain; none: no indexer, the published usage stays as it is), its background job, and the reads
+// chain; none: no indexer, the published usage stays as it is), for its background job (job.ts), and the reads
 // GET /listings/{id} needs (the daily history, the indexer's lag).
 import type { Address, Transport } from "viem";
 import type { UsageConfig } from "../config.js";
-import type { JobDefinition } from "../jobs/job.js";
 import type { Logger } from "../logger.js";
 import type { Listing } from "../storage/listing-types.js";
 import { USAGE_CHECKPOINT, USAGE_HEAD, type UsageStore } from "../storage/usage-store.js";
 import { createUsageChain } from "./chain-source.js";
-import { UsageIndexer, type PassReport } from "./indexer.js";
-import { usageIndexerJob } from "./job.js";
+import { UsageIndexer } from "./indexer.js";
 import { listingHistory } from "./history.js";
 import type { UsageDay } from "./rollup.js";
 
@@ -27,8 +25,8 @@ export interface UsageIndexerState {
 }
 
 export interface UsageService {
-  /** The indexer as a background job, for the server's job list; null when no chain is configured. */
-  job: JobDefinition<PassReport> | null;
+  /** The indexer its background job (job.ts) runs; null when no chain is configured. */
+  indexer: UsageIndexer | null;
   /** A live listing's wash-filtered sales per UTC day, 30 days, oldest first ([] before its seller is indexed). */
   history(listing: Listing, now: Date): Promise<UsageDay[]>;
   /** From the database, so every instance shows what the indexing instance last wrote. */
@@ -52,10 +50,10 @@ export interface UsageServiceOptions {
 export function createUsageService(options: UsageServiceOptions): UsageService {
   const { store } = options;
   const marketplace = options.marketplace.toLowerCase();
-  let job: JobDefinition<PassReport> | null = null;
+  let indexer: UsageIndexer | null = null;
   if (options.rpcUrl) {
     const { config } = options;
-    const indexer = new UsageIndexer({
+    indexer = new UsageIndexer({
       store,
       chain: createUsageChain({ asset: options.asset, rpcUrl: options.rpcUrl, transport: options.transport }),
       logger: options.logger,
@@ -67,13 +65,12 @@ export function createUsageService(options: UsageServiceOptions): UsageService {
       addressBatch: config.addressBatch,
       catchUpRest: config.catchUpRest,
     });
-    job = usageIndexerJob({ indexer, logger: options.logger, intervalMs: config.intervalMs });
   } else {
     options.logger.info("usage indexer off: no CHAIN_RPC_URL (and no embedded chain); metadata.usage is not updated");
   }
 
   return {
-    job,
+    indexer,
     history: (listing, now) => listingHistory(store, listing, marketplace, now),
     async state() {
       const [checkpoint, head] = await Promise.all([store.checkpoint(USAGE_CHECKPOINT), store.checkpoint(USAGE_HEAD)]);

@@ -1,12 +1,25 @@
-import type { JobDefinition } from "../jobs/job.js";
-import type { PassReport, WebhookDeliverer } from "./deliverer.js";
+import type { BackgroundJob } from "../jobs/job.js";
+import { WebhookDeliverer } from "./deliverer.js";
 
 /** Webhook delivery on one instance at a time (a lease): it takes over within a lease time when that instance dies. */
-export function webhookDeliveryJob(deliverer: WebhookDeliverer, intervalMs: number): JobDefinition<PassReport> {
-  return {
-    name: "webhook-delivery",
-    intervalMs,
-    lease: { name: "webhook-delivery", ttlMs: Math.max(30_000, intervalMs * 5) },
-    run: (signal, context) => deliverer.run(signal, () => context.renewLease()),
-  };
-}
+export const webhookDeliveryJob: BackgroundJob = {
+  name: "webhook-delivery",
+  create: ({ config, repositories, logger, now }) => {
+    const { events } = config;
+    const deliverer = new WebhookDeliverer({
+      store: repositories.webhooks,
+      events: repositories.events,
+      transport: { timeoutMs: events.deliveryTimeoutMs, allowLoopback: events.allowLoopbackReceivers },
+      concurrency: events.deliveryConcurrency,
+      slotMs: events.deliverySlotMs,
+      logger,
+      now,
+    });
+    const intervalMs = events.deliveryIntervalMs;
+    return {
+      intervalMs,
+      lease: { name: "webhook-delivery", ttlMs: Math.max(30_000, intervalMs * 5) },
+      run: (signal, context) => deliverer.run(signal, () => context.renewLease()),
+    };
+  },
+};

@@ -1,20 +1,12 @@
-import type { JobDefinition } from "../jobs/job.js";
-import type { Logger } from "../logger.js";
-import type { ListingStore } from "../storage/listing-store.js";
+// The catalog's two upkeep jobs (src/background-jobs.ts lists them): expired rows and the seed rows,
+// and the read paths' upkeep. Both hourly.
+import { HOUR_MS } from "../constants.js";
+import type { BackgroundJob, JobBasics } from "../jobs/job.js";
 import type { MarketFacts } from "../market/facts.js";
 import { loadSeedInventory } from "./seed-loader.js";
 
 /** Expired rows stay stored (and counted in sellerListingCountRawKv) this long before cleanup. */
 export const EXPIRED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-
-export interface MaintenanceOptions {
-  store: ListingStore;
-  market: MarketFacts;
-  logger: Logger;
-  loadSeed: boolean;
-  intervalMs: number;
-  now: () => Date;
-}
 
 /**
  * Housekeeping that no read's answer depends on: expired listings are already invisible the instant
@@ -22,21 +14,23 @@ export interface MaintenanceOptions {
  * Idempotent, so every instance sharing one PostgreSQL may run it. Its first run completes before
  * the server takes traffic (the seed rows are there).
  */
-export function catalogUpkeepJob(options: MaintenanceOptions): JobDefinition<void> {
-  const { store, market, logger, loadSeed, intervalMs, now } = options;
-  return {
-    name: "catalog-upkeep",
-    intervalMs,
-    jitter: 0,
-    awaitFirstRun: true,
-    run: async () => {
-      const at = now();
-      const deleted = await store.deleteExpired(new Date(at.getTime() - EXPIRED_RETENTION_MS));
-      const seed = loadSeed ? await loadSeedInventory(store, market, at) : undefined;
-      if (deleted > 0 || (seed && seed.created + seed.updated + seed.removed > 0)) logger.info({ deleted, seed }, "catalog maintenance");
-    },
-  };
-}
+export const catalogUpkeepJob: BackgroundJob<JobBasics & { market: MarketFacts }> = {
+  name: "catalog-upkeep",
+  create: ({ repositories, market, logger, config, now }) => {
+    const store = repositories.listings;
+    return {
+      intervalMs: HOUR_MS,
+      jitter: 0,
+      awaitFirstRun: true,
+      run: async () => {
+        const at = now();
+        const deleted = await store.deleteExpired(new Date(at.getTime() - EXPIRED_RETENTION_MS));
+        const seed = config.loadSeed ? await loadSeedInventory(store, market, at) : undefined;
+        if (deleted > 0 || (seed && seed.created + seed.updated + seed.removed > 0)) logger.info({ deleted, seed }, "catalog maintenance");
+      },
+    };
+  },
+};
 
 /** The read paths' upkeep starts this long after the service: it does not hold up the start. */
 export const READ_PATH_UPKEEP_DELAY_MS = 5_000;
@@ -46,18 +40,17 @@ export const READ_PATH_UPKEEP_DELAY_MS = 5_000;
  * Not awaited at start: reads are right without it, only slower, and on a catalog just loaded in
  * bulk SQLite's merge took 29 s at 100k listings, which kept the first start from listening.
  */
-export function readPathUpkeepJob(options: Pick<MaintenanceOptions, "store" | "logger" | "intervalMs">): JobDefinition<void> {
-  const { store, logger, intervalMs } = options;
-  return {
-    name: "read-path-upkeep",
-    intervalMs,
+export const readPathUpkeepJob: BackgroundJob = {
+  name: "read-path-upkeep",
+  create: ({ repositories, logger }) => ({
+    intervalMs: HOUR_MS,
     jitter: 0,
     firstDelayMs: READ_PATH_UPKEEP_DELAY_MS,
     run: async (signal) => {
       const tidying = Date.now();
-      await store.tidyReadPaths(signal);
+      await repositories.listings.tidyReadPaths(signal);
       const tidyMs = Date.now() - tidying;
       if (tidyMs > 1_000) logger.info({ tidyMs }, "read paths tidied");
     },
-  };
-}
+  }),
+};
