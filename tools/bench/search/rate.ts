@@ -20,6 +20,7 @@
  *   every thread "node", so it is told apart by when it started), the rest (the engine's thread, V8).
  *   BENCH_SIZES=10000 (comma-separated), BENCH_RATES=20,150, BENCH_SECONDS=15, BENCH_OUT=<file> (JSON)
  *   BENCH_BASELINE=<git revision>: that revision's service on the same catalog, measured first
+ *   BENCH_CPU_PROF=<dir>: a V8 CPU profile of each service's request thread, summarised over its first rate window
  */
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -35,11 +36,14 @@ import { writeCatalog } from "./catalog-db.js";
 import { mean, ndcg, percentile } from "./metrics.js";
 import { gradesOf, QUERIES } from "./queries.js";
 import { atRest } from "./service-bench.js";
+import { printProfile } from "../profile-summary.js";
 
 const SIZES = (process.env.BENCH_SIZES ?? "10000").split(",").map(Number);
 const RATES = (process.env.BENCH_RATES ?? "20,150").split(",").map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const QUALITY_RATE = 20;
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const WARM_UP = 40;
 const CLOCK_TICKS = 100;
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -127,15 +131,23 @@ function cpuSplit(pid: number, boot: Set<number>, before: Map<number, { cpuMs: n
   return split;
 }
 
-const shares = (answers: Answer[]) => {
-  const counts = new Map<string, number>();
-  for (const answer of answers) {
+/** Each kind of answer (searchMode and reason, or the status): its share, its p50, and its empty answers to questions with a match. */
+const shares = (answers: Answer[], matchable: (i: number) => boolean = () => false) => {
+  const kinds = new Map<string, Array<{ answer: Answer; i: number }>>();
+  answers.forEach((answer, i) => {
     const key = answer.status === 200 ? answer.mode : `status ${answer.status}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return [...counts]
-    .sort((a, b) => b[1] - a[1])
-    .map(([key, count]) => `${key} ${round((100 * count) / answers.length, 1)}%`)
+    kinds.set(key, [...(kinds.get(key) ?? []), { answer, i }]);
+  });
+  return [...kinds]
+    .sort((a, b) => b[1].length - a[1].length)
+    .map(([key, of]) => {
+      const empty = of.filter(({ answer, i }) => matchable(i) && answer.items === 0).length;
+      const share = round((100 * of.length) / answers.length, 1);
+      return `${key} ${share}% (p50 ${p(
+        of.map(({ answer }) => answer),
+        50,
+      )} ms${empty ? `, ${empty} empty` : ""})`;
+    })
     .join(", ");
 };
 const p = (answers: Answer[], at: number) =>
@@ -196,7 +208,18 @@ for (const size of SIZES) {
     for (const [n, tree] of trees.entries()) {
       const own = join(folder, `catalog-${n}.db`);
       copyFileSync(file, own);
-      const server = await serve("app", [], { DATABASE_URL: `file:${own}`, DEV_CHAIN_FILE: join(folder, `chain-${n}.json`), SEARCH_SEMANTIC: "on" }, tree.cwd);
+      const server = await serve(
+        "app",
+        [],
+        {
+          DATABASE_URL: `file:${own}`,
+          DEV_CHAIN_FILE: join(folder, `chain-${n}.json`),
+          SEARCH_SEMANTIC: "on",
+          ...(PROFILE_DIR && { NODE_OPTIONS: `--import ${new URL("../cpu-profile.mjs", import.meta.url).href}` }),
+        },
+        tree.cwd,
+      );
+      let profiled: { fromUs: number; toUs: number; count: number } | undefined;
       try {
         const boot = new Set(threads(server.pid).keys());
         started = performance.now();
@@ -218,7 +241,7 @@ for (const size of SIZES) {
           questions: GRADED.length,
           "first ask nDCG@10": ndcgOf(first.answers),
           "repeated ask nDCG@10": ndcgOf(repeat.answers),
-          "first asks answered as": shares(first.answers),
+          "first asks answered as": shares(first.answers, () => true),
           "first ask p50 / p99 ms": `${p(first.answers, 50)} / ${p(first.answers, 99)}`,
           "repeated ask p50 / p99 ms": `${p(repeat.answers, 50)} / ${p(repeat.answers, 99)}`,
         };
@@ -234,8 +257,10 @@ for (const size of SIZES) {
           const from = asked;
           asked += count;
           const sent = performance.now();
+          const fromUs = monotonicUs();
           const { answers, lagMs } = await openLoop(rate, count, (i, at) => ask(server, question(from + i).text, 20, at));
           const tookS = (performance.now() - sent) / 1000;
+          profiled ??= { fromUs, toUs: monotonicUs(), count };
           const cpu = cpuSplit(server.pid, boot, cpu0, threads(server.pid));
           const processMs = server.cpuMs() - process0;
           const matchable = answers.filter((_, i) => question(from + i).matchable);
@@ -251,11 +276,12 @@ for (const size of SIZES) {
             questions: count,
             "load average": loadBefore,
             "p50 / p99 ms": `${p(answers, 50)} / ${p(answers, 99)}`,
-            "answered as": shares(answers),
-            "empty with a match": `${emptied.length}/${matchable.length}`,
+            "answered as": shares(answers, (i) => question(from + i).matchable),
+            // Split: answered in full (the engine's answer floor judged nothing relevant: the same at any rate), or degraded by load.
+            "empty with a match": `${emptied.length}/${matchable.length} (${emptied.filter((text) => !text.endsWith("[hybrid]")).length} degraded)`,
             "request-thread CPU ms/q": round(cpu.request / count),
             "model thread CPU ms/q": round(cpu.model / count),
-            "model CPU ms per embedded q": embedded ? round(cpu.model / embedded, 1) : "-",
+            "model CPU ms per embedded q": embedded && cpu.model > 0 ? round(cpu.model / embedded, 1) : "-",
             "engine+other CPU ms/q": round(cpu.rest / count),
             "process CPU ms/q": round(processMs / count),
             "model share of process CPU": `${round((100 * cpu.model) / processMs, 0)}%`,
@@ -269,6 +295,10 @@ for (const size of SIZES) {
         }
       } finally {
         await server.stop();
+      }
+      if (PROFILE_DIR && profiled) {
+        console.log(`request thread of ${tree.label} during its first rate window (${RATES[0]}/s):`);
+        printProfile(PROFILE_DIR, server.pid, profiled, profiled.count, "question");
       }
     }
   } finally {
