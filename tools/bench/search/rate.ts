@@ -86,7 +86,8 @@ async function ask(server: BenchServer, query: string, limit = 20, scheduled = p
       ms: performance.now() - scheduled,
     };
   } catch (error) {
-    return { status: 0, mode: `error (${(error as Error).message})`, items: 0, ids: [], ms: performance.now() - scheduled };
+    const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
+    return { status: 0, mode: `error (${cause?.code ?? cause?.message ?? (error as Error).message})`, items: 0, ids: [], ms: performance.now() - scheduled };
   }
 }
 
@@ -135,7 +136,7 @@ function cpuSplit(pid: number, boot: Set<number>, before: Map<number, { cpuMs: n
 const shares = (answers: Answer[], matchable: (i: number) => boolean = () => false) => {
   const kinds = new Map<string, Array<{ answer: Answer; i: number }>>();
   answers.forEach((answer, i) => {
-    const key = answer.status === 200 ? answer.mode : `status ${answer.status}`;
+    const key = answer.status === 200 ? answer.mode : answer.status === 0 ? answer.mode : `status ${answer.status}`;
     kinds.set(key, [...(kinds.get(key) ?? []), { answer, i }]);
   });
   return [...kinds]
