@@ -2,6 +2,8 @@
 // (3: exactly what was asked, 2: does the job with some work, 1: related); a brand query grades the
 // brand's verified listings 3 and its look-alikes 0. `none`: nothing in the catalog answers it.
 
+import type { BenchListing } from "./catalog.js";
+
 export type QueryKind = "paraphrase" | "synonym" | "typo" | "short" | "long" | "brand" | "none";
 
 export interface BenchQuery {
@@ -117,3 +119,17 @@ export const QUERIES: BenchQuery[] = [
   q("none", "medieval castle architecture history"),
   q("none", "repair a leaking faucet"),
 ];
+
+/** A query's grade of each listing of the graded catalog (absent: 0); a brand query grades its look-alikes 0. */
+export function gradesOf(query: BenchQuery, catalog: BenchListing[]): Map<string, number> {
+  const grades = new Map<string, number>();
+  for (const listing of catalog) {
+    let grade = query.rel[listing.category] ?? 0;
+    if (query.brand) {
+      if (listing.copies === query.brand) grade = 0;
+      else if (listing.serviceName === query.brand) grade = 3;
+    }
+    if (grade > 0) grades.set(listing.id, grade);
+  }
+  return grades;
+}

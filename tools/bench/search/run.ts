@@ -17,7 +17,7 @@ import { EmbeddingPool } from "../../../src/search/embedding-pool.js";
 import { BRANDS } from "./categories.js";
 import { benchCatalog, paddingListings, type BenchListing } from "./catalog.js";
 import { mean, ndcg, percentile, reciprocalRank, recall } from "./metrics.js";
-import { QUERIES, type BenchQuery } from "./queries.js";
+import { gradesOf as gradesIn, QUERIES, type BenchQuery } from "./queries.js";
 import { terms } from "../../../src/search/text.js";
 
 const SIZES = (process.env.SEARCH_BENCH_SIZES ?? "10000,100000").split(",").map(Number);
@@ -27,19 +27,7 @@ const results: Record<string, unknown> = {};
 const catalog = benchCatalog();
 const byId = new Map(catalog.map((listing) => [listing.id, listing]));
 const documentText = (listing: BenchListing) => `${listing.serviceName ?? ""}. ${listing.description}`;
-
-function gradesOf(query: BenchQuery): Map<string, number> {
-  const grades = new Map<string, number>();
-  for (const listing of catalog) {
-    let grade = query.rel[listing.category] ?? 0;
-    if (query.brand) {
-      if (listing.copies === query.brand) grade = 0;
-      else if (listing.serviceName === query.brand) grade = 3;
-    }
-    if (grade > 0) grades.set(listing.id, grade);
-  }
-  return grades;
-}
+const gradesOf = (query: BenchQuery) => gradesIn(query, catalog);
 
 /** Today's search: the whole query as a substring; description, then resource, then payTo/name/tags; newest first within a class. */
 function todaysSearch(listings: BenchListing[], query: string): string[] {
