@@ -3696,7 +3696,7 @@ export type components = {
             role: "marketplace";
             /** @description On search with text: the matching that answered (`substring` when the ranking engine could not: see `searchModeReason`). */
             searchMode?: components["schemas"]["SearchModeUsed"];
-            /** @description On search, when the answer is not the asked mode's best: why (`semantic-off`, `semantic-not-ready`, `semantic-saturated`: another mode answered; `model-busy`, `model-not-loaded`: the question's meaning was read by the cheaper query encoder, not the sentence model). */
+            /** @description On search, when the answer is not the asked mode's best: why (`semantic-off`, `semantic-not-ready`: another mode answered; `semantic-saturated`: the meaning side scanned an eighth of the listings, its time for this second spent, or with `searchMode: substring` the engine had too many searches waiting; `model-busy`, `model-not-loaded`: the question's meaning was read by the cheaper query encoder, not the sentence model). */
             searchModeReason?: string;
             /** @description First-party `/kr-*` paths are leftover seed inventory. */
             seedInventoryNote: string;

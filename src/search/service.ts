@@ -84,7 +84,10 @@ export class SearchService {
   private readonly engine: EngineThread;
   private readonly store: EmbeddingStore;
   private pool: EmbeddingPool | null = null;
-  private readonly queryVectors = new QueryVectors(() => this.modelPool());
+  private readonly queryVectors = new QueryVectors(
+    () => this.modelPool(),
+    (query, vector) => void this.engine.call("rememberQueryVector", { query, vector }).catch(() => {}),
+  );
   private lastSeen = new Date(0);
   /** Set once start() has loaded the catalog: refresh() follows changes from then on. */
   private started = false;

@@ -266,16 +266,16 @@ export class VectorIndex {
    * nearest cells' admitted listings are ranked by sign-bit agreement (SCAN_BUDGET of them at most),
    * and the RERANK best of those by their 4-bit values.
    */
-  search(query: Float32Array, limit: number, accept: (slot: number) => boolean): VectorMatch[] {
+  search(query: Float32Array, limit: number, accept: (slot: number) => boolean, scanBudget = this.scanBudget): VectorMatch[] {
     const dims = this.dimensions;
     const { values, scales } = this;
     const queryBits = new Int32Array(WORDS);
     this.signBits(query, queryBits, 0);
     // The nearest cells first, so the budget is spent near the query; when it covers every listing
     // (10k listings), their order changes nothing and ranking 256 centroids (a third of a search) is skipped.
-    const order = this.count <= this.scanBudget ? this.cells.keys() : this.cellsNearest(query);
+    const order = this.count <= scanBudget ? this.cells.keys() : this.cellsNearest(query);
     // Hamming distances, then a histogram of them: the RERANK nearest are those up to a cut-off distance.
-    const budget = this.scanBudget;
+    const budget = scanBudget;
     if (this.scratchSlots.length < budget) [this.scratchSlots, this.scratchDistances] = [new Int32Array(budget), new Uint16Array(budget)];
     const found = this.scratchSlots;
     const distances = this.scratchDistances;
