@@ -29,7 +29,7 @@ export function catalogText(document: DiscoveryDocument): string {
   );
 }
 
-interface PlaybookLike {
+export interface PlaybookLike {
   title: string;
   summary: string;
   requirements?: string[];

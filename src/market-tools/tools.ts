@@ -16,7 +16,7 @@ import { catalogState, searchPage } from "../queries/catalog.js";
 import { isBusy } from "../workers/work-gate.js";
 import type { MarketToolServices, ToolContext } from "./context.js";
 import { contractSchema, queryArguments } from "./contract-schemas.js";
-import { catalogText, playbookText, reportText } from "./texts.js";
+import { catalogText, playbookText, reportText, type PlaybookLike } from "./texts.js";
 
 export type MarketToolName = (typeof MCP_TOOLS)[number]["name"];
 
@@ -90,7 +90,17 @@ type SearchArguments = NonNullable<operations[typeof SEARCH_OPERATION]["paramete
  */
 const listMarketInput = (): z.ZodType<SearchArguments> => queryArguments(SEARCH_OPERATION) as z.ZodType<SearchArguments>;
 
-const listMarket = tool({
+/** One page of the catalog, under the request's turn of the bound on uncached work. */
+function listMarket({ services, turn }: ToolContext, args: SearchArguments): Promise<ToolAnswer> {
+  return answering(services, "list_market", () =>
+    turn(async () => {
+      const document = searchDocument(services, await searchPage(services, await catalogState(services), args, "search"));
+      return answer(catalogText(document), document);
+    }),
+  );
+}
+
+const listMarketTool = tool({
   name: "list_market",
   title: "List the market",
   description: () =>
@@ -102,16 +112,12 @@ const listMarket = tool({
   inputSchema: listMarketInput,
   outputSchema: () => contractSchema("DiscoveryDocument"),
   hints: READ_ONLY,
-  run: ({ services, turn }, args) =>
-    answering(services, "list_market", () =>
-      turn(async () => {
-        const document = searchDocument(services, await searchPage(services, await catalogState(services), args, "search"));
-        return answer(catalogText(document), document);
-      }),
-    ),
+  run: listMarket,
 });
 
-const howToSell = tool({
+const playbookAnswer = (playbook: PlaybookLike): ToolAnswer => answer(playbookText(playbook), playbook);
+
+const howToSellTool = tool({
   name: "how_to_sell",
   title: "How to sell",
   description: (market) =>
@@ -120,26 +126,34 @@ const howToSell = tool({
   inputSchema: () => NO_ARGUMENTS,
   outputSchema: () => contractSchema("SellPlaybook"),
   hints: READ_ONLY,
-  run: ({ services }) => {
-    const playbook = sellPlaybook(services.market);
-    return answer(playbookText(playbook), playbook);
-  },
+  run: ({ services }) => playbookAnswer(sellPlaybook(services.market)),
 });
 
-const howToBuy = tool({
+const howToBuyTool = tool({
   name: "how_to_buy",
   title: "How to buy",
   description: () => `${purposeOf("how_to_buy")} Find a listing, call its resource, pay the seller's own x402 challenge; the marketplace holds no funds.`,
   inputSchema: () => NO_ARGUMENTS,
   outputSchema: () => contractSchema("BuyPlaybook"),
   hints: READ_ONLY,
-  run: ({ services }) => {
-    const playbook = buyPlaybook(services.market);
-    return answer(playbookText(playbook), playbook);
-  },
+  run: ({ services }) => playbookAnswer(buyPlaybook(services.market)),
 });
 
-const validateListing = tool({
+/** The dry run of POST /listings/validate, probing the seller under the caller's probe limit. */
+function validateListing({ services, clientIp }: ToolContext, args: unknown): Promise<ToolAnswer> {
+  return answering(services, "validate_listing", async () => {
+    const reply = await dryRunListing(args as ListingRequest, clientIp, services.probe);
+    if (reply.status === 200 || reply.status === 422) {
+      const report = reply.body as ValidationReport;
+      return answer(reportText(report), report);
+    }
+    const { message } = reply.body as { message?: string };
+    const retry = reply.headers?.["Retry-After"];
+    return refusal(`${message ?? `The dry run answered ${reply.status}.`}${retry ? ` Retry after ${retry} s.` : ""}`);
+  });
+}
+
+const validateListingTool = tool({
   name: "validate_listing",
   title: "Validate a listing (dry run)",
   description: () =>
@@ -148,21 +162,11 @@ const validateListing = tool({
   inputSchema: () => contractSchema("ListingRequest"),
   outputSchema: () => contractSchema("ValidationReport"),
   hints: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  run: ({ services, clientIp }, args) =>
-    answering(services, "validate_listing", async () => {
-      const reply = await dryRunListing(args as ListingRequest, clientIp, services.probe);
-      if (reply.status === 200 || reply.status === 422) {
-        const report = reply.body as ValidationReport;
-        return answer(reportText(report), report);
-      }
-      const { message } = reply.body as { message?: string };
-      const retry = reply.headers?.["Retry-After"];
-      return refusal(`${message ?? `The dry run answered ${reply.status}.`}${retry ? ` Retry after ${retry} s.` : ""}`);
-    }),
+  run: validateListing,
 });
 
 /** The tools in the order tools/list gives them. */
-export const MARKET_TOOLS: readonly MarketTool[] = [listMarket, howToSell, howToBuy, validateListing];
+export const MARKET_TOOLS: readonly MarketTool[] = [listMarketTool, howToSellTool, howToBuyTool, validateListingTool];
 
 export function marketTool(name: MarketToolName): MarketTool {
   return MARKET_TOOLS.find((entry) => entry.name === name)!;
