@@ -14,6 +14,8 @@ const LAYERS = [
   { name: "http", label: "src/http/", path: "^src/http/" },
   { name: "a2a", label: "src/a2a/", path: "^src/a2a/" },
   { name: "mcp", label: "src/mcp/", path: "^src/mcp/" },
+  // The market tools MCP registers as its tools and A2A calls as its skills: neither protocol is built to answer the other.
+  { name: "market-tools", label: "src/market-tools/", path: "^src/market-tools/" },
   // Signed webhooks: subscriptions (the owner signature rules of listing/) and delivery of the change log.
   { name: "webhooks", label: "src/webhooks/", path: "^src/webhooks/" },
   // The index crawler: other catalogs and domains read into indexed rows (the probe, storage, the snapshot check).
@@ -111,6 +113,21 @@ module.exports = {
       severity: "error",
       from: { path: "^src/(documents|web)/" },
       to: { path: "^src/storage/" },
+    },
+    {
+      name: "a2a-imports-mcp",
+      comment:
+        "src/a2a/ answers with the market tools (src/market-tools/), never through src/mcp/ or the MCP SDK: no protocol's server is built to answer another protocol.",
+      severity: "error",
+      from: { path: "^src/a2a/" },
+      to: { path: "^src/mcp/|@modelcontextprotocol/sdk" },
+    },
+    {
+      name: "market-tools-imports-a-protocol",
+      comment: "src/market-tools/ knows no protocol: it may not import the MCP or A2A SDKs (the refusal texts it shares with MCP are its own words).",
+      severity: "error",
+      from: { path: "^src/market-tools/" },
+      to: { path: "@modelcontextprotocol/sdk|@a2a-js/sdk" },
     },
     {
       name: "catalog-imports-payments-or-probe",

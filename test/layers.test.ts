@@ -91,7 +91,7 @@ describe.concurrent("npm run check:layers", { timeout: 60_000 }, () => {
       );
     expect(output).toMatch(
       words(
-        "src/contract/, src/storage/, src/chain/, src/jobs/, src/workers/, src/search/ (layer 14) imports only its own layer and those below it, never a layer above: composition",
+        "src/contract/, src/storage/, src/chain/, src/jobs/, src/workers/, src/search/ (layer 15) imports only its own layer and those below it, never a layer above: composition",
       ),
     );
     expect(output).toMatch(/x 1 dependency violations \(1 errors, 0 warnings\)/);

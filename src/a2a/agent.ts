@@ -1,15 +1,15 @@
 // The A2A agent: the SDK's request handler around an executor that answers each message/send with
-// one Message: a DataPart holding the MCP tool's structured result (or, when the tool refused,
-// {isError, message}) and a TextPart with the tool's text.
+// one Message: a DataPart holding the market tool's structured result (or, when the tool refused,
+// {isError, message}) and a TextPart with the tool's text: what the MCP tool of that name answers.
 import { randomUUID } from "node:crypto";
 import { Role, type AgentCard as CoreAgentCard, type Message, type Part } from "@a2a-js/sdk";
 import { DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from "@a2a-js/sdk/server";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { components } from "../../generated/openapi.js";
 import { agentCard } from "../documents/agent-manifests.js";
 import type { MarketFacts } from "../market/facts.js";
-import type { ToolContext } from "../mcp/tools.js";
-import { callMarketTool } from "./market-tools.js";
+import { callMarketTool } from "../market-tools/call.js";
+import { laneOf, type MarketToolServices } from "../market-tools/context.js";
+import type { ToolAnswer } from "../market-tools/tools.js";
 import { skillRequestOf } from "./skills.js";
 
 type ServedCard = components["schemas"]["AgentCard"];
@@ -22,22 +22,23 @@ const dataPart = (value: Record<string, unknown>): Part => ({
 });
 const textPart = (value: string): Part => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "text/plain" });
 
-function textOf(result: CallToolResult): string {
-  return result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
-}
-
 /** The parts of the answer: the tool's data, then its text. */
-export function partsOf(result: CallToolResult): Part[] {
-  const text = textOf(result);
-  const data = result.isError || !result.structuredContent ? { isError: true, message: text } : result.structuredContent;
-  return [dataPart(data), textPart(text)];
+export function partsOf(answer: ToolAnswer): Part[] {
+  const data = answer.isError ? { isError: true, message: answer.text } : answer.structuredContent;
+  return [dataPart(data), textPart(answer.text)];
 }
 
 function reply(contextId: string, parts: Part[], metadata: Record<string, unknown>): Message {
   return { messageId: randomUUID(), contextId, taskId: "", role: Role.ROLE_AGENT, parts, metadata, extensions: [], referenceTaskIds: [] };
 }
 
-function marketExecutor(context: ToolContext): AgentExecutor {
+/** The caller of one HTTP request: the seller probe of validate_listing is rate-limited per client. */
+interface Caller {
+  services: MarketToolServices;
+  clientIp: string;
+}
+
+function marketExecutor({ services, clientIp }: Caller): AgentExecutor {
   return {
     async execute(requestContext, eventBus) {
       const request = skillRequestOf(requestContext.userMessage);
@@ -46,8 +47,9 @@ function marketExecutor(context: ToolContext): AgentExecutor {
         const data = { isError: true, message: request.refused, ...(request.skill === undefined ? {} : { skill: request.skill }) };
         answer = reply(requestContext.contextId, [dataPart(data), textPart(request.refused)], { isError: true });
       } else {
-        const result = await callMarketTool(context, request.skill, request.arguments);
-        answer = reply(requestContext.contextId, partsOf(result), { skill: request.skill, isError: result.isError === true });
+        // A lane of its own, as a POST /mcp has: the message's catalog read takes its turn there.
+        const result = await callMarketTool({ services, clientIp, turn: laneOf(services) }, request.skill, request.arguments);
+        answer = reply(requestContext.contextId, partsOf(result), { skill: request.skill, isError: result.isError });
       }
       eventBus.publish({ kind: "message", data: answer });
       eventBus.finished();
@@ -81,6 +83,6 @@ export function coreCardOf(market: MarketFacts): CoreAgentCard {
  * A request handler for one HTTP request (stateless, as POST /mcp is): the caller's address goes
  * to validate_listing's per-client probe limit. Tasks are never created, so the store stays empty.
  */
-export function marketRequestHandler(card: CoreAgentCard, context: ToolContext): DefaultRequestHandler {
-  return new DefaultRequestHandler(card, new InMemoryTaskStore(), marketExecutor(context));
+export function marketRequestHandler(card: CoreAgentCard, caller: Caller): DefaultRequestHandler {
+  return new DefaultRequestHandler(card, new InMemoryTaskStore(), marketExecutor(caller));
 }

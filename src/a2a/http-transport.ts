@@ -6,7 +6,7 @@ import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from "@a2a-js/sdk/server";
 import type { Input, Reply } from "../contract/typed-handlers.js";
 import { A2A_TRANSPORT } from "../documents/agent-manifests.js";
-import type { McpServices } from "../mcp/context.js";
+import type { MarketToolServices } from "../market-tools/context.js";
 import { coreCardOf, marketRequestHandler } from "./agent.js";
 
 interface Envelope {
@@ -68,7 +68,7 @@ function contentTypeRefusal(input: Input<"postA2a">): string | undefined {
 }
 
 /** Answers one POST /a2a with a fresh request handler (stateless). */
-export async function answerA2aPost(input: Input<"postA2a">, services: McpServices): Promise<Reply<"postA2a">> {
+export async function answerA2aPost(input: Input<"postA2a">, services: MarketToolServices): Promise<Reply<"postA2a">> {
   const refused = contentTypeRefusal(input);
   if (refused) {
     const error = JsonRpcTransportHandler.mapToJSONRPCError(new ContentTypeNotSupportedError(refused));

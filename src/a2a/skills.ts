@@ -3,7 +3,13 @@
 // search of the market for its words ("I need a currency converter"), and no text lists the market.
 import type { Message } from "@a2a-js/sdk";
 import { isJsonObject } from "../contract/json.js";
-import { SKILL_NAMES, type SkillName } from "./market-tools.js";
+import { MCP_TOOL_NAMES } from "../documents/agent-facts.js";
+import type { MarketToolName } from "../market-tools/tools.js";
+
+/** The skills are the market tools, by the same names. */
+export type SkillName = MarketToolName;
+
+export const SKILL_NAMES: readonly SkillName[] = MCP_TOOL_NAMES;
 
 export type SkillRequest = { skill: SkillName; arguments: Record<string, unknown> } | { refused: string; skill?: string };
 

@@ -12,7 +12,7 @@ import { linkTo, linkWithParams } from "../market/links.js";
 import { catalogState, liveListing, searchPage } from "../queries/catalog.js";
 import { listingStatus } from "../storage/listing-status.js";
 import type { McpServices } from "./context.js";
-import type { CatalogTurn } from "./tools.js";
+import { UNBOUNDED, type CatalogTurn } from "../market-tools/context.js";
 import { guarded } from "./failures.js";
 
 export const CATALOG_URI = "market://catalog";
@@ -37,7 +37,7 @@ export function listingUri(id: string): string {
   return `listing://${encodeURIComponent(id)}`;
 }
 
-export function registerMarketResources(server: McpServer, services: McpServices, turn: CatalogTurn = (work) => work()): void {
+export function registerMarketResources(server: McpServer, services: McpServices, turn: CatalogTurn = UNBOUNDED): void {
   const { market } = services;
   const firstPage = () => turn(async () => searchDocument(services, await searchPage(services, await catalogState(services), { limit: PAGE }, "search")));
 

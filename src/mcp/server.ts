@@ -9,7 +9,8 @@ import { marketSummary, POLICY } from "../documents/agent-facts.js";
 import type { McpServices } from "./context.js";
 import { registerMarketPrompts } from "./prompts.js";
 import { registerMarketResources } from "./resources.js";
-import { registerMarketTools, type CatalogTurn, type ToolContext } from "./tools.js";
+import { registerMarketTools } from "./tools.js";
+import { laneOf } from "../market-tools/context.js";
 
 /** The machine name `initialize` announces; the human title is the marketplace's name. */
 export const MCP_SERVER_NAME = "x402-marketplace";
@@ -40,8 +41,11 @@ const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
  * A fresh server for one HTTP request: the transport is stateless, and the SDK allows one
  * transport per server.
  */
-export function createMarketMcpServer(context: ToolContext, tools: "listed once" | "listed by the SDK" = "listed once"): McpServer {
-  const { market } = context.services;
+export function createMarketMcpServer(
+  { services, clientIp }: { services: McpServices; clientIp: string },
+  tools: "listed once" | "listed by the SDK" = "listed once",
+): McpServer {
+  const { market } = services;
   // Logging: logging/setLevel is accepted; the transport is stateless with JSON answers, so a level
   // lasts one request and log notifications have no stream to travel on (see NOTES-people.md).
   const server = new McpServer(serverIdentity(market), {
@@ -51,15 +55,14 @@ export function createMarketMcpServer(context: ToolContext, tools: "listed once"
   });
   // One lane of the bound on uncached work per server, that is per POST: a batch's catalog reads
   // take their turns one after another.
-  const turn: CatalogTurn = context.services.uncachedWork?.lane() ?? ((work) => work());
-  registerMarketTools(server, context, turn);
+  const turn = laneOf(services);
+  registerMarketTools(server, { services, clientIp, turn });
   // The SDK's tools/list turns every tool's zod schemas into JSON Schema on each call (about 15 ms
   // of CPU a request, the contract's listing body the most): the list it gave once for this service
   // is the answer, the same one the MCP documents are built from.
-  if (tools === "listed once")
-    server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await describeMarketServer(context.services)).tools }));
-  registerMarketResources(server, context.services, turn);
-  registerMarketPrompts(server, context.services);
+  if (tools === "listed once") server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await describeMarketServer(services)).tools }));
+  registerMarketResources(server, services, turn);
+  registerMarketPrompts(server, services);
   return server;
 }
 

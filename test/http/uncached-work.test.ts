@@ -2,13 +2,22 @@
 // response cache cannot answer, from any number of addresses, take turns, with a rest after each so
 // that they keep to a share of the request thread; past the wait they are refused with 503 busy and
 // Retry-After, while cached pages are answered as ever. The catalog reads of an MCP batch take a turn
-// each. A client still sending its body holds no turn. Every address here is under its own limit.
+// each, as does that of an A2A message. A client still sending its body holds no turn. Every address
+// here is under its own limit.
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientAt, fetchFrom } from "../support/addressed.js";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
 
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+const a2aSearch = (text: string) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "message/send",
+    params: { message: { kind: "message", messageId: `search-${text}`, role: "user", parts: [{ kind: "text", text }] } },
+  });
 
 const listMarket = (id: number, query: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "list_market", arguments: { query } } });
 
@@ -57,6 +66,29 @@ describe.each(databaseKinds)("bound on uncached catalog work ($name)", (kind) =>
     const answered = queuedAnswer.json<Array<{ result: { isError?: boolean } }>>();
     expect(answered).toHaveLength(3);
     expect(answered.every((answer) => !answer.result.isError)).toBe(true);
+  });
+
+  it("gives an A2A message's catalog read a turn: past the bound, the skill's answer is the tool error", async () => {
+    const answers = [];
+    for (const [index, words] of ["weather agents", "paging agents"].entries()) {
+      const answer = await clientAt(strict.server.url, `127.0.0.${30 + index}`)("/a2a", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: a2aSearch(words),
+      });
+      expect(answer.status).toBe(200);
+      answers.push(answer.json<{ result: { metadata: { isError: boolean }; parts: Array<{ data?: { isError?: boolean; message?: string } }> } }>().result);
+    }
+    const busy = answers.filter((answer) => answer.metadata.isError);
+    expect(busy.length).toBeGreaterThan(0);
+    for (const answer of busy) expect(answer.parts[0]!.data).toEqual({ isError: true, message: expect.stringMatching(/too many uncached requests/) });
+    // With room to wait, the same message is answered.
+    const queuedAnswer = await clientAt(queued.server.url, "127.0.0.32")("/a2a", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: a2aSearch("weather agents"),
+    });
+    expect(queuedAnswer.json<{ result: { metadata: { isError: boolean } } }>().result.metadata.isError).toBe(false);
   });
 
   it("gives no turn to a request whose body is still arriving", async () => {

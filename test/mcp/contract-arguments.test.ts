@@ -1,4 +1,4 @@
-// A query parameter added to the contract becomes a tool argument with no change under src/mcp/:
+// A query parameter added to the contract becomes a tool argument with no change under src/market-tools/ or src/mcp/:
 // the contract loader is given a searchCatalog with one more parameter, then the tool arguments
 // are built from it as the server builds them.
 import { describe, expect, it, vi } from "vitest";
@@ -30,7 +30,7 @@ vi.doMock("../../src/contract/load.js", async (importOriginal) => {
 
 describe("a query parameter the contract gains", () => {
   it("is an argument of the tool mirroring the operation, with its description and constraints", async () => {
-    const { queryArguments } = await import("../../src/mcp/contract-schemas.js");
+    const { queryArguments } = await import("../../src/market-tools/contract-schemas.js");
     const args = queryArguments("searchCatalog");
     const properties = (z.toJSONSchema(args, { io: "input" }) as { properties: Record<string, Record<string, unknown>> }).properties;
     expect(Object.keys(properties).at(-1)).toBe("maxPriceUsdc");

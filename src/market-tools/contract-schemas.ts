@@ -1,4 +1,4 @@
-// zod schemas for the MCP SDK (which takes zod), converted from the contract's dereferenced JSON
+// zod schemas of the market tools (the MCP SDK takes zod), converted from the contract's dereferenced JSON
 // Schemas: the tools validate and advertise the very schemas the HTTP routes do, with no second copy.
 import * as z from "zod";
 import { componentSchema, queryParameters, type JsonSchema, type QueryParameter } from "../contract/schemas.js";
