@@ -18,10 +18,14 @@ export const AREAS = {
   search: "Search",
   ops: "Operations: limits shared through Redis, metrics, logs",
   process: "Process",
+  machine: "The machine (where tools are installed; not in .env.example)",
   toolkit: "CLI and client (read by `x402-market` and the client library, not by the service)",
 } as const;
 
 export type Area = keyof typeof AREAS;
+
+/** The areas of the service's own settings: .env.example lists these (and test/support/process.ts clears them). */
+export const SERVICE_AREAS: readonly Area[] = (Object.keys(AREAS) as Area[]).filter((area) => area !== "machine" && area !== "toolkit");
 
 interface Declared {
   name: string;

@@ -115,11 +115,11 @@ export const PAYMENT_VARIABLES = [
   },
   {
     name: "ANVIL_PATH",
-    area: "payments",
+    area: "machine",
     kind: "text",
     default: null,
     defaultText: "the `@foundry-rs/anvil` package's binary",
-    meaning: "embedded mode: the anvil binary the local chain runs",
+    meaning: "the anvil binary the embedded local chain (and the test suite's chain) runs",
   },
   {
     name: "PROBE_TIMEOUT_MS",

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
-import { VARIABLES } from "../src/config-schema.js";
+import { SERVICE_AREAS, VARIABLES } from "../src/config-schema.js";
 import { renderConfigurationFiles } from "../tools/config-docs.js";
 
 const root = join(import.meta.dirname, "..");
@@ -57,7 +57,7 @@ describe("configuration declared once", () => {
   });
 
   it(".env.example names every service variable and, sourced by a shell, gives the defaults", () => {
-    const service = VARIABLES.filter((variable) => variable.area !== "toolkit").map((variable) => variable.name);
+    const service = VARIABLES.filter((variable) => SERVICE_AREAS.includes(variable.area)).map((variable) => variable.name);
     const example = readFileSync(join(root, ".env.example"), "utf8");
     expect([...example.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]).sort()).toEqual([...service].sort());
 

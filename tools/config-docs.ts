@@ -2,7 +2,7 @@
  * .env.example and docs/configuration.md, rendered from the declarations in src/config-vars-*.ts
  * (issue 44). tools/generate.ts writes them; `npm run check:generated` fails when they drift.
  */
-import { AREAS, boundsOf, type Area, type Variable, VARIABLES } from "../src/config-schema.js";
+import { AREAS, boundsOf, SERVICE_AREAS, type Area, type Variable, VARIABLES } from "../src/config-schema.js";
 
 const SOURCE = "src/config-vars-*.ts (through src/config-schema.ts)";
 
@@ -55,7 +55,7 @@ export function renderEnvExample(): string {
     `# Generated from ${SOURCE} by \`npm run generate\`: edit those, not this file.`,
     "# Bounds and details: docs/configuration.md. An empty value means the default.",
   ];
-  for (const [area, variables] of byArea(VARIABLES.filter((variable) => variable.area !== "toolkit"))) {
+  for (const [area, variables] of byArea(VARIABLES.filter((variable) => SERVICE_AREAS.includes(variable.area)))) {
     out.push("", `# ${"=".repeat(4)} ${plain(AREAS[area])}`);
     for (const variable of variables) {
       const bounds = boundsOf(variable);
