@@ -84,7 +84,7 @@ export function boundsOf(variable: Variable): string {
     case "fraction":
       return "0 to 1";
     case "flag":
-      return "true or false";
+      return "true or false (also 1/0, yes/no, on/off)";
     case "text":
       return variable.bounds ?? "";
   }

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { SERVICE_AREAS, VARIABLES } from "../src/config-schema.js";
 import { renderConfigurationFiles } from "../tools/config-docs.js";
+import { problemsOf } from "./support/config.js";
 
 const root = join(import.meta.dirname, "..");
 // Scripts the service serves to buyers, run on their machines with their own variables.
@@ -70,5 +71,16 @@ describe("configuration declared once", () => {
     const env = Object.fromEntries(service.map((name) => [name, sourced[name]]));
     expect(env.MARKETPLACE_NAME).toBe("x402 agent marketplace");
     expect(loadConfig(env)).toEqual(loadConfig({}));
+  });
+});
+
+describe("secret variables", () => {
+  const secrets = VARIABLES.filter((variable) => "secret" in variable && variable.secret && SERVICE_AREAS.includes(variable.area));
+
+  it.each(secrets.map((variable) => variable.name))("%s: a bad value is refused, naming the variable, without echoing it", (name) => {
+    const value = "not a valid secret: hunter2";
+    const problems = problemsOf({ [name]: value });
+    expect(problems.some((problem) => problem.startsWith(name))).toBe(true);
+    expect(problems.join("\n")).not.toContain("hunter2");
   });
 });
