@@ -33,9 +33,8 @@ const LAYERS = [
   },
   {
     name: "foundation",
-    label:
-      "src/constants.ts, src/config.ts, src/config-payments.ts, src/config-discovery.ts, src/logger.ts, src/metrics.ts, src/request-context.ts, generated/",
-    path: "^(src/(constants|config|config-payments|config-discovery|logger|metrics|request-context)\\.ts$|generated/)",
+    label: "src/constants.ts, src/config.ts, src/config-*.ts, src/logger.ts, src/metrics.ts, src/request-context.ts, generated/",
+    path: "^(src/(constants|config[a-z-]*|logger|metrics|request-context)\\.ts$|generated/)",
   },
 ];
 
@@ -59,7 +58,7 @@ const upwardRules = LAYERS.slice(1).map((layer, index) => {
 const CLIENT_MAY_IMPORT = ["^src/client/", "^generated/", "^src/constants\\.ts$", "^src/market/links\\.ts$", "^src/payments/buyer\\.ts$"];
 // Everything the client may reach, also through the modules above (links.ts names the type
 // MarketFacts, which names Config; constants.ts reads the contract's version from generated/).
-const CLIENT_MAY_REACH = [...CLIENT_MAY_IMPORT, "^src/market/facts\\.ts$", "^src/config(-payments|-discovery)?\\.ts$"];
+const CLIENT_MAY_REACH = [...CLIENT_MAY_IMPORT, "^src/market/facts\\.ts$", "^src/config[a-z-]*\\.ts$"];
 
 // What the CLI may import: the client and what the client may import, the payer's x402 client,
 // and src/chain/ and the layers below. Never the server (composition, handlers, http, ...).
@@ -73,12 +72,7 @@ const CLI_MAY_IMPORT = [
 ];
 
 // http/ is the Koa pipeline: it knows the contract and the foundation, and nothing of the domain.
-const HTTP_MAY_IMPORT = [
-  "^src/http/",
-  "^src/contract/",
-  "^src/(logger|config|config-payments|config-discovery|constants|metrics|request-context)\\.ts$",
-  "^generated/",
-];
+const HTTP_MAY_IMPORT = ["^src/http/", "^src/contract/", "^src/(logger|config[a-z-]*|constants|metrics|request-context)\\.ts$", "^generated/"];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

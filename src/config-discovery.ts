@@ -1,8 +1,6 @@
 // The discovery half of the configuration (issue 28): what /.well-known/x402 and the signed snapshot
 // publish, and which other catalogs and domains the index crawler reads.
-import type { IntegerReader } from "./config-payments.js";
-
-type Env = Record<string, string | undefined>;
+import type { EnvReader } from "./config-schema.js";
 
 /** What /.well-known/x402 and the signed snapshot publish. */
 export interface DiscoveryConfig {
@@ -82,14 +80,15 @@ function parseSources(raw: string | undefined, problems: string[]): IndexSource[
   return sources.slice(0, 64);
 }
 
-export function parseDiscovery(env: Env, integer: IntegerReader, problems: string[]): DiscoveryConfig {
-  const rawKey = env.CATALOG_SIGNING_KEY;
+export function parseDiscovery(read: EnvReader, problems: string[]): DiscoveryConfig {
+  const { integer } = read;
+  const rawKey = read.raw("CATALOG_SIGNING_KEY");
   let signingKey: DiscoveryConfig["signingKey"] = null;
   if (rawKey) {
     if (/^0x[0-9a-fA-F]{64}$/.test(rawKey)) signingKey = rawKey as `0x${string}`;
     else problems.push("CATALOG_SIGNING_KEY must be 0x and 64 hex digits (the value is not shown)");
   }
-  const peers = (env.DISCOVERY_PEERS ?? "")
+  const peers = (read.raw("DISCOVERY_PEERS") ?? "")
     .split(",")
     .map((peer) => peer.trim().toLowerCase())
     .filter(Boolean);
@@ -100,15 +99,15 @@ export function parseDiscovery(env: Env, integer: IntegerReader, problems: strin
     signingKey,
     peers: bad.length > 0 ? [] : peers.slice(0, 32),
     indexing: {
-      sources: parseSources(env.INDEX_SOURCES, problems),
-      intervalMs: integer("INDEX_INTERVAL_SECONDS", 900, 0, 86_400) * 1000,
-      maxDocumentBytes: integer("INDEX_MAX_DOCUMENT_BYTES", 2 * 1024 * 1024, 4096, 64 * 1024 * 1024),
-      maxSnapshotBytes: integer("INDEX_MAX_SNAPSHOT_BYTES", 64 * 1024 * 1024, 4096, 512 * 1024 * 1024),
-      timeoutMs: integer("INDEX_TIMEOUT_MS", 10_000, 200, 120_000),
-      maxItemsPerSource: integer("INDEX_MAX_ITEMS", 5000, 1, 1_000_000),
-      maxPagesPerRun: integer("INDEX_MAX_PAGES", 50, 1, 10_000),
-      hostGapMs: integer("INDEX_HOST_GAP_MS", 1000, 0, 60_000),
-      maxPeers: integer("INDEX_MAX_PEERS", 16, 0, 256),
+      sources: parseSources(read.raw("INDEX_SOURCES"), problems),
+      intervalMs: integer("INDEX_INTERVAL_SECONDS") * 1000,
+      maxDocumentBytes: integer("INDEX_MAX_DOCUMENT_BYTES"),
+      maxSnapshotBytes: integer("INDEX_MAX_SNAPSHOT_BYTES"),
+      timeoutMs: integer("INDEX_TIMEOUT_MS"),
+      maxItemsPerSource: integer("INDEX_MAX_ITEMS"),
+      maxPagesPerRun: integer("INDEX_MAX_PAGES"),
+      hostGapMs: integer("INDEX_HOST_GAP_MS"),
+      maxPeers: integer("INDEX_MAX_PEERS"),
     },
   };
 }

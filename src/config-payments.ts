@@ -1,8 +1,6 @@
 // The payment half of the configuration: which facilitator settles listing fees, and the chain it reads.
 import type { Hex } from "viem";
-import { USDC_DOMAIN } from "./constants.js";
-
-type Env = Record<string, string | undefined>;
+import type { EnvReader } from "./config-schema.js";
 
 /**
  * How listing fees are verified and settled: a remote facilitator, our own in-process facilitator
@@ -34,11 +32,16 @@ export interface PaymentsConfig {
   devChainFile: string;
 }
 
-export type IntegerReader = (name: string, fallback: number, min: number, max: number) => number;
-
-export function parsePayments(env: Env, production: boolean, integer: IntegerReader, problems: string[]): PaymentsConfig {
-  const url = (name: string): string | null => {
-    const raw = env[name];
+export function parsePayments(read: EnvReader, production: boolean, problems: string[]): PaymentsConfig {
+  const { integer } = read;
+  const given = {
+    FACILITATOR_URL: read.raw("FACILITATOR_URL"),
+    SETTLEMENT_RPC_URL: read.raw("SETTLEMENT_RPC_URL"),
+    SETTLER_PRIVATE_KEY: read.raw("SETTLER_PRIVATE_KEY"),
+    MARKETPLACE_PAY_TO: read.raw("MARKETPLACE_PAY_TO"),
+  };
+  const url = (name: "FACILITATOR_URL" | "SETTLEMENT_RPC_URL" | "CHAIN_RPC_URL"): string | null => {
+    const raw = read.raw(name);
     if (raw === undefined || raw === "") return null;
     try {
       const parsed = new URL(raw);
@@ -52,35 +55,35 @@ export function parsePayments(env: Env, production: boolean, integer: IntegerRea
   const facilitatorUrl = url("FACILITATOR_URL");
   const settlementRpcUrl = url("SETTLEMENT_RPC_URL");
   const chainRpcUrl = url("CHAIN_RPC_URL") ?? settlementRpcUrl;
-  const rawKey = env.SETTLER_PRIVATE_KEY;
+  const rawKey = given.SETTLER_PRIVATE_KEY;
   let settlerPrivateKey: Hex | null = null;
   if (rawKey) {
     if (/^0x[0-9a-fA-F]{64}$/.test(rawKey)) settlerPrivateKey = rawKey as Hex;
     else problems.push("SETTLER_PRIVATE_KEY must be 0x and 64 hex digits (the value is not shown)");
   }
-  const facilitatorAuthHeaders = parseHeaders(env.FACILITATOR_AUTH_HEADERS, problems);
+  const facilitatorAuthHeaders = parseHeaders(read.raw("FACILITATOR_AUTH_HEADERS"), problems);
 
-  const selfSettlement = Boolean(env.SETTLEMENT_RPC_URL || env.SETTLER_PRIVATE_KEY);
+  const selfSettlement = Boolean(given.SETTLEMENT_RPC_URL || given.SETTLER_PRIVATE_KEY);
   let mode: FacilitatorMode = "embedded";
-  if (env.FACILITATOR_URL && selfSettlement) {
+  if (given.FACILITATOR_URL && selfSettlement) {
     problems.push("choose one facilitator: FACILITATOR_URL (remote) or SETTLEMENT_RPC_URL + SETTLER_PRIVATE_KEY (self-settlement), not both");
-  } else if (env.FACILITATOR_URL) {
+  } else if (given.FACILITATOR_URL) {
     mode = "remote";
     if (production && facilitatorUrl && !facilitatorUrl.startsWith("https://")) problems.push("FACILITATOR_URL must be https in production");
   } else if (selfSettlement) {
     mode = "self";
-    if (!env.SETTLEMENT_RPC_URL) problems.push("SETTLEMENT_RPC_URL is required with SETTLER_PRIVATE_KEY (self-settlement)");
-    if (!env.SETTLER_PRIVATE_KEY) problems.push("SETTLER_PRIVATE_KEY is required with SETTLEMENT_RPC_URL (self-settlement)");
+    if (!given.SETTLEMENT_RPC_URL) problems.push("SETTLEMENT_RPC_URL is required with SETTLER_PRIVATE_KEY (self-settlement)");
+    if (!given.SETTLER_PRIVATE_KEY) problems.push("SETTLER_PRIVATE_KEY is required with SETTLEMENT_RPC_URL (self-settlement)");
   } else if (production) {
     problems.push(
       "a facilitator is required in production (NODE_ENV=production): set FACILITATOR_URL (remote facilitator) or SETTLEMENT_RPC_URL and SETTLER_PRIVATE_KEY (self-settlement); the embedded local chain is for development only",
     );
   }
-  if (mode !== "embedded" && !production && !env.MARKETPLACE_PAY_TO) {
+  if (mode !== "embedded" && !production && !given.MARKETPLACE_PAY_TO) {
     problems.push("MARKETPLACE_PAY_TO is required with FACILITATOR_URL or SETTLEMENT_RPC_URL: it is the wallet listing fees are paid to");
   }
 
-  const reconcileIntervalMs = integer("RECONCILE_INTERVAL_SECONDS", 60, 0, 3600) * 1000;
+  const reconcileIntervalMs = integer("RECONCILE_INTERVAL_SECONDS") * 1000;
   if (production && mode === "remote" && !chainRpcUrl) {
     problems.push(
       "CHAIN_RPC_URL is required in production with FACILITATOR_URL: a listing is activated only when the chain shows the fee transfer, and the reconciler reads it too",
@@ -90,15 +93,15 @@ export function parsePayments(env: Env, production: boolean, integer: IntegerRea
     mode,
     facilitatorUrl,
     facilitatorAuthHeaders,
-    facilitatorTimeoutMs: integer("FACILITATOR_TIMEOUT_MS", 15_000, 1000, 120_000),
+    facilitatorTimeoutMs: integer("FACILITATOR_TIMEOUT_MS"),
     settlementRpcUrl,
     settlerPrivateKey,
     chainRpcUrl,
-    tokenName: env.TOKEN_NAME || USDC_DOMAIN.name,
-    tokenVersion: env.TOKEN_VERSION || USDC_DOMAIN.version,
+    tokenName: read.text("TOKEN_NAME"),
+    tokenVersion: read.text("TOKEN_VERSION"),
     reconcileIntervalMs,
-    reconcileLookbackBlocks: integer("RECONCILE_LOOKBACK_BLOCKS", 10_000, 1, 10_000_000),
-    devChainFile: env.DEV_CHAIN_FILE || ".dev/chain.json",
+    reconcileLookbackBlocks: integer("RECONCILE_LOOKBACK_BLOCKS"),
+    devChainFile: read.text("DEV_CHAIN_FILE"),
   };
 }
 

@@ -1,15 +1,11 @@
 import { availableParallelism } from "node:os";
 import { isAddress } from "viem";
-import { BASE_USDC, DEFAULT_SQLITE_CACHE_MB, NETWORK, type Network } from "./constants.js";
+import { BASE_USDC, NETWORK, type Network } from "./constants.js";
 import { parsePayments, type PaymentsConfig } from "./config-payments.js";
 import { parseDiscovery, type DiscoveryConfig } from "./config-discovery.js";
+import { declared, envReader, type Env, type EnvReader } from "./config-schema.js";
 
-/**
- * The share of the time the search backfill works (it pauses after each batch in proportion): the
- * model competes with catalog reads for the CPU, and on two cores at 0.5 it slowed uncached reads by
- * more than 1.2x (npm run bench:search:backfill).
- */
-export const DEFAULT_BACKFILL_DUTY = 0.25;
+export { DEFAULT_BACKFILL_DUTY } from "./config-vars-service.js";
 
 export { BARE_DOMAIN, type DiscoveryConfig, type IndexSource, type IndexingConfig } from "./config-discovery.js";
 
@@ -169,43 +165,16 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
-
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 /** Reads and validates the environment, reporting every problem at once. */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
-  const production = env.NODE_ENV === "production";
-
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === "") return fallback;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || value < min || value > max) {
-      problems.push(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-      return fallback;
-    }
-    return value;
-  };
-  const flag = (name: string, fallback: boolean): boolean => {
-    const raw = env[name]?.toLowerCase();
-    if (raw === undefined || raw === "") return fallback;
-    if (["1", "true", "yes", "on"].includes(raw)) return true;
-    if (["0", "false", "no", "off"].includes(raw)) return false;
-    problems.push(`${name} must be true or false, got "${env[name]}"`);
-    return fallback;
-  };
-  const fraction = (name: string, fallback: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw.trim() === "") return fallback;
-    const value = Number(raw);
-    if (Number.isFinite(value) && value >= 0 && value <= 1) return value;
-    problems.push(`${name} must be a number from 0 to 1, got "${raw}"`);
-    return fallback;
-  };
-  const address = (name: string): string | null => {
-    const raw = env[name];
+  const read = envReader(env, problems);
+  const { integer, flag, fraction } = read;
+  const production = read.raw("NODE_ENV") === "production";
+  const address = (name: "MARKETPLACE_PAY_TO" | "ASSET_ADDRESS"): string | null => {
+    const raw = read.raw(name);
     if (raw === undefined || raw === "") return null;
     if (!isAddress(raw, { strict: false })) {
       problems.push(`${name} must be a 0x address of 40 hex digits, got "${raw}"`);
@@ -214,67 +183,67 @@ export function loadConfig(env: Env = process.env): Config {
     return raw;
   };
 
-  const port = integer("PORT", 8402, 0, 65535);
-  const host = env.HOST || (production ? "0.0.0.0" : "127.0.0.1");
-  const publicBaseUrl = parseBaseUrl(env.PUBLIC_BASE_URL, `http://localhost:${port}`, problems);
-  const databaseUrl = env.DATABASE_URL || "file:./data/marketplace.db";
+  const port = integer("PORT");
+  const host = read.text("HOST", production ? "0.0.0.0" : "127.0.0.1");
+  const publicBaseUrl = parseBaseUrl(read.raw("PUBLIC_BASE_URL"), `http://localhost:${port}`, problems);
+  const databaseUrl = read.text("DATABASE_URL");
   if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
     problems.push(`DATABASE_URL must start with file: (SQLite) or postgresql:// (PostgreSQL), got "${databaseUrl}"`);
   }
   const marketplacePayTo = address("MARKETPLACE_PAY_TO");
   if (production && !marketplacePayTo) problems.push("MARKETPLACE_PAY_TO is required in production (NODE_ENV=production)");
-  const asset = address("ASSET_ADDRESS") ?? BASE_USDC;
-  const payments = parsePayments(env, production, integer, problems);
+  const asset = address("ASSET_ADDRESS") ?? declared("ASSET_ADDRESS").default;
+  const payments = parsePayments(read, production, problems);
   const probe: ProbeConfig = {
-    timeoutMs: integer("PROBE_TIMEOUT_MS", 5000, 500, 30_000),
-    maxResponseBytes: integer("PROBE_MAX_BYTES", 64 * 1024, 1024, 1024 * 1024),
-    perClientPerMinute: integer("PROBE_RATE_PER_CLIENT", 20, 1, 10_000),
-    perHostPerMinute: integer("PROBE_RATE_PER_HOST", 30, 1, 10_000),
+    timeoutMs: integer("PROBE_TIMEOUT_MS"),
+    maxResponseBytes: integer("PROBE_MAX_BYTES"),
+    perClientPerMinute: integer("PROBE_RATE_PER_CLIENT"),
+    perHostPerMinute: integer("PROBE_RATE_PER_HOST"),
     allowLoopbackSellers: flag("ALLOW_LOOPBACK_SELLERS", !production && payments.mode === "embedded"),
   };
   if (production && probe.allowLoopbackSellers) {
     problems.push("ALLOW_LOOPBACK_SELLERS must not be true in production (NODE_ENV=production): it is a test and local-development setting");
   }
-  if (production && asset.toLowerCase() !== BASE_USDC.toLowerCase() && !(env.TOKEN_NAME && env.TOKEN_VERSION)) {
+  if (production && asset.toLowerCase() !== BASE_USDC.toLowerCase() && !(read.raw("TOKEN_NAME") && read.raw("TOKEN_VERSION"))) {
     problems.push(
       "TOKEN_NAME and TOKEN_VERSION are required in production when ASSET_ADDRESS is not Base USDC: they are the token's EIP-712 domain that buyers sign against",
     );
   }
-  const ops = parseOps(env, problems);
+  const ops = parseOps(read, problems);
   const work: WorkConfig = {
-    ownerPerClientPerMinute: integer("OWNER_RATE_PER_CLIENT", 30, 1, 100_000),
-    paymentPerClientPerMinute: integer("PAYMENT_RATE_PER_CLIENT", 60, 1, 100_000),
-    webhookPerClientPerMinute: integer("WEBHOOK_RATE_PER_CLIENT", 10, 1, 100_000),
-    syncPerClientPerMinute: integer("SYNC_RATE_PER_CLIENT", 120, 1, 100_000),
-    queryPerClientPerMinute: integer("QUERY_RATE_PER_CLIENT", 300, 1, 1_000_000),
-    uncachedConcurrency: integer("UNCACHED_CONCURRENCY", 2, 1, 1_000),
-    uncachedMaxWaiting: integer("UNCACHED_MAX_WAITING", 256, 0, 100_000),
-    uncachedWaitMs: integer("UNCACHED_WAIT_MS", 500, 0, 30_000),
-    uncachedShare: fraction("UNCACHED_SHARE", 0.5),
-    threads: integer("WORKER_THREADS", Math.min(2, Math.max(1, availableParallelism() - 1)), 0, 64),
-    maxQueue: integer("WORKER_MAX_QUEUE", 64, 1, 100_000),
+    ownerPerClientPerMinute: integer("OWNER_RATE_PER_CLIENT"),
+    paymentPerClientPerMinute: integer("PAYMENT_RATE_PER_CLIENT"),
+    webhookPerClientPerMinute: integer("WEBHOOK_RATE_PER_CLIENT"),
+    syncPerClientPerMinute: integer("SYNC_RATE_PER_CLIENT"),
+    queryPerClientPerMinute: integer("QUERY_RATE_PER_CLIENT"),
+    uncachedConcurrency: integer("UNCACHED_CONCURRENCY"),
+    uncachedMaxWaiting: integer("UNCACHED_MAX_WAITING"),
+    uncachedWaitMs: integer("UNCACHED_WAIT_MS"),
+    uncachedShare: fraction("UNCACHED_SHARE"),
+    threads: integer("WORKER_THREADS", Math.min(2, Math.max(1, availableParallelism() - 1))),
+    maxQueue: integer("WORKER_MAX_QUEUE"),
   };
   if (work.uncachedShare === 0) problems.push("UNCACHED_SHARE must be more than 0 (0 would never let uncached work run)");
   const health: HealthConfig = {
-    intervalMs: integer("HEALTH_PROBE_INTERVAL_MS", 15 * 60_000, 0, 7 * 24 * 3_600_000),
-    failuresToUnhealthy: integer("HEALTH_FAILURES_TO_UNHEALTHY", 3, 1, 100),
-    successesToHealthy: integer("HEALTH_SUCCESSES_TO_HEALTHY", 2, 1, 100),
-    concurrency: integer("HEALTH_PROBE_CONCURRENCY", 32, 1, 1000),
-    batchSize: integer("HEALTH_PROBE_BATCH", 200, 1, 5000),
-    hostGapMs: integer("HEALTH_HOST_GAP_MS", 1000, 0, 600_000),
-    leaseMs: integer("HEALTH_LEASE_MS", 10 * 60_000, 1000, 24 * 3_600_000),
-    probesPerMinute: integer("HEALTH_PROBES_PER_MINUTE", 120, 0, 1_000_000),
+    intervalMs: integer("HEALTH_PROBE_INTERVAL_MS"),
+    failuresToUnhealthy: integer("HEALTH_FAILURES_TO_UNHEALTHY"),
+    successesToHealthy: integer("HEALTH_SUCCESSES_TO_HEALTHY"),
+    concurrency: integer("HEALTH_PROBE_CONCURRENCY"),
+    batchSize: integer("HEALTH_PROBE_BATCH"),
+    hostGapMs: integer("HEALTH_HOST_GAP_MS"),
+    leaseMs: integer("HEALTH_LEASE_MS"),
+    probesPerMinute: integer("HEALTH_PROBES_PER_MINUTE"),
   };
-  const rawConfirmations = env.USAGE_CONFIRMATIONS;
+  const rawConfirmations = read.raw("USAGE_CONFIRMATIONS");
   const usage: UsageConfig = {
-    intervalMs: integer("USAGE_INTERVAL_SECONDS", 30, 0, 86_400) * 1000,
-    confirmations: rawConfirmations === undefined || rawConfirmations === "" ? null : integer("USAGE_CONFIRMATIONS", 0, 0, 10_000),
-    reorgWindowBlocks: integer("USAGE_REORG_WINDOW_BLOCKS", 256, 1, 100_000),
-    maxBlockRange: integer("USAGE_MAX_BLOCK_RANGE", 2000, 1, 1_000_000),
-    addressBatch: integer("USAGE_ADDRESS_BATCH", 200, 1, 10_000),
-    catchUpRest: integer("USAGE_CATCHUP_REST", 4, 0, 100),
+    intervalMs: integer("USAGE_INTERVAL_SECONDS") * 1000,
+    confirmations: rawConfirmations === undefined || rawConfirmations === "" ? null : integer("USAGE_CONFIRMATIONS"),
+    reorgWindowBlocks: integer("USAGE_REORG_WINDOW_BLOCKS"),
+    maxBlockRange: integer("USAGE_MAX_BLOCK_RANGE"),
+    addressBatch: integer("USAGE_ADDRESS_BATCH"),
+    catchUpRest: integer("USAGE_CATCHUP_REST"),
   };
-  const logLevel = env.LOG_LEVEL || "info";
+  const logLevel = read.text("LOG_LEVEL");
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
 
   const config: Config = {
@@ -282,36 +251,36 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     publicBaseUrl,
-    publicBaseUrlExplicit: Boolean(env.PUBLIC_BASE_URL),
+    publicBaseUrlExplicit: Boolean(read.raw("PUBLIC_BASE_URL")),
     databaseUrl,
-    databaseReadPoolSize: integer("DATABASE_READ_POOL_SIZE", 6, 1, 100),
-    sqliteCacheMb: integer("SQLITE_CACHE_MB", DEFAULT_SQLITE_CACHE_MB, 1, 4096),
+    databaseReadPoolSize: integer("DATABASE_READ_POOL_SIZE"),
+    sqliteCacheMb: integer("SQLITE_CACHE_MB"),
     marketplacePayTo,
     asset,
     network: NETWORK,
-    marketplaceName: env.MARKETPLACE_NAME || "x402 agent marketplace",
+    marketplaceName: read.text("MARKETPLACE_NAME"),
     logLevel,
-    maxBodyBytes: integer("MAX_BODY_BYTES", 64 * 1024, 1024, 10 * 1024 * 1024),
-    trustProxy: flag("TRUST_PROXY", false),
-    loadSeed: flag("LOAD_SEED", true),
+    maxBodyBytes: integer("MAX_BODY_BYTES"),
+    trustProxy: flag("TRUST_PROXY"),
+    loadSeed: flag("LOAD_SEED"),
     payments,
     probe,
     ops,
     work,
     health,
     usage,
-    semanticSearch: flag("SEARCH_SEMANTIC", true),
-    searchBackfillDuty: fraction("SEARCH_BACKFILL_DUTY", DEFAULT_BACKFILL_DUTY),
-    discovery: parseDiscovery(env, integer, problems),
+    semanticSearch: flag("SEARCH_SEMANTIC"),
+    searchBackfillDuty: fraction("SEARCH_BACKFILL_DUTY"),
+    discovery: parseDiscovery(read, problems),
     events: {
-      termIntervalMs: integer("TERM_EVENTS_INTERVAL_SECONDS", 600, 0, 86_400) * 1000,
-      deliveryIntervalMs: integer("WEBHOOK_INTERVAL_MS", 2000, 0, 3_600_000),
-      deliveryConcurrency: integer("WEBHOOK_CONCURRENCY", 4, 1, 1000),
-      deliveryTimeoutMs: integer("WEBHOOK_TIMEOUT_MS", 10_000, 500, 60_000),
-      deliverySlotMs: integer("WEBHOOK_SLOT_MS", 1000, 50, 60_000),
-      pendingPerClient: integer("WEBHOOK_PENDING_PER_CLIENT", 20, 1, 100_000),
-      pendingPerHost: integer("WEBHOOK_PENDING_PER_HOST", 20, 1, 100_000),
-      pendingTotal: integer("WEBHOOK_PENDING_TOTAL", 1000, 1, 1_000_000),
+      termIntervalMs: integer("TERM_EVENTS_INTERVAL_SECONDS") * 1000,
+      deliveryIntervalMs: integer("WEBHOOK_INTERVAL_MS"),
+      deliveryConcurrency: integer("WEBHOOK_CONCURRENCY"),
+      deliveryTimeoutMs: integer("WEBHOOK_TIMEOUT_MS"),
+      deliverySlotMs: integer("WEBHOOK_SLOT_MS"),
+      pendingPerClient: integer("WEBHOOK_PENDING_PER_CLIENT"),
+      pendingPerHost: integer("WEBHOOK_PENDING_PER_HOST"),
+      pendingTotal: integer("WEBHOOK_PENDING_TOTAL"),
       allowLoopbackReceivers: probe.allowLoopbackSellers,
     },
   };
@@ -319,22 +288,22 @@ export function loadConfig(env: Env = process.env): Config {
   return config;
 }
 
-function parseOps(env: Env, problems: string[]): OpsConfig {
+function parseOps(read: EnvReader, problems: string[]): OpsConfig {
   let metricsToken: string | null = null;
-  const rawToken = env.METRICS_TOKEN;
+  const rawToken = read.raw("METRICS_TOKEN");
   if (rawToken) {
     if (/^[\x21-\x7e]{16,256}$/.test(rawToken)) metricsToken = rawToken;
     else problems.push("METRICS_TOKEN must be 16 to 256 printable characters without spaces (the value is not shown)");
   }
-  let accessLogSample = 1;
-  const rawSample = env.ACCESS_LOG_SAMPLE;
+  let accessLogSample: number = declared("ACCESS_LOG_SAMPLE").default;
+  const rawSample = read.raw("ACCESS_LOG_SAMPLE");
   if (rawSample !== undefined && rawSample !== "") {
     const value = Number(rawSample);
     if (/^(0|1|0?\.\d+|1\.0*)$/.test(rawSample) && value >= 0 && value <= 1) accessLogSample = value;
     else problems.push(`ACCESS_LOG_SAMPLE must be a number from 0 to 1 (the share of requests logged), got "${rawSample}"`);
   }
   let redisUrl: string | null = null;
-  const rawRedis = env.REDIS_URL;
+  const rawRedis = read.raw("REDIS_URL");
   if (rawRedis) {
     let protocol = "";
     try {
@@ -346,7 +315,7 @@ function parseOps(env: Env, problems: string[]): OpsConfig {
     // The URL may hold a password: it is not echoed.
     else problems.push("REDIS_URL must be a redis:// or rediss:// URL (the value is not shown)");
   }
-  const redisKeyPrefix = env.REDIS_KEY_PREFIX || "x402-market:";
+  const redisKeyPrefix = read.text("REDIS_KEY_PREFIX");
   if (!/^[A-Za-z0-9._:-]{1,64}$/.test(redisKeyPrefix)) {
     problems.push(`REDIS_KEY_PREFIX must be 1 to 64 letters, digits or . _ : -, got "${redisKeyPrefix}"`);
   }

@@ -1,9 +1,11 @@
 /**
  * `npm run generate` writes every generated file; `--check` writes nothing and fails when any
- * generated file would change or is no longer produced (CI's drift check).
+ * generated file would change or is no longer produced (CI's drift check). Besides generated/, it
+ * writes .env.example and docs/configuration.md from the configuration declarations.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { renderConfigurationFiles } from "./config-docs.js";
 import { renderAll, root } from "./contract-build.js";
 
 function listFiles(dir: string): string[] {
@@ -16,6 +18,7 @@ function listFiles(dir: string): string[] {
 async function main(): Promise<void> {
   const check = process.argv.includes("--check");
   const files = await renderAll();
+  for (const [path, text] of renderConfigurationFiles()) files.set(path, text);
   const stale = listFiles(join(root, "generated")).filter((path) => !files.has(path));
   const changed = [...files].filter(([path, text]) => {
     const file = join(root, path);
