@@ -29,14 +29,17 @@ export interface PaidMarket {
   seller: Seller;
 }
 
-/** For the whole file: a local chain with `buyers` funded buyers, its payments, and a seller asking SELLER_PRICE. */
-export function usePaidMarket({ buyers }: { buyers: number }): PaidMarket {
+/**
+ * For the whole file: a local chain with `buyers` funded buyers, its payments, and a seller that
+ * answers `answer` (by default its challenge asking SELLER_PRICE; tests may swap `seller.answer`).
+ */
+export function usePaidMarket({ buyers, answer }: { buyers: number; answer?: Seller["answer"] }): PaidMarket {
   const market = {} as PaidMarket;
   beforeAll(async () => {
     market.chain = await startLocalChain({ buyers });
     market.payments = await chainPayments(market.chain);
-    market.seller = await startSeller(() =>
-      challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: SELLER_PRICE, asset: market.chain.asset })])),
+    market.seller = await startSeller(
+      answer ?? (() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: SELLER_PRICE, asset: market.chain.asset })]))),
     );
   });
   afterAll(async () => {
