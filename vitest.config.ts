@@ -1,43 +1,25 @@
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { relative } from "node:path";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * The suite's longest files, longest first (measured in a whole run, 2026-11-28). A clean checkout
- * has no timing cache, and vitest then starts larger files first: the fuzz file, short but the
- * longest to run, started ten minutes in and ended the suite alone. Starting the long ones first
- * lets the short ones fill the workers around them. The fuzz sweep is one file per database, so that
- * two workers run them side by side (each about a minute alone, CPU-bound in its own process). The
- * three `npm start` runs mostly wait through their minute of light traffic: started beside the
- * fuzz, they use the time it leaves.
+ * Every test file of the last measured whole run, longest first: test/timings.json, written by
+ * `npm run test:timings` from vitest's JSON report (docs/testing.md says how to refresh it). A clean
+ * checkout has no timing cache, and vitest then starts larger files first: a short file that is the
+ * longest to run (the fuzz sweep) started ten minutes in and ended the suite alone. Starting the long
+ * ones first lets the short ones fill the workers around them. Files the report does not know (new
+ * ones) start after, in vitest's own order.
  */
-const LONGEST_FIRST = [
-  "test/fuzz/operations-sqlite.test.ts",
-  "test/fuzz/operations-postgres.test.ts",
-  "test/process/postgres-two-instances.test.ts",
-  "test/process/postgres.test.ts",
-  "test/process/sqlite.test.ts",
-  "test/search/service.test.ts",
-  "test/cli/x402-market.test.ts",
-  "test/webhooks/delivery.test.ts",
-  "test/storage/migrate.test.ts",
-  "test/indexing/crawler.test.ts",
-  "test/web/browser.test.ts",
-  "test/indexing/killed-crawler.test.ts",
-  "test/ownership/owner-operations.test.ts",
-  "test/cli/demo.test.ts",
-  "test/health/probe-budget.test.ts",
-];
+const timings = JSON.parse(readFileSync(new URL("./test/timings.json", import.meta.url), "utf8")) as { files: Array<{ file: string }> };
+const LONGEST_FIRST = new Map(timings.files.map(({ file }, at) => [file, at]));
 
 class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const rank = (file: TestSpecification) => {
-      const at = LONGEST_FIRST.indexOf(relative(file.project.config.root, file.moduleId));
-      return at === -1 ? LONGEST_FIRST.length : at;
-    };
-    const rest = await super.sort(files.filter((file) => rank(file) === LONGEST_FIRST.length));
-    return [...files.filter((file) => rank(file) < LONGEST_FIRST.length).sort((a, b) => rank(a) - rank(b)), ...rest];
+    const rank = (file: TestSpecification) => LONGEST_FIRST.get(relative(file.project.config.root, file.moduleId)) ?? LONGEST_FIRST.size;
+    const rest = await super.sort(files.filter((file) => rank(file) === LONGEST_FIRST.size));
+    return [...files.filter((file) => rank(file) < LONGEST_FIRST.size).sort((a, b) => rank(a) - rank(b)), ...rest];
   }
 }
 

@@ -2,33 +2,15 @@
 // is refused with a 400 before the payment is verified or settled (a 3,000-deep inputSchema used to
 // be a 503 after verification and the seller probe), and a resource with `<` and quotes is listed
 // in its WHATWG form, which every feed carries.
-import type { PaymentRequired } from "@x402/core/types";
 import { parseFeed } from "@rowanmanning/feed-parser";
 import { SaxesParser } from "saxes";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
-import type { Payments } from "../../src/payments/setup.js";
-import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
-import { chainPayments, sdkPaymentHeader } from "../support/payments.js";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { describe, expect, it } from "vitest";
+import { testDatabaseKinds } from "../storage/databases.js";
+import { SELLER_PRICE, useMarketServer, usePaidMarket } from "../support/paid-market.js";
+import { sdkPaymentHeader } from "../support/payments.js";
+import { challenge, challengeAnswer, requirement, SELLER_PAY_TO, startSeller, summariseListing } from "../support/sellers.js";
 
-const SELLER = SELLER_PAY_TO;
-
-let chain: LocalChain;
-let payments: Payments;
-let seller: Seller;
-
-beforeAll(async () => {
-  chain = await startLocalChain({ buyers: 2 });
-  payments = await chainPayments(chain);
-  seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: chain.asset })])));
-});
-
-afterAll(async () => {
-  await seller?.close();
-  await chain?.stop();
-});
+const market = usePaidMarket({ buyers: 2 });
 
 /** An object nested `depth` levels deep. */
 function nested(depth: number): Record<string, unknown> {
@@ -38,89 +20,76 @@ function nested(depth: number): Record<string, unknown> {
 }
 
 describe.each(testDatabaseKinds())("paid POST /listings with hostile bodies on $kind", (databaseKind) => {
-  let database: TestDatabase;
-  let server: TestServer;
-  let feeChallenge: PaymentRequired;
+  const site = useMarketServer(market, databaseKind);
 
-  beforeAll(async () => {
-    database = await databaseKind.create();
-    server = await startTestServer(
-      {
-        ALLOW_LOOPBACK_SELLERS: "true",
-        PAYMENT_RATE_PER_CLIENT: "100000",
-        PROBE_RATE_PER_CLIENT: "1000",
-        PROBE_RATE_PER_HOST: "1000",
-        DATABASE_URL: database.url,
-      },
-      { payments },
-    );
-    feeChallenge = (await (await server.fetch("/listings/challenge")).json()) as PaymentRequired;
-  });
-
-  afterAll(async () => {
-    await server?.close();
-    await database?.drop();
-  });
-
-  const listing = (overrides: Record<string, unknown> = {}) => summariseListing(seller, overrides);
+  const listing = (overrides: Record<string, unknown> = {}) => summariseListing(market.seller, overrides);
 
   const post = (body: unknown, payment: string) =>
-    server.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": payment }, body: JSON.stringify(body) });
+    site.server.fetch("/listings", {
+      method: "POST",
+      headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": payment },
+      body: JSON.stringify(body),
+    });
 
   it("refuses a 3,000-deep inputSchema with 400 before verifying, probing or settling the payment", async () => {
-    const header = await sdkPaymentHeader(chain, chain.buyers[0]!.privateKey, feeChallenge);
-    const [balance, probes] = [await chain.balanceOf(chain.marketplacePayTo), seller.requests.length];
+    const header = await sdkPaymentHeader(market.chain, market.chain.buyers[0]!.privateKey, site.feeChallenge);
+    const [balance, probes] = [await market.chain.balanceOf(market.chain.marketplacePayTo), market.seller.requests.length];
     const response = await post(listing({ inputSchema: nested(3000) }), header);
     const body = (await response.json()) as { error: string; fields: Array<{ field: string }> };
     expect(response.status).toBe(400);
     expect(body.error).toBe("invalid_listing");
     expect(body.fields.map((field) => field.field)).toEqual(["/inputSchema"]);
-    expect(seller.requests.length).toBe(probes);
-    expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(balance);
-    expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);
+    expect(market.seller.requests.length).toBe(probes);
+    expect(await market.chain.balanceOf(market.chain.marketplacePayTo)).toBe(balance);
+    expect((await site.server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);
   });
 
   it("refuses at listing time with exactly the checks and codes the free dry run names, charging nothing", async () => {
     const answers = {
       down: () => ({ status: 503, body: "maintenance" }),
-      price: () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "99000", asset: chain.asset })])),
-      payTo: () => challengeAnswer(challenge([requirement({ payTo: "0x000000000000000000000000000000000000dEaD", amount: "30000", asset: chain.asset })])),
+      price: () => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "99000", asset: market.chain.asset })])),
+      payTo: () =>
+        challengeAnswer(challenge([requirement({ payTo: "0x000000000000000000000000000000000000dEaD", amount: SELLER_PRICE, asset: market.chain.asset })])),
     };
     const changing = await startSeller(answers.down);
     try {
       for (const [name, answer] of Object.entries(answers)) {
         changing.answer = answer;
         const body = summariseListing(changing, { description: `Refused because of ${name}` });
-        const dry = await server.fetch("/listings/validate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-        const balance = await chain.balanceOf(chain.marketplacePayTo);
-        const paid = await post(body, await sdkPaymentHeader(chain, chain.buyers[0]!.privateKey, feeChallenge));
+        const dry = await site.server.fetch("/listings/validate", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        const balance = await market.chain.balanceOf(market.chain.marketplacePayTo);
+        const paid = await post(body, await sdkPaymentHeader(market.chain, market.chain.buyers[0]!.privateKey, site.feeChallenge));
         const [dryReport, paidReport] = (await Promise.all([dry.json(), paid.json()])) as Array<{
           checks: Array<{ name: string; ok: boolean; code?: string }>;
         }>;
         expect({ name, dry: dry.status, paid: paid.status }).toEqual({ name, dry: 422, paid: 422 });
         expect(paidReport!.checks, name).toEqual(dryReport!.checks);
         expect(paidReport!.checks.find((check) => !check.ok)?.code, name).toMatch(/^(not_402|price_mismatch|pay_to_mismatch)$/);
-        expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(balance);
+        expect(await market.chain.balanceOf(market.chain.marketplacePayTo)).toBe(balance);
       }
-      expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);
+      expect((await site.server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);
     } finally {
       await changing.close();
     }
   });
 
   it("lists a resource with < and quotes in its normalised form, with a tab and line feed in the description; the feeds stay well-formed", async () => {
-    const resource = `${seller.url}/api/<summarise>?q="x"&lang='en'`;
+    const resource = `${market.seller.url}/api/<summarise>?q="x"&lang='en'`;
     const description = "Summarises a page:\n\t- five bullets\n\t- a <title> & a summary";
-    const header = await sdkPaymentHeader(chain, chain.buyers[1]!.privateKey, feeChallenge);
+    const header = await sdkPaymentHeader(market.chain, market.chain.buyers[1]!.privateKey, site.feeChallenge);
     const response = await post(listing({ resource, description }), header);
     const created = (await response.json()) as { resource: string };
     expect(response.status, JSON.stringify(created)).toBe(200);
-    const normalised = `${seller.url}/api/%3Csummarise%3E?q=%22x%22&lang=%27en%27`;
+    const normalised = `${market.seller.url}/api/%3Csummarise%3E?q=%22x%22&lang=%27en%27`;
     expect(created.resource).toBe(normalised);
-    expect(seller.requests.at(-1)).toBe("POST /api/%3Csummarise%3E?q=%22x%22&lang=%27en%27");
+    expect(market.seller.requests.at(-1)).toBe("POST /api/%3Csummarise%3E?q=%22x%22&lang=%27en%27");
 
     for (const route of ["/feed.atom", "/feed.rss"]) {
-      const xml = await (await server.fetch(route)).text();
+      const xml = await (await site.server.fetch(route)).text();
       const parser = new SaxesParser({ xmlns: true });
       expect(() => parser.write(xml).close(), route).not.toThrow();
       const [item] = parseFeed(xml).items;

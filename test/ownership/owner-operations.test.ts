@@ -8,7 +8,6 @@ import { decodePaymentResponseHeader } from "@x402/core/http";
 import { toHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
 import {
   claimListing,
   delistListing,
@@ -19,28 +18,19 @@ import {
   createMarketplaceClient,
 } from "../../src/client/index.js";
 import { ownerTypedData, type ListingChanges, type OwnerAction } from "../../src/listing/owner-typed-data.js";
-import type { Payments } from "../../src/payments/setup.js";
 import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
 import { PAID_FLOW_ENV } from "../support/fee-market.js";
-import { chainPayments, payingFetch } from "../support/payments.js";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller } from "../support/sellers.js";
+import { useMarketServer, usePaidMarket } from "../support/paid-market.js";
+import { payingFetch } from "../support/payments.js";
+import { challenge, challengeAnswer, requirement } from "../support/sellers.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
-let chain: LocalChain;
-let payments: Payments;
-let seller: Seller;
 /** What the seller's 402 asks, in atomic units: tests raise it to show a new price. */
 let sellerAmount = "10000";
 
-beforeAll(async () => {
-  chain = await startLocalChain({ buyers: 3 });
-  payments = await chainPayments(chain);
-  seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: chain.buyers[0]!.address, amount: sellerAmount, asset: chain.asset })])));
-});
-
-afterAll(async () => {
-  await seller?.close();
-  await chain?.stop();
+const market = usePaidMarket({
+  buyers: 3,
+  answer: () => challengeAnswer(challenge([requirement({ payTo: market.chain.buyers[0]!.address, amount: sellerAmount, asset: market.chain.asset })])),
 });
 
 interface ListingStatusAnswer {
@@ -49,23 +39,13 @@ interface ListingStatusAnswer {
 }
 
 describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) => {
-  let database: TestDatabase;
-  let server: TestServer;
-  const owner = () => chain.buyers[0]!;
-  const stranger = () => chain.buyers[1]!;
+  const owner = () => market.chain.buyers[0]!;
+  const stranger = () => market.chain.buyers[1]!;
 
-  beforeAll(async () => {
-    database = await databaseKind.create();
-    server = await startTestServer({ ...PAID_FLOW_ENV, DATABASE_URL: database.url }, { payments });
-  });
-
-  afterAll(async () => {
-    await server?.close();
-    await database?.drop();
-  });
+  const site = useMarketServer(market, databaseKind, PAID_FLOW_ENV);
 
   const body = (path: string, overrides: Record<string, unknown> = {}) => ({
-    resource: `${seller.url}${path}`,
+    resource: `${market.seller.url}${path}`,
     method: "POST",
     priceUsdc: "0.01",
     description: "Summarises a text for an agent",
@@ -75,7 +55,7 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
 
   /** Pays the fee with `payer`'s key; returns the listing id. */
   async function paidListing(payer: Hex, path: string): Promise<string> {
-    const response = await payingFetch(chain, payer)(`${server.url}/listings`, {
+    const response = await payingFetch(market.chain, payer)(`${site.server.url}/listings`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(body(path)),
@@ -85,7 +65,7 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
   }
 
   const document = async (id: string) => {
-    const response = await server.fetch(`/listings/${id}`);
+    const response = await site.server.fetch(`/listings/${id}`);
     return {
       status: response.status,
       body: (await response.json()) as { item: { description: string; method: string; accepts: { amount: string }[]; metadata: Record<string, unknown> } },
@@ -101,7 +81,7 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
   ) {
     const nonce = toHex(randomBytes(32));
     const deadline = options.deadline ?? Math.floor(Date.now() / 1000) + 300;
-    const typed = ownerTypedData(server.contexts.listings.market.name, action, id, { nonce, deadline }, options.changes);
+    const typed = ownerTypedData(site.server.contexts.listings.market.name, action, id, { nonce, deadline }, options.changes);
     const { EIP712Domain: _, ...types } = typed.types;
     const signature = await privateKeyToAccount(key).signTypedData({
       domain: { ...typed.domain, chainId: options.chainId ?? typed.domain.chainId },
@@ -113,24 +93,24 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
   }
 
   const send = (method: "POST" | "PATCH" | "DELETE", path: string, payload: unknown) =>
-    server.fetch(path, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(payload) });
+    site.server.fetch(path, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(payload) });
 
   const catalogIds = async () => {
-    const catalog = (await (await server.fetch("/bazaar.json")).json()) as { items: { metadata: { listingId: string } }[] };
+    const catalog = (await (await site.server.fetch("/bazaar.json")).json()) as { items: { metadata: { listingId: string } }[] };
     return catalog.items.map((item) => item.metadata.listingId);
   };
 
   it("the owner lists (fee paid by sellerPayTo: verified), updates and delists; the fee is not refunded", async () => {
     const id = await paidListing(owner().privateKey, "/api/owned");
     expect((await document(id)).body.item.metadata.ownerVerified).toBe(true);
-    const baseUrl = server.url;
+    const baseUrl = site.server.url;
 
-    // The sign document: Base's chain id whatever the local chain, a fresh nonce, a 10-minute deadline.
+    // The sign document: Base's chain id whatever the local market.chain, a fresh nonce, a 10-minute deadline.
     const signing = await signingDocumentFor(createMarketplaceClient({ baseUrl }), id, "update", { description: "Summarises any text, in 3 sentences" });
-    expect(signing.typedData.domain).toEqual({ name: server.contexts.listings.market.name, version: "1", chainId: 8453 });
+    expect(signing.typedData.domain).toEqual({ name: site.server.contexts.listings.market.name, version: "1", chainId: 8453 });
     expect(signing.signer).toBe(owner().address);
     expect(Date.parse(signing.expiresAt) - Date.now()).toBeGreaterThan(590_000);
-    expect(signing.submit).toMatchObject({ method: "PATCH", url: `${server.contexts.listings.config.publicBaseUrl}/listings/${id}` });
+    expect(signing.submit).toMatchObject({ method: "PATCH", url: `${site.server.contexts.listings.config.publicBaseUrl}/listings/${id}` });
 
     const described = await updateListing({ baseUrl, privateKey: owner().privateKey, listingId: id }, { description: "Summarises any text, in 3 sentences" });
     expect(described).toMatchObject({
@@ -146,11 +126,14 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     expect((await document(id)).body.item.accepts[0]!.amount).toBe("10000");
     sellerAmount = "20000";
     try {
-      const probesBefore = ((await (await server.fetch(`/listings/${id}`)).json()) as { lastProbes: unknown[] }).lastProbes.length;
+      const probesBefore = ((await (await site.server.fetch(`/listings/${id}`)).json()) as { lastProbes: unknown[] }).lastProbes.length;
       const priced = await updateListing({ baseUrl, privateKey: owner().privateKey, listingId: id }, { priceUsdc: "0.02" });
       expect(priced.item!.accepts[0]!.amount).toBe("20000");
       // The probe that showed the new price is a health sample of the new terms.
-      const after = (await (await server.fetch(`/listings/${id}`)).json()) as { lastProbes: unknown[]; item: { metadata: { health: { status: string } } } };
+      const after = (await (await site.server.fetch(`/listings/${id}`)).json()) as {
+        lastProbes: unknown[];
+        item: { metadata: { health: { status: string } } };
+      };
       expect(after.lastProbes.length).toBe(probesBefore + 1);
       expect(after.item.metadata.health.status).toBe("healthy");
       expect((await document(id)).body.item.metadata.priceUsdc).toBe("0.02");
@@ -158,19 +141,19 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
       sellerAmount = "10000";
     }
 
-    const marketBalance = await chain.balanceOf(chain.marketplacePayTo);
+    const marketBalance = await market.chain.balanceOf(market.chain.marketplacePayTo);
     const delisted = await delistListing({ baseUrl, privateKey: owner().privateKey, listingId: id });
     expect(delisted).toMatchObject({ action: "delist", state: "delisted" });
     expect(delisted.item).toBeUndefined();
     expect(delisted.message).toMatch(/not refunded/);
-    expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(marketBalance);
+    expect(await market.chain.balanceOf(market.chain.marketplacePayTo)).toBe(marketBalance);
     // Hidden everywhere at once, counted as removed.
     expect((await document(id)).status).toBe(404);
     expect(await catalogIds()).not.toContain(id);
-    const status = (await (await server.fetch("/status.json")).json()) as { sellerListingCountDelisted?: number };
+    const status = (await (await site.server.fetch("/status.json")).json()) as { sellerListingCountDelisted?: number };
     expect(status.sellerListingCountDelisted).toBe(1);
     // Why it is gone, and what happened to it, newest first (the change log of issue 27).
-    const why = (await (await server.fetch(`/listings/${id}/status`)).json()) as ListingStatusAnswer;
+    const why = (await (await site.server.fetch(`/listings/${id}/status`)).json()) as ListingStatusAnswer;
     expect(why.status).toMatchObject({ state: "delisted", reasons: [expect.objectContaining({ code: "delisted_by_owner" })] });
     const owned = why.history.filter((event) => ["listing.created", "listing.updated", "listing.delisted"].includes(event.type));
     expect(owned.map((event) => event.type)).toEqual(["listing.delisted", "listing.updated", "listing.updated", "listing.created"]);
@@ -184,7 +167,7 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
   it("refuses a stranger, a replay, an expired or too distant deadline, another chain and a tampered field, changing nothing", async () => {
     const id = await paidListing(owner().privateKey, "/api/guarded");
     const before = (await document(id)).body.item;
-    const history = async () => ((await (await server.fetch(`/listings/${id}/status`)).json()) as ListingStatusAnswer).history;
+    const history = async () => ((await (await site.server.fetch(`/listings/${id}/status`)).json()) as ListingStatusAnswer).history;
     const historyBefore = await history();
     const changes = { description: "A description the owner signed" };
     const refusals: Array<[string, () => Promise<Response>, number, string]> = [
@@ -256,7 +239,7 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     const id = await paidListing(stranger().privateKey, "/api/paid-by-a-friend");
     expect((await document(id)).body.item.metadata.ownerVerified).toBe(false);
     const verifiedOnly = async () =>
-      ((await (await server.fetch("/bazaar.json?verified=true")).json()) as { items: { metadata: { listingId: string } }[] }).items.map(
+      ((await (await site.server.fetch("/bazaar.json?verified=true")).json()) as { items: { metadata: { listingId: string } }[] }).items.map(
         (item) => item.metadata.listingId,
       );
 
@@ -265,11 +248,11 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     expect(byPayer.status).toBe(403);
     expect((await document(id)).body.item.metadata.ownerVerified).toBe(false);
 
-    const claimed = await claimListing({ baseUrl: server.url, privateKey: owner().privateKey, listingId: id });
+    const claimed = await claimListing({ baseUrl: site.server.url, privateKey: owner().privateKey, listingId: id });
     expect(claimed).toMatchObject({ action: "claim", ownerVerified: true, state: "active" });
     expect((await document(id)).body.item.metadata.ownerVerified).toBe(true);
     expect(await verifiedOnly()).toContain(id);
-    const why = (await (await server.fetch(`/listings/${id}/status`)).json()) as ListingStatusAnswer;
+    const why = (await (await site.server.fetch(`/listings/${id}/status`)).json()) as ListingStatusAnswer;
     expect(why.history.filter((event) => event.type === "listing.verified")).toEqual([
       expect.objectContaining({ data: expect.objectContaining({ by: "owner_claim" }), status: expect.objectContaining({ state: "live" }) }),
     ]);
@@ -278,16 +261,16 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
 
   it("refreshes a listing for anyone: a probe now, with the seller's current metadata", async () => {
     const id = await paidListing(owner().privateKey, "/api/refreshed");
-    const probes = seller.requests.length;
-    const samples = async () => ((await (await server.fetch(`/listings/${id}`)).json()) as { lastProbes: unknown[] }).lastProbes.length;
+    const probes = market.seller.requests.length;
+    const samples = async () => ((await (await site.server.fetch(`/listings/${id}`)).json()) as { lastProbes: unknown[] }).lastProbes.length;
     const samplesBefore = await samples();
-    const refreshed = await refreshListing({ baseUrl: server.url, listingId: id });
+    const refreshed = await refreshListing({ baseUrl: site.server.url, listingId: id });
     expect(refreshed).toMatchObject({ listingId: id, ok: true, healthRecorded: true, item: { metadata: { listingId: id, health: { status: "healthy" } } } });
     expect(await samples()).toBe(samplesBefore + 1);
-    expect(seller.requests.slice(probes)).toEqual(["POST /api/refreshed"]);
+    expect(market.seller.requests.slice(probes)).toEqual(["POST /api/refreshed"]);
     sellerAmount = "30000";
     try {
-      const drifted = await refreshListing({ baseUrl: server.url, listingId: id });
+      const drifted = await refreshListing({ baseUrl: site.server.url, listingId: id });
       // A failing refresh is a health sample too: the live terms no longer match, so the listing is drifted at once.
       expect(drifted).toMatchObject({
         ok: false,
@@ -300,20 +283,20 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     } finally {
       sellerAmount = "10000";
     }
-    expect((await server.fetch(`/listings/${"0".repeat(8)}-0000-4000-8000-${"0".repeat(12)}/refresh`, { method: "POST" })).status).toBe(404);
+    expect((await site.server.fetch(`/listings/${"0".repeat(8)}-0000-4000-8000-${"0".repeat(12)}/refresh`, { method: "POST" })).status).toBe(404);
   });
 
   it("answers a resent paid request with the same payment identifier with the stored 200: one listing, one transfer", async () => {
     const { createBuyerClient } = await import("../../src/payments/buyer.js");
     const { appendPaymentIdentifierToExtensions, generatePaymentId, PAYMENT_IDENTIFIER } = await import("@x402/extensions/payment-identifier");
     const { encodePaymentSignatureHeader, decodePaymentRequiredHeader } = await import("@x402/core/http");
-    const payer = chain.buyers[2]!;
-    const unpaid = await server.fetch("/listings", { method: "POST" });
+    const payer = market.chain.buyers[2]!;
+    const unpaid = await site.server.fetch("/listings", { method: "POST" });
     const feeChallenge = decodePaymentRequiredHeader(unpaid.headers.get("PAYMENT-REQUIRED")!);
     expect(feeChallenge.extensions?.[PAYMENT_IDENTIFIER]).toMatchObject({ info: { required: false } });
 
     const paymentId = generatePaymentId();
-    const client = createBuyerClient(payer.privateKey, { allowAssets: [{ asset: chain.asset }] });
+    const client = createBuyerClient(payer.privateKey, { allowAssets: [{ asset: market.chain.asset }] });
     client.onBeforePaymentCreation(async ({ paymentRequired }) => {
       paymentRequired.extensions ??= {};
       appendPaymentIdentifierToExtensions(paymentRequired.extensions, paymentId);
@@ -321,14 +304,14 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     const header = encodePaymentSignatureHeader(await client.createPaymentPayload(structuredClone(feeChallenge)));
     const listing = body("/api/idempotent");
     const post = (payload: unknown, signature: string) =>
-      server.fetch("/listings", {
+      site.server.fetch("/listings", {
         method: "POST",
         headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": signature },
         body: JSON.stringify(payload),
       });
 
-    const [payerBefore, marketBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(chain.marketplacePayTo)];
-    const rowsBefore = (await server.contexts.listings.store.counts(new Date())).rawAll;
+    const [payerBefore, marketBefore] = [await market.chain.balanceOf(payer.address), await market.chain.balanceOf(market.chain.marketplacePayTo)];
+    const rowsBefore = (await site.server.contexts.listings.store.counts(new Date())).rawAll;
     const first = await post(listing, header);
     expect(first.status).toBe(200);
     const firstBody = await first.json();
@@ -337,21 +320,21 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     expect(resent.status).toBe(200);
     expect(await resent.json()).toEqual(firstBody);
     expect(decodePaymentResponseHeader(resent.headers.get("PAYMENT-RESPONSE")!)).toEqual(decodePaymentResponseHeader(first.headers.get("PAYMENT-RESPONSE")!));
-    expect(await chain.balanceOf(payer.address)).toBe(payerBefore - 100_000n);
-    expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(marketBefore + 100_000n);
-    expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(rowsBefore + 1);
-    const stored = await server.contexts.listings.store.transactions.prisma.paymentIdempotency.findUnique({ where: { id: `createListing:${paymentId}` } });
+    expect(await market.chain.balanceOf(payer.address)).toBe(payerBefore - 100_000n);
+    expect(await market.chain.balanceOf(market.chain.marketplacePayTo)).toBe(marketBefore + 100_000n);
+    expect((await site.server.contexts.listings.store.counts(new Date())).rawAll).toBe(rowsBefore + 1);
+    const stored = await site.server.contexts.listings.store.transactions.prisma.paymentIdempotency.findUnique({ where: { id: `createListing:${paymentId}` } });
     expect(stored).toMatchObject({ status: 200, response: { status: 200, body: firstBody } });
 
     // The same identifier with another payload: 409, nothing charged.
     const other = await post({ ...listing, description: "Another listing under the same id" }, header);
     expect(other.status).toBe(409);
     expect(((await other.json()) as { error: string }).error).toBe("payment_identifier_conflict");
-    expect(await chain.balanceOf(payer.address)).toBe(payerBefore - 100_000n);
+    expect(await market.chain.balanceOf(payer.address)).toBe(payerBefore - 100_000n);
 
     // Two sends of one identified request at once: one is answered, the other told to come back; then the stored 200.
     const racedId = generatePaymentId();
-    const raced = createBuyerClient(payer.privateKey, { allowAssets: [{ asset: chain.asset }] });
+    const raced = createBuyerClient(payer.privateKey, { allowAssets: [{ asset: market.chain.asset }] });
     raced.onBeforePaymentCreation(async ({ paymentRequired }) => {
       paymentRequired.extensions ??= {};
       appendPaymentIdentifierToExtensions(paymentRequired.extensions, racedId);
@@ -364,10 +347,10 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     expect(((await waiting.json()) as { error: string }).error).toBe("payment_in_progress");
     expect(Number(waiting.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await post(racedListing, racedHeader)).status).toBe(200);
-    expect(await chain.balanceOf(payer.address)).toBe(payerBefore - 200_000n);
+    expect(await market.chain.balanceOf(payer.address)).toBe(payerBefore - 200_000n);
 
     // An identifier that breaks the extension's format: 400 before anything else.
-    const badClient = createBuyerClient(payer.privateKey, { allowAssets: [{ asset: chain.asset }] });
+    const badClient = createBuyerClient(payer.privateKey, { allowAssets: [{ asset: market.chain.asset }] });
     badClient.onBeforePaymentCreation(async ({ paymentRequired }) => {
       const declared = paymentRequired.extensions![PAYMENT_IDENTIFIER] as { info: Record<string, unknown> };
       declared.info.id = "short";
@@ -375,7 +358,7 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     const bad = await post(body("/api/idempotent-bad"), encodePaymentSignatureHeader(await badClient.createPaymentPayload(structuredClone(feeChallenge))));
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toBe("invalid_payment_identifier");
-    expect(await chain.balanceOf(payer.address)).toBe(payerBefore - 200_000n);
+    expect(await market.chain.balanceOf(payer.address)).toBe(payerBefore - 200_000n);
   });
 });
 
@@ -388,7 +371,7 @@ describe.skipIf(!postgres)("a replayed nonce on two instances at once (PostgreSQ
   beforeAll(async () => {
     database = await postgres!.create();
     const env = { ...PAID_FLOW_ENV, DATABASE_URL: database.url };
-    servers.push(await startTestServer(env, { payments }));
+    servers.push(await startTestServer(env, { payments: market.payments }));
     servers.push(await startTestServer(env));
   });
 
@@ -399,11 +382,16 @@ describe.skipIf(!postgres)("a replayed nonce on two instances at once (PostgreSQ
 
   it("lets exactly one of two concurrent uses of one signed update through", async () => {
     const [a, b] = servers as [TestServer, TestServer];
-    const owner = chain.buyers[0]!;
-    const paid = await payingFetch(chain, owner.privateKey)(`${a.url}/listings`, {
+    const owner = market.chain.buyers[0]!;
+    const paid = await payingFetch(market.chain, owner.privateKey)(`${a.url}/listings`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ resource: `${seller.url}/api/raced`, priceUsdc: "0.01", description: "Raced between two instances", sellerPayTo: owner.address }),
+      body: JSON.stringify({
+        resource: `${market.seller.url}/api/raced`,
+        priceUsdc: "0.01",
+        description: "Raced between two instances",
+        sellerPayTo: owner.address,
+      }),
     });
     expect(paid.status).toBe(200);
     const id = ((await paid.json()) as { id: string }).id;

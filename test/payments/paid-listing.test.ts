@@ -1,70 +1,40 @@
 // POST /listings end to end: a real HTTP server, a real anvil chain, the SDK's stock buyer, and an
 // https seller on loopback. Money must move exactly once, or not at all.
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
-import type { PaymentRequired } from "@x402/core/types";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
+import { describe, expect, it } from "vitest";
 import { listingFeeCharge } from "../../src/listing/paid-listing.js";
-import type { Payments } from "../../src/payments/setup.js";
-import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
-import { chainPayments, handSignedHeader, payingFetch, paymentKeyOf, sdkPaymentHeader } from "../support/payments.js";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { testDatabaseKinds } from "../storage/databases.js";
+import { SELLER_PRICE, useMarketServer, usePaidMarket } from "../support/paid-market.js";
+import { handSignedHeader, payingFetch, paymentKeyOf, sdkPaymentHeader } from "../support/payments.js";
+import { challenge, challengeAnswer, requirement, type Seller, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
 
 const SELLER = SELLER_PAY_TO;
-const RELAXED_LIMITS = { ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" };
 
-let chain: LocalChain;
-let payments: Payments;
-let seller: Seller;
-
-beforeAll(async () => {
-  chain = await startLocalChain({ buyers: 4 });
-  payments = await chainPayments(chain);
-  seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: chain.asset })])));
-});
-
-afterAll(async () => {
-  await seller?.close();
-  await chain?.stop();
-});
+const market = usePaidMarket({ buyers: 4 });
 
 describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
-  let database: TestDatabase;
-  let server: TestServer;
-  let feeChallenge: PaymentRequired;
+  const site = useMarketServer(market, databaseKind);
 
-  beforeAll(async () => {
-    database = await databaseKind.create();
-    server = await startTestServer({ ...RELAXED_LIMITS, DATABASE_URL: database.url }, { payments });
-    feeChallenge = (await (await server.fetch("/listings/challenge")).json()) as PaymentRequired;
-  });
-
-  afterAll(async () => {
-    await server?.close();
-    await database?.drop();
-  });
-
-  const listing = (overrides: Record<string, unknown> = {}) => summariseListing(seller, { method: "POST", ...overrides });
+  const listing = (overrides: Record<string, unknown> = {}) => summariseListing(market.seller, { method: "POST", ...overrides });
 
   const post = (body: unknown, payment?: string) =>
-    server.fetch("/listings", {
+    site.server.fetch("/listings", {
       method: "POST",
       headers: { "content-type": "application/json", ...(payment && { "PAYMENT-SIGNATURE": payment }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
 
-  const marketBalance = () => chain.balanceOf(chain.marketplacePayTo);
-  const storedRows = async () => (await server.contexts.listings.store.counts(new Date())).rawAll;
+  const marketBalance = () => market.chain.balanceOf(market.chain.marketplacePayTo);
+  const storedRows = async () => (await site.server.contexts.listings.store.counts(new Date())).rawAll;
 
   /** Asserts that nothing was charged or saved and the seller was not probed, around `act`. */
   async function expectNothingHappens(act: () => Promise<void>) {
-    const [balance, rows, probes] = [await marketBalance(), await storedRows(), seller.requests.length];
+    const [balance, rows, probes] = [await marketBalance(), await storedRows(), market.seller.requests.length];
     await act();
     expect(await marketBalance()).toBe(balance);
     expect(await storedRows()).toBe(rows);
-    expect(seller.requests.length).toBe(probes);
+    expect(market.seller.requests.length).toBe(probes);
   }
 
   describe("the challenge", () => {
@@ -72,31 +42,32 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
       const response = await post(undefined);
       expect(response.status).toBe(402);
       const header = decodePaymentRequiredHeader(response.headers.get("PAYMENT-REQUIRED")!);
-      expect(header).toEqual(feeChallenge);
+      expect(header).toEqual(site.feeChallenge);
       expect(header.accepts).toEqual([
         {
           scheme: "exact",
           network: "eip155:8453",
           amount: "100000",
-          asset: chain.asset,
-          payTo: chain.marketplacePayTo,
+          asset: market.chain.asset,
+          payTo: market.chain.marketplacePayTo,
           maxTimeoutSeconds: 300,
           extra: { name: "USD Coin", version: "2" },
         },
       ]);
-      expect(header.resource.url).toBe(`${server.contexts.listings.config.publicBaseUrl}/listings`);
+      expect(header.resource.url).toBe(`${site.server.contexts.listings.config.publicBaseUrl}/listings`);
       const body = await response.json();
       expect(body).toMatchObject({ x402Version: 2, error: "payment_required", accepts: header.accepts });
     });
 
     it("builds the fee's unpaid challenge once and freezes it: every unpaid request states the same terms, and none can alter them", async () => {
-      const { market } = server.contexts.listings;
-      const first = await payments.gate.challenge(listingFeeCharge(market));
-      expect(await payments.gate.challenge(listingFeeCharge(market))).toBe(first);
+      const { gate } = market.payments;
+      const terms = site.server.contexts.listings.market;
+      const first = await gate.challenge(listingFeeCharge(terms));
+      expect(await gate.challenge(listingFeeCharge(terms))).toBe(first);
       expect(Object.isFrozen(first.accepts[0]!.extra)).toBe(true);
-      expect(first).toEqual(feeChallenge);
+      expect(first).toEqual(site.feeChallenge);
       // A refusal names its own reason: it is built for its reply, not taken from the unpaid one.
-      const refused = await payments.gate.challenge(listingFeeCharge(market), "invalid_payment_payload");
+      const refused = await gate.challenge(listingFeeCharge(terms), "invalid_payment_payload");
       expect(refused.error).toBe("invalid_payment_payload");
       expect(first.error).toBe("payment_required");
     });
@@ -110,22 +81,22 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
     });
 
     it("shows the real configuration in the fee card and /facilitator.json", async () => {
-      const fee = await (await server.fetch("/pricing.json")).json();
+      const fee = await (await site.server.fetch("/pricing.json")).json();
       expect(fee).toMatchObject({
-        payTo: chain.marketplacePayTo,
-        asset: chain.asset,
+        payTo: market.chain.marketplacePayTo,
+        asset: market.chain.asset,
         amount: "100000",
         usdc: "0.10",
         network: "eip155:8453",
         maxTimeoutSeconds: 300,
       });
-      const facilitator = await (await server.fetch("/facilitator.json")).json();
+      const facilitator = await (await site.server.fetch("/facilitator.json")).json();
       expect(facilitator).toMatchObject({
         mode: "embedded-local-chain",
         realMoney: false,
         facilitator: "in-process",
-        payTo: chain.marketplacePayTo,
-        settler: chain.settler.address,
+        payTo: market.chain.marketplacePayTo,
+        settler: market.chain.settler.address,
       });
     });
   });
@@ -135,9 +106,9 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
     let first: Record<string, unknown>;
 
     it("is paid by the stock @x402/fetch buyer: 200, PAYMENT-RESPONSE, exactly 100000 to the marketplace", async () => {
-      const buyer = chain.buyers[0]!;
-      const [buyerBefore, marketBefore, probes] = [await chain.balanceOf(buyer.address), await marketBalance(), seller.requests.length];
-      const response = await payingFetch(chain, buyer.privateKey)(`${server.url}/listings`, {
+      const buyer = market.chain.buyers[0]!;
+      const [buyerBefore, marketBefore, probes] = [await market.chain.balanceOf(buyer.address), await marketBalance(), market.seller.requests.length];
+      const response = await payingFetch(market.chain, buyer.privateKey)(`${site.server.url}/listings`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(listing()),
@@ -151,25 +122,25 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
         resource: listing().resource,
         listingFeeUsdc: "0.10",
         expiresAt: expect.any(String),
-        catalog: `${server.contexts.listings.config.publicBaseUrl}/bazaar.json`,
+        catalog: `${site.server.contexts.listings.config.publicBaseUrl}/bazaar.json`,
         renewed: false,
         transaction: receipt.transaction,
       });
       expect(Date.parse(body.expiresAt) - Date.now()).toBeGreaterThan(29.9 * 86_400_000);
-      expect(await chain.balanceOf(buyer.address)).toBe(buyerBefore - 100_000n);
+      expect(await market.chain.balanceOf(buyer.address)).toBe(buyerBefore - 100_000n);
       expect(await marketBalance()).toBe(marketBefore + 100_000n);
-      expect(seller.requests.slice(probes)).toEqual(["POST /api/summarise"]);
-      expect((await server.contexts.listings.store.counts(new Date())).foreign).toBe(1);
+      expect(market.seller.requests.slice(probes)).toEqual(["POST /api/summarise"]);
+      expect((await site.server.contexts.listings.store.counts(new Date())).foreign).toBe(1);
     });
 
     it("answers the same payment sent again with the first result, without a second transfer", async () => {
-      paidHeader = await sdkPaymentHeader(chain, chain.buyers[1]!.privateKey, feeChallenge);
-      const otherResource = listing({ resource: `${seller.url}/api/other` });
+      paidHeader = await sdkPaymentHeader(market.chain, market.chain.buyers[1]!.privateKey, site.feeChallenge);
+      const otherResource = listing({ resource: `${market.seller.url}/api/other` });
       const response = await post(otherResource, paidHeader);
       expect(response.status).toBe(200);
       first = (await response.json()) as Record<string, unknown>;
       const balance = await marketBalance();
-      const settlerTxs = await chain.publicClient.getTransactionCount({ address: chain.settler.address });
+      const settlerTxs = await market.chain.publicClient.getTransactionCount({ address: market.chain.settler.address });
       for (let i = 0; i < 2; i++) {
         const again = await post(otherResource, paidHeader);
         expect(again.status).toBe(200);
@@ -177,18 +148,18 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
         expect(decodePaymentResponseHeader(again.headers.get("PAYMENT-RESPONSE")!)).toMatchObject({ success: true, transaction: first.transaction });
       }
       expect(await marketBalance()).toBe(balance);
-      expect(await chain.publicClient.getTransactionCount({ address: chain.settler.address })).toBe(settlerTxs);
+      expect(await market.chain.publicClient.getTransactionCount({ address: market.chain.settler.address })).toBe(settlerTxs);
     });
 
     it("refuses the same payment for another listing with 409", async () => {
-      const response = await post(listing({ resource: `${seller.url}/api/third` }), paidHeader);
+      const response = await post(listing({ resource: `${market.seller.url}/api/third` }), paidHeader);
       expect(response.status).toBe(409);
       expect(await response.json()).toMatchObject({ error: "payment_already_used" });
     });
 
     it("gives concurrent duplicates of one payment one listing and one transfer", async () => {
-      const header = await sdkPaymentHeader(chain, chain.buyers[2]!.privateKey, feeChallenge);
-      const body = listing({ resource: `${seller.url}/api/concurrent` });
+      const header = await sdkPaymentHeader(market.chain, market.chain.buyers[2]!.privateKey, site.feeChallenge);
+      const body = listing({ resource: `${market.seller.url}/api/concurrent` });
       const [balance, rows] = [await marketBalance(), await storedRows()];
       const responses = await Promise.all(Array.from({ length: 5 }, () => post(body, header)));
       const statuses = responses.map((response) => response.status);
@@ -203,7 +174,10 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
 
     it("renews the seller's live listing of the same resource instead of adding one", async () => {
       const rows = await storedRows();
-      const renewal = await post(listing({ resource: `${seller.url}/api/other` }), await sdkPaymentHeader(chain, chain.buyers[1]!.privateKey, feeChallenge));
+      const renewal = await post(
+        listing({ resource: `${market.seller.url}/api/other` }),
+        await sdkPaymentHeader(market.chain, market.chain.buyers[1]!.privateKey, site.feeChallenge),
+      );
       expect(renewal.status).toBe(200);
       const body = (await renewal.json()) as { expiresAt: string };
       expect(body).toMatchObject({ id: first.id, renewed: true });
@@ -213,42 +187,42 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
   });
 
   describe("a payment that cannot be good gets 402 with a precise reason; nothing is charged or saved", () => {
-    const fee = () => feeChallenge.accepts[0]!;
+    const fee = () => site.feeChallenge.accepts[0]!;
     const cases: Array<[string, () => Promise<string>, string]> = [
       [
         "insufficient balance",
         async () => {
           const poor = generatePrivateKey();
-          await chain.mintUsdc(privateKeyToAccount(poor).address, 1n);
-          return sdkPaymentHeader(chain, poor, feeChallenge);
+          await market.chain.mintUsdc(privateKeyToAccount(poor).address, 1n);
+          return sdkPaymentHeader(market.chain, poor, site.feeChallenge);
         },
         "invalid_exact_evm_insufficient_balance",
       ],
       [
         "wrong amount (signed value)",
-        () => handSignedHeader(chain.buyers[3]!.privateKey, fee(), { value: "50000" }),
+        () => handSignedHeader(market.chain.buyers[3]!.privateKey, fee(), { value: "50000" }),
         "invalid_exact_evm_payload_authorization_value_mismatch",
       ],
       [
         "wrong amount (accepted terms)",
-        () => sdkPaymentHeader(chain, chain.buyers[3]!.privateKey, { ...feeChallenge, accepts: [{ ...fee(), amount: "50000" }] }),
+        () => sdkPaymentHeader(market.chain, market.chain.buyers[3]!.privateKey, { ...site.feeChallenge, accepts: [{ ...fee(), amount: "50000" }] }),
         "payment_amount_mismatch",
       ],
-      ["wrong payTo", () => handSignedHeader(chain.buyers[3]!.privateKey, fee(), { to: SELLER }), "invalid_exact_evm_recipient_mismatch"],
+      ["wrong payTo", () => handSignedHeader(market.chain.buyers[3]!.privateKey, fee(), { to: SELLER }), "invalid_exact_evm_recipient_mismatch"],
       [
         "wrong network",
-        () => sdkPaymentHeader(chain, chain.buyers[3]!.privateKey, { ...feeChallenge, accepts: [{ ...fee(), network: "eip155:84532" }] }),
+        () => sdkPaymentHeader(market.chain, market.chain.buyers[3]!.privateKey, { ...site.feeChallenge, accepts: [{ ...fee(), network: "eip155:84532" }] }),
         "payment_network_mismatch",
       ],
       [
         "expired authorization",
-        () => handSignedHeader(chain.buyers[3]!.privateKey, fee(), { validBefore: String(Math.floor(Date.now() / 1000) - 60) }),
+        () => handSignedHeader(market.chain.buyers[3]!.privateKey, fee(), { validBefore: String(Math.floor(Date.now() / 1000) - 60) }),
         "invalid_exact_evm_payload_authorization_valid_before",
       ],
       [
         "tampered signature",
         () =>
-          handSignedHeader(chain.buyers[3]!.privateKey, fee(), {}, (payload) => {
+          handSignedHeader(market.chain.buyers[3]!.privateKey, fee(), {}, (payload) => {
             const signature = (payload.payload as { signature: string }).signature;
             return {
               ...payload,
@@ -259,7 +233,7 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
       ],
       [
         "authorization valid for too long",
-        () => handSignedHeader(chain.buyers[3]!.privateKey, fee(), { validBefore: String(Math.floor(Date.now() / 1000) + 3600) }),
+        () => handSignedHeader(market.chain.buyers[3]!.privateKey, fee(), { validBefore: String(Math.floor(Date.now() / 1000) + 3600) }),
         "authorization_validity_too_long",
       ],
       ["not a payment at all", async () => "not base64 json!", "invalid_payment_signature_header"],
@@ -268,13 +242,13 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
       it(`${name} -> ${reason}`, async () => {
         const header = await sign();
         await expectNothingHappens(async () => {
-          const response = await post(listing({ resource: `${seller.url}/api/refused` }), header);
+          const response = await post(listing({ resource: `${market.seller.url}/api/refused` }), header);
           expect(response.status).toBe(402);
           expect(decodePaymentRequiredHeader(response.headers.get("PAYMENT-REQUIRED")!).error).toBe(reason);
           const body = await response.json();
           expect(body).toMatchObject({ error: reason, x402Version: 2, message: expect.any(String) });
         });
-        if (reason !== "invalid_payment_signature_header") expect(await server.contexts.listings.store.findPayment(paymentKeyOf(header))).toBeNull();
+        if (reason !== "invalid_payment_signature_header") expect(await site.server.contexts.listings.store.findPayment(paymentKeyOf(header))).toBeNull();
       });
     }
   });
@@ -288,7 +262,7 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
     ];
     for (const [name, body, status, error, field] of cases) {
       it(`${name}: ${status} ${error} naming ${field}, even with a valid payment`, async () => {
-        const header = await sdkPaymentHeader(chain, chain.buyers[3]!.privateKey, feeChallenge);
+        const header = await sdkPaymentHeader(market.chain, market.chain.buyers[3]!.privateKey, site.feeChallenge);
         await expectNothingHappens(async () => {
           const response = await post(body(), header);
           expect(response.status).toBe(status);
@@ -299,7 +273,7 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
     }
 
     it("a payment without a body: 400 listing_body_required", async () => {
-      const header = await sdkPaymentHeader(chain, chain.buyers[3]!.privateKey, feeChallenge);
+      const header = await sdkPaymentHeader(market.chain, market.chain.buyers[3]!.privateKey, site.feeChallenge);
       await expectNothingHappens(async () => {
         const response = await post(undefined, header);
         expect(response.status).toBe(400);
@@ -311,25 +285,25 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
       ["the seller answers 200", () => ({ status: 200, body: "{}" }), {}, "not_402"],
       [
         "the seller pays someone else",
-        () => challengeAnswer(challenge([requirement({ payTo: chain.settler.address, amount: "30000", asset: chain.asset })])),
+        () => challengeAnswer(challenge([requirement({ payTo: market.chain.settler.address, amount: SELLER_PRICE, asset: market.chain.asset })])),
         {},
         "pay_to_mismatch",
       ],
       [
         "the price differs",
-        () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: chain.asset })])),
+        () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: SELLER_PRICE, asset: market.chain.asset })])),
         { priceUsdc: "0.05" },
         "price_mismatch",
       ],
     ];
     for (const [name, answer, overrides, code] of sellerFailures) {
       it(`${name}: 422 with the report, and the verified payment is never settled`, async () => {
-        const header = await sdkPaymentHeader(chain, chain.buyers[3]!.privateKey, feeChallenge);
-        const previous = seller.answer;
-        seller.answer = answer;
+        const header = await sdkPaymentHeader(market.chain, market.chain.buyers[3]!.privateKey, site.feeChallenge);
+        const previous = market.seller.answer;
+        market.seller.answer = answer;
         try {
           const [balance, rows] = [await marketBalance(), await storedRows()];
-          const response = await post(listing({ resource: `${seller.url}/api/failing`, ...overrides }), header);
+          const response = await post(listing({ resource: `${market.seller.url}/api/failing`, ...overrides }), header);
           expect(response.status).toBe(422);
           const report = (await response.json()) as { checks: unknown[] };
           expect(report).toMatchObject({ ok: false, charged: false, saved: false });
@@ -337,7 +311,7 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
           expect(await marketBalance()).toBe(balance);
           expect(await storedRows()).toBe(rows);
         } finally {
-          seller.answer = previous;
+          market.seller.answer = previous;
         }
       });
     }

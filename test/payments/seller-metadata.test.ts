@@ -3,22 +3,14 @@
 // are dropped or trimmed, never a reason to refuse the listing; a renewal replaces them.
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { PaymentRequired } from "@x402/core/types";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
-import type { Payments } from "../../src/payments/setup.js";
-import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
-import { chainPayments, payingFetch } from "../support/payments.js";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller, type SellerAnswer, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { describe, expect, it } from "vitest";
+import { testDatabaseKinds } from "../storage/databases.js";
+import { PAID_MARKET_LIMITS, SELLER_PRICE, useMarketServer, usePaidMarket } from "../support/paid-market.js";
+import { payingFetch } from "../support/payments.js";
+import { challenge, challengeAnswer, requirement, type SellerAnswer, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
 
 // PROBE_MAX_BYTES at its ceiling (1 MiB), so a 1 MB extensions.bazaar in a 402 body reaches the sanitiser.
-const ENV = {
-  ALLOW_LOOPBACK_SELLERS: "true",
-  PAYMENT_RATE_PER_CLIENT: "100000",
-  PROBE_RATE_PER_CLIENT: "1000",
-  PROBE_RATE_PER_HOST: "1000",
-  PROBE_MAX_BYTES: String(1024 * 1024),
-};
+const ENV = { ...PAID_MARKET_LIMITS, PROBE_MAX_BYTES: String(1024 * 1024) };
 
 const weatherBazaar = () =>
   declareDiscoveryExtension({
@@ -39,57 +31,34 @@ interface Item {
   metadata: Record<string, unknown>;
 }
 
-let chain: LocalChain;
-let payments: Payments;
-let seller: Seller;
 /** What the seller answers, by path; each test lists its own path. */
 const answers = new Map<string, () => SellerAnswer>();
 
-beforeAll(async () => {
-  chain = await startLocalChain({ buyers: 2 });
-  payments = await chainPayments(chain);
-  seller = await startSeller((request) => (answers.get(request.url ?? "") ?? (() => ({ status: 404 })))());
-});
-
-afterAll(async () => {
-  await seller?.close();
-  await chain?.stop();
-});
+const market = usePaidMarket({ buyers: 2, answer: (request) => (answers.get(request.url ?? "") ?? (() => ({ status: 404 })))() });
 
 /** The seller's challenge at `path`, paying SELLER_PAY_TO 0.03, with `resource` and `extensions` added. */
 function declaring(path: string, resource: Record<string, unknown>, extensions?: Record<string, unknown>): PaymentRequired {
-  const base = challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset: chain.asset })], `${seller.url}${path}`);
+  const base = challenge([requirement({ payTo: SELLER_PAY_TO, amount: SELLER_PRICE, asset: market.chain.asset })], `${market.seller.url}${path}`);
   return { ...base, resource: { ...base.resource, ...resource }, ...(extensions && { extensions }) } as PaymentRequired;
 }
 
 describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
-  let database: TestDatabase;
-  let server: TestServer;
+  const site = useMarketServer(market, databaseKind, ENV);
 
-  beforeAll(async () => {
-    database = await databaseKind.create();
-    server = await startTestServer({ ...ENV, DATABASE_URL: database.url }, { payments });
-  });
-
-  afterAll(async () => {
-    await server?.close();
-    await database?.drop();
-  });
-
-  const resourceAt = (path: string) => `${seller.url}${path}`;
+  const resourceAt = (path: string) => `${market.seller.url}${path}`;
 
   async function list(path: string, buyer = 0) {
-    const response = await payingFetch(chain, chain.buyers[buyer]!.privateKey)(`${server.url}/listings`, {
+    const response = await payingFetch(market.chain, market.chain.buyers[buyer]!.privateKey)(`${site.server.url}/listings`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify(summariseListing(seller, { resource: resourceAt(path), method: "POST" })),
+      body: JSON.stringify(summariseListing(market.seller, { resource: resourceAt(path), method: "POST" })),
     });
     expect(response.status, await response.clone().text()).toBe(200);
     return (await response.json()) as { id: string; renewed: boolean };
   }
 
   async function itemAt(path: string): Promise<Item> {
-    const response = await server.fetch("/discovery/resources?limit=100");
+    const response = await site.server.fetch("/discovery/resources?limit=100");
     expect(response.status).toBe(200);
     const { items } = (await response.json()) as { items: Item[] };
     const item = items.find((candidate) => candidate.resource === resourceAt(path));
@@ -126,9 +95,9 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
     answers.set("/hostile", () =>
       challengeAnswer(declaring("/hostile", { serviceName: "N".repeat(100), tags, iconUrl: "http://127.0.0.1/x.png" }, { bazaar })),
     );
-    const probes = seller.requests.length;
+    const probes = market.seller.requests.length;
     await list("/hostile");
-    expect(seller.requests.length).toBeGreaterThan(probes);
+    expect(market.seller.requests.length).toBeGreaterThan(probes);
     const item = await itemAt("/hostile");
     expect(item.tags).toEqual(["AI", "search", "news", "maps", "weather"]);
     expect(item.mimeType).toBe("application/json");
@@ -174,10 +143,10 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
 
   it("the dry run passes a hostile seller and says what would be stored and what was dropped", async () => {
     answers.set("/dry", () => challengeAnswer(declaring("/dry", { serviceName: "Dry Run", tags: ["a", "A"], iconUrl: "javascript:alert(1)" })));
-    const response = await server.fetch("/listings/validate", {
+    const response = await site.server.fetch("/listings/validate", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify(summariseListing(seller, { resource: resourceAt("/dry"), method: "POST" })),
+      body: JSON.stringify(summariseListing(market.seller, { resource: resourceAt("/dry"), method: "POST" })),
     });
     expect(response.status).toBe(200);
     const report = (await response.json()) as { checks: Array<{ name: string; ok: boolean; reason: string }> };

