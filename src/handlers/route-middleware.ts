@@ -51,7 +51,7 @@ export const CATALOG_WORK: ReadonlySet<CanonicalOperationId> = new Set<Canonical
 
 /**
  * The operations that take a turn of the bound on uncached work as a whole. MCP and A2A take one per
- * catalog read inside (src/mcp/tools.ts, src/mcp/resources.ts): a batch of 100 searches is 100 turns.
+ * catalog read inside (src/market-tools/tools.ts, src/mcp/resources.ts): a batch of 100 searches is 100 turns.
  */
 export const GATED_CATALOG_WORK: ReadonlySet<CanonicalOperationId> = new Set(
   [...CATALOG_WORK].filter((operation) => operation !== "postMcp" && operation !== "postA2a"),
