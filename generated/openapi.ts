@@ -3581,9 +3581,8 @@ export type components = {
          * @description The page's orders: `relevance` (the search's rank; without a search text, newest), `newest`,
          *     `price` (cheapest first), `priceDesc` (dearest first), `popular` (most 30-day sales first),
          *     `uptime` (highest 7-day uptime first).
-         * @enum {string}
          */
-        "Canonical.WebCatalogSort": "relevance" | "newest" | "price" | "priceDesc" | "popular" | "uptime";
+        "Canonical.WebCatalogSort": "relevance" | components["schemas"]["CatalogSort"];
         /** @description One listed endpoint, Bazaar-shaped. */
         CatalogItem: {
             accepts: components["schemas"]["PaymentRequirement"][];
