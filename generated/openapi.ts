@@ -3578,9 +3578,8 @@ export type components = {
          */
         "Canonical.SearchModeParam": "lexical" | "semantic" | "hybrid" | "substring";
         /**
-         * @description The page's orders: `relevance` (the search's rank; without a search text, newest), `newest`,
-         *     `price` (cheapest first), `priceDesc` (dearest first), `popular` (most 30-day sales first),
-         *     `uptime` (highest 7-day uptime first).
+         * @description The page's orders: `relevance` (the search's rank; without a search text, newest), or any of the
+         *     catalog's orders (`CatalogSort`).
          */
         "Canonical.WebCatalogSort": "relevance" | components["schemas"]["CatalogSort"];
         /** @description One listed endpoint, Bazaar-shaped. */
@@ -5692,7 +5691,7 @@ export type components = {
         "Documents.TrustFilters.health": components["schemas"]["HealthFilter"];
         /** @description Only listings with at least this many wash-filtered sales in 30 days. */
         "Documents.TrustFilters.minCalls": number;
-        /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+        /** @description The order (`CatalogSort`: newest first by default). */
         "Documents.TrustFilters.sort": components["schemas"]["CatalogSort"];
         /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
         "Documents.TrustFilters.source": components["schemas"]["CatalogSource"];
@@ -6432,7 +6431,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -6749,7 +6748,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -6837,7 +6836,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7255,7 +7254,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7343,7 +7342,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7431,7 +7430,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7519,7 +7518,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7613,7 +7612,7 @@ export interface operations {
                 query: components["parameters"]["Documents.StrictSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7707,7 +7706,7 @@ export interface operations {
                 query: components["parameters"]["Documents.StrictSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -10323,7 +10322,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -10411,7 +10410,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11154,7 +11153,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11242,7 +11241,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11338,7 +11337,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11434,7 +11433,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11632,7 +11631,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11728,7 +11727,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
