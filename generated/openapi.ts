@@ -3578,12 +3578,10 @@ export type components = {
          */
         "Canonical.SearchModeParam": "lexical" | "semantic" | "hybrid" | "substring";
         /**
-         * @description The page's orders: `relevance` (the search's rank; without a search text, newest), `newest`,
-         *     `price` (cheapest first), `priceDesc` (dearest first), `popular` (most 30-day sales first),
-         *     `uptime` (highest 7-day uptime first).
-         * @enum {string}
+         * @description The page's orders: `relevance` (the search's rank; without a search text, newest), or any of the
+         *     catalog's orders (`CatalogSort`).
          */
-        "Canonical.WebCatalogSort": "relevance" | "newest" | "price" | "priceDesc" | "popular" | "uptime";
+        "Canonical.WebCatalogSort": "relevance" | components["schemas"]["CatalogSort"];
         /** @description One listed endpoint, Bazaar-shaped. */
         CatalogItem: {
             accepts: components["schemas"]["PaymentRequirement"][];
@@ -5693,7 +5691,7 @@ export type components = {
         "Documents.TrustFilters.health": components["schemas"]["HealthFilter"];
         /** @description Only listings with at least this many wash-filtered sales in 30 days. */
         "Documents.TrustFilters.minCalls": number;
-        /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+        /** @description The order (`CatalogSort`: newest first by default). */
         "Documents.TrustFilters.sort": components["schemas"]["CatalogSort"];
         /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
         "Documents.TrustFilters.source": components["schemas"]["CatalogSource"];
@@ -6433,7 +6431,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -6750,7 +6748,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -6838,7 +6836,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7256,7 +7254,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7344,7 +7342,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7432,7 +7430,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7520,7 +7518,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7614,7 +7612,7 @@ export interface operations {
                 query: components["parameters"]["Documents.StrictSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -7708,7 +7706,7 @@ export interface operations {
                 query: components["parameters"]["Documents.StrictSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -10324,7 +10322,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -10412,7 +10410,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11155,7 +11153,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11243,7 +11241,7 @@ export interface operations {
                 payTo?: components["parameters"]["Documents.ListFilters.payTo"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11339,7 +11337,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11435,7 +11433,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11633,7 +11631,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];
@@ -11729,7 +11727,7 @@ export interface operations {
                 query?: components["parameters"]["Documents.LenientSearchQuery.query"];
                 /** @description Only resources accepting this payment scheme (e.g. `exact`). */
                 scheme?: components["parameters"]["Documents.ListFilters.scheme"];
-                /** @description Order: `newest` (default), `popular` (most 30-day sales), `price` (cheapest), `priceDesc` (dearest), `uptime` (highest 7-day uptime). */
+                /** @description The order (`CatalogSort`: newest first by default). */
                 sort?: components["parameters"]["Documents.TrustFilters.sort"];
                 /** @description Which rows: `listed` (paid listings, the default), `indexed` (read from other catalogs, probe-confirmed), `all`. */
                 source?: components["parameters"]["Documents.TrustFilters.source"];

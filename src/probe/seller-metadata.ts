@@ -7,15 +7,12 @@ import { isValidRouteTemplate, sanitizeResourceServiceMetadata, validateDiscover
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { LRUCache } from "lru-cache";
 import { isJsonObject } from "../contract/json.js";
-import type { SellerMetadata } from "../storage/listing-types.js";
+import { RESOURCE_METADATA_FIELDS, type SellerMetadata } from "../storage/listing-types.js";
 
 /** The largest extensions.bazaar kept (its JSON, in bytes); a larger one is dropped whole. */
 export const BAZAAR_MAX_BYTES = 16 * 1024;
 export const BAZAAR_MAX_DEPTH = 32;
 const MIME_TYPE_MAX_LENGTH = 127;
-
-/** The resource fields these rules cover; the probe reads them here, never through the SDK's strict schema. */
-const RESOURCE_METADATA_FIELDS = ["mimeType", "serviceName", "tags", "iconUrl"] as const;
 
 export interface ReadMetadata {
   /** What would be stored: only fields that passed their rule. */
@@ -27,7 +24,8 @@ export interface ReadMetadata {
 type JsonObject = Record<string, unknown>;
 
 /**
- * The challenge without the resource's metadata fields, for the SDK's PaymentRequiredV2Schema: that
+ * The challenge without the resource's metadata fields (RESOURCE_METADATA_FIELDS: the probe reads
+ * them here, never through the SDK's strict schema), for the SDK's PaymentRequiredV2Schema: that
  * schema refuses the whole challenge for a 33-character serviceName or a sixth tag, where the
  * Bazaar rules drop only the field.
  */
@@ -72,15 +70,21 @@ export function readSellerMetadata(challenge: unknown): ReadMetadata {
   return { metadata, dropped };
 }
 
+/** How the probe's report names each kept field, in the report's order (every SellerMetadata field has one). */
+const DESCRIBED: { [K in keyof SellerMetadata]-?: (value: NonNullable<SellerMetadata[K]>) => string } = {
+  serviceName: (name) => `serviceName ${JSON.stringify(name)}`,
+  tags: (tags) => `tags ${tags.map((tag) => JSON.stringify(tag)).join(", ")}`,
+  iconUrl: () => "iconUrl",
+  mimeType: (type) => `mimeType ${type}`,
+  bazaar: () => "extensions.bazaar",
+};
+
 /** What the metadata adds to the probe's report: what would be stored, and what was dropped. */
 export function describeMetadata({ metadata, dropped }: ReadMetadata): string {
-  const kept = [
-    metadata.serviceName && `serviceName ${JSON.stringify(metadata.serviceName)}`,
-    metadata.tags && `tags ${metadata.tags.map((tag) => JSON.stringify(tag)).join(", ")}`,
-    metadata.iconUrl && "iconUrl",
-    metadata.mimeType && `mimeType ${metadata.mimeType}`,
-    metadata.bazaar && "extensions.bazaar",
-  ].filter(Boolean);
+  const kept = Object.entries(DESCRIBED).flatMap(([field, describe]) => {
+    const value = metadata[field as keyof SellerMetadata];
+    return value ? [(describe as (value: unknown) => string)(value)] : [];
+  });
   const parts = [`service metadata kept: ${kept.length > 0 ? kept.join("; ") : "none declared"}`];
   if (dropped.length > 0) parts.push(`dropped: ${dropped.join("; ")}`);
   return parts.join("; ");

@@ -3,6 +3,7 @@
 // filter again (seed, expiry, extensions...), so a filter the engine does not know is still applied.
 import type { SearchService } from "../search/service.js";
 import type { RankReasons, SearchDegraded, SearchFilters, SearchMode, TrustFilter } from "../search/types.js";
+import { DEFAULT_SORT, firstKeyOrder } from "../contract/catalog-sorts.js";
 import type { CatalogView, Listing, ListingStore, Page } from "../storage/listing-store.js";
 
 /** Which matching answered a search, and why it is not the one asked when it is not. */
@@ -77,13 +78,6 @@ function engineFilters(view: CatalogView, now: Date): SearchFilters {
 /** The most hits a ranked search finds; its page is cut from them (a page with `limit` RANKED_HITS has them all). */
 export const RANKED_HITS = 1000;
 
-const SORTS = {
-  popular: (a: Listing, b: Listing) => b.calls30d - a.calls30d,
-  price: (a: Listing, b: Listing) => Number(a.priceMicros) - Number(b.priceMicros),
-  priceDesc: (a: Listing, b: Listing) => Number(b.priceMicros) - Number(a.priceMicros),
-  uptime: (a: Listing, b: Listing) => b.uptime7d - a.uptime7d,
-} as const;
-
 /**
  * A ranked page: every hit the engine found that the view shows, best first (or in the `sort` asked),
  * paged. Null when the engine's thread has too many searches waiting (the caller answers without it).
@@ -99,7 +93,8 @@ export async function rankedPage(
   const outcome = await ranker.service.search(text, { mode, limit: RANKED_HITS, filters: engineFilters(view, page.now) });
   if (!outcome) return null;
   const ids = outcome.hits.map((hit) => hit.id);
-  const sort = view.sort && view.sort !== "newest" ? SORTS[view.sort] : undefined;
+  // The default order is the engine's rank; another sorts the hits by its first key (rank within a tie).
+  const sort = view.sort && view.sort !== DEFAULT_SORT ? firstKeyOrder(view.sort) : undefined;
   let shown: Page<Listing>;
   if (sort || ids.length <= page.offset + page.limit) {
     // Every hit is read whole: a sort needs their fields, and a short answer shows them all anyway.

@@ -12,6 +12,7 @@
 import type { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { DatabaseKind } from "./connection.js";
 import { toCount, toDate, type CatalogReader, type SqlRow } from "./catalog-reader.js";
+import { DEFAULT_SORT, fullOrder, type SortFields } from "../contract/catalog-sorts.js";
 import { toListing } from "./listing-row.js";
 import {
   MATCH_CLASSES,
@@ -45,25 +46,13 @@ export type { CatalogView } from "./catalog-sql.js";
 /** A search with at most this many matches is found, ranked and paged from one query. */
 export const FEW_MATCHES = 200;
 
-interface RankedMatch {
+interface RankedMatch extends SortFields {
   key: unknown;
   matchClass: number;
   listedAt: number;
-  id: string;
-  calls30d: number;
-  priceMicros: bigint;
-  uptime7d: number;
 }
 
-const newestFirst = (a: RankedMatch, b: RankedMatch) => b.listedAt - a.listedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-
-/** A sorted search's order (catalog-sql.ts orderOf), for the few matches ranked in memory. */
-const bySort = {
-  popular: (a: RankedMatch, b: RankedMatch) => b.calls30d - a.calls30d || newestFirst(a, b),
-  price: (a: RankedMatch, b: RankedMatch) => (a.priceMicros < b.priceMicros ? -1 : a.priceMicros > b.priceMicros ? 1 : newestFirst(a, b)),
-  priceDesc: (a: RankedMatch, b: RankedMatch) => (a.priceMicros > b.priceMicros ? -1 : a.priceMicros < b.priceMicros ? 1 : newestFirst(b, a)),
-  uptime: (a: RankedMatch, b: RankedMatch) => b.uptime7d - a.uptime7d || newestFirst(a, b),
-} as const;
+const newestFirst = fullOrder(DEFAULT_SORT);
 
 /** Index entries a deep page steps over at most, after its seek. */
 export const SEEK_STRIDE = 256;
@@ -280,7 +269,7 @@ export class CatalogReads {
 
   /** The few matches (ranked newest first by class) in the view's order: a sorted view orders a copy. */
   private inViewOrder(view: CatalogView, matches: RankedMatch[]): RankedMatch[] {
-    return isSorted(view) ? [...matches].sort(bySort[view.sort as keyof typeof bySort]) : matches;
+    return isSorted(view) ? [...matches].sort(fullOrder(view.sort ?? DEFAULT_SORT)) : matches;
   }
 
   private async rowsInOrder(keys: unknown[]): Promise<Listing[]> {

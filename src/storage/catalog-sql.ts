@@ -5,6 +5,7 @@
 // instead of scanning); PostgreSQL's planner picks it from fresh statistics (migrate.ts, maintenance)
 // and test/storage/catalog-plans.test.ts asserts the plans on both.
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
+import { CATALOG_SORTS, DEFAULT_SORT, type CatalogSort, type SortRow } from "../contract/catalog-sorts.js";
 import type { DatabaseKind } from "./connection.js";
 import { LISTING_COLUMNS } from "./listing-row.js";
 import { SEARCHED_COLUMNS } from "./search-index.js";
@@ -22,7 +23,7 @@ export interface CatalogView {
   verified?: true | undefined;
   /** Only listings with at least this many wash-filtered 30-day sales (calls30d). */
   minCalls?: number | undefined;
-  /** The order: newest first (default), most 30-day sales, cheapest, dearest or highest 7-day uptime first. */
+  /** The order (catalog-sorts.ts); absent: newest first. */
   sort?: CatalogSort | undefined;
   /** The price range in micros, inclusive. */
   minPriceMicros?: number | undefined;
@@ -39,7 +40,7 @@ export type CatalogSource = "listed" | "indexed" | "all";
 const SOURCE_STATES = { listed: ["active"], indexed: ["indexed"], all: ["active", "indexed"] } as const;
 const statesOf = (view: CatalogView): readonly string[] => SOURCE_STATES[view.source ?? "listed"];
 
-export type CatalogSort = "newest" | "popular" | "price" | "priceDesc" | "uptime";
+export type { CatalogSort } from "../contract/catalog-sorts.js";
 
 /** A listing's health status (healthStatus). */
 export type HealthGroup = "healthy" | "unknown" | "unhealthy" | "drifted";
@@ -48,7 +49,7 @@ export type HealthGroup = "healthy" | "unknown" | "unhealthy" | "drifted";
 export interface SeekKey {
   listedAt: Date;
   id: string;
-  /** calls30d (sort=popular), priceMicros (sort=price, priceDesc) or uptime7d (sort=uptime) of the row at the position. */
+  /** The value of the sort's first column (catalog-sorts.ts `by`) at the position, when it has one. */
   sortValue?: number | bigint | undefined;
 }
 
@@ -57,38 +58,23 @@ const rowKey = (kind: DatabaseKind) => Prisma.raw(kind === "sqlite" ? "rowid" : 
 const selectColumns = Prisma.raw(LISTING_COLUMNS.map((c) => `l."${c}"`).join(", "));
 const NEWEST_FIRST = Prisma.raw(`l."listedAt" DESC, l."id" DESC`);
 
-const SORT_INDEX = {
-  newest: "Listing_visible_idx",
-  popular: "Listing_popular_idx",
-  price: "Listing_price_idx",
-  priceDesc: "Listing_price_idx",
-  uptime: "Listing_uptime_idx",
-} as const;
+const sortOf = (view: CatalogView): SortRow => CATALOG_SORTS[view.sort ?? DEFAULT_SORT];
 
 /** A seller's or an extension's rows are few: their index narrows first (a sort then orders that handful). */
 function indexFor(kind: DatabaseKind, view: CatalogView): Prisma.Sql {
   if (kind !== "sqlite") return Prisma.empty;
-  const name = view.payTo ? "Listing_payTo_idx" : view.extensionKey ? "Listing_extensions_idx" : SORT_INDEX[view.sort ?? "newest"];
+  const name = view.payTo ? "Listing_payTo_idx" : view.extensionKey ? "Listing_extensions_idx" : sortOf(view).index;
   return Prisma.raw(` INDEXED BY "${name}"`);
 }
 
-/**
- * A view's order, as its sort index holds it (Listing_popular_idx, Listing_price_idx, Listing_uptime_idx:
- * listedAt and id descending within a tie). Dearest first is Listing_price_idx read backwards: oldest first within a price.
- */
+const tieDirection = (row: SortRow) => (row.ties === "newest" ? "DESC" : "ASC");
+
+/** A view's order, as its sort index holds it: the sort's column, then listedAt and id (newest or oldest first within a tie). */
 function orderOf(view: CatalogView): Prisma.Sql {
-  switch (view.sort ?? "newest") {
-    case "newest":
-      return NEWEST_FIRST;
-    case "popular":
-      return Prisma.raw(`l."calls30d" DESC, l."listedAt" DESC, l."id" DESC`);
-    case "price":
-      return Prisma.raw(`l."priceMicros" ASC, l."listedAt" DESC, l."id" DESC`);
-    case "priceDesc":
-      return Prisma.raw(`l."priceMicros" DESC, l."listedAt" ASC, l."id" ASC`);
-    case "uptime":
-      return Prisma.raw(`l."uptime7d" DESC, l."listedAt" DESC, l."id" DESC`);
-  }
+  const row = sortOf(view);
+  const ties = tieDirection(row);
+  const first = row.by ? `l."${row.by.column}" ${row.by.direction.toUpperCase()}, ` : "";
+  return Prisma.raw(`${first}l."listedAt" ${ties}, l."id" ${ties}`);
 }
 
 /**
@@ -100,7 +86,7 @@ export const valueFreePlan = (view: CatalogView) =>
   !view.extensionKey && !view.health && !view.minCalls && view.minPriceMicros === undefined && view.maxPriceMicros === undefined && !view.tags;
 
 /** Whether a view is read in another order than newest first (offset paging on its sort index). */
-export const isSorted = (view: CatalogView) => (view.sort ?? "newest") !== "newest";
+export const isSorted = (view: CatalogView) => (view.sort ?? DEFAULT_SORT) !== DEFAULT_SORT;
 
 /** The view's rows; `state` narrows a view of both sources to one (each side of a merged walk). */
 function visible(view: CatalogView, now: Date, state?: string): Prisma.Sql {
@@ -141,7 +127,7 @@ function walk(
     return Prisma.sql`SELECT ${step.columns(false)} FROM "Listing" l${indexFor(kind, view)}
       WHERE ${visible(view, now)}${step.after} ORDER BY ${step.order} LIMIT ${step.limit} OFFSET ${step.skip}`;
   // Each side selects what the merged order reads: the position and the sort column (from its index alone).
-  const sorted = isSorted(view) ? Prisma.sql`, ${sortColumnOf(view)}` : Prisma.empty;
+  const sorted = sortColumnsOf(view, "");
   const side = (state: string, n: number) => Prisma.sql`SELECT * FROM (SELECT l.${rowKey(kind)} AS "k", l."listedAt", l."id"${sorted}
       FROM "Listing" l${indexFor(kind, view)} WHERE ${visible(view, now, state)}${step.after} ORDER BY ${step.order} LIMIT ${step.skip + step.limit}) s${Prisma.raw(String(n))}`;
   return Prisma.sql`SELECT ${step.columns(true)} FROM (${Prisma.join(
@@ -150,8 +136,12 @@ function walk(
   )}) l ORDER BY ${step.order} LIMIT ${step.limit} OFFSET ${step.skip}`;
 }
 
-const SORT_COLUMN = { popular: "calls30d", price: "priceMicros", priceDesc: "priceMicros", uptime: "uptime7d" } as const;
-const sortColumnOf = (view: CatalogView) => Prisma.raw(`l."${SORT_COLUMN[view.sort as keyof typeof SORT_COLUMN]}"`);
+const columnOf = (by: NonNullable<SortRow["by"]>) => Prisma.raw(`l."${by.column}"`);
+/** The sort's first column, selected after the others (named `as`), when the sort has one. */
+function sortColumnsOf(view: CatalogView, as: string): Prisma.Sql {
+  const { by } = sortOf(view);
+  return by ? Prisma.sql`, ${columnOf(by)}${Prisma.raw(as)}` : Prisma.empty;
+}
 
 /** The row key a walk selects: the table's, or the merged walk's "k". */
 const keyColumn = (kind: DatabaseKind) => (merged: boolean) => (merged ? Prisma.raw(`l."k"`) : Prisma.sql`l.${rowKey(kind)}`);
@@ -177,27 +167,31 @@ export function pageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: 
 }
 
 /**
- * From `key` on (inclusive) in a sorted view's order. Most popular first and highest uptime first are
- * one direction throughout, a row comparison the sort index seeks to. Cheapest first runs price up but newest first within a
- * price: the index range starts at the key's price, and the rows of that price listed after the key
- * are stepped over. Dearest first is the same backwards: price down, oldest first within a price.
+ * From `key` on (inclusive) in a sorted view's order. An order that runs one direction throughout
+ * (most popular first: calls down, newest first within a tie) is a row comparison the sort index
+ * seeks to. Cheapest first runs price up but newest first within a price: the index range starts at
+ * the key's price, and the rows of that price listed after the key are stepped over (dearest first is
+ * the same backwards: price down, oldest first within a price).
  */
 function sortedAtOrAfter(view: CatalogView, key: SeekKey | undefined): Prisma.Sql {
   if (!key) return Prisma.empty;
-  if (view.sort === "popular" || view.sort === "uptime")
-    return Prisma.sql` AND (${sortColumnOf(view)}, l."listedAt", l."id") <= (${key.sortValue}, ${key.listedAt}, ${key.id})`;
-  if (view.sort === "priceDesc")
-    return Prisma.sql` AND l."priceMicros" <= ${key.sortValue} AND (l."priceMicros" < ${key.sortValue} OR (l."listedAt", l."id") >= (${key.listedAt}, ${key.id}))`;
-  return Prisma.sql` AND l."priceMicros" >= ${key.sortValue} AND (l."priceMicros" > ${key.sortValue} OR (l."listedAt", l."id") <= (${key.listedAt}, ${key.id}))`;
+  const { by, ties } = sortOf(view);
+  const tieStep = Prisma.raw(ties === "newest" ? "<=" : ">=");
+  if (!by) return Prisma.sql` AND (l."listedAt", l."id") ${tieStep} (${key.listedAt}, ${key.id})`;
+  const column = columnOf(by);
+  const [atOrPast, past] = by.direction === "desc" ? ["<=", "<"] : [">=", ">"];
+  if ((by.direction === "desc") === (ties === "newest"))
+    return Prisma.sql` AND (${column}, l."listedAt", l."id") ${Prisma.raw(atOrPast)} (${key.sortValue}, ${key.listedAt}, ${key.id})`;
+  return Prisma.sql` AND ${column} ${Prisma.raw(atOrPast)} ${key.sortValue} AND (${column} ${Prisma.raw(past)} ${key.sortValue} OR (l."listedAt", l."id") ${tieStep} (${key.listedAt}, ${key.id}))`;
 }
 
 /** The key `skip` rows past `from` (inclusive) in a sorted view's order (an index-only step on its sort index). */
 export function sortedKeyAtSql(kind: DatabaseKind, view: CatalogView, now: Date, from: SeekKey | undefined, skip: number): Prisma.Sql {
-  const columns = () => Prisma.sql`l."listedAt", l."id", ${sortColumnOf(view)} AS "sortValue"`;
+  const columns = () => Prisma.sql`l."listedAt", l."id"${sortColumnsOf(view, ` AS "sortValue"`)}`;
   return walk(kind, view, now, { columns, after: sortedAtOrAfter(view, from), order: orderOf(view), skip, limit: 1 });
 }
 
-/** `limit` rows of a sorted view (popular, price, priceDesc, uptime) from `skip` rows past `from` (inclusive): the skipped entries are stepped over in its sort index. */
+/** `limit` rows of a sorted view (any but the default order) from `skip` rows past `from` (inclusive): the skipped entries are stepped over in its sort index. */
 export function sortedPageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: { from?: SeekKey | undefined; skip: number; limit: number }): Prisma.Sql {
   const order = orderOf(view);
   const keys = walk(kind, view, now, { columns: keyColumn(kind), after: sortedAtOrAfter(view, page.from), order, skip: page.skip, limit: page.limit });
@@ -376,7 +370,7 @@ export function matchKeyAtSql(
     WHERE ${visible(view, now)}${atOrAfter(search.from)} AND (${predicate}) ORDER BY ${NEWEST_FIRST} LIMIT 1 OFFSET ${search.skip}`;
 }
 
-/** `limit` matches of any class in a sorted view's order (popular, price, priceDesc, uptime) from the `skip`-th, walking its sort index. */
+/** `limit` matches of any class in a sorted view's order (any but the default) from the `skip`-th, walking its sort index. */
 export function sortedMatchPageSql(kind: DatabaseKind, view: CatalogView, now: Date, search: { text: string; skip: number; limit: number }): Prisma.Sql {
   const anyClass = Prisma.join(
     matchPredicates(kind, search.text).map((predicate) => Prisma.sql`(${predicate})`),

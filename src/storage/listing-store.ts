@@ -34,6 +34,7 @@ import {
   type ListingState,
   type Payment,
   type PaymentInput,
+  type MetadataColumn,
   type SellerMetadata,
   type PaymentKey,
   type PaymentState,
@@ -55,7 +56,7 @@ export function metadataFields(metadata: SellerMetadata = {}) {
     iconUrl: metadata.iconUrl ?? null,
     bazaar: metadata.bazaar ?? Prisma.DbNull,
     extensionKeys: metadata.bazaar ? BAZAAR_EXTENSION : "",
-  };
+  } satisfies Record<MetadataColumn, unknown>;
 }
 
 function listingFields(input: ListingInput) {

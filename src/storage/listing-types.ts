@@ -56,6 +56,13 @@ export interface ListingInput {
   metadata?: SellerMetadata | undefined;
 }
 
+/** The resource fields of a seller's 402 challenge kept as seller metadata, each stored in the Listing column of its name. */
+export const RESOURCE_METADATA_FIELDS = ["mimeType", "serviceName", "tags", "iconUrl"] as const satisfies readonly (keyof Listing)[];
+
+/** The Listing columns seller metadata is stored in: those fields, extensions.bazaar and the extension key it sets. */
+export const METADATA_COLUMNS = [...RESOURCE_METADATA_FIELDS, "bazaar", "extensionKeys"] as const satisfies readonly (keyof Listing)[];
+export type MetadataColumn = (typeof METADATA_COLUMNS)[number];
+
 /** Service metadata a seller publishes in its 402 challenge (Bazaar metadata rules applied before storing). */
 export interface SellerMetadata {
   mimeType?: string | undefined;

@@ -7,7 +7,7 @@ import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
 import { HOUR_MS } from "../constants.js";
 import { listingEvent, termChanges } from "./listing-status.js";
-import type { ListingEventDraft } from "./listing-types.js";
+import { METADATA_COLUMNS, type ListingEventDraft, type MetadataColumn } from "./listing-types.js";
 import { metadataFields, normalizePrice, type Listing, type ListingMethod, type SellerMetadata } from "./listing-store.js";
 import { isUniqueViolation } from "./database.js";
 
@@ -66,16 +66,7 @@ function updateData(changes: StoredChanges) {
 }
 
 /** The metadata columns as stored, for comparing a fresh probe's with them. */
-function storedMetadata(listing: Listing) {
-  return {
-    mimeType: listing.mimeType,
-    serviceName: listing.serviceName,
-    tags: listing.tags,
-    iconUrl: listing.iconUrl,
-    bazaar: listing.bazaar,
-    extensionKeys: listing.extensionKeys,
-  };
-}
+const storedMetadata = (listing: Listing) => Object.fromEntries(METADATA_COLUMNS.map((column) => [column, listing[column]])) as Pick<Listing, MetadataColumn>;
 
 export class OwnerStore {
   constructor(private readonly transactions: CatalogTransactions) {}
@@ -142,10 +133,10 @@ export class OwnerStore {
       const fresh = metadataFields(metadata);
       const comparable = { ...fresh, bazaar: fresh.bazaar === Prisma.DbNull ? null : fresh.bazaar };
       const stored = storedMetadata(listing);
-      const same = (Object.keys(comparable) as (keyof typeof comparable)[]).every((key) => isDeepStrictEqual(comparable[key] ?? null, stored[key] ?? null));
+      const same = METADATA_COLUMNS.every((key) => isDeepStrictEqual(comparable[key] ?? null, stored[key] ?? null));
       if (same) return { result: { listing, changed: false }, changed: false };
       const updated = await tx.listing.update({ where: { id }, data: fresh });
-      const fields = (Object.keys(comparable) as (keyof typeof comparable)[]).filter((key) => !isDeepStrictEqual(comparable[key] ?? null, stored[key] ?? null));
+      const fields = METADATA_COLUMNS.filter((key) => !isDeepStrictEqual(comparable[key] ?? null, stored[key] ?? null));
       const events = updated.leftoverSeed ? [] : [listingEvent(updated, "listing.updated", now, { by: "seller_402", metadataChanged: fields })];
       return { result: { listing: updated, changed: true }, changed: true, events };
     });

@@ -2,6 +2,7 @@
 // healthy listings first, paging, and on the first unfiltered page the catalog at a glance.
 import type { VNode } from "preact";
 import type { components } from "../../generated/openapi.js";
+import { CATALOG_SORTS, type CatalogSort } from "../contract/catalog-sorts.js";
 import { Card } from "./catalog-card.js";
 import { pathWithQuery } from "./format.js";
 import { Summary, type SummaryView } from "./home-summary.js";
@@ -18,7 +19,7 @@ export interface HomeFilters {
   source: "listed" | "indexed" | "all";
   verified: boolean;
   includeSeed: boolean;
-  sort: "relevance" | "newest" | "popular" | "price" | "priceDesc" | "uptime";
+  sort: components["schemas"]["Canonical.WebCatalogSort"];
   /** USDC decimals; empty: no bound. */
   minPrice: string;
   maxPrice: string;
@@ -41,14 +42,10 @@ export interface HomeView extends SummaryView {
 
 const HEALTH_LABELS = { any: "Any (healthy first)", healthy: "Healthy", unhealthy: "Unhealthy", drifted: "Drifted" } as const;
 const SOURCE_LABELS = { listed: "Paid listings", indexed: "Indexed from other catalogs", all: "Both" } as const;
-const SORT_LABELS = {
+const SORT_LABELS: Record<HomeFilters["sort"], string> = {
   relevance: "Best match",
-  newest: "Newest first",
-  price: "Cheapest first",
-  priceDesc: "Dearest first",
-  popular: "Most used (30 days)",
-  uptime: "Most reliable (7-day uptime)",
-} as const;
+  ...(Object.fromEntries(Object.entries(CATALOG_SORTS).map(([sort, row]) => [sort, row.label])) as Record<CatalogSort, string>),
+};
 
 /** The order a page without `sort` shows: the search's rank with a search text, newest first without. */
 const defaultSort = (filters: Pick<HomeFilters, "query">) => (filters.query ? "relevance" : "newest");
