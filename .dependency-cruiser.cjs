@@ -24,7 +24,11 @@ const LAYERS = [
   { name: "queries", label: "src/queries/", path: "^src/queries/" },
   { name: "listing", label: "src/listing/, src/health/", path: "^src/(listing|health)/" },
   { name: "documents", label: "src/documents/, src/web/", path: "^src/(documents|web)/" },
-  { name: "catalog-payments-probe", label: "src/catalog/, src/payments/, src/probe/, src/usage/", path: "^src/(catalog|payments|probe|usage)/" },
+  {
+    name: "catalog-payments-probe",
+    label: "src/catalog/, src/payments/, src/probe/, src/usage/",
+    path: "^src/(catalog|payments|probe|usage)/",
+  },
   { name: "market", label: "src/market/", path: "^src/market/" },
   {
     name: "contract-storage-chain",
@@ -33,7 +37,8 @@ const LAYERS = [
   },
   {
     name: "foundation",
-    label: "src/constants.ts, src/config.ts, src/config-*.ts, src/logger.ts, src/metrics.ts, src/request-context.ts, generated/",
+    label:
+      "src/constants.ts, src/config.ts, src/config-*.ts, src/logger.ts, src/metrics.ts, src/request-context.ts, generated/",
     path: "^(src/(constants|config[a-z-]*|logger|metrics|request-context)\\.ts$|generated/)",
   },
 ];
@@ -55,7 +60,13 @@ const upwardRules = LAYERS.slice(1).map((layer, index) => {
 // What the published client (package.json "exports") may import: it is shipped to users, so it
 // carries the contract's types and the link table, never server code. payments/buyer.ts is the
 // SDK's x402 client set-up, which imports only libraries; the reachability rule below keeps it so.
-const CLIENT_MAY_IMPORT = ["^src/client/", "^generated/", "^src/constants\\.ts$", "^src/market/links\\.ts$", "^src/payments/buyer\\.ts$"];
+const CLIENT_MAY_IMPORT = [
+  "^src/client/",
+  "^generated/",
+  "^src/constants\\.ts$",
+  "^src/market/links\\.ts$",
+  "^src/payments/buyer\\.ts$",
+];
 // Everything the client may reach, also through the modules above (links.ts names the type
 // MarketFacts, which names Config; constants.ts reads the contract's version from generated/).
 const CLIENT_MAY_REACH = [...CLIENT_MAY_IMPORT, "^src/market/facts\\.ts$", "^src/config[a-z-]*\\.ts$"];
@@ -72,21 +83,28 @@ const CLI_MAY_IMPORT = [
 ];
 
 // http/ is the Koa pipeline: it knows the contract and the foundation, and nothing of the domain.
-const HTTP_MAY_IMPORT = ["^src/http/", "^src/contract/", "^src/(logger|config[a-z-]*|constants|metrics|request-context)\\.ts$", "^generated/"];
+const HTTP_MAY_IMPORT = [
+  "^src/http/",
+  "^src/contract/",
+  "^src/(logger|config[a-z-]*|constants|metrics|request-context)\\.ts$",
+  "^generated/",
+];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     {
       name: "no-circular",
-      comment: "Modules in src/ may not import each other in a cycle: split out what both need into a module of its own.",
+      comment:
+        "Modules in src/ may not import each other in a cycle: split out what both need into a module of its own.",
       severity: "error",
       from: { path: "^src/" },
       to: { circular: true },
     },
     {
       name: "not-to-unresolvable",
-      comment: "Every import must resolve (a .js specifier resolves to its .ts file); an unresolved one would escape these rules.",
+      comment:
+        "Every import must resolve (a .js specifier resolves to its .ts file); an unresolved one would escape these rules.",
       severity: "error",
       from: {},
       to: { couldNotResolve: true },
@@ -98,7 +116,10 @@ module.exports = {
         "src/http/ may import only src/contract/, src/logger.ts, src/config.ts, src/constants.ts, generated/ and libraries: never catalog/, documents/, listing/, market/, mcp/, payments/, probe/, storage/, chain/ (the upward ones are upward-from-http)",
       severity: "error",
       from: { path: "^src/http/" },
-      to: { path: "^(src|generated)/", pathNot: either([...HTTP_MAY_IMPORT, ...LAYERS.slice(0, 3).map((layer) => layer.path)]) },
+      to: {
+        path: "^(src|generated)/",
+        pathNot: either([...HTTP_MAY_IMPORT, ...LAYERS.slice(0, 3).map((layer) => layer.path)]),
+      },
     },
     {
       name: "documents-or-web-imports-storage",
@@ -118,7 +139,8 @@ module.exports = {
     },
     {
       name: "market-tools-imports-a-protocol",
-      comment: "src/market-tools/ knows no protocol: it may not import the MCP or A2A SDKs (the refusal texts it shares with MCP are its own words).",
+      comment:
+        "src/market-tools/ knows no protocol: it may not import the MCP or A2A SDKs (the refusal texts it shares with MCP are its own words).",
       severity: "error",
       from: { path: "^src/market-tools/" },
       to: { path: "@modelcontextprotocol/sdk|@a2a-js/sdk" },
@@ -139,14 +161,16 @@ module.exports = {
     },
     {
       name: "server-imports-side-packages",
-      comment: "The service (src/ outside client/ and cli/, and generated/) may not import the side packages src/client/ or src/cli/.",
+      comment:
+        "The service (src/ outside client/ and cli/, and generated/) may not import the side packages src/client/ or src/cli/.",
       severity: "error",
       from: { path: "^(src|generated)/", pathNot: "^src/(client|cli)/" },
       to: { path: "^src/(client|cli)/" },
     },
     {
       name: "client-imports-server",
-      comment: "src/client/ (the published client) may import only generated/, src/constants.ts, src/market/links.ts, src/payments/buyer.ts and libraries.",
+      comment:
+        "src/client/ (the published client) may import only generated/, src/constants.ts, src/market/links.ts, src/payments/buyer.ts and libraries.",
       severity: "error",
       from: { path: "^src/client/" },
       to: { path: "^(src|generated)/", pathNot: either(CLIENT_MAY_IMPORT) },

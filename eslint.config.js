@@ -16,7 +16,9 @@ const node = {
 };
 
 export default tseslint.config(
-  { ignores: ["generated/**", "dist/**", "node_modules/**", "coverage/**", "tsp-output/**", "src/documents/scripts/**"] },
+  {
+    ignores: ["generated/**", "dist/**", "node_modules/**", "coverage/**", "tsp-output/**", "src/documents/scripts/**"],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -24,11 +26,19 @@ export default tseslint.config(
     rules: {
       "@typescript-eslint/no-unused-vars": [
         "error",
-        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_", caughtErrors: "none" },
+        {
+          argsIgnorePattern: "^_",
+          varsIgnorePattern: "^_",
+          destructuredArrayIgnorePattern: "^_",
+          caughtErrors: "none",
+        },
       ],
     },
   },
-  { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs", globals: { ...node, module: "writable", require: "readonly" } } },
+  {
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: { ...node, module: "writable", require: "readonly" } },
+  },
   // Tests read JSON answers of whatever shape the server sent, and assert on them.
   { files: ["test/**"], rules: { "@typescript-eslint/no-explicit-any": "off" } },
 );

@@ -12,12 +12,15 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * ones first lets the short ones fill the workers around them. Files the report does not know (new
  * ones) start after, in vitest's own order.
  */
-const timings = JSON.parse(readFileSync(new URL("./test/timings.json", import.meta.url), "utf8")) as { files: Array<{ file: string }> };
+const timings = JSON.parse(readFileSync(new URL("./test/timings.json", import.meta.url), "utf8")) as {
+  files: Array<{ file: string }>;
+};
 const LONGEST_FIRST = new Map(timings.files.map(({ file }, at) => [file, at]));
 
 class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const rank = (file: TestSpecification) => LONGEST_FIRST.get(relative(file.project.config.root, file.moduleId)) ?? LONGEST_FIRST.size;
+    const rank = (file: TestSpecification) =>
+      LONGEST_FIRST.get(relative(file.project.config.root, file.moduleId)) ?? LONGEST_FIRST.size;
     const rest = await super.sort(files.filter((file) => rank(file) === LONGEST_FIRST.size));
     return [...files.filter((file) => rank(file) < LONGEST_FIRST.size).sort((a, b) => rank(a) - rank(b)), ...rest];
   }

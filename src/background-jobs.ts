@@ -58,5 +58,8 @@ export function backgroundJobDefinitions(services: JobServices): JobDefinition[]
 
 /** The server's jobs, made once from its services; started and stopped by the server. */
 export function backgroundJobs(services: JobServices): JobRegistry {
-  return createJobRegistry(backgroundJobDefinitions(services), { logger: services.logger, leases: services.repositories.leases });
+  return createJobRegistry(backgroundJobDefinitions(services), {
+    logger: services.logger,
+    leases: services.repositories.leases,
+  });
 }

@@ -60,9 +60,15 @@ function parseSource(entry: string): IndexSource | string {
   } catch {
     return `"${entry}" needs an absolute URL${kind === "domain" ? " or a bare domain name" : ""}`;
   }
-  if (url.username || url.password || url.search || url.hash) return `"${entry}" must not carry credentials, a query or a fragment`;
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname))) return `"${entry}" must be https`;
-  return { name: `${kind}:${url.host}`, kind: kind as IndexSource["kind"], url: kind === "bazaar" ? url.href : url.origin };
+  if (url.username || url.password || url.search || url.hash)
+    return `"${entry}" must not carry credentials, a query or a fragment`;
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname)))
+    return `"${entry}" must be https`;
+  return {
+    name: `${kind}:${url.host}`,
+    kind: kind as IndexSource["kind"],
+    url: kind === "bazaar" ? url.href : url.origin,
+  };
 }
 
 function parseSources(raw: string | undefined, problems: string[]): IndexSource[] {
@@ -73,7 +79,8 @@ function parseSources(raw: string | undefined, problems: string[]): IndexSource[
     .filter(Boolean)) {
     const parsed = parseSource(entry);
     if (typeof parsed === "string") problems.push(`INDEX_SOURCES: ${parsed}`);
-    else if (sources.some((source) => source.name === parsed.name)) problems.push(`INDEX_SOURCES names ${parsed.name} twice`);
+    else if (sources.some((source) => source.name === parsed.name))
+      problems.push(`INDEX_SOURCES names ${parsed.name} twice`);
     else sources.push(parsed);
   }
   if (sources.length > 64) problems.push(`INDEX_SOURCES may name at most 64 sources, got ${sources.length}`);
@@ -93,7 +100,8 @@ export function parseDiscovery(read: EnvReader, problems: string[]): DiscoveryCo
     .map((peer) => peer.trim().toLowerCase())
     .filter(Boolean);
   const bad = peers.filter((peer) => !BARE_DOMAIN.test(peer));
-  if (bad.length > 0) problems.push(`DISCOVERY_PEERS must be bare domain names (no scheme, path or port), got "${bad[0]}"`);
+  if (bad.length > 0)
+    problems.push(`DISCOVERY_PEERS must be bare domain names (no scheme, path or port), got "${bad[0]}"`);
   if (peers.length > 32) problems.push(`DISCOVERY_PEERS may name at most 32 domains, got ${peers.length}`);
   return {
     signingKey,

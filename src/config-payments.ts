@@ -66,21 +66,28 @@ export function parsePayments(read: EnvReader, production: boolean, problems: st
   const selfSettlement = Boolean(given.SETTLEMENT_RPC_URL || given.SETTLER_PRIVATE_KEY);
   let mode: FacilitatorMode = "embedded";
   if (given.FACILITATOR_URL && selfSettlement) {
-    problems.push("choose one facilitator: FACILITATOR_URL (remote) or SETTLEMENT_RPC_URL + SETTLER_PRIVATE_KEY (self-settlement), not both");
+    problems.push(
+      "choose one facilitator: FACILITATOR_URL (remote) or SETTLEMENT_RPC_URL + SETTLER_PRIVATE_KEY (self-settlement), not both",
+    );
   } else if (given.FACILITATOR_URL) {
     mode = "remote";
-    if (production && facilitatorUrl && !facilitatorUrl.startsWith("https://")) problems.push("FACILITATOR_URL must be https in production");
+    if (production && facilitatorUrl && !facilitatorUrl.startsWith("https://"))
+      problems.push("FACILITATOR_URL must be https in production");
   } else if (selfSettlement) {
     mode = "self";
-    if (!given.SETTLEMENT_RPC_URL) problems.push("SETTLEMENT_RPC_URL is required with SETTLER_PRIVATE_KEY (self-settlement)");
-    if (!given.SETTLER_PRIVATE_KEY) problems.push("SETTLER_PRIVATE_KEY is required with SETTLEMENT_RPC_URL (self-settlement)");
+    if (!given.SETTLEMENT_RPC_URL)
+      problems.push("SETTLEMENT_RPC_URL is required with SETTLER_PRIVATE_KEY (self-settlement)");
+    if (!given.SETTLER_PRIVATE_KEY)
+      problems.push("SETTLER_PRIVATE_KEY is required with SETTLEMENT_RPC_URL (self-settlement)");
   } else if (production) {
     problems.push(
       "a facilitator is required in production (NODE_ENV=production): set FACILITATOR_URL (remote facilitator) or SETTLEMENT_RPC_URL and SETTLER_PRIVATE_KEY (self-settlement); the embedded local chain is for development only",
     );
   }
   if (mode !== "embedded" && !production && !given.MARKETPLACE_PAY_TO) {
-    problems.push("MARKETPLACE_PAY_TO is required with FACILITATOR_URL or SETTLEMENT_RPC_URL: it is the wallet listing fees are paid to");
+    problems.push(
+      "MARKETPLACE_PAY_TO is required with FACILITATOR_URL or SETTLEMENT_RPC_URL: it is the wallet listing fees are paid to",
+    );
   }
 
   const reconcileIntervalMs = integer("RECONCILE_INTERVAL_SECONDS") * 1000;
@@ -108,14 +115,17 @@ export function parsePayments(read: EnvReader, production: boolean, problems: st
 /** FACILITATOR_AUTH_HEADERS: a JSON object of header name -> value. Values are never echoed. */
 function parseHeaders(raw: string | undefined, problems: string[]): Record<string, string> {
   if (raw === undefined || raw === "") return {};
-  const problem = 'FACILITATOR_AUTH_HEADERS must be a JSON object of header names to string values, e.g. {"Authorization":"Bearer <token>"}';
+  const problem =
+    'FACILITATOR_AUTH_HEADERS must be a JSON object of header names to string values, e.g. {"Authorization":"Bearer <token>"}';
   try {
     const parsed = JSON.parse(raw) as unknown;
     const valid =
       typeof parsed === "object" &&
       parsed !== null &&
       !Array.isArray(parsed) &&
-      Object.entries(parsed).every(([name, value]) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) && typeof value === "string");
+      Object.entries(parsed).every(
+        ([name, value]) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) && typeof value === "string",
+      );
     if (valid) return parsed as Record<string, string>;
   } catch {
     // reported below

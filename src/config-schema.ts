@@ -25,7 +25,9 @@ export const AREAS = {
 export type Area = keyof typeof AREAS;
 
 /** The areas of the service's own settings: .env.example lists these (and test/support/process.ts clears them). */
-export const SERVICE_AREAS: readonly Area[] = (Object.keys(AREAS) as Area[]).filter((area) => area !== "machine" && area !== "toolkit");
+export const SERVICE_AREAS: readonly Area[] = (Object.keys(AREAS) as Area[]).filter(
+  (area) => area !== "machine" && area !== "toolkit",
+);
 
 interface Declared {
   name: string;
@@ -63,7 +65,11 @@ export interface TextVariable extends Declared {
 
 export type Variable = IntegerVariable | FractionVariable | FlagVariable | TextVariable;
 
-export const VARIABLES = [...SERVICE_VARIABLES, ...PAYMENT_VARIABLES, ...LIMIT_VARIABLES] as const satisfies readonly Variable[];
+export const VARIABLES = [
+  ...SERVICE_VARIABLES,
+  ...PAYMENT_VARIABLES,
+  ...LIMIT_VARIABLES,
+] as const satisfies readonly Variable[];
 
 type Entry = (typeof VARIABLES)[number];
 export type VariableName = Entry["name"];

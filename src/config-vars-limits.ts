@@ -32,7 +32,8 @@ export const LIMIT_VARIABLES = [
     default: 10,
     min: 1,
     max: 100000,
-    meaning: "`POST /webhooks` per minute per client address; over it, 429 `rate_limited`, decided before the body is read",
+    meaning:
+      "`POST /webhooks` per minute per client address; over it, 429 `rate_limited`, decided before the body is read",
   },
   {
     name: "SYNC_RATE_PER_CLIENT",
@@ -139,8 +140,24 @@ export const LIMIT_VARIABLES = [
     max: 100,
     meaning: "consecutive passing probes that make an unhealthy listing healthy again",
   },
-  { name: "HEALTH_PROBE_CONCURRENCY", area: "health", kind: "integer", default: 32, min: 1, max: 1000, meaning: "probes in flight at once, per instance" },
-  { name: "HEALTH_PROBE_BATCH", area: "health", kind: "integer", default: 200, min: 1, max: 5000, meaning: "listings claimed (and written) at once" },
+  {
+    name: "HEALTH_PROBE_CONCURRENCY",
+    area: "health",
+    kind: "integer",
+    default: 32,
+    min: 1,
+    max: 1000,
+    meaning: "probes in flight at once, per instance",
+  },
+  {
+    name: "HEALTH_PROBE_BATCH",
+    area: "health",
+    kind: "integer",
+    default: 200,
+    min: 1,
+    max: 5000,
+    meaning: "listings claimed (and written) at once",
+  },
   {
     name: "HEALTH_HOST_GAP_MS",
     area: "health",
@@ -176,7 +193,8 @@ export const LIMIT_VARIABLES = [
     default: 30,
     min: 0,
     max: 86400,
-    meaning: "time between the indexer's passes over new blocks (jittered; `0`: off). It reads `CHAIN_RPC_URL` (or the embedded chain)",
+    meaning:
+      "time between the indexer's passes over new blocks (jittered; `0`: off). It reads `CHAIN_RPC_URL` (or the embedded chain)",
   },
   {
     name: "USAGE_CONFIRMATIONS",
@@ -223,7 +241,8 @@ export const LIMIT_VARIABLES = [
     default: 4,
     min: 0,
     max: 100,
-    meaning: "while catching up, rest after each chunk this many times as long as it took, so requests keep the event loop (`0`: never)",
+    meaning:
+      "while catching up, rest after each chunk this many times as long as it took, so requests keep the event loop (`0`: never)",
   },
   {
     name: "TERM_EVENTS_INTERVAL_SECONDS",
@@ -242,7 +261,8 @@ export const LIMIT_VARIABLES = [
     default: 2000,
     min: 0,
     max: 3600000,
-    meaning: "how often the webhook deliverer (one instance at a time, by lease) looks for new events and due retries; `0` off",
+    meaning:
+      "how often the webhook deliverer (one instance at a time, by lease) looks for new events and due retries; `0` off",
   },
   {
     name: "WEBHOOK_CONCURRENCY",
@@ -292,5 +312,13 @@ export const LIMIT_VARIABLES = [
     max: 100000,
     meaning: "the same, per endpoint host (lowercase host name of the URL)",
   },
-  { name: "WEBHOOK_PENDING_TOTAL", area: "events", kind: "integer", default: 1000, min: 1, max: 1000000, meaning: "the same, in all" },
+  {
+    name: "WEBHOOK_PENDING_TOTAL",
+    area: "events",
+    kind: "integer",
+    default: 1000,
+    min: 1,
+    max: 1000000,
+    meaning: "the same, in all",
+  },
 ] as const;

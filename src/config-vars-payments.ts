@@ -25,14 +25,16 @@ export const PAYMENT_VARIABLES = [
     area: "payments",
     kind: "text",
     default: USDC_DOMAIN.name,
-    meaning: "the token's EIP-712 domain name, sent as `extra`; required in production when `ASSET_ADDRESS` is not Base USDC",
+    meaning:
+      "the token's EIP-712 domain name, sent as `extra`; required in production when `ASSET_ADDRESS` is not Base USDC",
   },
   {
     name: "TOKEN_VERSION",
     area: "payments",
     kind: "text",
     default: USDC_DOMAIN.version,
-    meaning: "the token's EIP-712 domain version, sent as `extra`; required in production when `ASSET_ADDRESS` is not Base USDC",
+    meaning:
+      "the token's EIP-712 domain version, sent as `extra`; required in production when `ASSET_ADDRESS` is not Base USDC",
   },
   {
     name: "FACILITATOR_URL",
@@ -58,7 +60,8 @@ export const PAYMENT_VARIABLES = [
     kind: "text",
     default: null,
     bounds: "an absolute http(s) URL",
-    meaning: "mode 2, self-settlement: the node an in-process facilitator broadcasts settlements through (needs `SETTLER_PRIVATE_KEY`)",
+    meaning:
+      "mode 2, self-settlement: the node an in-process facilitator broadcasts settlements through (needs `SETTLER_PRIVATE_KEY`)",
   },
   {
     name: "SETTLER_PRIVATE_KEY",
@@ -146,7 +149,8 @@ export const PAYMENT_VARIABLES = [
     default: 20,
     min: 1,
     max: 10000,
-    meaning: "probes per minute per client address (per instance in memory, or shared by every instance through `REDIS_URL`)",
+    meaning:
+      "probes per minute per client address (per instance in memory, or shared by every instance through `REDIS_URL`)",
   },
   {
     name: "PROBE_RATE_PER_HOST",
@@ -155,7 +159,8 @@ export const PAYMENT_VARIABLES = [
     default: 30,
     min: 1,
     max: 10000,
-    meaning: "probes per minute per target host (per instance in memory, or shared by every instance through `REDIS_URL`)",
+    meaning:
+      "probes per minute per target host (per instance in memory, or shared by every instance through `REDIS_URL`)",
   },
   {
     name: "ALLOW_LOOPBACK_SELLERS",
@@ -163,6 +168,7 @@ export const PAYMENT_VARIABLES = [
     kind: "flag",
     default: false,
     defaultText: "`true` in the embedded local-chain mode, else `false`",
-    meaning: "test and local-development setting: probe sellers on loopback (http or self-signed https); refused in production",
+    meaning:
+      "test and local-development setting: probe sellers on loopback (http or self-signed https); refused in production",
   },
 ] as const;

@@ -10,7 +10,15 @@ import { DEFAULT_SQLITE_CACHE_MB } from "./constants.js";
 export const DEFAULT_BACKFILL_DUTY = 0.25;
 
 export const SERVICE_VARIABLES = [
-  { name: "PORT", area: "http", kind: "integer", default: 8402, min: 0, max: 65535, meaning: "HTTP port (`0` picks a free one)" },
+  {
+    name: "PORT",
+    area: "http",
+    kind: "integer",
+    default: 8402,
+    min: 0,
+    max: 65535,
+    meaning: "HTTP port (`0` picks a free one)",
+  },
   {
     name: "HOST",
     area: "http",
@@ -28,7 +36,15 @@ export const SERVICE_VARIABLES = [
     bounds: "an http(s) origin, no path",
     meaning: "origin every absolute link in documents is built from; unset, it follows the port actually bound",
   },
-  { name: "MAX_BODY_BYTES", area: "http", kind: "integer", default: 65536, min: 1024, max: 10485760, meaning: "larger request bodies get 413" },
+  {
+    name: "MAX_BODY_BYTES",
+    area: "http",
+    kind: "integer",
+    default: 65536,
+    min: 1024,
+    max: 10485760,
+    meaning: "larger request bodies get 413",
+  },
   {
     name: "TRUST_PROXY",
     area: "http",
@@ -129,7 +145,15 @@ export const SERVICE_VARIABLES = [
     max: 536870912,
     meaning: "a signed snapshot at most this many bytes",
   },
-  { name: "INDEX_TIMEOUT_MS", area: "discovery", kind: "integer", default: 10000, min: 200, max: 120000, meaning: "one request's whole exchange" },
+  {
+    name: "INDEX_TIMEOUT_MS",
+    area: "discovery",
+    kind: "integer",
+    default: 10000,
+    min: 200,
+    max: 120000,
+    meaning: "one request's whole exchange",
+  },
   {
     name: "INDEX_MAX_PAGES",
     area: "discovery",
@@ -137,9 +161,18 @@ export const SERVICE_VARIABLES = [
     default: 50,
     min: 1,
     max: 10000,
-    meaning: "pages read from one source in one run before the next source's turn (the rest in the next run, from the saved place)",
+    meaning:
+      "pages read from one source in one run before the next source's turn (the rest in the next run, from the saved place)",
   },
-  { name: "INDEX_HOST_GAP_MS", area: "discovery", kind: "integer", default: 1000, min: 0, max: 60000, meaning: "between two requests to one host" },
+  {
+    name: "INDEX_HOST_GAP_MS",
+    area: "discovery",
+    kind: "integer",
+    default: 1000,
+    min: 0,
+    max: 60000,
+    meaning: "between two requests to one host",
+  },
   {
     name: "INDEX_MAX_PEERS",
     area: "discovery",
@@ -162,7 +195,8 @@ export const SERVICE_VARIABLES = [
     area: "search",
     kind: "fraction",
     default: DEFAULT_BACKFILL_DUTY,
-    meaning: "the share of the time the search backfill embeds listings with the model (`0`: never), pausing after each batch in proportion",
+    meaning:
+      "the share of the time the search backfill embeds listings with the model (`0`: never), pausing after each batch in proportion",
   },
   {
     name: "REDIS_URL",
@@ -189,7 +223,8 @@ export const SERVICE_VARIABLES = [
     default: null,
     secret: true,
     bounds: "16 to 256 printable characters, no spaces",
-    meaning: "when set, `GET /metrics` needs `Authorization: Bearer <token>`; empty: `/metrics` is open (keep it off the public network at the proxy)",
+    meaning:
+      "when set, `GET /metrics` needs `Authorization: Bearer <token>`; empty: `/metrics` is open (keep it off the public network at the proxy)",
   },
   {
     name: "ACCESS_LOG_SAMPLE",
@@ -207,15 +242,28 @@ export const SERVICE_VARIABLES = [
     meaning:
       'pino level; logs are JSON lines on stdout, written synchronously (none is lost or reordered at exit); access lines (`msg: "request"`) at info, each with `requestId`',
   },
-  { name: "MARKETPLACE_NAME", area: "process", kind: "text", default: "x402 agent marketplace", meaning: "name shown in documents" },
-  { name: "LOAD_SEED", area: "process", kind: "flag", default: true, meaning: "load the first-party `/kr-*` demo rows at start" },
+  {
+    name: "MARKETPLACE_NAME",
+    area: "process",
+    kind: "text",
+    default: "x402 agent marketplace",
+    meaning: "name shown in documents",
+  },
+  {
+    name: "LOAD_SEED",
+    area: "process",
+    kind: "flag",
+    default: true,
+    meaning: "load the first-party `/kr-*` demo rows at start",
+  },
   {
     name: "NODE_ENV",
     area: "process",
     kind: "text",
     default: null,
     defaultText: "development",
-    meaning: "`production` turns on the strict start-up checks (a pay-to wallet and a facilitator required, test settings refused)",
+    meaning:
+      "`production` turns on the strict start-up checks (a pay-to wallet and a facilitator required, test settings refused)",
   },
   {
     name: "MARKETPLACE_URL",

@@ -191,7 +191,8 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`DATABASE_URL must start with file: (SQLite) or postgresql:// (PostgreSQL), got "${databaseUrl}"`);
   }
   const marketplacePayTo = address("MARKETPLACE_PAY_TO");
-  if (production && !marketplacePayTo) problems.push("MARKETPLACE_PAY_TO is required in production (NODE_ENV=production)");
+  if (production && !marketplacePayTo)
+    problems.push("MARKETPLACE_PAY_TO is required in production (NODE_ENV=production)");
   const asset = address("ASSET_ADDRESS") ?? declared("ASSET_ADDRESS").default;
   const payments = parsePayments(read, production, problems);
   const probe: ProbeConfig = {
@@ -202,9 +203,15 @@ export function loadConfig(env: Env = process.env): Config {
     allowLoopbackSellers: flag("ALLOW_LOOPBACK_SELLERS", !production && payments.mode === "embedded"),
   };
   if (production && probe.allowLoopbackSellers) {
-    problems.push("ALLOW_LOOPBACK_SELLERS must not be true in production (NODE_ENV=production): it is a test and local-development setting");
+    problems.push(
+      "ALLOW_LOOPBACK_SELLERS must not be true in production (NODE_ENV=production): it is a test and local-development setting",
+    );
   }
-  if (production && asset.toLowerCase() !== BASE_USDC.toLowerCase() && !(read.raw("TOKEN_NAME") && read.raw("TOKEN_VERSION"))) {
+  if (
+    production &&
+    asset.toLowerCase() !== BASE_USDC.toLowerCase() &&
+    !(read.raw("TOKEN_NAME") && read.raw("TOKEN_VERSION"))
+  ) {
     problems.push(
       "TOKEN_NAME and TOKEN_VERSION are required in production when ASSET_ADDRESS is not Base USDC: they are the token's EIP-712 domain that buyers sign against",
     );
@@ -223,7 +230,8 @@ export function loadConfig(env: Env = process.env): Config {
     threads: integer("WORKER_THREADS", Math.min(2, Math.max(1, availableParallelism() - 1))),
     maxQueue: integer("WORKER_MAX_QUEUE"),
   };
-  if (work.uncachedShare === 0) problems.push("UNCACHED_SHARE must be more than 0 (0 would never let uncached work run)");
+  if (work.uncachedShare === 0)
+    problems.push("UNCACHED_SHARE must be more than 0 (0 would never let uncached work run)");
   const health: HealthConfig = {
     intervalMs: integer("HEALTH_PROBE_INTERVAL_MS"),
     failuresToUnhealthy: integer("HEALTH_FAILURES_TO_UNHEALTHY"),
@@ -244,7 +252,8 @@ export function loadConfig(env: Env = process.env): Config {
     catchUpRest: integer("USAGE_CATCHUP_REST"),
   };
   const logLevel = read.text("LOG_LEVEL");
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
 
   const config: Config = {
     production,
@@ -300,7 +309,10 @@ function parseOps(read: EnvReader, problems: string[]): OpsConfig {
   if (rawSample !== undefined && rawSample !== "") {
     const value = Number(rawSample);
     if (/^(0|1|0?\.\d+|1\.0*)$/.test(rawSample) && value >= 0 && value <= 1) accessLogSample = value;
-    else problems.push(`ACCESS_LOG_SAMPLE must be a number from 0 to 1 (the share of requests logged), got "${rawSample}"`);
+    else
+      problems.push(
+        `ACCESS_LOG_SAMPLE must be a number from 0 to 1 (the share of requests logged), got "${rawSample}"`,
+      );
   }
   let redisUrl: string | null = null;
   const rawRedis = read.raw("REDIS_URL");

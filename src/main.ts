@@ -27,7 +27,10 @@ async function main(): Promise<void> {
     console.error(describeStartupFailure(error));
     process.exit(1);
   }
-  logger.info({ url: running.url, publicBaseUrl: config.publicBaseUrl, production: config.production }, "marketplace listening");
+  logger.info(
+    { url: running.url, publicBaseUrl: config.publicBaseUrl, production: config.production },
+    "marketplace listening",
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -207,7 +207,12 @@ function eventLoopDelayGauges(): void {
   };
   const gauges: Gauge[] = readings.map(([name, help], index) => {
     registry.removeSingleMetric(`nodejs_eventloop_lag_${name}_seconds`);
-    return new Gauge({ name: `nodejs_eventloop_lag_${name}_seconds`, help, registers: [registry], ...(index === 0 && { collect: setAll }) });
+    return new Gauge({
+      name: `nodejs_eventloop_lag_${name}_seconds`,
+      help,
+      registers: [registry],
+      ...(index === 0 && { collect: setAll }),
+    });
   });
 }
 

@@ -51,7 +51,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-async function listen(config: Config, listener: { current?: RequestListener }): Promise<{ server: Server; port: number }> {
+async function listen(
+  config: Config,
+  listener: { current?: RequestListener },
+): Promise<{ server: Server; port: number }> {
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     if (refuseMissingHost(req, res)) return;
     if (listener.current) return listener.current(req, res);
@@ -82,13 +85,24 @@ export interface ServerOptions {
   shutdownGraceMs?: number;
 }
 
-export async function startServer(configIn: Config, logger: Logger, options: ServerOptions = {}): Promise<RunningServer> {
+export async function startServer(
+  configIn: Config,
+  logger: Logger,
+  options: ServerOptions = {},
+): Promise<RunningServer> {
   const payments = options.payments ?? (await setupPayments(configIn, logger));
   const { applied } = await applyMigrations(configIn.databaseUrl);
   if (applied.length > 0) logger.info({ database: redact(configIn.databaseUrl), applied }, "applied migrations");
-  const database = await openDatabase(configIn.databaseUrl, { readPoolSize: configIn.databaseReadPoolSize, sqliteCacheMb: configIn.sqliteCacheMb });
+  const database = await openDatabase(configIn.databaseUrl, {
+    readPoolSize: configIn.databaseReadPoolSize,
+    sqliteCacheMb: configIn.sqliteCacheMb,
+  });
   collectProcessMetrics();
-  const probeLimits = await createProbeLimits(configIn.probe, { redisUrl: configIn.ops.redisUrl, keyPrefix: configIn.ops.redisKeyPrefix, logger });
+  const probeLimits = await createProbeLimits(configIn.probe, {
+    redisUrl: configIn.ops.redisUrl,
+    keyPrefix: configIn.ops.redisKeyPrefix,
+    logger,
+  });
   const listener: { current?: RequestListener } = {};
   const { server, port } = await listen(configIn, listener);
   const config = configIn.publicBaseUrlExplicit ? configIn : { ...configIn, publicBaseUrl: `http://localhost:${port}` };
@@ -123,7 +137,12 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
     threads: config.work.threads,
     heapMb: 64 + 4 * Math.ceil(config.discovery.indexing.maxSnapshotBytes / 1024 / 1024),
   });
-  const probe = new SellerProbe(config.probe, { network: config.network, asset: payments.asset }, undefined, probeLimits);
+  const probe = new SellerProbe(
+    config.probe,
+    { network: config.network, asset: payments.asset },
+    undefined,
+    probeLimits,
+  );
   const market = marketFactsFor(config, payments);
   const health = createHealth({ store, probe, config: config.health, logger, now });
   const documents = { market, contract };
@@ -131,7 +150,10 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   // (searchModeReason "semantic-not-ready") until it is in, and the request thread never waits on the model.
   const ranker = config.semanticSearch ? new CatalogRanker(new SearchService(database, { log: logger })) : null;
   // Every instance signs snapshots with the same key: configured, or generated once into the database.
-  const signer = snapshotSigner(config.discovery.signingKey ?? ((await repositories.keys.getOrCreate("snapshot", generatePrivateKey, now())) as Hex));
+  const signer = snapshotSigner(
+    config.discovery.signingKey ??
+      ((await repositories.keys.getOrCreate("snapshot", generatePrivateKey, now())) as Hex),
+  );
   const discovery = { signer, peers: config.discovery.peers, startedAt: now() };
   const catalog = { ...documents, store, events: repositories.events, freshness, now, ranker, discovery };
   const listingReads = { ...catalog, health, usage };
@@ -143,7 +165,16 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   });
   const mcp = { ...catalog, config, logger, probe, queryLimit: work.queryPerClient, uncachedWork };
   const contexts: AreaContexts = {
-    listings: { ...listingReads, config, logger, owners: repositories.owners, payments, probe, idempotency: repositories.idempotency, work },
+    listings: {
+      ...listingReads,
+      config,
+      logger,
+      owners: repositories.owners,
+      payments,
+      probe,
+      idempotency: repositories.idempotency,
+      work,
+    },
     catalog,
     feeds: catalog,
     mcp,
@@ -161,7 +192,11 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
         market,
         signatures: work.pool,
         allowLoopbackReceivers: config.events.allowLoopbackReceivers,
-        pendingCaps: { perClient: config.events.pendingPerClient, perHost: config.events.pendingPerHost, total: config.events.pendingTotal },
+        pendingCaps: {
+          perClient: config.events.pendingPerClient,
+          perHost: config.events.pendingPerHost,
+          total: config.events.pendingTotal,
+        },
         now,
       }),
     },
@@ -182,7 +217,9 @@ export async function startServer(configIn: Config, logger: Logger, options: Ser
   await jobs.start();
   const rankerStarted = ranker
     ?.start(now())
-    .catch((error: unknown) => logger.warn({ err: error }, "search: the catalog could not be indexed; searches answer with substring matching"));
+    .catch((error: unknown) =>
+      logger.warn({ err: error }, "search: the catalog could not be indexed; searches answer with substring matching"),
+    );
   const router = await createRouter(contract, handlers, contexts);
   const responseCache = new ResponseCache(freshness, { now });
   const app = createApp({

@@ -51,7 +51,14 @@ export interface ListingsAreaContext extends ListingReadContext {
   idempotency: PaymentIdempotencyStore;
   usage: UsageService;
   /** The CPU budget of requests anyone can send: the owner routes' per-client limit and the signature worker pool. */
-  work: { ownerPerClient: Limit; paymentPerClient: Limit; webhookPerClient: Limit; syncPerClient: Limit; queryPerClient: Limit; pool: WorkPool };
+  work: {
+    ownerPerClient: Limit;
+    paymentPerClient: Limit;
+    webhookPerClient: Limit;
+    syncPerClient: Limit;
+    queryPerClient: Limit;
+    pool: WorkPool;
+  };
 }
 
 /** The agent documents and the compiled contract, served byte for byte at /openapi.json. */

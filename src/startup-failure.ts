@@ -12,7 +12,9 @@ const CAUSES: Cause[] = [
   {
     // The schema engine says it in words; the driver adapter (the migrations' lock connection) by its error kind.
     matches: (_, message) =>
-      /can't reach database server|connection refused|ECONNREFUSED.*5432|timed out fetching a new connection|DatabaseNotReachable/i.test(message),
+      /can't reach database server|connection refused|ECONNREFUSED.*5432|timed out fetching a new connection|DatabaseNotReachable/i.test(
+        message,
+      ),
     says: "the database cannot be reached: check DATABASE_URL and that the server is running",
   },
   {
@@ -24,10 +26,15 @@ const CAUSES: Cause[] = [
   },
   {
     matches: (error, message) =>
-      error.syscall === "mkdir" || error.syscall === "open" || /unable to open the database file|SQLITE_CANTOPEN|readonly database/i.test(message),
+      error.syscall === "mkdir" ||
+      error.syscall === "open" ||
+      /unable to open the database file|SQLITE_CANTOPEN|readonly database/i.test(message),
     says: "a file cannot be created or opened for writing: check the paths in DATABASE_URL and DEV_CHAIN_FILE and their folders' permissions",
   },
-  { matches: (error) => error.code === "EADDRINUSE", says: "the port is already in use: stop the other process or set PORT" },
+  {
+    matches: (error) => error.code === "EADDRINUSE",
+    says: "the port is already in use: stop the other process or set PORT",
+  },
   { matches: (error) => error.syscall === "listen", says: "the port cannot be opened: check PORT and HOST" },
 ];
 

@@ -27,7 +27,10 @@ const declaredNames = new Set<string>(VARIABLES.map((variable) => variable.name)
 
 /** Names read straight from an environment object: `process.env.X`, `env.X`, `env["X"]`. */
 function namesRead(text: string): string[] {
-  const patterns = [/\b(?:process\.)?env\.([A-Z][A-Z0-9_]*)\b/g, /\b(?:process\.)?env\[\s*["'`]([A-Z][A-Z0-9_]*)["'`]\s*\]/g];
+  const patterns = [
+    /\b(?:process\.)?env\.([A-Z][A-Z0-9_]*)\b/g,
+    /\b(?:process\.)?env\[\s*["'`]([A-Z][A-Z0-9_]*)["'`]\s*\]/g,
+  ];
   return patterns.flatMap((pattern) => [...text.matchAll(pattern)].map((match) => match[1]!));
 }
 
@@ -43,13 +46,17 @@ describe("configuration declared once", () => {
 
   it("reads variables by a computed name or destructuring only in the declared reader", () => {
     const computed = /\b(?:process\.)?env\[\s*(?!["'`][A-Z])|\{[^}]*\}\s*=\s*process\.env\b/;
-    const offenders = sources.filter(({ path, text }) => path !== READER && computed.test(text)).map(({ path }) => path);
+    const offenders = sources
+      .filter(({ path, text }) => path !== READER && computed.test(text))
+      .map(({ path }) => path);
     expect(offenders).toEqual([]);
   });
 
   it("reads every declared variable somewhere in src/", () => {
     const readers = sources.filter(({ path }) => !DECLARATIONS.test(path));
-    const unread = [...declaredNames].filter((name) => !readers.some(({ text }) => text.includes(`"${name}"`) || text.includes(`.${name}`)));
+    const unread = [...declaredNames].filter(
+      (name) => !readers.some(({ text }) => text.includes(`"${name}"`) || text.includes(`.${name}`)),
+    );
     expect(unread).toEqual([]);
   });
 
@@ -58,15 +65,21 @@ describe("configuration declared once", () => {
   });
 
   it(".env.example names every service variable and, sourced by a shell, gives the defaults", () => {
-    const service = VARIABLES.filter((variable) => SERVICE_AREAS.includes(variable.area)).map((variable) => variable.name);
+    const service = VARIABLES.filter((variable) => SERVICE_AREAS.includes(variable.area)).map(
+      (variable) => variable.name,
+    );
     const example = readFileSync(join(root, ".env.example"), "utf8");
     expect([...example.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]).sort()).toEqual([...service].sort());
 
-    const printed = execFileSync("sh", ["-c", `set -a; . ./.env.example; set +a; exec "${process.execPath}" -p 'JSON.stringify(process.env)'`], {
-      cwd: root,
-      env: { PATH: process.env.PATH },
-      encoding: "utf8",
-    });
+    const printed = execFileSync(
+      "sh",
+      ["-c", `set -a; . ./.env.example; set +a; exec "${process.execPath}" -p 'JSON.stringify(process.env)'`],
+      {
+        cwd: root,
+        env: { PATH: process.env.PATH },
+        encoding: "utf8",
+      },
+    );
     const sourced = JSON.parse(printed) as Record<string, string>;
     const env = Object.fromEntries(service.map((name) => [name, sourced[name]]));
     expect(env.MARKETPLACE_NAME).toBe("x402 agent marketplace");
@@ -75,12 +88,17 @@ describe("configuration declared once", () => {
 });
 
 describe("secret variables", () => {
-  const secrets = VARIABLES.filter((variable) => "secret" in variable && variable.secret && SERVICE_AREAS.includes(variable.area));
+  const secrets = VARIABLES.filter(
+    (variable) => "secret" in variable && variable.secret && SERVICE_AREAS.includes(variable.area),
+  );
 
-  it.each(secrets.map((variable) => variable.name))("%s: a bad value is refused, naming the variable, without echoing it", (name) => {
-    const value = "not a valid secret: hunter2";
-    const problems = problemsOf({ [name]: value });
-    expect(problems.some((problem) => problem.startsWith(name))).toBe(true);
-    expect(problems.join("\n")).not.toContain("hunter2");
-  });
+  it.each(secrets.map((variable) => variable.name))(
+    "%s: a bad value is refused, naming the variable, without echoing it",
+    (name) => {
+      const value = "not a valid secret: hunter2";
+      const problems = problemsOf({ [name]: value });
+      expect(problems.some((problem) => problem.startsWith(name))).toBe(true);
+      expect(problems.join("\n")).not.toContain("hunter2");
+    },
+  );
 });

@@ -58,6 +58,8 @@ describe("configuration from the environment", () => {
 
   it("refuses a base URL with a path, and production without a pay-to address", () => {
     expect(problemsOf({ PUBLIC_BASE_URL: "https://example.com/market" })[0]).toContain("origin");
-    expect(problemsOf({ NODE_ENV: "production" })).toContain("MARKETPLACE_PAY_TO is required in production (NODE_ENV=production)");
+    expect(problemsOf({ NODE_ENV: "production" })).toContain(
+      "MARKETPLACE_PAY_TO is required in production (NODE_ENV=production)",
+    );
   });
 });

@@ -9,7 +9,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 
 const repo = fileURLToPath(new URL("../", import.meta.url));
-const script = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["check:layers"]!;
+const script = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { scripts: Record<string, string> })
+  .scripts["check:layers"]!;
 const work = mkdtempSync(join(tmpdir(), "layers-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -17,19 +18,27 @@ type Tree = Record<string, string>;
 
 /** One module per layer, each importing downward (type-only imports too), plus the client and the CLI. */
 const GOOD: Tree = {
-  "tsconfig.json": JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true }, include: ["src", "generated"] }),
+  "tsconfig.json": JSON.stringify({
+    compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true },
+    include: ["src", "generated"],
+  }),
   "generated/openapi.ts": 'export interface paths { "/status.json": unknown }\n',
-  "src/constants.ts": 'import type { paths } from "../generated/openapi.js";\nexport const STATUS: keyof paths = "/status.json";\n',
+  "src/constants.ts":
+    'import type { paths } from "../generated/openapi.js";\nexport const STATUS: keyof paths = "/status.json";\n',
   "src/config.ts": 'import { STATUS } from "./constants.js";\nexport const config = { status: STATUS };\n',
   "src/logger.ts": "export const log = (message: string) => message;\n",
-  "src/contract/errors.ts": 'import { log } from "../logger.js";\nexport const fail = (message: string) => log(message);\n',
+  "src/contract/errors.ts":
+    'import { log } from "../logger.js";\nexport const fail = (message: string) => log(message);\n',
   "src/storage/db.ts": 'import { config } from "../config.js";\nexport const db = { ...config };\n',
   "src/chain/rpc.ts": 'import { config } from "../config.js";\nexport const rpc = () => config;\n',
-  "src/market/links.ts": 'import type { paths } from "../../generated/openapi.js";\nexport const linkTo = (path: keyof paths) => path;\n',
+  "src/market/links.ts":
+    'import type { paths } from "../../generated/openapi.js";\nexport const linkTo = (path: keyof paths) => path;\n',
   "src/catalog/items.ts":
     'import { db } from "../storage/db.js";\nimport { linkTo } from "../market/links.js";\nexport const items = () => [db, linkTo("/status.json")];\n',
-  "src/payments/buyer.ts": 'import { createHash } from "node:crypto";\nexport const buyer = () => createHash("sha256");\n',
-  "src/payments/gate.ts": 'import { rpc } from "../chain/rpc.js";\nimport { buyer } from "./buyer.js";\nexport const gate = () => [rpc(), buyer()];\n',
+  "src/payments/buyer.ts":
+    'import { createHash } from "node:crypto";\nexport const buyer = () => createHash("sha256");\n',
+  "src/payments/gate.ts":
+    'import { rpc } from "../chain/rpc.js";\nimport { buyer } from "./buyer.js";\nexport const gate = () => [rpc(), buyer()];\n',
   "src/probe/probe.ts": 'import { config } from "../config.js";\nexport const probe = () => config;\n',
   "src/documents/cards.ts": 'import { items } from "../catalog/items.js";\nexport const cards = () => items();\n',
   "src/listing/create.ts":
@@ -41,8 +50,10 @@ const GOOD: Tree = {
     'import type { db } from "./storage/db.js";\nimport type { items } from "./catalog/items.js";\nexport interface Services { db: typeof db; items: typeof items }\n',
   "src/handlers/cards.ts":
     'import type { Services } from "../services.js";\nimport { cards } from "../documents/cards.js";\nimport { tools } from "../mcp/tools.js";\nexport const handle = (services: Services) => [services, cards(), tools];\n',
-  "src/server.ts": 'import { handle } from "./handlers/cards.js";\nimport { route } from "./http/router.js";\nexport const server = { handle, route };\n',
-  "src/main.ts": 'import { server } from "./server.js";\nimport { config } from "./config.js";\nexport const main = () => [server, config];\n',
+  "src/server.ts":
+    'import { handle } from "./handlers/cards.js";\nimport { route } from "./http/router.js";\nexport const server = { handle, route };\n',
+  "src/main.ts":
+    'import { server } from "./server.js";\nimport { config } from "./config.js";\nexport const main = () => [server, config];\n',
   "src/client/client.ts":
     'import type { paths } from "../../generated/openapi.js";\nimport { STATUS } from "../constants.js";\nimport { linkTo } from "../market/links.js";\nexport const status = (): keyof paths => linkTo(STATUS);\n',
   "src/client/pay.ts": 'import { buyer } from "../payments/buyer.js";\nexport const pay = () => buyer();\n',
@@ -103,7 +114,9 @@ describe.concurrent("npm run check:layers", { timeout: 60_000 }, () => {
       "src/catalog/a.ts": 'import { b } from "./b.js";\nexport const a = () => b;\n',
       "src/catalog/b.ts": 'import { a } from "./a.js";\nexport const b = () => a;\n',
     });
-    expect(output).toMatch(/error no-circular: src\/catalog\/a\.ts → \n\s+src\/catalog\/b\.ts →\n\s+src\/catalog\/a\.ts/);
+    expect(output).toMatch(
+      /error no-circular: src\/catalog\/a\.ts → \n\s+src\/catalog\/b\.ts →\n\s+src\/catalog\/a\.ts/,
+    );
     expect(output).toMatch(/x 1 dependency violations \(1 errors, 0 warnings\)/);
     expect(code).not.toBe(0);
   });

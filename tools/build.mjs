@@ -25,7 +25,13 @@ const SOURCES = ["src", "generated", "prisma", "tsconfig.json", "tsconfig.build.
 /** Transpiled to dist/ with the same relative paths. */
 const COMPILED = ["src", "generated"];
 /** Read at run time relative to the compiled modules (import.meta.url), so copied beside them. */
-const ASSETS = ["generated/openapi.json", "generated/contracts.json", "prisma", "src/documents/scripts", "src/search/model"];
+const ASSETS = [
+  "generated/openapi.json",
+  "generated/contracts.json",
+  "prisma",
+  "src/documents/scripts",
+  "src/search/model",
+];
 
 function newestMtime(path) {
   let stats;
@@ -94,7 +100,8 @@ async function withLock(work) {
           rmSync(lock, { force: true });
           continue;
         }
-        if (Date.now() > deadline) throw new Error(`build ${holder} holds ${lock}; remove it if no build is running`, { cause: error });
+        if (Date.now() > deadline)
+          throw new Error(`build ${holder} holds ${lock}; remove it if no build is running`, { cause: error });
         sleep(100);
       }
     }
@@ -117,7 +124,9 @@ async function transpile() {
   try {
     esbuild = await import(requireHere.resolve("esbuild"));
   } catch {
-    console.error("building dist/ needs the dev dependency esbuild (npm ci without --omit=dev); or build elsewhere and deploy dist/");
+    console.error(
+      "building dist/ needs the dev dependency esbuild (npm ci without --omit=dev); or build elsewhere and deploy dist/",
+    );
     process.exit(1);
   }
   const entryPoints = COMPILED.flatMap((dir) => typeScriptFiles(join(root, dir)));
@@ -141,7 +150,9 @@ function declarations() {
   try {
     tsc = requireHere.resolve("typescript/bin/tsc");
   } catch {
-    console.error("npm run build needs the dev dependency typescript (npm ci without --omit=dev); or build elsewhere and deploy dist/");
+    console.error(
+      "npm run build needs the dev dependency typescript (npm ci without --omit=dev); or build elsewhere and deploy dist/",
+    );
     process.exit(1);
   }
   const result = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--emitDeclarationOnly"], {

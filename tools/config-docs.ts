@@ -95,7 +95,9 @@ export function renderConfigurationDoc(): string {
   for (const [area, variables] of byArea(VARIABLES)) {
     out.push("", `## ${AREAS[area]}`, "", "| variable | default | bounds | meaning |", "|---|---|---|---|");
     for (const variable of variables) {
-      out.push(`| \`${variable.name}\` | ${cell(defaultOf(variable))} | ${cell(boundsOf(variable))} | ${cell(variable.meaning)} |`);
+      out.push(
+        `| \`${variable.name}\` | ${cell(defaultOf(variable))} | ${cell(boundsOf(variable))} | ${cell(variable.meaning)} |`,
+      );
     }
   }
   return `${out.join("\n")}\n`;

@@ -45,7 +45,9 @@ function readImport(path: string): { contents: string } | { error: string } {
 }
 
 function compile(): Record<keyof typeof SOURCES, SolcContract> {
-  const sources = Object.fromEntries(Object.values(SOURCES).map((path) => [path, { content: readFileSync(`${repoRoot}${path}`, "utf8") }]));
+  const sources = Object.fromEntries(
+    Object.values(SOURCES).map((path) => [path, { content: readFileSync(`${repoRoot}${path}`, "utf8") }]),
+  );
   const input = { language: "Solidity", sources, settings: SETTINGS };
   const output = JSON.parse(solc.compile(JSON.stringify(input), { import: readImport })) as SolcOutput;
   const errors = (output.errors ?? []).filter((e) => e.severity === "error");

@@ -29,7 +29,9 @@ const OPERATIONS_HEADER =
 /** Every member of the area interfaces in namespace Canonical, as `<Interface>.<operation>`. */
 function canonicalMembers(program: Program): string[] {
   const canonical = program.getGlobalNamespaceType().namespaces.get("Canonical");
-  return [...(canonical?.interfaces.values() ?? [])].flatMap((declared) => [...declared.operations.keys()].map((name) => `${declared.name}.${name}`));
+  return [...(canonical?.interfaces.values() ?? [])].flatMap((declared) =>
+    [...declared.operations.keys()].map((name) => `${declared.name}.${name}`),
+  );
 }
 
 /**
@@ -39,15 +41,25 @@ function canonicalMembers(program: Program): string[] {
 async function compileContract(routes: AliasRoute[], routesTsp: string): Promise<string> {
   const work = mkdtempSync(join(tmpdir(), "contract-"));
   try {
-    cpSync(join(root, "spec"), join(work, "spec"), { recursive: true, filter: (source) => !source.includes("tsp-output") });
+    cpSync(join(root, "spec"), join(work, "spec"), {
+      recursive: true,
+      filter: (source) => !source.includes("tsp-output"),
+    });
     mkdirSync(join(work, "generated"));
     writeFileSync(join(work, "generated/routes.tsp"), routesTsp);
     symlinkSync(join(root, "node_modules"), join(work, "node_modules"), "dir");
     const outputDir = join(work, "out");
     const entrypoint = join(work, "spec/main.tsp");
-    const [options, configDiagnostics] = await resolveCompilerOptions(NodeHost, { entrypoint, cwd: work, overrides: { outputDir } });
+    const [options, configDiagnostics] = await resolveCompilerOptions(NodeHost, {
+      entrypoint,
+      cwd: work,
+      overrides: { outputDir },
+    });
     const emitterOptions: Record<string, unknown> = { ...options.options?.[EMITTER], "emitter-output-dir": outputDir };
-    const program = await compile(NodeHost, entrypoint, { ...options, options: { ...options.options, [EMITTER]: emitterOptions } });
+    const program = await compile(NodeHost, entrypoint, {
+      ...options,
+      options: { ...options.options, [EMITTER]: emitterOptions },
+    });
     const diagnostics = [...configDiagnostics, ...program.diagnostics];
     if (diagnostics.length > 0) {
       const text = diagnostics.map((d) => formatDiagnostic(d).replaceAll(work, root)).join("\n");
@@ -58,7 +70,9 @@ async function compileContract(routes: AliasRoute[], routesTsp: string): Promise
     const routed = new Set(routes.map((route) => `${interfaceOf(route.area)}.${route.canonical}`));
     const unrouted = canonicalMembers(program).filter((member) => !routed.has(member));
     if (unrouted.length > 0) throw new Error(`spec/aliases.json gives no path to ${unrouted.join(", ")}`);
-    const document = JSON.parse(readFileSync(join(outputDir, (emitterOptions["output-file"] as string | undefined) ?? "openapi.json"), "utf8")) as unknown;
+    const document = JSON.parse(
+      readFileSync(join(outputDir, (emitterOptions["output-file"] as string | undefined) ?? "openapi.json"), "utf8"),
+    ) as unknown;
     return `${JSON.stringify(document, null, 2)}\n`;
   } finally {
     rmSync(work, { recursive: true, force: true });

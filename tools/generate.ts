@@ -40,7 +40,9 @@ async function main(): Promise<void> {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);
   }
-  console.log(`wrote ${changed.length} of ${files.size} generated files${stale.length ? `, removed ${stale.length} stale` : ""}`);
+  console.log(
+    `wrote ${changed.length} of ${files.size} generated files${stale.length ? `, removed ${stale.length} stale` : ""}`,
+  );
 }
 
 await main();

@@ -27,16 +27,28 @@ export function compiledRoutes(routes: AliasRoute[], contract: CompiledContract)
       .map(([method, operation]) => ({ method: method.toUpperCase(), path, operationId: operation.operationId })),
   );
   const table = routes.map((route) => {
-    const found = declared.filter((operation) => operation.path === route.path && operation.operationId === route.operationId);
+    const found = declared.filter(
+      (operation) => operation.path === route.path && operation.operationId === route.operationId,
+    );
     if (found.length !== 1) {
-      throw new Error(`the compiled contract declares ${route.operationId} at ${route.path} ${found.length} times, not once`);
+      throw new Error(
+        `the compiled contract declares ${route.operationId} at ${route.path} ${found.length} times, not once`,
+      );
     }
-    return { method: found[0]!.method, path: route.path, operationId: route.operationId, canonical: route.canonical, area: route.area };
+    return {
+      method: found[0]!.method,
+      path: route.path,
+      operationId: route.operationId,
+      canonical: route.canonical,
+      area: route.area,
+    };
   });
   if (declared.length !== table.length) {
     const known = new Set(routes.map((route) => route.operationId));
     const extra = declared.filter((operation) => !known.has(operation.operationId ?? ""));
-    throw new Error(`the compiled contract declares operations the alias table does not: ${extra.map((o) => `${o.method} ${o.path}`).join(", ")}`);
+    throw new Error(
+      `the compiled contract declares operations the alias table does not: ${extra.map((o) => `${o.method} ${o.path}`).join(", ")}`,
+    );
   }
   return table;
 }
@@ -46,11 +58,15 @@ export function renderOperationsModule(routes: AliasRoute[], contract: CompiledC
   const areas = [...new Set(routes.map((route) => route.area))];
   const table = compiledRoutes(routes, contract);
   const areaLines = areas.map((area) => {
-    const operations = canonical.filter((name) => routes.some((route) => route.area === area && route.canonical === name));
+    const operations = canonical.filter((name) =>
+      routes.some((route) => route.area === area && route.canonical === name),
+    );
     return `  ${area}: [${operations.map((name) => JSON.stringify(name)).join(", ")}],`;
   });
   const fields = (route: CompiledRoute) =>
-    (["method", "path", "operationId", "canonical", "area"] as const).map((key) => `${key}: ${JSON.stringify(route[key])}`).join(", ");
+    (["method", "path", "operationId", "canonical", "area"] as const)
+      .map((key) => `${key}: ${JSON.stringify(route[key])}`)
+      .join(", ");
   return [
     `// ${header}`,
     "",

@@ -58,7 +58,8 @@ export function derivePostgresSchema(sqliteSchema: string): string {
       code = `${code.trimEnd()} @db.Timestamptz(3)`;
     }
     if (block === "datasource") code = code.replace(/provider(\s*)= "sqlite"/, 'provider$1= "postgresql"');
-    if (block === "generator") code = code.replace('"../../generated/prisma/sqlite"', '"../../generated/prisma/postgres"');
+    if (block === "generator")
+      code = code.replace('"../../generated/prisma/sqlite"', '"../../generated/prisma/postgres"');
     return comment ? `${code.trimEnd()} ${comment}` : code;
   });
   const text = HEADER + "\n" + out.join("\n");

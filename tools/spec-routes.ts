@@ -35,7 +35,8 @@ for (const line of markdown.slice(start, end < 0 ? undefined : end).split("\n"))
   }
   if (/^-+$/.test(cells[0]!)) continue;
   // "Method | Path | ..." tables name the method; "Path(s) | ..." tables sit under "(unpaid, GET)" headings.
-  const [method, pathCell] = header[0] === "Method" ? [cells[0]!, cells[1]!] : /^Paths?$/.test(header[0]!) ? ["GET", cells[0]!] : [null, ""];
+  const [method, pathCell] =
+    header[0] === "Method" ? [cells[0]!, cells[1]!] : /^Paths?$/.test(header[0]!) ? ["GET", cells[0]!] : [null, ""];
   if (!method) continue; // the query parameter table
   for (const [, path] of pathCell.matchAll(CODE_SPAN)) routes.set(`${method} ${path}`, { method, path: path! });
 }
@@ -45,7 +46,11 @@ const text = `${JSON.stringify({ $comment: "Every method and path of the endpoin
 if (check) {
   const current = await readFile(outPath, "utf8");
   const same = JSON.stringify(JSON.parse(current).routes) === JSON.stringify(sorted);
-  console.log(same ? `${outPath} matches the spec (${sorted.length} routes)` : `${outPath} differs from the spec: run npx tsx tools/spec-routes.ts`);
+  console.log(
+    same
+      ? `${outPath} matches the spec (${sorted.length} routes)`
+      : `${outPath} differs from the spec: run npx tsx tools/spec-routes.ts`,
+  );
   process.exit(same ? 0 : 1);
 }
 await writeFile(outPath, text);

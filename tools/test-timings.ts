@@ -28,7 +28,9 @@ interface Timings {
 }
 
 const allTestFiles = () =>
-  (readdirSync(resolve(root, "test"), { recursive: true }) as string[]).filter((path) => path.endsWith(".test.ts")).map((path) => `test/${path}`);
+  (readdirSync(resolve(root, "test"), { recursive: true }) as string[])
+    .filter((path) => path.endsWith(".test.ts"))
+    .map((path) => `test/${path}`);
 
 export default class TestTimings implements Reporter {
   private started = Date.now();
@@ -57,8 +59,13 @@ export default class TestTimings implements Reporter {
       load: [round(this.loadAtStart), round(loadavg()[0]!)],
       files,
     };
-    writeFileSync(TIMINGS_PATH, await format(JSON.stringify(timings), { ...(await resolveConfig(TIMINGS_PATH)), parser: "json" }));
-    const failed = modules.filter((module) => module.state() === "failed").map((module) => relative(root, module.moduleId));
+    writeFileSync(
+      TIMINGS_PATH,
+      await format(JSON.stringify(timings), { ...(await resolveConfig(TIMINGS_PATH)), parser: "json" }),
+    );
+    const failed = modules
+      .filter((module) => module.state() === "failed")
+      .map((module) => relative(root, module.moduleId));
     console.log(`test-timings: wrote test/timings.json (${files.length} files, ${timings.wallSeconds} s)`);
     if (failed.length > 0) console.log(`test-timings: timed although they failed: ${failed.join(", ")}`);
   }

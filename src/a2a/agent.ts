@@ -20,7 +20,12 @@ const dataPart = (value: Record<string, unknown>): Part => ({
   filename: "",
   mediaType: "application/json",
 });
-const textPart = (value: string): Part => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "text/plain" });
+const textPart = (value: string): Part => ({
+  content: { $case: "text", value },
+  metadata: undefined,
+  filename: "",
+  mediaType: "text/plain",
+});
 
 /** The parts of the answer: the tool's data, then its text. */
 export function partsOf(answer: ToolAnswer): Part[] {
@@ -29,7 +34,16 @@ export function partsOf(answer: ToolAnswer): Part[] {
 }
 
 function reply(contextId: string, parts: Part[], metadata: Record<string, unknown>): Message {
-  return { messageId: randomUUID(), contextId, taskId: "", role: Role.ROLE_AGENT, parts, metadata, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: randomUUID(),
+    contextId,
+    taskId: "",
+    role: Role.ROLE_AGENT,
+    parts,
+    metadata,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /** The caller of one HTTP request: the seller probe of validate_listing is rate-limited per client. */
@@ -44,11 +58,19 @@ function marketExecutor({ services, clientIp }: Caller): AgentExecutor {
       const request = skillRequestOf(requestContext.userMessage);
       let answer: Message;
       if ("refused" in request) {
-        const data = { isError: true, message: request.refused, ...(request.skill === undefined ? {} : { skill: request.skill }) };
+        const data = {
+          isError: true,
+          message: request.refused,
+          ...(request.skill === undefined ? {} : { skill: request.skill }),
+        };
         answer = reply(requestContext.contextId, [dataPart(data), textPart(request.refused)], { isError: true });
       } else {
         // A lane of its own, as a POST /mcp has: the message's catalog read takes its turn there.
-        const result = await callMarketTool({ services, clientIp, turn: laneOf(services) }, request.skill, request.arguments);
+        const result = await callMarketTool(
+          { services, clientIp, turn: laneOf(services) },
+          request.skill,
+          request.arguments,
+        );
         answer = reply(requestContext.contextId, partsOf(result), { skill: request.skill, isError: result.isError });
       }
       eventBus.publish({ kind: "message", data: answer });
@@ -74,7 +96,13 @@ export function coreCardOf(market: MarketFacts): CoreAgentCard {
     securityRequirements: [],
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,
-    skills: card.skills.map((skill) => ({ ...skill, examples: skill.examples ?? [], inputModes: [], outputModes: [], securityRequirements: [] })),
+    skills: card.skills.map((skill) => ({
+      ...skill,
+      examples: skill.examples ?? [],
+      inputModes: [],
+      outputModes: [],
+      securityRequirements: [],
+    })),
     signatures: [],
   };
 }

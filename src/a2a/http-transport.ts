@@ -34,7 +34,9 @@ function requestedVersionOf(input: Input<"postA2a">): string {
 }
 
 function idOf(message: unknown): unknown {
-  return typeof message === "object" && message !== null && "id" in message ? ((message as { id?: unknown }).id ?? null) : null;
+  return typeof message === "object" && message !== null && "id" in message
+    ? ((message as { id?: unknown }).id ?? null)
+    : null;
 }
 
 function replyOf(envelope: Envelope): Reply<"postA2a"> {
@@ -54,7 +56,11 @@ async function firstOf(stream: AsyncGenerator<Envelope>, id: unknown, mapError: 
   try {
     await stream.next();
     await stream.return(undefined);
-    return { jsonrpc: "2.0", id, error: { code: A2A_ERROR_CODE.UNSUPPORTED_OPERATION, message: "Streaming is not supported." } };
+    return {
+      jsonrpc: "2.0",
+      id,
+      error: { code: A2A_ERROR_CODE.UNSUPPORTED_OPERATION, message: "Streaming is not supported." },
+    };
   } catch (error) {
     return { jsonrpc: "2.0", id, error: mapError(error) };
   }
@@ -64,7 +70,9 @@ function contentTypeRefusal(input: Input<"postA2a">): string | undefined {
   const type = input.headers["content-type"];
   if (type === undefined) return undefined;
   const mediaType = String(type).split(";", 1)[0]!.trim().toLowerCase();
-  return mediaType === "application/json" ? undefined : `Unsupported Content-Type "${String(type)}"; expected application/json.`;
+  return mediaType === "application/json"
+    ? undefined
+    : `Unsupported Content-Type "${String(type)}"; expected application/json.`;
 }
 
 /** Answers one POST /a2a with a fresh request handler (stateless). */
@@ -78,11 +86,17 @@ export async function answerA2aPost(input: Input<"postA2a">, services: MarketToo
   try {
     message = JSON.parse(input.rawBody ?? "");
   } catch {
-    return replyOf({ jsonrpc: "2.0", id: null, error: { code: A2A_ERROR_CODE.PARSE_ERROR, message: "Parse error: the body is not JSON." } });
+    return replyOf({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: A2A_ERROR_CODE.PARSE_ERROR, message: "Parse error: the body is not JSON." },
+    });
   }
   const version = requestedVersionOf(input);
   const legacy = version.startsWith("0.");
-  const mapError: ErrorMapper = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
+  const mapError: ErrorMapper = legacy
+    ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
+    : JsonRpcTransportHandler.mapToJSONRPCError;
   const card = coreCardOf(services.market);
   const handler = marketRequestHandler(card, { services, clientIp: input.clientIp });
   try {
@@ -91,7 +105,9 @@ export async function answerA2aPost(input: Input<"postA2a">, services: MarketToo
     return replyOf({ jsonrpc: "2.0", id: idOf(message), error: mapError(error) });
   }
   const transport = legacy ? new LegacyJsonRpcTransportHandler(handler) : new JsonRpcTransportHandler(handler);
-  const answer = (await transport.handle(message as Record<string, unknown>, new ServerCallContext({ requestedVersion: version }))) as
-    Envelope | AsyncGenerator<Envelope>;
+  const answer = (await transport.handle(
+    message as Record<string, unknown>,
+    new ServerCallContext({ requestedVersion: version }),
+  )) as Envelope | AsyncGenerator<Envelope>;
   return replyOf(isStream(answer) ? await firstOf(answer, idOf(message), mapError) : answer);
 }

@@ -11,7 +11,8 @@ export type SkillName = MarketToolName;
 
 export const SKILL_NAMES: readonly SkillName[] = MCP_TOOL_NAMES;
 
-export type SkillRequest = { skill: SkillName; arguments: Record<string, unknown> } | { refused: string; skill?: string };
+export type SkillRequest =
+  { skill: SkillName; arguments: Record<string, unknown> } | { refused: string; skill?: string };
 
 /** The skill ids of the card before the skills were the MCP tools. */
 const FORMER_IDS: Record<string, SkillName> = { search_catalog: "list_market", list_endpoint: "how_to_sell" };
@@ -33,7 +34,9 @@ const TEXT_CUES: ReadonlyArray<readonly [RegExp, SkillName]> = [
 const MAX_QUERY = 200;
 
 function skillInText(text: string): SkillRequest {
-  const named = SKILL_NAMES.find((name) => new RegExp(`\\b${name.replace("_", "[_ -]")}\\b`, "i").test(text)) ?? TEXT_CUES.find(([cue]) => cue.test(text))?.[1];
+  const named =
+    SKILL_NAMES.find((name) => new RegExp(`\\b${name.replace("_", "[_ -]")}\\b`, "i").test(text)) ??
+    TEXT_CUES.find(([cue]) => cue.test(text))?.[1];
   if (named) return { skill: named, arguments: {} };
   // Control characters are no part of a question (the contract refuses them); the words are.
   const query = text
@@ -47,10 +50,14 @@ function skillInText(text: string): SkillRequest {
 function chosen(id: unknown, args: unknown): SkillRequest {
   if (typeof id !== "string") return { refused: `skill must be a string naming one of ${SKILL_NAMES.join(", ")}.` };
   const skill = skillNamed(id);
-  if (!skill) return { refused: `Unknown skill ${JSON.stringify(id)}: the skills are ${SKILL_NAMES.join(", ")}.`, skill: id };
+  if (!skill)
+    return { refused: `Unknown skill ${JSON.stringify(id)}: the skills are ${SKILL_NAMES.join(", ")}.`, skill: id };
   if (args === undefined || args === null) return { skill, arguments: {} };
   if (isJsonObject(args)) return { skill, arguments: args };
-  return { refused: `The arguments of ${skill} must be a JSON object (the tool's arguments), got ${Array.isArray(args) ? "an array" : typeof args}.`, skill };
+  return {
+    refused: `The arguments of ${skill} must be a JSON object (the tool's arguments), got ${Array.isArray(args) ? "an array" : typeof args}.`,
+    skill,
+  };
 }
 
 export function skillRequestOf(message: Message): SkillRequest {

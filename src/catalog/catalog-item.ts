@@ -90,8 +90,12 @@ export function toCatalogItem(listing: Listing, market: MarketFacts): CatalogIte
       ...(listing.indexedKey !== null && isJsonObject(listing.provenance) && { provenance: provenanceOf(listing) }),
       ownerVerified: listing.ownerVerified,
       health: healthOf(listing),
-      ...(isJsonObject(listing.usageSummary) && { usage: listing.usageSummary as unknown as NonNullable<CatalogItem["metadata"]["usage"]> }),
-      ...(isJsonObject(listing.sellerUsage) && { sellerUsage: listing.sellerUsage as unknown as NonNullable<CatalogItem["metadata"]["sellerUsage"]> }),
+      ...(isJsonObject(listing.usageSummary) && {
+        usage: listing.usageSummary as unknown as NonNullable<CatalogItem["metadata"]["usage"]>,
+      }),
+      ...(isJsonObject(listing.sellerUsage) && {
+        sellerUsage: listing.sellerUsage as unknown as NonNullable<CatalogItem["metadata"]["sellerUsage"]>,
+      }),
     },
   };
 }

@@ -26,7 +26,8 @@ export const catalogUpkeepJob: BackgroundJob<JobBasics & { market: MarketFacts }
         const at = now();
         const deleted = await store.deleteExpired(new Date(at.getTime() - EXPIRED_RETENTION_MS));
         const seed = config.loadSeed ? await loadSeedInventory(store, market, at) : undefined;
-        if (deleted > 0 || (seed && seed.created + seed.updated + seed.removed > 0)) logger.info({ deleted, seed }, "catalog maintenance");
+        if (deleted > 0 || (seed && seed.created + seed.updated + seed.removed > 0))
+          logger.info({ deleted, seed }, "catalog maintenance");
       },
     };
   },

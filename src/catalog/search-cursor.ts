@@ -39,7 +39,9 @@ export function encodeCursor(offset: number, scope: CursorScope): string {
 const LARGEST_OFFSET = 2 ** 31 - 1;
 
 const invalid = (message: string) =>
-  new HttpError(400, "invalid_request", `Invalid request: query cursor ${message}.`, [{ in: "query", field: "cursor", message }]);
+  new HttpError(400, "invalid_request", `Invalid request: query cursor ${message}.`, [
+    { in: "query", field: "cursor", message },
+  ]);
 
 /** The offset a cursor continues from; 400 naming `cursor` when it is malformed or from another search. */
 export function decodeCursor(cursor: string, scope: CursorScope): number {

@@ -38,7 +38,9 @@ export function anvilBinaryPath(): string {
   try {
     return require.resolve(`${name}/bin/${exe}`);
   } catch {
-    throw new Error(`anvil is not installed for ${process.platform}-${arch} (npm package ${name}); install foundry's anvil and set ANVIL_PATH to it`);
+    throw new Error(
+      `anvil is not installed for ${process.platform}-${arch} (npm package ${name}); install foundry's anvil and set ANVIL_PATH to it`,
+    );
   }
 }
 
@@ -56,7 +58,8 @@ async function freePort(port = 0): Promise<number> {
 // On POSIX a shell sits between us and anvil and kills it once our end of its stdin closes, which
 // the OS does however this process dies (even SIGKILL), so no anvil outlives the service or a test
 // worker. fd 3 keeps the pipe readable from the background job, whose stdin sh sets to /dev/null.
-const WATCHDOG = 'exec 3<&0; "$0" "$@" </dev/null 3<&- & c=$!; echo "$c"; (cat <&3 >/dev/null; kill "$c" 2>/dev/null) & wait "$c"';
+const WATCHDOG =
+  'exec 3<&0; "$0" "$@" </dev/null 3<&- & c=$!; echo "$c"; (cat <&3 >/dev/null; kill "$c" 2>/dev/null) & wait "$c"';
 
 function spawnAnvil(args: string[]): ChildProcess {
   const binary = anvilBinaryPath();

@@ -106,7 +106,9 @@ export async function startLocalChain(options: StartLocalChainOptions = {}): Pro
       return await startLocalChainOnce(options);
     } catch (error) {
       if (attempt >= START_ATTEMPTS) throw error;
-      options.logger?.info(`local chain: start ${attempt} failed (${error instanceof Error ? error.message.split("\n")[0] : String(error)}); starting again`);
+      options.logger?.info(
+        `local chain: start ${attempt} failed (${error instanceof Error ? error.message.split("\n")[0] : String(error)}); starting again`,
+      );
     }
   }
 }
@@ -114,7 +116,12 @@ export async function startLocalChain(options: StartLocalChainOptions = {}): Pro
 async function startLocalChainOnce(options: StartLocalChainOptions): Promise<LocalChain> {
   const buyerCount = options.buyers ?? 3;
   const fundAmount = parseUnits(options.fundUsdc ?? "1000", USDC_DECIMALS);
-  const [deployer, settler, payTo, ...buyers] = deriveAccounts(ANVIL_MNEMONIC, 3 + buyerCount) as [ChainAccount, ChainAccount, ChainAccount, ...ChainAccount[]];
+  const [deployer, settler, payTo, ...buyers] = deriveAccounts(ANVIL_MNEMONIC, 3 + buyerCount) as [
+    ChainAccount,
+    ChainAccount,
+    ChainAccount,
+    ...ChainAccount[],
+  ];
 
   const anvil = await startAnvil({
     port: options.port,
@@ -138,7 +145,10 @@ async function startLocalChainOnce(options: StartLocalChainOptions): Promise<Loc
         bytecode: multicall3Artifact.deployedBytecode,
       }),
     ]);
-    const { contractAddress, status } = await publicClient.waitForTransactionReceipt({ hash: deployHash, timeout: RECEIPT_TIMEOUT_MS });
+    const { contractAddress, status } = await publicClient.waitForTransactionReceipt({
+      hash: deployHash,
+      timeout: RECEIPT_TIMEOUT_MS,
+    });
     if (status !== "success" || !contractAddress) throw new Error("TestUsdc deployment failed");
     const asset = getAddress(contractAddress);
 
@@ -165,7 +175,8 @@ async function startLocalChainOnce(options: StartLocalChainOptions): Promise<Loc
       settler,
       buyers,
       publicClient,
-      balanceOf: (address) => publicClient.readContract({ address: asset, abi: testUsdcAbi, functionName: "balanceOf", args: [address] }),
+      balanceOf: (address) =>
+        publicClient.readContract({ address: asset, abi: testUsdcAbi, functionName: "balanceOf", args: [address] }),
       mintUsdc,
       stop: () => (stopped ??= anvil.stop()),
     };

@@ -75,8 +75,17 @@ export function createSettlementSender(wallet: SettlerWallet, pollingIntervalMs:
   const fillGap = (failed: WaitingSend, nonce: number) =>
     failed
       .inContext(async () => {
-        const filler = { ...failed.request, to: account.address, data: undefined, value: 0n, gas: 21_000n, nonce } as SignableRequest;
-        await wallet.sendRawTransaction({ serializedTransaction: await account.signTransaction!(filler, { serializer }) });
+        const filler = {
+          ...failed.request,
+          to: account.address,
+          data: undefined,
+          value: 0n,
+          gas: 21_000n,
+          nonce,
+        } as SignableRequest;
+        await wallet.sendRawTransaction({
+          serializedTransaction: await account.signTransaction!(filler, { serializer }),
+        });
       })
       .catch(() => undefined);
 
@@ -88,7 +97,9 @@ export function createSettlementSender(wallet: SettlerWallet, pollingIntervalMs:
   const turn = async (sends: WaitingSend[]) => {
     let nonce: number;
     try {
-      nonce = await sends[0]!.inContext(() => wallet.getTransactionCount({ address: account.address, blockTag: "pending" }));
+      nonce = await sends[0]!.inContext(() =>
+        wallet.getTransactionCount({ address: account.address, blockTag: "pending" }),
+      );
     } catch (error) {
       sends[0]!.reject(error);
       waiting.unshift(...sends.slice(1));
@@ -110,7 +121,9 @@ export function createSettlementSender(wallet: SettlerWallet, pollingIntervalMs:
     }
     waiting.unshift(...deferred);
     const sent = await Promise.allSettled(
-      signed.map(({ send, serializedTransaction }) => send.inContext(() => wallet.sendRawTransaction({ serializedTransaction }))),
+      signed.map(({ send, serializedTransaction }) =>
+        send.inContext(() => wallet.sendRawTransaction({ serializedTransaction })),
+      ),
     );
     const lastAccepted = sent.map((outcome) => outcome.status).lastIndexOf("fulfilled");
     for (const [index, outcome] of sent.entries()) {
@@ -144,10 +157,22 @@ export function createSettlementSender(wallet: SettlerWallet, pollingIntervalMs:
         gas,
         parameters: ["chainId", "fees", "gas", "type"],
       });
-      const { account: _account, parameters: _parameters, ...request } = prepared as typeof prepared & { parameters?: unknown };
+      const {
+        account: _account,
+        parameters: _parameters,
+        ...request
+      } = prepared as typeof prepared & { parameters?: unknown };
       return new Promise<Hash>((resolve, reject) => {
         const inContext = AsyncResource.bind(<T>(step: () => Promise<T>) => step());
-        waiting.push({ request: request as WaitingSend["request"], to, data, kind: (data ?? "0x").slice(0, 2 + 8 + 64), inContext, resolve, reject });
+        waiting.push({
+          request: request as WaitingSend["request"],
+          to,
+          data,
+          kind: (data ?? "0x").slice(0, 2 + 8 + 64),
+          inContext,
+          resolve,
+          reject,
+        });
         void takeTurns();
       });
     },

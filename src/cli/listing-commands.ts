@@ -2,7 +2,19 @@
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { payForListing, validateListing, type ListingRequest, type ValidationReport } from "../client/index.js";
-import { buyerIndex, clientFor, confirmer, EXIT, globalsOf, output, payerKey, progress, usdcOption, UsageError, type PayerFlags } from "./support.js";
+import {
+  buyerIndex,
+  clientFor,
+  confirmer,
+  EXIT,
+  globalsOf,
+  output,
+  payerKey,
+  progress,
+  usdcOption,
+  UsageError,
+  type PayerFlags,
+} from "./support.js";
 import { LISTING_FEE_ATOMIC, NETWORK } from "../constants.js";
 
 interface ListingFlags {
@@ -43,16 +55,23 @@ function listingFrom(file: string | undefined, flags: ListingFlags): ListingRequ
     network: flags.network,
   };
   for (const [key, value] of Object.entries(fromFlags)) if (value !== undefined) body[key] = value;
-  if (Object.keys(body).length === 0) throw new UsageError("no listing given: pass a JSON file or --resource, --price, --description and --pay-to");
+  if (Object.keys(body).length === 0)
+    throw new UsageError("no listing given: pass a JSON file or --resource, --price, --description and --pay-to");
   // The server checks the shape and names every offending field.
   return body as unknown as ListingRequest;
 }
 
 function reportText(report: ValidationReport): string {
   const lines = report.checks.map(
-    (check) => `${check.ok ? "ok  " : "FAIL"} ${check.name}${check.code ? ` [${check.code}]` : ""}${check.reason ? `: ${check.reason}` : ""}`,
+    (check) =>
+      `${check.ok ? "ok  " : "FAIL"} ${check.name}${check.code ? ` [${check.code}]` : ""}${check.reason ? `: ${check.reason}` : ""}`,
   );
-  return [...lines, report.ok ? "All checks passed: the listing can be paid for." : "The listing would be refused; nothing was charged."].join("\n");
+  return [
+    ...lines,
+    report.ok
+      ? "All checks passed: the listing can be paid for."
+      : "The listing would be refused; nothing was charged.",
+  ].join("\n");
 }
 
 export function validateCommand(): Command {
@@ -74,26 +93,33 @@ export function listCommand(): Command {
     .option("--chain-file <file>", "take the payer key from a local chain file (.dev/chain.json)")
     .option("--buyer <n>", "which buyer of --chain-file pays", buyerIndex, 0)
     .addHelpText("after", "\nThe payer key is X402_PRIVATE_KEY unless --chain-file is given.")
-    .action(async (file: string | undefined, flags: ListingFlags & PayerFlags & { maxFee: string }, command: Command) => {
-      const globals = globalsOf(command);
-      const listing = listingFrom(file, flags);
-      const privateKey = payerKey(flags);
-      progress("validating the listing (free)");
-      const report = await validateListing(clientFor(globals), listing);
-      if (!report.ok) {
-        process.stderr.write(`${reportText(report)}\n`);
-        output(globals, { listed: false, report }, () => "Not listed: fix the failing checks (see above).");
-        process.exitCode = EXIT.failed;
-        return;
-      }
-      const result = await payForListing(globals.url, listing, { privateKey, maxAtomic: flags.maxFee, confirm: confirmer(flags), onProgress: progress });
-      output(globals, { listed: true, ...result }, () =>
-        [
-          `Listed ${result.listing.resource}`,
-          `  id ${result.listing.id}${result.listing.renewed ? " (renewed)" : ""}, expires ${result.listing.expiresAt}`,
-          `  fee ${result.listing.listingFeeUsdc} USDC, transaction ${result.listing.transaction ?? result.settlement?.transaction ?? "?"}`,
-          `  catalog ${result.listing.catalog}`,
-        ].join("\n"),
-      );
-    });
+    .action(
+      async (file: string | undefined, flags: ListingFlags & PayerFlags & { maxFee: string }, command: Command) => {
+        const globals = globalsOf(command);
+        const listing = listingFrom(file, flags);
+        const privateKey = payerKey(flags);
+        progress("validating the listing (free)");
+        const report = await validateListing(clientFor(globals), listing);
+        if (!report.ok) {
+          process.stderr.write(`${reportText(report)}\n`);
+          output(globals, { listed: false, report }, () => "Not listed: fix the failing checks (see above).");
+          process.exitCode = EXIT.failed;
+          return;
+        }
+        const result = await payForListing(globals.url, listing, {
+          privateKey,
+          maxAtomic: flags.maxFee,
+          confirm: confirmer(flags),
+          onProgress: progress,
+        });
+        output(globals, { listed: true, ...result }, () =>
+          [
+            `Listed ${result.listing.resource}`,
+            `  id ${result.listing.id}${result.listing.renewed ? " (renewed)" : ""}, expires ${result.listing.expiresAt}`,
+            `  fee ${result.listing.listingFeeUsdc} USDC, transaction ${result.listing.transaction ?? result.settlement?.transaction ?? "?"}`,
+            `  catalog ${result.listing.catalog}`,
+          ].join("\n"),
+        );
+      },
+    );
 }

@@ -47,7 +47,9 @@ export function buildProgram(): Command {
     eventsCommand(),
     webhooksCommand(),
   ]) {
-    program.addCommand(command.exitOverride().showHelpAfterError("(add --help for usage)").configureHelp({ showGlobalOptions: true }));
+    program.addCommand(
+      command.exitOverride().showHelpAfterError("(add --help for usage)").configureHelp({ showGlobalOptions: true }),
+    );
   }
   return program;
 }

@@ -2,7 +2,14 @@
 // (X402_PRIVATE_KEY, or a buyer of a local chain file); refresh: anyone, free.
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
-import { claimListing, delistListing, refreshListing, updateListing, type ListingChanges, type OwnerActionResult } from "../client/index.js";
+import {
+  claimListing,
+  delistListing,
+  refreshListing,
+  updateListing,
+  type ListingChanges,
+  type OwnerActionResult,
+} from "../client/index.js";
 import { buyerIndex, globalsOf, output, payerKey, progress, UsageError, type PayerFlags } from "./support.js";
 
 type OwnerFlags = Pick<PayerFlags, "chainFile" | "buyer">;
@@ -55,7 +62,9 @@ function changesFrom(flags: UpdateFlags): ListingChanges {
     }
   }
   if (Object.keys(changes).length === 0)
-    throw new UsageError("nothing to change: pass --description, --method, --price, --input-schema or --remove-input-schema");
+    throw new UsageError(
+      "nothing to change: pass --description, --method, --price, --input-schema or --remove-input-schema",
+    );
   return changes;
 }
 
@@ -91,14 +100,18 @@ export function delistCommand(): Command {
 
 export function refreshCommand(): Command {
   return new Command("refresh")
-    .description("re-probe a listing's seller now and update its health and seller metadata (free, anyone; rate-limited)")
+    .description(
+      "re-probe a listing's seller now and update its health and seller metadata (free, anyone; rate-limited)",
+    )
     .argument("<listing-id>", "the listing's id")
     .action(async (listingId: string, _flags: unknown, command: Command) => {
       const globals = globalsOf(command);
       const result = await refreshListing({ baseUrl: globals.url, listingId });
       output(globals, result, () =>
         [
-          result.ok ? `The seller answered as listed: ${result.detail}` : `The probe failed (${result.code}): ${result.detail}`,
+          result.ok
+            ? `The seller answered as listed: ${result.detail}`
+            : `The probe failed (${result.code}): ${result.detail}`,
           `  seller metadata ${result.metadataChanged ? "updated" : "unchanged"}; health ${result.healthRecorded ? "recorded" : "not recorded"}`,
         ].join("\n"),
       );

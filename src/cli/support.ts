@@ -4,7 +4,14 @@ import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { InvalidArgumentError, type Command } from "commander";
 import type { Hex } from "viem";
-import { createMarketplaceClient, DEFAULT_MARKETPLACE_URL, ToolkitError, usdcToAtomic, type MarketplaceClient, type Quote } from "../client/index.js";
+import {
+  createMarketplaceClient,
+  DEFAULT_MARKETPLACE_URL,
+  ToolkitError,
+  usdcToAtomic,
+  type MarketplaceClient,
+  type Quote,
+} from "../client/index.js";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, refused: 3, paymentFailed: 4 } as const;
 
@@ -18,7 +25,10 @@ export interface GlobalOptions {
 
 export function globalsOf(command: Command): GlobalOptions {
   const { url, json } = command.optsWithGlobals<{ url?: string; json?: boolean }>();
-  return { url: (url ?? process.env.MARKETPLACE_URL ?? DEFAULT_MARKETPLACE_URL).replace(/\/+$/, ""), json: json ?? false };
+  return {
+    url: (url ?? process.env.MARKETPLACE_URL ?? DEFAULT_MARKETPLACE_URL).replace(/\/+$/, ""),
+    json: json ?? false,
+  };
 }
 
 export function clientFor(globals: GlobalOptions): MarketplaceClient {
@@ -37,7 +47,8 @@ export function progress(message: string): void {
 
 export function exitCodeOf(error: unknown): number {
   if (error instanceof UsageError) return EXIT.usage;
-  if (error instanceof ToolkitError) return { request: EXIT.failed, refused: EXIT.refused, payment: EXIT.paymentFailed }[error.kind];
+  if (error instanceof ToolkitError)
+    return { request: EXIT.failed, refused: EXIT.refused, payment: EXIT.paymentFailed }[error.kind];
   return EXIT.failed;
 }
 
@@ -48,7 +59,9 @@ export function reportError(error: unknown, json: boolean): void {
   if (json) {
     const kind = error instanceof ToolkitError ? error.kind : error instanceof UsageError ? "usage" : "unexpected";
     const details = error instanceof ToolkitError ? error.details : undefined;
-    process.stdout.write(`${JSON.stringify({ error: kind, message, ...(hint && { hint }), ...(details !== undefined && { details }) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ error: kind, message, ...(hint && { hint }), ...(details !== undefined && { details }) })}\n`,
+    );
   }
 }
 
@@ -62,7 +75,8 @@ export function usdcOption(value: string): string {
 export function positiveInteger(max: number) {
   return (value: string): number => {
     const number = Number(value);
-    if (!Number.isInteger(number) || number < 1 || number > max) throw new InvalidArgumentError(`expected a whole number from 1 to ${max}`);
+    if (!Number.isInteger(number) || number < 1 || number > max)
+      throw new InvalidArgumentError(`expected a whole number from 1 to ${max}`);
     return number;
   };
 }
@@ -86,14 +100,22 @@ export function payerKey(flags: PayerFlags): Hex {
     try {
       ({ buyers } = JSON.parse(readFileSync(flags.chainFile, "utf8")) as { buyers: Array<{ privateKey: Hex }> });
     } catch (error) {
-      throw new UsageError(`cannot read the chain file ${flags.chainFile}: ${(error as Error).message} (npm start writes .dev/chain.json)`);
+      throw new UsageError(
+        `cannot read the chain file ${flags.chainFile}: ${(error as Error).message} (npm start writes .dev/chain.json)`,
+      );
     }
     const buyer = buyers[flags.buyer ?? 0];
-    if (!buyer) throw new UsageError(`the chain file ${flags.chainFile} has no buyer ${flags.buyer ?? 0} (it has ${buyers.length})`);
+    if (!buyer)
+      throw new UsageError(
+        `the chain file ${flags.chainFile} has no buyer ${flags.buyer ?? 0} (it has ${buyers.length})`,
+      );
     return buyer.privateKey;
   }
   const key = process.env.X402_PRIVATE_KEY;
-  if (!key) throw new UsageError("no payer key: set X402_PRIVATE_KEY, or on the local chain pass --chain-file .dev/chain.json --buyer 0");
+  if (!key)
+    throw new UsageError(
+      "no payer key: set X402_PRIVATE_KEY, or on the local chain pass --chain-file .dev/chain.json --buyer 0",
+    );
   if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new UsageError("X402_PRIVATE_KEY must be 0x followed by 64 hex digits");
   return key as Hex;
 }
@@ -113,7 +135,11 @@ export function confirmer(flags: PayerFlags): (quote: Quote) => Promise<boolean>
     process.stderr.write(`${describeQuote(quote)}\n`);
     if (flags.yes) return true;
     if (!process.stdin.isTTY) {
-      throw new ToolkitError("refused", "refusing to pay without confirmation: there is no terminal to ask on", "pass --yes to pay without asking");
+      throw new ToolkitError(
+        "refused",
+        "refusing to pay without confirmation: there is no terminal to ask on",
+        "pass --yes to pay without asking",
+      );
     }
     const prompt = createInterface({ input: process.stdin, output: process.stderr });
     try {

@@ -13,7 +13,18 @@ import {
   type WebhookCreated,
   type WebhookCreateRequest,
 } from "../client/index.js";
-import { buyerIndex, clientFor, globalsOf, output, payerKey, positiveNumber, progress, UsageError, type GlobalOptions, type PayerFlags } from "./support.js";
+import {
+  buyerIndex,
+  clientFor,
+  globalsOf,
+  output,
+  payerKey,
+  positiveNumber,
+  progress,
+  UsageError,
+  type GlobalOptions,
+  type PayerFlags,
+} from "./support.js";
 
 function eventLine(event: ListingEventRecord): string {
   const change = event.data && "from" in event.data ? ` ${String(event.data.from)} -> ${String(event.data.to)}` : "";
@@ -23,20 +34,29 @@ function eventLine(event: ListingEventRecord): string {
 export function eventsCommand(): Command {
   return new Command("events")
     .description("print a listing's or a seller's events, oldest first (with --follow, keep printing new ones)")
-    .addOption(new Option("--listing <id>", "one listing's events (any state: also why it is gone)").conflicts("seller"))
+    .addOption(
+      new Option("--listing <id>", "one listing's events (any state: also why it is gone)").conflicts("seller"),
+    )
     .option("--seller <payTo>", "every listing of this seller")
     .option("--follow", "keep polling and print events as they happen (Ctrl-C stops)")
     .option("--interval <seconds>", "seconds between polls with --follow", positiveNumber, 10)
-    .action(async (flags: { listing?: string; seller?: string; follow?: boolean; interval: number }, command: Command) => {
-      if (!flags.listing && !flags.seller) throw new UsageError("name --listing <id> or --seller <payTo>");
-      await followEvents(globalsOf(command), flags, flags.follow ? flags.interval : null);
-    });
+    .action(
+      async (flags: { listing?: string; seller?: string; follow?: boolean; interval: number }, command: Command) => {
+        if (!flags.listing && !flags.seller) throw new UsageError("name --listing <id> or --seller <payTo>");
+        await followEvents(globalsOf(command), flags, flags.follow ? flags.interval : null);
+      },
+    );
 }
 
 /** Prints a listing's or a seller's events oldest first; with an interval (seconds), keeps polling for new ones. */
-export async function followEvents(globals: GlobalOptions, target: { listing?: string; seller?: string }, intervalSeconds: number | null): Promise<void> {
+export async function followEvents(
+  globals: GlobalOptions,
+  target: { listing?: string; seller?: string },
+  intervalSeconds: number | null,
+): Promise<void> {
   const client = clientFor(globals);
-  const read = async () => (target.listing ? (await listingStatus(client, target.listing)).history : await sellerEvents(client, target.seller!));
+  const read = async () =>
+    target.listing ? (await listingStatus(client, target.listing)).history : await sellerEvents(client, target.seller!);
   let last = 0;
   for (;;) {
     const fresh = (await read()).filter((event) => event.seq > last).reverse();
@@ -65,7 +85,9 @@ interface CreateFlags extends Pick<PayerFlags, "chainFile" | "buyer"> {
 
 function webhooksCreate(): Command {
   return new Command("create")
-    .description("subscribe an endpoint (https) to listing events: chosen listings, a saved search, or as a seller every listing of its payTo")
+    .description(
+      "subscribe an endpoint (https) to listing events: chosen listings, a saved search, or as a seller every listing of its payTo",
+    )
     .argument("<endpoint>", "the URL events are POSTed to")
     .option("--listing <id...>", "follow these listings")
     .option("--search <query>", "be told about new listings matching these words")
@@ -82,9 +104,16 @@ function webhooksCreate(): Command {
       let created: WebhookCreated;
       if (flags.seller) {
         progress("signing the subscription with the seller's key");
-        created = await subscribeSeller({ baseUrl: globals.url, privateKey: payerKey(flags), url: endpoint, ...(events && { events }) });
+        created = await subscribeSeller({
+          baseUrl: globals.url,
+          privateKey: payerKey(flags),
+          url: endpoint,
+          ...(events && { events }),
+        });
       } else {
-        const search = flags.search ? { q: flags.search, ...(flags.maxPrice !== undefined && { maxPrice: flags.maxPrice }) } : undefined;
+        const search = flags.search
+          ? { q: flags.search, ...(flags.maxPrice !== undefined && { maxPrice: flags.maxPrice }) }
+          : undefined;
         created = await subscribeWebhook(clientFor(globals), {
           url: endpoint,
           ...(flags.listing && { listingIds: flags.listing }),
@@ -96,7 +125,10 @@ function webhooksCreate(): Command {
     });
 }
 
-const secretOption = () => new Option("--secret <whsec>", "the subscription's secret (or WEBHOOK_SECRET)").env("WEBHOOK_SECRET").makeOptionMandatory();
+const secretOption = () =>
+  new Option("--secret <whsec>", "the subscription's secret (or WEBHOOK_SECRET)")
+    .env("WEBHOOK_SECRET")
+    .makeOptionMandatory();
 
 function webhooksShow(): Command {
   return new Command("show")
@@ -110,7 +142,8 @@ function webhooksShow(): Command {
         [
           `subscription ${subscription.id} (${subscription.kind}) to ${subscription.url}: ${subscription.status}${subscription.disabledReason ? ` (${subscription.disabledReason})` : ""}`,
           ...subscription.deliveries.map(
-            (d) => `  #${d.eventSeq} ${d.eventId} ${d.status}, ${d.attempts} attempt(s)${d.lastError ? `, last: ${d.lastError}` : ""}`,
+            (d) =>
+              `  #${d.eventSeq} ${d.eventId} ${d.status}, ${d.attempts} attempt(s)${d.lastError ? `, last: ${d.lastError}` : ""}`,
           ),
         ].join("\n"),
       );

@@ -9,7 +9,8 @@ async function searchPage(client: MarketplaceClient, query: string | undefined, 
   const { data, error, response } = await client.GET("/search", {
     params: { query: { includeSeed: true, limit: PAGE, ...(query && { query }), ...(cursor && { cursor }) } },
   });
-  if (!data) throw new ToolkitError("request", `GET /search answered ${response.status}: ${error?.message ?? "no body"}`);
+  if (!data)
+    throw new ToolkitError("request", `GET /search answered ${response.status}: ${error?.message ?? "no body"}`);
   return data;
 }
 

@@ -29,13 +29,22 @@ export interface OwnerOptions {
 }
 
 const BASE_CHAIN_ID = 8453;
-const PRIMARY_TYPES: Record<OwnerAction, string> = { claim: "ClaimListing", update: "UpdateListing", delist: "DelistListing" };
+const PRIMARY_TYPES: Record<OwnerAction, string> = {
+  claim: "ClaimListing",
+  update: "UpdateListing",
+  delist: "DelistListing",
+};
 
 function failure(what: string, status: number, error: unknown): ToolkitError {
   const body = error as { error?: string; message?: string } | undefined;
   const reason = body?.error ? `${body.error}: ${body.message ?? ""}` : "no body";
   const kind = status === 401 || status === 403 || status === 409 ? "refused" : "request";
-  return new ToolkitError(kind, `${what} answered ${status} (${reason})`, status === 409 ? "sign again (a fresh nonce)" : undefined, error);
+  return new ToolkitError(
+    kind,
+    `${what} answered ${status} (${reason})`,
+    status === 409 ? "sign again (a fresh nonce)" : undefined,
+    error,
+  );
 }
 
 /** GET /listings/{id}/sign: the typed data of `action`, as the service states it. */
@@ -47,13 +56,20 @@ export async function signingDocumentFor(
 ): Promise<SigningDocument> {
   const { inputSchema, ...plain } = changes;
   const query = { action, ...plain, ...(inputSchema !== undefined && { inputSchema: JSON.stringify(inputSchema) }) };
-  const { data, error, response } = await client.GET("/listings/{id}/sign", { params: { path: { id: listingId }, query } });
+  const { data, error, response } = await client.GET("/listings/{id}/sign", {
+    params: { path: { id: listingId }, query },
+  });
   if (!data) throw failure(`GET /listings/${listingId}/sign`, response.status, error);
   return data;
 }
 
 /** Refuses typed data that is not what the owner asked to sign. */
-function checkDocument(document: SigningDocument, listingId: string, action: OwnerAction, changes: ListingChanges): void {
+function checkDocument(
+  document: SigningDocument,
+  listingId: string,
+  action: OwnerAction,
+  changes: ListingChanges,
+): void {
   const { typedData } = document;
   const message = typedData.message as Record<string, unknown>;
   const problems: string[] = [];
@@ -66,7 +82,10 @@ function checkDocument(document: SigningDocument, listingId: string, action: Own
     }
   }
   if (problems.length > 0)
-    throw new ToolkitError("refused", `the service asked to sign something else than requested (${problems.join(", ")}); nothing was signed`);
+    throw new ToolkitError(
+      "refused",
+      `the service asked to sign something else than requested (${problems.join(", ")}); nothing was signed`,
+    );
 }
 
 /** Signs typed data of the sign document with `privateKey` (an externally owned account). */
@@ -82,7 +101,12 @@ export function signOwnerTypedData(document: SigningDocument, privateKey: Hex): 
 }
 
 /** The request body of a signed operation: the sign document's body with the signature. */
-async function signedBody(client: MarketplaceClient, options: OwnerOptions, action: OwnerAction, changes: ListingChanges) {
+async function signedBody(
+  client: MarketplaceClient,
+  options: OwnerOptions,
+  action: OwnerAction,
+  changes: ListingChanges,
+) {
   const document = await signingDocumentFor(client, options.listingId, action, changes);
   checkDocument(document, options.listingId, action, changes);
   const owner = privateKeyToAccount(options.privateKey).address;
@@ -106,7 +130,10 @@ async function signedBody(client: MarketplaceClient, options: OwnerOptions, acti
 export async function claimListing(options: OwnerOptions): Promise<OwnerActionResult> {
   const client = createMarketplaceClient({ baseUrl: options.baseUrl });
   const body = await signedBody(client, options, "claim", {});
-  const { data, error, response } = await client.POST("/listings/{id}/claim", { params: { path: { id: options.listingId } }, body });
+  const { data, error, response } = await client.POST("/listings/{id}/claim", {
+    params: { path: { id: options.listingId } },
+    body,
+  });
   if (!data) throw failure(`POST /listings/${options.listingId}/claim`, response.status, error);
   return data;
 }
@@ -115,7 +142,10 @@ export async function claimListing(options: OwnerOptions): Promise<OwnerActionRe
 export async function updateListing(options: OwnerOptions, changes: ListingChanges): Promise<OwnerActionResult> {
   const client = createMarketplaceClient({ baseUrl: options.baseUrl });
   const body = await signedBody(client, options, "update", changes);
-  const { data, error, response } = await client.PATCH("/listings/{id}", { params: { path: { id: options.listingId } }, body });
+  const { data, error, response } = await client.PATCH("/listings/{id}", {
+    params: { path: { id: options.listingId } },
+    body,
+  });
   if (!data) throw failure(`PATCH /listings/${options.listingId}`, response.status, error);
   return data;
 }
@@ -124,7 +154,10 @@ export async function updateListing(options: OwnerOptions, changes: ListingChang
 export async function delistListing(options: OwnerOptions): Promise<OwnerActionResult> {
   const client = createMarketplaceClient({ baseUrl: options.baseUrl });
   const body = await signedBody(client, options, "delist", {});
-  const { data, error, response } = await client.DELETE("/listings/{id}", { params: { path: { id: options.listingId } }, body });
+  const { data, error, response } = await client.DELETE("/listings/{id}", {
+    params: { path: { id: options.listingId } },
+    body,
+  });
   if (!data) throw failure(`DELETE /listings/${options.listingId}`, response.status, error);
   return data;
 }
@@ -132,7 +165,9 @@ export async function delistListing(options: OwnerOptions): Promise<OwnerActionR
 /** Re-probes the listing's seller now (free, for anyone; rate-limited per client). */
 export async function refreshListing(options: { baseUrl?: string; listingId: string }): Promise<RefreshResult> {
   const client = createMarketplaceClient({ baseUrl: options.baseUrl });
-  const { data, error, response } = await client.POST("/listings/{id}/refresh", { params: { path: { id: options.listingId } } });
+  const { data, error, response } = await client.POST("/listings/{id}/refresh", {
+    params: { path: { id: options.listingId } },
+  });
   if (!data) throw failure(`POST /listings/${options.listingId}/refresh`, response.status, error);
   return data;
 }

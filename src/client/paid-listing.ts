@@ -2,7 +2,13 @@
 // user's agreement, then the paid POST /listings through the SDK.
 import type { SettleResponse } from "@x402/core/types";
 import { ToolkitError } from "./errors.js";
-import { createMarketplaceClient, type ListingCreated, type ListingRequest, type MarketplaceClient, type ValidationReport } from "./marketplace-client.js";
+import {
+  createMarketplaceClient,
+  type ListingCreated,
+  type ListingRequest,
+  type MarketplaceClient,
+  type ValidationReport,
+} from "./marketplace-client.js";
 import { atomicToUsdc, createPayer, payingFetch, readChallenge } from "./payments.js";
 import { agreeToPay, settlementOf, type PaymentSteps, type Quote } from "./purchase.js";
 import { linkTo } from "../market/links.js";
@@ -18,7 +24,10 @@ export async function validateListing(client: MarketplaceClient, listing: Listin
   const { data, error, response } = await client.POST("/listings/validate", { body: listing });
   if (data) return data;
   if (response.status === 422 && error && "checks" in error) return error;
-  const fields = error && "fields" in error && error.fields ? `: ${error.fields.map((field) => `${field.field} ${field.message}`).join("; ")}` : "";
+  const fields =
+    error && "fields" in error && error.fields
+      ? `: ${error.fields.map((field) => `${field.field} ${field.message}`).join("; ")}`
+      : "";
   throw new ToolkitError(
     "request",
     `POST /listings/validate answered ${response.status}: ${error && "message" in error ? error.message : "no body"}${fields}`,
@@ -27,14 +36,24 @@ export async function validateListing(client: MarketplaceClient, listing: Listin
   );
 }
 
-export async function payForListing(baseUrl: string, listing: ListingRequest, steps: PaymentSteps): Promise<ListResult> {
+export async function payForListing(
+  baseUrl: string,
+  listing: ListingRequest,
+  steps: PaymentSteps,
+): Promise<ListResult> {
   const unpaidClient = createMarketplaceClient({ baseUrl });
   steps.onProgress?.("asking POST /listings for the fee's challenge");
   const { response: unpaid } = await unpaidClient.POST("/listings", {});
   const challenge = unpaid.status === 402 ? await readChallenge(unpaid) : null;
   const requirement = challenge?.accepts[0];
-  if (!requirement) throw new ToolkitError("request", `the unpaid POST /listings answered ${unpaid.status} without an x402 challenge`);
-  const fee: Quote = { purpose: "listing fee", resource: linkTo({ baseUrl }, "list"), requirement, amountUsdc: atomicToUsdc(requirement.amount) };
+  if (!requirement)
+    throw new ToolkitError("request", `the unpaid POST /listings answered ${unpaid.status} without an x402 challenge`);
+  const fee: Quote = {
+    purpose: "listing fee",
+    resource: linkTo({ baseUrl }, "list"),
+    requirement,
+    amountUsdc: atomicToUsdc(requirement.amount),
+  };
   await agreeToPay(fee, steps);
 
   steps.onProgress?.(`paying the ${fee.amountUsdc} USDC fee to ${requirement.payTo}; waiting for settlement`);
@@ -45,7 +64,19 @@ export async function payForListing(baseUrl: string, listing: ListingRequest, st
     throw new ToolkitError("payment", `the fee could not be paid: ${(failure as Error).message}`);
   });
   if (data) return { listing: data, fee, settlement: settlementOf(response) };
-  const reason = error && "error" in error ? `${String(error.error)}: ${"message" in error ? String(error.message) : ""}` : "";
-  if (response.status === 402) throw new ToolkitError("payment", `the fee payment was refused (${reason})`, "check the payer's balance of the token", error);
-  throw new ToolkitError("request", `POST /listings answered ${response.status} (${reason})`, "run validate to see which check fails", error);
+  const reason =
+    error && "error" in error ? `${String(error.error)}: ${"message" in error ? String(error.message) : ""}` : "";
+  if (response.status === 402)
+    throw new ToolkitError(
+      "payment",
+      `the fee payment was refused (${reason})`,
+      "check the payer's balance of the token",
+      error,
+    );
+  throw new ToolkitError(
+    "request",
+    `POST /listings answered ${response.status} (${reason})`,
+    "run validate to see which check fails",
+    error,
+  );
 }

@@ -35,8 +35,10 @@ export function requirementMismatches(requirement: PaymentRequirements, expected
   const problems: string[] = [];
   if (requirement.scheme !== "exact") problems.push(`scheme ${requirement.scheme} is not exact`);
   if (requirement.network !== expected.network) problems.push(`network ${requirement.network} != ${expected.network}`);
-  if (requirement.asset.toLowerCase() !== expected.asset.toLowerCase()) problems.push(`asset ${requirement.asset} != ${expected.asset}`);
-  if (requirement.payTo.toLowerCase() !== expected.payTo.toLowerCase()) problems.push(`payTo ${requirement.payTo} != ${expected.payTo}`);
+  if (requirement.asset.toLowerCase() !== expected.asset.toLowerCase())
+    problems.push(`asset ${requirement.asset} != ${expected.asset}`);
+  if (requirement.payTo.toLowerCase() !== expected.payTo.toLowerCase())
+    problems.push(`payTo ${requirement.payTo} != ${expected.payTo}`);
   if (!/^\d+$/.test(requirement.amount) || BigInt(requirement.amount) > BigInt(expected.amount)) {
     problems.push(`amount ${requirement.amount} above ${expected.amount}`);
   }
@@ -55,7 +57,9 @@ export async function readChallenge(response: Response): Promise<PaymentRequired
   }
   try {
     const body = (await response.clone().json()) as Partial<PaymentRequired>;
-    return body.x402Version === 2 && Array.isArray(body.accepts) && body.accepts.length > 0 ? (body as PaymentRequired) : null;
+    return body.x402Version === 2 && Array.isArray(body.accepts) && body.accepts.length > 0
+      ? (body as PaymentRequired)
+      : null;
   } catch {
     return null;
   }
@@ -69,12 +73,18 @@ export interface PayerOptions {
 /** The SDK's client paying with `privateKey`, restricted to the expected terms. */
 export function createPayer(privateKey: Hex, { expected }: PayerOptions): x402Client {
   const client = createBuyerClient(privateKey, {
-    allowAssets: [{ asset: expected.asset, network: expected.network as Network, maxAmountPerPayment: expected.amount }],
+    allowAssets: [
+      { asset: expected.asset, network: expected.network as Network, maxAmountPerPayment: expected.amount },
+    ],
   });
-  return client.registerPolicy((_version, requirements) => requirements.filter((requirement) => requirementMismatches(requirement, expected).length === 0));
+  return client.registerPolicy((_version, requirements) =>
+    requirements.filter((requirement) => requirementMismatches(requirement, expected).length === 0),
+  );
 }
 
 /** fetch that answers a 402 by paying through the SDK (`wrapFetchWithPayment`). */
-export function payingFetch(payer: x402Client): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+export function payingFetch(
+  payer: x402Client,
+): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
   return wrapFetchWithPayment(fetch, payer);
 }

@@ -46,7 +46,8 @@ export async function agreeToPay(quote: Quote, steps: PaymentSteps): Promise<voi
       "raise the cap (--max) if you mean to pay it",
     );
   }
-  if (!(await steps.confirm(quote))) throw new ToolkitError("refused", `not paid: the ${quote.purpose} was not confirmed`);
+  if (!(await steps.confirm(quote)))
+    throw new ToolkitError("refused", `not paid: the ${quote.purpose} was not confirmed`);
 }
 
 export function settlementOf(response: Response): SettleResponse | null {
@@ -72,27 +73,40 @@ export async function buyFromSeller(item: CatalogItem, options: BuyOptions): Pro
   const listed = item.accepts[0];
   if (!listed) throw new ToolkitError("request", `the catalog item ${item.resource} has no payment terms`);
   const init = (): RequestInit =>
-    item.method === "POST" ? { method: "POST", headers: { "content-type": "application/json" }, body: options.body ?? "{}" } : { method: "GET" };
+    item.method === "POST"
+      ? { method: "POST", headers: { "content-type": "application/json" }, body: options.body ?? "{}" }
+      : { method: "GET" };
 
   options.onProgress?.(`asking ${item.method} ${item.resource} for its price`);
   const unpaid = await fetch(item.resource, init()).catch((error: unknown) => {
     throw unreachable(item.resource, error);
   });
   if (unpaid.status !== 402) {
-    throw new ToolkitError("request", `the seller answered ${unpaid.status} to an unpaid request, not 402`, "the listing may be stale; try another one");
+    throw new ToolkitError(
+      "request",
+      `the seller answered ${unpaid.status} to an unpaid request, not 402`,
+      "the listing may be stale; try another one",
+    );
   }
   const challenge = await readChallenge(unpaid);
   if (!challenge) throw new ToolkitError("request", "the seller's 402 carries no x402 v2 challenge");
   const requirement = challenge.accepts.find((candidate) => requirementMismatches(candidate, listed).length === 0);
   if (!requirement) {
-    const problems = challenge.accepts.map((candidate) => requirementMismatches(candidate, listed).join(", ")).join("; ");
+    const problems = challenge.accepts
+      .map((candidate) => requirementMismatches(candidate, listed).join(", "))
+      .join("; ");
     throw new ToolkitError(
       "refused",
       `refusing to pay: the seller's challenge does not match the catalog (${problems})`,
       "the seller changed its terms; nothing was paid",
     );
   }
-  const quote: Quote = { purpose: "purchase", resource: item.resource, requirement, amountUsdc: atomicToUsdc(requirement.amount) };
+  const quote: Quote = {
+    purpose: "purchase",
+    resource: item.resource,
+    requirement,
+    amountUsdc: atomicToUsdc(requirement.amount),
+  };
   await agreeToPay(quote, options);
 
   options.onProgress?.(`paying ${quote.amountUsdc} USDC to ${requirement.payTo}; waiting for the seller to settle`);
@@ -105,8 +119,14 @@ export async function buyFromSeller(item: CatalogItem, options: BuyOptions): Pro
   const settlement = settlementOf(response);
   if (response.status === 402) {
     const reason = settlement?.errorReason ?? (answer as { error?: string } | null)?.error ?? "refused";
-    throw new ToolkitError("payment", `the seller refused the payment: ${reason}`, "check the payer's balance of the token", answer);
+    throw new ToolkitError(
+      "payment",
+      `the seller refused the payment: ${reason}`,
+      "check the payer's balance of the token",
+      answer,
+    );
   }
-  if (!response.ok) throw new ToolkitError("request", `the seller answered ${response.status} after payment`, undefined, answer);
+  if (!response.ok)
+    throw new ToolkitError("request", `the seller answered ${response.status} after payment`, undefined, answer);
   return { status: response.status, answer, paid: quote, settlement };
 }

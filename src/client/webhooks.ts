@@ -34,7 +34,10 @@ export async function sellerEvents(client: MarketplaceClient, payTo: string): Pr
 }
 
 /** POST /webhooks for chosen listings or a saved search; the answer carries the secret, once. */
-export async function subscribeWebhook(client: MarketplaceClient, request: WebhookCreateRequest): Promise<WebhookCreated> {
+export async function subscribeWebhook(
+  client: MarketplaceClient,
+  request: WebhookCreateRequest,
+): Promise<WebhookCreated> {
   const { data, error, response } = await client.POST("/webhooks", { body: request });
   if (!data) throw failure("POST /webhooks", response.status, error);
   return data;
@@ -49,14 +52,28 @@ export async function subscribeSeller(options: {
 }): Promise<WebhookCreated> {
   const client = createMarketplaceClient(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl });
   const account = privateKeyToAccount(options.privateKey);
-  const { data, error, response } = await client.GET("/webhooks/sign", { params: { query: { payTo: account.address, url: options.url } } });
+  const { data, error, response } = await client.GET("/webhooks/sign", {
+    params: { query: { payTo: account.address, url: options.url } },
+  });
   if (!data) throw failure("GET /webhooks/sign", response.status, error);
   const message = data.typedData.message as Record<string, unknown>;
-  if (data.typedData.primaryType !== "SubscribeWebhooks" || message.payTo !== account.address || message.url !== options.url) {
-    throw new ToolkitError("refused", "the typed data to sign is not this subscription (payTo or url differ); nothing was signed");
+  if (
+    data.typedData.primaryType !== "SubscribeWebhooks" ||
+    message.payTo !== account.address ||
+    message.url !== options.url
+  ) {
+    throw new ToolkitError(
+      "refused",
+      "the typed data to sign is not this subscription (payTo or url differ); nothing was signed",
+    );
   }
   const signature = await account.signTypedData(data.typedData as never);
-  const seller = { payTo: account.address, nonce: message.nonce as string, deadline: Number(message.deadline), signature };
+  const seller = {
+    payTo: account.address,
+    nonce: message.nonce as string,
+    deadline: Number(message.deadline),
+    signature,
+  };
   return subscribeWebhook(client, { url: options.url, seller, ...(options.events && { events: options.events }) });
 }
 
@@ -70,6 +87,8 @@ export async function getWebhook(client: MarketplaceClient, id: string, secret: 
 }
 
 export async function deleteWebhook(client: MarketplaceClient, id: string, secret: string): Promise<void> {
-  const { data, error, response } = await client.DELETE("/webhooks/{id}", { params: { path: { id }, ...bearer(secret) } });
+  const { data, error, response } = await client.DELETE("/webhooks/{id}", {
+    params: { path: { id }, ...bearer(secret) },
+  });
   if (!data) throw failure(`DELETE /webhooks/${id}`, response.status, error);
 }

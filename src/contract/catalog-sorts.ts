@@ -25,11 +25,31 @@ export interface SortRow {
 /** In the order the web page offers them. */
 export const CATALOG_SORTS: { readonly [S in CatalogSort]: SortRow } = {
   newest: { label: "Newest first", index: "Listing_visible_idx", ties: "newest" },
-  price: { label: "Cheapest first", index: "Listing_price_idx", by: { column: "priceMicros", direction: "asc" }, ties: "newest" },
+  price: {
+    label: "Cheapest first",
+    index: "Listing_price_idx",
+    by: { column: "priceMicros", direction: "asc" },
+    ties: "newest",
+  },
   // Listing_price_idx read backwards: oldest first within a price.
-  priceDesc: { label: "Dearest first", index: "Listing_price_idx", by: { column: "priceMicros", direction: "desc" }, ties: "oldest" },
-  popular: { label: "Most used (30 days)", index: "Listing_popular_idx", by: { column: "calls30d", direction: "desc" }, ties: "newest" },
-  uptime: { label: "Most reliable (7-day uptime)", index: "Listing_uptime_idx", by: { column: "uptime7d", direction: "desc" }, ties: "newest" },
+  priceDesc: {
+    label: "Dearest first",
+    index: "Listing_price_idx",
+    by: { column: "priceMicros", direction: "desc" },
+    ties: "oldest",
+  },
+  popular: {
+    label: "Most used (30 days)",
+    index: "Listing_popular_idx",
+    by: { column: "calls30d", direction: "desc" },
+    ties: "newest",
+  },
+  uptime: {
+    label: "Most reliable (7-day uptime)",
+    index: "Listing_uptime_idx",
+    by: { column: "uptime7d", direction: "desc" },
+    ties: "newest",
+  },
 };
 
 /** The contract's default order: the catalog's own walk (the sorted paths serve every other one). */
@@ -47,7 +67,9 @@ const oldestFirst: Compare = (a, b) => Number(a.listedAt) - Number(b.listedAt) |
 export function firstKeyOrder(sort: CatalogSort): Compare {
   const { by, ties } = CATALOG_SORTS[sort];
   if (!by) return ties === "oldest" ? oldestFirst : (a, b) => oldestFirst(b, a);
-  return by.direction === "asc" ? (a, b) => ascending(a[by.column], b[by.column]) : (a, b) => ascending(b[by.column], a[by.column]);
+  return by.direction === "asc"
+    ? (a, b) => ascending(a[by.column], b[by.column])
+    : (a, b) => ascending(b[by.column], a[by.column]);
 }
 
 /** The whole order, ties included, as the SQL of catalog-sql.ts returns it. */

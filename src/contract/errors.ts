@@ -44,7 +44,8 @@ function isPlainTextPattern(pattern: string): boolean {
   let known = refusesControls.get(pattern);
   if (known === undefined) {
     const regex = new RegExp(pattern, "u");
-    known = regex.test("any text, 'quoted' & <marked>") && ["\u0000", "\u001f", "\u007f"].every((c) => !regex.test(`a${c}b`));
+    known =
+      regex.test("any text, 'quoted' & <marked>") && ["\u0000", "\u001f", "\u007f"].every((c) => !regex.test(`a${c}b`));
     if (refusesControls.size < 64) refusesControls.set(pattern, known);
   }
   return known;
@@ -54,7 +55,9 @@ function describe(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case "pattern":
-      return isPlainTextPattern(String(params.pattern)) ? "must not contain control characters (U+0000 to U+001F, U+007F)" : (error.message ?? "is invalid");
+      return isPlainTextPattern(String(params.pattern))
+        ? "must not contain control characters (U+0000 to U+001F, U+007F)"
+        : (error.message ?? "is invalid");
     case "required":
       return "is required";
     case "additionalProperties":

@@ -55,7 +55,8 @@ function mapEntries(schema: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(schema).map(([key, value]) => {
       if (DATA_KEYWORDS.has(key) || key.startsWith("x-")) return [key, value];
-      if (NAMED_SCHEMAS.has(key) && value !== null && typeof value === "object") return [key, mapValues(value as Record<string, unknown>, spellNullable)];
+      if (NAMED_SCHEMAS.has(key) && value !== null && typeof value === "object")
+        return [key, mapValues(value as Record<string, unknown>, spellNullable)];
       return [key, spellNullable(value)];
     }),
   );
@@ -74,7 +75,8 @@ async function dereferenceContract(): Promise<Document> {
   components.schemas = mapValues(components.schemas, (schema) => spellNullable(schema) as JsonSchema);
   components.parameters = mapValues(components.parameters ?? {}, withSchemaSpelled);
   for (const item of Object.values(document.paths)) {
-    for (const candidate of Object.values(item)) if (candidate.parameters) candidate.parameters = candidate.parameters.map(withSchemaSpelled);
+    for (const candidate of Object.values(item))
+      if (candidate.parameters) candidate.parameters = candidate.parameters.map(withSchemaSpelled);
   }
   // circular: false makes a recursive model fail the start here: neither zod nor JSON.stringify
   // could take the cyclic object it would dereference to. The contract has none today.

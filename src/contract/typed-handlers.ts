@@ -10,7 +10,9 @@ export type ErrorStatus = 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 501 | 
 type BodyOf<R> = R extends { content: infer C } ? C[keyof C] : R extends { content?: never } ? undefined : never;
 
 /** Declared response headers, without the index signature openapi-typescript adds. */
-type DeclaredHeaders<R> = R extends { headers: infer H } ? { [K in keyof H as string extends K ? never : K]: H[K] } : Record<never, never>;
+type DeclaredHeaders<R> = R extends { headers: infer H }
+  ? { [K in keyof H as string extends K ? never : K]: H[K] }
+  : Record<never, never>;
 
 /** Media types other than JSON must be named by the reply, so the adapter labels the body right. */
 type MediaTypeOf<R> = R extends { content: infer C } ? Exclude<keyof C, "application/json"> : never;
@@ -40,7 +42,11 @@ export type Reply<O extends CanonicalOperationId> = {
 
 type Params<O extends CanonicalOperationId> = Operation<O>["parameters"];
 type BodyIn<O extends CanonicalOperationId> =
-  Operation<O> extends { requestBody?: infer B } ? (B extends { content: infer C } ? C[keyof C] : undefined) : undefined;
+  Operation<O> extends { requestBody?: infer B }
+    ? B extends { content: infer C }
+      ? C[keyof C]
+      : undefined
+    : undefined;
 
 /** The validated request a handler receives. */
 export interface Input<O extends CanonicalOperationId> {
@@ -60,7 +66,10 @@ export interface Input<O extends CanonicalOperationId> {
 }
 
 /** A handler of operation O, given what it may use besides its input (S). */
-export type ContractHandler<O extends CanonicalOperationId, S> = (input: Input<O>, services: S) => Promise<Reply<O>> | Reply<O>;
+export type ContractHandler<O extends CanonicalOperationId, S> = (
+  input: Input<O>,
+  services: S,
+) => Promise<Reply<O>> | Reply<O>;
 
 /** One handler per canonical operation: the compiler refuses a missing one. */
 export type ContractHandlerMap<S> = { [O in CanonicalOperationId]: ContractHandler<O, S> };

@@ -17,7 +17,9 @@ export function isStorageError(error: unknown): boolean {
 /** The JSON answer for an error that is not an HttpError: never its message, which may carry SQL or URLs. */
 export function replyFor(error: unknown): HttpError {
   if (isStorageError(error)) {
-    return new HttpError(503, "storage_unavailable", "The catalog database did not answer; retry shortly.", undefined, { "Retry-After": "5" });
+    return new HttpError(503, "storage_unavailable", "The catalog database did not answer; retry shortly.", undefined, {
+      "Retry-After": "5",
+    });
   }
   return new HttpError(500, "internal_error", "The server failed to answer this request; it has been logged.");
 }
@@ -55,7 +57,13 @@ function kindOf(error: unknown): string {
  * the count of those left out since: a failing database or a request that trips a bug on every
  * call must not write a stack per request.
  */
-export function logUnexpected(logger: Logger, error: unknown, context: Record<string, unknown>, message: string, now = Date.now()): void {
+export function logUnexpected(
+  logger: Logger,
+  error: unknown,
+  context: Record<string, unknown>,
+  message: string,
+  now = Date.now(),
+): void {
   const seen = seenByLogger.get(logger) ?? new Map<string, Seen>();
   seenByLogger.set(logger, seen);
   const kind = seen.size < MAX_KINDS ? kindOf(error) : "other";
@@ -66,5 +74,8 @@ export function logUnexpected(logger: Logger, error: unknown, context: Record<st
     return;
   }
   seen.set(kind, { loggedAt: now, suppressed: 0 });
-  logger.error({ err: error, ...context, kind, ...(last?.suppressed ? { suppressedSinceLast: last.suppressed } : {}) }, message);
+  logger.error(
+    { err: error, ...context, kind, ...(last?.suppressed ? { suppressedSinceLast: last.suppressed } : {}) },
+    message,
+  );
 }

@@ -2,7 +2,10 @@
 import type { MarketFacts } from "../market/facts.js";
 
 /** The service's policy, as the spec states it. */
-export const POLICY = ["Not tax or investment advice.", "Lookups of personal phone numbers or e-mail addresses are refused."] as const;
+export const POLICY = [
+  "Not tax or investment advice.",
+  "Lookups of personal phone numbers or e-mail addresses are refused.",
+] as const;
 
 /** The MCP server's tools, in the order its tools/list gives them. */
 export const MCP_TOOLS = [

@@ -22,7 +22,9 @@ const MODES = ["application/json", "text/plain"];
 type SkillName = (typeof MCP_TOOLS)[number]["name"];
 
 /** What the card adds to each MCP tool's one-line purpose: how to call it over A2A, tags and examples. */
-function skillDetails(market: MarketFacts): Record<SkillName, { name: string; detail: string; tags: string[]; examples: string[] }> {
+function skillDetails(
+  market: MarketFacts,
+): Record<SkillName, { name: string; detail: string; tags: string[]; examples: string[] }> {
   return {
     list_market: {
       name: "List the market",
@@ -65,7 +67,11 @@ export function agentCard(market: MarketFacts): Schemas["AgentCard"] {
       "plain text naming a skill runs it, any other text lists the market. Listing itself is the paid HTTP route, not a skill.",
     url: endpoint,
     preferredTransport: A2A_TRANSPORT,
-    supportedInterfaces: A2A_INTERFACE_VERSIONS.map((protocolVersion) => ({ url: endpoint, protocolBinding: A2A_TRANSPORT, protocolVersion })),
+    supportedInterfaces: A2A_INTERFACE_VERSIONS.map((protocolVersion) => ({
+      url: endpoint,
+      protocolBinding: A2A_TRANSPORT,
+      protocolVersion,
+    })),
     version: CONTRACT_VERSION,
     documentationUrl: linkTo(market, "llms"),
     capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },

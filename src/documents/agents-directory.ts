@@ -79,7 +79,11 @@ export function agentsDirectory(market: MarketFacts): Schemas["AgentsDirectory"]
 
 /** The same directory as plain text (`/agents.txt`). */
 export function agentsText(market: MarketFacts): string {
-  const lines = [`# ${market.name}: agents directory`, "# Where each kind of agent starts. Everything listed is free: no account, no API key.", ""];
+  const lines = [
+    `# ${market.name}: agents directory`,
+    "# Where each kind of agent starts. Everything listed is free: no account, no API key.",
+    "",
+  ];
   for (const entry of entries(market)) {
     lines.push(`${entry.id}: ${entry.audience}`, `  start: ${linkTo(market, entry.start)}`);
     for (const name of entry.read) lines.push(`  read: ${linkTo(market, name)}`);

@@ -26,7 +26,18 @@ export function marketplaceCard(market: MarketFacts): Schemas["MarketplaceCard"]
     buy: linkTo(market, "buy"),
     mcp: linkTo(market, "mcp"),
     policy: [...POLICY],
-    links: linksTo(market, ["start", "playbook", "integration", "agentCard", "plugin", "agents", "llms", "openapi", "status", "linkset"]),
+    links: linksTo(market, [
+      "start",
+      "playbook",
+      "integration",
+      "agentCard",
+      "plugin",
+      "agents",
+      "llms",
+      "openapi",
+      "status",
+      "linkset",
+    ]),
   };
 }
 

@@ -21,7 +21,19 @@ export function discoveryIndex(services: DocumentContext): Schemas["DiscoveryInd
     feed: linkTo(market, "/feed.json"),
     status: linkTo(market, "/status.json"),
     listingFee: listingFeeSummary(market),
-    links: linksTo(market, ["market", "list", "resources", "search", "playbook", "challenge", "mcp", "llms", "feed", "status", "openapi"]),
+    links: linksTo(market, [
+      "market",
+      "list",
+      "resources",
+      "search",
+      "playbook",
+      "challenge",
+      "mcp",
+      "llms",
+      "feed",
+      "status",
+      "openapi",
+    ]),
   };
 }
 
@@ -32,7 +44,10 @@ export function linkset(market: MarketFacts): Schemas["Linkset"] {
   return {
     linkset: [
       // RFC 9727: the API catalog's own context names the APIs it lists (here, this one).
-      { anchor: linkTo(market, "/.well-known/api-catalog"), item: [{ href: rootUrl(market), type: "application/json", title: market.name }] },
+      {
+        anchor: linkTo(market, "/.well-known/api-catalog"),
+        item: [{ href: rootUrl(market), type: "application/json", title: market.name }],
+      },
       {
         anchor: rootUrl(market),
         "service-desc": to("/openapi.json", json, "OpenAPI description of every route"),
@@ -50,7 +65,11 @@ export function linkset(market: MarketFacts): Schemas["Linkset"] {
         "urn:x402:marketplace:discovery": to("/discovery/resources", json, "The catalog, facilitator-shaped"),
         "urn:x402:marketplace:search": to("/discovery/search", json, "Search the catalog"),
         "urn:x402:marketplace:mcp": to("/mcp", json, "MCP server (Streamable HTTP)"),
-        "urn:x402:marketplace:sync": to("/sync/listings", json, "Mirror this catalog: changes since an instant, with removals"),
+        "urn:x402:marketplace:sync": to(
+          "/sync/listings",
+          json,
+          "Mirror this catalog: changes since an instant, with removals",
+        ),
         "urn:x402:marketplace:snapshot": to("/sync/snapshot", json, "Every live listing, hashed and signed"),
         "urn:x402:discovery": to("/.well-known/x402", json, "x402 discovery manifest"),
       },
@@ -97,7 +116,14 @@ export function crawlDocument(services: DocumentContext): Schemas["CrawlDocument
   for (const [path, item] of Object.entries(paths)) {
     const operation = item.get;
     // A path with parameters (/listings/{id}) is no document to crawl: the catalog links each one.
-    if (!operation || path.includes("{") || path.startsWith("/kr-") || path === "/openapi.yaml" || OPERATOR_PATHS.has(path)) continue;
+    if (
+      !operation ||
+      path.includes("{") ||
+      path.startsWith("/kr-") ||
+      path === "/openapi.yaml" ||
+      OPERATOR_PATHS.has(path)
+    )
+      continue;
     const canonical = canonicalOf[operation.operationId as keyof typeof canonicalOf] ?? operation.operationId;
     const entry = byCanonical.get(canonical) ?? { path, operation, aliases: [] };
     byCanonical.set(canonical, entry);

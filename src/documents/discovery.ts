@@ -79,7 +79,12 @@ export function searchDocument(services: DocumentContext, view: SearchView): Dis
   const render = (row: Listing) => {
     const item = toCatalogItem(row, services.market);
     const why = reasons?.get(row.id);
-    return why ? { ...item, metadata: { ...item.metadata, rankReasons: why, lookalike: why.lookalikeOf !== undefined, match: why.match } } : item;
+    return why
+      ? {
+          ...item,
+          metadata: { ...item.metadata, rankReasons: why, lookalike: why.lookalikeOf !== undefined, match: why.match },
+        }
+      : item;
   };
   const items = view.page.rows.map(render);
   const nearMisses = view.ranking?.nearMisses;
@@ -114,7 +119,8 @@ export function searchDocument(services: DocumentContext, view: SearchView): Dis
 export function searchJson(document: DiscoveryDocument): string {
   const { resources, items, pagination, ...head } = document;
   const opening = JSON.stringify(head).slice(0, -1);
-  if (resources !== items || items === undefined || pagination === undefined || opening === "{") return JSON.stringify(document);
+  if (resources !== items || items === undefined || pagination === undefined || opening === "{")
+    return JSON.stringify(document);
   const list = JSON.stringify(items);
   // The keys in searchDocument's order: the head's, then resources, items and pagination.
   return `${opening},"resources":${list},"items":${list},"pagination":${JSON.stringify(pagination)}}`;

@@ -65,7 +65,8 @@ export function examplesIndex(market: MarketFacts): Schemas["ExamplesIndex"] {
       {
         id: "buy-script",
         title: "Buy with curl",
-        description: "Finds a listing (QUERY, RESOURCE, or the first one) and buys it, paying the seller's own x402 challenge.",
+        description:
+          "Finds a listing (QUERY, RESOURCE, or the first one) and buys it, paying the seller's own x402 challenge.",
         url: linkTo(market, "buyScript"),
         mediaType: SHELL,
         requires: SCRIPT_REQUIREMENTS,

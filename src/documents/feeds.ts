@@ -11,7 +11,8 @@ export type FeedDocument = components["schemas"]["FeedDocument"];
 export const SYNDICATION_SIZE = 50;
 
 const FEED_TITLE = (name: string) => `${name}: new listings`;
-const FEED_DESCRIPTION = "Newest x402-paid endpoints listed by third-party sellers. Buy directly from each listed resource.";
+const FEED_DESCRIPTION =
+  "Newest x402-paid endpoints listed by third-party sellers. Buy directly from each listed resource.";
 
 /** A listing's page on this service: where feed items link, with the resource itself beside it. */
 function pageOf(services: DocumentContext, row: Listing): string {
@@ -26,7 +27,12 @@ function itemText(row: Listing): string {
   return `${row.description} (${row.priceUsdc} USDC per call, paid to ${row.sellerPayTo} on ${row.network}; endpoint ${row.resource})`;
 }
 
-export function feedDocument(services: DocumentContext, rows: Listing[], query: { since: Date | null; limit: number }, updatedAt: Date): FeedDocument {
+export function feedDocument(
+  services: DocumentContext,
+  rows: Listing[],
+  query: { since: Date | null; limit: number },
+  updatedAt: Date,
+): FeedDocument {
   const newest = rows[0]?.listedAt ?? null;
   return {
     x402Version: 2,
@@ -71,7 +77,14 @@ function xmlChars(text: string): string {
   return text.replace(NOT_XML_CHAR, "\uFFFD");
 }
 
-const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "\r": "&#13;" };
+const HTML_ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+  "\r": "&#13;",
+};
 
 /**
  * Plain text as the HTML that `type="html"` content is: a seller's `<script>` is shown, not run, and
@@ -107,7 +120,11 @@ function syndication(services: DocumentContext, rows: Listing[], updatedAt: Date
     generator: market.name,
     copyright: "Listings are their sellers' own descriptions.",
     author: { name: market.name, link: market.baseUrl },
-    feedLinks: { atom: linkTo(market, "/feed.atom"), rss: linkTo(market, "/feed.rss"), json: linkTo(market, "/feed.json") },
+    feedLinks: {
+      atom: linkTo(market, "/feed.atom"),
+      rss: linkTo(market, "/feed.rss"),
+      json: linkTo(market, "/feed.json"),
+    },
   });
   for (const row of rows) {
     feed.addItem({

@@ -12,7 +12,12 @@ export type ForeignDocument = components["schemas"]["ForeignDocument"];
 /** The foreign catalog shows the newest foreign listings; the discovery routes page through all. */
 export const FOREIGN_PAGE_SIZE = 100;
 
-export function foreignDocument(services: DocumentContext, rows: Listing[], counts: { foreign: number; seed: number }, updatedAt: Date): ForeignDocument {
+export function foreignDocument(
+  services: DocumentContext,
+  rows: Listing[],
+  counts: { foreign: number; seed: number },
+  updatedAt: Date,
+): ForeignDocument {
   const { market } = services;
   const items = rows.map((row) => toCatalogItem(row, market));
   return {

@@ -150,7 +150,8 @@ export function llmsFullText(market: MarketFacts): string {
     "",
   ];
   for (const [section, links] of linkSections(market)) {
-    for (const [title, target, note] of links) lines.push(`- ${section} / ${title}: ${resolve(market, target)} (${note})`);
+    for (const [title, target, note] of links)
+      lines.push(`- ${section} / ${title}: ${resolve(market, target)} (${note})`);
   }
   lines.push("");
   return lines.join("\n");

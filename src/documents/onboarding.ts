@@ -19,7 +19,20 @@ export function machinePlaybook(market: MarketFacts): Schemas["MachinePlaybook"]
     sell: sellSteps(market),
     buy: buySteps(market),
     policy: [...POLICY],
-    links: linksTo(market, ["sell", "buy", "start", "schema", "validate", "challenge", "catalog", "search", "feed", "mcp", "openapi", "llms"]),
+    links: linksTo(market, [
+      "sell",
+      "buy",
+      "start",
+      "schema",
+      "validate",
+      "challenge",
+      "catalog",
+      "search",
+      "feed",
+      "mcp",
+      "openapi",
+      "llms",
+    ]),
   };
 }
 
@@ -41,7 +54,18 @@ export function quickstart(market: MarketFacts): Schemas["Quickstart"] {
           "check that it matches the listing (payTo, asset, amount), sign it with x402 and repeat the request with PAYMENT-SIGNATURE. The seller is paid directly.",
       },
     ],
-    links: linksTo(market, ["sell", "buy", "playbook", "join", "examples", "listScript", "buyScript", "integration", "llms", "mcp"]),
+    links: linksTo(market, [
+      "sell",
+      "buy",
+      "playbook",
+      "join",
+      "examples",
+      "listScript",
+      "buyScript",
+      "integration",
+      "llms",
+      "mcp",
+    ]),
   };
 }
 

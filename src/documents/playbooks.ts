@@ -32,7 +32,8 @@ export function dryRunStep(market: MarketFacts, step: number): PlaybookStep {
     url: linkTo(market, "validate"),
     headers: JSON_BODY,
     body: exampleListing(market),
-    expect: "200 with ok true: ready to list. 422 names each failed check (name, code, reason); 400 names the fields that break the schema.",
+    expect:
+      "200 with ok true: ready to list. 422 names each failed check (name, code, reason); 400 names the fields that break the schema.",
   };
 }
 
@@ -159,7 +160,8 @@ export function payTheSellerStep(step: number): PlaybookStep {
     action:
       "Sign the requirement that matches the listing with any x402 v2 client (EIP-3009; no gas needed) and repeat the same request with the PAYMENT-SIGNATURE header.",
     headers: { "PAYMENT-SIGNATURE": "<base64 x402 v2 payment payload>" },
-    expect: "The seller's answer (usually 200) with PAYMENT-RESPONSE carrying the settlement. The payment goes to the seller, never to the marketplace.",
+    expect:
+      "The seller's answer (usually 200) with PAYMENT-RESPONSE carrying the settlement. The payment goes to the seller, never to the marketplace.",
   };
 }
 
@@ -198,8 +200,14 @@ export function sellPlaybook(market: MarketFacts): Schemas["SellPlaybook"] {
     example: exampleListing(market),
     statuses: [
       { status: 200, meaning: "listed (or renewed); the body has id, expiresAt and the catalog URL" },
-      { status: 400, meaning: "the body breaks the schema or a listing check; the fields are named; nothing was charged" },
-      { status: 402, meaning: "pay the fee: the challenge is in PAYMENT-REQUIRED; after a payment, error names why it was refused" },
+      {
+        status: 400,
+        meaning: "the body breaks the schema or a listing check; the fields are named; nothing was charged",
+      },
+      {
+        status: 402,
+        meaning: "pay the fee: the challenge is in PAYMENT-REQUIRED; after a payment, error names why it was refused",
+      },
       {
         status: 409,
         meaning:
@@ -207,15 +215,33 @@ export function sellPlaybook(market: MarketFacts): Schemas["SellPlaybook"] {
       },
       { status: 422, meaning: "the probe of your endpoint failed (the report names the check); nothing was charged" },
       { status: 429, meaning: "too many probes from you or of your host; wait for Retry-After" },
-      { status: 502, meaning: "the facilitator gave no usable answer; the message says what happened; send the same request (same payment) again later" },
+      {
+        status: 502,
+        meaning:
+          "the facilitator gave no usable answer; the message says what happened; send the same request (same payment) again later",
+      },
       {
         status: 503,
-        meaning: "no definite answer in time; send the same request (same payment) again after Retry-After for the result: a payment never settles twice",
+        meaning:
+          "no definite answer in time; send the same request (same payment) again after Retry-After for the result: a payment never settles twice",
       },
     ],
     script: linkTo(market, "curlList"),
     policy: [...POLICY],
-    links: linksTo(market, ["validate", "schema", "example", "challenge", "list", "fee", "facilitator", "buy", "playbook", "start", "llms", "mcp"]),
+    links: linksTo(market, [
+      "validate",
+      "schema",
+      "example",
+      "challenge",
+      "list",
+      "fee",
+      "facilitator",
+      "buy",
+      "playbook",
+      "start",
+      "llms",
+      "mcp",
+    ]),
   };
 }
 
@@ -236,6 +262,17 @@ export function buyPlaybook(market: MarketFacts): Schemas["BuyPlaybook"] {
     ],
     script: linkTo(market, "buyScript"),
     policy: [...POLICY],
-    links: linksTo(market, ["search", "resources", "catalog", "foreign", "feed", "sell", "playbook", "start", "llms", "mcp"]),
+    links: linksTo(market, [
+      "search",
+      "resources",
+      "catalog",
+      "foreign",
+      "feed",
+      "sell",
+      "playbook",
+      "start",
+      "llms",
+      "mcp",
+    ]),
   };
 }

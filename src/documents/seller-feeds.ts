@@ -10,7 +10,8 @@ type ListingEventRecord = components["schemas"]["ListingEventRecord"];
 export type SellerFeedDocument = components["schemas"]["SellerFeedDocument"];
 
 const TITLE = (name: string, payTo: string) => `${name}: listings of ${payTo}`;
-const DESCRIPTION = "What happened to this seller's listings: listed, renewed, updated, health changes, drift, expiry, delisting.";
+const DESCRIPTION =
+  "What happened to this seller's listings: listed, renewed, updated, health changes, drift, expiry, delisting.";
 
 const WHAT: Record<ListingEventRecord["type"], string> = {
   "listing.created": "listed",
@@ -25,7 +26,10 @@ const WHAT: Record<ListingEventRecord["type"], string> = {
 };
 
 function eventTitle(event: ListingEventRecord): string {
-  const change = event.data && "from" in event.data && "to" in event.data ? ` (${String(event.data.from)} → ${String(event.data.to)})` : "";
+  const change =
+    event.data && "from" in event.data && "to" in event.data
+      ? ` (${String(event.data.from)} → ${String(event.data.to)})`
+      : "";
   return `Listing ${event.listingId}: ${WHAT[event.type]}${change}`;
 }
 
@@ -34,9 +38,14 @@ function eventText(event: ListingEventRecord): string {
   return `${event.type} at ${event.at}. Status now: ${event.status.state}. ${reasons}`;
 }
 
-const pageOf = (services: DocumentContext, event: ListingEventRecord) => linkWithParams(services.market, "/listing/{id}", { id: event.listingId });
+const pageOf = (services: DocumentContext, event: ListingEventRecord) =>
+  linkWithParams(services.market, "/listing/{id}", { id: event.listingId });
 
-export function sellerFeedDocument(services: DocumentContext, payTo: string, events: ListingEventRecord[]): SellerFeedDocument {
+export function sellerFeedDocument(
+  services: DocumentContext,
+  payTo: string,
+  events: ListingEventRecord[],
+): SellerFeedDocument {
   const { market } = services;
   return {
     version: "https://jsonfeed.org/version/1.1",
@@ -53,11 +62,19 @@ export function sellerFeedDocument(services: DocumentContext, payTo: string, eve
       date_published: event.at,
       event,
     })),
-    links: { ...linksTo(market, ["market", "resources"]), atom: linkWithParams(market, "/sellers/{payTo}/feed.atom", { payTo }) },
+    links: {
+      ...linksTo(market, ["market", "resources"]),
+      atom: linkWithParams(market, "/sellers/{payTo}/feed.atom", { payTo }),
+    },
   };
 }
 
-export function sellerAtomFeed(services: DocumentContext, payTo: string, events: ListingEventRecord[], updatedAt: Date): string {
+export function sellerAtomFeed(
+  services: DocumentContext,
+  payTo: string,
+  events: ListingEventRecord[],
+  updatedAt: Date,
+): string {
   const { market } = services;
   const self = linkWithParams(market, "/sellers/{payTo}/feed.atom", { payTo });
   const feed = new Feed({

@@ -10,7 +10,13 @@ export const STATUS_VERSION = "1.58.0";
 
 export function statusDocument(
   services: DocumentContext,
-  counts: { foreign: number; seed: number; rawAll: number; byHealth: StatusDocument["listingsByHealth"]; delisted?: number },
+  counts: {
+    foreign: number;
+    seed: number;
+    rawAll: number;
+    byHealth: StatusDocument["listingsByHealth"];
+    delisted?: number;
+  },
   updatedAt: Date,
 ): StatusDocument {
   const { market } = services;
@@ -35,7 +41,8 @@ export function statusDocument(
       path: "/listings",
       note: `Without payment, POST /listings answers 402 with a PAYMENT-REQUIRED challenge for the ${market.feeUsdc} USDC fee; the same challenge is at ${linkTo(market, "/listings/challenge")}.`,
     },
-    leftoverSeedNote: "Leftover seed rows are first-party /kr-* demo endpoints; they are counted apart and hidden from catalog reads by default.",
+    leftoverSeedNote:
+      "Leftover seed rows are first-party /kr-* demo endpoints; they are counted apart and hidden from catalog reads by default.",
     links: {
       status: linkTo(market, "/status.json"),
       ...linksTo(market, ["market", "foreign", "feed", "playbook", "challenge", "mcp", "openapi"]),

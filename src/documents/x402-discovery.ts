@@ -12,12 +12,16 @@ type Schemas = components["schemas"];
 const DESCRIPTION = (market: MarketFacts) =>
   `List your x402-paid endpoint in ${market.name} for ${market.ttlDays} days: ${market.feeUsdc} USDC, paid with x402 (exact, ${market.network}).`;
 
-export function x402DiscoveryManifest(market: MarketFacts, publication: { peers: string[]; signer: string; updated: Date }): Schemas["X402DiscoveryManifest"] {
+export function x402DiscoveryManifest(
+  market: MarketFacts,
+  publication: { peers: string[]; signer: string; updated: Date },
+): Schemas["X402DiscoveryManifest"] {
   return {
     x402Version: 2,
     kind: "resource-server",
     name: market.name,
-    description: "A catalog of x402-paid HTTP endpoints: sellers list theirs for a fee, buyers read the catalog free and pay sellers directly.",
+    description:
+      "A catalog of x402-paid HTTP endpoints: sellers list theirs for a fee, buyers read the catalog free and pay sellers directly.",
     resources: [{ url: linkTo(market, "list"), method: "POST", description: DESCRIPTION(market) }],
     ...(publication.peers.length > 0 && { peers: publication.peers }),
     docs: linkTo(market, "/docs"),
@@ -57,7 +61,12 @@ export function x402RouteManifest(market: MarketFacts, updated: Date): Schemas["
             extra: { name: market.tokenName, version: market.tokenVersion },
           },
         ],
-        input: { method: "POST", routeTemplate: "/listings", bodyType: "json", body: listingRequestSchema() as Record<string, unknown> },
+        input: {
+          method: "POST",
+          routeTemplate: "/listings",
+          bodyType: "json",
+          body: listingRequestSchema() as Record<string, unknown>,
+        },
         output: { mimeType: "application/json" },
       },
     ],

@@ -10,10 +10,16 @@ import type { AreaContexts, Handler } from "../services.js";
 export type AreaHandlers<A extends Area> = { [O in AreaOperationId<A>]: Handler<O> };
 
 /** An area's handlers as the router calls them: each is given its own area's context. */
-export function forArea<A extends Area>(area: A, handlers: AreaHandlers<A>): { [O in AreaOperationId<A>]: ContractHandler<O, AreaContexts> } {
+export function forArea<A extends Area>(
+  area: A,
+  handlers: AreaHandlers<A>,
+): { [O in AreaOperationId<A>]: ContractHandler<O, AreaContexts> } {
   const bound: Record<string, ContractHandler<never, AreaContexts>> = {};
   for (const operationId of areas[area]) {
-    const handler = handlers[operationId as AreaOperationId<A>] as unknown as (input: unknown, context: AreaContexts[A]) => unknown;
+    const handler = handlers[operationId as AreaOperationId<A>] as unknown as (
+      input: unknown,
+      context: AreaContexts[A],
+    ) => unknown;
     bound[operationId] = ((input: unknown, contexts: AreaContexts) => handler(input, contexts[area])) as never;
   }
   return bound as unknown as { [O in AreaOperationId<A>]: ContractHandler<O, AreaContexts> };

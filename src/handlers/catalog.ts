@@ -6,7 +6,16 @@ import { crawlDocument, discoveryIndex, linkset } from "../documents/directory.j
 import { listDocument, searchDocument, searchJson } from "../documents/discovery.js";
 import { foreignDocument } from "../documents/foreign.js";
 import { statusDocument } from "../documents/status.js";
-import { catalogCounts, catalogState, foreignPage, listPage, passingAnswer, searchPage, type ListQuery, type SearchQuery } from "../queries/catalog.js";
+import {
+  catalogCounts,
+  catalogState,
+  foreignPage,
+  listPage,
+  passingAnswer,
+  searchPage,
+  type ListQuery,
+  type SearchQuery,
+} from "../queries/catalog.js";
 import type { CatalogAreaContext, Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
@@ -41,10 +50,17 @@ const getForeignCatalog: Handler<"getForeignCatalog"> = async (_input, services)
 };
 
 /** `/discovery` and aliases. */
-const getDiscoveryIndex: Handler<"getDiscoveryIndex"> = (_input, services) => ({ status: 200, body: discoveryIndex(services) });
+const getDiscoveryIndex: Handler<"getDiscoveryIndex"> = (_input, services) => ({
+  status: 200,
+  body: discoveryIndex(services),
+});
 
 /** `/bazaar.links.json`, `/linkset.json`. */
-const getLinkset: Handler<"getLinkset"> = (_input, services) => ({ status: 200, contentType: "application/linkset+json", body: linkset(services.market) });
+const getLinkset: Handler<"getLinkset"> = (_input, services) => ({
+  status: 200,
+  contentType: "application/linkset+json",
+  body: linkset(services.market),
+});
 
 /** `/.well-known/x402`: the x402 `discovery` extension's manifest of this host. */
 const getX402Discovery: Handler<"getX402Discovery"> = (_input, services) => ({

@@ -54,7 +54,9 @@ type DemoRoute = Extract<(typeof routeTable)[number], { area: "demo" }>;
 
 /** Routed operationId -> its demo route (`getDemoResource` is /kr-time, `getDemoResource__krFortune` /kr-fortune). */
 const DEMO_ROUTES = new Map<string, DemoPath>(
-  routeTable.filter((route): route is DemoRoute => route.area === "demo").map((route) => [route.operationId, route.path]),
+  routeTable
+    .filter((route): route is DemoRoute => route.area === "demo")
+    .map((route) => [route.operationId, route.path]),
 );
 
 function demoPathOf(operationId: string): DemoPath {
@@ -88,7 +90,8 @@ async function serveDemo(
   } catch (error) {
     return facilitatorUnavailableReply(error, "Nothing was charged.");
   }
-  if (outcome.kind === "unpaid") return paymentRequiredReply(outcome.paymentRequired, `Pay ${seed.priceUsdc} with x402 to call ${demo}.`);
+  if (outcome.kind === "unpaid")
+    return paymentRequiredReply(outcome.paymentRequired, `Pay ${seed.priceUsdc} with x402 to call ${demo}.`);
   if (outcome.kind === "rejected") return paymentRequiredReply(outcome.paymentRequired, outcome.message);
 
   const settled = await gate.settle(outcome.payment);
@@ -114,9 +117,11 @@ async function serveDemo(
 }
 
 /** GET /kr-time, /kr-fortune. */
-const getDemoResource: Handler<"getDemoResource"> = (input, services) => serveDemo(demoPathOf(input.operationId), undefined, input.headers, services);
+const getDemoResource: Handler<"getDemoResource"> = (input, services) =>
+  serveDemo(demoPathOf(input.operationId), undefined, input.headers, services);
 
 /** POST /kr-echo. */
-const postDemoResource: Handler<"postDemoResource"> = (input, services) => serveDemo(demoPathOf(input.operationId), input.body, input.headers, services);
+const postDemoResource: Handler<"postDemoResource"> = (input, services) =>
+  serveDemo(demoPathOf(input.operationId), input.body, input.headers, services);
 
 export const demoHandlers: AreaHandlers<"demo"> = { getDemoResource, postDemoResource };

@@ -14,7 +14,10 @@ import type { Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
 /** `/sell.json` and its aliases: the listing recipe. */
-const getSellPlaybook: Handler<"getSellPlaybook"> = (_input, { market }) => ({ status: 200, body: sellPlaybook(market) });
+const getSellPlaybook: Handler<"getSellPlaybook"> = (_input, { market }) => ({
+  status: 200,
+  body: sellPlaybook(market),
+});
 
 /** `/buy.json` and its aliases. */
 const getBuyPlaybook: Handler<"getBuyPlaybook"> = (_input, { market }) => ({ status: 200, body: buyPlaybook(market) });
@@ -52,10 +55,16 @@ const getBuyScript: Handler<"getBuyScript"> = (_input, { market }) => ({
 });
 
 /** `/marketplace-card.json`, `/manifest.json`. */
-const getMarketplaceCard: Handler<"getMarketplaceCard"> = (_input, { market }) => ({ status: 200, body: marketplaceCard(market) });
+const getMarketplaceCard: Handler<"getMarketplaceCard"> = (_input, { market }) => ({
+  status: 200,
+  body: marketplaceCard(market),
+});
 
 /** `/integration.json`, `/integration`. */
-const getIntegrationCard: Handler<"getIntegrationCard"> = (_input, { market }) => ({ status: 200, body: integrationCard(market) });
+const getIntegrationCard: Handler<"getIntegrationCard"> = (_input, { market }) => ({
+  status: 200,
+  body: integrationCard(market),
+});
 
 /** `/agents.json` and its aliases. */
 const getAgents: Handler<"getAgents"> = (_input, { market }) => ({ status: 200, body: agentsDirectory(market) });
@@ -71,7 +80,10 @@ const getAgentsText: Handler<"getAgentsText"> = (_input, { market }) => ({
 const getAgentCard: Handler<"getAgentCard"> = (_input, { market }) => ({ status: 200, body: agentCard(market) });
 
 /** `/ai-plugin.json` and its aliases. */
-const getPluginManifest: Handler<"getPluginManifest"> = (_input, { market }) => ({ status: 200, body: pluginManifest(market) });
+const getPluginManifest: Handler<"getPluginManifest"> = (_input, { market }) => ({
+  status: 200,
+  body: pluginManifest(market),
+});
 
 /** `/llms.txt`, `/.well-known/llms.txt`. */
 const getLlmsText: Handler<"getLlmsText"> = (_input, { market }) => ({

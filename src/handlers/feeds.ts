@@ -9,7 +9,12 @@ import type { CatalogAreaContext, Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 import type { FeedQuery } from "../storage/listing-reads.js";
 
-async function newestForeign(services: CatalogAreaContext, since: Date | undefined, limit: number, filters: Pick<FeedQuery, "health" | "source"> = {}) {
+async function newestForeign(
+  services: CatalogAreaContext,
+  since: Date | undefined,
+  limit: number,
+  filters: Pick<FeedQuery, "health" | "source"> = {},
+) {
   const state = await catalogState(services);
   const rows = await feedRows(services, { since, limit, ...filters });
   return { ...state, rows };
@@ -27,7 +32,9 @@ function sinceOf(value: string | undefined): Date | undefined {
   const since = new Date(value);
   if (Number.isNaN(since.getTime())) {
     const message = "must be an instant a date can hold (no leap second such as 23:59:60)";
-    throw new HttpError(400, "invalid_request", `Invalid request: query since ${message}.`, [{ in: "query", field: "since", message }]);
+    throw new HttpError(400, "invalid_request", `Invalid request: query since ${message}.`, [
+      { in: "query", field: "since", message },
+    ]);
   }
   return since < EARLIEST_SINCE ? EARLIEST_SINCE : since;
 }
@@ -36,7 +43,10 @@ function sinceOf(value: string | undefined): Date | undefined {
 const getFeed: Handler<"getFeed"> = async (input, services) => {
   const since = sinceOf(input.query.since);
   const limit = input.query.limit ?? 50;
-  const { token, changedAt, rows } = await newestForeign(services, since, limit, { health: input.query.health, source: input.query.source });
+  const { token, changedAt, rows } = await newestForeign(services, since, limit, {
+    health: input.query.health,
+    source: input.query.source,
+  });
   return taggedJson(feedDocument(services, rows, { since: since ?? null, limit }, changedAt), token);
 };
 
@@ -74,4 +84,10 @@ const getSellerAtomFeed: Handler<"getSellerAtomFeed"> = async (input, services) 
   return taggedText(sellerAtomFeed(services, seller, events, changedAt), "application/atom+xml", null);
 };
 
-export const feedsHandlers: AreaHandlers<"feeds"> = { getFeed, getAtomFeed, getRssFeed, getSellerFeed, getSellerAtomFeed };
+export const feedsHandlers: AreaHandlers<"feeds"> = {
+  getFeed,
+  getAtomFeed,
+  getRssFeed,
+  getSellerFeed,
+  getSellerAtomFeed,
+};

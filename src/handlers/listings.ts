@@ -22,7 +22,10 @@ type PaymentChallenge = components["schemas"]["PaymentChallenge"];
 const NEWEST = 50;
 
 /** POST /listings: the paid listing (src/listing/paid-listing.ts). */
-const createListing: Handler<"createListing"> = (input, { store, payments, probe, market, logger, now, health, idempotency }) =>
+const createListing: Handler<"createListing"> = (
+  input,
+  { store, payments, probe, market, logger, now, health, idempotency },
+) =>
   createPaidListing(
     { body: input.body, headers: input.headers, clientIp: input.clientIp },
     { store, gate: payments.gate, probe, market, chain: payments.chain, logger, now, health, idempotency },
@@ -52,7 +55,8 @@ const getListings: Handler<"getListings"> = async (_input, services) => {
 };
 
 /** POST /listings/validate: the paid route's checks, without payment and without saving. */
-const validateListing: Handler<"validateListing"> = (input, { probe }) => dryRunListing(input.body!, input.clientIp, probe);
+const validateListing: Handler<"validateListing"> = (input, { probe }) =>
+  dryRunListing(input.body!, input.clientIp, probe);
 
 /** GET /listings/validate: how to call the dry run. */
 const getValidationGuide: Handler<"getValidationGuide"> = (_input, { market }) => ({
@@ -67,7 +71,10 @@ const getListingSchema: Handler<"getListingSchema"> = () => ({
 });
 
 /** An example listing body. */
-const getListingExample: Handler<"getListingExample"> = (_input, { config }) => ({ status: 200, body: exampleListing(config) });
+const getListingExample: Handler<"getListingExample"> = (_input, { config }) => ({
+  status: 200,
+  body: exampleListing(config),
+});
 
 /** GET /listings/challenge: exactly what an unpaid POST /listings carries in PAYMENT-REQUIRED, as JSON. */
 const getListingChallenge: Handler<"getListingChallenge"> = async (_input, { payments, market }) => ({
@@ -88,15 +95,27 @@ const getFacilitator: Handler<"getFacilitator"> = (_input, { payments, market })
 const getListing: Handler<"getListing"> = async (input, services) => {
   const { token } = await catalogState(services);
   const listing = await liveListing(services, input.params.id);
-  if (!listing) throw new HttpError(404, "listing_not_found", `No live listing ${input.params.id}: it never existed, expired, failed or was delisted.`);
+  if (!listing)
+    throw new HttpError(
+      404,
+      "listing_not_found",
+      `No live listing ${input.params.id}: it never existed, expired, failed or was delisted.`,
+    );
   const { document, reusableUntil } = await listingDocumentOf(listing, services);
-  return reusableUntil === null ? taggedJson(document, null) : { ...taggedJson(document, token), cacheUntil: reusableUntil };
+  return reusableUntil === null
+    ? taggedJson(document, null)
+    : { ...taggedJson(document, token), cacheUntil: reusableUntil };
 };
 
 /** Any stored listing's status, reasons and transitions: why it is (or is not) in the catalog. */
 const getListingStatus: Handler<"getListingStatus"> = async (input, services) => {
   const found = await listingStatusOf(services, input.params.id);
-  if (!found) throw new HttpError(404, "listing_not_found", `No listing ${input.params.id} is stored: it never existed, or it expired more than a week ago.`);
+  if (!found)
+    throw new HttpError(
+      404,
+      "listing_not_found",
+      `No listing ${input.params.id} is stored: it never existed, or it expired more than a week ago.`,
+    );
   const links = {
     self: linkWithParams(services.market, "/listings/{id}/status", { id: input.params.id }),
     listing: linkWithParams(services.market, "/listings/{id}", { id: input.params.id }),

@@ -12,7 +12,8 @@ const getMcpDiscovery: Handler<"getMcpDiscovery"> = async (input, services) => {
       headers: { Allow: "GET, HEAD, POST" },
       body: {
         error: "method_not_allowed",
-        message: "This MCP server is stateless and offers no SSE stream: POST JSON-RPC messages to /mcp; GET /mcp without text/event-stream describes it.",
+        message:
+          "This MCP server is stateless and offers no SSE stream: POST JSON-RPC messages to /mcp; GET /mcp without text/event-stream describes it.",
       },
     };
   }
@@ -26,10 +27,16 @@ const postMcp: Handler<"postMcp"> = (input, services) => answerMcpPost(input, se
 const getMcpServers: Handler<"getMcpServers"> = (_input, { market }) => ({ status: 200, body: mcpServers(market) });
 
 /** `/mcp/tools.json`, `/tools.json`, `/skills.json`: the live tools/list. */
-const getMcpTools: Handler<"getMcpTools"> = async (_input, services) => ({ status: 200, body: await mcpToolCatalog(services) });
+const getMcpTools: Handler<"getMcpTools"> = async (_input, services) => ({
+  status: 200,
+  body: await mcpToolCatalog(services),
+});
 
 /** The server card routes. */
-const getMcpServerCard: Handler<"getMcpServerCard"> = async (_input, services) => ({ status: 200, body: await mcpServerCard(services) });
+const getMcpServerCard: Handler<"getMcpServerCard"> = async (_input, services) => ({
+  status: 200,
+  body: await mcpServerCard(services),
+});
 
 export const mcpHandlers: AreaHandlers<"mcp"> = {
   getMcpDiscovery,

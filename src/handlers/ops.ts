@@ -23,7 +23,12 @@ const getMetrics: Handler<"getMetrics"> = async (input, { config }) => {
       ...NO_STORE,
     });
   }
-  return { status: 200, headers: { ...NO_STORE, "Content-Type": "text/plain" }, contentType: "text/plain", body: await registry.metrics() };
+  return {
+    status: 200,
+    headers: { ...NO_STORE, "Content-Type": "text/plain" },
+    contentType: "text/plain",
+    body: await registry.metrics(),
+  };
 };
 
 /** `/livez`: the process answers. */

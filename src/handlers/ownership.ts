@@ -1,7 +1,15 @@
 // The owner's self-service routes of the listings area (src/listing/ownership.ts): the typed data to
 // sign, claim, update and delist signed by sellerPayTo, and the free refresh.
 import { HttpError } from "../contract/errors.js";
-import { claimListing, delistListing, refreshListing, signingDocument, updateListing, type HealthRecorder, type OwnershipDeps } from "../listing/ownership.js";
+import {
+  claimListing,
+  delistListing,
+  refreshListing,
+  signingDocument,
+  updateListing,
+  type HealthRecorder,
+  type OwnershipDeps,
+} from "../listing/ownership.js";
 import type { ListingChanges } from "../listing/owner-typed-data.js";
 import type { Handler, ListingsAreaContext } from "../services.js";
 
@@ -30,7 +38,8 @@ function inputSchemaOf(text: string | undefined): ListingChanges["inputSchema"] 
   } catch {
     parsed = undefined;
   }
-  if (parsed === null || (typeof parsed === "object" && !Array.isArray(parsed))) return parsed as ListingChanges["inputSchema"];
+  if (parsed === null || (typeof parsed === "object" && !Array.isArray(parsed)))
+    return parsed as ListingChanges["inputSchema"];
   throw new HttpError(400, "invalid_request", "inputSchema must be a JSON object (or null to remove the schema).", [
     { in: "query", field: "inputSchema", message: "is not a JSON object or null" },
   ]);
@@ -55,7 +64,10 @@ const claimListingHandler: Handler<"claimListing"> = async ({ params, body }, se
 });
 
 const updateListingHandler: Handler<"updateListing"> = ({ params, body, clientIp }, services) =>
-  updateListing(params.id, body!, clientIp, { ...ownershipDeps(services), recordHealth: healthRecorder(services, "update") });
+  updateListing(params.id, body!, clientIp, {
+    ...ownershipDeps(services),
+    recordHealth: healthRecorder(services, "update"),
+  });
 
 const delistListingHandler: Handler<"delistListing"> = async ({ params, body }, services) => ({
   status: 200,
@@ -64,7 +76,10 @@ const delistListingHandler: Handler<"delistListing"> = async ({ params, body }, 
 
 const refreshListingHandler: Handler<"refreshListing"> = async ({ params, clientIp }, services) => ({
   status: 200,
-  body: await refreshListing(params.id, clientIp, { ...ownershipDeps(services), recordHealth: healthRecorder(services, "refresh") }),
+  body: await refreshListing(params.id, clientIp, {
+    ...ownershipDeps(services),
+    recordHealth: healthRecorder(services, "refresh"),
+  }),
 });
 
 export const ownershipHandlers = {

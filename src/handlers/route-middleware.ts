@@ -18,7 +18,10 @@ function limitedBy(
   return async (ctx, next) => {
     if (applies(ctx)) {
       const seconds = await wait(ctx.ip);
-      if (seconds > 0) throw new HttpError(429, "rate_limited", refusal(ctx.ip, seconds), undefined, { "Retry-After": String(seconds) });
+      if (seconds > 0)
+        throw new HttpError(429, "rate_limited", refusal(ctx.ip, seconds), undefined, {
+          "Retry-After": String(seconds),
+        });
     }
     await next();
   };
@@ -72,7 +75,12 @@ function questionReader(read: (text: string) => Promise<void>): Middleware {
     const one = (name: string) => (typeof raw[name] === "string" ? (raw[name] as string) : undefined);
     const mode = one("mode");
     if (mode !== "lexical" && mode !== "substring") {
-      const { text } = searchQuestion({ query: one("query"), q: one("q"), maxPrice: one("maxPrice"), sort: one("sort") as SearchQuery["sort"] });
+      const { text } = searchQuestion({
+        query: one("query"),
+        q: one("q"),
+        maxPrice: one("maxPrice"),
+        sort: one("sort") as SearchQuery["sort"],
+      });
       if (text) await read(text.slice(0, 300)).catch(() => {});
     }
     await next();
@@ -89,7 +97,8 @@ export function routeMiddleware(
   // for anyone who sends one: a flood from one address costs a counter each.
   const ownerLimit = limitedBy(
     (ip) => work.ownerPerClient.take(ip),
-    (ip, s) => `too many owner requests (sign, claim, update, delist, refresh) from ${ip}; retry in ${s} s. Nothing was changed.`,
+    (ip, s) =>
+      `too many owner requests (sign, claim, update, delist, refresh) from ${ip}; retry in ${s} s. Nothing was changed.`,
   );
   // Verifying a payment costs a signature check (8-10 ms of CPU when the facilitator is in-process),
   // valid or not; requests without a payment (the 402 challenge) are not counted.
@@ -129,7 +138,10 @@ export function routeMiddleware(
   );
   const reader = readQuestion && questionReader(readQuestion);
   const catalogWork = Object.fromEntries(
-    [...CATALOG_WORK].map((operation) => [operation, reader && QUESTION_READING.includes(operation) ? [queryLimit, reader] : [queryLimit]]),
+    [...CATALOG_WORK].map((operation) => [
+      operation,
+      reader && QUESTION_READING.includes(operation) ? [queryLimit, reader] : [queryLimit],
+    ]),
   ) as RouteMiddleware;
   return {
     ...catalogWork,

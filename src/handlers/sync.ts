@@ -5,7 +5,10 @@ import { signedSnapshot, syncPage } from "../queries/sync.js";
 import type { Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
-const getSyncListings: Handler<"getSyncListings"> = async (input, services) => ({ status: 200, body: await syncPage(services, input.query) });
+const getSyncListings: Handler<"getSyncListings"> = async (input, services) => ({
+  status: 200,
+  body: await syncPage(services, input.query),
+});
 
 const getSyncSnapshot: Handler<"getSyncSnapshot"> = async (_input, services) => {
   const { token } = await catalogState(services);

@@ -7,7 +7,15 @@ import { listDocument, searchDocument } from "../documents/discovery.js";
 import { feeCard } from "../documents/listing-fee.js";
 import { sellPlaybook } from "../documents/playbooks.js";
 import { linkTo } from "../market/links.js";
-import { catalogCounts, catalogState, listPage, liveListing, passingAnswer, searchPage, type CatalogState } from "../queries/catalog.js";
+import {
+  catalogCounts,
+  catalogState,
+  listPage,
+  liveListing,
+  passingAnswer,
+  searchPage,
+  type CatalogState,
+} from "../queries/catalog.js";
 import { listingDocumentOf } from "../queries/listing-document.js";
 import { RANKED_HITS } from "../queries/ranked-search.js";
 import type { Listing } from "../storage/listing-store.js";
@@ -21,7 +29,10 @@ import type { AreaHandlers } from "./area-handlers.js";
 
 type HomeQuery = NonNullable<operations["getHomePage"]["parameters"]["query"]>;
 
-const PAGE_HEADERS = { "Content-Security-Policy": contentSecurityPolicy(), "X-Content-Type-Options": "nosniff" as const };
+const PAGE_HEADERS = {
+  "Content-Security-Policy": contentSecurityPolicy(),
+  "X-Content-Type-Options": "nosniff" as const,
+};
 const SCRIPT_PAGE_HEADERS = { ...PAGE_HEADERS, "Content-Security-Policy": contentSecurityPolicy({ script: true }) };
 
 const LISTING_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -85,7 +96,10 @@ async function homeDocument(filters: HomeFilters, services: ListingReadContext, 
       : listPage(services, state, { ...trust, health: group, ...slice });
   const groups = health === "any" ? HEALTH_GROUPS : [health];
   const engineRanks = text !== "" && services.ranker?.ready === true;
-  const whole = await read(health, groups.length === 1 ? { limit, offset } : engineRanks ? { limit: RANKED_HITS, offset: 0 } : { limit: 0, offset: 0 });
+  const whole = await read(
+    health,
+    groups.length === 1 ? { limit, offset } : engineRanks ? { limit: RANKED_HITS, offset: 0 } : { limit: 0, offset: 0 },
+  );
   let rows = whole.page.rows;
   const reasons = new Map("ranking" in whole ? whole.ranking?.reasons : undefined);
   const ranked = "ranking" in whole && whole.ranking !== undefined && whole.ranking.mode !== "substring";
@@ -106,10 +120,25 @@ async function homeDocument(filters: HomeFilters, services: ListingReadContext, 
   const twin = { ...trust, health: health === "any" ? undefined : health, limit, offset };
   if (text && "scope" in whole) {
     const ranking = whole.ranking && { ...whole.ranking, reasons };
-    const document = searchDocument(services, { ...whole, page: { rows, total: whole.page.total }, limit, offset, ranking });
-    return { document, jsonTwin: pathWithQuery("/discovery/search", { query: text, ...twin }), reusable: !passingAnswer(whole.ranking) };
+    const document = searchDocument(services, {
+      ...whole,
+      page: { rows, total: whole.page.total },
+      limit,
+      offset,
+      ranking,
+    });
+    return {
+      document,
+      jsonTwin: pathWithQuery("/discovery/search", { query: text, ...twin }),
+      reusable: !passingAnswer(whole.ranking),
+    };
   }
-  const document = listDocument(services, { page: { rows, total: whole.page.total }, limit, offset, describeFilters: false });
+  const document = listDocument(services, {
+    page: { rows, total: whole.page.total },
+    limit,
+    offset,
+    describeFilters: false,
+  });
   return { document, jsonTwin: pathWithQuery("/bazaar.json", twin), reusable: true };
 }
 
@@ -153,10 +182,20 @@ const getListingPage: Handler<"getListingPage"> = async (input, services) => {
   const { token } = await catalogState(services);
   const listing = LISTING_ID.test(id) ? await liveListing(services, id) : null;
   if (!listing) {
-    return { status: 404, headers: PAGE_HEADERS, contentType: "text/html", body: missingListingPage(services.market.name, id) };
+    return {
+      status: 404,
+      headers: PAGE_HEADERS,
+      contentType: "text/html",
+      body: missingListingPage(services.market.name, id),
+    };
   }
   const { document, reusableUntil } = await listingDocumentOf(listing, services);
-  const html = listingPage({ siteName: services.market.name, marketUrl: services.market.baseUrl, document, jsonTwin: `/listings/${listing.id}` });
+  const html = listingPage({
+    siteName: services.market.name,
+    marketUrl: services.market.baseUrl,
+    document,
+    jsonTwin: `/listings/${listing.id}`,
+  });
   return reusableUntil === null ? htmlPage(html, null) : { ...htmlPage(html, token), cacheUntil: reusableUntil };
 };
 

@@ -6,7 +6,11 @@ import type { AreaHandlers } from "./area-handlers.js";
 
 const createWebhook: Handler<"createWebhook"> = async (input, services) => {
   if (!input.body)
-    throw new HttpError(400, "invalid_request", "Invalid request: the body must be a JSON subscription (see WebhookCreateRequest). Nothing was saved.");
+    throw new HttpError(
+      400,
+      "invalid_request",
+      "Invalid request: the body must be a JSON subscription (see WebhookCreateRequest). Nothing was saved.",
+    );
   return { status: 201, body: await services.webhooks.create(input.body, input.clientIp) };
 };
 
@@ -25,4 +29,9 @@ const deleteWebhook: Handler<"deleteWebhook"> = async (input, services) => ({
   body: await services.webhooks.remove(input.params.id, input.headers.authorization),
 });
 
-export const webhooksHandlers: AreaHandlers<"webhooks"> = { createWebhook, getWebhookSigningData, getWebhook, deleteWebhook };
+export const webhooksHandlers: AreaHandlers<"webhooks"> = {
+  createWebhook,
+  getWebhookSigningData,
+  getWebhook,
+  deleteWebhook,
+};

@@ -36,7 +36,11 @@ export interface PublishedHealth {
 type Sql = ReturnType<typeof Prisma.sql>;
 
 /** A value, typed for PostgreSQL (a VALUES list has no column types to infer from). */
-function typed(kind: DatabaseKind, value: unknown, type: "uuid" | "integer" | "double precision" | "text" | "timestamp(3)" | "jsonb"): Sql {
+function typed(
+  kind: DatabaseKind,
+  value: unknown,
+  type: "uuid" | "integer" | "double precision" | "text" | "timestamp(3)" | "jsonb",
+): Sql {
   return kind === "postgres" ? Prisma.sql`CAST(${value} AS ${Prisma.raw(type)})` : Prisma.sql`${value}`;
 }
 

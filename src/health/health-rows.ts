@@ -12,7 +12,8 @@ export const jsonOf = (value: unknown): unknown => (typeof value === "string" ? 
  * listing across a state boundary sooner than the rounds would.
  */
 export function standsInForRound(row: SqlRow, at: Date): boolean {
-  const leased = row.leaseUntil !== null && row.leaseUntil !== undefined && toDate(row.leaseUntil).getTime() > at.getTime();
+  const leased =
+    row.leaseUntil !== null && row.leaseUntil !== undefined && toDate(row.leaseUntil).getTime() > at.getTime();
   return !leased && toDate(row.nextProbeAt).getTime() <= at.getTime();
 }
 
@@ -45,5 +46,10 @@ export function healthColumns(state: HealthState) {
 export function withProbe(totals: DayTotals | undefined, ok: boolean): DayTotals {
   const sum = totals ?? { probes7d: 0, successes7d: 0, probes30d: 0, successes30d: 0 };
   const success = ok ? 1 : 0;
-  return { probes7d: sum.probes7d + 1, successes7d: sum.successes7d + success, probes30d: sum.probes30d + 1, successes30d: sum.successes30d + success };
+  return {
+    probes7d: sum.probes7d + 1,
+    successes7d: sum.successes7d + success,
+    probes30d: sum.probes30d + 1,
+    successes30d: sum.successes30d + success,
+  };
 }

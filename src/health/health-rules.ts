@@ -24,7 +24,12 @@ export interface ProbeSample {
 }
 
 /** The failure codes that mean the seller's live terms no longer match the listing. */
-export const DRIFT_CODES: ReadonlySet<string> = new Set(["pay_to_mismatch", "price_mismatch", "asset_mismatch", "no_exact_base_requirement"]);
+export const DRIFT_CODES: ReadonlySet<string> = new Set([
+  "pay_to_mismatch",
+  "price_mismatch",
+  "asset_mismatch",
+  "no_exact_base_requirement",
+]);
 
 /** At most this many recent probes are kept per listing (and none older than a day): 24 h at the default 15 min is 96. */
 export const RECENT_PROBES_MAX = 100;
@@ -63,7 +68,13 @@ export const NEW_HEALTH: HealthState = {
 /** What one probe found: ok with its latency, or the probe's failure code. */
 export type ProbeOutcome = { ok: true; latencyMs: number } | { ok: false; code: string; latencyMs: number };
 
-function nextStatus(state: HealthState, outcome: ProbeOutcome, failures: number, successes: number, rules: HealthRules): HealthStatus {
+function nextStatus(
+  state: HealthState,
+  outcome: ProbeOutcome,
+  failures: number,
+  successes: number,
+  rules: HealthRules,
+): HealthStatus {
   if (outcome.ok) {
     if (state.status === "unhealthy") return successes >= rules.successesToHealthy ? "healthy" : "unhealthy";
     return "healthy";
@@ -73,7 +84,13 @@ function nextStatus(state: HealthState, outcome: ProbeOutcome, failures: number,
   return state.status;
 }
 
-export function applyProbe(state: HealthState, outcome: ProbeOutcome, at: Date, rules: HealthRules, sampleOnly = false): HealthState {
+export function applyProbe(
+  state: HealthState,
+  outcome: ProbeOutcome,
+  at: Date,
+  rules: HealthRules,
+  sampleOnly = false,
+): HealthState {
   const failures = outcome.ok ? 0 : state.consecutiveFailures + 1;
   const successes = outcome.ok ? state.consecutiveSuccesses + 1 : 0;
   const latencyMs = Math.max(0, Math.round(outcome.latencyMs));
@@ -109,8 +126,19 @@ export function applyProbe(state: HealthState, outcome: ProbeOutcome, at: Date, 
  */
 export function applySampleOnly(state: HealthState, outcome: ProbeOutcome, at: Date, rules: HealthRules): HealthState {
   const applied = applyProbe(state, outcome, at, rules, true);
-  const status: HealthStatus = outcome.ok ? (state.status === "unhealthy" ? "unhealthy" : "healthy") : DRIFT_CODES.has(outcome.code) ? "drifted" : state.status;
-  return { ...applied, status, consecutiveFailures: state.consecutiveFailures, consecutiveSuccesses: state.consecutiveSuccesses };
+  const status: HealthStatus = outcome.ok
+    ? state.status === "unhealthy"
+      ? "unhealthy"
+      : "healthy"
+    : DRIFT_CODES.has(outcome.code)
+      ? "drifted"
+      : state.status;
+  return {
+    ...applied,
+    status,
+    consecutiveFailures: state.consecutiveFailures,
+    consecutiveSuccesses: state.consecutiveSuccesses,
+  };
 }
 
 /** A sample as a listing document shows it (without the stored sampleOnly mark). */
@@ -122,7 +150,8 @@ export function shownProbe({ sampleOnly: _, ...probe }: ProbeSample): ProbeSampl
 export function recentProbesOf(value: unknown): ProbeSample[] {
   if (!Array.isArray(value)) return [];
   return value.filter(
-    (probe): probe is ProbeSample => typeof probe === "object" && probe !== null && typeof probe.at === "string" && typeof probe.ok === "boolean",
+    (probe): probe is ProbeSample =>
+      typeof probe === "object" && probe !== null && typeof probe.at === "string" && typeof probe.ok === "boolean",
   );
 }
 

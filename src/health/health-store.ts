@@ -154,7 +154,8 @@ export class HealthStore {
 
   /** Gives every live listing without a health row one, due now (new seed rows, listings activated by the reconciler). */
   schedule(now: Date): Promise<number> {
-    return this.execute(Prisma.sql`INSERT INTO "ListingHealth" ("listingId", "nextProbeAt", "consecutiveFailures", "consecutiveSuccesses")
+    return this
+      .execute(Prisma.sql`INSERT INTO "ListingHealth" ("listingId", "nextProbeAt", "consecutiveFailures", "consecutiveSuccesses")
       SELECT l."id", ${now}, 0, 0 FROM "Listing" l
       WHERE l."state" IN (${PROBED_STATES}) AND l."expiresAt" > ${now} AND NOT EXISTS (SELECT 1 FROM "ListingHealth" h WHERE h."listingId" = l."id")
       ON CONFLICT ("listingId") DO NOTHING`);
@@ -181,12 +182,17 @@ export class HealthStore {
       ORDER BY h."nextProbeAt", h."listingId" LIMIT ${limit}`;
     const claimed =
       this.db.kind === "postgres"
-        ? await this.raw<{ listingId: string }>(Prisma.sql`UPDATE "ListingHealth" SET "leasedBy" = ${holder}, "leaseUntil" = ${until}
+        ? await this.raw<{
+            listingId: string;
+          }>(Prisma.sql`UPDATE "ListingHealth" SET "leasedBy" = ${holder}, "leaseUntil" = ${until}
             WHERE "listingId" IN (${due} FOR UPDATE OF h SKIP LOCKED) RETURNING "listingId"`)
-        : await this.raw<{ listingId: string }>(Prisma.sql`UPDATE "ListingHealth" SET "leasedBy" = ${holder}, "leaseUntil" = ${until}
+        : await this.raw<{
+            listingId: string;
+          }>(Prisma.sql`UPDATE "ListingHealth" SET "leasedBy" = ${holder}, "leaseUntil" = ${until}
             WHERE "listingId" IN (${due}) RETURNING "listingId"`);
     if (claimed.length === 0) return [];
-    const rows = await this.raw(Prisma.sql`SELECT h.*, l."resource", l."method", l."priceAtomic", l."sellerPayTo", l."healthStatus", l."healthSummary"
+    const rows = await this
+      .raw(Prisma.sql`SELECT h.*, l."resource", l."method", l."priceAtomic", l."sellerPayTo", l."healthStatus", l."healthSummary"
       FROM "ListingHealth" h JOIN "Listing" l ON l."id" = h."listingId" WHERE h."listingId" IN (${ids(claimed.map((row) => row.listingId))})`);
     return rows.map((row) => ({
       listingId: String(row.listingId),
@@ -214,7 +220,12 @@ export class HealthStore {
   record(holder: string, probed: ProbedListing[], now: Date, options: ScheduleOptions): Promise<number> {
     return this.write(
       holder,
-      probed.map(({ claimed, outcome, at }) => ({ listingId: claimed.listingId, outcome, at, counts: "always" as const })),
+      probed.map(({ claimed, outcome, at }) => ({
+        listingId: claimed.listingId,
+        outcome,
+        at,
+        counts: "always" as const,
+      })),
       now,
       options,
     );
@@ -227,8 +238,18 @@ export class HealthStore {
    * update) the probe counts like a round's: a pass after failures needs its successes in a row as
    * ever. `counts` "when_due" (a free refresh): see ProbeCounts.
    */
-  async recordProbe(listingId: string, outcome: ProbeOutcome, now: Date, options: ScheduleOptions & { fresh: boolean; counts?: ProbeCounts }): Promise<void> {
-    await this.write(null, [{ listingId, outcome, at: now, counts: options.fresh ? "afresh" : (options.counts ?? "always") }], now, options);
+  async recordProbe(
+    listingId: string,
+    outcome: ProbeOutcome,
+    now: Date,
+    options: ScheduleOptions & { fresh: boolean; counts?: ProbeCounts },
+  ): Promise<void> {
+    await this.write(
+      null,
+      [{ listingId, outcome, at: now, counts: options.fresh ? "afresh" : (options.counts ?? "always") }],
+      now,
+      options,
+    );
   }
 
   /**
@@ -250,15 +271,35 @@ export class HealthStore {
    * version bump. Returns what the catalog write must know: whether anything shown changed, and the
    * events to record after the activation's own.
    */
-  recordListingSampleWithin(tx: RawTx, listingId: string, latencyMs: number, now: Date, options: ScheduleOptions): Promise<WriteOutcome<number>> {
-    return this.applyProbes(tx, null, [{ listingId, outcome: { ok: true, latencyMs }, at: now, counts: "afresh" }], now, options);
+  recordListingSampleWithin(
+    tx: RawTx,
+    listingId: string,
+    latencyMs: number,
+    now: Date,
+    options: ScheduleOptions,
+  ): Promise<WriteOutcome<number>> {
+    return this.applyProbes(
+      tx,
+      null,
+      [{ listingId, outcome: { ok: true, latencyMs }, at: now, counts: "afresh" }],
+      now,
+      options,
+    );
   }
 
-  private async applyProbes(tx: RawTx, holder: string | null, probes: ProbeToRecord[], now: Date, options: ScheduleOptions): Promise<WriteOutcome<number>> {
+  private async applyProbes(
+    tx: RawTx,
+    holder: string | null,
+    probes: ProbeToRecord[],
+    now: Date,
+    options: ScheduleOptions,
+  ): Promise<WriteOutcome<number>> {
     const kind = this.db.kind;
     const listingIds = probes.map((probe) => probe.listingId);
     if (holder === null) await tx.$executeRaw(insertMissingHealthRowsSql(listingIds, now));
-    const rows = await tx.$queryRaw<SqlRow[]>(Prisma.sql`SELECT h.*, l."healthStatus", l."healthSummary", l."uptime7d", ${EVENT_COLUMNS}
+    const rows = await tx.$queryRaw<
+      SqlRow[]
+    >(Prisma.sql`SELECT h.*, l."healthStatus", l."healthSummary", l."uptime7d", ${EVENT_COLUMNS}
       FROM "ListingHealth" h JOIN "Listing" l ON l."id" = h."listingId" WHERE h."listingId" IN (${ids(listingIds)})`);
     const current = new Map(rows.map((row) => [String(row.listingId), row]));
     const mine = probes.filter((probe) => current.has(probe.listingId));
@@ -275,12 +316,19 @@ export class HealthStore {
       const stored = healthStateOf(row);
       const counted = counts !== "when_due" || standsInForRound(row, at);
       const state = counted
-        ? applyProbe(counts === "afresh" ? { ...NEW_HEALTH, recentProbes: stored.recentProbes } : stored, outcome, at, options.rules)
+        ? applyProbe(
+            counts === "afresh" ? { ...NEW_HEALTH, recentProbes: stored.recentProbes } : stored,
+            outcome,
+            at,
+            options.rules,
+          )
         : applySampleOnly(stored, outcome, at, options.rules);
       // A sample-only refresh enters no day (the 7- and 30-day uptimes) and no latency histogram.
       const dayTotals = counted ? withProbe(totals.get(listingId), outcome.ok) : (totals.get(listingId) ?? NO_DAYS);
       const summary = healthSummary(state, dayTotals, now);
-      const histogram = outcome.ok ? addLatency(histogramOf(today.get(listingId)), outcome.latencyMs) : histogramOf(today.get(listingId));
+      const histogram = outcome.ok
+        ? addLatency(histogramOf(today.get(listingId)), outcome.latencyMs)
+        : histogramOf(today.get(listingId));
       const shown = { status: String(row.healthStatus), summary: jsonOf(row.healthSummary) };
       return {
         row: {
@@ -288,10 +336,23 @@ export class HealthStore {
           ...healthColumns(state),
           recentProbes: JSON.stringify(state.recentProbes),
           nextProbeAt: counted
-            ? nextProbeAt(at, outcome.ok && state.status === "healthy" ? options.intervalMs : (options.recheckMs ?? options.intervalMs))
+            ? nextProbeAt(
+                at,
+                outcome.ok && state.status === "healthy"
+                  ? options.intervalMs
+                  : (options.recheckMs ?? options.intervalMs),
+              )
             : toDate(row.nextProbeAt),
         },
-        day: counted ? { listingId, day: utcDay(at), probes: 1, successes: outcome.ok ? 1 : 0, latencyHistogram: JSON.stringify(histogram) } : null,
+        day: counted
+          ? {
+              listingId,
+              day: utcDay(at),
+              probes: 1,
+              successes: outcome.ok ? 1 : 0,
+              latencyHistogram: JSON.stringify(histogram),
+            }
+          : null,
         publish: publishesHealth(shown, { status: state.status, summary }, checkedAtRefreshMs)
           ? { listingId, status: state.status, summary: JSON.stringify(summary), uptime7d: summary.uptime7d ?? 0 }
           : null,
@@ -308,7 +369,10 @@ export class HealthStore {
     if (days.length > 0) await tx.$executeRaw(upsertHealthDaysSql(kind, days));
     const changes = results.flatMap((result) => (result.publish ? [result.publish] : []));
     const summaryOnly = (change: PublishedHealth) => onlySummaryMoves(current.get(change.listingId)!, change);
-    const [summariesOnly, statusChanges] = [changes.filter(summaryOnly), changes.filter((change) => !summaryOnly(change))];
+    const [summariesOnly, statusChanges] = [
+      changes.filter(summaryOnly),
+      changes.filter((change) => !summaryOnly(change)),
+    ];
     const published =
       (summariesOnly.length > 0 ? await tx.$executeRaw(publishSummariesSql(kind, summariesOnly)) : 0) +
       (statusChanges.length > 0 ? await tx.$executeRaw(publishHealthSql(kind, statusChanges, now)) : 0);
@@ -331,13 +395,18 @@ export class HealthStore {
    * moves only lastCheckedAt writes no catalog version (see publishesHealth), so a rendered
    * document showing these probes is current only while the catalog stays as it is and until then.
    */
-  async history(listingId: string, now: Date): Promise<{ healthHistory: HealthDaySummary[]; lastProbes: ProbeSample[]; quietUntil: Date | null }> {
+  async history(
+    listingId: string,
+    now: Date,
+  ): Promise<{ healthHistory: HealthDaySummary[]; lastProbes: ProbeSample[]; quietUntil: Date | null }> {
     const since = new Date(utcDay(now).getTime() - 29 * DAY_MS);
     const [days, health] = await Promise.all([
       this.raw(
         Prisma.sql`SELECT "day", "probes", "successes", "latencyHistogram" FROM "HealthDay" WHERE "listingId" = ${listingId} AND "day" >= ${since} ORDER BY "day"`,
       ),
-      this.raw(Prisma.sql`SELECT "recentProbes", "nextProbeAt", "leaseUntil" FROM "ListingHealth" WHERE "listingId" = ${listingId}`),
+      this.raw(
+        Prisma.sql`SELECT "recentProbes", "nextProbeAt", "leaseUntil" FROM "ListingHealth" WHERE "listingId" = ${listingId}`,
+      ),
     ]);
     const healthHistory = days
       .filter((day) => num(day.probes) > 0)
@@ -364,11 +433,17 @@ export class HealthStore {
 }
 
 /** Each listing's probes over 7 and 30 days before this probe, and today's latency histogram. */
-async function dayContext(tx: RawTx, listingIds: string[], now: Date): Promise<{ totals: Map<string, DayTotals>; today: Map<string, unknown> }> {
+async function dayContext(
+  tx: RawTx,
+  listingIds: string[],
+  now: Date,
+): Promise<{ totals: Map<string, DayTotals>; today: Map<string, unknown> }> {
   const today = utcDay(now);
   const since7 = new Date(today.getTime() - 6 * DAY_MS);
   const since30 = new Date(today.getTime() - 29 * DAY_MS);
-  const rows = await tx.$queryRaw<SqlRow[]>(Prisma.sql`SELECT "listingId", "day", "probes", "successes", "latencyHistogram" FROM "HealthDay"
+  const rows = await tx.$queryRaw<
+    SqlRow[]
+  >(Prisma.sql`SELECT "listingId", "day", "probes", "successes", "latencyHistogram" FROM "HealthDay"
     WHERE "listingId" IN (${ids(listingIds)}) AND "day" >= ${since30}`);
   const totals = new Map<string, DayTotals>();
   const todays = new Map<string, unknown>();

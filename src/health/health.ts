@@ -22,14 +22,29 @@ export interface Health {
   recordRefresh(listingId: string, outcome: ProbeOutcome, now: Date): Promise<void>;
 }
 
-export function createHealth(deps: { store: ListingStore; probe: SellerProbe; config: HealthConfig; logger: Logger; now(): Date }): Health {
+export function createHealth(deps: {
+  store: ListingStore;
+  probe: SellerProbe;
+  config: HealthConfig;
+  logger: Logger;
+  now(): Date;
+}): Health {
   const store = new HealthStore(deps.store.transactions);
-  const prober = new HealthProber({ store, probe: deps.probe, config: deps.config, logger: deps.logger, now: deps.now });
+  const prober = new HealthProber({
+    store,
+    probe: deps.probe,
+    config: deps.config,
+    logger: deps.logger,
+    now: deps.now,
+  });
   return {
     store,
     prober,
-    recordListingProbe: (listingId, latencyMs, now) => store.recordProbe(listingId, { ok: true, latencyMs }, now, { ...prober.schedule, fresh: true }),
-    recordProbe: (listingId, outcome, now) => store.recordProbe(listingId, outcome, now, { ...prober.schedule, fresh: false }),
-    recordRefresh: (listingId, outcome, now) => store.recordProbe(listingId, outcome, now, { ...prober.schedule, fresh: false, counts: "when_due" }),
+    recordListingProbe: (listingId, latencyMs, now) =>
+      store.recordProbe(listingId, { ok: true, latencyMs }, now, { ...prober.schedule, fresh: true }),
+    recordProbe: (listingId, outcome, now) =>
+      store.recordProbe(listingId, outcome, now, { ...prober.schedule, fresh: false }),
+    recordRefresh: (listingId, outcome, now) =>
+      store.recordProbe(listingId, outcome, now, { ...prober.schedule, fresh: false, counts: "when_due" }),
   };
 }

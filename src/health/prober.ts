@@ -63,7 +63,10 @@ export class HealthProber {
   }
 
   get rules() {
-    return { failuresToUnhealthy: this.deps.config.failuresToUnhealthy, successesToHealthy: this.deps.config.successesToHealthy };
+    return {
+      failuresToUnhealthy: this.deps.config.failuresToUnhealthy,
+      successesToHealthy: this.deps.config.successesToHealthy,
+    };
   }
 
   /**
@@ -73,7 +76,11 @@ export class HealthProber {
    */
   get schedule() {
     const { intervalMs, probesPerMinute } = this.deps.config;
-    return { rules: this.rules, intervalMs: budgetedIntervalMs(intervalMs, this.scheduledListings, probesPerMinute), recheckMs: intervalMs };
+    return {
+      rules: this.rules,
+      intervalMs: budgetedIntervalMs(intervalMs, this.scheduledListings, probesPerMinute),
+      recheckMs: intervalMs,
+    };
   }
 
   /**
@@ -121,7 +128,10 @@ export class HealthProber {
     return report;
   }
 
-  private probeBatch(claimed: ClaimedListing[], signal: AbortSignal | undefined): Promise<Array<ProbedListing | undefined>> {
+  private probeBatch(
+    claimed: ClaimedListing[],
+    signal: AbortSignal | undefined,
+  ): Promise<Array<ProbedListing | undefined>> {
     const { config, probe } = this.deps;
     return runPolitely(
       claimed,
@@ -130,7 +140,9 @@ export class HealthProber {
         const started = performance.now();
         const result = await this.checkUnlessUnresolvable(listing, probe);
         const latencyMs = performance.now() - started;
-        const outcome = result.ok ? { ok: true as const, latencyMs } : { ok: false as const, code: result.code, latencyMs };
+        const outcome = result.ok
+          ? { ok: true as const, latencyMs }
+          : { ok: false as const, code: result.code, latencyMs };
         return { claimed: listing, outcome, at: this.deps.now() };
       },
       {
@@ -144,7 +156,10 @@ export class HealthProber {
   }
 
   /** The probe, or the recent "does not resolve" of the listing's host: a dead host's listings cost one lookup, not one each. */
-  private async checkUnlessUnresolvable(listing: ClaimedListing, probe: HealthProberDeps["probe"]): Promise<ProbeResult> {
+  private async checkUnlessUnresolvable(
+    listing: ClaimedListing,
+    probe: HealthProberDeps["probe"],
+  ): Promise<ProbeResult> {
     const host = hostOf(listing.resource);
     const known = this.unresolvableUntil.get(host);
     if (known && known.until > this.deps.now().getTime()) return known.result;

@@ -4,7 +4,14 @@ import { canonicalOf, type CanonicalOperationId, type RoutedOperationId } from "
 import type { Logger } from "../logger.js";
 import { currentRequest } from "../request-context.js";
 import { readBodyText, readJsonBody } from "./body.js";
-import { compressBody, compression, COMPRESSION_THRESHOLD, isCompressible, preferredEncoding, type ContentEncoding } from "./compression.js";
+import {
+  compressBody,
+  compression,
+  COMPRESSION_THRESHOLD,
+  isCompressible,
+  preferredEncoding,
+  type ContentEncoding,
+} from "./compression.js";
 import { ifNoneMatchMatches } from "./conditional.js";
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from "./cors.js";
 import { HttpError } from "../contract/errors.js";
@@ -55,7 +62,15 @@ function send(ctx: Context, reply: AnyReply, cache: ResponseCache | undefined): 
       const operation = canonicalOf[reply.operationId as RoutedOperationId];
       cache.remember(
         ctx.url,
-        { token: reply.cacheToken, until: reply.cacheUntil, etag, contentType: ctx.response.get("Content-Type"), body: bytes, headers, operation },
+        {
+          token: reply.cacheToken,
+          until: reply.cacheUntil,
+          etag,
+          contentType: ctx.response.get("Content-Type"),
+          body: bytes,
+          headers,
+          operation,
+        },
         answer,
       );
     }
@@ -104,7 +119,10 @@ export interface AppOptions {
    * The bound on uncached catalog work: these operations' handlers run under the gate, after their
    * body is read (a slow sender holds no turn). Cached answers never reach the app.
    */
-  uncachedWork?: { gate: { run<T>(work: () => Promise<T>): Promise<T> }; operations: ReadonlySet<CanonicalOperationId> };
+  uncachedWork?: {
+    gate: { run<T>(work: () => Promise<T>): Promise<T> };
+    operations: ReadonlySet<CanonicalOperationId>;
+  };
 }
 
 /**
@@ -132,7 +150,15 @@ function namedMiddleware(routeMiddleware: RouteMiddleware | undefined): RouteMid
   return named;
 }
 
-export function createApp({ router, logger, maxBodyBytes, responseCache, routeMiddleware: ownMiddleware, trustProxy = false, uncachedWork }: AppOptions): Koa {
+export function createApp({
+  router,
+  logger,
+  maxBodyBytes,
+  responseCache,
+  routeMiddleware: ownMiddleware,
+  trustProxy = false,
+  uncachedWork,
+}: AppOptions): Koa {
   const routeMiddleware = namedMiddleware(ownMiddleware);
   const app = new Koa({ proxy: trustProxy });
   app.silent = true;
@@ -176,7 +202,10 @@ export function createApp({ router, logger, maxBodyBytes, responseCache, routeMi
           method,
           path: ctx.path,
           query: ctx.querystring,
-          headers: (ctx.method === "HEAD" ? withoutPayment(ctx.headers) : ctx.headers) as Record<string, string | string[]>,
+          headers: (ctx.method === "HEAD" ? withoutPayment(ctx.headers) : ctx.headers) as Record<
+            string,
+            string | string[]
+          >,
           body,
           rawBody,
           clientIp: ctx.ip,

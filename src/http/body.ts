@@ -20,9 +20,21 @@ export async function readBodyText(ctx: Context, limit: number): Promise<string 
     const close = { Connection: "close" };
     const type = (error as { type?: string }).type;
     if (type === "entity.too.large") {
-      throw new HttpError(413, "payload_too_large", `The request body is larger than ${limit} bytes.`, undefined, close);
+      throw new HttpError(
+        413,
+        "payload_too_large",
+        `The request body is larger than ${limit} bytes.`,
+        undefined,
+        close,
+      );
     }
-    throw new HttpError(400, "invalid_body", `The request body could not be read: ${(error as Error).message}.`, undefined, close);
+    throw new HttpError(
+      400,
+      "invalid_body",
+      `The request body could not be read: ${(error as Error).message}.`,
+      undefined,
+      close,
+    );
   }
 }
 
@@ -35,7 +47,11 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
   if (raw === undefined || raw.trim() === "") return undefined;
   const mediaType = (ctx.get("content-type").split(";")[0] ?? "").trim();
   if (!JSON_TYPE.test(mediaType)) {
-    throw new HttpError(415, "unsupported_media_type", `Send the body as application/json, not ${mediaType || "an unlabelled body"}.`);
+    throw new HttpError(
+      415,
+      "unsupported_media_type",
+      `Send the body as application/json, not ${mediaType || "an unlabelled body"}.`,
+    );
   }
   // JSON is UTF-8 (RFC 8259); a body declared in another charset would be read wrongly.
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(ctx.get("content-type"))?.[1];

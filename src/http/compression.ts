@@ -49,7 +49,9 @@ export function preferredEncoding(acceptEncoding: string | string[] | undefined)
 
 export function compressBody(body: Buffer, encoding: ContentEncoding): Buffer {
   return encoding === "br"
-    ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } })
+    ? brotliCompressSync(body, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+      })
     : gzipSync(body, { level: GZIP_LEVEL });
 }
 

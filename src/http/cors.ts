@@ -13,7 +13,15 @@ export const CORS_ALLOW_HEADERS = [
   "Last-Event-ID",
   "X-Request-Id",
 ];
-export const CORS_EXPOSE_HEADERS = ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "ETag", "Location", "Allow", "Mcp-Session-Id", "X-Request-Id"];
+export const CORS_EXPOSE_HEADERS = [
+  "PAYMENT-REQUIRED",
+  "PAYMENT-RESPONSE",
+  "ETag",
+  "Location",
+  "Allow",
+  "Mcp-Session-Id",
+  "X-Request-Id",
+];
 export const CORS_ALLOW_METHODS = ["GET", "HEAD", "POST", "OPTIONS"];
 
 export const CORS_RESPONSE_HEADERS: Readonly<Record<string, string>> = {

@@ -30,11 +30,19 @@ function answerAndClose(socket: Duplex, answer: string): void {
 function clientErrorAnswer(error: NodeJS.ErrnoException): string {
   switch (error.code) {
     case "HPE_HEADER_OVERFLOW":
-      return rawJsonAnswer(431, "headers_too_large", "The request line or headers are larger than the server accepts (16 KiB).");
+      return rawJsonAnswer(
+        431,
+        "headers_too_large",
+        "The request line or headers are larger than the server accepts (16 KiB).",
+      );
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return rawJsonAnswer(408, "request_timeout", "The request was not received in time.");
     default:
-      return rawJsonAnswer(400, "malformed_request", "The request is not well-formed HTTP/1.1 (request line, headers or body framing).");
+      return rawJsonAnswer(
+        400,
+        "malformed_request",
+        "The request is not well-formed HTTP/1.1 (request line, headers or body framing).",
+      );
   }
 }
 

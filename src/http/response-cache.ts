@@ -1,7 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LRUCache } from "lru-cache";
 import { currentRequest } from "../request-context.js";
-import { compressBody, COMPRESSION_THRESHOLD, isCompressible, preferredEncoding, type ContentEncoding } from "./compression.js";
+import {
+  compressBody,
+  COMPRESSION_THRESHOLD,
+  isCompressible,
+  preferredEncoding,
+  type ContentEncoding,
+} from "./compression.js";
 import { ifNoneMatchMatches } from "./conditional.js";
 import { CORS_RESPONSE_HEADERS } from "./cors.js";
 
@@ -123,7 +129,11 @@ export class ResponseCache {
     return (entry.encoded[encoding] ??= this.variant(entry, encoding, compressBody(entry.body, encoding)));
   }
 
-  private variant(entry: Entry, encoding: ContentEncoding, body: Buffer): { body: Buffer; ok: Record<string, string | number> } {
+  private variant(
+    entry: Entry,
+    encoding: ContentEncoding,
+    body: Buffer,
+  ): { body: Buffer; ok: Record<string, string | number> } {
     return { body, ok: { ...entry.ok, "Content-Encoding": encoding, "Content-Length": body.length } };
   }
 }

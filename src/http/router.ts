@@ -49,8 +49,12 @@ const JSON_RPC_INVALID_REQUEST = -32600;
 
 /** Whether the contract answers this operation's 400 with a JSON-RPC error object. */
 function answersJsonRpc400(operation: unknown): boolean {
-  const content = (operation as { responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> }).responses?.["400"]?.content;
-  return Object.values(content ?? {}).some((media) => media.schema?.$ref === "#/components/schemas/JsonRpcErrorResponse");
+  const content = (
+    operation as { responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> }
+  ).responses?.["400"]?.content;
+  return Object.values(content ?? {}).some(
+    (media) => media.schema?.$ref === "#/components/schemas/JsonRpcErrorResponse",
+  );
 }
 
 export interface Router {
@@ -95,7 +99,11 @@ export async function createContractBackend(contract: Contract): Promise<OpenAPI
  * coercion and defaults); the operation's handler answers it. The path is matched once, by
  * @koa/router (src/http/routes.ts), which names the operation.
  */
-export async function createRouter<S>(contract: Contract, handlers: ContractHandlerMap<S>, services: S): Promise<Router> {
+export async function createRouter<S>(
+  contract: Contract,
+  handlers: ContractHandlerMap<S>,
+  services: S,
+): Promise<Router> {
   const api = await createContractBackend(contract);
 
   const rawBodyOperations = new Set<string>();
@@ -111,7 +119,11 @@ export async function createRouter<S>(contract: Contract, handlers: ContractHand
     const fields = fieldErrorsFromAjv(errors);
     if (jsonRpcRefusals.has(operationId)) {
       // POST /mcp: every refusal before a method runs is a JSON-RPC error, a bad query string too.
-      const error = { code: JSON_RPC_INVALID_REQUEST, message: `Invalid Request: ${summarise(fields)}.`, data: { fields } };
+      const error = {
+        code: JSON_RPC_INVALID_REQUEST,
+        message: `Invalid Request: ${summarise(fields)}.`,
+        data: { fields },
+      };
       return { operationId, status: 400, body: { jsonrpc: "2.0", id: null, error } };
     }
     throw new HttpError(400, "invalid_request", `Invalid request: ${summarise(fields)}.`, fields);

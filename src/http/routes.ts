@@ -18,17 +18,23 @@ const koaPath = (path: string) => path.replace(/\{([A-Za-z0-9]+)\}/g, ":$1");
  * them (case-sensitive); a trailing slash is ignored. A path the contract has with another method
  * is 405 with `Allow`; OPTIONS (not a CORS preflight, which @koa/cors answers) is 200 with `Allow`.
  */
-export function mountRoutes(answer: (operationId: RoutedOperationId) => Middleware, routeMiddleware: RouteMiddleware = {}): Middleware[] {
+export function mountRoutes(
+  answer: (operationId: RoutedOperationId) => Middleware,
+  routeMiddleware: RouteMiddleware = {},
+): Middleware[] {
   const router = new KoaRouter({ sensitive: true, strict: false });
   // A literal path wins over a parameter in the same place: `/listings/feed` is the feed, not listing "feed".
   const literalFirst = [...routeTable].sort((a, b) => Number(a.path.includes("{")) - Number(b.path.includes("{")));
   for (const route of literalFirst) {
     const own = routeMiddleware[route.canonical] ?? [];
-    router.register(koaPath(route.path), [route.method], [...own, answer(route.operationId)], { name: route.operationId });
+    router.register(koaPath(route.path), [route.method], [...own, answer(route.operationId)], {
+      name: route.operationId,
+    });
   }
   const allowOf = (path: string) => {
     const methods = new Set<string>();
-    for (const layer of router.match(path.length > 1 ? path.replace(/\/+$/, "") : path, "GET").path) for (const method of layer.methods) methods.add(method);
+    for (const layer of router.match(path.length > 1 ? path.replace(/\/+$/, "") : path, "GET").path)
+      for (const method of layer.methods) methods.add(method);
     return [...methods].sort((a, b) => ALLOW_ORDER.indexOf(a) - ALLOW_ORDER.indexOf(b)).join(", ");
   };
 
@@ -38,9 +44,19 @@ export function mountRoutes(answer: (operationId: RoutedOperationId) => Middlewa
       ctx.set("Allow", allowOf(ctx.path));
     } else if (ctx.status === 405 || ctx.status === 501) {
       const allow = allowOf(ctx.path);
-      throw new HttpError(405, "method_not_allowed", `${ctx.method} is not allowed on ${ctx.path}; use ${allow}.`, undefined, { Allow: allow });
+      throw new HttpError(
+        405,
+        "method_not_allowed",
+        `${ctx.method} is not allowed on ${ctx.path}; use ${allow}.`,
+        undefined,
+        { Allow: allow },
+      );
     } else if (ctx.status === 404 && ctx.body == null) {
-      throw new HttpError(404, "not_found", `No route ${ctx.method} ${ctx.path}. Every route is listed in /openapi.json.`);
+      throw new HttpError(
+        404,
+        "not_found",
+        `No route ${ctx.method} ${ctx.path}. Every route is listed in /openapi.json.`,
+      );
     }
   };
   // @koa/router decodes path parameters with decodeURIComponent, which throws on a malformed escape

@@ -38,7 +38,8 @@ export interface CandidateRules {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 /** A declared text as stored: control characters replaced, trimmed, at most `max` characters; undefined when empty. */
 export const declaredText = (value: unknown, max: number): string | undefined =>
   typeof value === "string" && value.trim() ? value.replace(CONTROL, " ").trim().slice(0, max) : undefined;
@@ -57,7 +58,8 @@ export function resourceProblem(raw: string, rules: CandidateRules): Refusal | n
   const literal = isIP(host) ? judgeAddress(host, rules.allowLoopback) : null;
   if (literal && !literal.allowed) return "private_address";
   if (url.protocol === "https:") return null;
-  if (url.protocol === "http:" && rules.allowLoopback && (literal?.range === "loopback" || host === "localhost")) return null;
+  if (url.protocol === "http:" && rules.allowLoopback && (literal?.range === "loopback" || host === "localhost"))
+    return null;
   return "not_https";
 }
 
@@ -72,7 +74,9 @@ function methodOf(item: Json): "GET" | "POST" | null {
 
 function tagsOf(value: unknown): string[] | undefined {
   if (!Array.isArray(value)) return undefined;
-  const tags = value.flatMap((tag) => (typeof tag === "string" && /^[\w .:-]{1,40}$/u.test(tag) ? [tag.trim()] : [])).slice(0, 5);
+  const tags = value
+    .flatMap((tag) => (typeof tag === "string" && /^[\w .:-]{1,40}$/u.test(tag) ? [tag.trim()] : []))
+    .slice(0, 5);
   return tags.length ? tags : undefined;
 }
 
@@ -80,7 +84,8 @@ function tagsOf(value: unknown): string[] | undefined {
 export function candidateOf(raw: unknown, document: string, rules: CandidateRules): IndexedResource | Refusal {
   if (!isObject(raw)) return "not_an_object";
   const described = isObject(raw.resource) ? raw.resource : raw;
-  const resource = typeof raw.resource === "string" ? raw.resource : isObject(raw.resource) ? raw.resource.url : undefined;
+  const resource =
+    typeof raw.resource === "string" ? raw.resource : isObject(raw.resource) ? raw.resource.url : undefined;
   if (typeof resource !== "string" || !resource) return "no_resource";
   const problem = resourceProblem(resource, rules);
   if (problem) return problem;
@@ -91,7 +96,10 @@ export function candidateOf(raw: unknown, document: string, rules: CandidateRule
   const exact = accepts.filter((requirement) => requirement.scheme === "exact");
   if (exact.length === 0) return "no_exact_requirement";
   const ours = exact.find(
-    (requirement) => requirement.network === NETWORK && typeof requirement.asset === "string" && requirement.asset.toLowerCase() === rules.asset.toLowerCase(),
+    (requirement) =>
+      requirement.network === NETWORK &&
+      typeof requirement.asset === "string" &&
+      requirement.asset.toLowerCase() === rules.asset.toLowerCase(),
   );
   if (!ours) return "other_network_or_asset";
   const amount = ours.amount ?? ours.maxAmountRequired;

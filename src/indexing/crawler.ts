@@ -10,7 +10,15 @@ import { declaredText, MAX_DESCRIPTION, resourceProblem } from "./candidates.js"
 import { HostGap } from "./fetch-document.js";
 import { mirrorPass, type RefusedSnapshots } from "./mirror.js";
 import { paidOperations } from "./openapi-operations.js";
-import { documentOf, Pass, REMOTE_PATHS, remoteUrl, type CrawlDeps, type PassOutcome, type SourceReport } from "./pass.js";
+import {
+  documentOf,
+  Pass,
+  REMOTE_PATHS,
+  remoteUrl,
+  type CrawlDeps,
+  type PassOutcome,
+  type SourceReport,
+} from "./pass.js";
 
 export type { CrawlDeps, SourceReport } from "./pass.js";
 
@@ -45,7 +53,11 @@ export class IndexCrawler {
         return pass.report(false, "failed");
       });
       reports.push(report);
-      if (report.problem) this.deps.logger.info({ source: source.name, problem: report.problem, counts: report.counts }, "index crawl stopped early");
+      if (report.problem)
+        this.deps.logger.info(
+          { source: source.name, problem: report.problem, counts: report.counts },
+          "index crawl stopped early",
+        );
     }
     return reports;
   }
@@ -55,7 +67,8 @@ export class IndexCrawler {
     const name = pass.source.name;
     const checkpoint = await store.checkpoint(name);
     const started = checkpoint.passStartedAt ?? this.deps.now();
-    if (!checkpoint.passStartedAt) await store.saveCheckpoint(name, { passStartedAt: started, lastRunAt: this.deps.now() });
+    if (!checkpoint.passStartedAt)
+      await store.saveCheckpoint(name, { passStartedAt: started, lastRunAt: this.deps.now() });
     const outcome =
       pass.source.kind === "bazaar"
         ? await this.catalogPass(pass, Number(checkpoint.cursor ?? 0))
@@ -67,7 +80,8 @@ export class IndexCrawler {
       return pass.report(false, outcome.problem);
     }
     // A sync source removes by tombstone; a full pass removes what it did not see again.
-    if (pass.source.kind !== "sync" || outcome.full) pass.add("removed", await store.sweep(name, started, this.deps.now()));
+    if (pass.source.kind !== "sync" || outcome.full)
+      pass.add("removed", await store.sweep(name, started, this.deps.now()));
     const done = this.deps.now();
     await store.saveCheckpoint(name, {
       cursor: null,
@@ -99,7 +113,8 @@ export class IndexCrawler {
       offset += items.length;
       await store.saveCheckpoint(pass.source.name, { cursor: String(offset), lastRunAt: this.deps.now() });
       const total = typeof body?.pagination?.total === "number" ? body.pagination.total : null;
-      if (items.length === 0 || (total !== null ? offset >= total : items.length < PAGE_SIZE)) return { complete: true, problem: null };
+      if (items.length === 0 || (total !== null ? offset >= total : items.length < PAGE_SIZE))
+        return { complete: true, problem: null };
     }
     return { complete: false, problem: "stopped" };
   }
@@ -121,13 +136,19 @@ export class IndexCrawler {
     const manifest = await pass.fetch(remoteUrl(REMOTE_PATHS.manifest, origin));
     const openapi = await pass.fetch(remoteUrl(REMOTE_PATHS.openapi, origin));
     if (!manifest.ok && !routes.ok && !openapi.ok) return { complete: false, problem: manifest.problem };
-    const declared = manifest.ok && typeof manifest.json === "object" && manifest.json !== null ? (manifest.json as Record<string, unknown>) : {};
+    const declared =
+      manifest.ok && typeof manifest.json === "object" && manifest.json !== null
+        ? (manifest.json as Record<string, unknown>)
+        : {};
     const operations = openapi.ok ? paidOperations(openapi.json, origin, this.deps.config.maxItemsPerSource) : [];
     const manifestEntries: unknown[] = Array.isArray(declared.resources) ? declared.resources : [];
     const inManifest = new Set(manifestEntries.map((entry) => urlOf(entry)));
     const listed = [...manifestEntries, ...operations.filter((operation) => !inManifest.has(operation.url))];
-    const bare = listed.filter((entry) => !known.has(urlOf(entry) ?? "")).slice(0, Math.max(0, this.deps.config.maxItemsPerSource - known.size));
-    if (listed.length > bare.length + known.size) pass.add("refused_item_cap", listed.length - bare.length - known.size);
+    const bare = listed
+      .filter((entry) => !known.has(urlOf(entry) ?? ""))
+      .slice(0, Math.max(0, this.deps.config.maxItemsPerSource - known.size));
+    if (listed.length > bare.length + known.size)
+      pass.add("refused_item_cap", listed.length - bare.length - known.size);
     await this.learnTerms(pass, bare, remoteUrl(REMOTE_PATHS.manifest, origin));
     if (!pass.source.name.startsWith("peer:")) foundPeers(peersOf(declared.peers, this.deps.rules.allowLoopback));
     return { complete: true, problem: null };
@@ -139,7 +160,10 @@ export class IndexCrawler {
     for (const entry of entries) {
       if (pass.signal.aborted) break;
       const url = urlOf(entry);
-      const method = typeof entry === "object" && entry !== null && (entry as { method?: unknown }).method === "POST" ? "POST" : "GET";
+      const method =
+        typeof entry === "object" && entry !== null && (entry as { method?: unknown }).method === "POST"
+          ? "POST"
+          : "GET";
       const problem = url ? resourceProblem(url, this.deps.rules) : "no_resource";
       if (problem || !url) {
         pass.add(`refused_${problem}`);
@@ -151,7 +175,8 @@ export class IndexCrawler {
         pass.add(`refused_probe_${probed.code}`);
         continue;
       }
-      const description = typeof entry === "object" && entry !== null ? (entry as { description?: unknown }).description : undefined;
+      const description =
+        typeof entry === "object" && entry !== null ? (entry as { description?: unknown }).description : undefined;
       found.push({
         resource: url,
         method,
@@ -172,7 +197,8 @@ export class IndexCrawler {
 /** A manifest entry's URL: a string, or an object's `url`. */
 function urlOf(entry: unknown): string | undefined {
   if (typeof entry === "string") return entry;
-  if (typeof entry === "object" && entry !== null && typeof (entry as { url?: unknown }).url === "string") return (entry as { url: string }).url;
+  if (typeof entry === "object" && entry !== null && typeof (entry as { url?: unknown }).url === "string")
+    return (entry as { url: string }).url;
   return undefined;
 }
 
@@ -183,7 +209,8 @@ function peersOf(value: unknown, allowLoopback: boolean): IndexSource[] {
     if (typeof peer !== "string") return [];
     const host = peer.trim().toLowerCase();
     if (BARE_DOMAIN.test(host)) return [{ name: `peer:${host}`, kind: "domain" as const, url: `https://${host}` }];
-    if (allowLoopback && /^(127\.0\.0\.1|localhost):\d{1,5}$/.test(host)) return [{ name: `peer:${host}`, kind: "domain" as const, url: `http://${host}` }];
+    if (allowLoopback && /^(127\.0\.0\.1|localhost):\d{1,5}$/.test(host))
+      return [{ name: `peer:${host}`, kind: "domain" as const, url: `http://${host}` }];
     return [];
   });
 }

@@ -20,7 +20,8 @@ export type FetchProblem =
   | "not_json"
   | "not_modified";
 
-export type Fetched = { ok: true; json: unknown; bytes: number } | { ok: false; problem: FetchProblem; status?: number };
+export type Fetched =
+  { ok: true; json: unknown; bytes: number } | { ok: false; problem: FetchProblem; status?: number };
 
 /** What identifies a document's version: its ETag or Last-Modified, as the server sent them. */
 export interface Validators {
@@ -29,7 +30,8 @@ export interface Validators {
 }
 
 /** A large document's bytes in blocks of 1 MiB (src/probe/pinned-request.ts), each movable to a worker thread. */
-export type FetchedBytes = { ok: true; parts: Buffer[]; validators: Validators } | { ok: false; problem: FetchProblem; status?: number };
+export type FetchedBytes =
+  { ok: true; parts: Buffer[]; validators: Validators } | { ok: false; problem: FetchProblem; status?: number };
 
 export interface FetchOptions {
   timeoutMs: number;
@@ -70,7 +72,11 @@ export async function fetchJson(url: URL, options: FetchOptions, gap: HostGap, s
   const fetched = await fetchDocument(url, options, gap, signal, "buffer");
   if (!fetched.ok) return fetched;
   try {
-    return { ok: true, json: JSON.parse(fetched.response.body.toString("utf8")) as unknown, bytes: fetched.response.body.length };
+    return {
+      ok: true,
+      json: JSON.parse(fetched.response.body.toString("utf8")) as unknown,
+      bytes: fetched.response.body.length,
+    };
   } catch {
     return { ok: false, problem: "not_json" };
   }
@@ -80,7 +86,13 @@ export async function fetchJson(url: URL, options: FetchOptions, gap: HostGap, s
  * A large document's bytes, unparsed (a snapshot is parsed off the event loop). With `unless`, a
  * conditional GET: a 304 is `not_modified`, and nothing is read.
  */
-export async function fetchBytes(url: URL, options: FetchOptions, gap: HostGap, signal: AbortSignal, unless?: Validators): Promise<FetchedBytes> {
+export async function fetchBytes(
+  url: URL,
+  options: FetchOptions,
+  gap: HostGap,
+  signal: AbortSignal,
+  unless?: Validators,
+): Promise<FetchedBytes> {
   const fetched = await fetchDocument(url, options, gap, signal, "parts", unless);
   if (!fetched.ok) return fetched;
   const { headers, parts } = fetched.response;
@@ -98,11 +110,14 @@ async function fetchDocument(
   signal: AbortSignal,
   collect: "buffer" | "parts",
   unless?: Validators,
-): Promise<{ ok: true; response: Extract<PinnedResponse, { ok: true }> } | { ok: false; problem: FetchProblem; status?: number }> {
+): Promise<
+  { ok: true; response: Extract<PinnedResponse, { ok: true }> } | { ok: false; problem: FetchProblem; status?: number }
+> {
   await gap.wait(url.host, signal);
   const destination = await resolveDestination(url, { ...options, allowedWhat: "crawled" });
   if ("code" in destination) return { ok: false, problem: destination.code };
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && destination.range === "loopback")) return { ok: false, problem: "not_https" };
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && destination.range === "loopback"))
+    return { ok: false, problem: "not_https" };
   const response = await pinnedRequest({
     url,
     method: "GET",
@@ -121,8 +136,10 @@ async function fetchDocument(
   });
   if (!response.ok) return { ok: false, problem: response.reason };
   if (response.status === 304 && unless) return { ok: false, problem: "not_modified", status: 304 };
-  if (response.status >= 300 && response.status < 400) return { ok: false, problem: "redirect_not_followed", status: response.status };
-  if (response.status < 200 || response.status >= 300) return { ok: false, problem: "http_error", status: response.status };
+  if (response.status >= 300 && response.status < 400)
+    return { ok: false, problem: "redirect_not_followed", status: response.status };
+  if (response.status < 200 || response.status >= 300)
+    return { ok: false, problem: "http_error", status: response.status };
   if (response.truncated) return { ok: false, problem: "too_large" };
   return { ok: true, response };
 }

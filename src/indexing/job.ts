@@ -4,7 +4,11 @@ import type { SellerProbe } from "../probe/seller-probe.js";
 import type { DocumentPool } from "../workers/pool.js";
 import { IndexCrawler } from "./crawler.js";
 
-type CrawlerServices = JobBasics & { probe: Pick<SellerProbe, "check">; documents: DocumentPool; payments: Pick<Payments, "asset"> };
+type CrawlerServices = JobBasics & {
+  probe: Pick<SellerProbe, "check">;
+  documents: DocumentPool;
+  payments: Pick<Payments, "asset">;
+};
 
 /** The index crawler on one instance at a time (a lease renewed before each page): another takes over, from the saved checkpoints, within 30 s of its death. Off without INDEX_SOURCES. */
 export const indexCrawlerJob: BackgroundJob<CrawlerServices> = {

@@ -11,7 +11,10 @@ import { documentOf, REMOTE_PATHS, remoteUrl, type Pass, type PassOutcome } from
 import { checkSnapshot, listingIdOf, type SnapshotCheck, type SnapshotCheckTask } from "./snapshot-check.js";
 
 const SYNC_PAGE = 500;
-const SNAPSHOT_CHECK: TaskModule<SnapshotCheckTask, SnapshotCheck> = { filename: moduleBeside(import.meta.url, "snapshot-check"), inline: checkSnapshot };
+const SNAPSHOT_CHECK: TaskModule<SnapshotCheckTask, SnapshotCheck> = {
+  filename: moduleBeside(import.meta.url, "snapshot-check"),
+  inline: checkSnapshot,
+};
 
 interface SyncPage {
   items: Array<{ id?: unknown; removed?: unknown; item?: unknown }>;
@@ -53,7 +56,8 @@ async function loadSnapshot(pass: Pass, refusals: RefusedSnapshots): Promise<Pas
     return { complete: false, problem: "no_signed_snapshot" };
   }
   const before = refusals.get(pass.source.name);
-  const known = before && before.url === url.href && before.signer.toLowerCase() === signer.toLowerCase() ? before : undefined;
+  const known =
+    before && before.url === url.href && before.signer.toLowerCase() === signer.toLowerCase() ? before : undefined;
   // A conditional GET: a snapshot refused before is not read again until its validators change.
   const fetched = await pass.fetchBytes(url, pass.deps.config.maxSnapshotBytes, known?.validators);
   if (!fetched.ok) {
@@ -87,15 +91,26 @@ async function loadSnapshot(pass: Pass, refusals: RefusedSnapshots): Promise<Pas
     );
   if (!checked.ok) {
     if (checked.unchanged) pass.add("snapshot_unchanged");
-    refusals.set(pass.source.name, { url: url.href, signer, validators: fetched.validators, digest: checked.digest || null });
-    pass.deps.logger.warn({ source: pass.source.name, reason: checked.reason }, "a mirrored snapshot was refused; nothing of it was stored");
+    refusals.set(pass.source.name, {
+      url: url.href,
+      signer,
+      validators: fetched.validators,
+      digest: checked.digest || null,
+    });
+    pass.deps.logger.warn(
+      { source: pass.source.name, reason: checked.reason },
+      "a mirrored snapshot was refused; nothing of it was stored",
+    );
     return { complete: false, problem: checked.problem };
   }
   refusals.delete(pass.source.name);
   for (const [code, n] of Object.entries(checked.refused)) pass.add(`refused_${code}`, n);
   pass.add("refused_item_cap", checked.overCap);
   await pass.store(checked.resources);
-  await pass.deps.store.saveCheckpoint(pass.source.name, { updatedSince: checked.generatedAt, lastRunAt: pass.deps.now() });
+  await pass.deps.store.saveCheckpoint(pass.source.name, {
+    updatedSince: checked.generatedAt,
+    lastRunAt: pass.deps.now(),
+  });
   return { complete: true, problem: null, full: true };
 }
 
@@ -113,9 +128,12 @@ async function followChanges(pass: Pass, checkpoint: Checkpoint): Promise<PassOu
     const fetched = await pass.fetch(url);
     if (!fetched.ok) return { complete: false, problem: fetched.problem };
     const page = fetched.json as SyncPage | null;
-    if (!page || !Array.isArray(page.items) || typeof page.updatedUntil !== "string") return { complete: false, problem: "not_a_sync_page" };
+    if (!page || !Array.isArray(page.items) || typeof page.updatedUntil !== "string")
+      return { complete: false, problem: "not_a_sync_page" };
     // Removals first: a resource delisted and listed again under a new id comes back as the new row.
-    const removed = page.items.flatMap((entry) => (entry.removed === true && typeof entry.id === "string" ? [entry.id.toLowerCase()] : []));
+    const removed = page.items.flatMap((entry) =>
+      entry.removed === true && typeof entry.id === "string" ? [entry.id.toLowerCase()] : [],
+    );
     pass.removed(await store.removeIds(pass.source.name, removed, pass.deps.now()));
     await pass.ingest(
       page.items.flatMap((entry) => (entry.removed === true ? [] : [entry.item])),
@@ -125,7 +143,9 @@ async function followChanges(pass: Pass, checkpoint: Checkpoint): Promise<PassOu
     cursor = typeof page.nextCursor === "string" ? page.nextCursor : null;
     await store.saveCheckpoint(
       pass.source.name,
-      cursor ? { cursor, lastRunAt: pass.deps.now() } : { cursor: null, updatedSince: page.updatedUntil, lastRunAt: pass.deps.now() },
+      cursor
+        ? { cursor, lastRunAt: pass.deps.now() }
+        : { cursor: null, updatedSince: page.updatedUntil, lastRunAt: pass.deps.now() },
     );
     if (!cursor) return { complete: true, problem: pass.counts.refused_item_cap ? "item_cap" : null };
   }

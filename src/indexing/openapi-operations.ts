@@ -4,7 +4,8 @@
 // is read to learn its terms, as a /.well-known/x402 manifest's are.
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 export interface DeclaredOperation {
   url: string;
@@ -21,7 +22,8 @@ function declaresPayment(operation: Json): boolean {
 export function paidOperations(document: unknown, origin: URL, limit: number): DeclaredOperation[] {
   if (!isObject(document) || !isObject(document.paths)) return [];
   const servers = Array.isArray(document.servers) ? document.servers.filter(isObject) : [];
-  const base = servers.map((server) => (typeof server.url === "string" ? server.url : "")).find((url) => url !== "") ?? "/";
+  const base =
+    servers.map((server) => (typeof server.url === "string" ? server.url : "")).find((url) => url !== "") ?? "/";
   let prefix: URL;
   try {
     prefix = new URL(base, origin);
@@ -37,7 +39,11 @@ export function paidOperations(document: unknown, origin: URL, limit: number): D
       const operation = item[method];
       if (!isObject(operation) || !declaresPayment(operation)) continue;
       const description =
-        typeof operation.summary === "string" ? operation.summary : typeof operation.description === "string" ? operation.description : undefined;
+        typeof operation.summary === "string"
+          ? operation.summary
+          : typeof operation.description === "string"
+            ? operation.description
+            : undefined;
       found.push({
         url: new URL(`${prefix.pathname.replace(/\/$/, "")}${path}`, origin).href,
         method: method.toUpperCase() as "GET" | "POST",

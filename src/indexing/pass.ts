@@ -6,7 +6,14 @@ import type { SellerProbe } from "../probe/seller-probe.js";
 import type { IndexedResource, IndexStore } from "../storage/index-store.js";
 import { candidatesOf, type CandidateRules } from "./candidates.js";
 import type { DocumentPool } from "../workers/pool.js";
-import { fetchBytes, fetchJson, type Fetched, type FetchedBytes, type HostGap, type Validators } from "./fetch-document.js";
+import {
+  fetchBytes,
+  fetchJson,
+  type Fetched,
+  type FetchedBytes,
+  type HostGap,
+  type Validators,
+} from "./fetch-document.js";
 
 /**
  * Where another host publishes what the crawler reads: the x402 discovery documents, and a
@@ -64,12 +71,23 @@ export class Pass {
   }
 
   fetch(url: URL, maxBytes = this.deps.config.maxDocumentBytes): Promise<Fetched> {
-    return fetchJson(url, { ...this.deps.config, maxBytes, allowLoopback: this.deps.rules.allowLoopback }, this.gap, this.signal);
+    return fetchJson(
+      url,
+      { ...this.deps.config, maxBytes, allowLoopback: this.deps.rules.allowLoopback },
+      this.gap,
+      this.signal,
+    );
   }
 
   /** A document's bytes, unparsed; with `unless`, only when it changed since (a 304 is `not_modified`). */
   fetchBytes(url: URL, maxBytes: number, unless?: Validators): Promise<FetchedBytes> {
-    return fetchBytes(url, { ...this.deps.config, maxBytes, allowLoopback: this.deps.rules.allowLoopback }, this.gap, this.signal, unless);
+    return fetchBytes(
+      url,
+      { ...this.deps.config, maxBytes, allowLoopback: this.deps.rules.allowLoopback },
+      this.gap,
+      this.signal,
+      unless,
+    );
   }
 
   /** Stores what a document declared, counting what was taken and refused; `idOf`: the id a row keeps (a mirror's). */
@@ -82,7 +100,12 @@ export class Pass {
   async store(resources: IndexedResource[]): Promise<void> {
     if (resources.length === 0) return;
     this.room ??= Math.max(0, this.deps.config.maxItemsPerSource - (await this.deps.store.countOf(this.source.name)));
-    const { overCap, ...counts } = await this.deps.store.ingest(this.source.name, resources, this.deps.now(), this.room);
+    const { overCap, ...counts } = await this.deps.store.ingest(
+      this.source.name,
+      resources,
+      this.deps.now(),
+      this.room,
+    );
     this.room = Math.max(0, this.room - counts.added);
     this.add("refused_item_cap", overCap);
     for (const [name, n] of Object.entries(counts)) this.add(name, n);

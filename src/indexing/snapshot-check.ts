@@ -45,7 +45,13 @@ export async function checkSnapshot(task: SnapshotCheckTask): Promise<SnapshotCh
   const bytes = Buffer.concat(task.parts);
   task.parts.length = 0;
   const digest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-  const refused = (reason: string, unchanged = false): SnapshotCheck => ({ ok: false, digest, problem: "snapshot_refused", reason, unchanged });
+  const refused = (reason: string, unchanged = false): SnapshotCheck => ({
+    ok: false,
+    digest,
+    problem: "snapshot_refused",
+    reason,
+    unchanged,
+  });
   if (digest === task.refusedDigest) return refused("the same bytes as a snapshot refused before", true);
   let snapshot: SignedSnapshotLike | null;
   try {
@@ -57,7 +63,9 @@ export async function checkSnapshot(task: SnapshotCheckTask): Promise<SnapshotCh
     typeof snapshot === "object" &&
     snapshot !== null &&
     Array.isArray(snapshot.items) &&
-    ["generatedAt", "contentHash", "signature", "signer"].every((field) => typeof snapshot[field as keyof SignedSnapshotLike] === "string");
+    ["generatedAt", "contentHash", "signature", "signer"].every(
+      (field) => typeof snapshot[field as keyof SignedSnapshotLike] === "string",
+    );
   if (!shaped || !snapshot) return refused("not a signed snapshot");
   let problem: string | null;
   try {
@@ -66,8 +74,20 @@ export async function checkSnapshot(task: SnapshotCheckTask): Promise<SnapshotCh
     problem = "its items have no canonical form";
   }
   if (problem) return refused(problem);
-  const { resources, refused: refusals } = candidatesOf(snapshot.items.slice(0, task.maxItems), task.document, task.rules, listingIdOf);
-  return { ok: true, digest, generatedAt: snapshot.generatedAt, resources, refused: refusals, overCap: Math.max(0, snapshot.items.length - task.maxItems) };
+  const { resources, refused: refusals } = candidatesOf(
+    snapshot.items.slice(0, task.maxItems),
+    task.document,
+    task.rules,
+    listingIdOf,
+  );
+  return {
+    ok: true,
+    digest,
+    generatedAt: snapshot.generatedAt,
+    resources,
+    refused: refusals,
+    overCap: Math.max(0, snapshot.items.length - task.maxItems),
+  };
 }
 
 export default checkSnapshot;

@@ -48,13 +48,19 @@ class ScheduledJob {
   private running = false;
   /** Until when (performance.now() time) the job's lease is ours with time to spare, so a run need not renew it first. */
   private leaseFreshUntil = 0;
-  private last: Omit<JobStatus, "name" | "running"> = { lastRunAt: null, lastDurationMs: null, lastError: null, lagSeconds: null };
+  private last: Omit<JobStatus, "name" | "running"> = {
+    lastRunAt: null,
+    lastDurationMs: null,
+    lastError: null,
+    lagSeconds: null,
+  };
 
   constructor(
     readonly definition: JobDefinition,
     private readonly deps: JobRegistryDeps,
   ) {
-    if (definition.lease && !deps.leases) throw new Error(`job ${definition.name} names a lease but the registry has no JobLeases`);
+    if (definition.lease && !deps.leases)
+      throw new Error(`job ${definition.name} names a lease but the registry has no JobLeases`);
   }
 
   async start(): Promise<void> {
@@ -126,7 +132,8 @@ class ScheduledJob {
       const reason = safeReason(error);
       this.finished(started, cpuBefore, reason);
       if (!signal.aborted) {
-        const every = this.definition.intervalMs > 0 ? `; it runs again in ${Math.round(this.definition.intervalMs / 1000)} s` : "";
+        const every =
+          this.definition.intervalMs > 0 ? `; it runs again in ${Math.round(this.definition.intervalMs / 1000)} s` : "";
         this.deps.logger.error({ err: error, job: name }, `${name} failed${every}`);
       }
       return { ran: true, ok: false, error: reason };
@@ -149,7 +156,12 @@ class ScheduledJob {
     const cpu = process.cpuUsage(cpuBefore);
     metrics.jobCpu.inc({ job: name }, (cpu.user + cpu.system) / 1e6);
     const lagSeconds = this.definition.lagSeconds?.() ?? null;
-    this.last = { lastRunAt: new Date(), lastDurationMs: Math.round(seconds * 1e6) / 1e3, lastError: error, lagSeconds };
+    this.last = {
+      lastRunAt: new Date(),
+      lastDurationMs: Math.round(seconds * 1e6) / 1e3,
+      lastError: error,
+      lagSeconds,
+    };
     metrics.jobRuns.inc({ job: name });
     metrics.jobDuration.observe({ job: name }, seconds);
     metrics.jobLastRun.set({ job: name }, Date.now() / 1000);

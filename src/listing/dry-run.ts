@@ -3,10 +3,21 @@ import type { MarketFacts } from "../market/facts.js";
 import { exampleListing, listingRequestSchema } from "../documents/listing-request.js";
 import type { Reply } from "../contract/typed-handlers.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
-import { checkListingBody, probeCheck, reportOf, skippedProbe, type ListingCheck, type ListingRequest } from "./listing-checks.js";
+import {
+  checkListingBody,
+  probeCheck,
+  reportOf,
+  skippedProbe,
+  type ListingCheck,
+  type ListingRequest,
+} from "./listing-checks.js";
 import { linkTo } from "../market/links.js";
 
-export async function dryRunListing(body: ListingRequest, clientIp: string, probe: SellerProbe): Promise<Reply<"validateListing">> {
+export async function dryRunListing(
+  body: ListingRequest,
+  clientIp: string,
+  probe: SellerProbe,
+): Promise<Reply<"validateListing">> {
   const checked = checkListingBody(body);
   let sellerProbe: ListingCheck;
   if (!checked.checks.find((check) => check.name === "resource")?.ok) {
@@ -14,11 +25,20 @@ export async function dryRunListing(body: ListingRequest, clientIp: string, prob
   } else {
     const attempt = await probe.probe(
       // The resource as it would be listed (its normalised form), exactly as the paid route probes it.
-      { resource: checked.listing?.resource ?? body.resource, method: body.method ?? "POST", priceAtomic: checked.priceAtomic, sellerPayTo: body.sellerPayTo },
+      {
+        resource: checked.listing?.resource ?? body.resource,
+        method: body.method ?? "POST",
+        priceAtomic: checked.priceAtomic,
+        sellerPayTo: body.sellerPayTo,
+      },
       clientIp,
     );
     if (!attempt.ok && attempt.code === "rate_limited") {
-      return { status: 429, headers: { "Retry-After": String(attempt.retryAfterSeconds) }, body: { error: "rate_limited", message: attempt.detail } };
+      return {
+        status: 429,
+        headers: { "Retry-After": String(attempt.retryAfterSeconds) },
+        body: { error: "rate_limited", message: attempt.detail },
+      };
     }
     sellerProbe = probeCheck(attempt);
   }
@@ -32,7 +52,8 @@ export function validationGuide(market: MarketFacts): Record<string, unknown> {
   const example = exampleListing(market);
   return {
     name: "Listing dry run",
-    description: "POST a listing body here to run every check of the paid POST /listings except payment and saving. Nothing is charged and nothing is saved.",
+    description:
+      "POST a listing body here to run every check of the paid POST /listings except payment and saving. Nothing is charged and nothing is saved.",
     method: "POST",
     url,
     contentType: "application/json",
@@ -40,7 +61,10 @@ export function validationGuide(market: MarketFacts): Record<string, unknown> {
     example,
     curl: `curl -sS -X POST ${url} -H 'content-type: application/json' -d '${JSON.stringify(example)}'`,
     checks: [
-      { name: "schema", what: "the body matches the listing schema (unknown fields, types, lengths, patterns); a failure is a 400 with field errors" },
+      {
+        name: "schema",
+        what: "the body matches the listing schema (unknown fields, types, lengths, patterns); a failure is a 400 with field errors",
+      },
       { name: "network", what: `the network is ${market.network}` },
       { name: "price", what: "priceUsdc is above zero, with at most 6 decimals" },
       { name: "description", what: "at least 8 characters besides spaces" },

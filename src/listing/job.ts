@@ -10,7 +10,9 @@ export const paymentReconcilerJob: BackgroundJob<JobBasics & { payments: Pick<Pa
   name: "reconciler",
   create: ({ config, repositories, payments: { chain }, logger, now }) => {
     const intervalMs = config.payments.reconcileIntervalMs;
-    return chain && intervalMs > 0 ? reconcilerJob({ store: repositories.listings, chain, logger, now, intervalMs }) : null;
+    return chain && intervalMs > 0
+      ? reconcilerJob({ store: repositories.listings, chain, logger, now, intervalMs })
+      : null;
   },
 };
 

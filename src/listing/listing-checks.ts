@@ -29,9 +29,17 @@ function checkPrice(priceUsdc: string): { check: ListingCheck; priceAtomic: stri
   try {
     atomic = normalizePrice(priceUsdc).priceAtomic;
   } catch {
-    return { check: fail("price", "price_malformed", `priceUsdc ${JSON.stringify(priceUsdc)} is not a decimal with at most 6 decimals`), priceAtomic: null };
+    return {
+      check: fail(
+        "price",
+        "price_malformed",
+        `priceUsdc ${JSON.stringify(priceUsdc)} is not a decimal with at most 6 decimals`,
+      ),
+      priceAtomic: null,
+    };
   }
-  if (BigInt(atomic) === 0n) return { check: fail("price", "price_not_positive", "priceUsdc must be above zero"), priceAtomic: null };
+  if (BigInt(atomic) === 0n)
+    return { check: fail("price", "price_not_positive", "priceUsdc must be above zero"), priceAtomic: null };
   return { check: pass("price", `${priceUsdc} is ${atomic} atomic units (6 decimals)`), priceAtomic: atomic };
 }
 
@@ -43,7 +51,8 @@ function checkSellerPayTo(sellerPayTo: string): ListingCheck {
       `${sellerPayTo} mixes upper and lower case but is not a valid EIP-55 checksum (a typo?); send it all lower case or correctly checksummed`,
     );
   }
-  if (getAddress(sellerPayTo) === zeroAddress) return fail("sellerPayTo", "zero_address", "sellerPayTo is the zero address, which nobody can spend from");
+  if (getAddress(sellerPayTo) === zeroAddress)
+    return fail("sellerPayTo", "zero_address", "sellerPayTo is the zero address, which nobody can spend from");
   return pass("sellerPayTo", `sales settle to ${getAddress(sellerPayTo)}`);
 }
 
@@ -58,13 +67,27 @@ function checkResource(resource: string): { check: ListingCheck; listed: string 
   try {
     url = new URL(resource);
   } catch {
-    return { check: fail("resource", "invalid_url", `${JSON.stringify(resource)} is not an absolute URL`), listed: null };
+    return {
+      check: fail("resource", "invalid_url", `${JSON.stringify(resource)} is not an absolute URL`),
+      listed: null,
+    };
   }
-  if (url.protocol !== "https:") return { check: fail("resource", "not_https", "the resource must be an https URL"), listed: null };
+  if (url.protocol !== "https:")
+    return { check: fail("resource", "not_https", "the resource must be an https URL"), listed: null };
   if (url.username || url.password)
-    return { check: fail("resource", "credentials_in_url", "the resource URL must not carry a user name or password"), listed: null };
+    return {
+      check: fail("resource", "credentials_in_url", "the resource URL must not carry a user name or password"),
+      listed: null,
+    };
   if (url.hash)
-    return { check: fail("resource", "fragment_in_url", "the resource URL must not carry a #fragment (it is never sent to the seller)"), listed: null };
+    return {
+      check: fail(
+        "resource",
+        "fragment_in_url",
+        "the resource URL must not carry a #fragment (it is never sent to the seller)",
+      ),
+      listed: null,
+    };
   const normalised = url.href === resource ? "" : " (listed in this normalised form)";
   return { check: pass("resource", `${url.href} is a well-formed https URL${normalised}`), listed: url.href };
 }
@@ -87,7 +110,8 @@ function codePoint(char: string): string {
 
 function descriptionProblem(description: string): string | null {
   const control = DESCRIPTION_CONTROL.exec(description);
-  if (control) return `must not contain control characters other than tab and line feed (found ${codePoint(control[0])})`;
+  if (control)
+    return `must not contain control characters other than tab and line feed (found ${codePoint(control[0])})`;
   if (UNPAIRED_SURROGATE.test(description)) return "must be well-formed Unicode (it has an unpaired surrogate)";
   return null;
 }
@@ -103,19 +127,22 @@ function inputSchemaProblem(schema: unknown): string | null {
   while (pending.length > 0) {
     const { value, depth, at } = pending.pop()!;
     if (typeof value === "string") {
-      if (unstorableText(value)) return `has a NUL character or an unpaired surrogate at ${at || "/"}, which cannot be stored`;
+      if (unstorableText(value))
+        return `has a NUL character or an unpaired surrogate at ${at || "/"}, which cannot be stored`;
       continue;
     }
     if (value === null || typeof value !== "object") continue;
     if (depth > INPUT_SCHEMA_MAX_DEPTH) return `nests deeper than ${INPUT_SCHEMA_MAX_DEPTH} levels`;
     for (const [key, child] of Object.entries(value)) {
-      if (unstorableText(key)) return `has a NUL character or an unpaired surrogate in a key under ${at || "/"}, which cannot be stored`;
+      if (unstorableText(key))
+        return `has a NUL character or an unpaired surrogate in a key under ${at || "/"}, which cannot be stored`;
       pending.push({ value: child, depth: depth + 1, at: `${at}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}` });
     }
   }
   // Measured only once the depth is known to be small: JSON.stringify recurses.
   const bytes = Buffer.byteLength(JSON.stringify(schema));
-  if (bytes > INPUT_SCHEMA_MAX_BYTES) return `is ${bytes} bytes as JSON; at most ${INPUT_SCHEMA_MAX_BYTES} are accepted`;
+  if (bytes > INPUT_SCHEMA_MAX_BYTES)
+    return `is ${bytes} bytes as JSON; at most ${INPUT_SCHEMA_MAX_BYTES} are accepted`;
   return null;
 }
 
@@ -133,7 +160,12 @@ function refuseUnstorable(body: ListingRequest): void {
   if (inputSchema) fields.push({ in: "body", field: "/inputSchema", message: inputSchema });
   if (fields.length === 0) return;
   const summary = fields.map((field) => `${field.field} ${field.message}`).join("; ");
-  throw new HttpError(400, "invalid_listing", `Invalid listing: ${summary}. Nothing was charged and nothing was saved.`, fields);
+  throw new HttpError(
+    400,
+    "invalid_listing",
+    `Invalid listing: ${summary}. Nothing was charged and nothing was saved.`,
+    fields,
+  );
 }
 
 export interface CheckedBody {
@@ -151,7 +183,9 @@ export function checkListingBody(body: ListingRequest): CheckedBody {
   const resource = checkResource(body.resource);
   const checks = [
     pass("schema", "the body matches the listing schema (GET /listings/schema)"),
-    network === NETWORK ? pass("network", `${network} (Base)`) : fail("network", "unsupported_network", `only ${NETWORK} is supported, not ${network}`),
+    network === NETWORK
+      ? pass("network", `${network} (Base)`)
+      : fail("network", "unsupported_network", `only ${NETWORK} is supported, not ${network}`),
     price.check,
     body.description.trim().length >= 8
       ? pass("description", `${body.description.trim().length} characters`)
@@ -179,7 +213,9 @@ export function checkListingBody(body: ListingRequest): CheckedBody {
  * A passed probe's reason also says which service metadata would be stored and which was dropped.
  */
 export function probeCheck(attempt: Exclude<ProbeAttempt, { code: "rate_limited" }>): ListingCheck {
-  return attempt.ok ? pass("seller-probe", `${attempt.detail}; ${describeMetadata(attempt.metadata)}`) : fail("seller-probe", attempt.code, attempt.detail);
+  return attempt.ok
+    ? pass("seller-probe", `${attempt.detail}; ${describeMetadata(attempt.metadata)}`)
+    : fail("seller-probe", attempt.code, attempt.detail);
 }
 
 /** The listing with the service metadata its seller's 402 declares (sanitised by the probe). */
@@ -210,5 +246,9 @@ export function reportOf(checks: ListingCheck[]): ValidationReport {
 export function fieldErrorsOf(checks: ListingCheck[]): FieldError[] {
   return checks
     .filter((check) => !check.ok)
-    .map((check) => ({ in: "body" as const, field: FIELD_OF[check.name] ?? "", message: check.reason ?? check.code ?? "is invalid" }));
+    .map((check) => ({
+      in: "body" as const,
+      field: FIELD_OF[check.name] ?? "",
+      message: check.reason ?? check.code ?? "is invalid",
+    }));
 }

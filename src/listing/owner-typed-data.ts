@@ -39,10 +39,11 @@ export const OWNER_TYPES = {
   SubscribeWebhooks: [{ name: "payTo", type: "address" }, { name: "url", type: "string" }, ...AUTHORIZATION],
 } as const;
 
-export const PRIMARY_TYPE = { claim: "ClaimListing", update: "UpdateListing", delist: "DelistListing" } as const satisfies Record<
-  OwnerAction,
-  keyof typeof OWNER_TYPES
->;
+export const PRIMARY_TYPE = {
+  claim: "ClaimListing",
+  update: "UpdateListing",
+  delist: "DelistListing",
+} as const satisfies Record<OwnerAction, keyof typeof OWNER_TYPES>;
 
 /** The fields an update may change; absent ones stay as they are. `inputSchema: null` removes the schema. */
 export interface ListingChanges {
@@ -121,7 +122,12 @@ export function ownerTypedData(
 }
 
 /** The typed data a seller signs to have its listings' events sent to `url` (same domain and nonces as owner operations). */
-export function webhookSubscriptionTypedData(marketName: string, payTo: string, url: string, authorization: OwnerAuthorizationFields) {
+export function webhookSubscriptionTypedData(
+  marketName: string,
+  payTo: string,
+  url: string,
+  authorization: OwnerAuthorizationFields,
+) {
   return {
     domain: ownerDomain(marketName),
     types: { EIP712Domain: OWNER_TYPES.EIP712Domain, SubscribeWebhooks: OWNER_TYPES.SubscribeWebhooks },

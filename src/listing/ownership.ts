@@ -15,11 +15,23 @@ import type { MarketFacts } from "../market/facts.js";
 import { linkWithParams } from "../market/links.js";
 import type { ProbeAttempt, SellerProbe } from "../probe/seller-probe.js";
 import { normalizePrice, type Listing } from "../storage/listing-store.js";
-import { ListingConflictError, NonceUsedError, type OwnerStore, type SpentNonce, type StoredChanges } from "../storage/owner-store.js";
+import {
+  ListingConflictError,
+  NonceUsedError,
+  type OwnerStore,
+  type SpentNonce,
+  type StoredChanges,
+} from "../storage/owner-store.js";
 import { CHAIN_ID } from "../constants.js";
 import { WorkBusyError, type WorkPool } from "../workers/pool.js";
 import { checkListingBody, fieldErrorsOf, probeCheck, reportOf } from "./listing-checks.js";
-import { OWNER_DEADLINE_MAX_SECONDS, freshAuthorization, ownerTypedData, type ListingChanges, type OwnerAction } from "./owner-typed-data.js";
+import {
+  OWNER_DEADLINE_MAX_SECONDS,
+  freshAuthorization,
+  ownerTypedData,
+  type ListingChanges,
+  type OwnerAction,
+} from "./owner-typed-data.js";
 
 type Schemas = components["schemas"];
 export type OwnerActionResult = Schemas["OwnerActionResult"];
@@ -49,7 +61,11 @@ const SUBMIT = {
 } as const;
 
 function notLive(id: string): HttpError {
-  return new HttpError(404, "listing_not_found", `No live listing ${id}: it never existed, expired, failed or was delisted. Nothing was changed.`);
+  return new HttpError(
+    404,
+    "listing_not_found",
+    `No live listing ${id}: it never existed, expired, failed or was delisted. Nothing was changed.`,
+  );
 }
 
 /** The listing an owner operation acts on; a claim may also take an indexed row (its 402's payTo claims it, issue 28). */
@@ -70,7 +86,12 @@ function changesOf(body: UpdateBody): ListingChanges {
 }
 
 /** GET /listings/{id}/sign: the typed data for `action`, with a fresh nonce and a deadline 10 minutes ahead. */
-export async function signingDocument(id: string, action: OwnerAction, changes: ListingChanges, deps: OwnershipDeps): Promise<SigningDocument> {
+export async function signingDocument(
+  id: string,
+  action: OwnerAction,
+  changes: ListingChanges,
+  deps: OwnershipDeps,
+): Promise<SigningDocument> {
   const listing = await liveListing(id, deps, action);
   if (action === "update") refuseBadChanges(listing, changes, "query");
   const { nonce, deadline } = freshAuthorization(deps.now());
@@ -82,12 +103,20 @@ export async function signingDocument(id: string, action: OwnerAction, changes: 
     signer: getAddress(listing.sellerPayTo),
     typedData: {
       ...typedData,
-      types: Object.fromEntries(Object.entries(typedData.types).map(([name, fields]) => [name, fields.map((field) => ({ ...field }))])),
+      types: Object.fromEntries(
+        Object.entries(typedData.types).map(([name, fields]) => [name, fields.map((field) => ({ ...field }))]),
+      ),
     },
     submit: {
       method: submit.method,
       url: linkWithParams(deps.market, submit.path, { id }),
-      body: { ...changes, nonce, deadline, chainId: CHAIN_ID, signature: "<the signer's EIP-712 signature of typedData>" },
+      body: {
+        ...changes,
+        nonce,
+        deadline,
+        chainId: CHAIN_ID,
+        signature: "<the signer's EIP-712 signature of typedData>",
+      },
     },
     expiresAt: new Date(deadline * 1000).toISOString(),
     note:
@@ -99,7 +128,13 @@ export async function signingDocument(id: string, action: OwnerAction, changes: 
 }
 
 /** The checks of a signed operation up to the nonce; returns the nonce to spend. */
-async function authorize(action: OwnerAction, listing: Listing, body: SignedBody, changes: ListingChanges, deps: OwnershipDeps): Promise<SpentNonce> {
+async function authorize(
+  action: OwnerAction,
+  listing: Listing,
+  body: SignedBody,
+  changes: ListingChanges,
+  deps: OwnershipDeps,
+): Promise<SpentNonce> {
   if (body.chainId !== undefined && body.chainId !== CHAIN_ID) {
     throw new HttpError(
       403,
@@ -108,14 +143,27 @@ async function authorize(action: OwnerAction, listing: Listing, body: SignedBody
     );
   }
   refuseBadDeadline(body.deadline, deps.now(), `GET /listings/${listing.id}/sign`);
-  const typedData = ownerTypedData(deps.market.name, action, listing.id, { nonce: body.nonce as Hex, deadline: body.deadline }, changes);
+  const typedData = ownerTypedData(
+    deps.market.name,
+    action,
+    listing.id,
+    { nonce: body.nonce as Hex, deadline: body.deadline },
+    changes,
+  );
   const signer = await recovered(
     deps.signatures,
-    { ...typedData, message: { ...typedData.message, deadline: BigInt(body.deadline) } } as unknown as TypedDataDefinition,
+    {
+      ...typedData,
+      message: { ...typedData.message, deadline: BigInt(body.deadline) },
+    } as unknown as TypedDataDefinition,
     body.signature as Hex,
   );
   if (signer === null)
-    throw new HttpError(403, "not_owner", "The signature is not a valid ECDSA signature of this operation's typed data. Nothing was changed.");
+    throw new HttpError(
+      403,
+      "not_owner",
+      "The signature is not a valid ECDSA signature of this operation's typed data. Nothing was changed.",
+    );
   if (getAddress(signer) !== getAddress(listing.sellerPayTo)) {
     throw new HttpError(
       403,
@@ -139,12 +187,20 @@ export function refuseBadDeadline(deadline: number, now: Date, signAgain: string
     );
   }
   if (deadline > nowSeconds + OWNER_DEADLINE_MAX_SECONDS + DEADLINE_SKEW_SECONDS) {
-    throw new HttpError(403, "deadline_too_far", `The deadline may be at most ${OWNER_DEADLINE_MAX_SECONDS} seconds ahead. Nothing was changed.`);
+    throw new HttpError(
+      403,
+      "deadline_too_far",
+      `The deadline may be at most ${OWNER_DEADLINE_MAX_SECONDS} seconds ahead. Nothing was changed.`,
+    );
   }
 }
 
 /** The signer, recovered off the request thread; 503 when too many recoveries already wait. */
-export async function recovered(signatures: OwnershipDeps["signatures"], typedData: TypedDataDefinition, signature: Hex): Promise<string | null> {
+export async function recovered(
+  signatures: OwnershipDeps["signatures"],
+  typedData: TypedDataDefinition,
+  signature: Hex,
+): Promise<string | null> {
   try {
     return await signatures.recoverTypedDataAddress(typedData, signature);
   } catch (error) {
@@ -162,7 +218,11 @@ export async function recovered(signatures: OwnershipDeps["signatures"], typedDa
 }
 
 export function nonceUsed(nonce: string): HttpError {
-  return new HttpError(409, "nonce_used", `The nonce ${nonce} was used already; sign the operation again with a fresh nonce. Nothing was changed.`);
+  return new HttpError(
+    409,
+    "nonce_used",
+    `The nonce ${nonce} was used already; sign the operation again with a fresh nonce. Nothing was changed.`,
+  );
 }
 
 /** A spent nonce or a vanished listing, raised inside the change's transaction, as the answer. */
@@ -185,7 +245,13 @@ async function applied(id: string, change: () => Promise<Listing | null>): Promi
   return listing;
 }
 
-function result(action: OwnerAction, listing: Listing, market: MarketFacts, message: string, changed?: string[]): OwnerActionResult {
+function result(
+  action: OwnerAction,
+  listing: Listing,
+  market: MarketFacts,
+  message: string,
+  changed?: string[],
+): OwnerActionResult {
   const live = listing.state === "active" || listing.state === "indexed";
   return {
     action,
@@ -203,7 +269,12 @@ export async function claimListing(id: string, body: SignedBody, deps: Ownership
   const listing = await liveListing(id, deps, "claim");
   const spent = await authorize("claim", listing, body, {}, deps);
   const claimed = await applied(id, () => deps.owners.claim(id, spent, deps.now()));
-  return result("claim", claimed, deps.market, `Listing ${id} is owner-verified: its owner ${spent.signer} signed the claim.`);
+  return result(
+    "claim",
+    claimed,
+    deps.market,
+    `Listing ${id} is owner-verified: its owner ${spent.signer} signed the claim.`,
+  );
 }
 
 /** DELETE /listings/{id}: hidden from every read at once; counted as removed in the status document. */
@@ -211,16 +282,24 @@ export async function delistListing(id: string, body: SignedBody, deps: Ownershi
   const listing = await liveListing(id, deps);
   const spent = await authorize("delist", listing, body, {}, deps);
   const delisted = await applied(id, () => deps.owners.delist(id, spent, deps.now()));
-  return result("delist", delisted, deps.market, `Listing ${id} is delisted: it no longer appears in any catalog, search or feed. ${NO_REFUND}`);
+  return result(
+    "delist",
+    delisted,
+    deps.market,
+    `Listing ${id} is delisted: it no longer appears in any catalog, search or feed. ${NO_REFUND}`,
+  );
 }
 
 /** An update that the listing checks refuse (a zero price, a control character, a huge schema): 400 naming the field. */
 function refuseBadChanges(listing: Listing, changes: ListingChanges, location: "body" | "query"): void {
   const fields = Object.keys(changes);
   if (fields.length === 0) {
-    throw new HttpError(400, "no_changes", "Name at least one field to change: description, method, inputSchema or priceUsdc. Nothing was changed.", [
-      { in: location, field: location === "body" ? "/" : "description", message: "no field to change" },
-    ]);
+    throw new HttpError(
+      400,
+      "no_changes",
+      "Name at least one field to change: description, method, inputSchema or priceUsdc. Nothing was changed.",
+      [{ in: location, field: location === "body" ? "/" : "description", message: "no field to change" }],
+    );
   }
   const merged = {
     resource: listing.resource,
@@ -235,10 +314,16 @@ function refuseBadChanges(listing: Listing, changes: ListingChanges, location: "
   const bad = fieldErrorsOf(checked.checks).map((field) =>
     location === "query" ? { ...field, in: "query" as const, field: field.field.replace(/^\//, "") } : field,
   );
-  throw new HttpError(400, "invalid_update", `Invalid update: ${bad.map((field) => `${field.field} ${field.message}`).join("; ")}. Nothing was changed.`, bad);
+  throw new HttpError(
+    400,
+    "invalid_update",
+    `Invalid update: ${bad.map((field) => `${field.field} ${field.message}`).join("; ")}. Nothing was changed.`,
+    bad,
+  );
 }
 
-export type UpdateOutcome = { status: 200; body: OwnerActionResult } | { status: 422; body: Schemas["ValidationReport"] };
+export type UpdateOutcome =
+  { status: 200; body: OwnerActionResult } | { status: 422; body: Schemas["ValidationReport"] };
 
 /**
  * PATCH /listings/{id}. A price or method change must show in a fresh probe of the seller's challenge
@@ -255,12 +340,16 @@ export async function updateListing(
   refuseBadChanges(listing, changes, "body");
   const spent = await authorize("update", listing, body, changes, deps);
   const stored: StoredChanges = { ...changes, inputSchema: changes.inputSchema as StoredChanges["inputSchema"] };
-  const priceAtomic = changes.priceUsdc === undefined ? listing.priceAtomic : normalizePrice(changes.priceUsdc).priceAtomic;
+  const priceAtomic =
+    changes.priceUsdc === undefined ? listing.priceAtomic : normalizePrice(changes.priceUsdc).priceAtomic;
   const method = changes.method ?? (listing.method as "GET" | "POST");
   let passed: { attempt: Extract<ProbeAttempt, { ok: true }>; latencyMs: number } | undefined;
   if (priceAtomic !== listing.priceAtomic || method !== listing.method) {
     const started = Date.now();
-    const attempt = await deps.probe.probe({ resource: listing.resource, method, priceAtomic, sellerPayTo: listing.sellerPayTo }, clientIp);
+    const attempt = await deps.probe.probe(
+      { resource: listing.resource, method, priceAtomic, sellerPayTo: listing.sellerPayTo },
+      clientIp,
+    );
     if (!attempt.ok) return refusedByProbe(attempt);
     stored.metadata = attempt.metadata.metadata;
     passed = { attempt, latencyMs: Date.now() - started };
@@ -271,15 +360,30 @@ export async function updateListing(
   const changed = Object.keys(changes);
   return {
     status: 200,
-    body: result("update", updated, deps.market, `Listing ${id} was updated (${changed.join(", ")}) by its owner ${spent.signer}.`, changed),
+    body: result(
+      "update",
+      updated,
+      deps.market,
+      `Listing ${id} was updated (${changed.join(", ")}) by its owner ${spent.signer}.`,
+      changed,
+    ),
   };
 }
 
-function refusedByProbe(attempt: Extract<ProbeAttempt, { ok: false }>): { status: 422; body: Schemas["ValidationReport"] } {
+function refusedByProbe(attempt: Extract<ProbeAttempt, { ok: false }>): {
+  status: 422;
+  body: Schemas["ValidationReport"];
+} {
   if (attempt.code === "rate_limited") {
-    throw new HttpError(429, "rate_limited", `${attempt.detail}. Nothing was changed; the nonce was not spent.`, undefined, {
-      "Retry-After": String(attempt.retryAfterSeconds),
-    });
+    throw new HttpError(
+      429,
+      "rate_limited",
+      `${attempt.detail}. Nothing was changed; the nonce was not spent.`,
+      undefined,
+      {
+        "Retry-After": String(attempt.retryAfterSeconds),
+      },
+    );
   }
   const report = reportOf([probeCheck(attempt)]);
   return {
@@ -292,7 +396,12 @@ function refusedByProbe(attempt: Extract<ProbeAttempt, { ok: false }>): { status
 }
 
 /** Records one refresh probe in the listing's health (src/health/); true when it did. */
-export type HealthRecorder = (listing: Listing, attempt: Exclude<ProbeAttempt, { code: "rate_limited" }>, latencyMs: number, now: Date) => Promise<boolean>;
+export type HealthRecorder = (
+  listing: Listing,
+  attempt: Exclude<ProbeAttempt, { code: "rate_limited" }>,
+  latencyMs: number,
+  now: Date,
+) => Promise<boolean>;
 
 /** POST /listings/{id}/refresh: probe now, keep the seller's current metadata. */
 export async function refreshListing(
@@ -303,11 +412,18 @@ export async function refreshListing(
   const listing = await liveListing(id, deps);
   const started = Date.now();
   const attempt = await deps.probe.probe(
-    { resource: listing.resource, method: listing.method as "GET" | "POST", priceAtomic: listing.priceAtomic, sellerPayTo: listing.sellerPayTo },
+    {
+      resource: listing.resource,
+      method: listing.method as "GET" | "POST",
+      priceAtomic: listing.priceAtomic,
+      sellerPayTo: listing.sellerPayTo,
+    },
     clientIp,
   );
   if (!attempt.ok && attempt.code === "rate_limited") {
-    throw new HttpError(429, "rate_limited", `${attempt.detail}. Nothing was probed.`, undefined, { "Retry-After": String(attempt.retryAfterSeconds) });
+    throw new HttpError(429, "rate_limited", `${attempt.detail}. Nothing was probed.`, undefined, {
+      "Retry-After": String(attempt.retryAfterSeconds),
+    });
   }
   const latencyMs = Date.now() - started;
   let current = listing;

@@ -22,12 +22,33 @@ import { metrics } from "../metrics.js";
 import { exampleListing } from "../documents/listing-request.js";
 import { bodyRouteDiscovery } from "../payments/bazaar.js";
 import type { ChainReader } from "../payments/chain-reader.js";
-import { paymentResponseHeader, readPaymentHeader, type Charge, type PaymentGate, type SentPayment, type SignedPayment } from "../payments/payment-gate.js";
+import {
+  paymentResponseHeader,
+  readPaymentHeader,
+  type Charge,
+  type PaymentGate,
+  type SentPayment,
+  type SignedPayment,
+} from "../payments/payment-gate.js";
 import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } from "../payments/replies.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
-import { DuplicatePaymentError, type AlongsideActivation, type Listing, type ListingInput, type ListingStore, type Payment } from "../storage/listing-store.js";
+import {
+  DuplicatePaymentError,
+  type AlongsideActivation,
+  type Listing,
+  type ListingInput,
+  type ListingStore,
+  type Payment,
+} from "../storage/listing-store.js";
 import type { PaymentIdempotencyStore } from "../storage/payment-idempotency-store.js";
-import { checkListingBody, fieldErrorsOf, probeCheck, reportOf, withSellerMetadata, type ListingRequest } from "./listing-checks.js";
+import {
+  checkListingBody,
+  fieldErrorsOf,
+  probeCheck,
+  reportOf,
+  withSellerMetadata,
+  type ListingRequest,
+} from "./listing-checks.js";
 import { linkTo } from "../market/links.js";
 import { answeredOnce, withPaymentIdentifier } from "./payment-idempotency.js";
 import { judgeSettlement, SETTLEMENT_OUTCOME } from "./settlement-judgement.js";
@@ -101,23 +122,38 @@ export function createPaidListing(request: PaidListingRequest, deps: PaidListing
   return answeredOnce({ payment: sent, body: request.body }, deps, () => payAndList(request, sent, deps));
 }
 
-async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: PaidListingDeps): Promise<CreateListingReply> {
+async function payAndList(
+  request: PaidListingRequest,
+  sent: SentPayment,
+  deps: PaidListingDeps,
+): Promise<CreateListingReply> {
   const { store, gate, market } = deps;
   const charge = listingFeeCharge(market);
 
   // 1. The body.
   if (request.body === undefined) {
     if (sent.kind !== "none") {
-      return problem(400, "listing_body_required", "A paid request needs the listing as its JSON body; nothing was charged.");
+      return problem(
+        400,
+        "listing_body_required",
+        "A paid request needs the listing as its JSON body; nothing was charged.",
+      );
     }
-    return paymentRequiredReply(await gate.challenge(charge), "Pay the listing fee with x402 (PAYMENT-SIGNATURE) and send the listing as the JSON body.");
+    return paymentRequiredReply(
+      await gate.challenge(charge),
+      "Pay the listing fee with x402 (PAYMENT-SIGNATURE) and send the listing as the JSON body.",
+    );
   }
   const checked = checkListingBody(request.body);
   if (!checked.listing) {
     const fields = fieldErrorsOf(checked.checks);
     return {
       status: 400,
-      body: { error: "invalid_listing", message: `Invalid listing: ${fields.map((f) => `${f.field} ${f.message}`).join("; ")}. Nothing was charged.`, fields },
+      body: {
+        error: "invalid_listing",
+        message: `Invalid listing: ${fields.map((f) => `${f.field} ${f.message}`).join("; ")}. Nothing was charged.`,
+        fields,
+      },
     };
   }
   const listing = checked.listing;
@@ -125,7 +161,11 @@ async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: 
   // 2. The payment, checked against the fee; a payment seen before gets its earlier result.
   const now = deps.now();
   const inspected = await gate.inspect(sent, charge, now);
-  if (inspected.kind === "unpaid") return paymentRequiredReply(inspected.paymentRequired, "Pay the listing fee with x402 and send this request again.");
+  if (inspected.kind === "unpaid")
+    return paymentRequiredReply(
+      inspected.paymentRequired,
+      "Pay the listing fee with x402 and send this request again.",
+    );
   if (inspected.kind === "rejected") {
     countPayment("failed", "inspect");
     return paymentRequiredReply(inspected.paymentRequired, inspected.message);
@@ -169,7 +209,12 @@ async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: 
   // 4. The seller probe, before any money moves.
   const probeStarted = performance.now();
   const attempt = await deps.probe.probe(
-    { resource: listing.resource, method: listing.method, priceAtomic: checked.priceAtomic, sellerPayTo: listing.sellerPayTo },
+    {
+      resource: listing.resource,
+      method: listing.method,
+      priceAtomic: checked.priceAtomic,
+      sellerPayTo: listing.sellerPayTo,
+    },
     request.clientIp,
   );
   if (!attempt.ok && attempt.code === "rate_limited") {
@@ -202,7 +247,10 @@ async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: 
   // 6. Settlement, judged by the chain.
   const settled = await gate.settle(payment);
   if (settled.kind !== "settled")
-    deps.logger.warn({ listingId: pendingId, kind: settled.kind, reason: settled.reason, detail: settled.detail }, "settlement not confirmed");
+    deps.logger.warn(
+      { listingId: pendingId, kind: settled.kind, reason: settled.reason, detail: settled.detail },
+      "settlement not confirmed",
+    );
   const verdict = await judgeSettlement(settled, payment, deps);
   countPayment(SETTLEMENT_OUTCOME[verdict.kind], "settle");
   if (verdict.kind === "not_sent") {
@@ -220,24 +268,41 @@ async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: 
   }
   if (verdict.kind === "refused") {
     const { reason, transaction, chainChecked } = verdict;
-    await withStore(() => store.failListing(pendingId, { reason, txHash: transaction || null, chainChecked, now: deps.now() }));
+    await withStore(() =>
+      store.failListing(pendingId, { reason, txHash: transaction || null, chainChecked, now: deps.now() }),
+    );
     return {
       status: 402,
       headers: {
-        "PAYMENT-RESPONSE": paymentResponseHeader({ success: false, errorReason: reason, transaction, network: market.network, payer: payment.payer }),
+        "PAYMENT-RESPONSE": paymentResponseHeader({
+          success: false,
+          errorReason: reason,
+          transaction,
+          network: market.network,
+          payer: payment.payer,
+        }),
       },
       body: { error: reason, message: `The settlement failed (${reason}). Nothing was listed.`, x402Version: 2 },
     };
   }
   const transaction = verdict.transaction;
-  const paymentResponse = paymentResponseHeader({ success: true, transaction, network: market.network, payer: payment.payer });
+  const paymentResponse = paymentResponseHeader({
+    success: true,
+    transaction,
+    network: market.network,
+    payer: payment.payer,
+  });
 
   // 7. Activation (or renewal).
   const activatedAt = deps.now();
   const health = deps.health;
   const alongside: AlongsideActivation | undefined =
-    health && ((tx, listingId) => health.store.recordListingSampleWithin(tx, listingId, probeMs, activatedAt, health.prober.schedule));
-  const activated = await withStore(() => store.activateListing(pendingId, { txHash: transaction, now: activatedAt, alongside }));
+    health &&
+    ((tx, listingId) =>
+      health.store.recordListingSampleWithin(tx, listingId, probeMs, activatedAt, health.prober.schedule));
+  const activated = await withStore(() =>
+    store.activateListing(pendingId, { txHash: transaction, now: activatedAt, alongside }),
+  );
   if (activated.failed) {
     deps.logger.error(
       { err: activated.error, listingId: pendingId, transaction },
@@ -253,7 +318,10 @@ async function payAndList(request: PaidListingRequest, sent: SentPayment, deps: 
     };
   }
   const { listing: active, renewed } = activated.value;
-  deps.logger.info({ listingId: active.id, renewed, transaction, payer: payment.payer, resource: active.resource }, "listing paid");
+  deps.logger.info(
+    { listingId: active.id, renewed, transaction, payer: payment.payer, resource: active.resource },
+    "listing paid",
+  );
   return {
     status: 200,
     headers: { "PAYMENT-RESPONSE": paymentResponse },
@@ -274,7 +342,12 @@ function created(listing: Listing, renewed: boolean, transaction: string, market
 }
 
 function paymentKeyOf(payment: SignedPayment) {
-  return { network: payment.requirements.network, asset: payment.requirements.asset, payer: payment.payer, nonce: payment.nonce };
+  return {
+    network: payment.requirements.network,
+    asset: payment.requirements.asset,
+    payer: payment.payer,
+    nonce: payment.nonce,
+  };
 }
 
 /** The answer to a payment recorded before: the same 200 if it bought a live listing, else 409. */
@@ -284,7 +357,11 @@ function earlierResult(
   { market, now }: PaidListingDeps,
 ): CreateListingReply {
   if (payment.state === "pending") {
-    return problem(409, "payment_in_progress", "This payment is being processed by another request; send the same request again in a minute for its result.");
+    return problem(
+      409,
+      "payment_in_progress",
+      "This payment is being processed by another request; send the same request again in a minute for its result.",
+    );
   }
   if (payment.state === "failed") {
     return problem(
@@ -294,16 +371,32 @@ function earlierResult(
     );
   }
   const sameListing =
-    listing && listing.resource === wanted.resource && listing.method === wanted.method && listing.sellerPayTo === getAddress(wanted.sellerPayTo);
+    listing &&
+    listing.resource === wanted.resource &&
+    listing.method === wanted.method &&
+    listing.sellerPayTo === getAddress(wanted.sellerPayTo);
   if (!listing || listing.state !== "active" || listing.expiresAt <= now() || !sameListing) {
-    const what = listing ? `listing ${listing.id} (${listing.resource}, expiring ${listing.expiresAt.toISOString()})` : "a listing that has since been removed";
-    return problem(409, "payment_already_used", `This payment already paid for ${what}; sign a new payment for this listing.`);
+    const what = listing
+      ? `listing ${listing.id} (${listing.resource}, expiring ${listing.expiresAt.toISOString()})`
+      : "a listing that has since been removed";
+    return problem(
+      409,
+      "payment_already_used",
+      `This payment already paid for ${what}; sign a new payment for this listing.`,
+    );
   }
   const renewed = listing.listedAt.getTime() < payment.createdAt.getTime();
   const transaction = payment.txHash ?? "";
   return {
     status: 200,
-    headers: { "PAYMENT-RESPONSE": paymentResponseHeader({ success: true, transaction, network: market.network, payer: getAddress(payment.payer) }) },
+    headers: {
+      "PAYMENT-RESPONSE": paymentResponseHeader({
+        success: true,
+        transaction,
+        network: market.network,
+        payer: getAddress(payment.payer),
+      }),
+    },
     body: created(listing, renewed, transaction, market),
   };
 }
@@ -332,7 +425,10 @@ async function withStore<T>(call: () => Promise<T>): Promise<StoreResult<T>> {
       reply: {
         status: 503,
         headers: { "Retry-After": "5" },
-        body: { error: "storage_unavailable", message: "The listing database did not answer; nothing was charged. Retry shortly." },
+        body: {
+          error: "storage_unavailable",
+          message: "The listing database did not answer; nothing was charged. Retry shortly.",
+        },
       },
     };
   }

@@ -6,7 +6,11 @@
 // exact payload and listing body, since that lookup is unauthenticated. This sits beside, not instead
 // of, the (network, asset, payer, nonce) de-duplication of the paid flow.
 import { createHash } from "node:crypto";
-import { declarePaymentIdentifierExtension, isValidPaymentId, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
+import {
+  declarePaymentIdentifierExtension,
+  isValidPaymentId,
+  PAYMENT_IDENTIFIER,
+} from "@x402/extensions/payment-identifier";
 import type { Prisma } from "../../generated/prisma/sqlite/client.js";
 import { isJsonObject } from "../contract/json.js";
 import type { Reply } from "../contract/typed-handlers.js";
@@ -26,7 +30,10 @@ const KEPT_FOR_MS = DAY_MS;
 
 /** The route's 402 declares the extension (optional: a request without an id is served as ever). */
 export function withPaymentIdentifier(discovery: RouteDiscovery): RouteDiscovery {
-  return { ...discovery, extensions: { ...discovery.extensions, [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) } };
+  return {
+    ...discovery,
+    extensions: { ...discovery.extensions, [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) },
+  };
 }
 
 type Identified = { id: string; payloadHash: string } | { invalid: string } | null;
@@ -35,7 +42,8 @@ type Identified = { id: string; payloadHash: string } | { invalid: string } | nu
 function identify(sent: SentPayment, body: unknown, route: string): Identified {
   if (sent.kind !== "decoded") return null; // the gate answers a malformed header
   const payload = sent.payload;
-  const extension = isJsonObject(payload) && isJsonObject(payload.extensions) ? payload.extensions[PAYMENT_IDENTIFIER] : undefined;
+  const extension =
+    isJsonObject(payload) && isJsonObject(payload.extensions) ? payload.extensions[PAYMENT_IDENTIFIER] : undefined;
   const id = isJsonObject(extension) && isJsonObject(extension.info) ? extension.info.id : undefined;
   if (id === undefined) return null;
   if (typeof id !== "string" || !isValidPaymentId(id))
@@ -65,7 +73,11 @@ export async function answeredOnce(
 ): Promise<CreateListingReply> {
   const identified = identify(request.payment, request.body, "createListing");
   if (!identified) return answer();
-  if ("invalid" in identified) return { status: 400, body: { error: "invalid_payment_identifier", message: `${identified.invalid}. Nothing was charged.` } };
+  if ("invalid" in identified)
+    return {
+      status: 400,
+      body: { error: "invalid_payment_identifier", message: `${identified.invalid}. Nothing was charged.` },
+    };
   const { id, payloadHash } = identified;
   const now = deps.now();
   const claimed = await deps.idempotency.claim(id, payloadHash, now, new Date(now.getTime() - ABANDONED_AFTER_MS));
@@ -77,7 +89,8 @@ export async function answeredOnce(
         status: 409,
         body: {
           error: "payment_identifier_conflict",
-          message: "This payment identifier was used with another payment or listing; use a new identifier. Nothing was charged.",
+          message:
+            "This payment identifier was used with another payment or listing; use a new identifier. Nothing was charged.",
         },
       };
     case "in_progress":
@@ -86,7 +99,8 @@ export async function answeredOnce(
         headers: { "Retry-After": "10" },
         body: {
           error: "payment_in_progress",
-          message: "A request with this payment identifier is still being answered; send the same request again shortly for its result.",
+          message:
+            "A request with this payment identifier is still being answered; send the same request again shortly for its result.",
         },
       };
     case "new":
@@ -101,7 +115,11 @@ export async function answeredOnce(
   }
   try {
     if (reply.status === 200) {
-      await deps.idempotency.complete(id, { status: reply.status, headers: reply.headers, body: reply.body as unknown as Prisma.InputJsonValue });
+      await deps.idempotency.complete(id, {
+        status: reply.status,
+        headers: reply.headers,
+        body: reply.body as unknown as Prisma.InputJsonValue,
+      });
       await deps.idempotency.prune(new Date(now.getTime() - KEPT_FOR_MS));
     } else {
       await deps.idempotency.release(id);

@@ -56,13 +56,19 @@ async function resolve(payment: Payment, deps: ReconcilerDeps, graceMs: number):
   switch (verdict.kind) {
     case "paid": {
       const { listing, renewed } = await store.activateListing(listingId, { txHash: verdict.txHash, now });
-      logger.info({ ...context, listingId: listing.id, renewed, txHash: verdict.txHash }, "reconciler: the fee was paid on chain; listing activated");
+      logger.info(
+        { ...context, listingId: listing.id, renewed, txHash: verdict.txHash },
+        "reconciler: the fee was paid on chain; listing activated",
+      );
       return "activated";
     }
     case "refused": {
       const { reason, txHash } = verdict;
       if (reason === "authorization_used_elsewhere")
-        logger.warn({ ...context, txHash }, "reconciler: the authorization's nonce was used by a transfer that did not pay the fee");
+        logger.warn(
+          { ...context, txHash },
+          "reconciler: the authorization's nonce was used by a transfer that did not pay the fee",
+        );
       if (payment.state === "failed") {
         await store.confirmFailure(payment.id, now);
       } else {
@@ -103,12 +109,20 @@ export async function reconcilePending(deps: ReconcilerDeps): Promise<ReconcileS
     }
   }
   metrics.reconcilerBacklog.set(summary.waiting);
-  metrics.reconcilerOldestAge.set(oldestWaiting ? Math.max(0, (deps.now().getTime() - oldestWaiting.getTime()) / 1000) : 0);
+  metrics.reconcilerOldestAge.set(
+    oldestWaiting ? Math.max(0, (deps.now().getTime() - oldestWaiting.getTime()) / 1000) : 0,
+  );
   metrics.reconcilerLastPass.set(Date.now() / 1000);
   return summary;
 }
 
 /** {@link reconcilePending} every `intervalMs` (0: off), the first pass one interval after start. */
 export function reconcilerJob(deps: ReconcilerDeps & { intervalMs: number }): JobDefinition<ReconcileSummary> {
-  return { name: "reconciler", intervalMs: deps.intervalMs, firstDelayMs: deps.intervalMs, jitter: 0, run: () => reconcilePending(deps) };
+  return {
+    name: "reconciler",
+    intervalMs: deps.intervalMs,
+    firstDelayMs: deps.intervalMs,
+    jitter: 0,
+    run: () => reconcilePending(deps),
+  };
 }

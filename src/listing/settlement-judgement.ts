@@ -19,8 +19,13 @@ export type Verdict =
  * transaction did not move the fee to us is refused, and a refusal whose authorization did move it
  * (someone else broadcast it first) is paid. Without a chain reader the facilitator is trusted.
  */
-export async function judgeSettlement(settled: SettleOutcome, payment: SignedPayment, deps: { chain: ChainReader | null; logger: Logger }): Promise<Verdict> {
-  if (settled.kind === "not_sent" || settled.kind === "unconfirmed") return { kind: settled.kind, reason: settled.reason } as Verdict;
+export async function judgeSettlement(
+  settled: SettleOutcome,
+  payment: SignedPayment,
+  deps: { chain: ChainReader | null; logger: Logger },
+): Promise<Verdict> {
+  if (settled.kind === "not_sent" || settled.kind === "unconfirmed")
+    return { kind: settled.kind, reason: settled.reason } as Verdict;
   const claimed: Verdict =
     settled.kind === "settled"
       ? { kind: "paid", transaction: settled.transaction }
@@ -61,4 +66,9 @@ export async function judgeSettlement(settled: SettleOutcome, payment: SignedPay
 }
 
 /** x402_payments_total's outcome of each settlement verdict. */
-export const SETTLEMENT_OUTCOME = { paid: "settled", refused: "failed", unconfirmed: "unconfirmed", not_sent: "unavailable" } as const;
+export const SETTLEMENT_OUTCOME = {
+  paid: "settled",
+  refused: "failed",
+  unconfirmed: "unconfirmed",
+  not_sent: "unavailable",
+} as const;

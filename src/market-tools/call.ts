@@ -18,20 +18,30 @@ function dotPath(path: readonly PropertyKey[]): string {
 }
 
 function problemsOf(error: z.ZodError): string {
-  return error.issues.map((issue) => (issue.path.length ? `${issue.message} at ${dotPath(issue.path)}` : issue.message)).join("\n");
+  return error.issues
+    .map((issue) => (issue.path.length ? `${issue.message} at ${dotPath(issue.path)}` : issue.message))
+    .join("\n");
 }
 
 const invalidParams = (message: string): ToolAnswer => refusal(`MCP error ${INVALID_PARAMS}: ${message}`);
 
-export async function callMarketTool(context: ToolContext, name: MarketToolName, args: Record<string, unknown>): Promise<ToolAnswer> {
+export async function callMarketTool(
+  context: ToolContext,
+  name: MarketToolName,
+  args: Record<string, unknown>,
+): Promise<ToolAnswer> {
   const tool = marketTool(name);
   try {
     const input = await tool.inputSchema().safeParseAsync(args);
-    if (!input.success) return invalidParams(`Input validation error: Invalid arguments for tool ${name}: ${problemsOf(input.error)}`);
+    if (!input.success)
+      return invalidParams(`Input validation error: Invalid arguments for tool ${name}: ${problemsOf(input.error)}`);
     const answer = await tool.run(context, input.data);
     if (answer.isError) return answer;
     const output = await tool.outputSchema().safeParseAsync(answer.structuredContent);
-    if (!output.success) return invalidParams(`Output validation error: Invalid structured content for tool ${name}: ${problemsOf(output.error)}`);
+    if (!output.success)
+      return invalidParams(
+        `Output validation error: Invalid structured content for tool ${name}: ${problemsOf(output.error)}`,
+      );
     return answer;
   } catch (error) {
     return refusal(error instanceof Error ? error.message : String(error));

@@ -44,8 +44,12 @@ function argument({ name, required, description, schema: declared }: QueryParame
   const { pattern, default: fallback, description: own, ...rest } = schema;
   let converted = fromContract(typeof pattern === "string" ? rest : schema);
   if (typeof pattern === "string") {
-    if (!(converted instanceof z.ZodString)) throw new Error(`contract: query parameter ${name} has a pattern but is not a string`);
-    converted = converted.regex(new RegExp(pattern, "u"), `${name} ${PATTERN_MEANINGS[pattern] ?? `must match ${pattern}`}`);
+    if (!(converted instanceof z.ZodString))
+      throw new Error(`contract: query parameter ${name} has a pattern but is not a string`);
+    converted = converted.regex(
+      new RegExp(pattern, "u"),
+      `${name} ${PATTERN_MEANINGS[pattern] ?? `must match ${pattern}`}`,
+    );
     if (fallback !== undefined) converted = converted.default(fallback);
   }
   const text = description ?? own;
@@ -63,7 +67,9 @@ const queries = new Map<string, z.ZodType>();
 export function queryArguments(operationId: string): z.ZodType {
   let schema = queries.get(operationId);
   if (!schema) {
-    schema = z.strictObject(Object.fromEntries(queryParameters(operationId).map((parameter) => [parameter.name, argument(parameter)])));
+    schema = z.strictObject(
+      Object.fromEntries(queryParameters(operationId).map((parameter) => [parameter.name, argument(parameter)])),
+    );
     queries.set(operationId, schema);
   }
   return schema;

@@ -21,7 +21,8 @@ import { catalogText, playbookText, reportText, type PlaybookLike } from "./text
 export type MarketToolName = (typeof MCP_TOOLS)[number]["name"];
 
 /** A tool's answer: its structured result and the text that says it, or a refusal's text. */
-export type ToolAnswer = { isError: false; text: string; structuredContent: Record<string, unknown> } | { isError: true; text: string };
+export type ToolAnswer =
+  { isError: false; text: string; structuredContent: Record<string, unknown> } | { isError: true; text: string };
 
 /** What a tool promises its caller (the MCP tool annotations). */
 export interface ToolHints {
@@ -42,7 +43,8 @@ export interface MarketTool<Input extends z.ZodType = z.ZodType> {
   run(context: ToolContext, args: z.output<Input>): Promise<ToolAnswer> | ToolAnswer;
 }
 
-const tool = <Input extends z.ZodType>(definition: MarketTool<Input>): MarketTool => definition as unknown as MarketTool;
+const tool = <Input extends z.ZodType>(definition: MarketTool<Input>): MarketTool =>
+  definition as unknown as MarketTool;
 
 /** The one-line purpose every agent document also states; the tool description goes on from there. */
 function purposeOf(name: MarketToolName): string {
@@ -62,7 +64,11 @@ export const refusal = (text: string): ToolAnswer => ({ isError: true, text });
  * naming it, as is a refusal of the bound on uncached work. Anything else is logged and reported
  * without internals.
  */
-async function answering(services: MarketToolServices, name: MarketToolName, run: () => Promise<ToolAnswer>): Promise<ToolAnswer> {
+async function answering(
+  services: MarketToolServices,
+  name: MarketToolName,
+  run: () => Promise<ToolAnswer>,
+): Promise<ToolAnswer> {
   try {
     return await run();
   } catch (error) {
@@ -88,13 +94,17 @@ type SearchArguments = NonNullable<operations[typeof SEARCH_OPERATION]["paramete
  * The arguments of list_market: the query parameters of GET /search in the contract, converted
  * once. The cast only names the type: a test holds the properties equal to those parameters.
  */
-const listMarketInput = (): z.ZodType<SearchArguments> => queryArguments(SEARCH_OPERATION) as z.ZodType<SearchArguments>;
+const listMarketInput = (): z.ZodType<SearchArguments> =>
+  queryArguments(SEARCH_OPERATION) as z.ZodType<SearchArguments>;
 
 /** One page of the catalog, under the request's turn of the bound on uncached work. */
 function listMarket({ services, turn }: ToolContext, args: SearchArguments): Promise<ToolAnswer> {
   return answering(services, "list_market", () =>
     turn(async () => {
-      const document = searchDocument(services, await searchPage(services, await catalogState(services), args, "search"));
+      const document = searchDocument(
+        services,
+        await searchPage(services, await catalogState(services), args, "search"),
+      );
       return answer(catalogText(document), document);
     }),
   );
@@ -132,7 +142,8 @@ const howToSellTool = tool({
 const howToBuyTool = tool({
   name: "how_to_buy",
   title: "How to buy",
-  description: () => `${purposeOf("how_to_buy")} Find a listing, call its resource, pay the seller's own x402 challenge; the marketplace holds no funds.`,
+  description: () =>
+    `${purposeOf("how_to_buy")} Find a listing, call its resource, pay the seller's own x402 challenge; the marketplace holds no funds.`,
   inputSchema: () => NO_ARGUMENTS,
   outputSchema: () => contractSchema("BuyPlaybook"),
   hints: READ_ONLY,

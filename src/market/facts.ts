@@ -1,5 +1,13 @@
 import type { Config } from "../config.js";
-import { LISTING_FEE_ATOMIC, LISTING_FEE_USDC, LISTING_TTL_DAYS, PAYMENT_TIMEOUT_SECONDS, SALE_TAKE_BPS, X402_VERSION, type Network } from "../constants.js";
+import {
+  LISTING_FEE_ATOMIC,
+  LISTING_FEE_USDC,
+  LISTING_TTL_DAYS,
+  PAYMENT_TIMEOUT_SECONDS,
+  SALE_TAKE_BPS,
+  X402_VERSION,
+  type Network,
+} from "../constants.js";
 
 /**
  * The marketplace's facts: the constants plus what configuration and the payment set-up chose.
@@ -24,7 +32,10 @@ export interface MarketFacts {
   saleTakeBps: typeof SALE_TAKE_BPS;
 }
 
-export function marketFacts(config: Config, token: { payTo: string; tokenName: string; tokenVersion: string }): MarketFacts {
+export function marketFacts(
+  config: Config,
+  token: { payTo: string; tokenName: string; tokenVersion: string },
+): MarketFacts {
   return {
     name: config.marketplaceName,
     baseUrl: config.publicBaseUrl,

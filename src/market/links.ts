@@ -84,7 +84,9 @@ export function linkTo(market: Base, target: LinkName | ServicePath, query?: Rec
 
 /** Absolute URL of a contract path with parameters: `("/listings/{id}", { id })`. */
 export function linkWithParams(market: Base, path: ServicePath, params: Readonly<Record<string, string>>): string {
-  return market.baseUrl + path.replace(/\{([A-Za-z0-9]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
+  return (
+    market.baseUrl + path.replace(/\{([A-Za-z0-9]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ""))
+  );
 }
 
 /** A contract path with parameters as an absolute URI template (RFC 6570): `<base>/listings/{id}`, for documents that teach it. */

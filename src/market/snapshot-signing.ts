@@ -30,7 +30,10 @@ export interface SnapshotSigner {
 
 export function snapshotSigner(privateKey: Hex): SnapshotSigner {
   const account = privateKeyToAccount(privateKey);
-  return { address: account.address, sign: (contentHash, generatedAt) => account.signMessage({ message: snapshotMessage(contentHash, generatedAt) }) };
+  return {
+    address: account.address,
+    sign: (contentHash, generatedAt) => account.signMessage({ message: snapshotMessage(contentHash, generatedAt) }),
+  };
 }
 
 export interface SignedSnapshotLike {
@@ -49,7 +52,10 @@ export async function snapshotProblem(snapshot: SignedSnapshotLike, expectedSign
   if (snapshotContentHash(snapshot.items) !== snapshot.contentHash) return "the items do not hash to contentHash";
   let recovered: string;
   try {
-    recovered = await recoverMessageAddress({ message: snapshotMessage(snapshot.contentHash, snapshot.generatedAt), signature: snapshot.signature as Hex });
+    recovered = await recoverMessageAddress({
+      message: snapshotMessage(snapshot.contentHash, snapshot.generatedAt),
+      signature: snapshot.signature as Hex,
+    });
   } catch {
     return "the signature is malformed";
   }

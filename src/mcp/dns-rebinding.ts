@@ -46,6 +46,7 @@ export function rebindingRefusal(headers: Record<string, string | undefined>, ru
   if (origin === undefined) return null;
   if (rules.origins.includes(origin)) return null;
   const originHost = hostnameOf(origin, "");
-  if (rules.localOrigins && originHost !== null && LOCAL_HOSTNAMES.includes(originHost) && /^https?:/.test(origin)) return null;
+  if (rules.localOrigins && originHost !== null && LOCAL_HOSTNAMES.includes(originHost) && /^https?:/.test(origin))
+    return null;
   return `Invalid Origin: ${origin}`;
 }

@@ -34,7 +34,13 @@ function describe(market: MarketFacts): string {
 
 function mcpLinks(market: MarketFacts): Schemas["McpLinks"] {
   const links = linksTo(market, ["mcp", "mcpTools", "mcpServerCard", "mcpServers", "openapi"]);
-  return { endpoint: links.mcp!, tools: links.mcpTools!, serverCard: links.mcpServerCard!, servers: links.mcpServers!, openapi: links.openapi! };
+  return {
+    endpoint: links.mcp!,
+    tools: links.mcpTools!,
+    serverCard: links.mcpServerCard!,
+    servers: links.mcpServers!,
+    openapi: links.openapi!,
+  };
 }
 
 function tools(description: ServerDescription): Schemas["McpTool"][] {
@@ -65,7 +71,10 @@ export async function mcpDiscovery(services: McpServices): Promise<Schemas["McpD
     },
     instructions: description.instructions,
     allowedHosts: rules.hostnames,
-    allowedOrigins: [...rules.origins, ...(rules.localOrigins ? ["http(s)://localhost:*", "http(s)://127.0.0.1:*", "http(s)://[::1]:*"] : [])],
+    allowedOrigins: [
+      ...rules.origins,
+      ...(rules.localOrigins ? ["http(s)://localhost:*", "http(s)://127.0.0.1:*", "http(s)://[::1]:*"] : []),
+    ],
     paid: false,
     links: mcpLinks(market),
   };
@@ -89,7 +98,12 @@ export function mcpServers(market: MarketFacts): Schemas["McpServersDocument"] {
 
 export async function mcpToolCatalog(services: McpServices): Promise<Schemas["McpToolCatalog"]> {
   const description = await describeMarketServer(services);
-  return { server: description.serverInfo.name, url: linkTo(services.market, "mcp"), count: description.tools.length, tools: tools(description) };
+  return {
+    server: description.serverInfo.name,
+    url: linkTo(services.market, "mcp"),
+    count: description.tools.length,
+    tools: tools(description),
+  };
 }
 
 export async function mcpServerCard(services: McpServices): Promise<Schemas["McpServerCard"]> {

@@ -31,7 +31,15 @@ type JsonRpcErrorResponse = components["schemas"]["JsonRpcErrorResponse"];
 /** The SDK's code for a refusal by the transport itself (Host, Origin, Accept, media type). */
 const TRANSPORT_REFUSAL = -32000;
 
-const NOT_FORWARDED = new Set(["host", "content-length", "connection", "keep-alive", "transfer-encoding", "upgrade", "expect"]);
+const NOT_FORWARDED = new Set([
+  "host",
+  "content-length",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "expect",
+]);
 
 function refusal(code: number, message: string): JsonRpcErrorResponse {
   return { jsonrpc: "2.0", id: null, error: { code, message } };
@@ -79,9 +87,15 @@ function answerInvalidParams(transport: WebStandardStreamableHTTPServerTransport
   transport.onmessage = (message, extra) => {
     const check = isJSONRPCRequest(message) ? REQUEST_SCHEMAS.get(message.method)?.safeParse(message) : undefined;
     if (!check || check.success || !isJSONRPCRequest(message)) return deliver?.(message, extra);
-    const problems = check.error.issues.map((issue) => `${issue.path.join(".") || "params"}: ${issue.message}`).join("; ");
+    const problems = check.error.issues
+      .map((issue) => `${issue.path.join(".") || "params"}: ${issue.message}`)
+      .join("; ");
     transport
-      .send({ jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${message.method}: ${problems}` } })
+      .send({
+        jsonrpc: "2.0",
+        id: message.id,
+        error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${message.method}: ${problems}` },
+      })
       .catch((error: unknown) => transport.onerror?.(error as Error));
   };
 }
@@ -106,7 +120,9 @@ async function replyOf(response: Response): Promise<Reply<"postMcp">> {
     case 415:
       return { status: response.status, body };
     default:
-      throw new Error(`the MCP transport answered ${response.status}: ${body.preRendered.toString("utf8").slice(0, 200)}`);
+      throw new Error(
+        `the MCP transport answered ${response.status}: ${body.preRendered.toString("utf8").slice(0, 200)}`,
+      );
   }
 }
 
@@ -120,7 +136,8 @@ export function rebindingRulesOf(services: McpServices): RebindingRules {
 }
 
 /** A batch member that asks for an answer (a method and an id), checked without the schema: what the budget counts. */
-const isRequestShaped = (message: unknown): boolean => typeof message === "object" && message !== null && "method" in message && "id" in message;
+const isRequestShaped = (message: unknown): boolean =>
+  typeof message === "object" && message !== null && "method" in message && "id" in message;
 
 /**
  * Every request of a batch is one unit of the client's query budget, taken before any runs: the
@@ -162,16 +179,25 @@ export async function answerMcpPost(input: Input<"postMcp">, services: McpServic
   if (parsed && !isMessageOrBatch(parsed.value)) {
     return {
       status: 400,
-      body: refusal(ErrorCode.InvalidRequest, "Invalid Request: the body is JSON but not a JSON-RPC 2.0 message (or a non-empty batch of them)"),
+      body: refusal(
+        ErrorCode.InvalidRequest,
+        "Invalid Request: the body is JSON but not a JSON-RPC 2.0 message (or a non-empty batch of them)",
+      ),
     };
   }
   const server = createMarketMcpServer({ services, clientIp: input.clientIp });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await server.connect(transport);
   answerInvalidParams(transport);
   try {
     // Text that is not JSON goes to the SDK unparsed: it answers the parse error (-32700) itself.
-    const response = await transport.handleRequest(requestOf(input, services), parsed ? { parsedBody: parsed.value } : undefined);
+    const response = await transport.handleRequest(
+      requestOf(input, services),
+      parsed ? { parsedBody: parsed.value } : undefined,
+    );
     return await replyOf(response);
   } finally {
     await server.close();

@@ -40,7 +40,9 @@ export function registerMarketPrompts(server: McpServer, services: McpServices):
       title: "List my endpoint",
       description: `List your x402-paid HTTP endpoint on ${market.name}: dry-run it with validate_listing, then pay the ${market.feeUsdc} USDC fee at POST /listings.`,
       argsSchema: {
-        resource: z.string().describe("The endpoint's absolute https URL; it must answer 402 with an x402 v2 challenge"),
+        resource: z
+          .string()
+          .describe("The endpoint's absolute https URL; it must answer 402 with an x402 v2 challenge"),
         description: z.string().optional().describe("What the endpoint does, in a sentence buyers search for"),
         priceUsdc: completable(z.string().optional().describe("The price per call in USDC, such as 0.01"), (value) =>
           PRICE_SUGGESTIONS.filter((price) => price.startsWith(value ?? "")),

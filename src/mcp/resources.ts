@@ -39,7 +39,10 @@ export function listingUri(id: string): string {
 
 export function registerMarketResources(server: McpServer, services: McpServices, turn: CatalogTurn = UNBOUNDED): void {
   const { market } = services;
-  const firstPage = () => turn(async () => searchDocument(services, await searchPage(services, await catalogState(services), { limit: PAGE }, "search")));
+  const firstPage = () =>
+    turn(async () =>
+      searchDocument(services, await searchPage(services, await catalogState(services), { limit: PAGE }, "search")),
+    );
 
   server.registerResource(
     "catalog",
@@ -68,7 +71,8 @@ export function registerMarketResources(server: McpServer, services: McpServices
     BUY_PLAYBOOK_URI,
     {
       title: "How to buy: find and pay an endpoint",
-      description: "The buy playbook (GET /buy.json): search the catalog, then pay the seller's endpoint directly with x402.",
+      description:
+        "The buy playbook (GET /buy.json): search the catalog, then pay the seller's endpoint directly with x402.",
       mimeType: JSON_TYPE,
     },
     (uri) => json(uri.href, buyPlaybook(market)),
@@ -114,7 +118,11 @@ export function registerMarketResources(server: McpServer, services: McpServices
       guarded(services, "reading a listing", async () => {
         const id = decodeURIComponent(String(variables.id ?? ""));
         const listing = LISTING_ID.test(id) ? await turn(() => liveListing(services, id)) : null;
-        if (!listing) throw new McpError(RESOURCE_NOT_FOUND, `No live listing ${id.slice(0, 100)}: it never existed, expired, failed or was delisted.`);
+        if (!listing)
+          throw new McpError(
+            RESOURCE_NOT_FOUND,
+            `No live listing ${id.slice(0, 100)}: it never existed, expired, failed or was delisted.`,
+          );
         return json(uri.href, {
           item: toCatalogItem(listing, market),
           status: listingStatus(listing, services.now()),

@@ -2,7 +2,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { LATEST_PROTOCOL_VERSION, ListToolsRequestSchema, type Implementation, type ServerCapabilities, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  LATEST_PROTOCOL_VERSION,
+  ListToolsRequestSchema,
+  type Implementation,
+  type ServerCapabilities,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { type MarketFacts } from "../market/facts.js";
 import { CONTRACT_VERSION } from "../constants.js";
 import { marketSummary, POLICY } from "../documents/agent-facts.js";
@@ -60,7 +66,10 @@ export function createMarketMcpServer(
   // The SDK's tools/list turns every tool's zod schemas into JSON Schema on each call (about 15 ms
   // of CPU a request, the contract's listing body the most): the list it gave once for this service
   // is the answer, the same one the MCP documents are built from.
-  if (tools === "listed once") server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await describeMarketServer(services)).tools }));
+  if (tools === "listed once")
+    server.server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: (await describeMarketServer(services)).tools,
+    }));
   registerMarketResources(server, services, turn);
   registerMarketPrompts(server, services);
   return server;

@@ -18,7 +18,10 @@ function answerSchema(operationId: string): Record<string, unknown> {
 }
 
 /** A POST route with a JSON body: `inputExample` and `outputExample` must fit the contract's schemas. */
-export function bodyRouteDiscovery(operationId: string, examples: { input: Record<string, unknown>; output: unknown }): RouteDiscovery {
+export function bodyRouteDiscovery(
+  operationId: string,
+  examples: { input: Record<string, unknown>; output: unknown },
+): RouteDiscovery {
   return {
     method: "POST",
     extensions: declareDiscoveryExtension({
@@ -40,6 +43,10 @@ export function queryRouteDiscovery(operationId: string, examples: { output: unk
   if (required.length > 0) inputSchema.required = required;
   return {
     method: "GET",
-    extensions: declareDiscoveryExtension({ input: {}, inputSchema, output: { example: examples.output, schema: answerSchema(operationId) } }),
+    extensions: declareDiscoveryExtension({
+      input: {},
+      inputSchema,
+      output: { example: examples.output, schema: answerSchema(operationId) },
+    }),
   };
 }

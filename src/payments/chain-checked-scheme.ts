@@ -11,7 +11,14 @@
 // signature (its recovery, the other quarter) and sends the transfer at once: the token checks the
 // signature again when it runs, so a bad one reverts in the estimate, before anything is sent.
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
-import { eip3009ABI, isEIP3009Payload, resolveDataSuffix, startAssetContractCheck, type ExactEIP3009Payload, type FacilitatorEvmSigner } from "@x402/evm";
+import {
+  eip3009ABI,
+  isEIP3009Payload,
+  resolveDataSuffix,
+  startAssetContractCheck,
+  type ExactEIP3009Payload,
+  type FacilitatorEvmSigner,
+} from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { LRUCache } from "lru-cache";
 import { getAddress, parseSignature, type Hex } from "viem";
@@ -31,9 +38,18 @@ type PlainAuthorization = ExactEIP3009Payload & { signature: Hex };
  * signature (no ERC-6492 wrapper to deploy a wallet first) whose signed recipient, value and
  * validity window are those the requirements ask for now. Null sends the payment to the SDK.
  */
-function plainAuthorizationOf(payload: PaymentPayload, requirements: PaymentRequirements, nowSeconds: number): PlainAuthorization | null {
+function plainAuthorizationOf(
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+  nowSeconds: number,
+): PlainAuthorization | null {
   const inner = payload.payload as unknown as ExactEIP3009Payload;
-  if (requirements.scheme !== "exact" || payload.accepted.scheme !== "exact" || payload.accepted.network !== requirements.network) return null;
+  if (
+    requirements.scheme !== "exact" ||
+    payload.accepted.scheme !== "exact" ||
+    payload.accepted.network !== requirements.network
+  )
+    return null;
   if (!requirements.extra?.name || !requirements.extra?.version || !isEIP3009Payload(inner)) return null;
   const { signature, authorization } = inner;
   if (!signature || !/^0x[0-9a-fA-F]{130}$/.test(signature)) return null;
@@ -50,7 +66,13 @@ function plainAuthorizationOf(payload: PaymentPayload, requirements: PaymentRequ
 
 /** Everything the simulated transfer judged: the same signature under other terms is not vouched for. */
 const termsOf = ({ authorization }: PlainAuthorization, requirements: PaymentRequirements) =>
-  JSON.stringify([authorization, requirements.network, getAddress(requirements.asset), requirements.extra?.name, requirements.extra?.version]);
+  JSON.stringify([
+    authorization,
+    requirements.network,
+    getAddress(requirements.asset),
+    requirements.extra?.name,
+    requirements.extra?.version,
+  ]);
 
 /** The token's transferWithAuthorization arguments (v, r, s form) for a 65-byte signature. */
 function transferArgs({ authorization, signature }: PlainAuthorization) {
@@ -115,7 +137,10 @@ export class ChainCheckedExactScheme extends ExactEvmScheme {
     let transaction = vouched.transaction;
     if (!transaction) {
       try {
-        const dataSuffix = await resolveDataSuffix(context, { paymentPayload: payload, paymentRequirements: requirements });
+        const dataSuffix = await resolveDataSuffix(context, {
+          paymentPayload: payload,
+          paymentRequirements: requirements,
+        });
         transaction = await this.chainSigner.writeContract({
           address: asset,
           abi: eip3009ABI,
@@ -134,11 +159,28 @@ export class ChainCheckedExactScheme extends ExactEvmScheme {
       receipt = await this.chainSigner.waitForTransactionReceipt({ hash: transaction });
     } catch (error) {
       this.vouched.set(plain.signature, { ...vouched, transaction }, { ttl: timeLeft });
-      return { success: false, errorReason: "settlement_pending", errorMessage: (error as Error).message, transaction, network, payer };
+      return {
+        success: false,
+        errorReason: "settlement_pending",
+        errorMessage: (error as Error).message,
+        transaction,
+        network,
+        payer,
+      };
     }
-    const fee = { asset, payer, nonce: plain.authorization.nonce, payTo: getAddress(requirements.payTo), amount: BigInt(requirements.amount) };
-    if (receipt.status !== "success") return { success: false, errorReason: TRANSACTION_FAILED, transaction, network, payer };
-    if (judgeReceipt({ status: receipt.status, logs: receipt.logs ?? [], transactionHash: transaction }, fee)?.state !== "paid")
+    const fee = {
+      asset,
+      payer,
+      nonce: plain.authorization.nonce,
+      payTo: getAddress(requirements.payTo),
+      amount: BigInt(requirements.amount),
+    };
+    if (receipt.status !== "success")
+      return { success: false, errorReason: TRANSACTION_FAILED, transaction, network, payer };
+    if (
+      judgeReceipt({ status: receipt.status, logs: receipt.logs ?? [], transactionHash: transaction }, fee)?.state !==
+      "paid"
+    )
       return { success: false, errorReason: TRANSFER_EVENT_MISMATCH, transaction, network, payer };
     return { success: true, transaction, network, payer };
   }
@@ -149,7 +191,12 @@ export class ChainCheckedExactScheme extends ExactEvmScheme {
     try {
       // A call to an address without code "succeeds" too: the asset must be a contract.
       if (await startAssetContractCheck(this.chainSigner, requirements.network, asset).await()) return false;
-      await this.chainSigner.readContract({ address: asset, abi: eip3009ABI, functionName: "transferWithAuthorization", args: [...transferArgs(plain)] });
+      await this.chainSigner.readContract({
+        address: asset,
+        abi: eip3009ABI,
+        functionName: "transferWithAuthorization",
+        args: [...transferArgs(plain)],
+      });
       return true;
     } catch {
       return false;

@@ -65,7 +65,10 @@ function decoded(log: Log) {
  * by the token's Transfer log that immediately follows the AuthorizationUsed log (the order
  * FiatToken's transferWithAuthorization and receiveWithAuthorization emit them in).
  */
-export function judgeReceipt(receipt: { status: string; logs: readonly Log[]; transactionHash: Hex }, fee: FeeAuthorization): FeeEvidence | null {
+export function judgeReceipt(
+  receipt: { status: string; logs: readonly Log[]; transactionHash: Hex },
+  fee: FeeAuthorization,
+): FeeEvidence | null {
   if (receipt.status !== "success") return null;
   const events = receipt.logs.filter((log) => isAddressEqual(log.address, fee.asset)).map(decoded);
   const used = events.findIndex(
@@ -81,12 +84,17 @@ export function judgeReceipt(receipt: { status: string; logs: readonly Log[]; tr
     isAddressEqual(transfer.args.from, fee.payer) &&
     isAddressEqual(transfer.args.to, fee.payTo) &&
     transfer.args.value === fee.amount;
-  return paysTheFee ? { state: "paid", txHash: receipt.transactionHash } : { state: "spent_elsewhere", txHash: receipt.transactionHash };
+  return paysTheFee
+    ? { state: "paid", txHash: receipt.transactionHash }
+    : { state: "spent_elsewhere", txHash: receipt.transactionHash };
 }
 
 export function createChainReader(rpcUrl: string, lookbackBlocks: number): ChainReader {
   // Batched: the receipts of many settlements confirmed together are read in one HTTP request.
-  const client: PublicClient = createPublicClient({ chain: chainForRpc(rpcUrl), transport: http(rpcUrl, { timeout: 10_000, batch: true }) });
+  const client: PublicClient = createPublicClient({
+    chain: chainForRpc(rpcUrl),
+    transport: http(rpcUrl, { timeout: 10_000, batch: true }),
+  });
 
   const receiptOf = async (hash: Hex): Promise<TransactionReceipt | null> => {
     try {
@@ -97,10 +105,19 @@ export function createChainReader(rpcUrl: string, lookbackBlocks: number): Chain
     }
   };
 
-  const firstEvent = async (event: typeof AUTHORIZATION_USED | typeof AUTHORIZATION_CANCELED, fee: FeeAuthorization) => {
+  const firstEvent = async (
+    event: typeof AUTHORIZATION_USED | typeof AUTHORIZATION_CANCELED,
+    fee: FeeAuthorization,
+  ) => {
     const latest = await client.getBlockNumber({ cacheTime: 0 });
     const fromBlock = latest > BigInt(lookbackBlocks) ? latest - BigInt(lookbackBlocks) : 0n;
-    const logs = await client.getLogs({ address: fee.asset, event, args: { authorizer: fee.payer, nonce: fee.nonce }, fromBlock, toBlock: "latest" });
+    const logs = await client.getLogs({
+      address: fee.asset,
+      event,
+      args: { authorizer: fee.payer, nonce: fee.nonce },
+      fromBlock,
+      toBlock: "latest",
+    });
     return logs[0] ?? null;
   };
 
@@ -111,7 +128,12 @@ export function createChainReader(rpcUrl: string, lookbackBlocks: number): Chain
         const judged = receipt && judgeReceipt(receipt, fee);
         if (judged) return judged;
       }
-      const used = await client.readContract({ address: fee.asset, abi: testUsdcAbi, functionName: "authorizationState", args: [fee.payer, fee.nonce] });
+      const used = await client.readContract({
+        address: fee.asset,
+        abi: testUsdcAbi,
+        functionName: "authorizationState",
+        args: [fee.payer, fee.nonce],
+      });
       if (!used) {
         const block = await client.getBlock({ blockTag: "latest" });
         return { state: "unused", chainTime: new Date(Number(block.timestamp) * 1000) };

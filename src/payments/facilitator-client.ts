@@ -54,7 +54,10 @@ export function unavailableKindOf(error: unknown): UnavailableKind {
 function withTimeout<T>(operation: FacilitatorOperation, timeoutMs: number, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new FacilitatorUnavailableError(operation, "timeout", `no answer within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new FacilitatorUnavailableError(operation, "timeout", `no answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
@@ -71,7 +74,11 @@ async function guarded<T>(operation: FacilitatorOperation, timeoutMs: number, ca
     }
     outcome = "unavailable";
     if (error instanceof FacilitatorUnavailableError) throw error;
-    throw new FacilitatorUnavailableError(operation, unavailableKindOf(error), error instanceof Error ? error.message : String(error));
+    throw new FacilitatorUnavailableError(
+      operation,
+      unavailableKindOf(error),
+      error instanceof Error ? error.message : String(error),
+    );
   } finally {
     metrics.facilitatorDuration.observe({ call: operation, outcome }, secondsSince(started));
   }
@@ -93,7 +100,10 @@ export interface GuardOptions {
  * requirements are fully explicit, so the SDK needs nothing else from it. A facilitator that answers
  * without supporting exact on eip155:8453 is refused at start (see {@link supportsBaseExact}).
  */
-export function guardFacilitator(inner: FacilitatorClient, { timeoutMs, logger, label, supported }: GuardOptions): FacilitatorClient {
+export function guardFacilitator(
+  inner: FacilitatorClient,
+  { timeoutMs, logger, label, supported }: GuardOptions,
+): FacilitatorClient {
   return {
     verify: (payload, requirements) => guarded("verify", timeoutMs, () => inner.verify(payload, requirements)),
     settle: (payload, requirements) => guarded("settle", timeoutMs, () => inner.settle(payload, requirements)),
@@ -102,7 +112,10 @@ export function guardFacilitator(inner: FacilitatorClient, { timeoutMs, logger, 
       try {
         return await fetchSupported(inner, timeoutMs);
       } catch (error) {
-        logger.warn({ facilitator: label, err: (error as Error).message }, "facilitator unreachable at start; payments answer 502/503 until it is back");
+        logger.warn(
+          { facilitator: label, err: (error as Error).message },
+          "facilitator unreachable at start; payments answer 502/503 until it is back",
+        );
         return BASE_EXACT_SUPPORT;
       }
     },
@@ -115,7 +128,9 @@ export function fetchSupported(facilitator: FacilitatorClient, timeoutMs: number
 }
 
 export function supportsBaseExact(supported: SupportedResponse): boolean {
-  return supported.kinds.some((kind) => kind.x402Version === X402_VERSION && kind.scheme === "exact" && kind.network === NETWORK);
+  return supported.kinds.some(
+    (kind) => kind.x402Version === X402_VERSION && kind.scheme === "exact" && kind.network === NETWORK,
+  );
 }
 
 export interface RemoteFacilitatorOptions {

@@ -118,14 +118,22 @@ export function createFacilitatorSigner(options: InProcessFacilitatorOptions): F
       getCode,
       readContract: (args) => wallet.readContract({ ...args, args: args.args ?? [] }),
       // The SDK (2.27) checks signatures through its own viem import, not this; an EOA's recovered locally.
-      verifyTypedData: (args) => wallet.verifyTypedData({ ...args, mode: "eoa" } as Parameters<typeof wallet.verifyTypedData>[0]),
+      verifyTypedData: (args) =>
+        wallet.verifyTypedData({ ...args, mode: "eoa" } as Parameters<typeof wallet.verifyTypedData>[0]),
       writeContract: async (args) => {
-        const call = { abi: args.abi, functionName: args.functionName, args: args.args ?? [] } as EncodeFunctionDataParameters;
+        const call = {
+          abi: args.abi,
+          functionName: args.functionName,
+          args: args.args ?? [],
+        } as EncodeFunctionDataParameters;
         const data = concatHex([encodeFunctionData(call), ...(args.dataSuffix ? [args.dataSuffix] : [])]);
         try {
           return await sender.sendTransaction({ to: args.address, data, gas: args.gas });
         } catch (error) {
-          throw getContractError(error as BaseError, { ...call, address: args.address, sender: account.address } as Parameters<typeof getContractError>[1]);
+          throw getContractError(
+            error as BaseError,
+            { ...call, address: args.address, sender: account.address } as Parameters<typeof getContractError>[1],
+          );
         }
       },
       sendTransaction: (args) => sender.sendTransaction(args),
@@ -142,7 +150,12 @@ function traced<T>(work: (trace: RpcTrace) => Promise<T>): Promise<T> {
 
 function nodeUnavailable(operation: "verify" | "settle", trace: RpcTrace): FacilitatorUnavailableError {
   const detail = trace.fault instanceof Error ? trace.fault.message : String(trace.fault);
-  return new FacilitatorUnavailableError(operation, unavailableKindOf(trace.fault), `the chain node failed: ${detail}`, trace.broadcast ? "maybe" : "none");
+  return new FacilitatorUnavailableError(
+    operation,
+    unavailableKindOf(trace.fault),
+    `the chain node failed: ${detail}`,
+    trace.broadcast ? "maybe" : "none",
+  );
 }
 
 /**
@@ -160,7 +173,8 @@ export function inProcessFacilitatorClient(facilitator: x402Facilitator): Facili
     settle: (payload, requirements) =>
       traced(async (trace) => {
         const result = await facilitator.settle(payload, requirements);
-        if (!result.success && result.errorReason !== "settlement_pending" && trace.fault) throw nodeUnavailable("settle", trace);
+        if (!result.success && result.errorReason !== "settlement_pending" && trace.fault)
+          throw nodeUnavailable("settle", trace);
         return result;
       }),
     getSupported: async () => facilitator.getSupported() as SupportedResponse,

@@ -1,7 +1,12 @@
 // The x402 gate of every paid route (the listing fee and the /kr-* demo endpoints), on the SDK's
 // x402ResourceServer: it states the terms, checks and verifies a payment, and settles it when the
 // caller says so. It never settles by itself: the caller decides when (after its own row exists).
-import { encodePaymentResponseHeader, type FacilitatorClient, type HTTPAdapter, type HTTPRequestContext } from "@x402/core/http";
+import {
+  encodePaymentResponseHeader,
+  type FacilitatorClient,
+  type HTTPAdapter,
+  type HTTPRequestContext,
+} from "@x402/core/http";
 import { PaymentPayloadV2Schema, z } from "@x402/core/schemas";
 import { x402ResourceServer } from "@x402/core/server";
 import {
@@ -87,7 +92,13 @@ const encodeBase64Json = (value: unknown) => Buffer.from(JSON.stringify(value), 
 
 type Unpaid = { kind: "unpaid"; paymentRequired: PaymentRequired };
 /** `message` is ours and safe to show; `detail` is the facilitator's own text, for the log only. */
-type Rejected = { kind: "rejected"; reason: string; message: string; detail?: string; paymentRequired: PaymentRequired };
+type Rejected = {
+  kind: "rejected";
+  reason: string;
+  message: string;
+  detail?: string;
+  paymentRequired: PaymentRequired;
+};
 
 export type InspectOutcome = Unpaid | Rejected | { kind: "signed"; payment: SignedPayment; charge: Charge };
 type Verified = { kind: "verified"; payment: SignedPayment };
@@ -118,7 +129,10 @@ const eip3009Authorization = z.object({
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** The first term of `accepted` that differs from ours, as a named reason; null when none does. */
-function termMismatch(ours: PaymentRequirements, accepted: PaymentRequirements): { reason: string; message: string } | null {
+function termMismatch(
+  ours: PaymentRequirements,
+  accepted: PaymentRequirements,
+): { reason: string; message: string } | null {
   const differs = (field: string, theirs: unknown, wanted: unknown) => ({
     reason: `payment_${field}_mismatch`,
     message: `the payment's accepted ${field} is ${JSON.stringify(theirs)}; this route requires ${JSON.stringify(wanted)}`,
@@ -139,7 +153,9 @@ export class PaymentGate {
 
   /** Registers the `exact` EVM scheme and loads the facilitator's supported kinds (mandatory in the SDK). */
   static async create(facilitator: FacilitatorClient, token: TokenTerms): Promise<PaymentGate> {
-    const server = registerExactEvmScheme(new x402ResourceServer(facilitator), { networks: [token.network] }).registerExtension(bazaarResourceServerExtension);
+    const server = registerExactEvmScheme(new x402ResourceServer(facilitator), {
+      networks: [token.network],
+    }).registerExtension(bazaarResourceServerExtension);
     await server.initialize();
     return new PaymentGate(server, token);
   }
@@ -149,7 +165,11 @@ export class PaymentGate {
       scheme: "exact",
       network: this.token.network,
       payTo: charge.payTo,
-      price: { amount: charge.amount, asset: this.token.asset, extra: { name: this.token.tokenName, version: this.token.tokenVersion } },
+      price: {
+        amount: charge.amount,
+        asset: this.token.asset,
+        extra: { name: this.token.tokenName, version: this.token.tokenVersion },
+      },
       maxTimeoutSeconds: PAYMENT_TIMEOUT_SECONDS,
     });
     return requirements!;
@@ -182,7 +202,9 @@ export class PaymentGate {
   private readonly unpaidChallenges = new WeakMap<Charge, Promise<PaymentRequired>>();
 
   private paymentRequired(requirements: PaymentRequirements, charge: Charge, error: string): Promise<PaymentRequired> {
-    const extensions = charge.discovery && this.server.enrichExtensions(charge.discovery.extensions, requestContextOf(charge, charge.discovery));
+    const extensions =
+      charge.discovery &&
+      this.server.enrichExtensions(charge.discovery.extensions, requestContextOf(charge, charge.discovery));
     return this.server.createPaymentRequiredResponse([requirements], charge.resource, error, extensions);
   }
 
@@ -195,26 +217,41 @@ export class PaymentGate {
     const reject = (reason: string, message: string) => this.rejection(requirements, charge, reason, message);
 
     if (sent.kind === "none") {
-      if (sent.v1) return reject("x402_v1_not_supported", "X-PAYMENT is x402 v1; send an x402 v2 payment in PAYMENT-SIGNATURE");
+      if (sent.v1)
+        return reject("x402_v1_not_supported", "X-PAYMENT is x402 v1; send an x402 v2 payment in PAYMENT-SIGNATURE");
       return { kind: "unpaid", paymentRequired: await this.unpaidChallenge(charge) };
     }
     if (sent.kind === "malformed")
-      return reject("invalid_payment_signature_header", "PAYMENT-SIGNATURE must be base64-encoded JSON of an x402 v2 payment payload");
+      return reject(
+        "invalid_payment_signature_header",
+        "PAYMENT-SIGNATURE must be base64-encoded JSON of an x402 v2 payment payload",
+      );
     const decoded = sent.payload;
     const parsed = PaymentPayloadV2Schema.safeParse(decoded);
     if (!parsed.success) {
       const version = (decoded as { x402Version?: unknown } | null)?.x402Version;
-      if (version !== undefined && version !== 2) return reject("unsupported_x402_version", `x402Version ${JSON.stringify(version)} is not accepted; use 2`);
-      return reject("invalid_payment_payload", `the payment payload is not an x402 v2 payload: ${parsed.error.issues[0]?.message ?? "malformed"}`);
+      if (version !== undefined && version !== 2)
+        return reject("unsupported_x402_version", `x402Version ${JSON.stringify(version)} is not accepted; use 2`);
+      return reject(
+        "invalid_payment_payload",
+        `the payment payload is not an x402 v2 payload: ${parsed.error.issues[0]?.message ?? "malformed"}`,
+      );
     }
     const payload = parsed.data as PaymentPayload;
     const mismatch = termMismatch(requirements, payload.accepted);
     if (mismatch) return reject(mismatch.reason, mismatch.message);
     const matching = this.server.findMatchingRequirements([requirements], payload);
-    if (!matching) return reject("payment_terms_mismatch", "the payment's accepted terms differ from this route's requirements (timeout or token data)");
+    if (!matching)
+      return reject(
+        "payment_terms_mismatch",
+        "the payment's accepted terms differ from this route's requirements (timeout or token data)",
+      );
     const authorization = eip3009Authorization.safeParse(payload.payload);
     if (!authorization.success) {
-      return reject("invalid_payment_payload", "an exact payment on this route must be an EIP-3009 authorization with a signature");
+      return reject(
+        "invalid_payment_payload",
+        "an exact payment on this route must be an EIP-3009 authorization with a signature",
+      );
     }
     const { from, nonce, validBefore } = authorization.data.authorization;
     const latestExpiry = Math.floor(now.getTime() / 1000) + PAYMENT_TIMEOUT_SECONDS + CLOCK_SKEW_SECONDS;
@@ -242,7 +279,8 @@ export class PaymentGate {
     try {
       verified = await this.server.verifyPayment(payment.payload, payment.requirements);
     } catch (error) {
-      if (error instanceof VerifyError) return refuse(error.invalidReason ?? "payment_invalid", error.invalidMessage ?? error.message);
+      if (error instanceof VerifyError)
+        return refuse(error.invalidReason ?? "payment_invalid", error.invalidMessage ?? error.message);
       throw error;
     }
     if (!verified.isValid) return refuse(verified.invalidReason ?? "payment_invalid", verified.invalidMessage);
@@ -255,8 +293,18 @@ export class PaymentGate {
     return inspected.kind === "signed" ? this.verify(inspected) : inspected;
   }
 
-  private async rejection(requirements: PaymentRequirements, charge: Charge, reason: string, message: string): Promise<Rejected> {
-    return { kind: "rejected", reason, message, paymentRequired: await this.paymentRequired(requirements, charge, reason) };
+  private async rejection(
+    requirements: PaymentRequirements,
+    charge: Charge,
+    reason: string,
+    message: string,
+  ): Promise<Rejected> {
+    return {
+      kind: "rejected",
+      reason,
+      message,
+      paymentRequired: await this.paymentRequired(requirements, charge, reason),
+    };
   }
 
   /** Settles a verified payment. Call it once the caller's own record of the payment exists. */
@@ -284,7 +332,11 @@ export class PaymentGate {
     }
     if (result.success) {
       const { transaction, network, payer } = result;
-      return { kind: "settled", transaction, paymentResponse: encodePaymentResponseHeader({ success: true, transaction, network, payer }) };
+      return {
+        kind: "settled",
+        transaction,
+        paymentResponse: encodePaymentResponseHeader({ success: true, transaction, network, payer }),
+      };
     }
     if (result.errorReason === "settlement_pending") {
       return {
@@ -306,7 +358,13 @@ export class PaymentGate {
       reason,
       detail: result.errorMessage || reason,
       transaction,
-      paymentResponse: encodePaymentResponseHeader({ success: false, errorReason: reason, transaction, network, payer }),
+      paymentResponse: encodePaymentResponseHeader({
+        success: false,
+        errorReason: reason,
+        transaction,
+        network,
+        payer,
+      }),
     };
   }
 }
@@ -336,6 +394,12 @@ export function paymentRequiredHeader(paymentRequired: PaymentRequired): string 
  * A `PAYMENT-RESPONSE` header from our own record of a settlement: the named reason and the
  * transaction hash only, never a facilitator's or a node's message.
  */
-export function paymentResponseHeader(settlement: { success: boolean; errorReason?: string; transaction: string; network: string; payer: string }): string {
+export function paymentResponseHeader(settlement: {
+  success: boolean;
+  errorReason?: string;
+  transaction: string;
+  network: string;
+  payer: string;
+}): string {
   return encodePaymentResponseHeader({ ...settlement, network: settlement.network as Network });
 }

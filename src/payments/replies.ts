@@ -29,7 +29,10 @@ function renderedOnce(paymentRequired: PaymentRequired, message: string): Render
   if (kept) return kept;
   const stable = Object.isFrozen(paymentRequired);
   const document = { ...(paymentRequired as PaymentRequiredBody), message } satisfies PaymentRequiredBody;
-  const rendered = { header: paymentRequiredHeader(paymentRequired), body: { preRendered: Buffer.from(JSON.stringify(document)), reused: stable } };
+  const rendered = {
+    header: paymentRequiredHeader(paymentRequired),
+    body: { preRendered: Buffer.from(JSON.stringify(document)), reused: stable },
+  };
   if (stable) {
     const byMessage = renderings.get(paymentRequired) ?? new Map<string, Rendered402>();
     renderings.set(paymentRequired, byMessage);
@@ -57,6 +60,9 @@ export function unavailableReply(kind: UnavailableKind, consequence: string) {
   return {
     status: kind === "timeout" ? (503 as const) : (502 as const),
     headers: { "Retry-After": "30" },
-    body: { error: `facilitator_${kind}`, message: `The payment facilitator ${UNAVAILABLE_TEXT[kind]}. ${consequence}` } satisfies ErrorBody,
+    body: {
+      error: `facilitator_${kind}`,
+      message: `The payment facilitator ${UNAVAILABLE_TEXT[kind]}. ${consequence}`,
+    } satisfies ErrorBody,
   };
 }

@@ -10,7 +10,13 @@ import { chainForRpc } from "../chain/viem-chain.js";
 import { ConfigError, type Config, type FacilitatorMode } from "../config.js";
 import type { Logger } from "../logger.js";
 import { createChainReader, type ChainReader } from "./chain-reader.js";
-import { fetchSupported, guardFacilitator, remoteFacilitator, supportsBaseExact, FacilitatorUnavailableError } from "./facilitator-client.js";
+import {
+  fetchSupported,
+  guardFacilitator,
+  remoteFacilitator,
+  supportsBaseExact,
+  FacilitatorUnavailableError,
+} from "./facilitator-client.js";
 import { createInProcessFacilitator } from "./facilitator.js";
 import { PaymentGate } from "./payment-gate.js";
 
@@ -66,7 +72,9 @@ async function chainAnswers(rpcUrl: string, timeoutMs: number): Promise<void> {
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    throw Object.assign(new Error("the chain node did not answer"), { code: (error as { name?: string }).name === "TimeoutError" ? "timeout" : "unreachable" });
+    throw Object.assign(new Error("the chain node did not answer"), {
+      code: (error as { name?: string }).name === "TimeoutError" ? "timeout" : "unreachable",
+    });
   }
   const answer = (await response.json().catch(() => null)) as { result?: unknown } | null;
   if (!response.ok || typeof answer?.result !== "string")
@@ -77,8 +85,18 @@ async function chainAnswers(rpcUrl: string, timeoutMs: number): Promise<void> {
 export async function assemblePayments(options: AssembleOptions): Promise<Payments> {
   const { info, logger } = options;
   const label = info.url ?? `in-process (${info.mode})`;
-  const facilitator = guardFacilitator(options.facilitator, { timeoutMs: options.timeoutMs, logger, label, supported: options.supported });
-  const token = { network: NETWORK, asset: getAddress(options.asset), tokenName: options.tokenName, tokenVersion: options.tokenVersion } as const;
+  const facilitator = guardFacilitator(options.facilitator, {
+    timeoutMs: options.timeoutMs,
+    logger,
+    label,
+    supported: options.supported,
+  });
+  const token = {
+    network: NETWORK,
+    asset: getAddress(options.asset),
+    tokenName: options.tokenName,
+    tokenVersion: options.tokenVersion,
+  } as const;
   return {
     mode: info.mode,
     payTo: getAddress(options.payTo),
@@ -140,9 +158,10 @@ async function embeddedPayments(config: Config, logger: Logger): Promise<Payment
   try {
     const chainFile = config.payments.devChainFile;
     await writeChainFile(chainFile, chain);
-    const ignored = [config.marketplacePayTo ? "MARKETPLACE_PAY_TO" : "", config.asset.toLowerCase() !== BASE_USDC.toLowerCase() ? "ASSET_ADDRESS" : ""].filter(
-      Boolean,
-    );
+    const ignored = [
+      config.marketplacePayTo ? "MARKETPLACE_PAY_TO" : "",
+      config.asset.toLowerCase() !== BASE_USDC.toLowerCase() ? "ASSET_ADDRESS" : "",
+    ].filter(Boolean);
     logger.warn(
       {
         rpcUrl: chain.rpcUrl,
@@ -154,7 +173,12 @@ async function embeddedPayments(config: Config, logger: Logger): Promise<Payment
       },
       `LOCAL CHAIN, NOT REAL MONEY: listing fees settle on a throwaway anvil chain (id ${chain.chainId}) with a test token; buyer keys are in ${chainFile}. Set FACILITATOR_URL or SETTLEMENT_RPC_URL + SETTLER_PRIVATE_KEY for real payments.`,
     );
-    return await localChainPayments(chain, { logger, timeoutMs: config.payments.facilitatorTimeoutMs, chainFile, close: () => chain.stop() });
+    return await localChainPayments(chain, {
+      logger,
+      timeoutMs: config.payments.facilitatorTimeoutMs,
+      chainFile,
+      close: () => chain.stop(),
+    });
   } catch (error) {
     await chain.stop();
     throw error;
@@ -163,26 +187,41 @@ async function embeddedPayments(config: Config, logger: Logger): Promise<Payment
 
 /** Refuses a node on another chain or a token address without a contract; warns when the node is unreachable. */
 async function checkChain(name: string, rpcUrl: string, asset: string, logger: Logger): Promise<void> {
-  const client = createPublicClient({ chain: chainForRpc(rpcUrl), transport: http(rpcUrl, { timeout: 10_000, retryCount: 0 }) });
+  const client = createPublicClient({
+    chain: chainForRpc(rpcUrl),
+    transport: http(rpcUrl, { timeout: 10_000, retryCount: 0 }),
+  });
   let chainId: number;
   let code: Hex | undefined;
   try {
     [chainId, code] = await Promise.all([client.getChainId(), client.getCode({ address: getAddress(asset) })]);
   } catch (error) {
-    logger.warn({ variable: name, err: (error as Error).message }, "the chain node did not answer at start; payments answer 502/503 until it does");
+    logger.warn(
+      { variable: name, err: (error as Error).message },
+      "the chain node did not answer at start; payments answer 502/503 until it does",
+    );
     return;
   }
-  if (chainId !== CHAIN_ID) throw new ConfigError([`${name} serves chain id ${chainId}; this marketplace settles on ${NETWORK} (chain id ${CHAIN_ID})`]);
-  if (!code || code === "0x") throw new ConfigError([`ASSET_ADDRESS ${asset} has no contract on the chain behind ${name}`]);
+  if (chainId !== CHAIN_ID)
+    throw new ConfigError([
+      `${name} serves chain id ${chainId}; this marketplace settles on ${NETWORK} (chain id ${CHAIN_ID})`,
+    ]);
+  if (!code || code === "0x")
+    throw new ConfigError([`ASSET_ADDRESS ${asset} has no contract on the chain behind ${name}`]);
 }
 
 function payToOf(config: Config): string {
-  if (!config.marketplacePayTo) throw new ConfigError(["MARKETPLACE_PAY_TO is required with a facilitator: it is the wallet listing fees are paid to"]);
+  if (!config.marketplacePayTo)
+    throw new ConfigError([
+      "MARKETPLACE_PAY_TO is required with a facilitator: it is the wallet listing fees are paid to",
+    ]);
   return config.marketplacePayTo;
 }
 
 /** What a configured (remote or self-settling) facilitator is assembled with. */
-function configuredTerms(config: Config): Omit<AssembleOptions, "facilitator" | "info" | "logger" | "supported" | "close"> {
+function configuredTerms(
+  config: Config,
+): Omit<AssembleOptions, "facilitator" | "info" | "logger" | "supported" | "close"> {
   const { tokenName, tokenVersion, chainRpcUrl, facilitatorTimeoutMs, reconcileLookbackBlocks } = config.payments;
   return {
     payTo: payToOf(config),
@@ -204,14 +243,23 @@ async function remotePayments(config: Config, logger: Logger): Promise<Payments>
     supported = await fetchSupported(facilitator, facilitatorTimeoutMs);
   } catch (error) {
     if (!(error instanceof FacilitatorUnavailableError)) throw error;
-    logger.warn({ facilitator: url, err: error.message }, "facilitator unreachable at start; payments answer 502/503 until it is back");
+    logger.warn(
+      { facilitator: url, err: error.message },
+      "facilitator unreachable at start; payments answer 502/503 until it is back",
+    );
   }
   if (supported && !supportsBaseExact(supported)) {
-    const kinds = supported.kinds.map((kind) => `${kind.scheme}/${kind.network}/v${kind.x402Version}`).join(", ") || "nothing";
-    throw new ConfigError([`the facilitator at FACILITATOR_URL (${url}) does not support exact payments on ${NETWORK} with x402 v2; it supports ${kinds}`]);
+    const kinds =
+      supported.kinds.map((kind) => `${kind.scheme}/${kind.network}/v${kind.x402Version}`).join(", ") || "nothing";
+    throw new ConfigError([
+      `the facilitator at FACILITATOR_URL (${url}) does not support exact payments on ${NETWORK} with x402 v2; it supports ${kinds}`,
+    ]);
   }
   if (chainRpcUrl) await checkChain("CHAIN_RPC_URL", chainRpcUrl, config.asset, logger);
-  else logger.warn("no CHAIN_RPC_URL (development only): settlements are taken on the facilitator's word, and the reconciler is off");
+  else
+    logger.warn(
+      "no CHAIN_RPC_URL (development only): settlements are taken on the facilitator's word, and the reconciler is off",
+    );
   return assemblePayments({
     facilitator,
     info: { mode: "remote", url, settler: null, localChain: null },

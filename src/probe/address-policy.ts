@@ -3,10 +3,17 @@
 // IPv4 hidden in IPv6 forms) is refused, so a listing cannot make the marketplace reach inside.
 import ipaddr from "ipaddr.js";
 
-export type AddressVerdict = { allowed: true; address: string; family: 4 | 6; range: string } | { allowed: false; address: string; range: string };
+export type AddressVerdict =
+  { allowed: true; address: string; family: 4 | 6; range: string } | { allowed: false; address: string; range: string };
 
 /** Addresses of cloud metadata services that sit outside the ranges refused anyway. */
-const METADATA_ADDRESSES = new Set(["169.254.169.254", "169.254.170.2", "100.100.100.200", "192.0.0.192", "fd00:ec2::254"]);
+const METADATA_ADDRESSES = new Set([
+  "169.254.169.254",
+  "169.254.170.2",
+  "100.100.100.200",
+  "192.0.0.192",
+  "fd00:ec2::254",
+]);
 
 /**
  * IPv6 forms that carry an IPv4 address: IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d),
@@ -19,7 +26,8 @@ function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
   const range = address.range();
   if (range === "rfc6052") return ipv4From(parts[6]!, parts[7]!);
   if (range === "6to4") return ipv4From(parts[1]!, parts[2]!);
-  if (parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || parts[7]! > 1)) return ipv4From(parts[6]!, parts[7]!);
+  if (parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || parts[7]! > 1))
+    return ipv4From(parts[6]!, parts[7]!);
   return null;
 }
 
@@ -37,9 +45,14 @@ export function judgeAddress(raw: string, allowLoopback = false): AddressVerdict
   const address = parsed.toString();
   const judged = parsed.kind() === "ipv6" ? (embeddedIPv4(parsed as ipaddr.IPv6) ?? parsed) : parsed;
   const range = judged.range();
-  if (METADATA_ADDRESSES.has(judged.toString()) || METADATA_ADDRESSES.has(address)) return { allowed: false, address, range: "metadata" };
+  if (METADATA_ADDRESSES.has(judged.toString()) || METADATA_ADDRESSES.has(address))
+    return { allowed: false, address, range: "metadata" };
   if (range === "unicast" || (allowLoopback && range === "loopback")) {
     return { allowed: true, address, family: parsed.kind() === "ipv4" ? 4 : 6, range };
   }
-  return { allowed: false, address, range: judged === parsed ? range : `${range} (${judged.toString()} inside ${parsed.range()})` };
+  return {
+    allowed: false,
+    address,
+    range: judged === parsed ? range : `${range} (${judged.toString()} inside ${parsed.range()})`,
+  };
 }

@@ -26,7 +26,10 @@ export async function resolveDestination(
     try {
       addresses = await withDeadline((options.resolve ?? defaultResolver)(hostname), options.timeoutMs);
     } catch (error) {
-      return { code: "host_unresolvable", detail: `${hostname} does not resolve: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
+      return {
+        code: "host_unresolvable",
+        detail: `${hostname} does not resolve: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      };
     }
     if (addresses.length === 0) return { code: "host_unresolvable", detail: `${hostname} has no address` };
   }
@@ -34,7 +37,10 @@ export async function resolveDestination(
   const refused = verdicts.find((verdict) => !verdict.allowed);
   if (refused) {
     const where = isIP(hostname) ? `${hostname} is` : `${hostname} resolves to ${refused.address},`;
-    return { code: "address_not_allowed", detail: `${where} ${refused.range}; only public unicast addresses are ${options.allowedWhat}` };
+    return {
+      code: "address_not_allowed",
+      detail: `${where} ${refused.range}; only public unicast addresses are ${options.allowedWhat}`,
+    };
   }
   return verdicts[0] as Destination;
 }

@@ -55,7 +55,8 @@ class BlockWriter {
   }
 
   filled(): Buffer[] {
-    if (this.blocks.length > 0 && this.used < BLOCK_BYTES) this.blocks[this.blocks.length - 1] = this.blocks.at(-1)!.subarray(0, this.used);
+    if (this.blocks.length > 0 && this.used < BLOCK_BYTES)
+      this.blocks[this.blocks.length - 1] = this.blocks.at(-1)!.subarray(0, this.used);
     return this.blocks;
   }
 }
@@ -67,9 +68,13 @@ class BlockWriter {
 let tlsContext: SecureContext | undefined;
 
 function describeFailure(error: NodeJS.ErrnoException, timeoutMs: number): PinnedResponse {
-  if (error instanceof DeadlineError) return { ok: false, reason: "timeout", detail: `no complete answer within ${timeoutMs} ms` };
+  if (error instanceof DeadlineError)
+    return { ok: false, reason: "timeout", detail: `no complete answer within ${timeoutMs} ms` };
   const code = error.code ?? "";
-  if (/^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO)/.test(code) || /certificate|TLS|SSL/i.test(error.message)) {
+  if (
+    /^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO)/.test(code) ||
+    /certificate|TLS|SSL/i.test(error.message)
+  ) {
     return { ok: false, reason: "tls_error", detail: `TLS failed: ${code || error.message}` };
   }
   return { ok: false, reason: "unreachable", detail: `${code || "connection failed"}: ${error.message}` };
@@ -79,7 +84,10 @@ export function pinnedRequest(options: PinnedRequestOptions): Promise<PinnedResp
   const { url, method, address, family, timeoutMs, maxBytes } = options;
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
   const pinned: LookupFunction = (_host, lookupOptions, callback) => {
-    if (lookupOptions.all) (callback as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
+    if (lookupOptions.all)
+      (callback as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [
+        { address, family },
+      ]);
     else callback(null, address, family);
   };
   const body = method === "POST" ? (options.body ?? "{}") : undefined;

@@ -153,7 +153,13 @@ class SharedLimits implements ProbeLimits {
 
   private shared(keyPrefix: string, perMinute: number): Limit {
     const { RateLimiterRedis: Limiter, RateLimiterRes: Refusal } = this.library;
-    const shared = new Limiter({ storeClient: this.redis, keyPrefix, points: perMinute, duration: 60, rejectIfRedisNotReady: true });
+    const shared = new Limiter({
+      storeClient: this.redis,
+      keyPrefix,
+      points: perMinute,
+      duration: 60,
+      rejectIfRedisNotReady: true,
+    });
     const local = new TokenBuckets(perMinute);
     return {
       take: async (key, points = 1) => {

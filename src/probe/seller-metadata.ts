@@ -3,7 +3,11 @@
 // metadata rules (x402 specs/extensions/bazaar.md, "Service Metadata on resource") are soft-drop:
 // a field that breaks its rule is discarded and the rest kept, so metadata never refuses a listing.
 import type { PaymentRequired } from "@x402/core/types";
-import { isValidRouteTemplate, sanitizeResourceServiceMetadata, validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
+import {
+  isValidRouteTemplate,
+  sanitizeResourceServiceMetadata,
+  validateDiscoveryExtensionSpec,
+} from "@x402/extensions/bazaar";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { LRUCache } from "lru-cache";
 import { isJsonObject } from "../contract/json.js";
@@ -59,7 +63,8 @@ export function readSellerMetadata(challenge: unknown): ReadMetadata {
     );
   }
   if (service.iconUrl !== undefined && !loopbackWithTrailingDot(service.iconUrl)) metadata.iconUrl = service.iconUrl;
-  else if (resource.iconUrl !== undefined) dropped.push("iconUrl: not an http(s) URL on a public host name (no IP literal, localhost or user@)");
+  else if (resource.iconUrl !== undefined)
+    dropped.push("iconUrl: not an http(s) URL on a public host name (no IP literal, localhost or user@)");
 
   const declaredBazaar = isJsonObject(challenge.extensions) ? challenge.extensions.bazaar : undefined;
   if (declaredBazaar !== undefined) {
@@ -101,7 +106,9 @@ function loopbackWithTrailingDot(iconUrl: string): boolean {
 function isMimeType(value: unknown): value is string {
   if (typeof value !== "string" || value.length > MIME_TYPE_MAX_LENGTH) return false;
   // type/subtype with optional parameters (RFC 9110 tokens), no control characters.
-  return /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(?:\s*;\s*[\w!#$&^.+-]+=(?:[\w!#$&^.+-]+|"[\x20-\x21\x23-\x5b\x5d-\x7e]*"))*$/.test(value);
+  return /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(?:\s*;\s*[\w!#$&^.+-]+=(?:[\w!#$&^.+-]+|"[\x20-\x21\x23-\x5b\x5d-\x7e]*"))*$/.test(
+    value,
+  );
 }
 
 type BazaarVerdict = { kept: JsonObject } | { problem: string };
@@ -120,7 +127,8 @@ export function sanitizeBazaar(declared: unknown): BazaarVerdict {
   if (!isJsonObject(declared.info)) return { problem: "has no info object" };
   if (!isJsonObject(declared.schema)) return { problem: "has no schema object" };
   const kept: JsonObject = { info: declared.info, schema: declared.schema };
-  if (typeof declared.routeTemplate === "string" && isValidRouteTemplate(declared.routeTemplate)) kept.routeTemplate = declared.routeTemplate;
+  if (typeof declared.routeTemplate === "string" && isValidRouteTemplate(declared.routeTemplate))
+    kept.routeTemplate = declared.routeTemplate;
 
   const shape = shapeProblem(kept);
   if (shape) return { problem: shape };
@@ -168,7 +176,11 @@ export function validateAgainstSchema(schema: JsonObject, info: unknown): string
   }
   if ("invalid" in validate) return [validate.invalid];
   if (validate(info)) return null;
-  return validate.errors?.map((error) => `${error.instancePath || "(root)"}: ${error.message}`) ?? ["Unknown validation error"];
+  return (
+    validate.errors?.map((error) => `${error.instancePath || "(root)"}: ${error.message}`) ?? [
+      "Unknown validation error",
+    ]
+  );
 }
 
 const firstError = (errors: string[] | undefined) => (errors?.[0] ?? "invalid").slice(0, 200);
@@ -211,7 +223,8 @@ function referenceOrRegexProblem(schema: JsonObject): string | null {
       }
       if (key === "patternProperties" && isJsonObject(child)) {
         const risky = Object.keys(child).find(backtracksExponentially);
-        if (risky !== undefined) return `its schema has a patternProperties key that can backtrack exponentially (${JSON.stringify(risky).slice(0, 80)})`;
+        if (risky !== undefined)
+          return `its schema has a patternProperties key that can backtrack exponentially (${JSON.stringify(risky).slice(0, 80)})`;
       }
       pending.push(child);
     }

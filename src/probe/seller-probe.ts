@@ -46,14 +46,21 @@ export type ProbeFailureCode =
   | "price_mismatch";
 
 export type ProbeResult =
-  { ok: true; detail: string; requirement: PaymentRequirements; metadata: ReadMetadata } | { ok: false; code: ProbeFailureCode; detail: string };
+  | { ok: true; detail: string; requirement: PaymentRequirements; metadata: ReadMetadata }
+  | { ok: false; code: ProbeFailureCode; detail: string };
 
-export type ProbeAttempt = ProbeResult | { ok: false; code: "rate_limited"; scope: "client" | "host"; retryAfterSeconds: number; detail: string };
+export type ProbeAttempt =
+  | ProbeResult
+  | { ok: false; code: "rate_limited"; scope: "client" | "host"; retryAfterSeconds: number; detail: string };
 
 export type { Resolver };
 
 const USER_AGENT = "x402-marketplace-probe/1 (+seller listing check)";
-const fail = (code: ProbeFailureCode, detail: string): Extract<ProbeResult, { ok: false }> => ({ ok: false, code, detail });
+const fail = (code: ProbeFailureCode, detail: string): Extract<ProbeResult, { ok: false }> => ({
+  ok: false,
+  code,
+  detail,
+});
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** Counts a probe's outcome (x402_seller_probes_total): ok, its failure code, or rate_limited; each probe once. */
@@ -165,7 +172,10 @@ export class SellerProbe {
       );
     }
     if (response.status !== 402) {
-      return fail("not_402", `${where} answered ${response.status} without payment; an x402 endpoint must answer 402 with a payment challenge`);
+      return fail(
+        "not_402",
+        `${where} answered ${response.status} without payment; an x402 endpoint must answer 402 with a payment challenge`,
+      );
     }
     const challenge = readChallenge(response);
     if ("code" in challenge) return fail(challenge.code, `${where}: ${challenge.detail}`);
@@ -188,10 +198,17 @@ export class SellerProbe {
     challenge: PaymentRequired,
     target: ProbeTarget,
   ): Omit<Extract<ProbeResult, { ok: true }>, "metadata"> | Extract<ProbeResult, { ok: false }> {
-    const offered = challenge.accepts.map((requirement) => `${requirement.scheme} on ${requirement.network}`).join(", ");
-    const candidates = challenge.accepts.filter((requirement) => requirement.scheme === "exact" && requirement.network === this.expected.network);
+    const offered = challenge.accepts
+      .map((requirement) => `${requirement.scheme} on ${requirement.network}`)
+      .join(", ");
+    const candidates = challenge.accepts.filter(
+      (requirement) => requirement.scheme === "exact" && requirement.network === this.expected.network,
+    );
     if (candidates.length === 0) {
-      return fail("no_exact_base_requirement", `the challenge offers ${offered || "nothing"}; it needs an exact requirement on ${this.expected.network}`);
+      return fail(
+        "no_exact_base_requirement",
+        `the challenge offers ${offered || "nothing"}; it needs an exact requirement on ${this.expected.network}`,
+      );
     }
     const judged = candidates.map((requirement) => ({ requirement, mismatches: this.mismatches(requirement, target) }));
     const match = judged.find(({ mismatches }) => mismatches.length === 0);
@@ -206,22 +223,35 @@ export class SellerProbe {
     return fail(mismatches[0]!.code, mismatches.map(({ detail }) => detail).join("; "));
   }
 
-  private mismatches(requirement: PaymentRequirements, target: ProbeTarget): Array<{ code: ProbeFailureCode; detail: string }> {
+  private mismatches(
+    requirement: PaymentRequirements,
+    target: ProbeTarget,
+  ): Array<{ code: ProbeFailureCode; detail: string }> {
     const found: Array<{ code: ProbeFailureCode; detail: string }> = [];
     if (target.sellerPayTo !== null && !sameAddress(requirement.payTo, target.sellerPayTo)) {
-      found.push({ code: "pay_to_mismatch", detail: `payTo is ${requirement.payTo}, but sellerPayTo is ${target.sellerPayTo}` });
+      found.push({
+        code: "pay_to_mismatch",
+        detail: `payTo is ${requirement.payTo}, but sellerPayTo is ${target.sellerPayTo}`,
+      });
     }
     if (!sameAddress(requirement.asset, this.expected.asset)) {
-      found.push({ code: "asset_mismatch", detail: `asset is ${requirement.asset}; this marketplace lists payments in ${this.expected.asset}` });
+      found.push({
+        code: "asset_mismatch",
+        detail: `asset is ${requirement.asset}; this marketplace lists payments in ${this.expected.asset}`,
+      });
     }
     if (target.priceAtomic !== null && requirement.amount !== target.priceAtomic) {
-      found.push({ code: "price_mismatch", detail: `amount is ${requirement.amount}, but priceUsdc is ${target.priceAtomic} in atomic units (6 decimals)` });
+      found.push({
+        code: "price_mismatch",
+        detail: `amount is ${requirement.amount}, but priceUsdc is ${target.priceAtomic} in atomic units (6 decimals)`,
+      });
     }
     return found;
   }
 }
 
-type ReadChallenge = { paymentRequired: PaymentRequired; metadata: ReadMetadata } | { code: ProbeFailureCode; detail: string };
+type ReadChallenge =
+  { paymentRequired: PaymentRequired; metadata: ReadMetadata } | { code: ProbeFailureCode; detail: string };
 
 /** The x402 challenge of a 402 (the PAYMENT-REQUIRED header, or an x402 v2 JSON body) and the service metadata it declares. */
 export function readChallenge(response: Extract<PinnedResponse, { ok: true }>): ReadChallenge {
@@ -236,24 +266,32 @@ export function readChallenge(response: Extract<PinnedResponse, { ok: true }>): 
     return parseChallenge(decoded, "the PAYMENT-REQUIRED header");
   }
   if (response.truncated) {
-    return { code: "no_challenge", detail: `402 without a PAYMENT-REQUIRED header, and a body longer than the ${response.body.length} bytes the probe reads` };
+    return {
+      code: "no_challenge",
+      detail: `402 without a PAYMENT-REQUIRED header, and a body longer than the ${response.body.length} bytes the probe reads`,
+    };
   }
   let body: unknown;
   try {
     body = JSON.parse(response.body.toString("utf8"));
   } catch {
-    return { code: "no_challenge", detail: "402 without a PAYMENT-REQUIRED header or a JSON body carrying an x402 challenge" };
+    return {
+      code: "no_challenge",
+      detail: "402 without a PAYMENT-REQUIRED header or a JSON body carrying an x402 challenge",
+    };
   }
   return parseChallenge(body, "the 402 body");
 }
 
 function parseChallenge(value: unknown, where: string): ReadChallenge {
   const version = (value as { x402Version?: unknown } | null)?.x402Version;
-  if (version === 1) return { code: "x402_v1_challenge", detail: `${where} is an x402 v1 challenge; x402 v2 is required` };
+  if (version === 1)
+    return { code: "x402_v1_challenge", detail: `${where} is an x402 v1 challenge; x402 v2 is required` };
   // Bad metadata is dropped by its own rules (seller-metadata.ts), never a reason to refuse the challenge.
   const parsed = PaymentRequiredV2Schema.safeParse(withoutResourceMetadata(value));
   if (parsed.success) return { paymentRequired: parsed.data as PaymentRequired, metadata: readSellerMetadata(value) };
-  if (version === undefined) return { code: "no_challenge", detail: `${where} carries no x402 challenge (no x402Version)` };
+  if (version === undefined)
+    return { code: "no_challenge", detail: `${where} carries no x402 challenge (no x402Version)` };
   const issue = parsed.error.issues[0];
   return {
     code: "malformed_challenge",

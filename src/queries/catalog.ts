@@ -60,7 +60,9 @@ export async function listPage(context: CatalogQueryContext, state: CatalogState
   const limit = query.limit ?? DEFAULT_LIST_LIMIT;
   const offset = query.offset ?? 0;
   const view = catalogView(query, showsSeed(query, "catalog"));
-  const page = view ? await context.store.catalog.page(view, { limit, offset, now: context.now(), token: state.token }) : EMPTY_PAGE;
+  const page = view
+    ? await context.store.catalog.page(view, { limit, offset, now: context.now(), token: state.token })
+    : EMPTY_PAGE;
   return { page, limit, offset, describeFilters: isDefaultSeedView(query) };
 }
 
@@ -89,7 +91,12 @@ export function searchQuestion(query: Pick<SearchQuery, "query" | "q" | "mode" |
   return { question, text: read && Object.keys(interpreted).length ? read.text : question, interpreted };
 }
 
-export async function searchPage(context: CatalogQueryContext, state: CatalogState, query: SearchQuery, route: "catalog" | "search"): Promise<SearchView> {
+export async function searchPage(
+  context: CatalogQueryContext,
+  state: CatalogState,
+  query: SearchQuery,
+  route: "catalog" | "search",
+): Promise<SearchView> {
   const asked = query.mode ?? "hybrid";
   const { question, text, interpreted } = searchQuestion(query);
   const filtered: SearchQuery = { ...query, ...interpreted };
@@ -102,13 +109,21 @@ export async function searchPage(context: CatalogQueryContext, state: CatalogSta
     network: query.network,
     scheme: query.scheme,
     extensions: query.extensions,
-    ranking: [asked, filtered.minPrice ?? null, filtered.maxPrice ?? null, query.tags ?? null, query.source ?? "listed", filtered.sort ?? null],
+    ranking: [
+      asked,
+      filtered.minPrice ?? null,
+      filtered.maxPrice ?? null,
+      query.tags ?? null,
+      query.source ?? "listed",
+      filtered.sort ?? null,
+    ],
   };
   const limit = query.limit ?? DEFAULT_SEARCH_LIMIT;
   const offset = query.cursor === undefined ? (query.offset ?? 0) : decodeCursor(query.cursor, scope);
   const view = catalogView(filtered, includeSeed);
   const echo = Object.keys(interpreted).length ? interpreted : undefined;
-  if (!view) return { page: EMPTY_PAGE, limit, offset, scope, ranking: text ? { mode: asked, interpreted: echo } : undefined };
+  if (!view)
+    return { page: EMPTY_PAGE, limit, offset, scope, ranking: text ? { mode: asked, interpreted: echo } : undefined };
   const ranker = context.ranker;
   let unranked: SearchRanking["reason"] = ranker ? "semantic-not-ready" : "semantic-off";
   if (text && asked !== "substring" && ranker?.ready) {
@@ -119,8 +134,15 @@ export async function searchPage(context: CatalogQueryContext, state: CatalogSta
     unranked = "semantic-saturated";
   }
   // The whole question as one substring: asked for (mode=substring), or the engine could not answer.
-  const page = await context.store.catalog.search(view, text ?? "", { limit, offset, now: context.now(), token: state.token });
-  const ranking: SearchRanking | undefined = text ? { mode: "substring", reason: asked === "substring" ? undefined : unranked, interpreted: echo } : undefined;
+  const page = await context.store.catalog.search(view, text ?? "", {
+    limit,
+    offset,
+    now: context.now(),
+    token: state.token,
+  });
+  const ranking: SearchRanking | undefined = text
+    ? { mode: "substring", reason: asked === "substring" ? undefined : unranked, interpreted: echo }
+    : undefined;
   return { page, limit, offset, scope, ranking };
 }
 
@@ -129,11 +151,16 @@ export async function searchPage(context: CatalogQueryContext, state: CatalogSta
  * changes without a catalog write, so it is never reused under the catalog's freshness token.
  */
 export const passingAnswer = (ranking: { reason?: string | undefined } | undefined): boolean =>
-  ranking?.reason === "semantic-not-ready" || ranking?.reason === "semantic-saturated" || ranking?.reason === "model-busy";
+  ranking?.reason === "semantic-not-ready" ||
+  ranking?.reason === "semantic-saturated" ||
+  ranking?.reason === "model-busy";
 
 /** The newest `limit` third-party listings (`GET /listings`, the foreign catalog), and how many there are. */
 export function newestForeign(context: CatalogQueryContext, state: CatalogState, limit: number) {
-  return context.store.catalog.page({ includeSeed: false }, { limit, offset: 0, now: context.now(), token: state.token });
+  return context.store.catalog.page(
+    { includeSeed: false },
+    { limit, offset: 0, now: context.now(), token: state.token },
+  );
 }
 
 /** The catalog's counts (`/status.json`, the foreign catalog): visible foreign and seed rows, every stored row, by health, delisted. */
@@ -143,7 +170,10 @@ export function catalogCounts(context: CatalogQueryContext, state: CatalogState)
 
 /** The foreign catalog (`/foreign.json`): its newest page and the counts. */
 export async function foreignPage(context: CatalogQueryContext, state: CatalogState) {
-  const [page, counts] = await Promise.all([newestForeign(context, state, FOREIGN_PAGE_SIZE), catalogCounts(context, state)]);
+  const [page, counts] = await Promise.all([
+    newestForeign(context, state, FOREIGN_PAGE_SIZE),
+    catalogCounts(context, state),
+  ]);
   return { rows: page.rows, counts };
 }
 

@@ -8,7 +8,14 @@ import { DOCUMENT_HISTORY, listingHistory, type ListingEventsContext, type Listi
 
 /** Where a listing's history is read: the health store and the usage service (only the reads this needs). */
 export interface ListingHistorySources extends ListingEventsContext {
-  health: { store: { history(listingId: string, now: Date): Promise<Pick<ListingHistory, "healthHistory" | "lastProbes"> & { quietUntil: Date | null }> } };
+  health: {
+    store: {
+      history(
+        listingId: string,
+        now: Date,
+      ): Promise<Pick<ListingHistory, "healthHistory" | "lastProbes"> & { quietUntil: Date | null }>;
+    };
+  };
   usage: {
     history(listing: Listing, now: Date): Promise<ListingHistory["usageHistory"]>;
     state(): Promise<NonNullable<ListingHistory["usageIndexer"]> | null>;
@@ -37,6 +44,10 @@ export async function listingDocumentOf(listing: Listing, sources: ListingHistor
     listingHistory(sources, listing.id, DOCUMENT_HISTORY),
   ]);
   const status = listingStatus(listing, now) as ListingStatus;
-  const document = listingDocument(listing, { ...health, usageHistory, ...(usageIndexer && { usageIndexer }), status, history }, sources.market);
+  const document = listingDocument(
+    listing,
+    { ...health, usageHistory, ...(usageIndexer && { usageIndexer }), status, history },
+    sources.market,
+  );
   return { document, reusableUntil: quietUntil?.getTime() ?? null };
 }

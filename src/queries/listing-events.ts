@@ -31,7 +31,11 @@ export function eventRecord(row: ListingEvent): ListingEventRecord {
 }
 
 /** A listing's most recent transitions, newest first. */
-export async function listingHistory(context: ListingEventsContext, listingId: string, limit: number): Promise<ListingEventRecord[]> {
+export async function listingHistory(
+  context: ListingEventsContext,
+  listingId: string,
+  limit: number,
+): Promise<ListingEventRecord[]> {
   return (await context.events.forListing(listingId, limit)).map(eventRecord);
 }
 
@@ -40,7 +44,10 @@ export async function listingStatusOf(
   context: ListingEventsContext,
   listingId: string,
 ): Promise<{ status: ListingStatus; history: ListingEventRecord[] } | null> {
-  const [listing, history] = await Promise.all([context.events.subject(listingId), listingHistory(context, listingId, STATUS_HISTORY)]);
+  const [listing, history] = await Promise.all([
+    context.events.subject(listingId),
+    listingHistory(context, listingId, STATUS_HISTORY),
+  ]);
   if (!listing || listing.leftoverSeed) return null;
   return { status: listingStatus(listing, context.now()) as ListingStatus, history };
 }

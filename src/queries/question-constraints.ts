@@ -26,7 +26,8 @@ export function readConstraints(question: string): QuestionConstraints {
   const cap = PRICE_CAP.exec(text);
   if (cap) {
     const [, cents, dollars, plain] = cap;
-    const value = cents !== undefined ? (WORD_NUMBERS[cents.toLowerCase()] ?? Number(cents)) / 100 : Number(dollars ?? plain);
+    const value =
+      cents !== undefined ? (WORD_NUMBERS[cents.toLowerCase()] ?? Number(cents)) / 100 : Number(dollars ?? plain);
     if (Number.isFinite(value) && value > 0 && value < 1_000_000) {
       maxPrice = usdc(value);
       text = text.replace(cap[0], " ");

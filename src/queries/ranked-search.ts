@@ -90,7 +90,11 @@ export async function rankedPage(
   mode: SearchMode,
   page: { limit: number; offset: number; now: Date },
 ): Promise<{ page: Page<Listing>; ranking: SearchRanking } | null> {
-  const outcome = await ranker.service.search(text, { mode, limit: RANKED_HITS, filters: engineFilters(view, page.now) });
+  const outcome = await ranker.service.search(text, {
+    mode,
+    limit: RANKED_HITS,
+    filters: engineFilters(view, page.now),
+  });
   if (!outcome) return null;
   const ids = outcome.hits.map((hit) => hit.id);
   // The default order is the engine's rank; another sorts the hits by its first key (rank within a tie).
@@ -106,10 +110,16 @@ export async function rankedPage(
     // whole to show 20 (1.2 ms of a 2k-listing search's request-thread CPU on a loaded machine).
     const inView = await store.catalog.idsInView(view, ids, page.now);
     const ranked = ids.filter((id) => inView.has(id));
-    shown = { rows: await store.catalog.inViewByIds(view, ranked.slice(page.offset, page.offset + page.limit), page.now), total: ranked.length };
+    shown = {
+      rows: await store.catalog.inViewByIds(view, ranked.slice(page.offset, page.offset + page.limit), page.now),
+      total: ranked.length,
+    };
   }
   const nearIds = outcome.nearMisses.map((hit) => hit.id);
-  const nearMisses = page.offset === 0 && nearIds.length && shown.total === 0 ? await store.catalog.inViewByIds(view, nearIds, page.now) : [];
+  const nearMisses =
+    page.offset === 0 && nearIds.length && shown.total === 0
+      ? await store.catalog.inViewByIds(view, nearIds, page.now)
+      : [];
   const reasons = new Map([...outcome.hits, ...outcome.nearMisses].map((hit) => [hit.id, hit.reasons]));
   return {
     page: shown,

@@ -43,22 +43,33 @@ function seqOf(cursor: string): number {
   ]);
 }
 
-function entryOf(listing: Listing | undefined, id: string, updatedAt: Date, now: Date, market: MarketFacts): SyncPage["items"][number] | null {
+function entryOf(
+  listing: Listing | undefined,
+  id: string,
+  updatedAt: Date,
+  now: Date,
+  market: MarketFacts,
+): SyncPage["items"][number] | null {
   const at = updatedAt.toISOString();
   if (!listing) return { id, updatedAt: at, removed: true, reason: "expired" };
   if (listing.leftoverSeed || listing.state === "pending") return null;
-  if (listing.state === "delisted" || listing.state === "failed") return { id, updatedAt: at, removed: true, reason: listing.state };
+  if (listing.state === "delisted" || listing.state === "failed")
+    return { id, updatedAt: at, removed: true, reason: listing.state };
   if (listing.expiresAt.getTime() <= now.getTime()) return { id, updatedAt: at, removed: true, reason: "expired" };
   return { id, updatedAt: at, removed: false, item: toCatalogItem(listing, market) };
 }
 
-export async function syncPage(context: SyncContext, query: { updated_since?: string; cursor?: string; limit?: number }): Promise<SyncPage> {
+export async function syncPage(
+  context: SyncContext,
+  query: { updated_since?: string; cursor?: string; limit?: number },
+): Promise<SyncPage> {
   const limit = query.limit ?? 100;
   let after = 0;
   if (query.cursor !== undefined) after = seqOf(query.cursor);
   else if (query.updated_since !== undefined) {
     const since = Date.parse(query.updated_since) - SYNC_OVERLAP_MS;
-    if (Number.isNaN(since)) throw new HttpError(400, "invalid_request", "Invalid request: query updated_since is not an instant.");
+    if (Number.isNaN(since))
+      throw new HttpError(400, "invalid_request", "Invalid request: query updated_since is not an instant.");
     // No event is older than the epoch (and PostgreSQL holds no year 0): earlier means "everything".
     after = since <= 0 ? 0 : await context.events.seqBefore(new Date(since));
   }

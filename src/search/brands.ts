@@ -81,7 +81,8 @@ export class BrandRegistry {
   private ownedElsewhere(key: string, payTo: string, origin: number, listedAt: number): BrandClaim | undefined {
     let first: Owner | undefined;
     for (const owner of this.owners.get(key) ?? []) if (!first || owner.since < first.since) first = owner;
-    if (!first || first.payTo === payTo || first.since >= listedAt || (origin !== 0 && first.origin === origin)) return undefined;
+    if (!first || first.payTo === payTo || first.since >= listedAt || (origin !== 0 && first.origin === origin))
+      return undefined;
     return { brand: first.brand, payTo: first.payTo };
   }
 
@@ -103,7 +104,13 @@ export class BrandRegistry {
    * this listing (`listedAt`, epoch ms), so a later confusable copy never flags the original
    * (`origin`: the listing's resource's hashed host).
    */
-  copiedBy(name: string | null, description: string, payTo: string, origin = 0, listedAt = Infinity): BrandClaim | undefined {
+  copiedBy(
+    name: string | null,
+    description: string,
+    payTo: string,
+    origin = 0,
+    listedAt = Infinity,
+  ): BrandClaim | undefined {
     const seller = payTo.toLowerCase();
     const candidates = new Set<string>();
     const nameKey = brandKey(name ?? "");
@@ -113,7 +120,8 @@ export class BrandRegistry {
         if (typeof keys === "string") candidates.add(keys);
         else for (const key of keys ?? []) candidates.add(key);
       }
-      for (let end = MIN_BRAND; end < nameKey.length; end++) if (this.owners.has(nameKey.slice(0, end))) candidates.add(nameKey.slice(0, end));
+      for (let end = MIN_BRAND; end < nameKey.length; end++)
+        if (this.owners.has(nameKey.slice(0, end))) candidates.add(nameKey.slice(0, end));
     }
     // The description's runs of one to three words, as brand keys (a run's key is its words' keys
     // joined; runs shorter than a brand are not looked up).

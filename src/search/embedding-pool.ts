@@ -68,7 +68,8 @@ export class EmbeddingPool {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += BATCH) {
       const packed = (await this.pool.run(texts.slice(i, i + BATCH))) as Float32Array;
-      for (let row = 0; row * DIMENSIONS < packed.length; row++) out.push(packed.subarray(row * DIMENSIONS, (row + 1) * DIMENSIONS));
+      for (let row = 0; row * DIMENSIONS < packed.length; row++)
+        out.push(packed.subarray(row * DIMENSIONS, (row + 1) * DIMENSIONS));
     }
     return out;
   }

@@ -29,7 +29,12 @@ export type EngineRequest = { id: number } & (
   | {
       op: "search";
       query: string;
-      options: { mode?: SearchMode | undefined; limit?: number | undefined; filters?: SearchFilters | undefined; vector?: Float32Array | undefined };
+      options: {
+        mode?: SearchMode | undefined;
+        limit?: number | undefined;
+        filters?: SearchFilters | undefined;
+        vector?: Float32Array | undefined;
+      };
     }
   | { op: "pending"; limit: number }
   | { op: "setModelVectors"; ids: string[]; vectors: Float32Array }
@@ -51,4 +56,5 @@ export interface EngineResults {
 }
 
 /** A reply; id 0 is the thread's first message, once the query encoder has loaded (or failed to). */
-export type EngineReply = { id: number; result: unknown; error?: undefined } | { id: number; error: string; result?: undefined };
+export type EngineReply =
+  { id: number; result: unknown; error?: undefined } | { id: number; error: string; result?: undefined };

@@ -23,7 +23,10 @@ function startWorker(): Worker {
   if (import.meta.url.endsWith(".js")) return new Worker(new URL("./engine-worker.js", import.meta.url));
   const source = new URL("./engine-worker.ts", import.meta.url).href;
   const tsx = import.meta.resolve("tsx/esm/api");
-  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => tsx.tsImport(${JSON.stringify(source)}, ${JSON.stringify(source)}))`, { eval: true });
+  return new Worker(
+    `import(${JSON.stringify(tsx)}).then((tsx) => tsx.tsImport(${JSON.stringify(source)}, ${JSON.stringify(source)}))`,
+    { eval: true },
+  );
 }
 
 export class EngineThread {
@@ -38,7 +41,9 @@ export class EngineThread {
   /** `onFailure`: told once if the thread stops or fails without close() (searches then answer without it). */
   constructor(private readonly onFailure: (error: Error) => void = () => {}) {
     this.worker = startWorker();
-    this.loaded = new Promise((resolve, reject) => this.waiting.set(0, { resolve: resolve as (value: unknown) => void, reject }));
+    this.loaded = new Promise((resolve, reject) =>
+      this.waiting.set(0, { resolve: resolve as (value: unknown) => void, reject }),
+    );
     this.loaded.catch(() => {});
     this.worker.on("message", (reply: EngineReply) => {
       const waiter = this.waiting.get(reply.id);

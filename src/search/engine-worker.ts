@@ -51,12 +51,19 @@ function answer(request: EngineRequest): unknown {
       });
     }
     case "setModelVectors":
-      request.ids.forEach((id, row) => engine.setModelVector(id, request.vectors.subarray(row * DIMENSIONS, (row + 1) * DIMENSIONS)));
+      request.ids.forEach((id, row) =>
+        engine.setModelVector(id, request.vectors.subarray(row * DIMENSIONS, (row + 1) * DIMENSIONS)),
+      );
       return undefined;
     case "rememberQueryVector":
       return engine.rememberQueryVector(request.query, request.vector);
     case "stats":
-      return { size: engine.size, pending: engine.pendingModelVectors.length, memory: engine.memory, semanticReady: engine.semanticReady };
+      return {
+        size: engine.size,
+        pending: engine.pendingModelVectors.length,
+        memory: engine.memory,
+        semanticReady: engine.semanticReady,
+      };
   }
 }
 

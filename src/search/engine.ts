@@ -74,7 +74,8 @@ export class SearchEngine {
   /** Listings whose vector is still the stand-in (the backfill's work left). */
   get pendingModelVectors(): string[] {
     const pending: string[] = [];
-    for (let slot = 0; slot < this.table.slots; slot++) if (this.table.isLive(slot) && !this.table.hasModelVector(slot)) pending.push(this.table.id(slot));
+    for (let slot = 0; slot < this.table.slots; slot++)
+      if (this.table.isLive(slot) && !this.table.hasModelVector(slot)) pending.push(this.table.id(slot));
     return pending;
   }
 
@@ -109,7 +110,13 @@ export class SearchEngine {
     this.lookalikesChecked = false;
     const vector = modelVector ?? this.options.encoder?.encode(listingText(doc)) ?? null;
     const slot = this.table.add(doc, modelVector !== undefined, stuffed(words(doc.description)));
-    this.lexical.add(slot, { name: doc.serviceName ?? "", tags: doc.tags, description: doc.description, resource: doc.resource, declared: doc.declared ?? "" });
+    this.lexical.add(slot, {
+      name: doc.serviceName ?? "",
+      tags: doc.tags,
+      description: doc.description,
+      resource: doc.resource,
+      declared: doc.declared ?? "",
+    });
     if (vector) this.vectors.add(slot, vector);
     this.claimBrand(slot);
   }
@@ -123,7 +130,11 @@ export class SearchEngine {
     const slot = this.table.slot(id);
     if (slot === undefined) return undefined;
     const declared = this.table.declaredOfTerse(slot);
-    return { serviceName: this.table.name(slot), description: this.table.description(slot), ...(declared ? { declared } : {}) };
+    return {
+      serviceName: this.table.name(slot),
+      description: this.table.description(slot),
+      ...(declared ? { declared } : {}),
+    };
   }
 
   /** Whether a new version of a listing changes its indexed text (else updateFacts is enough). */
@@ -162,7 +173,8 @@ export class SearchEngine {
   /** A verified listing's name counts as its seller's brand, from when and where it was listed. */
   private claimBrand(slot: number): void {
     const name = this.table.name(slot);
-    if (this.table.verified(slot) && name) this.brands.claim(name, this.table.payTo(slot), 1, this.table.listedAt(slot), this.table.originKey(slot));
+    if (this.table.verified(slot) && name)
+      this.brands.claim(name, this.table.payTo(slot), 1, this.table.listedAt(slot), this.table.originKey(slot));
   }
 
   /** A verified listing's brand claim is taken back (it changes or goes). */
@@ -176,7 +188,13 @@ export class SearchEngine {
     const known = this.table.claimAt(slot, this.brands.version);
     if (known) return known.claim;
     const table = this.table;
-    const claim = this.brands.copiedBy(table.name(slot), table.description(slot), table.payTo(slot), table.originKey(slot), table.listedAt(slot));
+    const claim = this.brands.copiedBy(
+      table.name(slot),
+      table.description(slot),
+      table.payTo(slot),
+      table.originKey(slot),
+      table.listedAt(slot),
+    );
     this.table.setClaim(slot, claim, this.brands.version);
     return claim;
   }
@@ -253,7 +271,9 @@ export class SearchEngine {
 
   /** The question's shape, read from its terms as the catalog holds them and the brands it names. */
   private shapeOf(query: string, expanded: ExpandedQuery): QueryShape {
-    const known = [...expanded.asked.keys()].filter((word) => expanded.terms.some((term) => term.asked === word && term.weight === 1)).length;
+    const known = [...expanded.asked.keys()].filter((word) =>
+      expanded.terms.some((term) => term.asked === word && term.weight === 1),
+    ).length;
     return { asked: expanded.asked.size, known, namesBrand: this.brands.named(query) };
   }
 
@@ -261,7 +281,10 @@ export class SearchEngine {
    * Ranks the listings the filters admit for a question. `vector`: the model's vector of the question
    * (remembered for later asks of it); without one, a remembered one or the query encoder's.
    */
-  search(query: string, options: { mode?: SearchMode; limit?: number; filters?: SearchFilters; vector?: Float32Array | undefined } = {}): SearchOutcome {
+  search(
+    query: string,
+    options: { mode?: SearchMode; limit?: number; filters?: SearchFilters; vector?: Float32Array | undefined } = {},
+  ): SearchOutcome {
     const asked = options.mode ?? "hybrid";
     const limit = options.limit ?? 20;
     const accept = this.accepts(options.filters ?? {});
@@ -272,7 +295,8 @@ export class SearchEngine {
     // with their listing (bench:search:rate, 150 distinct questions a second).
     let scanBudget: number | undefined;
     if (asked !== "lexical" && !this.semanticReady) [mode, degraded] = ["lexical", "semantic-not-ready"];
-    else if (asked !== "lexical" && !this.semanticHasBudget()) [scanBudget, degraded] = [Math.ceil(SCAN_BUDGET / 8), "semantic-saturated"];
+    else if (asked !== "lexical" && !this.semanticHasBudget())
+      [scanBudget, degraded] = [Math.ceil(SCAN_BUDGET / 8), "semantic-saturated"];
     if (options.vector) this.rememberQueryVector(query, options.vector);
 
     const expanded = this.lexical.expand(query);
@@ -281,23 +305,36 @@ export class SearchEngine {
     // Letters no dictionary holds (neither the catalog's words nor the model's): the model would still
     // place them somewhere near everything, so only the text side may answer.
     const gibberish =
-      mode !== "lexical" && shape.known === 0 && this.options.encoder !== null && !words(query).some((word) => this.options.encoder!.knows(word));
+      mode !== "lexical" &&
+      shape.known === 0 &&
+      this.options.encoder !== null &&
+      !words(query).some((word) => this.options.encoder!.knows(word));
     const sides = gibberish ? "lexical" : mode;
     const candidates = new Map<number, { textRank?: number; meaningRank?: number }>();
-    const { vector: own, fromModel } = sides === "lexical" ? { vector: null, fromModel: false } : this.queryVector(query);
+    const { vector: own, fromModel } =
+      sides === "lexical" ? { vector: null, fromModel: false } : this.queryVector(query);
     // The stand-in vector borrows the model's sense of the topic from the best text matches (the
     // question's own, whatever the view's filters: a filter must not change what the words mean).
     const feedback =
-      !fromModel && own ? { limit: this.options.feedbackMatches ?? FEEDBACK_MATCHES, accept: (slot: number) => this.table.isLive(slot) } : undefined;
+      !fromModel && own
+        ? { limit: this.options.feedbackMatches ?? FEEDBACK_MATCHES, accept: (slot: number) => this.table.isLive(slot) }
+        : undefined;
     // Both sources asked: each picks its own candidates, so no number of indexed rows can take a
     // listed one's place (they rank after the paid listings of similar relevance, trust.indexed).
     const filters = options.filters ?? {};
-    const pools = filters.source === undefined ? [this.accepts({ ...filters, source: "listed" }), this.accepts({ ...filters, source: "indexed" })] : [accept];
+    const pools =
+      filters.source === undefined
+        ? [this.accepts({ ...filters, source: "listed" }), this.accepts({ ...filters, source: "indexed" })]
+        : [accept];
     let alsoBest: number[] = [];
     for (const admits of pools) {
-      const lexical = sides === "semantic" && !feedback ? { matches: [], alsoBest: [] } : this.lexical.search(expanded, CANDIDATES, admits, feedback);
+      const lexical =
+        sides === "semantic" && !feedback
+          ? { matches: [], alsoBest: [] }
+          : this.lexical.search(expanded, CANDIDATES, admits, feedback);
       if (alsoBest.length === 0) alsoBest = lexical.alsoBest;
-      if (sides !== "semantic") lexical.matches.forEach((match, rank) => candidates.set(match.doc, { textRank: rank + 1 }));
+      if (sides !== "semantic")
+        lexical.matches.forEach((match, rank) => candidates.set(match.doc, { textRank: rank + 1 }));
     }
     let queryValues: Float64Array | null = null;
     if (sides !== "lexical") {
@@ -314,15 +351,29 @@ export class SearchEngine {
       }
       this.semanticSpent += performance.now() - started;
     }
-    if (!fromModel && sides !== "lexical" && degraded === undefined) degraded = this.options.encoder ? "model-busy" : "model-not-loaded";
+    if (!fromModel && sides !== "lexical" && degraded === undefined)
+      degraded = this.options.encoder ? "model-busy" : "model-not-loaded";
 
-    const scored: Array<SearchHit & { relevance: number; claim?: BrandClaim | undefined; payTo: string; capped?: boolean; name: string | null }> = [];
+    const scored: Array<
+      SearchHit & {
+        relevance: number;
+        claim?: BrandClaim | undefined;
+        payTo: string;
+        capped?: boolean;
+        name: string | null;
+      }
+    > = [];
     for (const [slot, { textRank, meaningRank }] of candidates) {
       const text = this.lexical.features(expanded, slot);
       const raw = queryValues ? this.vectors.similarity(slot, queryValues) : null;
       const similarity = raw === null ? null : calibrated(raw, fromModel, this.table.hasModelVector(slot));
       const isStuffed = this.table.isStuffed(slot);
-      const relevance = relevanceOf(meaningScore(similarity), textScore(text.coverage, text.normalized, isStuffed), trustInText, sides);
+      const relevance = relevanceOf(
+        meaningScore(similarity),
+        textScore(text.coverage, text.normalized, isStuffed),
+        trustInText,
+        sides,
+      );
       const facts = this.table.trust(slot);
       const claim = this.claimOf(slot);
       const factor = trustFactor(facts);
@@ -330,10 +381,25 @@ export class SearchEngine {
         relevance: round(relevance),
         match: strength(relevance),
         ...(text.terms.length
-          ? { textMatch: { terms: [...new Set(text.terms)], score: round(text.score), coverage: round(text.coverage), rank: textRank ?? 0 } }
+          ? {
+              textMatch: {
+                terms: [...new Set(text.terms)],
+                score: round(text.score),
+                coverage: round(text.coverage),
+                rank: textRank ?? 0,
+              },
+            }
           : {}),
-        ...(similarity !== null && sides !== "lexical" ? { meaningMatch: { similarity: round(similarity), rank: meaningRank ?? 0 } } : {}),
-        trust: { healthy: facts.health === "healthy", verifiedOwner: facts.verified, calls30d: facts.calls30d, indexed: facts.indexed, factor: round(factor) },
+        ...(similarity !== null && sides !== "lexical"
+          ? { meaningMatch: { similarity: round(similarity), rank: meaningRank ?? 0 } }
+          : {}),
+        trust: {
+          healthy: facts.health === "healthy",
+          verifiedOwner: facts.verified,
+          calls30d: facts.calls30d,
+          indexed: facts.indexed,
+          factor: round(factor),
+        },
         ...(claim ? { lookalikeOf: claim } : {}),
         ...(isStuffed ? { stuffing: true as const } : {}),
       };
@@ -351,7 +417,9 @@ export class SearchEngine {
     scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
     const answered = scored.some((hit) => hit.relevance >= ANSWER_FLOOR);
     const shown = answered ? scored.filter((hit) => hit.relevance >= FLOOR) : [];
-    const nearMisses = (answered ? scored.filter((hit) => hit.relevance < FLOOR) : scored).filter((hit) => !hit.claim).slice(0, NEAR_MISSES);
+    const nearMisses = (answered ? scored.filter((hit) => hit.relevance < FLOOR) : scored)
+      .filter((hit) => !hit.claim)
+      .slice(0, NEAR_MISSES);
     const queryKey = brandKey(query);
     const named = (hit: { name: string | null }) => {
       const key = brandKey(hit.name ?? "");

@@ -12,7 +12,8 @@ type SearchServices = JobBasics & { search: SearchService | null };
 
 export const searchFollowJob: BackgroundJob<SearchServices> = {
   name: "search-follow",
-  create: ({ search, now }) => search && { intervalMs: 2_000, run: async () => ({ changed: await search.refresh(now()) }) },
+  create: ({ search, now }) =>
+    search && { intervalMs: 2_000, run: async () => ({ changed: await search.refresh(now()) }) },
 };
 
 export const searchBackfillJob: BackgroundJob<SearchServices> = {

@@ -151,7 +151,8 @@ export class LexicalIndex {
     if (term.length < MIN_NEAR_LENGTH || /\d/.test(term)) return [];
     const grams = trigramsOf(term);
     const shared = new Map<string, number>();
-    for (const gram of grams) for (const candidate of this.trigrams.get(gram) ?? []) shared.set(candidate, (shared.get(candidate) ?? 0) + 1);
+    for (const gram of grams)
+      for (const candidate of this.trigrams.get(gram) ?? []) shared.set(candidate, (shared.get(candidate) ?? 0) + 1);
     const scored: Array<[string, number]> = [];
     for (const [candidate, common] of shared) {
       const likeness = common / (grams.length + candidate.length - common);
@@ -208,7 +209,12 @@ export class LexicalIndex {
       covered += idf * (held.get(word) ?? 0);
       most += idf * (K1 + 1);
     }
-    return { score, normalized: most > 0 ? Math.min(1, score / most) : 0, coverage: total > 0 ? covered / total : 0, terms: found };
+    return {
+      score,
+      normalized: most > 0 ? Math.min(1, score / most) : 0,
+      coverage: total > 0 ? covered / total : 0,
+      terms: found,
+    };
   }
 
   /**
@@ -226,7 +232,8 @@ export class LexicalIndex {
     if (n === 0 || limit <= 0) return { matches: [], alsoBest: [] };
     const averageLength = this.totalLength / n;
     // Scores accumulate in a dense array, the touched documents in another (no object per hit).
-    if (this.scratch.length < this.lengths.length) [this.scratch, this.touched] = [new Float64Array(this.lengths.length), new Int32Array(this.lengths.length)];
+    if (this.scratch.length < this.lengths.length)
+      [this.scratch, this.touched] = [new Float64Array(this.lengths.length), new Int32Array(this.lengths.length)];
     const scores = this.scratch;
     const touched = this.touched;
     let touchedCount = 0;
@@ -257,7 +264,8 @@ export class LexicalIndex {
   private lengthFactor(averageLength: number): Float64Array {
     if (this.lengthFactors?.average !== averageLength) {
       const factors = new Float64Array(65536);
-      for (let length = 0; length < factors.length; length++) factors[length] = K1 * (1 - B + (B * length) / averageLength);
+      for (let length = 0; length < factors.length; length++)
+        factors[length] = K1 * (1 - B + (B * length) / averageLength);
       this.lengthFactors = { average: averageLength, factors };
     }
     return this.lengthFactors.factors;

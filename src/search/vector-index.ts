@@ -119,10 +119,12 @@ export class VectorIndex {
     this.centroids = new Float32Array(codebook.rows * codebook.dimensions);
     for (let row = 0; row < codebook.rows; row++)
       for (let i = 0; i < codebook.dimensions; i++)
-        this.centroids[row * codebook.dimensions + i] = codebook.values[row * codebook.dimensions + i]! * codebook.scales[row]!;
+        this.centroids[row * codebook.dimensions + i] =
+          codebook.values[row * codebook.dimensions + i]! * codebook.scales[row]!;
     this.center = new Float32Array(codebook.dimensions);
     for (let row = 0; row < codebook.rows; row++)
-      for (let i = 0; i < codebook.dimensions; i++) this.center[i]! += this.centroids[row * codebook.dimensions + i]! / codebook.rows;
+      for (let i = 0; i < codebook.dimensions; i++)
+        this.center[i]! += this.centroids[row * codebook.dimensions + i]! / codebook.rows;
   }
 
   get dimensions(): number {
@@ -136,7 +138,11 @@ export class VectorIndex {
 
   /** Bytes held by vectors and cell lists. */
   get bytes(): number {
-    return this.values.byteLength + this.scales.byteLength + this.cells.reduce((sum, cell) => sum + cell.slots.byteLength + cell.bits.byteLength, 0);
+    return (
+      this.values.byteLength +
+      this.scales.byteLength +
+      this.cells.reduce((sum, cell) => sum + cell.slots.byteLength + cell.bits.byteLength, 0)
+    );
   }
 
   private grow(slot: number): void {
@@ -266,7 +272,12 @@ export class VectorIndex {
    * nearest cells' admitted listings are ranked by sign-bit agreement (SCAN_BUDGET of them at most),
    * and the RERANK best of those by their 4-bit values.
    */
-  search(query: Float32Array, limit: number, accept: (slot: number) => boolean, scanBudget = this.scanBudget): VectorMatch[] {
+  search(
+    query: Float32Array,
+    limit: number,
+    accept: (slot: number) => boolean,
+    scanBudget = this.scanBudget,
+  ): VectorMatch[] {
     const dims = this.dimensions;
     const { values, scales } = this;
     const queryBits = new Int32Array(WORDS);
@@ -276,7 +287,8 @@ export class VectorIndex {
     const order = this.count <= scanBudget ? this.cells.keys() : this.cellsNearest(query);
     // Hamming distances, then a histogram of them: the RERANK nearest are those up to a cut-off distance.
     const budget = scanBudget;
-    if (this.scratchSlots.length < budget) [this.scratchSlots, this.scratchDistances] = [new Int32Array(budget), new Uint16Array(budget)];
+    if (this.scratchSlots.length < budget)
+      [this.scratchSlots, this.scratchDistances] = [new Int32Array(budget), new Uint16Array(budget)];
     const found = this.scratchSlots;
     const distances = this.scratchDistances;
     const histogram = new Uint32Array(dims + 1);

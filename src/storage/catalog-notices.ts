@@ -36,7 +36,10 @@ export interface ChangeFeedOptions {
 
 const KEEPALIVE_MS = 5_000;
 
-export function listenForCatalogChanges(target: Extract<DatabaseTarget, { kind: "postgres" }>, options: ChangeFeedOptions = {}): CatalogChangeFeed {
+export function listenForCatalogChanges(
+  target: Extract<DatabaseTarget, { kind: "postgres" }>,
+  options: ChangeFeedOptions = {},
+): CatalogChangeFeed {
   const keepaliveMs = options.keepaliveMs ?? KEEPALIVE_MS;
   const firstDelay = options.reconnectMs ?? 250;
   const maxDelay = options.maxReconnectMs ?? 5_000;
@@ -69,7 +72,10 @@ export function listenForCatalogChanges(target: Extract<DatabaseTarget, { kind: 
     lostClient.end().catch(() => {});
     if (live) {
       metrics.catalogNoticeReconnects.inc();
-      options.logger?.warn({ reason }, "catalog change notices lost; reading the catalog stamp per request until they are back");
+      options.logger?.warn(
+        { reason },
+        "catalog change notices lost; reading the catalog stamp per request until they are back",
+      );
       setLive(false);
     }
     if (closed) return;
@@ -150,7 +156,10 @@ export function listenForCatalogChanges(target: Extract<DatabaseTarget, { kind: 
 }
 
 /** The change feed of a PostgreSQL database; none for SQLite (one process: its own writes are all there is). */
-export function catalogChangeFeedFor(databaseUrl: string, options: ChangeFeedOptions = {}): CatalogChangeFeed | undefined {
+export function catalogChangeFeedFor(
+  databaseUrl: string,
+  options: ChangeFeedOptions = {},
+): CatalogChangeFeed | undefined {
   const target = parseDatabaseUrl(databaseUrl);
   return target.kind === "postgres" ? listenForCatalogChanges(target, options) : undefined;
 }

@@ -53,6 +53,7 @@ export function prismaReader(prisma: PrismaClient, exclusive: <T>(fn: () => Prom
 }
 
 export const toDate = (value: unknown) => (value instanceof Date ? value : new Date(value as string));
-export const toDateOrNull = (value: unknown): Date | null => (value === null || value === undefined ? null : toDate(value));
+export const toDateOrNull = (value: unknown): Date | null =>
+  value === null || value === undefined ? null : toDate(value);
 /** COUNT and SUM come back as number, bigint or (PostgreSQL numeric) string. */
 export const toCount = (value: unknown): number => Number(value ?? 0);

@@ -105,7 +105,9 @@ export class CatalogReads {
   }
 
   private viewTotal(view: CatalogView, now: Date, token: string | undefined): Promise<number> {
-    return this.remembered(token, `total ${viewKey(view)}`, async () => toCount((await this.reader.rows(viewCountSql(this.kind, view, now)))[0]?.total));
+    return this.remembered(token, `total ${viewKey(view)}`, async () =>
+      toCount((await this.reader.rows(viewCountSql(this.kind, view, now)))[0]?.total),
+    );
   }
 
   /**
@@ -127,7 +129,12 @@ export class CatalogReads {
       const from = known > 0 ? await this.checkpointKey(walk, token, known, stride, step, onePlan) : undefined;
       const [row] = await this.reader.rows(step(from, (checkpoint - known) * stride), { onePlan });
       if (!row) return undefined;
-      const sortValue = row.sortValue === undefined ? undefined : typeof row.sortValue === "number" ? row.sortValue : BigInt(row.sortValue as bigint | string);
+      const sortValue =
+        row.sortValue === undefined
+          ? undefined
+          : typeof row.sortValue === "number"
+            ? row.sortValue
+            : BigInt(row.sortValue as bigint | string);
       return { listedAt: toDate(row.listedAt), id: String(row.id), sortValue };
     });
   }
@@ -157,12 +164,16 @@ export class CatalogReads {
       const walk = `${view.sort} ${viewKey(view)}`;
       const step = (at: SeekKey | undefined, count: number) => sortedKeyAtSql(this.kind, view, now, at, count);
       const { from, skip } = await this.seek(walk, token, request.offset, SEEK_STRIDE, step, onePlan);
-      const rows = await this.reader.rows(sortedPageSql(this.kind, view, now, { from, skip, limit: request.limit }), { onePlan });
+      const rows = await this.reader.rows(sortedPageSql(this.kind, view, now, { from, skip, limit: request.limit }), {
+        onePlan,
+      });
       return { rows: rows.map(toListing), total };
     }
     const step = (at: SeekKey | undefined, count: number) => keyAtSql(this.kind, view, now, at, count);
     const { from, skip } = await this.seek(viewKey(view), token, request.offset, SEEK_STRIDE, step, onePlan);
-    const rows = await this.reader.rows(pageSql(this.kind, view, now, { from, skip, limit: request.limit }), { onePlan });
+    const rows = await this.reader.rows(pageSql(this.kind, view, now, { from, skip, limit: request.limit }), {
+      onePlan,
+    });
     return { rows: rows.map(toListing), total };
   }
 
@@ -200,7 +211,9 @@ export class CatalogReads {
     const total = counts.reduce((sum, n) => sum + n, 0);
     if (isSorted(view)) {
       if (request.offset >= total) return { rows: [], total };
-      const found = await this.reader.rows(sortedMatchPageSql(this.kind, view, now, { text, skip: request.offset, limit: request.limit }));
+      const found = await this.reader.rows(
+        sortedMatchPageSql(this.kind, view, now, { text, skip: request.offset, limit: request.limit }),
+      );
       return { rows: found.map(toListing), total };
     }
     const viewTotal = await this.viewTotal(view, now, token);
@@ -223,7 +236,9 @@ export class CatalogReads {
               matchKeyAtSql(this.kind, view, now, { text, matchClass, from: at, skip: count }),
             )
           : { from: undefined, skip };
-        const found = await this.reader.rows(matchPageSql(this.kind, view, now, { text, matchClass, walk, ...start, limit }));
+        const found = await this.reader.rows(
+          matchPageSql(this.kind, view, now, { text, matchClass, walk, ...start, limit }),
+        );
         rows.push(...found.map(toListing));
       }
       classStart += size;
@@ -273,7 +288,12 @@ export class CatalogReads {
   }
 
   private async rowsInOrder(keys: unknown[]): Promise<Listing[]> {
-    const byKey = new Map((await this.reader.rows(rowsByKeySql(this.kind, keys), { onePlan: true })).map(({ key, ...row }) => [String(key), row]));
+    const byKey = new Map(
+      (await this.reader.rows(rowsByKeySql(this.kind, keys), { onePlan: true })).map(({ key, ...row }) => [
+        String(key),
+        row,
+      ]),
+    );
     return keys.flatMap((key) => {
       const row = byKey.get(String(key));
       return row ? [toListing(row)] : [];
@@ -282,8 +302,13 @@ export class CatalogReads {
 
   /** Newest first; with `since`, the OLDEST `limit` rows listed after it (a poller's next page), newest first. */
   async feed(view: CatalogView, request: { since?: Date | undefined; limit: number; now: Date }): Promise<Listing[]> {
-    if (!request.since) return (await this.reader.rows(pageSql(this.kind, view, request.now, { skip: 0, limit: request.limit }))).map(toListing);
-    const oldestFirst = await this.reader.rows(listedAfterSql(this.kind, view, request.now, request.since, request.limit));
+    if (!request.since)
+      return (await this.reader.rows(pageSql(this.kind, view, request.now, { skip: 0, limit: request.limit }))).map(
+        toListing,
+      );
+    const oldestFirst = await this.reader.rows(
+      listedAfterSql(this.kind, view, request.now, request.since, request.limit),
+    );
     return oldestFirst.map(toListing).reverse();
   }
 
@@ -291,7 +316,9 @@ export class CatalogReads {
   async inViewByIds(view: CatalogView, ids: string[], now: Date): Promise<Listing[]> {
     if (ids.length === 0) return [];
     const byId = new Map(
-      (await this.reader.rows(inViewByIdsSql(this.kind, view, now, ids), { onePlan: valueFreePlan(view) })).map((row) => [String(row.id), row]),
+      (await this.reader.rows(inViewByIdsSql(this.kind, view, now, ids), { onePlan: valueFreePlan(view) })).map(
+        (row) => [String(row.id), row],
+      ),
     );
     return ids.flatMap((id) => {
       const row = byId.get(id);
@@ -302,7 +329,11 @@ export class CatalogReads {
   /** Which of these ids the view shows. */
   async idsInView(view: CatalogView, ids: string[], now: Date): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    return new Set((await this.reader.rows(idsInViewSql(this.kind, view, now, ids), { onePlan: valueFreePlan(view) })).map((row) => String(row.id)));
+    return new Set(
+      (await this.reader.rows(idsInViewSql(this.kind, view, now, ids), { onePlan: valueFreePlan(view) })).map((row) =>
+        String(row.id),
+      ),
+    );
   }
 
   /** One live listing by id (`GET /listings/{id}`), or null. */
@@ -315,7 +346,9 @@ export class CatalogReads {
   async counts(now: Date, token?: string): Promise<{ foreign: number; seed: number; rawAll: number }> {
     const foreign = await this.viewTotal({ includeSeed: false }, now, token);
     const all = await this.viewTotal({ includeSeed: true }, now, token);
-    const rawAll = await this.remembered(token, "raw count", async () => toCount((await this.reader.rows(rawCountSql))[0]?.total));
+    const rawAll = await this.remembered(token, "raw count", async () =>
+      toCount((await this.reader.rows(rawCountSql))[0]?.total),
+    );
     return { foreign, seed: all - foreign, rawAll };
   }
 }

@@ -83,7 +83,12 @@ function orderOf(view: CatalogView): Prisma.Sql {
  * values, an extension or a health status only from which one: those are planned for the values.
  */
 export const valueFreePlan = (view: CatalogView) =>
-  !view.extensionKey && !view.health && !view.minCalls && view.minPriceMicros === undefined && view.maxPriceMicros === undefined && !view.tags;
+  !view.extensionKey &&
+  !view.health &&
+  !view.minCalls &&
+  view.minPriceMicros === undefined &&
+  view.maxPriceMicros === undefined &&
+  !view.tags;
 
 /** Whether a view is read in another order than newest first (offset paging on its sort index). */
 export const isSorted = (view: CatalogView) => (view.sort ?? DEFAULT_SORT) !== DEFAULT_SORT;
@@ -105,7 +110,9 @@ function visible(view: CatalogView, now: Date, state?: string): Prisma.Sql {
   if (view.maxPriceMicros !== undefined) conditions.push(Prisma.sql`l."priceMicros" <= ${view.maxPriceMicros}`);
   // tags is a JSON array of strings: a tag is matched with its quotes, LIKE's wildcards escaped.
   for (const tag of view.tags ?? [])
-    conditions.push(Prisma.sql`LOWER(l."tags") LIKE ${`%${JSON.stringify(tag).replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`);
+    conditions.push(
+      Prisma.sql`LOWER(l."tags") LIKE ${`%${JSON.stringify(tag).replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`,
+    );
   return Prisma.join(conditions, " AND ");
 }
 
@@ -128,7 +135,10 @@ function walk(
       WHERE ${visible(view, now)}${step.after} ORDER BY ${step.order} LIMIT ${step.limit} OFFSET ${step.skip}`;
   // Each side selects what the merged order reads: the position and the sort column (from its index alone).
   const sorted = sortColumnsOf(view, "");
-  const side = (state: string, n: number) => Prisma.sql`SELECT * FROM (SELECT l.${rowKey(kind)} AS "k", l."listedAt", l."id"${sorted}
+  const side = (
+    state: string,
+    n: number,
+  ) => Prisma.sql`SELECT * FROM (SELECT l.${rowKey(kind)} AS "k", l."listedAt", l."id"${sorted}
       FROM "Listing" l${indexFor(kind, view)} WHERE ${visible(view, now, state)}${step.after} ORDER BY ${step.order} LIMIT ${step.skip + step.limit}) s${Prisma.raw(String(n))}`;
   return Prisma.sql`SELECT ${step.columns(true)} FROM (${Prisma.join(
     states.map((state, n) => side(state, n)),
@@ -144,9 +154,11 @@ function sortColumnsOf(view: CatalogView, as: string): Prisma.Sql {
 }
 
 /** The row key a walk selects: the table's, or the merged walk's "k". */
-const keyColumn = (kind: DatabaseKind) => (merged: boolean) => (merged ? Prisma.raw(`l."k"`) : Prisma.sql`l.${rowKey(kind)}`);
+const keyColumn = (kind: DatabaseKind) => (merged: boolean) =>
+  merged ? Prisma.raw(`l."k"`) : Prisma.sql`l.${rowKey(kind)}`;
 
-const atOrAfter = (key: SeekKey | undefined) => (key ? Prisma.sql` AND (l."listedAt", l."id") <= (${key.listedAt}, ${key.id})` : Prisma.empty);
+const atOrAfter = (key: SeekKey | undefined) =>
+  key ? Prisma.sql` AND (l."listedAt", l."id") <= (${key.listedAt}, ${key.id})` : Prisma.empty;
 
 /** The number of rows the view shows (an index-only count). */
 export function viewCountSql(kind: DatabaseKind, view: CatalogView, now: Date): Prisma.Sql {
@@ -154,15 +166,38 @@ export function viewCountSql(kind: DatabaseKind, view: CatalogView, now: Date): 
 }
 
 /** The key `skip` rows past `from` (inclusive) in the view's newest-first order (an index-only step). */
-export function keyAtSql(kind: DatabaseKind, view: CatalogView, now: Date, from: SeekKey | undefined, skip: number): Prisma.Sql {
-  return walk(kind, view, now, { columns: () => Prisma.raw(`l."listedAt", l."id"`), after: atOrAfter(from), order: NEWEST_FIRST, skip, limit: 1 });
+export function keyAtSql(
+  kind: DatabaseKind,
+  view: CatalogView,
+  now: Date,
+  from: SeekKey | undefined,
+  skip: number,
+): Prisma.Sql {
+  return walk(kind, view, now, {
+    columns: () => Prisma.raw(`l."listedAt", l."id"`),
+    after: atOrAfter(from),
+    order: NEWEST_FIRST,
+    skip,
+    limit: 1,
+  });
 }
 
 /** `limit` rows of the view from `skip` rows past `from` (inclusive), newest first. */
-export function pageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: { from?: SeekKey | undefined; skip: number; limit: number }): Prisma.Sql {
+export function pageSql(
+  kind: DatabaseKind,
+  view: CatalogView,
+  now: Date,
+  page: { from?: SeekKey | undefined; skip: number; limit: number },
+): Prisma.Sql {
   // The skipped entries are stepped over in the index alone (SQLite read the table row of each one:
   // about 3.6 us a row); only the page's own rows are fetched, by rowid (SQLite) or id (PostgreSQL).
-  const keys = walk(kind, view, now, { columns: keyColumn(kind), after: atOrAfter(page.from), order: NEWEST_FIRST, skip: page.skip, limit: page.limit });
+  const keys = walk(kind, view, now, {
+    columns: keyColumn(kind),
+    after: atOrAfter(page.from),
+    order: NEWEST_FIRST,
+    skip: page.skip,
+    limit: page.limit,
+  });
   return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${rowKey(kind)} IN (${keys}) ORDER BY ${NEWEST_FIRST}`;
 }
 
@@ -186,20 +221,43 @@ function sortedAtOrAfter(view: CatalogView, key: SeekKey | undefined): Prisma.Sq
 }
 
 /** The key `skip` rows past `from` (inclusive) in a sorted view's order (an index-only step on its sort index). */
-export function sortedKeyAtSql(kind: DatabaseKind, view: CatalogView, now: Date, from: SeekKey | undefined, skip: number): Prisma.Sql {
+export function sortedKeyAtSql(
+  kind: DatabaseKind,
+  view: CatalogView,
+  now: Date,
+  from: SeekKey | undefined,
+  skip: number,
+): Prisma.Sql {
   const columns = () => Prisma.sql`l."listedAt", l."id"${sortColumnsOf(view, ` AS "sortValue"`)}`;
   return walk(kind, view, now, { columns, after: sortedAtOrAfter(view, from), order: orderOf(view), skip, limit: 1 });
 }
 
 /** `limit` rows of a sorted view (any but the default order) from `skip` rows past `from` (inclusive): the skipped entries are stepped over in its sort index. */
-export function sortedPageSql(kind: DatabaseKind, view: CatalogView, now: Date, page: { from?: SeekKey | undefined; skip: number; limit: number }): Prisma.Sql {
+export function sortedPageSql(
+  kind: DatabaseKind,
+  view: CatalogView,
+  now: Date,
+  page: { from?: SeekKey | undefined; skip: number; limit: number },
+): Prisma.Sql {
   const order = orderOf(view);
-  const keys = walk(kind, view, now, { columns: keyColumn(kind), after: sortedAtOrAfter(view, page.from), order, skip: page.skip, limit: page.limit });
+  const keys = walk(kind, view, now, {
+    columns: keyColumn(kind),
+    after: sortedAtOrAfter(view, page.from),
+    order,
+    skip: page.skip,
+    limit: page.limit,
+  });
   return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l WHERE l.${rowKey(kind)} IN (${keys}) ORDER BY ${order}`;
 }
 
 /** The oldest `limit` rows listed strictly after `since`, oldest first. */
-export function listedAfterSql(kind: DatabaseKind, view: CatalogView, now: Date, since: Date, limit: number): Prisma.Sql {
+export function listedAfterSql(
+  kind: DatabaseKind,
+  view: CatalogView,
+  now: Date,
+  since: Date,
+  limit: number,
+): Prisma.Sql {
   return Prisma.sql`SELECT ${selectColumns} FROM "Listing" l${indexFor(kind, view)}
     WHERE ${visible(view, now)} AND l."listedAt" > ${since} ORDER BY l."listedAt" ASC, l."id" ASC LIMIT ${limit}`;
 }
@@ -277,7 +335,11 @@ function matchPredicates(kind: DatabaseKind, text: string): Prisma.Sql[] {
   const description = contains("description");
   const resource = contains("resource");
   const rest = Prisma.sql`(${contains("sellerPayTo")} OR ${contains("serviceName")} OR ${contains("tags")})`;
-  return [description, Prisma.sql`NOT ${description} AND ${resource}`, Prisma.sql`NOT ${description} AND NOT ${resource} AND ${rest}`];
+  return [
+    description,
+    Prisma.sql`NOT ${description} AND ${resource}`,
+    Prisma.sql`NOT ${description} AND NOT ${resource} AND ${rest}`,
+  ];
 }
 
 /** Whether a trigram index (SQLite's FTS5 table, PostgreSQL's pg_trgm GIN indexes) can find this text's candidates: it needs three characters. */
@@ -289,9 +351,19 @@ export const hasTrigrams = (text: string) => [...text].length >= MIN_TRIGRAM_CHA
  * uses the GIN trigram indexes of each column (a BitmapOr) when that is cheaper.
  */
 /** The columns whose match puts a row in each rank class. */
-const CLASS_COLUMNS: ReadonlyArray<ReadonlyArray<(typeof SEARCHED_COLUMNS)[number]>> = [["description"], ["resource"], ["sellerPayTo", "serviceName", "tags"]];
+const CLASS_COLUMNS: ReadonlyArray<ReadonlyArray<(typeof SEARCHED_COLUMNS)[number]>> = [
+  ["description"],
+  ["resource"],
+  ["sellerPayTo", "serviceName", "tags"],
+];
 
-function candidates(kind: DatabaseKind, view: CatalogView, now: Date, text: string, matchClass?: number): { from: Prisma.Sql; where: Prisma.Sql } {
+function candidates(
+  kind: DatabaseKind,
+  view: CatalogView,
+  now: Date,
+  text: string,
+  matchClass?: number,
+): { from: Prisma.Sql; where: Prisma.Sql } {
   const columns = matchClass === undefined ? SEARCHED_COLUMNS : CLASS_COLUMNS[matchClass]!;
   if (kind === "sqlite" && hasTrigrams(text)) {
     // A class looks only in its own columns (an FTS5 column filter), so a small class of a common
@@ -304,7 +376,10 @@ function candidates(kind: DatabaseKind, view: CatalogView, now: Date, text: stri
   }
   // One plain OR of the columns, which PostgreSQL can serve with a BitmapOr of their trigram indexes.
   const anyColumn = Prisma.join(columns.map(containsText(kind, text)), " OR ");
-  return { from: Prisma.sql`"Listing" l${indexFor(kind, view)}`, where: Prisma.sql`${visible(view, now)} AND (${anyColumn})` };
+  return {
+    from: Prisma.sql`"Listing" l${indexFor(kind, view)}`,
+    where: Prisma.sql`${visible(view, now)} AND (${anyColumn})`,
+  };
 }
 
 /**
@@ -315,7 +390,13 @@ function candidates(kind: DatabaseKind, view: CatalogView, now: Date, text: stri
  * than a second statement for the page's rows (about 0.3 ms of PostgreSQL backend CPU a search at
  * 100k listings, against a ranked statement with the page's rows joined).
  */
-export function matchRowsSql(kind: DatabaseKind, view: CatalogView, now: Date, text: string, limit: number): Prisma.Sql {
+export function matchRowsSql(
+  kind: DatabaseKind,
+  view: CatalogView,
+  now: Date,
+  text: string,
+  limit: number,
+): Prisma.Sql {
   const { from, where } = candidates(kind, view, now, text);
   const [description, resource] = matchPredicates(kind, text);
   const rest = Prisma.join((["sellerPayTo", "serviceName", "tags"] as const).map(containsText(kind, text)), " OR ");
@@ -331,7 +412,9 @@ export function rowsByKeySql(kind: DatabaseKind, keys: unknown[]): Prisma.Sql {
 /** The number of matches in each class, in one pass over the candidates. */
 export function matchCountsSql(kind: DatabaseKind, view: CatalogView, now: Date, text: string): Prisma.Sql {
   const { from, where } = candidates(kind, view, now, text);
-  const sums = matchPredicates(kind, text).map((predicate, i) => Prisma.sql`SUM(CASE WHEN ${predicate} THEN 1 ELSE 0 END) AS "c${Prisma.raw(String(i))}"`);
+  const sums = matchPredicates(kind, text).map(
+    (predicate, i) => Prisma.sql`SUM(CASE WHEN ${predicate} THEN 1 ELSE 0 END) AS "c${Prisma.raw(String(i))}"`,
+  );
   return Prisma.sql`SELECT ${Prisma.join(sums, ", ")} FROM ${from} WHERE ${where}`;
 }
 
@@ -349,7 +432,10 @@ export function matchPageSql(
 ): Prisma.Sql {
   const predicate = matchPredicates(kind, search.text)[search.matchClass]!;
   const { from, where } = search.walk
-    ? { from: Prisma.sql`"Listing" l${indexFor(kind, view)}`, where: Prisma.sql`${visible(view, now)}${atOrAfter(search.from)}` }
+    ? {
+        from: Prisma.sql`"Listing" l${indexFor(kind, view)}`,
+        where: Prisma.sql`${visible(view, now)}${atOrAfter(search.from)}`,
+      }
     : candidates(kind, view, now, search.text, search.matchClass);
   // Only the keys are sorted (the candidates path sorts every match of the class); the page's rows are fetched after.
   const key = rowKey(kind);
@@ -371,7 +457,12 @@ export function matchKeyAtSql(
 }
 
 /** `limit` matches of any class in a sorted view's order (any but the default) from the `skip`-th, walking its sort index. */
-export function sortedMatchPageSql(kind: DatabaseKind, view: CatalogView, now: Date, search: { text: string; skip: number; limit: number }): Prisma.Sql {
+export function sortedMatchPageSql(
+  kind: DatabaseKind,
+  view: CatalogView,
+  now: Date,
+  search: { text: string; skip: number; limit: number },
+): Prisma.Sql {
   const anyClass = Prisma.join(
     matchPredicates(kind, search.text).map((predicate) => Prisma.sql`(${predicate})`),
     " OR ",

@@ -74,9 +74,11 @@ export class CatalogTransactions {
             ON CONFLICT ("id") DO UPDATE SET "version" = "CatalogState"."version"`;
           const { result, changed, events } = await fn(tx);
           if (events?.length) await tx.listingEvent.createMany({ data: events.map((event) => eventRow(event, now)) });
-          if (changed) await tx.catalogState.update({ where: { id: 1 }, data: { version: { increment: 1 }, changedAt: now } });
+          if (changed)
+            await tx.catalogState.update({ where: { id: 1 }, data: { version: { increment: 1 }, changedAt: now } });
           // Delivered to every instance's listener at commit (catalog-notices.ts).
-          if (changed && this.kind === "postgres") await tx.$executeRaw`SELECT pg_notify(${CATALOG_CHANNEL}, current_schema())`;
+          if (changed && this.kind === "postgres")
+            await tx.$executeRaw`SELECT pg_notify(${CATALOG_CHANNEL}, current_schema())`;
           committedChange = changed;
           return result;
         },
@@ -103,10 +105,15 @@ export class CatalogTransactions {
       // IMMEDIATE: the write lock up front, as write()'s first statement being a write takes it.
       tx.run("BEGIN IMMEDIATE");
       try {
-        await tx.$executeRaw(Prisma.sql`INSERT INTO "CatalogState" ("id", "version", "changedAt") VALUES (1, 0, ${EPOCH}) ON CONFLICT ("id") DO NOTHING`);
+        await tx.$executeRaw(
+          Prisma.sql`INSERT INTO "CatalogState" ("id", "version", "changedAt") VALUES (1, 0, ${EPOCH}) ON CONFLICT ("id") DO NOTHING`,
+        );
         const { result, changed, events } = await fn(tx);
         if (events?.length) await tx.$executeRaw(insertEventsSql(events, now));
-        if (changed) await tx.$executeRaw(Prisma.sql`UPDATE "CatalogState" SET "version" = "version" + 1, "changedAt" = ${now} WHERE "id" = 1`);
+        if (changed)
+          await tx.$executeRaw(
+            Prisma.sql`UPDATE "CatalogState" SET "version" = "version" + 1, "changedAt" = ${now} WHERE "id" = 1`,
+          );
         tx.run("COMMIT");
         committedChange = changed;
         return { result };
@@ -149,7 +156,9 @@ export class CatalogTransactions {
       run: (text) => void timed(() => prepared(text).run()),
       $queryRaw: async <R>(query: Prisma.Sql) => {
         const statement = prepared(query.sql);
-        return timed(() => (statement.reader ? statement.all(...values(query)) : (statement.run(...values(query)), []))) as R;
+        return timed(() =>
+          statement.reader ? statement.all(...values(query)) : (statement.run(...values(query)), []),
+        ) as R;
       },
       $executeRaw: async (query) => timed(() => prepared(query.sql).run(...values(query)).changes),
     };

@@ -10,7 +10,11 @@ export type DatabaseKind = "sqlite" | "postgres";
 
 export type DatabaseTarget =
   | { kind: "sqlite"; /** absolute path or ":memory:" */ file: string }
-  | { kind: "postgres"; /** URL without the `schema` parameter */ connectionString: string; schema: string | undefined };
+  | {
+      kind: "postgres";
+      /** URL without the `schema` parameter */ connectionString: string;
+      schema: string | undefined;
+    };
 
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
@@ -48,7 +52,10 @@ export function createAdapterFactory(target: DatabaseTarget): PrismaBetterSqlite
     if (target.file !== ":memory:") mkdirSync(dirname(target.file), { recursive: true });
     return new PrismaBetterSqlite3({ url: target.file, timeout: SQLITE_BUSY_TIMEOUT_MS });
   }
-  return new PrismaPg({ connectionString: target.connectionString, options: pgSessionOptions(target) }, target.schema ? { schema: target.schema } : undefined);
+  return new PrismaPg(
+    { connectionString: target.connectionString, options: pgSessionOptions(target) },
+    target.schema ? { schema: target.schema } : undefined,
+  );
 }
 
 /**

@@ -42,7 +42,10 @@ export interface Database {
 /** Prisma reports each statement's duration; x402_database_query_duration_seconds counts them. */
 const QUERY_EVENTS = { log: [{ emit: "event" as const, level: "query" as const }] };
 
-function timeStatements(prisma: { $on(event: "query", listener: (event: { duration: number }) => void): void }, kind: DatabaseKind): void {
+function timeStatements(
+  prisma: { $on(event: "query", listener: (event: { duration: number }) => void): void },
+  kind: DatabaseKind,
+): void {
   const histogram = metrics.databaseDuration.labels({ database: kind });
   prisma.$on("query", (event) => histogram.observe(event.duration / 1000));
 }
@@ -67,7 +70,10 @@ function createQueue(): <T>(fn: () => Promise<T>) => Promise<T> {
  * catalog reader's own connection is read-only: in WAL mode a reader takes no lock
  * that a writer waits for, nor waits for one.
  */
-export async function openDatabase(databaseUrl: string, options: { readPoolSize?: number; sqliteCacheMb?: number } = {}): Promise<Database> {
+export async function openDatabase(
+  databaseUrl: string,
+  options: { readPoolSize?: number; sqliteCacheMb?: number } = {},
+): Promise<Database> {
   const target = parseDatabaseUrl(databaseUrl);
   const adapter = createAdapterFactory(target);
   if (target.kind === "postgres") {

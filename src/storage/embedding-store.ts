@@ -82,7 +82,10 @@ function toRow(row: Record<string, unknown>, now: Date): StoredSearchRow {
     source: row.state === "indexed" ? "indexed" : "listed",
     inputSchema: row.inputSchema ?? null,
     bazaar: row.bazaar ?? null,
-    embedding: vector instanceof Uint8Array && row.embeddingModel ? { model: String(row.embeddingModel), textHash: String(row.embeddingHash), vector } : null,
+    embedding:
+      vector instanceof Uint8Array && row.embeddingModel
+        ? { model: String(row.embeddingModel), textHash: String(row.embeddingHash), vector }
+        : null,
   };
 }
 
@@ -137,7 +140,8 @@ export class EmbeddingStore {
     if (rows.length === 0) return;
     await this.db.exclusive(async () => {
       for (const row of rows) {
-        await this.db.prisma.$executeRaw`INSERT INTO "ListingEmbedding" ("listingId", "model", "textHash", "vector", "embeddedAt")
+        await this.db.prisma
+          .$executeRaw`INSERT INTO "ListingEmbedding" ("listingId", "model", "textHash", "vector", "embeddedAt")
           SELECT l."id", ${row.model}, ${row.textHash}, ${Buffer.from(row.vector)}, ${now} FROM "Listing" l WHERE l."id" = ${this.idParam(row.listingId)}
           ON CONFLICT ("listingId") DO UPDATE SET "model" = excluded."model", "textHash" = excluded."textHash", "vector" = excluded."vector", "embeddedAt" = excluded."embeddedAt"`;
       }

@@ -15,6 +15,7 @@ async function countByHealth(transactions: CatalogTransactions, now: Date): Prom
   const rows = await transactions.db.reader.rows(Prisma.sql`SELECT "healthStatus", COUNT(*) AS "count" FROM "Listing"
       WHERE "state" = 'active' AND "leftoverSeed" = ${false} AND "expiresAt" > ${now} GROUP BY "healthStatus"`);
   const counts: HealthCounts = { healthy: 0, unhealthy: 0, drifted: 0, unknown: 0 };
-  for (const row of rows) if (String(row.healthStatus) in counts) counts[row.healthStatus as keyof HealthCounts] = Number(row.count ?? 0);
+  for (const row of rows)
+    if (String(row.healthStatus) in counts) counts[row.healthStatus as keyof HealthCounts] = Number(row.count ?? 0);
   return counts;
 }

@@ -93,7 +93,12 @@ export class IndexStore {
    * Adds or refreshes a source's resources; each seen row's expiry moves to now + 7 days. At most
    * `room` new rows are added (the rest counted as overCap); rows already held are refreshed anyway.
    */
-  async ingest(source: string, rows: IndexedResource[], now: Date, room = Number.POSITIVE_INFINITY): Promise<IngestCounts> {
+  async ingest(
+    source: string,
+    rows: IndexedResource[],
+    now: Date,
+    room = Number.POSITIVE_INFINITY,
+  ): Promise<IngestCounts> {
     const counts: IngestCounts = { added: 0, updated: 0, seen: 0, listed: 0, otherSource: 0, overCap: 0 };
     const unique = [...new Map(rows.map((row) => [indexedKeyOf(row.method, row.resource), row])).values()];
     for (const batch of chunks(unique, KEYS_PER_QUERY)) {
@@ -114,16 +119,27 @@ export class IndexStore {
    * the prober confirms it, and a sighting only moves its expiry, so neither changes what the catalog
    * shows (no catalog version bump: cached pages stay valid through a crawl of an unchanged source).
    */
-  private async ingestBatch(tx: Tx, source: string, batch: IndexedResource[], now: Date, counts: IngestCounts, room: number): Promise<boolean> {
+  private async ingestBatch(
+    tx: Tx,
+    source: string,
+    batch: IndexedResource[],
+    now: Date,
+    counts: IngestCounts,
+    room: number,
+  ): Promise<boolean> {
     const keys = batch.map((row) => indexedKeyOf(row.method, row.resource));
-    const existing = new Map((await tx.listing.findMany({ where: { indexedKey: { in: keys } } })).map((row) => [row.indexedKey!, row]));
+    const existing = new Map(
+      (await tx.listing.findMany({ where: { indexedKey: { in: keys } } })).map((row) => [row.indexedKey!, row]),
+    );
     // By resource alone (its index's first column): an OR of (resource, method) pairs was planned as a walk of every live row.
     const sameResource = await tx.listing.findMany({
       where: { resource: { in: [...new Set(batch.map((row) => row.resource))] } },
       select: { resource: true, method: true, state: true, expiresAt: true },
     });
     const listedKeys = new Set(
-      sameResource.filter((row) => row.state === "active" && row.expiresAt > now).map((row) => indexedKeyOf(row.method, row.resource)),
+      sameResource
+        .filter((row) => row.state === "active" && row.expiresAt > now)
+        .map((row) => indexedKeyOf(row.method, row.resource)),
     );
     const expiresAt = new Date(now.getTime() + INDEXED_ROW_TTL_MS);
     const created: Prisma.ListingCreateManyInput[] = [];
@@ -163,7 +179,9 @@ export class IndexStore {
         });
         continue;
       }
-      const changed = (Object.keys(data) as Array<keyof typeof data>).some((column) => String(found[column]) !== String(data[column]));
+      const changed = (Object.keys(data) as Array<keyof typeof data>).some(
+        (column) => String(found[column]) !== String(data[column]),
+      );
       if (!changed) {
         seenIds.push(found.id);
         continue;
@@ -174,7 +192,10 @@ export class IndexStore {
           ...data,
           expiresAt,
           updatedAt: now,
-          provenance: { ...(found.provenance as unknown as Provenance), document: row.document } as unknown as Prisma.InputJsonValue,
+          provenance: {
+            ...(found.provenance as unknown as Provenance),
+            document: row.document,
+          } as unknown as Prisma.InputJsonValue,
           // A new payTo has not proven anything: its claim, if any, was the old address's.
           ...(found.sellerPayTo !== row.payTo && { ownerVerified: false }),
         },
@@ -220,7 +241,11 @@ export class IndexStore {
 
   /** The METHOD + resource keys of a source's rows, in order. */
   async keysOf(source: string): Promise<string[]> {
-    const rows = await this.prisma.listing.findMany({ where: { indexedSource: source }, select: { indexedKey: true }, orderBy: { indexedKey: "asc" } });
+    const rows = await this.prisma.listing.findMany({
+      where: { indexedSource: source },
+      select: { indexedKey: true },
+      orderBy: { indexedKey: "asc" },
+    });
     return rows.map((row) => row.indexedKey!);
   }
 

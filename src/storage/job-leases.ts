@@ -22,7 +22,8 @@ export class JobLeases {
     const until = new Date(now.getTime() + ttlMs);
     const changed = await this.db.exclusive(
       () =>
-        this.db.prisma.$executeRaw`INSERT INTO "JobLease" ("name", "holder", "expiresAt") VALUES (${name}, ${this.holder}, ${until})
+        this.db.prisma
+          .$executeRaw`INSERT INTO "JobLease" ("name", "holder", "expiresAt") VALUES (${name}, ${this.holder}, ${until})
         ON CONFLICT ("name") DO UPDATE SET "holder" = excluded."holder", "expiresAt" = excluded."expiresAt"
         WHERE "JobLease"."expiresAt" < ${now} OR "JobLease"."holder" = ${this.holder}`,
     );
@@ -31,11 +32,15 @@ export class JobLeases {
 
   /** Gives the lease up at once (a clean stop), if this holder has it. */
   async release(name: string): Promise<void> {
-    await this.db.exclusive(() => this.db.prisma.$executeRaw`DELETE FROM "JobLease" WHERE "name" = ${name} AND "holder" = ${this.holder}`);
+    await this.db.exclusive(
+      () => this.db.prisma.$executeRaw`DELETE FROM "JobLease" WHERE "name" = ${name} AND "holder" = ${this.holder}`,
+    );
   }
 
   /** Who holds `name` and until when, or null (status documents, tests). */
   async holderOf(name: string): Promise<{ holder: string; expiresAt: Date } | null> {
-    return this.db.exclusive(() => this.db.prisma.jobLease.findUnique({ where: { name }, select: { holder: true, expiresAt: true } }));
+    return this.db.exclusive(() =>
+      this.db.prisma.jobLease.findUnique({ where: { name }, select: { holder: true, expiresAt: true } }),
+    );
   }
 }

@@ -13,7 +13,11 @@ export class ListingEventStore {
   /** Every listing's events after seq, oldest first: the outbox a deliverer or a mirror follows. */
   after(seq: number, limit: number): Promise<ListingEvent[]> {
     return this.transactions.read(() =>
-      this.transactions.prisma.listingEvent.findMany({ where: { seq: { gt: seq } }, orderBy: { seq: "asc" }, take: clamp(limit) }),
+      this.transactions.prisma.listingEvent.findMany({
+        where: { seq: { gt: seq } },
+        orderBy: { seq: "asc" },
+        take: clamp(limit),
+      }),
     );
   }
 
@@ -47,13 +51,19 @@ export class ListingEventStore {
   /** Several listings by id, any state (the webhook fan-out reads a page's listings at once). */
   subjects(listingIds: string[]): Promise<Listing[]> {
     if (listingIds.length === 0) return Promise.resolve([]);
-    return this.transactions.read(() => this.transactions.prisma.listing.findMany({ where: { id: { in: listingIds } } }));
+    return this.transactions.read(() =>
+      this.transactions.prisma.listing.findMany({ where: { id: { in: listingIds } } }),
+    );
   }
 
   /** The seq just before the first event at or after `at` (0 when there is none before it): where a sync by time starts. */
   async seqBefore(at: Date): Promise<number> {
     const first = await this.transactions.read(() =>
-      this.transactions.prisma.listingEvent.findFirst({ where: { at: { gte: at } }, orderBy: { seq: "asc" }, select: { seq: true } }),
+      this.transactions.prisma.listingEvent.findFirst({
+        where: { at: { gte: at } },
+        orderBy: { seq: "asc" },
+        select: { seq: true },
+      }),
     );
     if (first) return first.seq - 1;
     return this.lastSeq();
@@ -62,13 +72,18 @@ export class ListingEventStore {
   /** Every live listing (seed rows excluded), by id: the signed snapshot. */
   liveListings(now: Date): Promise<Listing[]> {
     return this.transactions.read(() =>
-      this.transactions.prisma.listing.findMany({ where: { state: "active", leftoverSeed: false, expiresAt: { gt: now } }, orderBy: { id: "asc" } }),
+      this.transactions.prisma.listing.findMany({
+        where: { state: "active", leftoverSeed: false, expiresAt: { gt: now } },
+        orderBy: { id: "asc" },
+      }),
     );
   }
 
   /** The newest seq, 0 when there is none: where a new follower starts. */
   async lastSeq(): Promise<number> {
-    const row = await this.transactions.read(() => this.transactions.prisma.listingEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }));
+    const row = await this.transactions.read(() =>
+      this.transactions.prisma.listingEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }),
+    );
     return row?.seq ?? 0;
   }
 }

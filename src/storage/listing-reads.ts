@@ -36,10 +36,12 @@ export function catalogStampSql(now: Date): Prisma.Sql {
 }
 
 export async function readCatalogStamp(prisma: PrismaClient, now: Date): Promise<CatalogStamp> {
-  const [row] = await prisma.$queryRaw<{ version: unknown; changedAt: unknown; foreignNext: unknown; seedNext: unknown; indexedNext: unknown }[]>(
-    catalogStampSql(now),
+  const [row] = await prisma.$queryRaw<
+    { version: unknown; changedAt: unknown; foreignNext: unknown; seedNext: unknown; indexedNext: unknown }[]
+  >(catalogStampSql(now));
+  const next = [toDateOrNull(row?.foreignNext), toDateOrNull(row?.seedNext), toDateOrNull(row?.indexedNext)].filter(
+    (d): d is Date => d !== null,
   );
-  const next = [toDateOrNull(row?.foreignNext), toDateOrNull(row?.seedNext), toDateOrNull(row?.indexedNext)].filter((d): d is Date => d !== null);
   return {
     version: Number(row?.version ?? 0),
     changedAt: toDateOrNull(row?.changedAt) ?? EPOCH,

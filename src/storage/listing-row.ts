@@ -10,7 +10,8 @@ import type { Listing } from "./listing-types.js";
 type Decoders = { [K in keyof Listing]-?: (value: unknown) => Listing[K] };
 
 const asIs = <T>(value: unknown) => value as T;
-const json = (value: unknown) => (typeof value === "string" ? (JSON.parse(value) as unknown) : (value ?? null)) as Prisma.JsonValue;
+const json = (value: unknown) =>
+  (typeof value === "string" ? (JSON.parse(value) as unknown) : (value ?? null)) as Prisma.JsonValue;
 const flag = (value: unknown) => value === true || value === 1;
 
 const DECODERS: Decoders = {

@@ -6,7 +6,16 @@ import { DAY_MS } from "../constants.js";
 import type { ListingEventDraft, ListingEventType, ListingReason } from "./listing-types.js";
 
 /** What a listing's status can be, most pressing first when several apply. */
-export const LISTING_STATUSES = ["pending", "failed", "delisted", "expired", "drifted", "unhealthy", "expiring", "live"] as const;
+export const LISTING_STATUSES = [
+  "pending",
+  "failed",
+  "delisted",
+  "expired",
+  "drifted",
+  "unhealthy",
+  "expiring",
+  "live",
+] as const;
 export type ListingStatusName = (typeof LISTING_STATUSES)[number];
 
 /** Every reason code, with what it means. The contract lists the same codes (spec/models/events.tsp). */
@@ -21,8 +30,10 @@ export const REASON_CODES = {
   probe_passing: "The last probe of the seller's endpoint answered the listed 402.",
   not_reprobed_yet: "Listed after a passing probe; the health prober has not probed it again yet.",
   owner_verified: "The fee was paid by the listing's sellerPayTo, or its owner signed a claim.",
-  awaiting_probe_confirmation: "Read from another catalog or domain; not shown until this marketplace's own probe finds its 402 matching.",
-  indexed_not_listed: "Read from another catalog or domain and confirmed by this marketplace's probe; not a paid listing (shown with source=indexed or all).",
+  awaiting_probe_confirmation:
+    "Read from another catalog or domain; not shown until this marketplace's own probe finds its 402 matching.",
+  indexed_not_listed:
+    "Read from another catalog or domain and confirmed by this marketplace's probe; not a paid listing (shown with source=indexed or all).",
 } as const;
 export type ReasonCode = keyof typeof REASON_CODES;
 
@@ -33,9 +44,16 @@ export interface ListingStatus {
   reasons: ListingReason[];
 }
 
-const reason = (code: ReasonCode, evidence?: Record<string, unknown>): ListingReason => ({ code, message: REASON_CODES[code], ...(evidence && { evidence }) });
+const reason = (code: ReasonCode, evidence?: Record<string, unknown>): ListingReason => ({
+  code,
+  message: REASON_CODES[code],
+  ...(evidence && { evidence }),
+});
 
-type StatusFields = Pick<Listing, "state" | "expiresAt" | "delistedAt" | "healthStatus" | "healthSummary" | "ownerVerified"> &
+type StatusFields = Pick<
+  Listing,
+  "state" | "expiresAt" | "delistedAt" | "healthStatus" | "healthSummary" | "ownerVerified"
+> &
   Partial<Pick<Listing, "indexedSource">>;
 
 /** The listing's status at `now`, from its row alone. */
@@ -44,10 +62,15 @@ export function listingStatus(listing: StatusFields, now: Date): ListingStatus {
   if (listing.state === "pending") return { state: "pending", reasons: [reason("payment_pending")] };
   if (listing.state === "failed") return { state: "failed", reasons: [reason("payment_failed")] };
   if (listing.state === "delisted")
-    return { state: "delisted", reasons: [reason("delisted_by_owner", { delistedAt: listing.delistedAt?.toISOString() ?? null })] };
-  if (listing.expiresAt.getTime() <= now.getTime()) return { state: "expired", reasons: [reason("term_ended", { expiresAt })] };
+    return {
+      state: "delisted",
+      reasons: [reason("delisted_by_owner", { delistedAt: listing.delistedAt?.toISOString() ?? null })],
+    };
+  if (listing.expiresAt.getTime() <= now.getTime())
+    return { state: "expired", reasons: [reason("term_ended", { expiresAt })] };
   const source = { source: listing.indexedSource ?? null };
-  if (listing.state === "indexing") return { state: "pending", reasons: [reason("awaiting_probe_confirmation", source)] };
+  if (listing.state === "indexing")
+    return { state: "pending", reasons: [reason("awaiting_probe_confirmation", source)] };
   const health = healthEvidence(listing.healthSummary);
   const reasons: ListingReason[] = [];
   let state: ListingStatusName = "live";
@@ -76,7 +99,9 @@ export function listingStatus(listing: StatusFields, now: Date): ListingStatus {
 function healthEvidence(summary: unknown): Record<string, unknown> | undefined {
   if (!summary || typeof summary !== "object") return undefined;
   const { lastCheckedAt, lastHealthyAt, failureCode } = summary as Record<string, unknown>;
-  const evidence = Object.fromEntries(Object.entries({ lastCheckedAt, lastHealthyAt, failureCode }).filter(([, value]) => value !== undefined));
+  const evidence = Object.fromEntries(
+    Object.entries({ lastCheckedAt, lastHealthyAt, failureCode }).filter(([, value]) => value !== undefined),
+  );
   return Object.keys(evidence).length > 0 ? evidence : undefined;
 }
 
@@ -87,7 +112,13 @@ export function listingEvent(
   now: Date,
   data?: Record<string, unknown>,
 ): ListingEventDraft {
-  return { listingId: listing.id, sellerPayTo: listing.sellerPayTo, type, status: listingStatus(listing, now), ...(data && { data }) };
+  return {
+    listingId: listing.id,
+    sellerPayTo: listing.sellerPayTo,
+    type,
+    status: listingStatus(listing, now),
+    ...(data && { data }),
+  };
 }
 
 const TERMS = ["description", "method", "priceUsdc", "network", "serviceName"] as const;
@@ -97,5 +128,10 @@ export function termChanges(
   before: Pick<Listing, (typeof TERMS)[number]>,
   after: Pick<Listing, (typeof TERMS)[number]>,
 ): Record<string, { from: unknown; to: unknown }> {
-  return Object.fromEntries(TERMS.filter((field) => before[field] !== after[field]).map((field) => [field, { from: before[field], to: after[field] }]));
+  return Object.fromEntries(
+    TERMS.filter((field) => before[field] !== after[field]).map((field) => [
+      field,
+      { from: before[field], to: after[field] },
+    ]),
+  );
 }

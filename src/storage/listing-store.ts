@@ -80,7 +80,8 @@ const listingState = (state: ListingState) => ({ state });
 const paymentState = (state: PaymentState) => ({ state });
 
 /** A fee paid by the listing's sellerPayTo itself proves its owner listed it. */
-const paidByOwner = (listing: { sellerPayTo: string }, payer: string | undefined) => payer !== undefined && payer === listing.sellerPayTo.toLowerCase();
+const paidByOwner = (listing: { sellerPayTo: string }, payer: string | undefined) =>
+  payer !== undefined && payer === listing.sellerPayTo.toLowerCase();
 
 /**
  * More writes in an activation's transaction, given the id of the listing it left live (the renewed
@@ -133,9 +134,18 @@ export class ListingStore {
     return this.write(now, async (tx) => {
       await tx.listing.deleteMany({ where: { indexedKey: indexedKeyOf(input.method, input.resource) } });
       const listing = await tx.listing.create({
-        data: { ...listingFields(input), ...listingState("active"), listedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) },
+        data: {
+          ...listingFields(input),
+          ...listingState("active"),
+          listedAt: now,
+          expiresAt: new Date(now.getTime() + this.ttlMs),
+        },
       });
-      return { result: listing, changed: true, events: [listingEvent(listing, "listing.created", now, { by: "operator" })] };
+      return {
+        result: listing,
+        changed: true,
+        events: [listingEvent(listing, "listing.created", now, { by: "operator" })],
+      };
     });
   }
 
@@ -144,7 +154,11 @@ export class ListingStore {
    * transaction. A payment whose (network, asset, payer, nonce) exists already raises
    * DuplicatePaymentError with the earlier payment and listing, and writes nothing.
    */
-  async createPendingListingWithPayment(input: ListingInput, payment: PaymentInput, now: Date): Promise<{ listing: Listing; payment: Payment }> {
+  async createPendingListingWithPayment(
+    input: ListingInput,
+    payment: PaymentInput,
+    now: Date,
+  ): Promise<{ listing: Listing; payment: Payment }> {
     // Addresses and the nonce are stored lowercase, so the unique (network, asset,
     // payer, nonce) key cannot be dodged by re-casing a replayed authorization.
     const key = normalizePaymentKey(payment);
@@ -195,11 +209,20 @@ export class ListingStore {
       const outcome = await this.activateWithin(tx, listingId, txHash, now);
       if (!alongside) return outcome;
       const also = await alongside(tx, outcome.result.listing.id);
-      return { ...outcome, changed: outcome.changed || also.changed, events: [...(outcome.events ?? []), ...(also.events ?? [])] };
+      return {
+        ...outcome,
+        changed: outcome.changed || also.changed,
+        events: [...(outcome.events ?? []), ...(also.events ?? [])],
+      };
     });
   }
 
-  private async activateWithin(tx: RawTx, listingId: string, txHash: string, now: Date): Promise<WriteOutcome<{ listing: Listing; renewed: boolean }>> {
+  private async activateWithin(
+    tx: RawTx,
+    listingId: string,
+    txHash: string,
+    now: Date,
+  ): Promise<WriteOutcome<{ listing: Listing; renewed: boolean }>> {
     const query = (sql: Prisma.Sql) => tx.$queryRaw(sql);
     const found = await listingWithPayer(query, listingId);
     const pending = found?.listing;
@@ -212,13 +235,19 @@ export class ListingStore {
     if (!current || !payer || !current.renewers.includes(payer)) {
       await tx.$executeRaw(settlePaymentsSql(listingId, { txHash, now }));
       // The resource's indexed row, if another catalog gave one, is replaced by this paid listing.
-      await tx.$executeRaw(Prisma.sql`DELETE FROM "Listing" WHERE "indexedKey" = ${indexedKeyOf(pending.method, pending.resource)}`);
+      await tx.$executeRaw(
+        Prisma.sql`DELETE FROM "Listing" WHERE "indexedKey" = ${indexedKeyOf(pending.method, pending.resource)}`,
+      );
       const listing = await activateListingRow(query, listingId, {
         listedAt: now,
         expiresAt: new Date(now.getTime() + this.ttlMs),
         ownerVerified: paidByOwner(pending, payer),
       });
-      return { result: { listing, renewed: false }, changed: true, events: [listingEvent(listing, "listing.created", now, { txHash })] };
+      return {
+        result: { listing, renewed: false },
+        changed: true,
+        events: [listingEvent(listing, "listing.created", now, { txHash })],
+      };
     }
     await tx.$executeRaw(settlePaymentsSql(listingId, { txHash, now, toListingId: current.listing.id }));
     const listing = await renewListingRow(query, current.listing.id, listingId, {
@@ -232,7 +261,9 @@ export class ListingStore {
       ...termChanges(current.listing, listing),
     });
     const verified =
-      !current.listing.ownerVerified && listing.ownerVerified ? [listingEvent(listing, "listing.verified", now, { by: "fee_paid_by_owner" })] : [];
+      !current.listing.ownerVerified && listing.ownerVerified
+        ? [listingEvent(listing, "listing.verified", now, { by: "fee_paid_by_owner" })]
+        : [];
     return { result: { listing, renewed: true }, changed: true, events: [renewed, ...verified] };
   }
 
@@ -246,11 +277,15 @@ export class ListingStore {
   }
 
   /** Settlement failed. `chainChecked`: the chain confirmed that this authorization can no longer pay the fee. */
-  failListing(listingId: string, failure: { reason: string; txHash?: string | null; chainChecked: boolean; now: Date }): Promise<Listing> {
+  failListing(
+    listingId: string,
+    failure: { reason: string; txHash?: string | null; chainChecked: boolean; now: Date },
+  ): Promise<Listing> {
     return this.write(failure.now, async (tx) => {
       const pending = await tx.listing.findUnique({ where: { id: listingId } });
       if (pending?.state === "failed") return { result: pending, changed: false };
-      if (pending?.state !== "pending") throw new ListingStateError(`listing ${listingId} is ${pending ? pending.state : "missing"}, not pending`);
+      if (pending?.state !== "pending")
+        throw new ListingStateError(`listing ${listingId} is ${pending ? pending.state : "missing"}, not pending`);
       await tx.payment.updateMany({
         where: { listingId },
         data: {
@@ -267,7 +302,12 @@ export class ListingStore {
 
   /** A failed payment's re-check by the chain found it cannot pay: it is not looked at again. */
   async confirmFailure(paymentId: string, now: Date): Promise<void> {
-    await this.read(() => this.prisma.payment.updateMany({ where: { id: paymentId, ...paymentState("failed") }, data: { chainCheckedAt: now } }));
+    await this.read(() =>
+      this.prisma.payment.updateMany({
+        where: { id: paymentId, ...paymentState("failed") },
+        data: { chainCheckedAt: now },
+      }),
+    );
   }
 
   /**
@@ -293,7 +333,10 @@ export class ListingStore {
   paymentsToReconcile(olderThan: Date, limit = 100): Promise<Payment[]> {
     return this.read(() =>
       this.prisma.payment.findMany({
-        where: { createdAt: { lt: olderThan }, OR: [paymentState("pending"), { ...paymentState("failed"), chainCheckedAt: null }] },
+        where: {
+          createdAt: { lt: olderThan },
+          OR: [paymentState("pending"), { ...paymentState("failed"), chainCheckedAt: null }],
+        },
         orderBy: { createdAt: "asc" },
         take: limit,
       }),
@@ -304,13 +347,24 @@ export class ListingStore {
    * Idempotent load of first-party demo rows, keyed by their stable id (else by resource and method). Rows that
    * already match are left alone, and the version moves only if something changed.
    */
-  upsertSeedListings(rows: SeedListingInput[], now: Date): Promise<{ created: number; updated: number; unchanged: number }> {
+  upsertSeedListings(
+    rows: SeedListingInput[],
+    now: Date,
+  ): Promise<{ created: number; updated: number; unchanged: number }> {
     return this.write(now, async (tx) => {
       const counts = { created: 0, updated: 0, unchanged: 0 };
       for (const row of rows) {
-        const data = { ...listingFields(row), ...listingState("active"), leftoverSeed: true, listedAt: row.listedAt, expiresAt: row.expiresAt };
+        const data = {
+          ...listingFields(row),
+          ...listingState("active"),
+          leftoverSeed: true,
+          listedAt: row.listedAt,
+          expiresAt: row.expiresAt,
+        };
         const existing = await tx.listing.findFirst({
-          where: row.id ? { id: row.id, leftoverSeed: true } : { resource: row.resource, method: row.method, leftoverSeed: true },
+          where: row.id
+            ? { id: row.id, leftoverSeed: true }
+            : { resource: row.resource, method: row.method, leftoverSeed: true },
           orderBy: { id: "asc" },
         });
         if (!existing) {
@@ -319,7 +373,10 @@ export class ListingStore {
         } else if (
           (Object.keys(data) as (keyof typeof data)[]).every((k) => {
             const want = data[k] === Prisma.DbNull ? null : data[k];
-            return isDeepStrictEqual(existing[k] instanceof Date ? existing[k].getTime() : existing[k], want instanceof Date ? want.getTime() : want);
+            return isDeepStrictEqual(
+              existing[k] instanceof Date ? existing[k].getTime() : existing[k],
+              want instanceof Date ? want.getTime() : want,
+            );
           })
         ) {
           counts.unchanged++;
@@ -356,11 +413,16 @@ export class ListingStore {
   }
 
   /** Visible foreign and seed rows, every stored row in any state (rawAll), and the foreign rows by health. */
-  async counts(now: Date, token?: string): Promise<{ foreign: number; seed: number; rawAll: number; byHealth: HealthCounts; delisted: number }> {
+  async counts(
+    now: Date,
+    token?: string,
+  ): Promise<{ foreign: number; seed: number; rawAll: number; byHealth: HealthCounts; delisted: number }> {
     const [counts, byHealth, delisted] = await Promise.all([
       this.catalog.counts(now, token),
       healthCounts(this.transactions, now, token),
-      this.transactions.memo.get(token, "delisted-count", () => this.read(() => this.prisma.listing.count({ where: listingState("delisted") }))),
+      this.transactions.memo.get(token, "delisted-count", () =>
+        this.read(() => this.prisma.listing.count({ where: listingState("delisted") })),
+      ),
     ]);
     return { ...counts, byHealth, delisted };
   }

@@ -57,10 +57,19 @@ export interface ListingInput {
 }
 
 /** The resource fields of a seller's 402 challenge kept as seller metadata, each stored in the Listing column of its name. */
-export const RESOURCE_METADATA_FIELDS = ["mimeType", "serviceName", "tags", "iconUrl"] as const satisfies readonly (keyof Listing)[];
+export const RESOURCE_METADATA_FIELDS = [
+  "mimeType",
+  "serviceName",
+  "tags",
+  "iconUrl",
+] as const satisfies readonly (keyof Listing)[];
 
 /** The Listing columns seller metadata is stored in: those fields, extensions.bazaar and the extension key it sets. */
-export const METADATA_COLUMNS = [...RESOURCE_METADATA_FIELDS, "bazaar", "extensionKeys"] as const satisfies readonly (keyof Listing)[];
+export const METADATA_COLUMNS = [
+  ...RESOURCE_METADATA_FIELDS,
+  "bazaar",
+  "extensionKeys",
+] as const satisfies readonly (keyof Listing)[];
 export type MetadataColumn = (typeof METADATA_COLUMNS)[number];
 
 /** Service metadata a seller publishes in its 402 challenge (Bazaar metadata rules applied before storing). */
@@ -117,7 +126,9 @@ export class DuplicatePaymentError extends Error {
     readonly payment: Payment,
     readonly listing: Listing | null,
   ) {
-    super(`payment ${payment.nonce} from ${payment.payer} on ${payment.network} was already submitted (state ${payment.state})`);
+    super(
+      `payment ${payment.nonce} from ${payment.payer} on ${payment.network} was already submitted (state ${payment.state})`,
+    );
   }
 }
 
@@ -140,5 +151,10 @@ export function normalizePrice(priceUsdc: string): { priceUsdc: string; priceAto
 
 /** The unique key in stored form: addresses and nonce lowercase (see createPendingListingWithPayment). */
 export function normalizePaymentKey(key: PaymentKey): PaymentKey {
-  return { network: key.network, asset: key.asset.toLowerCase(), payer: key.payer.toLowerCase(), nonce: key.nonce.toLowerCase() };
+  return {
+    network: key.network,
+    asset: key.asset.toLowerCase(),
+    payer: key.payer.toLowerCase(),
+    nonce: key.nonce.toLowerCase(),
+  };
 }

@@ -17,7 +17,13 @@ import {
 import type { PrismaPg } from "@prisma/adapter-pg";
 import * as engineBindings from "@prisma/schema-engine-wasm/schema_engine_bg";
 import type { MigrationList, SchemaEngine, SchemaFilter } from "@prisma/schema-engine-wasm";
-import { createAdapterFactory, parseDatabaseUrl, quoteIdent, type DatabaseKind, type DatabaseTarget } from "./connection.js";
+import {
+  createAdapterFactory,
+  parseDatabaseUrl,
+  quoteIdent,
+  type DatabaseKind,
+  type DatabaseTarget,
+} from "./connection.js";
 import { SQLITE_SEARCH_TABLES } from "./search-index.js";
 
 const prismaDir = new URL("../../prisma/", import.meta.url);
@@ -35,7 +41,9 @@ let engineModule: Promise<typeof engineBindings> | undefined;
 
 // tsconfig loads no "dom" lib: TypeScript knows the WebAssembly types, not the global.
 const { WebAssembly: Wasm } = globalThis as unknown as {
-  WebAssembly: { instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: { exports: Record<string, unknown> } }> };
+  WebAssembly: {
+    instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: { exports: Record<string, unknown> } }>;
+  };
 };
 
 /**
@@ -61,13 +69,28 @@ const PG_TEXT_OID = 25;
 
 function toAdapterError(kind: DatabaseKind, error: unknown): unknown {
   if (error instanceof DriverAdapterError) return error;
-  const e = error as { message?: string; code?: string; severity?: string; detail?: string; column?: string; hint?: string };
+  const e = error as {
+    message?: string;
+    code?: string;
+    severity?: string;
+    detail?: string;
+    column?: string;
+    hint?: string;
+  };
   const message = e.message ?? String(error);
   // Anything else reaches the engine as an opaque "External error id#0".
   return new DriverAdapterError(
     kind === "sqlite"
       ? { kind: "sqlite", extendedCode: 1, message }
-      : { kind: "postgres", code: e.code ?? "", severity: e.severity ?? "ERROR", message, detail: e.detail, column: e.column, hint: e.hint },
+      : {
+          kind: "postgres",
+          code: e.code ?? "",
+          severity: e.severity ?? "ERROR",
+          message,
+          detail: e.detail,
+          column: e.column,
+          hint: e.hint,
+        },
   );
 }
 
@@ -128,7 +151,11 @@ async function connectPgShadow(target: Extract<DatabaseTarget, { kind: "postgres
   await admin.executeScript(`CREATE DATABASE ${quoteIdent(name)}`);
   const url = new URL(target.connectionString);
   url.pathname = `/${name}`;
-  const shadow = await createAdapterFactory({ kind: "postgres", connectionString: url.toString(), schema: undefined }).connect();
+  const shadow = await createAdapterFactory({
+    kind: "postgres",
+    connectionString: url.toString(),
+    schema: undefined,
+  }).connect();
   const dispose = shadow.dispose.bind(shadow);
   shadow.dispose = async () => {
     await dispose();
@@ -139,7 +166,11 @@ async function connectPgShadow(target: Extract<DatabaseTarget, { kind: "postgres
 }
 
 /** Runs fn with an engine over target, then closes every connection it opened. */
-async function withEngine<T>(target: DatabaseTarget, schema: string, fn: (engine: SchemaEngine) => Promise<T>): Promise<T> {
+async function withEngine<T>(
+  target: DatabaseTarget,
+  schema: string,
+  fn: (engine: SchemaEngine) => Promise<T>,
+): Promise<T> {
   const { SchemaEngine } = await loadEngineModule();
   const base = createAdapterFactory(target);
   const opened: SqlDriverAdapter[] = [];
@@ -158,7 +189,11 @@ async function withEngine<T>(target: DatabaseTarget, schema: string, fn: (engine
     connect: () => track(base.connect()),
     connectToShadowDb: () => track(target.kind === "sqlite" ? base.connectToShadowDb() : connectPgShadow(target)),
   };
-  const engine = await SchemaEngine.new({ datamodels: [["schema.prisma", schema]] }, () => {}, bindMigrationAwareSqlAdapterFactory(factory));
+  const engine = await SchemaEngine.new(
+    { datamodels: [["schema.prisma", schema]] },
+    () => {},
+    bindMigrationAwareSqlAdapterFactory(factory),
+  );
   try {
     return await fn(engine);
   } finally {
@@ -199,12 +234,16 @@ export async function readMigrationsList(dir: string, kind: DatabaseKind): Promi
  * the provider from the URL; with `?schema=` on PostgreSQL the schema is created if
  * needed. A second call is a no-op.
  */
-export async function applyMigrations(databaseUrl: string, options: { migrationsDir?: string } = {}): Promise<{ applied: string[] }> {
+export async function applyMigrations(
+  databaseUrl: string,
+  options: { migrationsDir?: string } = {},
+): Promise<{ applied: string[] }> {
   const target = parseDatabaseUrl(databaseUrl);
   const list = await readMigrationsList(options.migrationsDir ?? migrationsDir(target.kind), target.kind);
   const schema = await readFile(schemaPath(target.kind), "utf8");
   const applied = await oneMigratorAtATime(target, async (admin) => {
-    if (admin && target.kind === "postgres" && target.schema) await admin.executeScript(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(target.schema)}`);
+    if (admin && target.kind === "postgres" && target.schema)
+      await admin.executeScript(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(target.schema)}`);
     return withEngine(target, schema, async (engine) => {
       const result = await engine.applyMigrations({ migrationsList: list, filters: filtersFor(target.kind) });
       return { applied: result.appliedMigrationNames };
@@ -223,7 +262,10 @@ export async function applyMigrations(databaseUrl: string, options: { migrations
  * The second waits, then finds nothing to apply. SQLite's file lock already makes the second wait.
  * `apply` gets the lock's connection (outside any schema) on PostgreSQL, to create the schema with.
  */
-async function oneMigratorAtATime<T>(target: DatabaseTarget, apply: (admin?: { executeScript(script: string): Promise<void> }) => Promise<T>): Promise<T> {
+async function oneMigratorAtATime<T>(
+  target: DatabaseTarget,
+  apply: (admin?: { executeScript(script: string): Promise<void> }) => Promise<T>,
+): Promise<T> {
   if (target.kind !== "postgres") return apply();
   const key = `x402-marketplace migrations ${target.schema ?? "public"}`.replaceAll("'", "''");
   const lock = await createAdapterFactory({ ...target, schema: undefined }).connect();
@@ -246,7 +288,9 @@ export async function refreshPlannerStatistics(target: DatabaseTarget): Promise<
   if (target.kind === "sqlite" && target.file === ":memory:") return;
   const connection = await createAdapterFactory(target).connect();
   try {
-    await connection.executeScript(target.kind === "sqlite" ? "PRAGMA optimize=0x10002;" : 'ANALYZE "Listing"; ANALYZE "Payment";');
+    await connection.executeScript(
+      target.kind === "sqlite" ? "PRAGMA optimize=0x10002;" : 'ANALYZE "Listing"; ANALYZE "Payment";',
+    );
   } finally {
     await connection.dispose();
   }

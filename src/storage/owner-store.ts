@@ -8,7 +8,13 @@ import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
 import { HOUR_MS } from "../constants.js";
 import { listingEvent, termChanges } from "./listing-status.js";
 import { METADATA_COLUMNS, type ListingEventDraft, type MetadataColumn } from "./listing-types.js";
-import { metadataFields, normalizePrice, type Listing, type ListingMethod, type SellerMetadata } from "./listing-store.js";
+import {
+  metadataFields,
+  normalizePrice,
+  type Listing,
+  type ListingMethod,
+  type SellerMetadata,
+} from "./listing-store.js";
 import { isUniqueViolation } from "./database.js";
 
 /** The nonce was spent already (by this operation sent twice, or by another). */
@@ -66,19 +72,24 @@ function updateData(changes: StoredChanges) {
 }
 
 /** The metadata columns as stored, for comparing a fresh probe's with them. */
-const storedMetadata = (listing: Listing) => Object.fromEntries(METADATA_COLUMNS.map((column) => [column, listing[column]])) as Pick<Listing, MetadataColumn>;
+const storedMetadata = (listing: Listing) =>
+  Object.fromEntries(METADATA_COLUMNS.map((column) => [column, listing[column]])) as Pick<Listing, MetadataColumn>;
 
 export class OwnerStore {
   constructor(private readonly transactions: CatalogTransactions) {}
 
   /** The live listing (active, not expired; with `withIndexed` a confirmed indexed row too), or null. */
   live(id: string, now: Date, withIndexed = false): Promise<Listing | null> {
-    return this.transactions.read(() => this.transactions.prisma.listing.findFirst({ where: liveWhere(id, now, withIndexed) }));
+    return this.transactions.read(() =>
+      this.transactions.prisma.listing.findFirst({ where: liveWhere(id, now, withIndexed) }),
+    );
   }
 
   /** Whether a nonce was spent (a cheap early answer; the insert in the operation's transaction decides). */
   async nonceUsed(nonce: string): Promise<boolean> {
-    const found = await this.transactions.read(() => this.transactions.prisma.ownerNonce.findUnique({ where: { nonce: nonce.toLowerCase() } }));
+    const found = await this.transactions.read(() =>
+      this.transactions.prisma.ownerNonce.findUnique({ where: { nonce: nonce.toLowerCase() } }),
+    );
     return found !== null;
   }
 
@@ -87,7 +98,11 @@ export class OwnerStore {
     return this.signed(id, spent, now, true, async (tx, listing) => {
       if (listing.ownerVerified) return { listing, changed: false };
       const claimed = await tx.listing.update({ where: { id }, data: { ownerVerified: true } });
-      return { listing: claimed, changed: true, events: [listingEvent(claimed, "listing.verified", now, { by: "owner_claim", signer: spent.signer })] };
+      return {
+        listing: claimed,
+        changed: true,
+        events: [listingEvent(claimed, "listing.verified", now, { by: "owner_claim", signer: spent.signer })],
+      };
     });
   }
 
@@ -110,9 +125,18 @@ export class OwnerStore {
       }
       const updated = await tx.listing.update({ where: { id }, data: { ...updateData(changes), ownerVerified: true } });
       const inputSchema =
-        changes.inputSchema !== undefined && !isDeepStrictEqual(listing.inputSchema, updated.inputSchema) ? { inputSchema: { changed: true } } : {};
-      const events = [listingEvent(updated, "listing.updated", now, { by: "owner", ...termChanges(listing, updated), ...inputSchema })];
-      if (!listing.ownerVerified) events.push(listingEvent(updated, "listing.verified", now, { by: "owner_update", signer: spent.signer }));
+        changes.inputSchema !== undefined && !isDeepStrictEqual(listing.inputSchema, updated.inputSchema)
+          ? { inputSchema: { changed: true } }
+          : {};
+      const events = [
+        listingEvent(updated, "listing.updated", now, {
+          by: "owner",
+          ...termChanges(listing, updated),
+          ...inputSchema,
+        }),
+      ];
+      if (!listing.ownerVerified)
+        events.push(listingEvent(updated, "listing.verified", now, { by: "owner_update", signer: spent.signer }));
       return { listing: updated, changed: true, events };
     });
   }
@@ -121,12 +145,20 @@ export class OwnerStore {
   delist(id: string, spent: SpentNonce, now: Date): Promise<Listing | null> {
     return this.signed(id, spent, now, false, async (tx) => {
       const delisted = await tx.listing.update({ where: { id }, data: { state: "delisted", delistedAt: now } });
-      return { listing: delisted, changed: true, events: [listingEvent(delisted, "listing.delisted", now, { by: "owner", signer: spent.signer })] };
+      return {
+        listing: delisted,
+        changed: true,
+        events: [listingEvent(delisted, "listing.delisted", now, { by: "owner", signer: spent.signer })],
+      };
     });
   }
 
   /** A fresh probe's seller metadata; `changed` when it differs from what was stored. Null when it is not live. */
-  refreshMetadata(id: string, metadata: SellerMetadata, now: Date): Promise<{ listing: Listing; changed: boolean } | null> {
+  refreshMetadata(
+    id: string,
+    metadata: SellerMetadata,
+    now: Date,
+  ): Promise<{ listing: Listing; changed: boolean } | null> {
     return this.transactions.write<{ listing: Listing; changed: boolean } | null>(now, async (tx) => {
       const listing = await tx.listing.findFirst({ where: liveWhere(id, now) });
       if (!listing) return { result: null, changed: false };
@@ -137,7 +169,9 @@ export class OwnerStore {
       if (same) return { result: { listing, changed: false }, changed: false };
       const updated = await tx.listing.update({ where: { id }, data: fresh });
       const fields = METADATA_COLUMNS.filter((key) => !isDeepStrictEqual(comparable[key] ?? null, stored[key] ?? null));
-      const events = updated.leftoverSeed ? [] : [listingEvent(updated, "listing.updated", now, { by: "seller_402", metadataChanged: fields })];
+      const events = updated.leftoverSeed
+        ? []
+        : [listingEvent(updated, "listing.updated", now, { by: "seller_402", metadataChanged: fields })];
       return { result: { listing: updated, changed: true }, changed: true, events };
     });
   }
@@ -159,7 +193,15 @@ export class OwnerStore {
       return await this.transactions.write(now, async (tx) => {
         const listing = await tx.listing.findFirst({ where: liveWhere(id, now, withIndexed) });
         if (!listing) return { result: null, changed: false };
-        await tx.ownerNonce.create({ data: { nonce: spent.nonce.toLowerCase(), listingId: id, action: spent.action, signer: spent.signer, usedAt: now } });
+        await tx.ownerNonce.create({
+          data: {
+            nonce: spent.nonce.toLowerCase(),
+            listingId: id,
+            action: spent.action,
+            signer: spent.signer,
+            usedAt: now,
+          },
+        });
         // A nonce need only be remembered while a signature carrying it is within its deadline.
         await tx.ownerNonce.deleteMany({ where: { usedAt: { lt: new Date(now.getTime() - NONCE_KEPT_MS) } } });
         const done = await change(tx, listing);

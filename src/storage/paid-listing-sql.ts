@@ -56,14 +56,18 @@ export async function insertPaymentUnlessRecorded(
   payment: PaymentKey & { amount: string; payTo: string; state: string; createdAt: Date; listingId: string },
 ): Promise<Payment | null> {
   const { network, asset, payer, nonce, amount, payTo, state, createdAt, listingId } = payment;
-  const rows = await query(Prisma.sql`INSERT INTO "Payment" ("id", "network", "asset", "payer", "nonce", "amount", "payTo", "state", "createdAt", "listingId")
+  const rows =
+    await query(Prisma.sql`INSERT INTO "Payment" ("id", "network", "asset", "payer", "nonce", "amount", "payTo", "state", "createdAt", "listingId")
     VALUES (${randomUUID()}, ${network}, ${asset}, ${payer}, ${nonce}, ${amount}, ${payTo}, ${state}, ${createdAt}, ${listingId})
     ON CONFLICT ("network", "asset", "payer", "nonce") DO NOTHING RETURNING *`);
   return rows[0] ? toPayment(rows[0]) : null;
 }
 
 /** The payment recorded under a key, and the listing it paid for. */
-export async function paymentByKey(query: Query, key: PaymentKey): Promise<{ payment: Payment; listing: Listing | null } | null> {
+export async function paymentByKey(
+  query: Query,
+  key: PaymentKey,
+): Promise<{ payment: Payment; listing: Listing | null } | null> {
   const [row] = await query(Prisma.sql`SELECT * FROM "Payment"
     WHERE "network" = ${key.network} AND "asset" = ${key.asset} AND "payer" = ${key.payer} AND "nonce" = ${key.nonce}`);
   if (!row) return null;
@@ -74,7 +78,10 @@ export async function paymentByKey(query: Query, key: PaymentKey): Promise<{ pay
 }
 
 /** A listing by id with the payer of its first payment (a pending listing has exactly one). */
-export async function listingWithPayer(query: Query, listingId: string): Promise<{ listing: Listing; payer: string | undefined } | null> {
+export async function listingWithPayer(
+  query: Query,
+  listingId: string,
+): Promise<{ listing: Listing; payer: string | undefined } | null> {
   const [row] = await query(Prisma.sql`SELECT l.*,
       (SELECT p."payer" FROM "Payment" p WHERE p."listingId" = l."id" ORDER BY p."createdAt" LIMIT 1) AS "firstPayer"
     FROM "Listing" l WHERE l."id" = ${listingId}`);
@@ -100,7 +107,10 @@ export async function liveListingOf(
 }
 
 /** Settles the payments of a listing (moving them to `toListingId` on a renewal). */
-export function settlePaymentsSql(listingId: string, settlement: { txHash: string; now: Date; toListingId?: string }): Prisma.Sql {
+export function settlePaymentsSql(
+  listingId: string,
+  settlement: { txHash: string; now: Date; toListingId?: string },
+): Prisma.Sql {
   const moved = settlement.toListingId ? Prisma.sql`, "listingId" = ${settlement.toListingId}` : Prisma.empty;
   return Prisma.sql`UPDATE "Payment" SET "state" = 'settled', "txHash" = ${settlement.txHash}, "settledAt" = ${settlement.now}, "failureReason" = NULL${moved}
     WHERE "listingId" = ${listingId}`;
@@ -112,17 +122,24 @@ export async function activateListingRow(
   listingId: string,
   terms: { listedAt: Date; expiresAt: Date; ownerVerified: boolean },
 ): Promise<Listing> {
-  const [row] = await query(Prisma.sql`UPDATE "Listing" SET "state" = 'active', "listedAt" = ${terms.listedAt}, "expiresAt" = ${terms.expiresAt},
+  const [row] =
+    await query(Prisma.sql`UPDATE "Listing" SET "state" = 'active', "listedAt" = ${terms.listedAt}, "expiresAt" = ${terms.expiresAt},
       "ownerVerified" = ${terms.ownerVerified}, "updatedAt" = ${new Date()}
     WHERE "id" = ${listingId} RETURNING *`);
   return toListing(row!);
 }
 
 /** Renews a live listing with the terms of the paid pending row (listing-row.ts's RENEWED_COLUMNS), returning it. */
-export async function renewListingRow(query: Query, liveId: string, pendingId: string, terms: { expiresAt: Date; ownerVerified: boolean }): Promise<Listing> {
+export async function renewListingRow(
+  query: Query,
+  liveId: string,
+  pendingId: string,
+  terms: { expiresAt: Date; ownerVerified: boolean },
+): Promise<Listing> {
   const columns = Prisma.join(RENEWED_COLUMNS.map(quoted));
   const copied = Prisma.join(RENEWED_COLUMNS.map((column) => Prisma.raw(`p."${column}"`)));
-  const [row] = await query(Prisma.sql`UPDATE "Listing" SET (${columns}) = (SELECT ${copied} FROM "Listing" p WHERE p."id" = ${pendingId}),
+  const [row] =
+    await query(Prisma.sql`UPDATE "Listing" SET (${columns}) = (SELECT ${copied} FROM "Listing" p WHERE p."id" = ${pendingId}),
       "expiresAt" = ${terms.expiresAt}, "ownerVerified" = ${terms.ownerVerified}, "updatedAt" = ${new Date()}
     WHERE "id" = ${liveId} RETURNING *`);
   return toListing(row!);

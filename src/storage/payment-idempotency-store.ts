@@ -36,7 +36,9 @@ export class PaymentIdempotencyStore {
   async claim(id: string, payloadHash: string, now: Date, abandonedBefore: Date): Promise<IdempotencyClaim> {
     try {
       await this.transactions.read(() =>
-        this.prisma.paymentIdempotency.create({ data: { id, payloadHash, status: null, response: Prisma.DbNull, createdAt: now } }),
+        this.prisma.paymentIdempotency.create({
+          data: { id, payloadHash, status: null, response: Prisma.DbNull, createdAt: now },
+        }),
       );
       return { kind: "new" };
     } catch (error) {
@@ -45,9 +47,13 @@ export class PaymentIdempotencyStore {
     const found = await this.transactions.read(() => this.prisma.paymentIdempotency.findUnique({ where: { id } }));
     if (!found) return this.claim(id, payloadHash, now, abandonedBefore);
     if (found.payloadHash !== payloadHash) return { kind: "conflict" };
-    if (found.status !== null && found.response !== null) return { kind: "stored", answer: found.response as unknown as StoredAnswer };
+    if (found.status !== null && found.response !== null)
+      return { kind: "stored", answer: found.response as unknown as StoredAnswer };
     const { count } = await this.transactions.read(() =>
-      this.prisma.paymentIdempotency.updateMany({ where: { id, status: null, createdAt: { lt: abandonedBefore } }, data: { createdAt: now } }),
+      this.prisma.paymentIdempotency.updateMany({
+        where: { id, status: null, createdAt: { lt: abandonedBefore } },
+        data: { createdAt: now },
+      }),
     );
     return count === 1 ? { kind: "new" } : { kind: "in_progress" };
   }
@@ -55,7 +61,10 @@ export class PaymentIdempotencyStore {
   /** Stores the answer sent for `id`. */
   async complete(id: string, answer: StoredAnswer): Promise<void> {
     await this.transactions.read(() =>
-      this.prisma.paymentIdempotency.update({ where: { id }, data: { status: answer.status, response: answer as unknown as Prisma.InputJsonObject } }),
+      this.prisma.paymentIdempotency.update({
+        where: { id },
+        data: { status: answer.status, response: answer as unknown as Prisma.InputJsonObject },
+      }),
     );
   }
 
@@ -66,7 +75,9 @@ export class PaymentIdempotencyStore {
 
   /** Forgets ids stored before `before` (resends come within minutes; a day is plenty). */
   async prune(before: Date): Promise<number> {
-    const { count } = await this.transactions.read(() => this.prisma.paymentIdempotency.deleteMany({ where: { createdAt: { lt: before } } }));
+    const { count } = await this.transactions.read(() =>
+      this.prisma.paymentIdempotency.deleteMany({ where: { createdAt: { lt: before } } }),
+    );
     return count;
   }
 }

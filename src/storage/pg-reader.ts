@@ -65,7 +65,11 @@ export function openPgReader(
       const started = process.hrtime.bigint();
       let result;
       try {
-        result = await (options?.onePlan ? onePlan : perValues).query<SqlRow>({ name: nameOf(sql.text), text: sql.text, values: sql.values as unknown[] });
+        result = await (options?.onePlan ? onePlan : perValues).query<SqlRow>({
+          name: nameOf(sql.text),
+          text: sql.text,
+          values: sql.values as unknown[],
+        });
       } catch (error) {
         throw new CatalogReadError(error);
       }

@@ -12,7 +12,11 @@ const MERGE_STEPS = 2_000;
  * free between them: better-sqlite3 is synchronous, and one 'optimize' of the whole index held every
  * request for about 0.4 s at 10k listings. `alone` runs a step where no transaction interleaves.
  */
-export async function tidyReadPaths(db: Database, alone: <T>(fn: () => Promise<T>) => Promise<T>, signal?: AbortSignal): Promise<void> {
+export async function tidyReadPaths(
+  db: Database,
+  alone: <T>(fn: () => Promise<T>) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<void> {
   const { prisma } = db;
   if (db.kind === "postgres") {
     // VACUUM, not only ANALYZE: it also empties the GIN indexes' pending lists (a manual ANALYZE
@@ -24,12 +28,17 @@ export async function tidyReadPaths(db: Database, alone: <T>(fn: () => Promise<T
   }
   // A merge step joins the segments of a level once it has `usermerge` of them (default 4): at 2 the
   // steps end with one segment, as a full 'optimize' would. The setting is kept in the index.
-  await alone(() => prisma.$executeRawUnsafe(`INSERT INTO "ListingSearch" ("ListingSearch", "rank") VALUES ('usermerge', 2)`));
-  const totalChanges = async () => Number((await prisma.$queryRawUnsafe<{ n: unknown }[]>("SELECT total_changes() AS n"))[0]?.n ?? 0);
+  await alone(() =>
+    prisma.$executeRawUnsafe(`INSERT INTO "ListingSearch" ("ListingSearch", "rank") VALUES ('usermerge', 2)`),
+  );
+  const totalChanges = async () =>
+    Number((await prisma.$queryRawUnsafe<{ n: unknown }[]>("SELECT total_changes() AS n"))[0]?.n ?? 0);
   for (let step = 0; step < MERGE_STEPS && !signal?.aborted; step++) {
     const more = await alone(async () => {
       const before = await totalChanges();
-      await prisma.$executeRawUnsafe(`INSERT INTO "ListingSearch" ("ListingSearch", "rank") VALUES ('merge', ${MERGE_PAGES_PER_STEP})`);
+      await prisma.$executeRawUnsafe(
+        `INSERT INTO "ListingSearch" ("ListingSearch", "rank") VALUES ('merge', ${MERGE_PAGES_PER_STEP})`,
+      );
       // FTS5: fewer than two changes means there was nothing left to merge.
       return (await totalChanges()) - before >= 2;
     });

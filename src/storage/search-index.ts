@@ -2,7 +2,13 @@
 // appends them to a migration that creates (or, on SQLite, redefines) Listing.
 
 /** FTS5 table and its shadow tables: Prisma's diff must leave them alone. */
-export const SQLITE_SEARCH_TABLES = ["ListingSearch", "ListingSearch_config", "ListingSearch_data", "ListingSearch_docsize", "ListingSearch_idx"];
+export const SQLITE_SEARCH_TABLES = [
+  "ListingSearch",
+  "ListingSearch_config",
+  "ListingSearch_data",
+  "ListingSearch_docsize",
+  "ListingSearch_idx",
+];
 
 /** The Listing columns a search matches, in the order of the FTS table's columns. */
 export const SEARCHED_COLUMNS = ["description", "resource", "sellerPayTo", "serviceName", "tags"] as const;

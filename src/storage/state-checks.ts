@@ -6,7 +6,10 @@ import { LISTING_STATES, PAYMENT_STATES } from "./listing-types.js";
 function triggers(table: "Listing" | "Payment", states: readonly string[]): string {
   const allowed = states.map((state) => `'${state}'`).join(", ");
   const message = `${table}_state_check: state must be ${states.slice(0, -1).join(", ")} or ${states.at(-1)}`;
-  const trigger = (event: "insert" | "update", on: string) => `CREATE TRIGGER "${table}_state_check_${event}" ${on} ON "${table}"
+  const trigger = (
+    event: "insert" | "update",
+    on: string,
+  ) => `CREATE TRIGGER "${table}_state_check_${event}" ${on} ON "${table}"
 WHEN NEW."state" NOT IN (${allowed}) BEGIN
     SELECT RAISE(ABORT, '${message}');
 END;`;

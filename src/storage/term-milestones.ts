@@ -43,13 +43,21 @@ export async function recordTermMilestones(transactions: CatalogTransactions, no
   for (;;) {
     const written = await transactions.write(now, async (tx) => {
       const due: Listing[] = await tx.listing.findMany({
-        where: { state: "active", leftoverSeed: false, expiresAt: { lte: horizon, gt: since }, ...(afterId && { id: { gt: afterId } }) },
+        where: {
+          state: "active",
+          leftoverSeed: false,
+          expiresAt: { lte: horizon, gt: since },
+          ...(afterId && { id: { gt: afterId } }),
+        },
         orderBy: { id: "asc" },
         take: BATCH,
       });
       if (due.length === 0) return { result: null, changed: false };
       const seen = await tx.listingEvent.findMany({
-        where: { listingId: { in: due.map((listing) => listing.id) }, type: { in: ["listing.expiring", "listing.expired"] } },
+        where: {
+          listingId: { in: due.map((listing) => listing.id) },
+          type: { in: ["listing.expiring", "listing.expired"] },
+        },
         select: { listingId: true, data: true },
       });
       const keys = new Set(seen.map((event) => termKey(event.listingId, event.data)));
@@ -61,7 +69,11 @@ export async function recordTermMilestones(transactions: CatalogTransactions, no
           events.push(listingEvent(listing, type, now, { milestone, expiresAt: term }));
         }
       }
-      return { result: { last: due[due.length - 1]!.id, count: events.length, full: due.length === BATCH }, changed: false, events };
+      return {
+        result: { last: due[due.length - 1]!.id, count: events.length, full: due.length === BATCH },
+        changed: false,
+        events,
+      };
     });
     if (!written) return recorded;
     recorded += written.count;

@@ -11,20 +11,37 @@ import type { LiveListing, SellerBook } from "./usage-types.js";
 /** Rows a paged read takes at once before it yields to requests (about 10 ms of work each). */
 export const READ_PAGE = 2_000;
 
-const LIVE = (now: Date) => ({ state: "active", leftoverSeed: false, expiresAt: { gt: now } }) satisfies Prisma.ListingWhereInput;
+const LIVE = (now: Date) =>
+  ({ state: "active", leftoverSeed: false, expiresAt: { gt: now } }) satisfies Prisma.ListingWhereInput;
 /** Change-log events that leave the live sellers and their prices as they were. */
 const EVENTS_OUTSIDE_THE_BOOK = ["listing.health_changed", "listing.drifted", "listing.verified", "listing.expiring"];
 /** Addresses per `in` list. */
 const ADDRESS_BATCH = 500;
 
-export async function liveListings(transactions: CatalogTransactions, now: Date, marketplace: string, where: Prisma.ListingWhereInput): Promise<LiveListing[]> {
+export async function liveListings(
+  transactions: CatalogTransactions,
+  now: Date,
+  marketplace: string,
+  where: Prisma.ListingWhereInput,
+): Promise<LiveListing[]> {
   const rows = await transactions.read(() =>
     transactions.db.prisma.listing.findMany({
       where: { ...LIVE(now), ...where },
-      select: { id: true, sellerPayTo: true, priceAtomic: true, listedAt: true, expiresAt: true, calls30d: true, usageSummary: true, sellerUsage: true },
+      select: {
+        id: true,
+        sellerPayTo: true,
+        priceAtomic: true,
+        listedAt: true,
+        expiresAt: true,
+        calls30d: true,
+        usageSummary: true,
+        sellerUsage: true,
+      },
     }),
   );
-  return rows.map(({ sellerPayTo, ...row }) => ({ ...row, seller: sellerPayTo.toLowerCase() })).filter((row) => row.seller !== marketplace);
+  return rows
+    .map(({ sellerPayTo, ...row }) => ({ ...row, seller: sellerPayTo.toLowerCase() }))
+    .filter((row) => row.seller !== marketplace);
 }
 
 /**
@@ -32,14 +49,20 @@ export async function liveListings(transactions: CatalogTransactions, now: Date,
  * the window) and those already showing usage. Not the whole catalog: at 100k listings nearly
  * none has a sale, and reading them all held the request thread for seconds.
  */
-export async function rollupListings(transactions: CatalogTransactions, now: Date, marketplace: string, sellers: string[]): Promise<LiveListing[]> {
+export async function rollupListings(
+  transactions: CatalogTransactions,
+  now: Date,
+  marketplace: string,
+  sellers: string[],
+): Promise<LiveListing[]> {
   const found = new Map<string, LiveListing>();
   const showing = await liveListings(transactions, now, marketplace, { usageSummary: { not: Prisma.DbNull } });
   for (const listing of showing) found.set(listing.id, listing);
   for (let index = 0; index < sellers.length; index += ADDRESS_BATCH) {
     // Stored as sent through getAddress (checksummed); all lower case covers rows written before that.
     const forms = sellers.slice(index, index + ADDRESS_BATCH).flatMap((seller) => [getAddress(seller), seller]);
-    for (const listing of await liveListings(transactions, now, marketplace, { sellerPayTo: { in: forms } })) found.set(listing.id, listing);
+    for (const listing of await liveListings(transactions, now, marketplace, { sellerPayTo: { in: forms } }))
+      found.set(listing.id, listing);
   }
   return [...found.values()];
 }
@@ -51,14 +74,28 @@ export async function rollupListings(transactions: CatalogTransactions, now: Dat
  */
 export async function sellerBookStamp(transactions: CatalogTransactions, now: Date): Promise<string> {
   const stamp = await transactions.read(() =>
-    transactions.db.prisma.listing.aggregate({ where: LIVE(now), _count: { _all: true }, _max: { listedAt: true }, _sum: { priceMicros: true } }),
+    transactions.db.prisma.listing.aggregate({
+      where: LIVE(now),
+      _count: { _all: true },
+      _max: { listedAt: true },
+      _sum: { priceMicros: true },
+    }),
   );
   return `${stamp._count._all}|${stamp._max.listedAt?.getTime() ?? ""}|${stamp._sum.priceMicros ?? ""}`;
 }
 
 /** The live sellers and their prices, read with only the columns that takes, in pages with a yield between them. */
-export async function sellerBook(transactions: CatalogTransactions, now: Date, marketplace: string): Promise<SellerBook> {
-  const book: SellerBook = { earliest: new Map(), firstListedAt: Number.POSITIVE_INFINITY, prices: new Map(), nextExpiry: Number.POSITIVE_INFINITY };
+export async function sellerBook(
+  transactions: CatalogTransactions,
+  now: Date,
+  marketplace: string,
+): Promise<SellerBook> {
+  const book: SellerBook = {
+    earliest: new Map(),
+    firstListedAt: Number.POSITIVE_INFINITY,
+    prices: new Map(),
+    nextExpiry: Number.POSITIVE_INFINITY,
+  };
   const listed = new Map<string, string[]>();
   // Each page walks the primary key from where the last one ended, the live test computed per row:
   // with the live test in WHERE, the planner took the (state, leftoverSeed, expiresAt) index and
@@ -106,13 +143,19 @@ export async function sellerBook(transactions: CatalogTransactions, now: Date, m
  * listing created, renewed, updated, delisted or expired; not a health change, a verification or
  * an expiry notice). Reads only the events after `after`, by seq.
  */
-export async function bookEvents(transactions: CatalogTransactions, after: number | null): Promise<{ seq: number; relevant: boolean }> {
+export async function bookEvents(
+  transactions: CatalogTransactions,
+  after: number | null,
+): Promise<{ seq: number; relevant: boolean }> {
   const events = transactions.db.prisma.listingEvent;
   const last = await transactions.read(() => events.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }));
   const seq = last?.seq ?? 0;
   if (after === null || seq <= after) return { seq, relevant: after === null };
   const found = await transactions.read(() =>
-    events.findFirst({ where: { seq: { gt: after }, type: { notIn: EVENTS_OUTSIDE_THE_BOOK } }, select: { seq: true } }),
+    events.findFirst({
+      where: { seq: { gt: after }, type: { notIn: EVENTS_OUTSIDE_THE_BOOK } },
+      select: { seq: true },
+    }),
   );
   return { seq, relevant: found !== null };
 }

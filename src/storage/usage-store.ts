@@ -7,7 +7,15 @@ import { setImmediate } from "node:timers/promises";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
 import { bookEvents, liveListings, READ_PAGE, rollupListings, sellerBook, sellerBookStamp } from "./usage-listings.js";
-import type { Checkpoint, LiveListing, PendingTransfer, RangeCommit, SellerBook, TransferGroup, UsageUpdate } from "./usage-types.js";
+import type {
+  Checkpoint,
+  LiveListing,
+  PendingTransfer,
+  RangeCommit,
+  SellerBook,
+  TransferGroup,
+  UsageUpdate,
+} from "./usage-types.js";
 export type * from "./usage-types.js";
 
 /** The indexer's checkpoint: every tracked seller has been read up to this block. */
@@ -52,7 +60,12 @@ export class UsageStore {
   }
 
   async checkpoint(name = USAGE_CHECKPOINT): Promise<Checkpoint | null> {
-    return this.read(() => this.prisma.chainCheckpoint.findUnique({ where: { name }, select: { blockNumber: true, blockHash: true, updatedAt: true } }));
+    return this.read(() =>
+      this.prisma.chainCheckpoint.findUnique({
+        where: { name },
+        select: { blockNumber: true, blockHash: true, updatedAt: true },
+      }),
+    );
   }
 
   /**
@@ -86,7 +99,10 @@ export class UsageStore {
   /** One seller's coverage (null: not tracked). */
   async sellerCoveredTo(seller: string): Promise<bigint | null> {
     const row = await this.read(() =>
-      this.prisma.chainCheckpoint.findUnique({ where: { name: SELLER_PREFIX + seller.toLowerCase() }, select: { blockNumber: true } }),
+      this.prisma.chainCheckpoint.findUnique({
+        where: { name: SELLER_PREFIX + seller.toLowerCase() },
+        select: { blockNumber: true },
+      }),
     );
     return row?.blockNumber ?? null;
   }
@@ -96,7 +112,9 @@ export class UsageStore {
     const tracked = new Set<string>();
     for (let index = 0; index < addresses.length; index += INSERT_BATCH) {
       const names = addresses.slice(index, index + INSERT_BATCH).map((address) => SELLER_PREFIX + address);
-      const rows = await this.read(() => this.prisma.chainCheckpoint.findMany({ where: { name: { in: names } }, select: { name: true } }));
+      const rows = await this.read(() =>
+        this.prisma.chainCheckpoint.findMany({ where: { name: { in: names } }, select: { name: true } }),
+      );
       for (const row of rows) tracked.add(row.name.slice(SELLER_PREFIX.length));
     }
     return tracked;
@@ -125,7 +143,12 @@ export class UsageStore {
   }
 
   private async addSellers(tx: Tx, added: Map<string, bigint>, now: Date): Promise<void> {
-    const rows = [...added].map(([seller, coveredTo]) => ({ name: SELLER_PREFIX + seller, blockNumber: coveredTo, blockHash: "", updatedAt: now }));
+    const rows = [...added].map(([seller, coveredTo]) => ({
+      name: SELLER_PREFIX + seller,
+      blockNumber: coveredTo,
+      blockHash: "",
+      updatedAt: now,
+    }));
     for (let index = 0; index < rows.length; index += INSERT_BATCH) {
       const batch = rows.slice(index, index + INSERT_BATCH);
       await tx.chainCheckpoint.deleteMany({ where: { name: { in: batch.map((row) => row.name) } } });
@@ -156,13 +179,19 @@ export class UsageStore {
       for (let index = 0; index < unique.length; index += INSERT_BATCH) {
         const batch = unique.slice(index, index + INSERT_BATCH);
         const known = new Set(
-          (await tx.usageTransfer.findMany({ where: { id: { in: batch.map((row) => row.id) } }, select: { id: true } })).map((row) => row.id),
+          (
+            await tx.usageTransfer.findMany({ where: { id: { in: batch.map((row) => row.id) } }, select: { id: true } })
+          ).map((row) => row.id),
         );
         const fresh = batch.filter((row) => !known.has(row.id)).map((row) => ({ ...row, kind: row.kind ?? "skip" }));
         if (fresh.length > 0) inserted += (await tx.usageTransfer.createMany({ data: fresh })).count;
         // Read first as funding, and now as a transfer to a tracked seller: its transaction is read too.
         const nowSales = batch.filter((row) => known.has(row.id) && row.kind === "pending").map((row) => row.id);
-        if (nowSales.length > 0) await tx.usageTransfer.updateMany({ where: { id: { in: nowSales }, kind: "skip" }, data: { kind: "pending" } });
+        if (nowSales.length > 0)
+          await tx.usageTransfer.updateMany({
+            where: { id: { in: nowSales }, kind: "skip" },
+            data: { kind: "pending" },
+          });
       }
       const names = [...commit.sellers.map((seller) => SELLER_PREFIX + seller), ...(commit.cursors ?? [])];
       for (let index = 0; index < names.length; index += INSERT_BATCH) {
@@ -172,7 +201,10 @@ export class UsageStore {
         });
       }
       if (commit.checkpoint) {
-        await tx.chainCheckpoint.update({ where: { name: USAGE_CHECKPOINT }, data: { ...commit.checkpoint, updatedAt: now } });
+        await tx.chainCheckpoint.update({
+          where: { name: USAGE_CHECKPOINT },
+          data: { ...commit.checkpoint, updatedAt: now },
+        });
       }
       return inserted;
     });
@@ -211,7 +243,9 @@ export class UsageStore {
   }
 
   async prune(before: Date): Promise<number> {
-    const { count } = await this.transactions.db.exclusive(() => this.prisma.usageTransfer.deleteMany({ where: { at: { lt: before } } }));
+    const { count } = await this.transactions.db.exclusive(() =>
+      this.prisma.usageTransfer.deleteMany({ where: { at: { lt: before } } }),
+    );
     return count;
   }
 
@@ -242,7 +276,9 @@ export class UsageStore {
 
   /** The catalog version: any listing write since the last pass changes it. */
   async catalogVersion(): Promise<number> {
-    const row = await this.read(() => this.prisma.catalogState.findUnique({ where: { id: 1 }, select: { version: true } }));
+    const row = await this.read(() =>
+      this.prisma.catalogState.findUnique({ where: { id: 1 }, select: { version: true } }),
+    );
     return row?.version ?? 0;
   }
 
@@ -284,9 +320,12 @@ export class UsageStore {
       const groups: TransferGroup[] = [];
       for (let index = 0; index < addresses.length; index += INSERT_BATCH) {
         const batch = addresses.slice(index, index + INSERT_BATCH);
-        groups.push(...(await this.groups({ at: { gte: since }, OR: [{ payTo: { in: batch } }, { payer: { in: batch } }] })));
+        groups.push(
+          ...(await this.groups({ at: { gte: since }, OR: [{ payTo: { in: batch } }, { payer: { in: batch } }] })),
+        );
       }
-      for (const group of groups) found.set(`${group.payTo}|${group.payer}|${group.amount}|${group.kind}|${group.sender}`, group);
+      for (const group of groups)
+        found.set(`${group.payTo}|${group.payer}|${group.amount}|${group.kind}|${group.sender}`, group);
       return groups;
     };
     const seen = new Set([seller, "0x0000000000000000000000000000000000000000"]);
@@ -295,14 +334,20 @@ export class UsageStore {
     for (let hop = -1; hop <= 3 && level.length > 0; hop++) {
       const inside = new Set(level);
       const groups = await around(level);
-      level = [...new Set(groups.filter((group) => inside.has(group.payTo)).map((group) => group.payer))].filter((address) => !seen.has(address));
+      level = [...new Set(groups.filter((group) => inside.has(group.payTo)).map((group) => group.payer))].filter(
+        (address) => !seen.has(address),
+      );
       for (const address of level) seen.add(address);
     }
     return [...found.values()];
   }
 
   /** One listing's transfers of one amount since `since`, for its daily history. */
-  async transfersTo(seller: string, amount: string, since: Date): Promise<{ payer: string; amount: string; kind: string; sender: string | null; at: Date }[]> {
+  async transfersTo(
+    seller: string,
+    amount: string,
+    since: Date,
+  ): Promise<{ payer: string; amount: string; kind: string; sender: string | null; at: Date }[]> {
     return this.read(() =>
       this.prisma.usageTransfer.findMany({
         where: { payTo: seller, amount, at: { gte: since } },
@@ -336,7 +381,10 @@ export class UsageStore {
       for (const [key, ids] of byVerdict) {
         const [kind, sender] = key.split("|") as [string, string];
         for (let index = 0; index < ids.length; index += INSERT_BATCH) {
-          await tx.usageTransfer.updateMany({ where: { id: { in: ids.slice(index, index + INSERT_BATCH) } }, data: { kind, sender } });
+          await tx.usageTransfer.updateMany({
+            where: { id: { in: ids.slice(index, index + INSERT_BATCH) } },
+            data: { kind, sender },
+          });
         }
       }
     });
@@ -345,12 +393,16 @@ export class UsageStore {
   /** Where the funding reads stand: address -> the block its incoming / outgoing transfers are read up to. */
   async fundingCoverage(): Promise<{ to: Map<string, bigint>; from: Map<string, bigint> }> {
     const rows = await this.read(() =>
-      this.prisma.chainCheckpoint.findMany({ where: { name: this.prefixed("usage:fund:") }, select: { name: true, blockNumber: true } }),
+      this.prisma.chainCheckpoint.findMany({
+        where: { name: this.prefixed("usage:fund:") },
+        select: { name: true, blockNumber: true },
+      }),
     );
     const coverage = { to: new Map<string, bigint>(), from: new Map<string, bigint>() };
     for (const row of rows) {
       for (const direction of ["to", "from"] as const) {
-        if (row.name.startsWith(FUNDING_PREFIX[direction])) coverage[direction].set(row.name.slice(FUNDING_PREFIX[direction].length), row.blockNumber);
+        if (row.name.startsWith(FUNDING_PREFIX[direction]))
+          coverage[direction].set(row.name.slice(FUNDING_PREFIX[direction].length), row.blockNumber);
       }
     }
     return coverage;
@@ -363,7 +415,12 @@ export class UsageStore {
       for (let index = 0; index < dropped.length; index += INSERT_BATCH) {
         await tx.chainCheckpoint.deleteMany({ where: { name: { in: dropped.slice(index, index + INSERT_BATCH) } } });
       }
-      const rows = [...added].map(([name, coveredTo]) => ({ name, blockNumber: coveredTo, blockHash: "", updatedAt: now }));
+      const rows = [...added].map(([name, coveredTo]) => ({
+        name,
+        blockNumber: coveredTo,
+        blockHash: "",
+        updatedAt: now,
+      }));
       for (let index = 0; index < rows.length; index += INSERT_BATCH) {
         const batch = rows.slice(index, index + INSERT_BATCH);
         await tx.chainCheckpoint.deleteMany({ where: { name: { in: batch.map((row) => row.name) } } });
@@ -386,7 +443,11 @@ export class UsageStore {
         for (const update of chunk) {
           await tx.listing.update({
             where: { id: update.id },
-            data: { calls30d: update.calls30d, usageSummary: update.usageSummary, sellerUsage: update.sellerUsage ?? Prisma.DbNull },
+            data: {
+              calls30d: update.calls30d,
+              usageSummary: update.usageSummary,
+              sellerUsage: update.sellerUsage ?? Prisma.DbNull,
+            },
           });
         }
         return { result: undefined, changed: true };

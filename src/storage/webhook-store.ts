@@ -111,8 +111,13 @@ export class WebhookStore {
     try {
       return await this.oneAtATime("subscriptions", () =>
         this.prisma.$transaction(async (tx) => {
-          if (this.transactions.kind === "postgres") await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('webhook-subscriptions'))`;
-          if ((await tx.webhookSubscription.count({ where: { url: input.url, status: { in: ["pending", "active"] } } })) >= caps.perUrl) {
+          if (this.transactions.kind === "postgres")
+            await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('webhook-subscriptions'))`;
+          if (
+            (await tx.webhookSubscription.count({
+              where: { url: input.url, status: { in: ["pending", "active"] } },
+            })) >= caps.perUrl
+          ) {
             throw new EndpointFullError();
           }
           const lastDay = { gt: new Date(now.getTime() - REFUSED_HELD_MS) };
@@ -129,11 +134,18 @@ export class WebhookStore {
             ["total", {}, caps.pendingTotal],
           ] as const;
           for (const [cap, where, limit] of checks) {
-            if ((await tx.webhookSubscription.count({ where: { ...where, ...holdingPlace } })) >= limit) throw new PendingCapError(cap, limit);
+            if ((await tx.webhookSubscription.count({ where: { ...where, ...holdingPlace } })) >= limit)
+              throw new PendingCapError(cap, limit);
           }
           if (input.nonce) {
             await tx.ownerNonce.create({
-              data: { nonce: input.nonce.nonce.toLowerCase(), listingId: SELLER_NONCE_LISTING, action: "subscribe", signer: input.nonce.signer, usedAt: now },
+              data: {
+                nonce: input.nonce.nonce.toLowerCase(),
+                listingId: SELLER_NONCE_LISTING,
+                action: "subscribe",
+                signer: input.nonce.signer,
+                usedAt: now,
+              },
             });
           }
           const last = await tx.listingEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
@@ -187,13 +199,17 @@ export class WebhookStore {
 
   /** Forgets the hidden, deleted subscriptions created before `before` (and their queued deliveries). */
   async forgetDeleted(before: Date): Promise<number> {
-    const { count } = await this.run(() => this.prisma.webhookSubscription.deleteMany({ where: { status: DELETED_UNVERIFIED, createdAt: { lt: before } } }));
+    const { count } = await this.run(() =>
+      this.prisma.webhookSubscription.deleteMany({ where: { status: DELETED_UNVERIFIED, createdAt: { lt: before } } }),
+    );
     return count;
   }
 
   /** The newest deliveries of one subscription, newest first. */
   deliveries(subscriptionId: string, limit: number): Promise<WebhookDelivery[]> {
-    return this.run(() => this.prisma.webhookDelivery.findMany({ where: { subscriptionId }, orderBy: { eventSeq: "desc" }, take: limit }));
+    return this.run(() =>
+      this.prisma.webhookDelivery.findMany({ where: { subscriptionId }, orderBy: { eventSeq: "desc" }, take: limit }),
+    );
   }
 
   /** These subscriptions (the ones a page of due deliveries belongs to). */
@@ -203,7 +219,9 @@ export class WebhookStore {
 
   /** Every subscription that may receive events (pending ones queue theirs until verified). */
   following(): Promise<WebhookSubscription[]> {
-    return this.run(() => this.prisma.webhookSubscription.findMany({ where: { status: { in: ["pending", "active"] } } }));
+    return this.run(() =>
+      this.prisma.webhookSubscription.findMany({ where: { status: { in: ["pending", "active"] } } }),
+    );
   }
 
   /** Pending subscriptions whose next verification request is due, the longest due first (round-robin). */
@@ -220,19 +238,28 @@ export class WebhookStore {
   /** A verification request went unanswered: the next one is due at `retryAt`. */
   async verificationDeferred(id: string, retryAt: Date): Promise<void> {
     await this.run(() =>
-      this.prisma.webhookSubscription.updateMany({ where: { id, status: "pending" }, data: { verifyAttempts: { increment: 1 }, nextVerifyAt: retryAt } }),
+      this.prisma.webhookSubscription.updateMany({
+        where: { id, status: "pending" },
+        data: { verifyAttempts: { increment: 1 }, nextVerifyAt: retryAt },
+      }),
     );
   }
 
   async verified(id: string, now: Date): Promise<void> {
     await this.run(() =>
-      this.prisma.webhookSubscription.updateMany({ where: { id, status: "pending" }, data: { status: "active", challenge: null, verifiedAt: now } }),
+      this.prisma.webhookSubscription.updateMany({
+        where: { id, status: "pending" },
+        data: { status: "active", challenge: null, verifiedAt: now },
+      }),
     );
   }
 
   async disable(id: string, reason: string): Promise<void> {
     await this.run(() =>
-      this.prisma.webhookSubscription.updateMany({ where: { id }, data: { status: "disabled", disabledReason: reason, nextVerifyAt: null } }),
+      this.prisma.webhookSubscription.updateMany({
+        where: { id },
+        data: { status: "disabled", disabledReason: reason, nextVerifyAt: null },
+      }),
     );
   }
 
@@ -248,7 +275,9 @@ export class WebhookStore {
    */
   async nothingToDo(name: string, now: Date): Promise<boolean> {
     const [row] = await this.run(() =>
-      this.prisma.$queryRaw<Array<{ cursor: unknown; lastSeq: unknown; pending: unknown; due: unknown }>>(Prisma.sql`SELECT
+      this.prisma.$queryRaw<
+        Array<{ cursor: unknown; lastSeq: unknown; pending: unknown; due: unknown }>
+      >(Prisma.sql`SELECT
         (SELECT "seq" FROM "OutboxCursor" WHERE "name" = ${name}) AS "cursor",
         (SELECT MAX("seq") FROM "ListingEvent") AS "lastSeq",
         (SELECT COUNT(*) FROM (SELECT 1 FROM "WebhookSubscription" WHERE "status" = 'pending'
@@ -262,7 +291,13 @@ export class WebhookStore {
   }
 
   /** The fan-out of a page of events: its deliveries and the cursor's move, in one transaction (no event fanned out twice). */
-  async fanOut(name: string, fromSeq: number | null, toSeq: number, deliveries: NewDelivery[], now: Date): Promise<boolean> {
+  async fanOut(
+    name: string,
+    fromSeq: number | null,
+    toSeq: number,
+    deliveries: NewDelivery[],
+    now: Date,
+  ): Promise<boolean> {
     return this.run(() =>
       this.prisma.$transaction(async (tx) => {
         // Compare-and-set on the cursor: a second deliverer that read the same page writes nothing.
@@ -271,12 +306,21 @@ export class WebhookStore {
             await tx.$executeRaw`INSERT INTO "OutboxCursor" ("name", "seq", "updatedAt") VALUES (${name}, ${toSeq}, ${now}) ON CONFLICT ("name") DO NOTHING`;
           if (created === 0) return false;
         } else {
-          const moved = await tx.outboxCursor.updateMany({ where: { name, seq: fromSeq }, data: { seq: toSeq, updatedAt: now } });
+          const moved = await tx.outboxCursor.updateMany({
+            where: { name, seq: fromSeq },
+            data: { seq: toSeq, updatedAt: now },
+          });
           if (moved.count === 0) return false;
         }
         if (deliveries.length > 0) {
           await tx.webhookDelivery.createMany({
-            data: deliveries.map((delivery) => ({ ...delivery, status: "pending", attempts: 0, nextAttemptAt: now, createdAt: now })),
+            data: deliveries.map((delivery) => ({
+              ...delivery,
+              status: "pending",
+              attempts: 0,
+              nextAttemptAt: now,
+              createdAt: now,
+            })),
           });
         }
         return true;
@@ -300,7 +344,9 @@ export class WebhookStore {
           d."nextAttemptAt", d."eventSeq" LIMIT ${limit}`);
       if (heads.length === 0) return [];
       const rows = new Map(
-        (await this.prisma.webhookDelivery.findMany({ where: { id: { in: heads.map((row) => String(row.id)) } } })).map((row) => [row.id, row]),
+        (await this.prisma.webhookDelivery.findMany({ where: { id: { in: heads.map((row) => String(row.id)) } } })).map(
+          (row) => [row.id, row],
+        ),
       );
       return heads.map((head) => rows.get(String(head.id))).filter((row) => row !== undefined);
     });
@@ -315,7 +361,14 @@ export class WebhookStore {
         [...byStatus].map(([statusCode, ids]) =>
           this.prisma.webhookDelivery.updateMany({
             where: { id: { in: ids }, status: "pending" },
-            data: { status: "delivered", attempts: { increment: 1 }, lastAttemptAt: now, lastStatusCode: statusCode, lastError: null, deliveredAt: now },
+            data: {
+              status: "delivered",
+              attempts: { increment: 1 },
+              lastAttemptAt: now,
+              lastStatusCode: statusCode,
+              lastError: null,
+              deliveredAt: now,
+            },
           }),
         ),
       ),
@@ -323,7 +376,11 @@ export class WebhookStore {
   }
 
   /** A failed attempt: tried again at `retryAt`, or given up (null). */
-  async attemptFailed(id: string, failure: { statusCode: number | null; error: string; retryAt: Date | null }, now: Date): Promise<void> {
+  async attemptFailed(
+    id: string,
+    failure: { statusCode: number | null; error: string; retryAt: Date | null },
+    now: Date,
+  ): Promise<void> {
     await this.run(() =>
       this.prisma.webhookDelivery.updateMany({
         where: { id, status: "pending" },
@@ -340,7 +397,9 @@ export class WebhookStore {
 
   /** Forgets delivered and failed deliveries older than `before`. */
   async prune(before: Date): Promise<number> {
-    const { count } = await this.run(() => this.prisma.webhookDelivery.deleteMany({ where: { status: { not: "pending" }, createdAt: { lt: before } } }));
+    const { count } = await this.run(() =>
+      this.prisma.webhookDelivery.deleteMany({ where: { status: { not: "pending" }, createdAt: { lt: before } } }),
+    );
     return count;
   }
 }

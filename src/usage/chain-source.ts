@@ -2,13 +2,24 @@
 // Transfer logs to or from a batch of addresses over a block range (one eth_getLogs per batch and
 // direction; the addresses go in the topic filter, so the node returns only what we track), and what
 // a transaction showed: who sent it and which transfers an EIP-3009 authorization paid.
-import { createPublicClient, http, parseAbiItem, toEventSelector, type Address, type Hex, type PublicClient, type Transport } from "viem";
+import {
+  createPublicClient,
+  http,
+  parseAbiItem,
+  toEventSelector,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type Transport,
+} from "viem";
 import { chainForRpc } from "../chain/viem-chain.js";
 import type { TransferRow } from "../storage/usage-store.js";
 
 const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 const TRANSFER_TOPIC = toEventSelector(TRANSFER);
-const AUTHORIZATION_USED_TOPIC = toEventSelector(parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)"));
+const AUTHORIZATION_USED_TOPIC = toEventSelector(
+  parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)"),
+);
 /** Receipts asked for in one JSON-RPC batch. */
 const RECEIPT_BATCH = 50;
 
@@ -36,7 +47,11 @@ export interface UsageChain {
   /** null when the chain has no such block (yet, or any more after a reorg). */
   block(number: bigint): Promise<BlockRef | null>;
   /** Transfer logs of the token in [fromBlock, toBlock] whose `to` (or `from`) is one of `addresses`. */
-  transfers(range: { fromBlock: bigint; toBlock: bigint }, direction: "to" | "from", addresses: Address[]): Promise<TransferRow[]>;
+  transfers(
+    range: { fromBlock: bigint; toBlock: bigint },
+    direction: "to" | "from",
+    addresses: Address[],
+  ): Promise<TransferRow[]>;
   /** One receipt per transaction (batched); a transaction the node does not know (yet) is missing from the map. */
   transactions(hashes: string[]): Promise<Map<string, TxFacts>>;
 }
@@ -80,7 +95,8 @@ export function createUsageChain(options: UsageChainOptions): UsageChain {
     const missing = [...new Set(numbers)].filter((number) => !timestamps.has(number));
     for (let index = 0; index < missing.length; index += 16) {
       const found = await Promise.all(missing.slice(index, index + 16).map(block));
-      if (found.some((ref) => ref === null)) throw new Error("a block named by a log is gone (reorg in progress); the range is read again next pass");
+      if (found.some((ref) => ref === null))
+        throw new Error("a block named by a log is gone (reorg in progress); the range is read again next pass");
     }
   };
 
@@ -96,7 +112,9 @@ export function createUsageChain(options: UsageChainOptions): UsageChain {
         toBlock: range.toBlock,
         strict: true,
       });
-      for (const log of logs) if (log.blockTimestamp !== undefined && log.blockTimestamp !== null) timestamps.set(log.blockNumber, Number(log.blockTimestamp));
+      for (const log of logs)
+        if (log.blockTimestamp !== undefined && log.blockTimestamp !== null)
+          timestamps.set(log.blockNumber, Number(log.blockTimestamp));
       await timesOf(logs.map((log) => log.blockNumber));
       return logs.map((log) => ({
         id: `${log.transactionHash}:${log.logIndex}`,

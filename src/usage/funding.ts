@@ -46,7 +46,9 @@ export class FundingReader {
   /** Reads the transactions of pending sales: kind x402 or plain, and the sender. */
   async checkTransactions(prices: SellerPrices, since: Date): Promise<{ receipts: number; checked: number }> {
     const { store, chain, receiptsPerPass } = this.options;
-    const pending = (await store.pendingTransfers(since, 100_000)).filter((row) => prices.get(row.payTo)?.has(row.amount));
+    const pending = (await store.pendingTransfers(since, 100_000)).filter((row) =>
+      prices.get(row.payTo)?.has(row.amount),
+    );
     const hashes = [...new Set(pending.map((row) => row.txHash))].slice(0, receiptsPerPass);
     let checked = 0;
     for (let index = 0; index < hashes.length; index += 200) {
@@ -95,7 +97,14 @@ export class FundingReader {
       if (behind.size === 0) break;
       let found = 0;
       for (const [coveredTo, group] of [...behind].sort(([a], [b]) => (a < b ? -1 : 1))) {
-        const result = await this.read(group, coveredTo, checkpoint, prices, this.options.fundingCallsPerPass - calls, signal);
+        const result = await this.read(
+          group,
+          coveredTo,
+          checkpoint,
+          prices,
+          this.options.fundingCallsPerPass - calls,
+          signal,
+        );
         calls += result.calls;
         found += result.inserted;
         if (calls >= this.options.fundingCallsPerPass) break;
@@ -114,7 +123,12 @@ export class FundingReader {
   }
 
   /** Starts the reads the rules want (from the window's first block) and stops the ones they no longer want. */
-  private async plan(prices: SellerPrices, checkpoint: bigint, since: Date, startBlock: () => Promise<bigint>): Promise<void> {
+  private async plan(
+    prices: SellerPrices,
+    checkpoint: bigint,
+    since: Date,
+    startBlock: () => Promise<bigint>,
+  ): Promise<void> {
     const { store, now, marketplace } = this.options;
     const sellers = new Set(prices.keys());
     const [groups, coverage] = await Promise.all([store.groupsSince(since), store.fundingCoverage()]);
@@ -141,7 +155,11 @@ export class FundingReader {
     const dropped = [...existing].filter((name) => !wanted.has(name));
     if (fresh.length === 0 && dropped.length === 0) return;
     const start = fresh.length > 0 ? await startBlock() : 0n;
-    await store.syncFunding(new Map(fresh.map((name) => [name, start < checkpoint ? start : checkpoint])), dropped, now());
+    await store.syncFunding(
+      new Map(fresh.map((name) => [name, start < checkpoint ? start : checkpoint])),
+      dropped,
+      now(),
+    );
   }
 
   /** Reads (from, to] for a group of addresses in both directions, chunk by chunk, each chunk committed with its cursors. */
@@ -178,9 +196,17 @@ export class FundingReader {
         range = range / 2n;
         continue;
       }
-      const names = [...group.to.map((address) => FUNDING_PREFIX.to + address), ...group.from.map((address) => FUNDING_PREFIX.from + address)];
+      const names = [
+        ...group.to.map((address) => FUNDING_PREFIX.to + address),
+        ...group.from.map((address) => FUNDING_PREFIX.from + address),
+      ];
       inserted += await store.commitRange(
-        { transfers: rows.map((row) => ({ ...row, kind: sellers.has(row.payTo) ? "pending" : "skip" })), sellers: [], coveredTo: end, cursors: names },
+        {
+          transfers: rows.map((row) => ({ ...row, kind: sellers.has(row.payTo) ? "pending" : "skip" })),
+          sellers: [],
+          coveredTo: end,
+          cursors: names,
+        },
         now(),
       );
       start = end + 1n;

@@ -7,7 +7,12 @@ import { attribute, dailyUsage, pricesBySeller, type UsageDay } from "./rollup.j
 import { WashRules } from "./wash.js";
 
 /** A live listing's wash-filtered sales per UTC day, 30 days, oldest first ([] before its seller is indexed). */
-export async function listingHistory(store: UsageStore, listing: Listing, marketplace: string, now: Date): Promise<UsageDay[]> {
+export async function listingHistory(
+  store: UsageStore,
+  listing: Listing,
+  marketplace: string,
+  now: Date,
+): Promise<UsageDay[]> {
   if (listing.usageSummary === null) return [];
   const since = new Date(now.getTime() - USAGE_WINDOW_MS);
   const seller = listing.sellerPayTo.toLowerCase();
@@ -15,10 +20,21 @@ export async function listingHistory(store: UsageStore, listing: Listing, market
   const amount = listing.priceAtomic;
   const own = attribute(siblings, amount)?.id === listing.id;
   const transfers = own ? await store.transfersTo(seller, amount, since) : [];
-  if (transfers.length === 0) return dailyUsage([], amount, { reasonOf: () => null, buyerOf: (payer) => payer }, now, 30);
-  const [groups, funding, checkpoint] = await Promise.all([store.groupsAround(seller, since), store.fundingCoverage(), store.checkpoint()]);
+  if (transfers.length === 0)
+    return dailyUsage([], amount, { reasonOf: () => null, buyerOf: (payer) => payer }, now, 30);
+  const [groups, funding, checkpoint] = await Promise.all([
+    store.groupsAround(seller, since),
+    store.fundingCoverage(),
+    store.checkpoint(),
+  ]);
   // Which of the addresses around the seller are sellers: looked up, not the whole tracked set read per request.
   const sellers = await store.trackedAmong([...new Set(groups.flatMap((group) => [group.payTo, group.payer]))]);
   const wash = new WashRules(groups, marketplace, sellers, funding, checkpoint?.blockNumber ?? 0n);
-  return dailyUsage(transfers, amount, wash.forSeller(seller, pricesBySeller(siblings).get(seller) ?? new Set()), now, 30);
+  return dailyUsage(
+    transfers,
+    amount,
+    wash.forSeller(seller, pricesBySeller(siblings).get(seller) ?? new Set()),
+    now,
+    30,
+  );
 }

@@ -85,7 +85,13 @@ export class UsageIndexer {
   private plannedBook: SellerBook | null = null;
   /** The last rollup left transfers waiting for a read: funding reads alone may change the counts. */
   private lastPending = true;
-  private readonly lastStatus: UsageIndexerStatus = { currentToBlock: null, headBlock: null, lagBlocks: null, lagSeconds: null, checkedAt: null };
+  private readonly lastStatus: UsageIndexerStatus = {
+    currentToBlock: null,
+    headBlock: null,
+    lagBlocks: null,
+    lagSeconds: null,
+    checkedAt: null,
+  };
 
   constructor(private readonly options: UsageIndexerOptions) {
     this.marketplace = options.marketplace.toLowerCase();
@@ -205,7 +211,8 @@ export class UsageIndexer {
     for (const [coveredTo, group] of behind) {
       inserted += await this.read(group, coveredTo, cp, false, signal);
     }
-    if (signal?.aborted) return { head, checkpoint: cp, inserted, rewound, published: 0, receipts: 0, fundingCalls: 0, fundingRows: 0 };
+    if (signal?.aborted)
+      return { head, checkpoint: cp, inserted, rewound, published: 0, receipts: 0, fundingCalls: 0, fundingRows: 0 };
     // Forward: every seller read up to the checkpoint (all of them but a backfill that stopped), from there to the confirmed head.
     if (safe > cp) {
       const stillBehind = behind.size > 0 ? await store.sellerCoverage(cp) : new Map<string, bigint>();
@@ -221,10 +228,22 @@ export class UsageIndexer {
     this.plannedBook = book;
     const funding = signal?.aborted
       ? { calls: 0, inserted: 0 }
-      : await this.funding.readFunding(book.prices, current.blockNumber, since, () => this.windowStartBlock(since, current.blockNumber), replan, signal);
+      : await this.funding.readFunding(
+          book.prices,
+          current.blockNumber,
+          since,
+          () => this.windowStartBlock(since, current.blockNumber),
+          replan,
+          signal,
+        );
     if (funding.inserted > 0) metrics.usageTransfers.inc(funding.inserted);
     const changed = inserted + rewound + added.size + dropped.length + checks.checked + funding.inserted > 0;
-    const published = await this.rollup(book, current.blockNumber, changed || (funding.calls > 0 && this.lastPending), resync);
+    const published = await this.rollup(
+      book,
+      current.blockNumber,
+      changed || (funding.calls > 0 && this.lastPending),
+      resync,
+    );
     await store.prune(new Date(now().getTime() - KEEP_MS));
     const left = (await store.checkpoint())!;
     this.synced = { book, checkpoint: `${left.blockNumber}:${left.blockHash}` };
@@ -251,7 +270,13 @@ export class UsageIndexer {
   }
 
   /** Reads (from, to] for `sellers` in adaptive chunks; `forward` also moves the checkpoint with each chunk. */
-  private async read(sellers: Address[], from: bigint, to: bigint, forward: boolean, signal?: AbortSignal): Promise<number> {
+  private async read(
+    sellers: Address[],
+    from: bigint,
+    to: bigint,
+    forward: boolean,
+    signal?: AbortSignal,
+  ): Promise<number> {
     const { store, now } = this.options;
     let inserted = 0;
     let start = from + 1n;
@@ -260,21 +285,31 @@ export class UsageIndexer {
       const end = minBig(start + this.range - 1n, to);
       let rows: TransferRow[];
       try {
-        rows = (await this.logs(sellers, start, end)).map((row) => ({ ...row, kind: this.trackedSellers.has(row.payTo) ? "pending" : "skip" }));
+        rows = (await this.logs(sellers, start, end)).map((row) => ({
+          ...row,
+          kind: this.trackedSellers.has(row.payTo) ? "pending" : "skip",
+        }));
       } catch (error) {
         if (this.range <= 1n) throw error;
         this.range = this.range / 2n;
-        this.options.logger.debug({ err: (error as Error).message, range: this.range.toString() }, "usage indexer: eth_getLogs refused a range; halving it");
+        this.options.logger.debug(
+          { err: (error as Error).message, range: this.range.toString() },
+          "usage indexer: eth_getLogs refused a range; halving it",
+        );
         continue;
       }
-      if (this.holdsLease && !(await this.holdsLease())) throw new Error("usage indexer: the lease went to another instance; this pass stops");
+      if (this.holdsLease && !(await this.holdsLease()))
+        throw new Error("usage indexer: the lease went to another instance; this pass stops");
       let checkpoint: { blockNumber: bigint; blockHash: string } | undefined;
       if (forward) {
         const ref = await this.mustBlock(end);
         checkpoint = { blockNumber: end, blockHash: ref.hash };
         this.checkpointTime = ref.timestamp;
       }
-      const stored = await store.commitRange({ transfers: rows, sellers: sellers.map((seller) => seller.toLowerCase()), coveredTo: end, checkpoint }, now());
+      const stored = await store.commitRange(
+        { transfers: rows, sellers: sellers.map((seller) => seller.toLowerCase()), coveredTo: end, checkpoint },
+        now(),
+      );
       metrics.usageTransfers.inc(stored);
       inserted += stored;
       const perCall = rows.length / Math.max(1, Math.ceil(sellers.length / this.options.addressBatch) * 2);
@@ -354,7 +389,12 @@ export class UsageIndexer {
    * refreshed hourly when no count changes). It reads only the listings it can change: those of
    * sellers with transfers in the window and those already showing usage.
    */
-  private async rollup(book: SellerBook, currentToBlock: bigint, transfersChanged: boolean, resynced: boolean): Promise<number> {
+  private async rollup(
+    book: SellerBook,
+    currentToBlock: bigint,
+    transfersChanged: boolean,
+    resynced: boolean,
+  ): Promise<number> {
     const { store, now } = this.options;
     const time = now().getTime();
     const last = this.lastRollup;
@@ -377,7 +417,16 @@ export class UsageIndexer {
     const behind = resynced ? await store.sellerCoverage(currentToBlock) : new Map<string, bigint>();
     const covered = { has: (seller: string) => book.earliest.has(seller) && !behind.has(seller) };
     const funding = await store.fundingCoverage();
-    const { updates, pending } = rollUp({ groups, listings, prices: book.prices, funding, covered, marketplace: this.marketplace, currentToBlock, refreshAll });
+    const { updates, pending } = rollUp({
+      groups,
+      listings,
+      prices: book.prices,
+      funding,
+      covered,
+      marketplace: this.marketplace,
+      currentToBlock,
+      refreshAll,
+    });
     this.lastPending = pending;
     await store.publish(updates, now());
     const earliest = groups.reduce((min, group) => Math.min(min, group.firstAt.getTime()), Number.POSITIVE_INFINITY);
@@ -396,7 +445,12 @@ export class UsageIndexer {
     const headBlock = status.headBlock === null ? checkpoint : BigInt(status.headBlock);
     status.lagBlocks = Number(headBlock > checkpoint ? headBlock - checkpoint : 0n);
     const now = this.options.now();
-    status.lagSeconds = status.lagBlocks === 0 ? 0 : this.checkpointTime === null ? null : Math.max(0, Math.round(now.getTime() / 1000 - this.checkpointTime));
+    status.lagSeconds =
+      status.lagBlocks === 0
+        ? 0
+        : this.checkpointTime === null
+          ? null
+          : Math.max(0, Math.round(now.getTime() / 1000 - this.checkpointTime));
     status.checkedAt = now.toISOString();
     metrics.usageLagBlocks.set(status.lagBlocks);
     metrics.usageCheckpoint.set(Number(checkpoint));

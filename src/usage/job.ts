@@ -21,8 +21,15 @@ export const usageIndexerJob: BackgroundJob<JobBasics & { usage: UsageService }>
         const started = Date.now();
         const report = await indexer.pass(signal, renewLease);
         const status = indexer.status();
-        const fields = { ...status, inserted: report.inserted, rewound: report.rewound, published: report.published, ms: Date.now() - started };
-        if (report.inserted > 0 || report.published > 0 || (status.lagBlocks ?? 0) > 100) logger.info(fields, "usage indexer pass");
+        const fields = {
+          ...status,
+          inserted: report.inserted,
+          rewound: report.rewound,
+          published: report.published,
+          ms: Date.now() - started,
+        };
+        if (report.inserted > 0 || report.published > 0 || (status.lagBlocks ?? 0) > 100)
+          logger.info(fields, "usage indexer pass");
         else logger.debug(fields, "usage indexer pass");
         return report;
       },

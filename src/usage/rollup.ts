@@ -50,7 +50,13 @@ class UsageTally {
 
   summary(currentToBlock: bigint) {
     const excluded = Object.fromEntries([...this.excluded].sort(([a], [b]) => a.localeCompare(b)));
-    return { ...this.filtered.counts(), provenance: "settled-onchain" as const, currentToBlock: currentToBlock.toString(), raw: this.raw.counts(), excluded };
+    return {
+      ...this.filtered.counts(),
+      provenance: "settled-onchain" as const,
+      currentToBlock: currentToBlock.toString(),
+      raw: this.raw.counts(),
+      excluded,
+    };
   }
 }
 
@@ -105,7 +111,13 @@ export interface RollupInput {
 /** `pending`: some transfer waits for a read (its transaction, or its payer's funding). */
 export function rollUp(input: RollupInput): { updates: UsageUpdate[]; listings: number; pending: boolean } {
   const prices: SellerPrices = input.prices ?? pricesBySeller(input.listings);
-  const wash = new WashRules(input.groups, input.marketplace, new Set(prices.keys()), input.funding, input.currentToBlock);
+  const wash = new WashRules(
+    input.groups,
+    input.marketplace,
+    new Set(prices.keys()),
+    input.funding,
+    input.currentToBlock,
+  );
   const bySeller = new Map<string, LiveListing[]>();
   for (const listing of input.listings) {
     if (!input.covered.has(listing.seller)) continue;
@@ -138,7 +150,9 @@ export function rollUp(input: RollupInput): { updates: UsageUpdate[]; listings: 
   const updates: UsageUpdate[] = [];
   for (const [seller, listings] of bySeller) {
     const sellerTally = perSeller.get(seller);
-    const sellerUsage = sellerTally ? { ...sellerTally.summary(input.currentToBlock), listings: listings.length } : null;
+    const sellerUsage = sellerTally
+      ? { ...sellerTally.summary(input.currentToBlock), listings: listings.length }
+      : null;
     for (const listing of listings) {
       const tally = perListing.get(listing.id);
       // A listing shows usage once it or its seller has a transfer in the window, and keeps showing it

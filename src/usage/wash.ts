@@ -65,7 +65,12 @@ const add = (map: Map<string, Set<string>>, key: string, value: string) => {
  * marketplace wallet, an amount none of the seller's live listings costs (never checked on chain),
  * not read yet, no EIP-3009 authorization by the payer, sent by the payer or the seller.
  */
-export function transferReason(transfer: TransferFacts, seller: string, prices: ReadonlySet<string>, marketplace: string): ExclusionReason | null {
+export function transferReason(
+  transfer: TransferFacts,
+  seller: string,
+  prices: ReadonlySet<string>,
+  marketplace: string,
+): ExclusionReason | null {
   if (transfer.payer === seller) return "self_payment";
   if (transfer.payer === marketplace) return "marketplace";
   if (!prices.has(transfer.amount)) return "unlisted_amount";
@@ -126,7 +131,8 @@ export class WashRules {
     // A listed seller's income is sales, not funding: the trail stops at a seller.
     for (const funder of hop1) {
       if (this.sellers.has(funder)) continue;
-      for (const source of this.fundedBy.get(funder) ?? []) if (this.follows(source) && source !== payer) hop2.add(source);
+      for (const source of this.fundedBy.get(funder) ?? [])
+        if (this.follows(source) && source !== payer) hop2.add(source);
     }
     return { hop1, hop2: [...hop2] };
   }
@@ -191,13 +197,22 @@ export class WashRules {
    */
   private sellerInTrail(trail: Trail, seller: string): boolean {
     return trail.levels.some((level, hop) =>
-      level.some((address) => address === seller || (!(hop > 0 && this.isHub(address)) && (this.fundedBy.get(address)?.has(seller) ?? false))),
+      level.some(
+        (address) =>
+          address === seller ||
+          (!(hop > 0 && this.isHub(address)) && (this.fundedBy.get(address)?.has(seller) ?? false)),
+      ),
     );
   }
 
   /** A trail address whose money is older than the window: read, not a seller or hub, and it received nothing in the window. */
   private holdsOldMoney(address: string): boolean {
-    return !this.sellers.has(address) && !this.isHub(address) && !this.minted.has(address) && (this.fundedBy.get(address)?.size ?? 0) === 0;
+    return (
+      !this.sellers.has(address) &&
+      !this.isHub(address) &&
+      !this.minted.has(address) &&
+      (this.fundedBy.get(address)?.size ?? 0) === 0
+    );
   }
 
   /**
@@ -237,7 +252,8 @@ export class WashRules {
       for (const address of reads.from) from.add(address);
     }
     for (const set of [to, from])
-      for (const address of set) if (this.sellers.has(address) || address === ZERO_ADDRESS || address === this.marketplace) set.delete(address);
+      for (const address of set)
+        if (this.sellers.has(address) || address === ZERO_ADDRESS || address === this.marketplace) set.delete(address);
     return { to, from };
   }
 
@@ -248,7 +264,12 @@ export class WashRules {
     // Payers whose transfers pass the transfer-level rules: the ones funding is looked at for.
     const eligible = new Set<string>();
     for (const group of this.groups) {
-      if (group.payTo === seller && group.payer !== ZERO_ADDRESS && transferReason(group, seller, prices, this.marketplace) === null) eligible.add(group.payer);
+      if (
+        group.payTo === seller &&
+        group.payer !== ZERO_ADDRESS &&
+        transferReason(group, seller, prices, this.marketplace) === null
+      )
+        eligible.add(group.payer);
     }
     const payerReason = new Map<string, ExclusionReason>();
     const parent = new Map<string, string>();
@@ -264,7 +285,8 @@ export class WashRules {
       const trail = this.trail(payer);
       if (!this.trailRead(trail)) payerReason.set(payer, "pending");
       else if (this.sellerInTrail(trail, seller)) payerReason.set(payer, "seller_funded");
-      else if (!this.rooted(trail, this.received.get(`${payer}>${seller}`) ?? 0n)) payerReason.set(payer, "untraced_funding");
+      else if (!this.rooted(trail, this.received.get(`${payer}>${seller}`) ?? 0n))
+        payerReason.set(payer, "untraced_funding");
       else {
         sourcesOf.set(payer, sources);
         parent.set(payer, payer);
@@ -286,17 +308,21 @@ export class WashRules {
       if (cluster.size < 2) continue;
       const funded = new Map<string, number>();
       for (const payer of cluster) {
-        for (const source of new Set([...sourcesOf.get(payer)!.hop1, ...sourcesOf.get(payer)!.hop2])) funded.set(source, (funded.get(source) ?? 0) + 1);
+        for (const source of new Set([...sourcesOf.get(payer)!.hop1, ...sourcesOf.get(payer)!.hop2]))
+          funded.set(source, (funded.get(source) ?? 0) + 1);
       }
       const linked = new Set(funded.keys());
       // A common source that sends to nobody but this cluster, its other funders and the seller exists to make these payers.
       const shared = [...funded].filter(([, payers]) => payers >= 2).map(([source]) => source);
-      const isolated = shared.some((source) => [...(this.sentTo.get(source) ?? [])].every((to) => cluster.has(to) || linked.has(to) || to === seller));
+      const isolated = shared.some((source) =>
+        [...(this.sentTo.get(source) ?? [])].every((to) => cluster.has(to) || linked.has(to) || to === seller),
+      );
       if (isolated) for (const payer of cluster) payerReason.set(payer, "common_funding");
     }
 
     const verdicts: SellerVerdicts = {
-      reasonOf: (transfer) => transferReason(transfer, seller, prices, this.marketplace) ?? payerReason.get(transfer.payer) ?? null,
+      reasonOf: (transfer) =>
+        transferReason(transfer, seller, prices, this.marketplace) ?? payerReason.get(transfer.payer) ?? null,
       buyerOf: (payer) => (parent.has(payer) ? find(payer) : payer),
     };
     this.verdicts.set(seller, verdicts);

@@ -154,6 +154,8 @@ const BASE_POLICY = [
 
 /** The Content-Security-Policy of a page; `script`: the page runs the dry-run script (and fetches the dry run). */
 export function contentSecurityPolicy(options: { script?: boolean } = {}): string {
-  const policy = options.script ? [...BASE_POLICY, `script-src ${sha256(SELL_SCRIPT)}`, "connect-src 'self'"] : BASE_POLICY;
+  const policy = options.script
+    ? [...BASE_POLICY, `script-src ${sha256(SELL_SCRIPT)}`, "connect-src 'self'"]
+    : BASE_POLICY;
   return policy.join("; ");
 }

@@ -84,14 +84,19 @@ export function Card({ item }: { item: CatalogItem }): VNode {
         <h3>
           <a href={listingHref(item)}>{name}</a>
           {metadata.leftoverSeed && <span class="badge"> demo</span>}
-          {metadata.source === "indexed" && <span class="badge"> {`indexed from ${metadata.provenance?.source ?? "another catalog"}`}</span>}
+          {metadata.source === "indexed" && (
+            <span class="badge"> {`indexed from ${metadata.provenance?.source ?? "another catalog"}`}</span>
+          )}
         </h3>
       </div>
       <p class="desc">{clip(item.description, 200)}</p>
       <ul class="facts">
         {metadata.match && (
           <li>
-            <span class={`badge match-${metadata.match}`} title="How well this listing answers the question (rankReasons.relevance)">
+            <span
+              class={`badge match-${metadata.match}`}
+              title="How well this listing answers the question (rankReasons.relevance)"
+            >
               {metadata.match === "strong" ? "strong match" : "weak match"}
             </span>
           </li>

@@ -17,7 +17,17 @@ const AXIS = 16;
  * A bar chart of `bars` (oldest first) scaled to `max` (the largest value when not given). It is
  * an image to assistive technology, named by `summary`; the page also lists the values as a table.
  */
-export function BarChart({ bars, max, summary, color }: { bars: Bar[]; max?: number; summary: string; color: string }): VNode {
+export function BarChart({
+  bars,
+  max,
+  summary,
+  color,
+}: {
+  bars: Bar[];
+  max?: number;
+  summary: string;
+  color: string;
+}): VNode {
   const top = Math.max(max ?? 0, ...bars.map((bar) => bar.value), 1);
   const slot = WIDTH / Math.max(bars.length, 1);
   const gap = Math.min(4, slot / 4);
@@ -29,7 +39,14 @@ export function BarChart({ bars, max, summary, color }: { bars: Bar[]; max?: num
         {bars.map((bar, index) => {
           const height = Math.max((bar.value / top) * (plot - 4), bar.value > 0 ? 2 : 0);
           return (
-            <rect key={bar.day} x={index * slot + gap / 2} y={plot - height} width={slot - gap} height={height} fill={color}>
+            <rect
+              key={bar.day}
+              x={index * slot + gap / 2}
+              y={plot - height}
+              width={slot - gap}
+              height={height}
+              fill={color}
+            >
               <title>{`${bar.day}: ${bar.label}`}</title>
             </rect>
           );

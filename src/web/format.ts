@@ -25,7 +25,8 @@ export function shellQuote(text: string): string {
 /** A path with its query string; parameters whose value is undefined or empty are left out. */
 export function pathWithQuery(path: string, query: Record<string, string | number | boolean | undefined>): string {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== "") params.set(name, String(value));
+  for (const [name, value] of Object.entries(query))
+    if (value !== undefined && value !== "") params.set(name, String(value));
   const text = params.toString();
   return text ? `${path}?${text}` : path;
 }

@@ -40,11 +40,19 @@ export interface HomeView extends SummaryView {
   jsonTwin: string;
 }
 
-const HEALTH_LABELS = { any: "Any (healthy first)", healthy: "Healthy", unhealthy: "Unhealthy", drifted: "Drifted" } as const;
+const HEALTH_LABELS = {
+  any: "Any (healthy first)",
+  healthy: "Healthy",
+  unhealthy: "Unhealthy",
+  drifted: "Drifted",
+} as const;
 const SOURCE_LABELS = { listed: "Paid listings", indexed: "Indexed from other catalogs", all: "Both" } as const;
 const SORT_LABELS: Record<HomeFilters["sort"], string> = {
   relevance: "Best match",
-  ...(Object.fromEntries(Object.entries(CATALOG_SORTS).map(([sort, row]) => [sort, row.label])) as Record<CatalogSort, string>),
+  ...(Object.fromEntries(Object.entries(CATALOG_SORTS).map(([sort, row]) => [sort, row.label])) as Record<
+    CatalogSort,
+    string
+  >),
 };
 
 /** The order a page without `sort` shows: the search's rank with a search text, newest first without. */
@@ -72,12 +80,28 @@ export function homePath(filters: HomeFilters, change: Partial<HomeFilters> = {}
 
 /** How many of the folded filters are set (the fold's summary says so, and opens when any is). */
 function foldedFiltersSet(filters: HomeFilters): number {
-  return [filters.network, filters.health !== "any", filters.source !== "listed", filters.verified, filters.minPrice, filters.maxPrice, filters.tags].filter(
-    Boolean,
-  ).length;
+  return [
+    filters.network,
+    filters.health !== "any",
+    filters.source !== "listed",
+    filters.verified,
+    filters.minPrice,
+    filters.maxPrice,
+    filters.tags,
+  ].filter(Boolean).length;
 }
 
-function Select({ id, label, value, options }: { id: string; label: string; value: string; options: Array<[string, string]> }): VNode {
+function Select({
+  id,
+  label,
+  value,
+  options,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  options: Array<[string, string]>;
+}): VNode {
   return (
     <div>
       <label for={id}>{label}</label>
@@ -101,7 +125,14 @@ function Filters({ filters, networks }: { filters: HomeFilters; networks: string
       <div class="bar">
         <div class="grow">
           <label for="query">Search</label>
-          <input id="query" name="query" type="search" value={filters.query} maxLength={200} placeholder="weather, summarise, 0x…" />
+          <input
+            id="query"
+            name="query"
+            type="search"
+            value={filters.query}
+            maxLength={200}
+            placeholder="weather, summarise, 0x…"
+          />
         </div>
         <div class="order">
           <Select id="sort" label="Order" value={sort} options={sorts} />
@@ -123,11 +154,25 @@ function Filters({ filters, networks }: { filters: HomeFilters; networks: string
           <Select id="source" label="Source" value={filters.source} options={Object.entries(SOURCE_LABELS)} />
           <div>
             <label for="minPrice">Min price (USDC)</label>
-            <input id="minPrice" name="minPrice" inputMode="decimal" pattern="[0-9]{1,12}(\.[0-9]{1,6})?" value={filters.minPrice} placeholder="0.001" />
+            <input
+              id="minPrice"
+              name="minPrice"
+              inputMode="decimal"
+              pattern="[0-9]{1,12}(\.[0-9]{1,6})?"
+              value={filters.minPrice}
+              placeholder="0.001"
+            />
           </div>
           <div>
             <label for="maxPrice">Max price (USDC)</label>
-            <input id="maxPrice" name="maxPrice" inputMode="decimal" pattern="[0-9]{1,12}(\.[0-9]{1,6})?" value={filters.maxPrice} placeholder="0.05" />
+            <input
+              id="maxPrice"
+              name="maxPrice"
+              inputMode="decimal"
+              pattern="[0-9]{1,12}(\.[0-9]{1,6})?"
+              value={filters.maxPrice}
+              placeholder="0.05"
+            />
           </div>
           <div>
             <label for="tags">Tags (all of, comma-separated)</label>
@@ -215,7 +260,8 @@ function Empty({ filters }: { filters: HomeFilters }): VNode {
   if (isUnfiltered(filters)) {
     return (
       <p>
-        No seller has listed an endpoint here yet. <a href={homePath(filters, { includeSeed: true })}>Show this marketplace's own demo endpoints</a> (marked
+        No seller has listed an endpoint here yet.{" "}
+        <a href={homePath(filters, { includeSeed: true })}>Show this marketplace's own demo endpoints</a> (marked
         “demo”: they answer with sample data), or <a href="/sell.html">list yours</a>.
       </p>
     );
@@ -223,7 +269,8 @@ function Empty({ filters }: { filters: HomeFilters }): VNode {
   if (filters.query) {
     return (
       <p>
-        Nothing here answers “{filters.query}” well enough to buy: no listing passed the relevance floor. Try other words, or <a href="/">clear the filters</a>.
+        Nothing here answers “{filters.query}” well enough to buy: no listing passed the relevance floor. Try other
+        words, or <a href="/">clear the filters</a>.
       </p>
     );
   }
@@ -277,8 +324,9 @@ function Home(view: HomeView): VNode {
     <>
       <h1>Paid APIs for agents, paid per call with x402</h1>
       <p class="lead">
-        A free catalog of HTTP endpoints that charge per call in USDC over x402: find one, call it, and pay its seller directly — the marketplace never holds
-        funds. {/* Left out on a phone, where the results come first (the Sell link of the header leads there too). */}
+        A free catalog of HTTP endpoints that charge per call in USDC over x402: find one, call it, and pay its seller
+        directly — the marketplace never holds funds.{" "}
+        {/* Left out on a phone, where the results come first (the Sell link of the header leads there too). */}
         <span class="wide">
           {`Sellers list an endpoint for a ${listingFee.usdc} USDC fee (${listingFee.ttlDays} days). `}
           <a href="/sell.html">List yours</a>.

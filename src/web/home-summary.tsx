@@ -19,17 +19,29 @@ export interface SummaryView {
 const HEALTH_COLORS = { healthy: "#1f7a3a", unknown: "#6b7380", unhealthy: "#b42318", drifted: "#b54708" } as const;
 
 function HealthBar({ byHealth }: { byHealth: HealthCounts }): VNode | null {
-  const parts = (Object.keys(HEALTH_COLORS) as Array<keyof typeof HEALTH_COLORS>).map((status) => ({ status, count: byHealth[status] }));
+  const parts = (Object.keys(HEALTH_COLORS) as Array<keyof typeof HEALTH_COLORS>).map((status) => ({
+    status,
+    count: byHealth[status],
+  }));
   const total = parts.reduce((sum, part) => sum + part.count, 0);
   if (total === 0) return null;
-  const summary = parts.map((part) => `${part.count} ${part.status === "unknown" ? "not re-probed yet" : part.status}`).join(", ");
+  const summary = parts
+    .map((part) => `${part.count} ${part.status === "unknown" ? "not re-probed yet" : part.status}`)
+    .join(", ");
   let x = 0;
   return (
     <figure class="chart">
-      <svg viewBox="0 0 600 24" role="img" aria-label={`Live listings by health: ${summary}`} xmlns="http://www.w3.org/2000/svg">
+      <svg
+        viewBox="0 0 600 24"
+        role="img"
+        aria-label={`Live listings by health: ${summary}`}
+        xmlns="http://www.w3.org/2000/svg"
+      >
         {parts.map((part) => {
           const width = (part.count / total) * 600;
-          const rect = <rect key={part.status} x={x} y="0" width={width} height="24" fill={HEALTH_COLORS[part.status]} />;
+          const rect = (
+            <rect key={part.status} x={x} y="0" width={width} height="24" fill={HEALTH_COLORS[part.status]} />
+          );
           x += width;
           return rect;
         })}
@@ -47,9 +59,22 @@ function UsageBars({ items }: { items: CatalogItem[] }): VNode {
   const row = 14;
   const summary = items.map((item) => `${nameOf(item)}: ${callsOf(item)} calls`).join("; ");
   return (
-    <svg class="bars" viewBox={`0 0 300 ${items.length * row}`} role="img" aria-label={`Calls in 30 days: ${summary}`} xmlns="http://www.w3.org/2000/svg">
+    <svg
+      class="bars"
+      viewBox={`0 0 300 ${items.length * row}`}
+      role="img"
+      aria-label={`Calls in 30 days: ${summary}`}
+      xmlns="http://www.w3.org/2000/svg"
+    >
       {items.map((item, index) => (
-        <rect key={item.metadata.listingId} x="0" y={index * row + 2} width={Math.max((callsOf(item) / top) * 300, 2)} height={row - 4} fill="#0b57d0" />
+        <rect
+          key={item.metadata.listingId}
+          x="0"
+          y={index * row + 2}
+          width={Math.max((callsOf(item) / top) * 300, 2)}
+          height={row - 4}
+          fill="#0b57d0"
+        />
       ))}
     </svg>
   );
@@ -80,7 +105,10 @@ export function Summary({ byHealth, newest = [], mostUsed = [] }: SummaryView): 
       {newest.length > 0 && (
         <>
           <h3 id="newest">Newest</h3>
-          <Listed items={newest} fact={(item) => `${item.metadata.priceUsdc} USDC, listed ${item.metadata.listedAt.slice(0, 10)}`} />
+          <Listed
+            items={newest}
+            fact={(item) => `${item.metadata.priceUsdc} USDC, listed ${item.metadata.listedAt.slice(0, 10)}`}
+          />
         </>
       )}
       <h3 id="most-used">Most used (30 days)</h3>

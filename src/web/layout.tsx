@@ -36,8 +36,18 @@ function Frame({ title, siteName, description, jsonTwin, script, children }: Pag
         <link rel="alternate" type="application/json" href={jsonTwin} />
         <link rel="icon" type="image/svg+xml" href="/favicon.svg" />
         {/* Feed autodiscovery: a reader given any page finds the new-listings feeds. */}
-        <link rel="alternate" type="application/feed+json" title={`${siteName}: new listings (JSON Feed)`} href="/feed.json" />
-        <link rel="alternate" type="application/atom+xml" title={`${siteName}: new listings (Atom)`} href="/feed.atom" />
+        <link
+          rel="alternate"
+          type="application/feed+json"
+          title={`${siteName}: new listings (JSON Feed)`}
+          href="/feed.json"
+        />
+        <link
+          rel="alternate"
+          type="application/atom+xml"
+          title={`${siteName}: new listings (Atom)`}
+          href="/feed.atom"
+        />
         <link rel="alternate" type="application/rss+xml" title={`${siteName}: new listings (RSS)`} href="/feed.rss" />
         {/* A constant of src/web/assets.ts, allowed by its hash in the Content-Security-Policy. */}
         <style dangerouslySetInnerHTML={{ __html: PAGE_STYLE }} />

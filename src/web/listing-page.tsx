@@ -52,7 +52,9 @@ function ItemFields({ item }: { item: CatalogItem }): VNode {
       <Field name="Seller (payTo)">
         <span class="mono">{metadata.salePayTo}</span>
       </Field>
-      <Field name="Owner verified">{metadata.ownerVerified ? "yes: the fee was paid by the seller's address, or its owner signed a claim" : "no"}</Field>
+      <Field name="Owner verified">
+        {metadata.ownerVerified ? "yes: the fee was paid by the seller's address, or its owner signed a claim" : "no"}
+      </Field>
       <Field name="Listed">{formatInstant(metadata.listedAt)}</Field>
       <Field name="Expires">{formatInstant(metadata.expiresAt)}</Field>
       <Field name="Last updated">{formatInstant(item.lastUpdated)}</Field>
@@ -125,7 +127,11 @@ function Health({ document }: { document: ListingDocument }): VNode {
             color="#0d6b2f"
             max={1}
             summary={`Daily uptime over ${daysText(days.length)}, from ${formatShare(Math.min(...days.map((day) => day.uptime)))} to ${formatShare(Math.max(...days.map((day) => day.uptime)))}`}
-            bars={days.map((day) => ({ day: day.day, value: day.uptime, label: `${formatShare(day.uptime)} of ${day.probes} probes` }))}
+            bars={days.map((day) => ({
+              day: day.day,
+              value: day.uptime,
+              label: `${formatShare(day.uptime)} of ${day.probes} probes`,
+            }))}
           />
           <details>
             <summary>Daily uptime as a table</summary>
@@ -173,7 +179,9 @@ function Health({ document }: { document: ListingDocument }): VNode {
               {document.lastProbes.map((probe, index) => (
                 <tr key={index}>
                   <td>{formatInstant(probe.at)}</td>
-                  <td class={probe.ok ? "pass" : "fail"}>{probe.ok ? "passed" : `failed${probe.code ? `: ${probe.code}` : ""}`}</td>
+                  <td class={probe.ok ? "pass" : "fail"}>
+                    {probe.ok ? "passed" : `failed${probe.code ? `: ${probe.code}` : ""}`}
+                  </td>
                   <td>{probe.latencyMs === undefined ? "–" : `${probe.latencyMs} ms`}</td>
                 </tr>
               ))}
@@ -212,7 +220,11 @@ function Usage({ document }: { document: ListingDocument }): VNode {
           <BarChart
             color="#0b57d0"
             summary={`Daily calls over ${daysText(days.length)}, ${days.reduce((sum, day) => sum + day.calls, 0)} in all`}
-            bars={days.map((day) => ({ day: day.day, value: day.calls, label: `${day.calls} calls, ${day.payers} payers, ${day.volumeUsdc} USDC` }))}
+            bars={days.map((day) => ({
+              day: day.day,
+              value: day.calls,
+              label: `${day.calls} calls, ${day.payers} payers, ${day.volumeUsdc} USDC`,
+            }))}
           />
           <details>
             <summary>Daily calls as a table</summary>
@@ -246,7 +258,8 @@ function Usage({ document }: { document: ListingDocument }): VNode {
 }
 
 function Schemas({ item }: { item: CatalogItem }): VNode {
-  const bazaar = item.extensions?.bazaar as { info?: { input?: unknown; output?: unknown }; schema?: unknown } | undefined;
+  const bazaar = item.extensions?.bazaar as
+    { info?: { input?: unknown; output?: unknown }; schema?: unknown } | undefined;
   return (
     <section aria-labelledby="schemas">
       <h2 id="schemas">Input and output</h2>
@@ -280,7 +293,9 @@ function Schemas({ item }: { item: CatalogItem }): VNode {
 
 function Commands({ item, marketUrl }: { item: CatalogItem; marketUrl: string }): VNode {
   const curl =
-    item.method === "GET" ? `curl -i ${shellQuote(item.resource)}` : `curl -i -X POST ${shellQuote(item.resource)} -H 'content-type: application/json' -d '{}'`;
+    item.method === "GET"
+      ? `curl -i ${shellQuote(item.resource)}`
+      : `curl -i -X POST ${shellQuote(item.resource)} -H 'content-type: application/json' -d '{}'`;
   const buy = `npx x402-market buy ${item.metadata.listingId} --max ${item.metadata.priceUsdc} --url ${shellQuote(marketUrl)}`;
   return (
     <section aria-labelledby="try">

@@ -49,8 +49,8 @@ function ValidateForm({ playbook, fee }: SellView): VNode {
     <section aria-labelledby="validate">
       <h2 id="validate">Check your listing for free</h2>
       <p>
-        The dry run runs every check of the paid route, including a probe of your endpoint, and charges and saves nothing. It sends your listing as JSON to{" "}
-        <code>POST /listings/validate</code>.
+        The dry run runs every check of the paid route, including a probe of your endpoint, and charges and saves
+        nothing. It sends your listing as JSON to <code>POST /listings/validate</code>.
       </p>
       <form id="validate-form" method="post" action={new URL(fee.validate).pathname}>
         <div>
@@ -70,11 +70,24 @@ function ValidateForm({ playbook, fee }: SellView): VNode {
         </div>
         <div>
           <label for="description">Description (8 to 400 characters)</label>
-          <textarea id="description" name="description" required minLength={8} maxLength={400} placeholder={example.description} />
+          <textarea
+            id="description"
+            name="description"
+            required
+            minLength={8}
+            maxLength={400}
+            placeholder={example.description}
+          />
         </div>
         <div>
           <label for="sellerPayTo">Your payTo address</label>
-          <input id="sellerPayTo" name="sellerPayTo" required pattern="^0x[0-9a-fA-F]{40}$" placeholder={example.sellerPayTo} />
+          <input
+            id="sellerPayTo"
+            name="sellerPayTo"
+            required
+            pattern="^0x[0-9a-fA-F]{40}$"
+            placeholder={example.sellerPayTo}
+          />
         </div>
         <div>
           <label for="inputSchema">Input JSON Schema (optional)</label>
@@ -102,7 +115,8 @@ function Sell(view: SellView): VNode {
       <p class="lead">{playbook.summary}</p>
       <p>
         {`Listing costs ${fee.usdc} USDC per ${playbook.listingFee.ttlDays}-day period, paid with x402 on ${fee.network}. Checking a listing first is free: `}
-        <a href="#validate">fill in the form below</a>, then <a href="#list-it">list it</a>. <a href="#steps">The steps in full</a>.
+        <a href="#validate">fill in the form below</a>, then <a href="#list-it">list it</a>.{" "}
+        <a href="#steps">The steps in full</a>.
       </p>
       <ValidateForm {...view} />
       <h2 id="list-it">List it</h2>
@@ -124,7 +138,8 @@ function Sell(view: SellView): VNode {
         <dd class="mono">{fee.payTo}</dd>
         <dt>Route</dt>
         <dd>
-          <code>{`${fee.method} ${fee.path}`}</code>; the challenge as JSON: <a href={new URL(fee.challenge).pathname}>{new URL(fee.challenge).pathname}</a>
+          <code>{`${fee.method} ${fee.path}`}</code>; the challenge as JSON:{" "}
+          <a href={new URL(fee.challenge).pathname}>{new URL(fee.challenge).pathname}</a>
         </dd>
       </dl>
       <p class="twin">

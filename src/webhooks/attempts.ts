@@ -56,7 +56,13 @@ export class AttemptsInFlight {
    * Makes `items` the lane's queue, in their order (replacing what was queued and not started), and
    * starts up to `concurrency` workers on it. Returns how many of them were not queued before.
    */
-  offer<T>(lane: string, items: T[], key: (item: T) => string, concurrency: number, send: (item: T) => Promise<boolean>): number {
+  offer<T>(
+    lane: string,
+    items: T[],
+    key: (item: T) => string,
+    concurrency: number,
+    send: (item: T) => Promise<boolean>,
+  ): number {
     const state = this.lanes.get(lane) ?? { queue: [], workers: 0 };
     this.lanes.set(lane, state);
     const before = new Set(state.queue.map((queued) => queued.key));

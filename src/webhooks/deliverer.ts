@@ -8,7 +8,13 @@ import { safeReason } from "../jobs/registry.js";
 import type { Logger } from "../logger.js";
 import { eventRecord } from "../queries/listing-events.js";
 import type { ListingEventStore } from "../storage/listing-event-store.js";
-import { REFUSED_HELD_MS, type NewDelivery, type WebhookDelivery, type WebhookStore, type WebhookSubscription } from "../storage/webhook-store.js";
+import {
+  REFUSED_HELD_MS,
+  type NewDelivery,
+  type WebhookDelivery,
+  type WebhookStore,
+  type WebhookSubscription,
+} from "../storage/webhook-store.js";
 import { AttemptsInFlight } from "./attempts.js";
 import { SubscriptionIndex } from "./matching.js";
 import { eventPayload, signedHeaders } from "./signing.js";
@@ -16,7 +22,15 @@ import { post, type TransportOptions } from "./transport.js";
 import { Verifier } from "./verifier.js";
 
 /** Waits after the 1st, 2nd, ... failed attempt (the Standard Webhooks schedule); after the last, it is given up. */
-export const RETRY_SCHEDULE_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000];
+export const RETRY_SCHEDULE_MS = [
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3_600_000,
+  5 * 3_600_000,
+  10 * 3_600_000,
+  10 * 3_600_000,
+];
 const CURSOR = "webhooks";
 const EVENT_PAGE = 500;
 const DELIVERY_PAGE = 500;
@@ -58,7 +72,8 @@ export class WebhookDeliverer {
     this.inFlight = new AttemptsInFlight({
       slotMs: deps.slotMs,
       maxWaiting: MAX_WAITING,
-      onError: (error) => deps.logger.warn({ error: safeReason(error) }, "webhook attempt: its outcome could not be recorded"),
+      onError: (error) =>
+        deps.logger.warn({ error: safeReason(error) }, "webhook attempt: its outcome could not be recorded"),
     });
     this.verifier = new Verifier({ ...deps, inFlight: this.inFlight });
   }
@@ -125,14 +140,24 @@ export class WebhookDeliverer {
     // Read after the page, never before: a subscription created meanwhile took a fromSeq at or past every
     // event of the page (they had committed), so it is owed none of them; one created earlier is listed.
     const index = new SubscriptionIndex(await store.following());
-    const listings = new Map((await events.subjects([...new Set(page.filter((e) => index.wantsListing(e)).map((e) => e.listingId))])).map((l) => [l.id, l]));
+    const listings = new Map(
+      (await events.subjects([...new Set(page.filter((e) => index.wantsListing(e)).map((e) => e.listingId))])).map(
+        (l) => [l.id, l],
+      ),
+    );
     const deliveries: NewDelivery[] = [];
     for (const event of page) {
       const recipients = index.recipients(event, listings.get(event.listingId) ?? null);
       if (recipients.length === 0) continue;
       const payload = eventPayload(event.type, event.at, eventRecord(event));
       for (const subscription of recipients) {
-        deliveries.push({ subscriptionId: subscription.id, eventId: event.id, eventSeq: event.seq, listingId: event.listingId, payload });
+        deliveries.push({
+          subscriptionId: subscription.id,
+          eventId: event.id,
+          eventSeq: event.seq,
+          listingId: event.listingId,
+          payload,
+        });
       }
     }
     const moved = await store.fanOut(CURSOR, cursor, page[page.length - 1]!.seq, deliveries, this.deps.now());
@@ -157,7 +182,11 @@ export class WebhookDeliverer {
       () => store.due(now(), DELIVERY_PAGE),
       (delivery) => delivery.subscriptionId,
     );
-    const subscriptions = new Map(due.length === 0 ? [] : (await store.subscriptions([...new Set(due.map((d) => d.subscriptionId))])).map((s) => [s.id, s]));
+    const subscriptions = new Map(
+      due.length === 0
+        ? []
+        : (await store.subscriptions([...new Set(due.map((d) => d.subscriptionId))])).map((s) => [s.id, s]),
+    );
     const send = async (delivery: WebhookDelivery): Promise<boolean> => {
       const subscription = subscriptions.get(delivery.subscriptionId);
       if (!subscription || signal.aborted) return false;
@@ -202,7 +231,10 @@ export class WebhookDeliverer {
     await store.attemptFailed(delivery.id, { statusCode: answer.statusCode, error: answer.error, retryAt }, now());
     if (!retryAt) {
       await store.disable(subscription.id, "deliveries_failing");
-      logger.warn({ subscription: subscription.id, error: answer.error }, "webhook subscription disabled: an event could not be delivered for 27 hours");
+      logger.warn(
+        { subscription: subscription.id, error: answer.error },
+        "webhook subscription disabled: an event could not be delivered for 27 hours",
+      );
     }
     return null;
   }

@@ -16,8 +16,13 @@ const SEARCH_EVENTS = new Set(["listing.created", "listing.updated", "listing.re
 
 const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
-export function searchMatches(search: SavedSearch, listing: Pick<Listing, "description" | "serviceName" | "tags" | "resource" | "priceUsdc">): boolean {
-  const haystack = new Set(words(`${listing.description} ${listing.serviceName ?? ""} ${listing.tags ?? ""} ${listing.resource}`));
+export function searchMatches(
+  search: SavedSearch,
+  listing: Pick<Listing, "description" | "serviceName" | "tags" | "resource" | "priceUsdc">,
+): boolean {
+  const haystack = new Set(
+    words(`${listing.description} ${listing.serviceName ?? ""} ${listing.tags ?? ""} ${listing.resource}`),
+  );
   if (!words(search.q).every((word) => haystack.has(word))) return false;
   if (search.maxPrice !== undefined && Number(listing.priceUsdc) > search.maxPrice) return false;
   const tags = listing.tags ? (JSON.parse(listing.tags) as string[]).map((tag) => tag.toLowerCase()) : [];
@@ -33,8 +38,10 @@ export class SubscriptionIndex {
     const add = (map: Map<string, WebhookSubscription[]>, key: string, subscription: WebhookSubscription) =>
       map.set(key, [...(map.get(key) ?? []), subscription]);
     for (const subscription of subscriptions) {
-      if (subscription.kind === "seller" && subscription.sellerPayTo) add(this.bySeller, subscription.sellerPayTo, subscription);
-      else if (subscription.kind === "listings") for (const id of (subscription.listingIds as string[] | null) ?? []) add(this.byListing, id, subscription);
+      if (subscription.kind === "seller" && subscription.sellerPayTo)
+        add(this.bySeller, subscription.sellerPayTo, subscription);
+      else if (subscription.kind === "listings")
+        for (const id of (subscription.listingIds as string[] | null) ?? []) add(this.byListing, id, subscription);
       else if (subscription.kind === "search") this.searches.push(subscription);
     }
   }
@@ -46,12 +53,21 @@ export class SubscriptionIndex {
 
   /** The subscriptions this event goes to; `listing` is the listing's row when a saved search may want it. */
   recipients(event: ListingEvent, listing: Listing | null): WebhookSubscription[] {
-    const candidates = [...(this.bySeller.get(event.sellerPayTo) ?? []), ...(this.byListing.get(event.listingId) ?? [])];
+    const candidates = [
+      ...(this.bySeller.get(event.sellerPayTo) ?? []),
+      ...(this.byListing.get(event.listingId) ?? []),
+    ];
     if (listing && SEARCH_EVENTS.has(event.type)) {
-      candidates.push(...this.searches.filter((subscription) => searchMatches(subscription.search as unknown as SavedSearch, listing)));
+      candidates.push(
+        ...this.searches.filter((subscription) =>
+          searchMatches(subscription.search as unknown as SavedSearch, listing),
+        ),
+      );
     }
     const unique = new Map(candidates.map((subscription) => [subscription.id, subscription]));
-    return [...unique.values()].filter((subscription) => event.seq > subscription.fromSeq && wants(subscription, event.type));
+    return [...unique.values()].filter(
+      (subscription) => event.seq > subscription.fromSeq && wants(subscription, event.type),
+    );
   }
 }
 

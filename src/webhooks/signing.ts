@@ -21,7 +21,11 @@ export function newChallenge(): string {
 /** The three headers of one delivery attempt of `payload` (the exact bytes sent). */
 export function signedHeaders(secret: string, messageId: string, payload: string, at: Date): Record<string, string> {
   const signature = new Webhook(secret).sign(messageId, at, payload);
-  return { "webhook-id": messageId, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": signature };
+  return {
+    "webhook-id": messageId,
+    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+    "webhook-signature": signature,
+  };
 }
 
 /** The body a subscriber receives: the Standard Webhooks envelope around an event's (or the challenge's) data. */

@@ -54,7 +54,9 @@ const CAPS = {
 } as const;
 
 function invalid(field: string, message: string): HttpError {
-  return new HttpError(400, "invalid_request", `Invalid request: body ${field} ${message}. Nothing was saved.`, [{ in: "body", field, message }]);
+  return new HttpError(400, "invalid_request", `Invalid request: body ${field} ${message}. Nothing was saved.`, [
+    { in: "body", field, message },
+  ]);
 }
 
 export class WebhookSubscriptions {
@@ -68,9 +70,12 @@ export class WebhookSubscriptions {
     if (problem) throw invalid("/url", problem);
     if (body.listingIds) {
       const ids = [...new Set(body.listingIds)];
-      const stored = new Set((await this.deps.events.subjects(ids)).filter((listing) => !listing.leftoverSeed).map((listing) => listing.id));
+      const stored = new Set(
+        (await this.deps.events.subjects(ids)).filter((listing) => !listing.leftoverSeed).map((listing) => listing.id),
+      );
       const unknown = ids.filter((id) => !stored.has(id));
-      if (unknown.length > 0) throw invalid("/listingIds", `names listings that are not stored: ${unknown.slice(0, 3).join(", ")}`);
+      if (unknown.length > 0)
+        throw invalid("/listingIds", `names listings that are not stored: ${unknown.slice(0, 3).join(", ")}`);
     }
     const seller = body.seller ? await this.provenSeller(body.seller, body.url) : null;
     const secret = newSecret();
@@ -126,12 +131,18 @@ export class WebhookSubscriptions {
   /** GET /webhooks/sign: what a seller signs, with a fresh nonce and a deadline 10 minutes ahead. */
   signingDocument(payTo: string, url: string): Schemas["WebhookSigningDocument"] {
     const problem = endpointProblem(url, this.deps.allowLoopbackReceivers);
-    if (problem) throw new HttpError(400, "invalid_request", `Invalid request: query url ${problem}.`, [{ in: "query", field: "url", message: problem }]);
+    if (problem)
+      throw new HttpError(400, "invalid_request", `Invalid request: query url ${problem}.`, [
+        { in: "query", field: "url", message: problem },
+      ]);
     const { nonce, deadline } = freshAuthorization(this.deps.now());
     const signer = getAddress(payTo);
     return {
       signer,
-      typedData: webhookSubscriptionTypedData(this.deps.market.name, signer, url, { nonce, deadline }) as unknown as Schemas["TypedData"],
+      typedData: webhookSubscriptionTypedData(this.deps.market.name, signer, url, {
+        nonce,
+        deadline,
+      }) as unknown as Schemas["TypedData"],
       submit: {
         method: "POST",
         url: linkTo(this.deps.market, "/webhooks"),
@@ -154,7 +165,10 @@ export class WebhookSubscriptions {
   }
 
   /** The seller's signature over this subscription, checked like an owner operation's; its payTo and nonce. */
-  private async provenSeller(proof: NonNullable<CreateRequest["seller"]>, url: string): Promise<{ payTo: string; nonce: string }> {
+  private async provenSeller(
+    proof: NonNullable<CreateRequest["seller"]>,
+    url: string,
+  ): Promise<{ payTo: string; nonce: string }> {
     if (!isAddress(proof.payTo, { strict: false })) throw invalid("/seller/payTo", "is not an address");
     refuseBadDeadline(proof.deadline, this.deps.now(), "GET /webhooks/sign");
     const typedData = webhookSubscriptionTypedData(this.deps.market.name, getAddress(proof.payTo), url, {
@@ -163,7 +177,10 @@ export class WebhookSubscriptions {
     });
     const signer = await recovered(
       this.deps.signatures,
-      { ...typedData, message: { ...typedData.message, deadline: BigInt(proof.deadline) } } as unknown as TypedDataDefinition,
+      {
+        ...typedData,
+        message: { ...typedData.message, deadline: BigInt(proof.deadline) },
+      } as unknown as TypedDataDefinition,
       proof.signature as Hex,
     );
     if (signer === null || getAddress(signer) !== getAddress(proof.payTo)) {
@@ -178,7 +195,11 @@ export class WebhookSubscriptions {
 
   /** The subscription, when `Authorization: Bearer <its secret>` is sent; the same 401 for an unknown id and a wrong secret. */
   private async authorized(id: string, authorization: string | undefined): Promise<WebhookSubscription> {
-    const refused = new HttpError(401, "unauthorized", "Send the subscription's secret as Authorization: Bearer <secret> (it was shown once, at creation).");
+    const refused = new HttpError(
+      401,
+      "unauthorized",
+      "Send the subscription's secret as Authorization: Bearer <secret> (it was shown once, at creation).",
+    );
     const presented = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1];
     if (!presented) throw refused;
     const subscription = await this.deps.store.find(id);
@@ -199,7 +220,9 @@ export class WebhookSubscriptions {
       ...(subscription.sellerPayTo && { sellerPayTo: subscription.sellerPayTo }),
       ...(subscription.listingIds !== null && { listingIds: subscription.listingIds as string[] }),
       ...(subscription.search !== null && { search: subscription.search as unknown as Schemas["SavedSearch"] }),
-      ...(subscription.eventTypes !== null && { events: subscription.eventTypes as WebhookSubscriptionDocument["events"] }),
+      ...(subscription.eventTypes !== null && {
+        events: subscription.eventTypes as WebhookSubscriptionDocument["events"],
+      }),
       createdAt: subscription.createdAt.toISOString(),
       ...(subscription.verifiedAt && { verifiedAt: subscription.verifiedAt.toISOString() }),
       deliveries: deliveries.map(deliveryRecord),

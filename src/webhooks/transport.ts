@@ -37,11 +37,17 @@ export function endpointProblem(raw: string, allowLoopback: boolean): string | n
  * POSTs `payload` with `headers`: delivered on a 2xx (its body returned, for the verification echo),
  * a redirect or any other status is a failure with its code.
  */
-export async function post(rawUrl: string, payload: string, headers: Record<string, string>, options: TransportOptions): Promise<Attempt & { body?: string }> {
+export async function post(
+  rawUrl: string,
+  payload: string,
+  headers: Record<string, string>,
+  options: TransportOptions,
+): Promise<Attempt & { body?: string }> {
   const url = new URL(rawUrl);
   const destination = await resolveDestination(url, { ...options, allowedWhat: "sent webhooks" });
   if ("code" in destination) return { ok: false, statusCode: null, error: destination.code };
-  if (url.protocol === "http:" && destination.range !== "loopback") return { ok: false, statusCode: null, error: "not_https" };
+  if (url.protocol === "http:" && destination.range !== "loopback")
+    return { ok: false, statusCode: null, error: "not_https" };
   const response = await pinnedRequest({
     url,
     method: "POST",
@@ -57,6 +63,7 @@ export async function post(rawUrl: string, payload: string, headers: Record<stri
   if (!response.ok) return { ok: false, statusCode: null, error: response.reason };
   if (response.status >= 200 && response.status < 300)
     return { ok: true, statusCode: response.status, body: response.truncated ? "" : response.body.toString("utf8") };
-  if (response.status >= 300 && response.status < 400) return { ok: false, statusCode: response.status, error: "redirect_not_followed" };
+  if (response.status >= 300 && response.status < 400)
+    return { ok: false, statusCode: response.status, error: "redirect_not_followed" };
   return { ok: false, statusCode: response.status, error: `http_${response.status}` };
 }

@@ -50,11 +50,17 @@ export class Verifier {
   private async verify(subscription: WebhookSubscription): Promise<boolean> {
     const { store, now } = this.deps;
     const at = now();
-    if (at.getTime() - subscription.createdAt.getTime() > VERIFICATION_WINDOW_MS || subscription.verifyAttempts >= VERIFY_MAX_ATTEMPTS) {
+    if (
+      at.getTime() - subscription.createdAt.getTime() > VERIFICATION_WINDOW_MS ||
+      subscription.verifyAttempts >= VERIFY_MAX_ATTEMPTS
+    ) {
       await store.disable(subscription.id, "verification_failed");
       return false;
     }
-    const payload = eventPayload("webhook.verification", at, { subscriptionId: subscription.id, challenge: subscription.challenge });
+    const payload = eventPayload("webhook.verification", at, {
+      subscriptionId: subscription.id,
+      challenge: subscription.challenge,
+    });
     const answer = await post(
       subscription.url,
       payload,

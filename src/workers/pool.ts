@@ -37,7 +37,8 @@ function workerModule(): { filename: string; execArgv: string[] } {
 /** Recovery on the calling thread: WORKER_THREADS=0, and callers built without a pool (the CLI, unit tests). */
 export function inlineWorkPool(): WorkPool {
   return {
-    recoverTypedDataAddress: (typedData, signature) => recoverSigner({ kind: "recoverTypedDataAddress", typedData, signature }),
+    recoverTypedDataAddress: (typedData, signature) =>
+      recoverSigner({ kind: "recoverTypedDataAddress", typedData, signature }),
     pending: 0,
     close: async () => {},
   };

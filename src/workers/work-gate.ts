@@ -22,7 +22,8 @@ function busy(): HttpError {
 }
 
 /** Whether `error` is the gate's refusal (an MCP tool answers it as a tool error, not a failure). */
-export const isBusy = (error: unknown): error is HttpError => error instanceof HttpError && error.status === 503 && error.code === "busy";
+export const isBusy = (error: unknown): error is HttpError =>
+  error instanceof HttpError && error.status === 503 && error.code === "busy";
 
 interface Waiter {
   grant: () => void;

@@ -28,17 +28,30 @@ afterAll(async () => {
 });
 
 const sdkPayload = (key: Hex, accepted: PaymentRequirements = requirements): Promise<PaymentPayload> => {
-  const paymentRequired: PaymentRequired = { x402Version: 2, resource: { url: "http://marketplace.test/listings" }, accepts: [accepted] };
-  return createBuyerClient(key, { allowAssets: [{ asset: chain.asset, network: accepted.network }] }).createPaymentPayload(paymentRequired);
+  const paymentRequired: PaymentRequired = {
+    x402Version: 2,
+    resource: { url: "http://marketplace.test/listings" },
+    accepts: [accepted],
+  };
+  return createBuyerClient(key, {
+    allowAssets: [{ asset: chain.asset, network: accepted.network }],
+  }).createPaymentPayload(paymentRequired);
 };
 
-const handSigned = (key: Hex, overrides: Partial<ExactEIP3009Payload["authorization"]>) => handSignedPayload(key, requirements, overrides);
+const handSigned = (key: Hex, overrides: Partial<ExactEIP3009Payload["authorization"]>) =>
+  handSignedPayload(key, requirements, overrides);
 
 const authorizationOf = (payload: PaymentPayload) => (payload.payload as unknown as ExactEIP3009Payload).authorization;
 
-const withPayload = (payload: PaymentPayload, change: (p: ExactEIP3009Payload) => ExactEIP3009Payload): PaymentPayload => ({
+const withPayload = (
+  payload: PaymentPayload,
+  change: (p: ExactEIP3009Payload) => ExactEIP3009Payload,
+): PaymentPayload => ({
   ...payload,
-  payload: change(structuredClone(payload.payload as unknown as ExactEIP3009Payload)) as unknown as Record<string, unknown>,
+  payload: change(structuredClone(payload.payload as unknown as ExactEIP3009Payload)) as unknown as Record<
+    string,
+    unknown
+  >,
 });
 
 async function balances(addresses: Address[]): Promise<bigint[]> {
@@ -70,7 +83,9 @@ describe("x402 verify and settle failures on the local chain", () => {
   it("wrong amount: a payment for 0.10 against a 0.20 requirement, or a tampered value", async () => {
     const payload = await sdkPayload(buyerKey);
     const dearer = { ...requirements, amount: "200000" };
-    expect((await rejectReasons(payload, dearer, true)).verify).toBe("invalid_exact_evm_payload_authorization_value_mismatch");
+    expect((await rejectReasons(payload, dearer, true)).verify).toBe(
+      "invalid_exact_evm_payload_authorization_value_mismatch",
+    );
     const tampered = withPayload(payload, (p) => ({ ...p, authorization: { ...p.authorization, value: "200000" } }));
     expect((await rejectReasons(tampered, dearer)).verify).toBe("invalid_exact_evm_signature");
   });
@@ -104,7 +119,9 @@ describe("x402 verify and settle failures on the local chain", () => {
       settle: "invalid_exact_evm_payload_authorization_valid_before",
     });
     const early = await handSigned(buyerKey, { validAfter: String(now + 3600) });
-    expect((await rejectReasons(early, requirements)).verify).toBe("invalid_exact_evm_payload_authorization_valid_after");
+    expect((await rejectReasons(early, requirements)).verify).toBe(
+      "invalid_exact_evm_payload_authorization_valid_after",
+    );
   });
 
   it("tampered signature", async () => {
@@ -130,7 +147,11 @@ describe("x402 verify and settle failures on the local chain", () => {
     const second = await facilitator.settle(payload, requirements);
     // Gas estimation hits the revert, so the duplicate is never broadcast (no gas spent).
     expect(await settlerTxs()).toBe(sentBefore);
-    expect(second).toMatchObject({ success: false, transaction: "", errorReason: "invalid_exact_evm_nonce_already_used" });
+    expect(second).toMatchObject({
+      success: false,
+      transaction: "",
+      errorReason: "invalid_exact_evm_nonce_already_used",
+    });
     expect(second.errorMessage).toContain("FiatTokenV2: authorization is used or canceled");
 
     const again = await facilitator.verify(payload, requirements);
@@ -146,7 +167,11 @@ describe("x402 verify and settle failures on the local chain", () => {
     // Broadcasts are serialized and anvil mines each at once, so the duplicates revert in gas
     // estimation. On a chain with block times a duplicate can pass estimation while the first is
     // pending, get mined, revert and burn gas (invalid_exact_evm_transaction_failed): dedupe first.
-    expect(results.map((r) => r.errorReason).sort()).toEqual(["invalid_exact_evm_nonce_already_used", "invalid_exact_evm_nonce_already_used", undefined]);
+    expect(results.map((r) => r.errorReason).sort()).toEqual([
+      "invalid_exact_evm_nonce_already_used",
+      "invalid_exact_evm_nonce_already_used",
+      undefined,
+    ]);
     expect(await chain.publicClient.getTransactionCount({ address: chain.settler.address })).toBe(sentBefore + 1);
     expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(payToBefore + 100_000n);
   });
@@ -160,7 +185,14 @@ describe("x402 verify and settle failures on the local chain", () => {
     const [spent, drained] = await Promise.all([sdkPayload(poor), sdkPayload(poor)]);
     expect((await facilitator.settle(spent!, requirements)).success).toBe(true);
     const good = await Promise.all([1, 2, 3].map(() => sdkPayload(buyerKey)));
-    const results = await Promise.all([good[0]!, drained!, good[1]!, good[2]!].map((p) => facilitator.settle(p, requirements)));
-    expect(results.map((r) => r.errorReason)).toEqual([undefined, "invalid_exact_evm_insufficient_balance", undefined, undefined]);
+    const results = await Promise.all(
+      [good[0]!, drained!, good[1]!, good[2]!].map((p) => facilitator.settle(p, requirements)),
+    );
+    expect(results.map((r) => r.errorReason)).toEqual([
+      undefined,
+      "invalid_exact_evm_insufficient_balance",
+      undefined,
+      undefined,
+    ]);
   });
 });

@@ -47,7 +47,12 @@ describe("x402 exact payment on the local chain", () => {
     expect(payload.x402Version).toBe(2);
     expect(payload.accepted).toEqual(requirements);
     const authorization = authorizationOf(payload);
-    expect(authorization).toMatchObject({ from: buyer.address, to: chain.marketplacePayTo, value: "100000", validAfter: "0" });
+    expect(authorization).toMatchObject({
+      from: buyer.address,
+      to: chain.marketplacePayTo,
+      value: "100000",
+      validAfter: "0",
+    });
 
     const buyerBefore = await chain.balanceOf(buyer.address);
     const payToBefore = await chain.balanceOf(chain.marketplacePayTo);
@@ -87,7 +92,11 @@ describe("x402 exact payment on the local chain", () => {
     const requirements = feeChallenge.accepts[0]!;
     const buyers = chain.buyers.slice(1);
     const payloads = await Promise.all(
-      buyers.map((buyer) => createBuyerClient(buyer.privateKey, { allowAssets: [{ asset: chain.asset }] }).createPaymentPayload(feeChallenge)),
+      buyers.map((buyer) =>
+        createBuyerClient(buyer.privateKey, { allowAssets: [{ asset: chain.asset }] }).createPaymentPayload(
+          feeChallenge,
+        ),
+      ),
     );
     const payToBefore = await chain.balanceOf(chain.marketplacePayTo);
     const results = await Promise.all(payloads.map((payload) => facilitator.settle(payload, requirements)));

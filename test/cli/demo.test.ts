@@ -12,6 +12,11 @@ describe("npm run demo", () => {
     expect(result.after.buyer - result.before.buyer).toBe(-20000n);
     expect(lines.join("\n")).toContain("$ x402-market buy");
     // The sale, counted from the chain: one call, one payer.
-    expect(result.usage).toMatchObject({ l30DaysTotalCalls: 1, l30DaysUniquePayers: 1, l30DaysVolumeUsdc: "0.02", provenance: "settled-onchain" });
+    expect(result.usage).toMatchObject({
+      l30DaysTotalCalls: 1,
+      l30DaysUniquePayers: 1,
+      l30DaysVolumeUsdc: "0.02",
+      provenance: "settled-onchain",
+    });
   }, 60_000);
 });

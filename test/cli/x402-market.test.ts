@@ -36,7 +36,12 @@ beforeAll(async () => {
     answer: () => ANSWER,
   });
   server = await startTestServer(
-    { ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000" },
+    {
+      ALLOW_LOOPBACK_SELLERS: "true",
+      PAYMENT_RATE_PER_CLIENT: "100000",
+      PROBE_RATE_PER_CLIENT: "1000",
+      PROBE_RATE_PER_HOST: "1000",
+    },
     { payments },
   );
   work = mkdtempSync(join(tmpdir(), "x402-market-cli-"));
@@ -93,7 +98,14 @@ describe("x402-market against a server on the local chain", () => {
     const [status, good, bad] = await Promise.all([
       runCli(["status", ...url(), "--json"]),
       runCli(["validate", listingFile("good.json"), ...url(), "--json"]),
-      runCli(["validate", listingFile("bad.json"), "--pay-to", privateKeyToAccount(generatePrivateKey()).address, ...url(), "--json"]),
+      runCli([
+        "validate",
+        listingFile("bad.json"),
+        "--pay-to",
+        privateKeyToAccount(generatePrivateKey()).address,
+        ...url(),
+        "--json",
+      ]),
     ]);
     expect(status.code, status.stderr).toBe(0);
     expect(jsonOf(status)).toMatchObject({ ok: true, role: "marketplace", listingFee: { usdc: "0.10" } });
@@ -102,12 +114,22 @@ describe("x402-market against a server on the local chain", () => {
     expect(bad.code).toBe(1);
     const report = jsonOf<{ ok: boolean; checks: Array<{ name: string; ok: boolean; code?: string }> }>(bad);
     expect(report.ok).toBe(false);
-    expect(report.checks).toContainEqual(expect.objectContaining({ name: "seller-probe", ok: false, code: "pay_to_mismatch" }));
+    expect(report.checks).toContainEqual(
+      expect.objectContaining({ name: "seller-probe", ok: false, code: "pay_to_mismatch" }),
+    );
   });
 
   it("list without --yes and without a terminal refuses with exit 3 and charges nothing", async () => {
     const before = await chain.balanceOf(chain.marketplacePayTo);
-    const run = await runCli(["list", listingFile("unconfirmed.json"), ...url(), "--chain-file", chainFile, "--buyer", "0"]);
+    const run = await runCli([
+      "list",
+      listingFile("unconfirmed.json"),
+      ...url(),
+      "--chain-file",
+      chainFile,
+      "--buyer",
+      "0",
+    ]);
     expect(run.code, run.stderr).toBe(3);
     expect(run.stderr).toContain("0.10 USDC (100000 atomic units");
     expect(run.stderr).toContain("pass --yes");
@@ -119,9 +141,14 @@ describe("x402-market against a server on the local chain", () => {
     while (!watch.stderr().includes("watching")) await sleep(50);
     const payer = chain.buyers[0]!;
     const [market, buyer] = [await chain.balanceOf(chain.marketplacePayTo), await chain.balanceOf(payer.address)];
-    const run = await runCli(["list", listingFile("listing.json"), ...url(), "--yes", "--json"], { X402_PRIVATE_KEY: payer.privateKey });
+    const run = await runCli(["list", listingFile("listing.json"), ...url(), "--yes", "--json"], {
+      X402_PRIVATE_KEY: payer.privateKey,
+    });
     expect(run.code, run.stderr).toBe(0);
-    const { listed, listing } = jsonOf<{ listed: boolean; listing: { id: string; resource: string; listingFeeUsdc: string } }>(run);
+    const { listed, listing } = jsonOf<{
+      listed: boolean;
+      listing: { id: string; resource: string; listingFeeUsdc: string };
+    }>(run);
     expect(listed).toBe(true);
     expect(listing).toMatchObject({ resource: `${seller.url}/haiku`, listingFeeUsdc: "0.10" });
     expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(market + 100000n);
@@ -143,7 +170,10 @@ describe("x402-market against a server on the local chain", () => {
       runCli(["show", "00000000-0000-4000-8000-000000000000", ...url(), "--json"]),
     ]);
     expect(show.code, show.stderr).toBe(0);
-    expect(jsonOf(show)).toMatchObject({ resource: `${seller.url}/haiku`, accepts: [{ amount: "20000", payTo: SELLER }] });
+    expect(jsonOf(show)).toMatchObject({
+      resource: `${seller.url}/haiku`,
+      accepts: [{ amount: "20000", payTo: SELLER }],
+    });
     expect(missing.code).toBe(1);
     expect(jsonOf(missing)).toMatchObject({ error: "request", message: expect.stringContaining("no active listing") });
   });
@@ -163,7 +193,17 @@ describe("x402-market against a server on the local chain", () => {
     expect(watched.code, watched.stderr).toBe(0);
     expect(jsonOf(watched)).toMatchObject({ type: "listing.created", listingId: id });
 
-    const created = await runCli(["webhooks", "create", "http://127.0.0.1:9/hooks", "--listing", id, "--event", "listing.delisted", ...url(), "--json"]);
+    const created = await runCli([
+      "webhooks",
+      "create",
+      "http://127.0.0.1:9/hooks",
+      "--listing",
+      id,
+      "--event",
+      "listing.delisted",
+      ...url(),
+      "--json",
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const subscription = jsonOf<{ id: string; secret: string; status: string }>(created);
     expect(subscription).toMatchObject({ status: "pending", secret: expect.stringMatching(/^whsec_/) });
@@ -175,7 +215,9 @@ describe("x402-market against a server on the local chain", () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(jsonOf(shown)).toMatchObject({ id: subscription.id, listingIds: [id], events: ["listing.delisted"] });
     expect(wrong.code).toBe(3);
-    const deleted = await runCli(["webhooks", "delete", subscription.id, ...url(), "--json"], { WEBHOOK_SECRET: subscription.secret });
+    const deleted = await runCli(["webhooks", "delete", subscription.id, ...url(), "--json"], {
+      WEBHOOK_SECRET: subscription.secret,
+    });
     expect(deleted.code, deleted.stderr).toBe(0);
   });
 

@@ -12,7 +12,11 @@ const contract = JSON.parse(committed) as Document;
 const paths = (document: Document) => document.paths as unknown as Paths;
 const routedOperationIds = (document: Document) =>
   Object.values(paths(document)).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
-const specRoutes = (JSON.parse(readFileSync("test/contract/spec-routes.json", "utf8")) as { routes: Array<{ method: string; path: string }> }).routes;
+const specRoutes = (
+  JSON.parse(readFileSync("test/contract/spec-routes.json", "utf8")) as {
+    routes: Array<{ method: string; path: string }>;
+  }
+).routes;
 
 describe("the compiled contract", () => {
   // spec-routes.json is extracted from the spec's endpoint tables by tools/spec-routes.ts (`--check`
@@ -28,7 +32,13 @@ describe("the compiled contract", () => {
     expect(new Set(specRoutes.map(({ method, path }) => `${method} ${path}`)).size).toBe(specRoutes.length);
     expect(new Set(specRoutes.map(({ method }) => method))).toEqual(new Set(["GET", "POST"]));
     // One route from each endpoint table: a parsing slip that drops a table shows here.
-    for (const route of ["POST /listings", "GET /listings/challenge", "GET /bazaar.json", "POST /mcp", "GET /examples/buy.sh"]) {
+    for (const route of [
+      "POST /listings",
+      "GET /listings/challenge",
+      "GET /bazaar.json",
+      "POST /mcp",
+      "GET /examples/buy.sh",
+    ]) {
       expect(specRoutes.map(({ method, path }) => `${method} ${path}`)).toContain(route);
     }
   });
@@ -81,15 +91,22 @@ describe("the alias table", () => {
     ]);
     expect([...specAreas].sort()).toEqual(Object.keys(areas).sort());
     for (const [area, operations] of Object.entries(areas)) expect(Object.keys(table[area]!)).toEqual([...operations]);
-    expect(readFileSync("generated/routes.tsp", "utf8")).toContain('@route("/bazaar.json") op getCatalog is Catalog.getCatalog;');
+    expect(readFileSync("generated/routes.tsp", "utf8")).toContain(
+      '@route("/bazaar.json") op getCatalog is Catalog.getCatalog;',
+    );
   });
 
   it("adds a routed operation for a new alias on regeneration, answered by the canonical handler", async () => {
     const feeCard = (readAliasTable(root) as Table).listings!.getFeeCard!;
-    const files = await renderAll({ aliasTable: withPaths("listings", "getFeeCard", [...feeCard, "/fees/listing.json"]), contractOnly: true });
+    const files = await renderAll({
+      aliasTable: withPaths("listings", "getFeeCard", [...feeCard, "/fees/listing.json"]),
+      contractOnly: true,
+    });
     const regenerated = JSON.parse(files.get("generated/openapi.json")!) as Document;
     expect(paths(regenerated)["/fees/listing.json"]?.get?.operationId).toBe("getFeeCard__feesListingJson");
-    expect(files.get("generated/routes.tsp")).toContain('@route("/fees/listing.json") op getFeeCard__feesListingJson is Listings.getFeeCard;');
+    expect(files.get("generated/routes.tsp")).toContain(
+      '@route("/fees/listing.json") op getFeeCard__feesListingJson is Listings.getFeeCard;',
+    );
     expect(files.get("generated/operations.ts")).toContain('getFeeCard__feesListingJson: "getFeeCard"');
     expect(files.get("generated/operations.ts")).toContain(
       '{ method: "GET", path: "/fees/listing.json", operationId: "getFeeCard__feesListingJson", canonical: "getFeeCard", area: "listings" }',
@@ -98,10 +115,12 @@ describe("the alias table", () => {
   });
 
   it("refuses a malformed path and a route declared twice", async () => {
-    await expect(renderAll({ aliasTable: withPaths("listings", "getFeeCard", ["fee.json"]), contractOnly: true })).rejects.toThrow(/malformed path/);
-    await expect(renderAll({ aliasTable: withPaths("listings", "getFeeCard", ["/fee.json", "/status"]), contractOnly: true })).rejects.toThrow(
-      /duplicate-operation|Duplicate operation/,
-    );
+    await expect(
+      renderAll({ aliasTable: withPaths("listings", "getFeeCard", ["fee.json"]), contractOnly: true }),
+    ).rejects.toThrow(/malformed path/);
+    await expect(
+      renderAll({ aliasTable: withPaths("listings", "getFeeCard", ["/fee.json", "/status"]), contractOnly: true }),
+    ).rejects.toThrow(/duplicate-operation|Duplicate operation/);
   });
 
   it("refuses an unknown area, an operation in two areas and an operationId given twice", () => {
@@ -109,13 +128,13 @@ describe("the alias table", () => {
     expect(() => expandAliasTable({ ...table, billing: { getInvoice: ["/invoice.json"] } }, specAreas)).toThrow(
       "aliases.json: unknown area 'billing': no interface Billing in spec/billing.tsp",
     );
-    expect(() => expandAliasTable({ ...table, feeds: { ...table.feeds, getStatus: ["/feed-status.json"] } }, specAreas)).toThrow(
-      "aliases.json: operation 'getStatus' is in two areas, 'catalog' and 'feeds'",
-    );
+    expect(() =>
+      expandAliasTable({ ...table, feeds: { ...table.feeds, getStatus: ["/feed-status.json"] } }, specAreas),
+    ).toThrow("aliases.json: operation 'getStatus' is in two areas, 'catalog' and 'feeds'");
     // "/fee" and "/fee/" both name the alias getFeeCard__fee.
-    expect(() => expandAliasTable(withPaths("listings", "getFeeCard", ["/fee.json", "/fee", "/fee/"]), specAreas)).toThrow(
-      "aliases.json: operationId 'getFeeCard__fee' appears twice",
-    );
+    expect(() =>
+      expandAliasTable(withPaths("listings", "getFeeCard", ["/fee.json", "/fee", "/fee/"]), specAreas),
+    ).toThrow("aliases.json: operationId 'getFeeCard__fee' appears twice");
   });
 
   it("refuses a canonical operation of an area that the table gives no path", async () => {
@@ -136,7 +155,9 @@ describe("the route table", () => {
     const declared = Object.entries(paths(contract)).flatMap(([path, item]) =>
       Object.entries(item).map(([method, operation]) => `${method.toUpperCase()} ${path} ${operation.operationId}`),
     );
-    expect(routeTable.map(({ method, path, operationId }) => `${method} ${path} ${operationId}`).sort()).toEqual(declared.sort());
+    expect(routeTable.map(({ method, path, operationId }) => `${method} ${path} ${operationId}`).sort()).toEqual(
+      declared.sort(),
+    );
     expect(routeTable.map(({ operationId }) => operationId)).toEqual(Object.keys(canonicalOf));
     expect(routeTable.find(({ path, method }) => path === "/listings" && method === "POST")).toEqual({
       method: "POST",

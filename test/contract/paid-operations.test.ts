@@ -16,11 +16,18 @@ interface Operation {
   summary?: string;
   security?: unknown[];
   responses: Record<string, unknown>;
-  "x-payment-info"?: { price: { mode: string; currency: string; amount: string }; protocols: Array<{ x402?: Record<string, string> }> };
+  "x-payment-info"?: {
+    price: { mode: string; currency: string; amount: string };
+    protocols: Array<{ x402?: Record<string, string> }>;
+  };
 }
 
 const operations = Object.entries(rawContract.paths).flatMap(([path, item]) =>
-  Object.entries(item).map(([method, operation]) => ({ path, method: method.toUpperCase(), operation: operation as unknown as Operation })),
+  Object.entries(item).map(([method, operation]) => ({
+    path,
+    method: method.toUpperCase(),
+    operation: operation as unknown as Operation,
+  })),
 );
 const paid = operations.filter(({ operation }) => "402" in operation.responses);
 const byId = new Map(operations.map((entry) => [entry.operation.operationId, entry]));
@@ -35,14 +42,20 @@ afterAll(async () => {
 
 describe("what generated/openapi.json tells a crawler", () => {
   it("every operation has a summary and an explicit empty security requirement", () => {
-    expect(operations.filter(({ operation }) => !operation.summary).map(({ method, path }) => `${method} ${path}`)).toEqual([]);
     expect(
-      operations.filter(({ operation }) => !Array.isArray(operation.security) || operation.security.length > 0).map(({ method, path }) => `${method} ${path}`),
+      operations.filter(({ operation }) => !operation.summary).map(({ method, path }) => `${method} ${path}`),
+    ).toEqual([]);
+    expect(
+      operations
+        .filter(({ operation }) => !Array.isArray(operation.security) || operation.security.length > 0)
+        .map(({ method, path }) => `${method} ${path}`),
     ).toEqual([]);
   });
 
   it("an alias's summary is its canonical operation's, naming the canonical path (unless it is a paid demo of its own)", () => {
-    const aliases = operations.filter(({ operation }) => operation.operationId.includes("__") && !operation["x-payment-info"]);
+    const aliases = operations.filter(
+      ({ operation }) => operation.operationId.includes("__") && !operation["x-payment-info"],
+    );
     expect(aliases.length).toBeGreaterThan(50);
     for (const { operation } of aliases) {
       const canonical = byId.get(operation.operationId.split("__")[0]!)!;
@@ -51,8 +64,15 @@ describe("what generated/openapi.json tells a crawler", () => {
   });
 
   it("the paid operations are POST /listings and the /kr-* demos, each with x-payment-info; no free one has it", () => {
-    expect(paid.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(["GET /kr-fortune", "GET /kr-time", "POST /kr-echo", "POST /listings"]);
-    expect(operations.filter(({ operation }) => operation["x-payment-info"] && !("402" in operation.responses))).toEqual([]);
+    expect(paid.map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
+      "GET /kr-fortune",
+      "GET /kr-time",
+      "POST /kr-echo",
+      "POST /listings",
+    ]);
+    expect(
+      operations.filter(({ operation }) => operation["x-payment-info"] && !("402" in operation.responses)),
+    ).toEqual([]);
     for (const { operation } of paid) {
       expect(operation["x-payment-info"]).toEqual({
         price: { mode: "fixed", currency: "USD", amount: expect.stringMatching(/^\d+\.\d+$/) },
@@ -82,9 +102,14 @@ describe("what generated/openapi.json tells a crawler", () => {
     if (!discovery.found) return;
     const endpoints = new Map(discovery.endpoints.map((endpoint) => [`${endpoint.method} ${endpoint.path}`, endpoint]));
     for (const { method, path, operation } of paid) {
-      expect(endpoints.get(`${method} ${path}`)).toMatchObject({ authMode: "paid", price: `${operation["x-payment-info"]!.price.amount} USD` });
+      expect(endpoints.get(`${method} ${path}`)).toMatchObject({
+        authMode: "paid",
+        price: `${operation["x-payment-info"]!.price.amount} USD`,
+      });
     }
-    const free = discovery.endpoints.filter((endpoint) => !paid.some(({ method, path }) => endpoint.method === method && endpoint.path === path));
+    const free = discovery.endpoints.filter(
+      (endpoint) => !paid.some(({ method, path }) => endpoint.method === method && endpoint.path === path),
+    );
     expect(free.filter((endpoint) => endpoint.authMode !== "unprotected")).toEqual([]);
 
     const openApi = await getOpenAPI(server.url);

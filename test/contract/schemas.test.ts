@@ -26,11 +26,13 @@ function everyNode(node: unknown, visit: (node: Node) => void): void {
 }
 
 const models = Object.keys(raw.components.schemas);
-const nullableSomewhere = (name: string) => JSON.stringify(resolved(raw.components.schemas[name])).includes('"nullable"');
+const nullableSomewhere = (name: string) =>
+  JSON.stringify(resolved(raw.components.schemas[name])).includes('"nullable"');
 
 describe("the contract's component schemas", () => {
   it("have every reference inlined", () => {
-    for (const name of models) everyNode(componentSchema(name), (node) => expect(node, name).not.toHaveProperty("$ref"));
+    for (const name of models)
+      everyNode(componentSchema(name), (node) => expect(node, name).not.toHaveProperty("$ref"));
     expect(() => componentSchema("NoSuchModel")).toThrow("contract: no schema NoSuchModel");
   });
 
@@ -41,10 +43,15 @@ describe("the contract's component schemas", () => {
   });
 
   it("spell OpenAPI 3.0 nullable as a union with null, which JSON Schema validators understand", () => {
-    expect(models.filter(nullableSomewhere)).toEqual(expect.arrayContaining(["DiscoveryDocument", "FeedDocument", "Pagination"]));
+    expect(models.filter(nullableSomewhere)).toEqual(
+      expect.arrayContaining(["DiscoveryDocument", "FeedDocument", "Pagination"]),
+    );
     const discovery = componentSchema("DiscoveryDocument") as { properties: Record<string, unknown> };
-    expect(discovery.properties.query).toEqual({ anyOf: [{ type: "string", description: expect.any(String) }, { type: "null" }] });
-    for (const name of models) everyNode(componentSchema(name), (node) => expect(node, name).not.toHaveProperty("nullable"));
+    expect(discovery.properties.query).toEqual({
+      anyOf: [{ type: "string", description: expect.any(String) }, { type: "null" }],
+    });
+    for (const name of models)
+      everyNode(componentSchema(name), (node) => expect(node, name).not.toHaveProperty("nullable"));
     // zod reads JSON Schema only: it would refuse a null cursor under `nullable: true`.
     const pagination = z.fromJSONSchema(componentSchema("Pagination") as Parameters<typeof z.fromJSONSchema>[0]);
     expect(pagination.safeParse({ limit: 20, offset: 0, total: 0, cursor: null, nextCursor: null }).success).toBe(true);
@@ -85,19 +92,26 @@ describe("an operation's query parameters", () => {
       .flatMap((item) => Object.values(item))
       .find((candidate) => candidate.operationId === operationId)!;
 
-  it.each(["searchCatalog", "searchResources", "getCatalog"])("are %s's, in order, each with its schema resolved", (operationId) => {
-    const expected = (operation(operationId).parameters ?? [])
-      .map((parameter) => (parameter.$ref ? raw.components.parameters[parameter.$ref.replace("#/components/parameters/", "")]! : parameter))
-      .filter((parameter) => parameter.in === "query")
-      .map(({ name, required, description, schema }) => ({
-        name,
-        required: required === true,
-        ...(description ? { description } : {}),
-        schema: resolved(schema),
-      }));
-    expect(expected.length).toBeGreaterThan(0);
-    expect(queryParameters(operationId)).toEqual(expected);
-  });
+  it.each(["searchCatalog", "searchResources", "getCatalog"])(
+    "are %s's, in order, each with its schema resolved",
+    (operationId) => {
+      const expected = (operation(operationId).parameters ?? [])
+        .map((parameter) =>
+          parameter.$ref
+            ? raw.components.parameters[parameter.$ref.replace("#/components/parameters/", "")]!
+            : parameter,
+        )
+        .filter((parameter) => parameter.in === "query")
+        .map(({ name, required, description, schema }) => ({
+          name,
+          required: required === true,
+          ...(description ? { description } : {}),
+          schema: resolved(schema),
+        }));
+      expect(expected.length).toBeGreaterThan(0);
+      expect(queryParameters(operationId)).toEqual(expected);
+    },
+  );
 
   it("leave out headers, and an unknown operation is an error", () => {
     expect(queryParameters("searchCatalog").map((parameter) => parameter.name)).not.toContain("If-None-Match");

@@ -89,7 +89,9 @@ describe("README.md and docs/", () => {
     expect(headingSlug("Indexing other catalogs (`INDEX_SOURCES`)")).toBe("indexing-other-catalogs-index_sources");
     expect(headingSlug("Search (`npm run bench:search`)")).toBe("search-npm-run-benchsearch");
     expect(headingSlug("Trust: health, owners, usage")).toBe("trust-health-owners-usage");
-    expect(headingSlug("A paid listing against a plain `npm start`, step by step")).toBe("a-paid-listing-against-a-plain-npm-start-step-by-step");
+    expect(headingSlug("A paid listing against a plain `npm start`, step by step")).toBe(
+      "a-paid-listing-against-a-plain-npm-start-step-by-step",
+    );
     expect([...anchorsOf("# A\n\n## A\n\n```\n# not a heading\n```\n")]).toEqual(["a", "a-1"]);
   });
 

@@ -52,7 +52,12 @@ describe.each(databaseKinds)("a listing's events on $kind", (kind) => {
   const eventsOf = async (id: string) => [...(await statusOf(id)).history].reverse();
 
   it("records created, health changes and drift once each, in order, with their evidence", async () => {
-    const { id } = await market.list({ resource: `${seller.url}/weather`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
+    const { id } = await market.list({
+      resource: `${seller.url}/weather`,
+      method: "GET",
+      priceUsdc: "0.03",
+      sellerPayTo: SELLER_PAY_TO,
+    });
     await round(); // unknown -> healthy
     seller.answer = DOWN;
     for (let i = 0; i < 3; i++) await round(); // healthy -> unhealthy after 3 failures
@@ -76,23 +81,39 @@ describe.each(databaseKinds)("a listing's events on $kind", (kind) => {
     expect(events.map((event) => event.seq)).toEqual([...events.map((event) => event.seq)].sort((a, b) => a - b));
     expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
     expect(events[2]!.data).toMatchObject({ failureCode: "not_402" });
-    expect(events[4]!.status).toMatchObject({ state: "drifted", reasons: [expect.objectContaining({ code: "terms_drifted" })] });
+    expect(events[4]!.status).toMatchObject({
+      state: "drifted",
+      reasons: [expect.objectContaining({ code: "terms_drifted" })],
+    });
     expect(events[4]!.data).toMatchObject({ failureCode: "price_mismatch" });
 
     // The seller's feed carries the same events, newest first, in JSON Feed and Atom.
-    const feed = await market.json<{ items: Array<{ id: string; event: Event }> }>(`/sellers/${SELLER_PAY_TO}/feed.json`);
-    expect(feed.body.items.filter((item) => item.event.listingId === id).map((item) => item.id)).toEqual(events.map((event) => event.id).reverse());
+    const feed = await market.json<{ items: Array<{ id: string; event: Event }> }>(
+      `/sellers/${SELLER_PAY_TO}/feed.json`,
+    );
+    expect(feed.body.items.filter((item) => item.event.listingId === id).map((item) => item.id)).toEqual(
+      events.map((event) => event.id).reverse(),
+    );
     const atom = await market.server.fetch(`/sellers/${SELLER_PAY_TO.toLowerCase()}/feed.atom`);
     const parsed = parseFeed(await atom.text());
     expect(parsed.items.map((item) => item.id)).toContain(`urn:x402-market:${events[4]!.id}`);
     const etag = atom.headers.get("etag")!;
-    expect((await market.server.fetch(`/sellers/${SELLER_PAY_TO}/feed.atom`, { headers: { "if-none-match": etag } })).status).toBe(304);
+    expect(
+      (await market.server.fetch(`/sellers/${SELLER_PAY_TO}/feed.atom`, { headers: { "if-none-match": etag } })).status,
+    ).toBe(304);
   });
 
   it("warns 7 days and 1 day before the term ends and records its end, once each however often the job runs", async () => {
-    const { id } = await market.list({ resource: `${seller.url}/term`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
-    const terms = async () => expect(await market.server.jobs.runNow("listing-terms")).toMatchObject({ ran: true, ok: true });
-    const termEvents = async () => (await eventsOf(id)).filter((event) => event.type === "listing.expiring" || event.type === "listing.expired");
+    const { id } = await market.list({
+      resource: `${seller.url}/term`,
+      method: "GET",
+      priceUsdc: "0.03",
+      sellerPayTo: SELLER_PAY_TO,
+    });
+    const terms = async () =>
+      expect(await market.server.jobs.runNow("listing-terms")).toMatchObject({ ran: true, ok: true });
+    const termEvents = async () =>
+      (await eventsOf(id)).filter((event) => event.type === "listing.expiring" || event.type === "listing.expired");
     await terms();
     expect(await termEvents()).toEqual([]);
 
@@ -101,7 +122,10 @@ describe.each(databaseKinds)("a listing's events on $kind", (kind) => {
     await terms();
     const etagBefore = (await market.json(`/sellers/${SELLER_PAY_TO}/feed.json`)).headers.get("etag");
     expect((await termEvents()).map((event) => event.data?.milestone)).toEqual(["7d"]);
-    expect((await statusOf(id)).status).toMatchObject({ state: "expiring", reasons: [expect.anything(), expect.objectContaining({ code: "expiring_soon" })] });
+    expect((await statusOf(id)).status).toMatchObject({
+      state: "expiring",
+      reasons: [expect.anything(), expect.objectContaining({ code: "expiring_soon" })],
+    });
 
     market.clock.advance(5.5 * DAY_MS);
     await Promise.all([terms(), terms()]);
@@ -118,7 +142,10 @@ describe.each(databaseKinds)("a listing's events on $kind", (kind) => {
       ["listing.expiring", "1d"],
       ["listing.expired", "ended"],
     ]);
-    expect(ended[2]!.status).toMatchObject({ state: "expired", reasons: [expect.objectContaining({ code: "term_ended" })] });
+    expect(ended[2]!.status).toMatchObject({
+      state: "expired",
+      reasons: [expect.objectContaining({ code: "term_ended" })],
+    });
     // Gone from the catalog, still explained.
     expect((await market.json(`/listings/${id}`)).status).toBe(404);
     expect((await statusOf(id)).status.state).toBe("expired");

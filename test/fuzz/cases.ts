@@ -48,8 +48,10 @@ const base64Json = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8"
 export const keyOf = (operation: Operation) => `${operation.method} ${operation.path}`;
 
 const queryParameters = (operation: Operation) => operation.parameters.filter((parameter) => parameter.in === "query");
-const headerParameters = (operation: Operation) => operation.parameters.filter((parameter) => parameter.in === "header");
-export const isPaid = (operation: Operation) => headerParameters(operation).some((parameter) => parameter.name.toLowerCase() === "payment-signature");
+const headerParameters = (operation: Operation) =>
+  operation.parameters.filter((parameter) => parameter.in === "header");
+export const isPaid = (operation: Operation) =>
+  headerParameters(operation).some((parameter) => parameter.name.toLowerCase() === "payment-signature");
 
 /** The operation's path with every template filled with a sample, or with `values` where given (raw). */
 function pathOf(ctx: CaseContext, operation: Operation, values: Record<string, string> = {}): string {
@@ -102,7 +104,11 @@ function request(ctx: CaseContext, operation: Operation, change: Change): RawReq
     method: method ?? operation.method,
     target: target ?? targetOf(pathOf(ctx, operation), query ?? requiredQuery(ctx, operation)),
     headers: [...baseHeadersOf(ctx, operation).filter(([name]) => !replaced.has(name.toLowerCase())), ...headers],
-    ...(body !== undefined ? { body } : baseBody !== undefined ? { body: Buffer.from(JSON.stringify(baseBody), "utf8") } : {}),
+    ...(body !== undefined
+      ? { body }
+      : baseBody !== undefined
+        ? { body: Buffer.from(JSON.stringify(baseBody), "utf8") }
+        : {}),
     ...rest,
   };
 }
@@ -118,12 +124,19 @@ function queryCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
       ...queryValues(takesText(parameter.schema) ? "text" : "other"),
       ...schemaQueryValues(parameter.schema),
       ...randomQueryValues(ctx.random, 3),
-      ...(ctx.harvested.get(`${keyOf(operation)} ${parameter.name}`) ?? []).map((value) => ({ ...value, name: `issued value ${value.name}` })),
+      ...(ctx.harvested.get(`${keyOf(operation)} ${parameter.name}`) ?? []).map((value) => ({
+        ...value,
+        name: `issued value ${value.name}`,
+      })),
       { name: "repeated key", value: `1&${name}=2` },
       { name: "repeated key, second malformed", value: `${enc(sampleOf(ctx.document, parameter.schema))}&${name}=%00` },
     ];
     for (const { name: label, value } of values) {
-      cases.push({ operation, what: `query ${parameter.name}: ${label}`, request: request(ctx, operation, { query: [...others, `${name}=${value}`] }) });
+      cases.push({
+        operation,
+        what: `query ${parameter.name}: ${label}`,
+        request: request(ctx, operation, { query: [...others, `${name}=${value}`] }),
+      });
     }
     for (const [label, piece] of [
       ["bracket array", `${name}[]=1`],
@@ -134,7 +147,11 @@ function queryCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
       ["empty value", `${name}=`],
       ["upper-cased name", `${enc(parameter.name.toUpperCase())}=1`],
     ] as const) {
-      cases.push({ operation, what: `query ${parameter.name}: ${label}`, request: request(ctx, operation, { query: [...others, piece] }) });
+      cases.push({
+        operation,
+        what: `query ${parameter.name}: ${label}`,
+        request: request(ctx, operation, { query: [...others, piece] }),
+      });
     }
   }
   return cases;
@@ -161,7 +178,11 @@ const UNKNOWN_QUERIES: Array<[string, string]> = [
 
 function unknownQueryCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
   const others = requiredQuery(ctx, operation);
-  return UNKNOWN_QUERIES.map(([label, piece]) => ({ operation, what: `query: ${label}`, request: request(ctx, operation, { query: [...others, piece] }) }));
+  return UNKNOWN_QUERIES.map(([label, piece]) => ({
+    operation,
+    what: `query: ${label}`,
+    request: request(ctx, operation, { query: [...others, piece] }),
+  }));
 }
 
 /** Mangled paths: whatever answers them, it must answer JSON. */
@@ -191,7 +212,12 @@ function pathCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
   }
   return mangled
     .filter(([, target]) => target !== operation.path)
-    .map(([label, target]) => ({ operation, what: `path: ${label}`, offRoute: !label.startsWith("path "), request: request(ctx, operation, { target }) }));
+    .map(([label, target]) => ({
+      operation,
+      what: `path: ${label}`,
+      offRoute: !label.startsWith("path "),
+      request: request(ctx, operation, { target }),
+    }));
 }
 
 /** Other methods on the operation's path, once per path. */
@@ -212,12 +238,21 @@ export function methodCases(ctx: CaseContext, operation: Operation): FuzzCase[] 
         ],
       },
     ],
-    ["PUT with a JSON body", { method: "PUT", target: path, headers: [["Content-Type", JSON_TYPE]], body: Buffer.from("{}") }],
+    [
+      "PUT with a JSON body",
+      { method: "PUT", target: path, headers: [["Content-Type", JSON_TYPE]], body: Buffer.from("{}") },
+    ],
     ["DELETE", { method: "DELETE", target: path }],
-    ["PATCH with a non-JSON body", { method: "PATCH", target: path, headers: [["Content-Type", "text/plain"]], body: Buffer.from("x") }],
+    [
+      "PATCH with a non-JSON body",
+      { method: "PATCH", target: path, headers: [["Content-Type", "text/plain"]], body: Buffer.from("x") },
+    ],
     ["PROPFIND", { method: "PROPFIND", target: path }],
     ["TRACE", { method: "TRACE", target: path }],
-    ["GET with a malformed JSON body", { method: "GET", target: path, headers: [["Content-Type", JSON_TYPE]], body: Buffer.from("{") }],
+    [
+      "GET with a malformed JSON body",
+      { method: "GET", target: path, headers: [["Content-Type", JSON_TYPE]], body: Buffer.from("{") },
+    ],
   ];
   return cases.map(([label, raw]) => ({ operation, what: `method: ${label}`, offRoute: true, request: raw }));
 }
@@ -265,13 +300,26 @@ function headerCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
   pool("X-Forwarded-For");
   if (isPaid(operation)) pool("X-PAYMENT");
   if (readsEverything) {
-    for (const name of ["X-Forwarded-Host", "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID", "Authorization", "Cookie", "Accept-Encoding", "Range"])
+    for (const name of [
+      "X-Forwarded-Host",
+      "Mcp-Protocol-Version",
+      "Mcp-Session-Id",
+      "Last-Event-ID",
+      "Authorization",
+      "Cookie",
+      "Accept-Encoding",
+      "Range",
+    ])
       pool(name);
   }
   const cases: FuzzCase[] = [];
   for (const [name, values] of plan) {
     for (const { name: label, value } of values) {
-      cases.push({ operation, what: `header ${name}: ${label}`, request: request(ctx, operation, { headers: [[name, value]] }) });
+      cases.push({
+        operation,
+        what: `header ${name}: ${label}`,
+        request: request(ctx, operation, { headers: [[name, value]] }),
+      });
     }
   }
   return cases;
@@ -349,32 +397,58 @@ function bodyCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
   add("body 3,000 levels deep", { body: Buffer.from(deepJson(3000)) });
   add("body 50 levels deep", { body: Buffer.from(deepJson(50)) });
   add("body: 10,000-element array", { body: Buffer.from(`[${new Array(10_000).fill(0).join(",")}]`) });
-  add("body: 5,000 keys", { body: Buffer.from(JSON.stringify(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, 0])))) });
+  add("body: 5,000 keys", {
+    body: Buffer.from(JSON.stringify(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, 0])))),
+  });
   add("body: 10 kB key", { body: Buffer.from(JSON.stringify({ ["k".repeat(10 * 1024)]: 1 })) });
   add(`body of exactly MAX_BODY_BYTES (${ctx.maxBodyBytes})`, { body: padTo(baseText, ctx.maxBodyBytes) });
   add("body of MAX_BODY_BYTES + 1", { body: padTo(baseText, ctx.maxBodyBytes + 1) });
   add("body chunked", { body: Buffer.from(baseText), chunked: true });
-  add("body chunked, over the limit", { body: padTo(baseText, ctx.maxBodyBytes * 2), chunked: true, alone: true, headers: [["Connection", "close"]] });
-  add("body declared longer than MAX_BODY_BYTES", { body: Buffer.from(baseText), headers: [["Content-Length", String(ctx.maxBodyBytes * 100)]], alone: true });
+  add("body chunked, over the limit", {
+    body: padTo(baseText, ctx.maxBodyBytes * 2),
+    chunked: true,
+    alone: true,
+    headers: [["Connection", "close"]],
+  });
+  add("body declared longer than MAX_BODY_BYTES", {
+    body: Buffer.from(baseText),
+    headers: [["Content-Length", String(ctx.maxBodyBytes * 100)]],
+    alone: true,
+  });
   add("body with Content-Encoding gzip (not compressed)", { headers: [["Content-Encoding", "gzip"]] });
   add("body with Content-Encoding br", { headers: [["Content-Encoding", "br"]] });
   for (const [label, type] of CONTENT_TYPES) {
-    add(`Content-Type ${label}`, type === null ? { replaceHeaders: ["Content-Type"] } : { headers: [["Content-Type", type]] });
+    add(
+      `Content-Type ${label}`,
+      type === null ? { replaceHeaders: ["Content-Type"] } : { headers: [["Content-Type", type]] },
+    );
   }
   if (base && typeof base === "object" && !Array.isArray(base) && operation.bodySchema.properties) {
     const record = base as Record<string, unknown>;
     const [firstKey] = Object.keys(record);
     if (firstKey) {
       const rest = baseText.slice(1);
-      add("body with a duplicate key, bad value first", { body: Buffer.from(`{${JSON.stringify(firstKey)}:{"x":[1]},${rest}`) });
-      add("body with a duplicate key, bad value last", { body: Buffer.from(`${baseText.slice(0, -1)},${JSON.stringify(firstKey)}:[null]}`) });
+      add("body with a duplicate key, bad value first", {
+        body: Buffer.from(`{${JSON.stringify(firstKey)}:{"x":[1]},${rest}`),
+      });
+      add("body with a duplicate key, bad value last", {
+        body: Buffer.from(`${baseText.slice(0, -1)},${JSON.stringify(firstKey)}:[null]}`),
+      });
       const latin1 = Buffer.from(JSON.stringify({ ...record, [firstKey]: "caf\u00e9 au lait, latin1" }), "latin1");
-      add("latin1 bytes labelled charset=latin1", { body: latin1, headers: [["Content-Type", "application/json; charset=latin1"]] });
+      add("latin1 bytes labelled charset=latin1", {
+        body: latin1,
+        headers: [["Content-Type", "application/json; charset=latin1"]],
+      });
       add("latin1 bytes labelled as UTF-8", { body: latin1 });
     }
     for (const [field, fieldSchema] of Object.entries(operation.bodySchema.properties)) {
-      const values = [...jsonValues(), ...schemaJsonValues(flatten(ctx.document, fieldSchema)), ...randomJsonValues(ctx.random, 3)];
-      for (const { name, value } of values) add(`body field ${field}: ${name}`, { body: withRawField(record, field, value) });
+      const values = [
+        ...jsonValues(),
+        ...schemaJsonValues(flatten(ctx.document, fieldSchema)),
+        ...randomJsonValues(ctx.random, 3),
+      ];
+      for (const { name, value } of values)
+        add(`body field ${field}: ${name}`, { body: withRawField(record, field, value) });
       if (field in record) add(`body field ${field}: missing`, { body: withRawField(record, field, undefined) });
     }
     for (const { name, value } of [
@@ -385,7 +459,8 @@ function bodyCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
     }
     add("body: __proto__ field", { body: Buffer.from(`${baseText.slice(0, -1)},"__proto__":{"polluted":true}}`) });
   } else if (!operation.jsonRpc) {
-    for (const { name, value } of [...jsonValues(), ...randomJsonValues(ctx.random, 3)]) add(`body: ${name}`, { body: Buffer.from(value) });
+    for (const { name, value } of [...jsonValues(), ...randomJsonValues(ctx.random, 3)])
+      add(`body: ${name}`, { body: Buffer.from(value) });
   }
 
   const payment = ctx.payments.get(keyOf(operation));
@@ -394,7 +469,12 @@ function bodyCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
     cases.push({ operation, what, request: request(ctx, operation, change) });
     if (payment) {
       const headers = [...(change.headers ?? []), ["PAYMENT-SIGNATURE", base64Json(payment)] as [string, string]];
-      cases.push({ operation, what: `${what}, with a well-formed payment`, upstreamAllowed: true, request: request(ctx, operation, { ...change, headers }) });
+      cases.push({
+        operation,
+        what: `${what}, with a well-formed payment`,
+        upstreamAllowed: true,
+        request: request(ctx, operation, { ...change, headers }),
+      });
     }
   }
   return cases;
@@ -411,7 +491,10 @@ function leavesOf(value: unknown, path: string[] = []): string[][] {
 function replaced(value: unknown, path: string[], leaf: unknown): unknown {
   if (path.length === 0) return leaf;
   const [head, ...rest] = path as [string, ...string[]];
-  const copy = (Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) }) as Record<string, unknown>;
+  const copy = (Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) }) as Record<
+    string,
+    unknown
+  >;
   copy[head] = replaced(copy[head], rest, leaf);
   return copy;
 }
@@ -439,7 +522,12 @@ function paymentCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
   if (!payment) return [];
   const header = (value: unknown): Array<[string, string]> => [["PAYMENT-SIGNATURE", base64Json(value)]];
   const cases: FuzzCase[] = [
-    { operation, what: "payment: well-formed, unverifiable offline", upstreamAllowed: true, request: request(ctx, operation, { headers: header(payment) }) },
+    {
+      operation,
+      what: "payment: well-formed, unverifiable offline",
+      upstreamAllowed: true,
+      request: request(ctx, operation, { headers: header(payment) }),
+    },
   ];
   for (const path of leavesOf(payment)) {
     for (const { name, value } of WRONG_LEAVES) {
@@ -453,7 +541,12 @@ function paymentCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
   }
   for (const [key, other] of ctx.payments) {
     if (key !== keyOf(operation)) {
-      cases.push({ operation, what: `payment made for ${key}`, upstreamAllowed: true, request: request(ctx, operation, { headers: header(other) }) });
+      cases.push({
+        operation,
+        what: `payment made for ${key}`,
+        upstreamAllowed: true,
+        request: request(ctx, operation, { headers: header(other) }),
+      });
     }
   }
   cases.push({
@@ -462,7 +555,12 @@ function paymentCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
     upstreamAllowed: true,
     request: request(ctx, operation, { headers: [...header(payment), ["X-PAYMENT", base64Json(payment)]] }),
   });
-  cases.push({ operation, what: "HEAD with a payment", upstreamAllowed: true, request: request(ctx, operation, { headers: header(payment), method: "HEAD" }) });
+  cases.push({
+    operation,
+    what: "HEAD with a payment",
+    upstreamAllowed: true,
+    request: request(ctx, operation, { headers: header(payment), method: "HEAD" }),
+  });
   return cases;
 }
 
@@ -513,10 +611,16 @@ function jsonRpcCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
   };
   for (const path of leavesOf(initialize.params).filter((path) => path.length > 0)) {
     for (const { name, value } of WRONG_LEAVES)
-      bodies.push([`JSON-RPC initialize ${path.join(".")}: ${name}`, rpc({ ...initialize, params: replaced(initialize.params, path, value) })]);
+      bodies.push([
+        `JSON-RPC initialize ${path.join(".")}: ${name}`,
+        rpc({ ...initialize, params: replaced(initialize.params, path, value) }),
+      ]);
   }
   bodies.push(["JSON-RPC notification", rpc({ jsonrpc: "2.0", method: "notifications/initialized" })]);
-  bodies.push(["JSON-RPC unknown notification", rpc({ jsonrpc: "2.0", method: "notifications/zzz", params: { a: deepJson(10) } })]);
+  bodies.push([
+    "JSON-RPC unknown notification",
+    rpc({ jsonrpc: "2.0", method: "notifications/zzz", params: { a: deepJson(10) } }),
+  ]);
   bodies.push(["JSON-RPC response sent to the server", rpc({ jsonrpc: "2.0", id: 1, result: {} })]);
   bodies.push(["JSON-RPC error sent to the server", rpc({ jsonrpc: "2.0", id: 1, error: { code: "x", message: 1 } })]);
   bodies.push(["JSON-RPC empty batch", rpc([])]);
@@ -526,21 +630,40 @@ function jsonRpcCases(ctx: CaseContext, operation: Operation): FuzzCase[] {
   bodies.push(["JSON-RPC batch of notifications", rpc([{ jsonrpc: "2.0", method: "notifications/initialized" }])]);
   bodies.push(["JSON-RPC batch with duplicate ids", rpc([ping, ping])]);
   bodies.push(["JSON-RPC nested batch", rpc([[ping]])]);
-  bodies.push(["JSON-RPC ping 3,000 levels deep in params", rpcRaw(`{"jsonrpc":"2.0","id":1,"method":"ping","params":${deepJson(3000)}}`)]);
+  bodies.push([
+    "JSON-RPC ping 3,000 levels deep in params",
+    rpcRaw(`{"jsonrpc":"2.0","id":1,"method":"ping","params":${deepJson(3000)}}`),
+  ]);
 
   for (const tool of [{ name: "no_such_tool", inputSchema: {} as JsonSchema }, ...ctx.tools]) {
-    const call = (args: string) => rpcRaw(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":${JSON.stringify(tool.name)},"arguments":${args}}}`);
+    const call = (args: string) =>
+      rpcRaw(
+        `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":${JSON.stringify(tool.name)},"arguments":${args}}}`,
+      );
     for (const [label, args] of WRONG_TYPES) bodies.push([`tool ${tool.name} arguments: ${label}`, call(args)]);
     const sample = (sampleOf(ctx.document, tool.inputSchema) ?? {}) as Record<string, unknown>;
     for (const [field, fieldSchema] of Object.entries(tool.inputSchema.properties ?? {})) {
-      for (const { name, value } of [...jsonValues(), ...schemaJsonValues(fieldSchema), ...randomJsonValues(ctx.random, 3)]) {
-        bodies.push([`tool ${tool.name} argument ${field}: ${name}`, call(withRawField(sample, field, value).toString("utf8"))]);
+      for (const { name, value } of [
+        ...jsonValues(),
+        ...schemaJsonValues(fieldSchema),
+        ...randomJsonValues(ctx.random, 3),
+      ]) {
+        bodies.push([
+          `tool ${tool.name} argument ${field}: ${name}`,
+          call(withRawField(sample, field, value).toString("utf8")),
+        ]);
       }
     }
-    bodies.push([`tool ${tool.name}: unknown argument`, call(withRawField(sample, "zzzUnknown", "1").toString("utf8"))]);
+    bodies.push([
+      `tool ${tool.name}: unknown argument`,
+      call(withRawField(sample, "zzzUnknown", "1").toString("utf8")),
+    ]);
   }
   for (const { name, value } of jsonValues().slice(0, 12)) {
-    bodies.push([`tools/call name: ${name}`, rpcRaw(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":${value},"arguments":{}}}`)]);
+    bodies.push([
+      `tools/call name: ${name}`,
+      rpcRaw(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":${value},"arguments":{}}}`),
+    ]);
   }
   return bodies.map(([what, body]) => ({ operation, what, request: request(ctx, operation, { body }) }));
 }

@@ -31,14 +31,20 @@ export const NODE_HTTP = "node:http (before any route)";
  * app and of its response cache carries.
  */
 function isNodeHttpAnswer(response: RawResponse): boolean {
-  return response.status >= 400 && response.body.length === 0 && !response.headers["content-type"] && !response.headers["access-control-allow-origin"];
+  return (
+    response.status >= 400 &&
+    response.body.length === 0 &&
+    !response.headers["content-type"] &&
+    !response.headers["access-control-allow-origin"]
+  );
 }
 
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const ERROR_BODY: DeclaredResponse = { mediaTypes: ["application/json"], schemaName: "ErrorBody" };
 
 export function describeRequest(request: RawRequest): string {
-  const target = request.target.length > 160 ? `${request.target.slice(0, 160)}…(${request.target.length} chars)` : request.target;
+  const target =
+    request.target.length > 160 ? `${request.target.slice(0, 160)}…(${request.target.length} chars)` : request.target;
   const headers = (request.headers ?? [])
     .map(([name, value]) => {
       const text = typeof value === "string" ? value : `bytes(${value.toString("hex")})`;
@@ -64,7 +70,8 @@ function parseJson(text: string): { value: unknown } | null {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function isJsonRpcError(value: unknown): boolean {
   if (!isRecord(value) || value.jsonrpc !== "2.0" || !isRecord(value.error)) return false;
@@ -81,14 +88,32 @@ function isErrorBody(value: unknown): boolean {
  * HTML 404) is right then, as is the JSON error of a path nothing routes.
  */
 function errorProblems(testCase: FuzzCase, response: RawResponse, ctx: CheckContext): string[] {
-  const problems = errorProblemsOf(testCase.request.method === "HEAD" || testCase.offRoute ? null : testCase.operation, testCase, response, ctx);
-  if (problems.length === 0 || !testCase.offRoute || testCase.request.method === "HEAD" || !testCase.operation?.path.includes("{")) return problems;
+  const problems = errorProblemsOf(
+    testCase.request.method === "HEAD" || testCase.offRoute ? null : testCase.operation,
+    testCase,
+    response,
+    ctx,
+  );
+  if (
+    problems.length === 0 ||
+    !testCase.offRoute ||
+    testCase.request.method === "HEAD" ||
+    !testCase.operation?.path.includes("{")
+  )
+    return problems;
   return errorProblemsOf(testCase.operation, testCase, response, ctx).length === 0 ? [] : problems;
 }
 
 /** Problems of an error answer: JSON of the declared shape unless the contract declares another media type. */
-function errorProblemsOf(operation: FuzzCase["operation"] | null, testCase: FuzzCase, response: RawResponse, ctx: CheckContext): string[] {
-  const declared = operation ? (operation.responses[String(response.status)] ?? operation.responses.default ?? ERROR_BODY) : ERROR_BODY;
+function errorProblemsOf(
+  operation: FuzzCase["operation"] | null,
+  testCase: FuzzCase,
+  response: RawResponse,
+  ctx: CheckContext,
+): string[] {
+  const declared = operation
+    ? (operation.responses[String(response.status)] ?? operation.responses.default ?? ERROR_BODY)
+    : ERROR_BODY;
   const contentType = response.headers["content-type"] ?? "";
   if (isNodeHttpAnswer(response)) return [`${response.status} with no body`];
   if (declared.mediaTypes.length > 0 && !declared.mediaTypes.some((type) => /json/i.test(type))) {
@@ -103,15 +128,25 @@ function errorProblemsOf(operation: FuzzCase["operation"] | null, testCase: Fuzz
   const body = parsed.value;
   // Off its own path a request may reach the JSON-RPC route, which answers JSON-RPC errors.
   const jsonRpcAllowed = declared.schemaName === "JsonRpcErrorResponse" || (!operation && isJsonRpcError(body));
-  if (declared.schemaName === "JsonRpcErrorResponse" && !isJsonRpcError(body)) return [`${response.status} is not a JSON-RPC error object`];
+  if (declared.schemaName === "JsonRpcErrorResponse" && !isJsonRpcError(body))
+    return [`${response.status} is not a JSON-RPC error object`];
   // A status the contract gives its own schema (the 422 validation report) is held to that schema below.
-  const ownSchema = operation && declared.schemaName && declared.schemaName !== "ErrorBody" && declared.schemaName !== "JsonRpcErrorResponse";
-  if (!jsonRpcAllowed && !ownSchema && !isErrorBody(body)) return [`${response.status} JSON has no string error and message`];
+  const ownSchema =
+    operation &&
+    declared.schemaName &&
+    declared.schemaName !== "ErrorBody" &&
+    declared.schemaName !== "JsonRpcErrorResponse";
+  if (!jsonRpcAllowed && !ownSchema && !isErrorBody(body))
+    return [`${response.status} JSON has no string error and message`];
   if (operation) {
     const routed = ctx.api.getOperation(operation.operationId);
-    const errors = routed ? (ctx.api.validateResponse(body, declaringOperation(ctx.api, routed), response.status).errors ?? []) : [];
+    const errors = routed
+      ? (ctx.api.validateResponse(body, declaringOperation(ctx.api, routed), response.status).errors ?? [])
+      : [];
     if (errors.length > 0)
-      return [`${response.status} does not fit the contract: ${errors.map((error) => `${error.instancePath} ${error.message}`).join("; ")}`];
+      return [
+        `${response.status} does not fit the contract: ${errors.map((error) => `${error.instancePath} ${error.message}`).join("; ")}`,
+      ];
   }
   return [];
 }
@@ -126,7 +161,11 @@ function jsonRpcProblems(response: RawResponse): string[] {
     if (!isRecord(message)) continue;
     if (isRecord(message.error) && message.error.code === -32603) problems.push("JSON-RPC internal error (-32603)");
     const result = message.result;
-    if (isRecord(result) && result.isError === true && /failed on the server/i.test(JSON.stringify(result.content ?? ""))) {
+    if (
+      isRecord(result) &&
+      result.isError === true &&
+      /failed on the server/i.test(JSON.stringify(result.content ?? ""))
+    ) {
       problems.push("tool call failed on the server (an internal error answered as a tool error)");
     }
   }
@@ -135,15 +174,20 @@ function jsonRpcProblems(response: RawResponse): string[] {
 
 export function checkExchange(testCase: FuzzCase, exchange: Exchange, ctx: CheckContext): Finding[] {
   const route = testCase.operation ? `${testCase.operation.method} ${testCase.operation.path}` : "HTTP framing";
-  const example = (answer: string) => `${testCase.what}: ${testCase.request.method} ${describeRequest(testCase.request)} -> ${answer}`;
-  if ("failure" in exchange) return [{ key: `${testCase.operation ? route : NODE_HTTP} | ${exchange.failure}`, example: example(exchange.failure) }];
+  const example = (answer: string) =>
+    `${testCase.what}: ${testCase.request.method} ${describeRequest(testCase.request)} -> ${answer}`;
+  if ("failure" in exchange)
+    return [
+      { key: `${testCase.operation ? route : NODE_HTTP} | ${exchange.failure}`, example: example(exchange.failure) },
+    ];
   const { response } = exchange;
   const where = isNodeHttpAnswer(response) ? NODE_HTTP : route;
   const problems: string[] = [];
   const upstream = testCase.upstreamAllowed && (response.status === 502 || response.status === 503);
   if (response.status >= 500 && !upstream) problems.push(`status ${response.status}`);
   if (response.status >= 400) problems.push(...errorProblems(testCase, response, ctx));
-  if (testCase.operation?.jsonRpc && !testCase.offRoute && response.status === 200) problems.push(...jsonRpcProblems(response));
+  if (testCase.operation?.jsonRpc && !testCase.offRoute && response.status === 200)
+    problems.push(...jsonRpcProblems(response));
   const text = `${response.head}\n${response.body.toString("utf8")}`;
   const forbidden = response.status >= 400 ? [...ctx.forbidden, ...ctx.forbiddenInErrors] : ctx.forbidden;
   for (const [what, needle] of forbidden) {

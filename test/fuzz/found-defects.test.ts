@@ -17,7 +17,9 @@ describe.each(databaseKinds)("defects found by fuzzing ($kind)", (kind) => {
 
   it("reads the whole feed for a `since` before year 1 (PostgreSQL answered 503: it has no year 0000)", async () => {
     for (const since of ["0000-01-01T00:00:00Z", "0000-12-31T23:59:59.999Z"]) {
-      const { status, body } = await market.json<{ items: Array<{ metadata: { listingId: string } }>; since: string }>(`/feed.json?since=${since}`);
+      const { status, body } = await market.json<{ items: Array<{ metadata: { listingId: string } }>; since: string }>(
+        `/feed.json?since=${since}`,
+      );
       expect(status, since).toBe(200);
       expect(body.items.map((item) => item.metadata.listingId)).toEqual([listedId]);
       expect(body.since).toBe("0001-01-01T00:00:00.000Z");
@@ -26,7 +28,9 @@ describe.each(databaseKinds)("defects found by fuzzing ($kind)", (kind) => {
 
   it("refuses a leap-second `since` with a 400 naming it (it was a 500: a Date cannot hold 23:59:60)", async () => {
     for (const path of ["/feed.json", "/feed", "/listings/feed"]) {
-      const { status, body, headers } = await market.json<{ error: string; fields: unknown[] }>(`${path}?since=2030-06-30T23:59:60Z`);
+      const { status, body, headers } = await market.json<{ error: string; fields: unknown[] }>(
+        `${path}?since=2030-06-30T23:59:60Z`,
+      );
       expect(status, path).toBe(400);
       expect(headers.get("content-type")).toMatch(/^application\/json/);
       expect(body.error).toBe("invalid_request");
@@ -35,12 +39,20 @@ describe.each(databaseKinds)("defects found by fuzzing ($kind)", (kind) => {
   });
 
   it("refuses a bad query string on POST /mcp with a JSON-RPC error, as the contract says (it was an ErrorBody)", async () => {
-    const { status, body } = await market.json<{ jsonrpc: string; id: unknown; error: { code: number; message: string } }>("/mcp?zzz=1", {
+    const { status, body } = await market.json<{
+      jsonrpc: string;
+      id: unknown;
+      error: { code: number; message: string };
+    }>("/mcp?zzz=1", {
       method: "POST",
       headers: MCP_HEADERS,
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
     });
     expect(status).toBe(400);
-    expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("zzz") } });
+    expect(body).toMatchObject({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: expect.stringContaining("zzz") },
+    });
   });
 });

@@ -6,7 +6,16 @@ import type { FuzzCase } from "./cases.js";
 export function framingCases(getPath: string, postPath: string): FuzzCase[] {
   const raw = (what: string, template: string): FuzzCase => {
     const text = template.replaceAll("{GET}", getPath).replaceAll("{POST}", postPath);
-    return { operation: null, what, request: { method: "RAW", target: text.split("\r\n")[0]!.slice(0, 120), raw: Buffer.from(text, "latin1"), alone: true } };
+    return {
+      operation: null,
+      what,
+      request: {
+        method: "RAW",
+        target: text.split("\r\n")[0]!.slice(0, 120),
+        raw: Buffer.from(text, "latin1"),
+        alone: true,
+      },
+    };
   };
   return [
     raw("control character in a header value", "GET {GET} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\u0001b\r\n\r\n"),
@@ -39,11 +48,17 @@ export function framingCases(getPath: string, postPath: string): FuzzCase[] {
     raw("absolute-form target", "GET http://evil.example{GET} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
     raw("asterisk target", "OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
     raw("CONNECT", "CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n"),
-    raw("Upgrade to websocket", "GET {GET} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"),
+    raw(
+      "Upgrade to websocket",
+      "GET {GET} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
+    ),
     raw(
       "Expect 100-continue",
       "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n{}",
     ),
-    raw("Expect something else", "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 200-ok\r\n\r\n{}"),
+    raw(
+      "Expect something else",
+      "POST {POST} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 200-ok\r\n\r\n{}",
+    ),
   ];
 }

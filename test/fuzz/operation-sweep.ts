@@ -47,7 +47,9 @@ interface Saved {
 export function fuzzEveryOperation(kind: TestDatabaseKind["kind"]): void {
   const database = testDatabaseKinds().find((candidate) => candidate.kind === kind);
   // A skipped describe still collects its tests: the database is only created by its beforeAll.
-  describe.skipIf(!database)(`every operation of the contract, fuzzed (${kind})`, () => sweep(kind, () => database!.create()));
+  describe.skipIf(!database)(`every operation of the contract, fuzzed (${kind})`, () =>
+    sweep(kind, () => database!.create()),
+  );
 }
 
 function sweep(kind: TestDatabaseKind["kind"], create: TestDatabaseKind["create"]): void {
@@ -85,7 +87,10 @@ function sweep(kind: TestDatabaseKind["kind"], create: TestDatabaseKind["create"
       expect(header, `${keyOf(operation)} sends PAYMENT-REQUIRED`).toBeTruthy();
       const requirements = decodePaymentRequiredHeader(header!).accepts[0]!;
       const nonce = toHex(Uint8Array.from({ length: 32 }, () => Math.floor(random() * 256)));
-      context.payments.set(keyOf(operation), (await handSignedPayload(BUYER_KEY, requirements, { nonce })) as unknown as Record<string, unknown>);
+      context.payments.set(
+        keyOf(operation),
+        (await handSignedPayload(BUYER_KEY, requirements, { nonce })) as unknown as Record<string, unknown>,
+      );
     }
   }
 
@@ -97,7 +102,8 @@ function sweep(kind: TestDatabaseKind["kind"], create: TestDatabaseKind["create"
     const parameters = operation.parameters.filter((parameter) => parameter.in === "query");
     if (operation.method !== "GET" || parameters.length === 0) return;
     const request = wellFormedRequest(context, operation);
-    if (parameters.some((parameter) => parameter.name === "limit")) request.target += `${request.target.includes("?") ? "&" : "?"}limit=1`;
+    if (parameters.some((parameter) => parameter.name === "limit"))
+      request.target += `${request.target.includes("?") ? "&" : "?"}limit=1`;
     const response = await answer(request);
     if (response.status !== 200 || !/json/.test(response.headers["content-type"] ?? "")) return;
     const text = response.body.toString("utf8");
@@ -110,9 +116,13 @@ function sweep(kind: TestDatabaseKind["kind"], create: TestDatabaseKind["create"
 
   /** The tools a JSON-RPC operation offers, from its own tools/list (none for POST /a2a, which answers it with an error). */
   async function toolsOf(context: CaseContext, operation: Operation): Promise<CaseContext["tools"]> {
-    const response = await answer(wellFormedRequest(context, operation, { jsonrpc: "2.0", id: 1, method: "tools/list" }));
+    const response = await answer(
+      wellFormedRequest(context, operation, { jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    );
     expect(response.status, `${keyOf(operation)} answers tools/list`).toBe(200);
-    const { result } = JSON.parse(response.body.toString("utf8")) as { result?: { tools: Array<{ name: string; inputSchema: JsonSchema }> } };
+    const { result } = JSON.parse(response.body.toString("utf8")) as {
+      result?: { tools: Array<{ name: string; inputSchema: JsonSchema }> };
+    };
     return result?.tools ?? [];
   }
 
@@ -121,12 +131,21 @@ function sweep(kind: TestDatabaseKind["kind"], create: TestDatabaseKind["create"
     server = await startTestServer({ DATABASE_URL: db.url });
     client = new RawClient(Number(new URL(server.url).port));
     const random = seededRandom(SEED);
-    ctx = { document, random, maxBodyBytes: server.contexts.listings.config.maxBodyBytes, payments: new Map(), tools: [], harvested: new Map() };
+    ctx = {
+      document,
+      random,
+      maxBodyBytes: server.contexts.listings.config.maxBodyBytes,
+      payments: new Map(),
+      tools: [],
+      harvested: new Map(),
+    };
     // A few rows, so that catalog answers render items and have a next page.
-    for (const description of SEEDED_DESCRIPTIONS) await server.contexts.listings.store.createListing(listingInput({ description }), new Date());
+    for (const description of SEEDED_DESCRIPTIONS)
+      await server.contexts.listings.store.createListing(listingInput({ description }), new Date());
     await paymentsFor(ctx, random);
     for (const operation of operations) await harvest(ctx, operation);
-    for (const operation of operations.filter((candidate) => candidate.jsonRpc)) ctx.tools.push(...(await toolsOf(ctx, operation)));
+    for (const operation of operations.filter((candidate) => candidate.jsonRpc))
+      ctx.tools.push(...(await toolsOf(ctx, operation)));
     const schema = new URL(db.url).searchParams.get("schema");
     checks = {
       api: await contractApi(),
@@ -166,7 +185,13 @@ function sweep(kind: TestDatabaseKind["kind"], create: TestDatabaseKind["create"
     return { findings, ms: Date.now() - started, statuses };
   }
 
-  function report(title: string, count: number, ms: number, statuses: Map<string, number>, findings: Finding[]): string {
+  function report(
+    title: string,
+    count: number,
+    ms: number,
+    statuses: Map<string, number>,
+    findings: Finding[],
+  ): string {
     const groups = groupFindings(findings);
     const answered = [...statuses]
       .sort(([a], [b]) => a.localeCompare(b))
@@ -175,7 +200,8 @@ function sweep(kind: TestDatabaseKind["kind"], create: TestDatabaseKind["create"
     const lines = [
       `[fuzz ${kind}] ${title}: ${count} requests in ${(ms / 1000).toFixed(1)} s (${answered}), ${findings.length} findings in ${groups.length} groups (FUZZ_SEED=${SEED})`,
     ];
-    for (const group of groups) lines.push(`  ${group.key} (${group.count}x)`, ...group.examples.map((example) => `      e.g. ${example}`));
+    for (const group of groups)
+      lines.push(`  ${group.key} (${group.count}x)`, ...group.examples.map((example) => `      e.g. ${example}`));
     return lines.join("\n");
   }
 
@@ -199,13 +225,22 @@ function sweep(kind: TestDatabaseKind["kind"], create: TestDatabaseKind["create"
       cases.push(...[...perPath.values()].flatMap((operation) => methodCases(ctx, operation)));
       const fuzzed = new Set(cases.map((testCase) => testCase.operation && keyOf(testCase.operation)));
       const expected = operations.filter((operation) => FUZZ_ALIASES_ON[kind] || !aliases.has(keyOf(operation)));
-      expect(expected.filter((operation) => !fuzzed.has(keyOf(operation))).map(keyOf), "operations without a case").toEqual([]);
+      expect(
+        expected.filter((operation) => !fuzzed.has(keyOf(operation))).map(keyOf),
+        "operations without a case",
+      ).toEqual([]);
 
       const { findings: all, ms, statuses } = await run(cases);
       // What node:http refused before any route saw it is one finding, reported with the framing cases.
       nodeHttpFindings.push(...all.filter((finding) => finding.key.startsWith(NODE_HTTP)));
       const findings = all.filter((finding) => !finding.key.startsWith(NODE_HTTP));
-      const summary = report(`${operations.length} operations (${signatures.size} distinct)`, cases.length, ms, statuses, findings);
+      const summary = report(
+        `${operations.length} operations (${signatures.size} distinct)`,
+        cases.length,
+        ms,
+        statuses,
+        findings,
+      );
       console.log(summary);
       expect(
         groupFindings(findings).map((group) => group.key),
@@ -218,11 +253,18 @@ function sweep(kind: TestDatabaseKind["kind"], create: TestDatabaseKind["create"
 
   it("answers malformed HTTP framing with a JSON error", async () => {
     const get = operations.find((operation) => operation.method === "GET" && !operation.path.includes("{"))!;
-    const post = operations.find((operation) => operation.bodySchema && !operation.rawBody && !isPaid(operation)) ?? get;
+    const post =
+      operations.find((operation) => operation.bodySchema && !operation.rawBody && !isPaid(operation)) ?? get;
     const cases = framingCases(get.path, post.path);
     const { findings: own, ms, statuses } = await run(cases);
     const findings = [...own, ...nodeHttpFindings];
-    const summary = report("HTTP framing, and node:http's refusals met by the operation cases", cases.length, ms, statuses, findings);
+    const summary = report(
+      "HTTP framing, and node:http's refusals met by the operation cases",
+      cases.length,
+      ms,
+      statuses,
+      findings,
+    );
     console.log(summary);
     expect(
       groupFindings(findings).map((group) => group.key),

@@ -83,7 +83,8 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         const resolved = deref(document, parameter) as Parameter;
         return { ...resolved, required: resolved.required === true, schema: flatten(document, resolved.schema) };
       });
-      const content = (definition.requestBody as { content?: Record<string, { schema?: JsonSchema }> } | undefined)?.content;
+      const content = (definition.requestBody as { content?: Record<string, { schema?: JsonSchema }> } | undefined)
+        ?.content;
       const jsonBody = content && Object.entries(content).find(([type]) => /json/i.test(type))?.[1];
       const responses: Record<string, DeclaredResponse> = {};
       for (const [status, response] of Object.entries((definition.responses as Record<string, unknown>) ?? {})) {

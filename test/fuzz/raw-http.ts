@@ -55,7 +55,11 @@ export function serialise(request: RawRequest, hostHeader: string): Buffer {
   }
   const lines: Buffer[] = [Buffer.from(`${request.method} ${request.target} HTTP/1.1${CRLF}`, "latin1")];
   for (const [name, value] of headers) {
-    lines.push(Buffer.from(`${name}: `, "latin1"), typeof value === "string" ? Buffer.from(value, "latin1") : value, Buffer.from(CRLF, "latin1"));
+    lines.push(
+      Buffer.from(`${name}: `, "latin1"),
+      typeof value === "string" ? Buffer.from(value, "latin1") : value,
+      Buffer.from(CRLF, "latin1"),
+    );
   }
   lines.push(Buffer.from(CRLF, "latin1"), payload);
   return Buffer.concat(lines);
@@ -72,7 +76,9 @@ export function parseResponse(data: Buffer, isHead: boolean, ended: boolean): Pa
       if (!ended) return { incomplete: true };
       return {
         malformed:
-          data.length === start ? "the connection closed without an answer" : `the connection closed inside a response head (${data.length - start} bytes)`,
+          data.length === start
+            ? "the connection closed without an answer"
+            : `the connection closed inside a response head (${data.length - start} bytes)`,
       };
     }
     const head = data.subarray(start, headEnd).toString("latin1");
@@ -101,14 +107,20 @@ export function parseResponse(data: Buffer, isHead: boolean, ended: boolean): Pa
     if (length !== undefined) {
       if (!/^\d+$/.test(length)) return { malformed: `Content-Length ${JSON.stringify(length)}` };
       const end = bodyStart + Number(length);
-      if (data.length < end) return ended ? { malformed: "the connection closed inside a response body" } : { incomplete: true };
+      if (data.length < end)
+        return ended ? { malformed: "the connection closed inside a response body" } : { incomplete: true };
       return done(data.subarray(bodyStart, end), end);
     }
     return ended ? done(data.subarray(bodyStart), data.length) : { incomplete: true };
   }
 }
 
-function parseChunked(data: Buffer, from: number, ended: boolean, done: (body: Buffer, used: number) => Parsed): Parsed {
+function parseChunked(
+  data: Buffer,
+  from: number,
+  ended: boolean,
+  done: (body: Buffer, used: number) => Parsed,
+): Parsed {
   const chunks: Buffer[] = [];
   let at = from;
   for (;;) {
@@ -118,11 +130,13 @@ function parseChunked(data: Buffer, from: number, ended: boolean, done: (body: B
     if (!Number.isFinite(size)) return { malformed: "a chunk size that is not hexadecimal" };
     if (size === 0) {
       const trailerEnd = data.indexOf("\r\n\r\n", lineEnd, "latin1");
-      if (trailerEnd < 0) return ended ? { malformed: "the connection closed inside a chunked trailer" } : { incomplete: true };
+      if (trailerEnd < 0)
+        return ended ? { malformed: "the connection closed inside a chunked trailer" } : { incomplete: true };
       return done(Buffer.concat(chunks), trailerEnd + 4);
     }
     const end = lineEnd + 2 + size;
-    if (data.length < end + 2) return ended ? { malformed: "the connection closed inside a chunk" } : { incomplete: true };
+    if (data.length < end + 2)
+      return ended ? { malformed: "the connection closed inside a chunk" } : { incomplete: true };
     chunks.push(data.subarray(lineEnd + 2, end));
     at = end + 2;
   }
@@ -222,7 +236,11 @@ export class RawClient {
   }
 
   private finish(connection: Connection, request: RawRequest, result: Exchange): Exchange {
-    const keep = !request.alone && "response" in result && connection.usable && !/\bclose\b/i.test(result.response.headers.connection ?? "");
+    const keep =
+      !request.alone &&
+      "response" in result &&
+      connection.usable &&
+      !/\bclose\b/i.test(result.response.headers.connection ?? "");
     if (keep) this.idle.push(connection);
     else connection.close();
     return result;

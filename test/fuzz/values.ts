@@ -129,12 +129,18 @@ export function queryValues(kind: "text" | "other" = "text"): Named<string>[] {
 /** Values that only make sense against a schema: boundaries, enum variants, length limits. */
 export function schemaQueryValues(schema: JsonSchema): Named<string>[] {
   const values: Named<string>[] = [];
-  if (typeof schema.minimum === "number") values.push(named("minimum - 1", String(schema.minimum - 1)), named("minimum", String(schema.minimum)));
-  if (typeof schema.maximum === "number") values.push(named("maximum + 1", String(schema.maximum + 1)), named("maximum", String(schema.maximum)));
+  if (typeof schema.minimum === "number")
+    values.push(named("minimum - 1", String(schema.minimum - 1)), named("minimum", String(schema.minimum)));
+  if (typeof schema.maximum === "number")
+    values.push(named("maximum + 1", String(schema.maximum + 1)), named("maximum", String(schema.maximum)));
   if (typeof schema.maxLength === "number") {
-    values.push(named("maxLength + 1", "a".repeat(schema.maxLength + 1)), named("maxLength of 4-byte characters", "%F0%9F%98%80".repeat(schema.maxLength)));
+    values.push(
+      named("maxLength + 1", "a".repeat(schema.maxLength + 1)),
+      named("maxLength of 4-byte characters", "%F0%9F%98%80".repeat(schema.maxLength)),
+    );
   }
-  if (typeof schema.minLength === "number" && schema.minLength > 0) values.push(named("minLength - 1", "a".repeat(schema.minLength - 1)));
+  if (typeof schema.minLength === "number" && schema.minLength > 0)
+    values.push(named("minLength - 1", "a".repeat(schema.minLength - 1)));
   for (const option of (schema.enum ?? []) as unknown[]) {
     const text = String(option);
     values.push(
@@ -155,7 +161,9 @@ export function randomQueryValues(random: () => number, count: number): Named<st
     for (let j = 0; j < length; j++) {
       const byte = Math.floor(random() * 256);
       text +=
-        random() < 0.3 && /[A-Za-z0-9]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).padStart(2, "0").toUpperCase()}`;
+        random() < 0.3 && /[A-Za-z0-9]/.test(String.fromCharCode(byte))
+          ? String.fromCharCode(byte)
+          : `%${byte.toString(16).padStart(2, "0").toUpperCase()}`;
     }
     values.push(named(`random bytes #${i}`, text));
   }
@@ -190,7 +198,9 @@ export function headerValues(): Named<string | Buffer>[] {
 
 /** A few header values for headers an operation does not read. */
 export function shortHeaderValues(): Named<string | Buffer>[] {
-  return headerValues().filter(({ name }) => ["garbage", "empty", "10 kB", "raw latin1 bytes", "raw UTF-8 emoji", "comma list"].includes(name));
+  return headerValues().filter(({ name }) =>
+    ["garbage", "empty", "10 kB", "raw latin1 bytes", "raw UTF-8 emoji", "comma list"].includes(name),
+  );
 }
 
 /** JSON text nested `depth` levels: arrays and objects alternating. */
@@ -295,7 +305,9 @@ export function tamperedTokens(token: string): Named<string>[] {
   if (decoded && typeof decoded === "object" && !Array.isArray(decoded)) {
     for (const key of Object.keys(decoded)) {
       for (const [label, leaf] of leaves) {
-        values.push(named(`${key} replaced by ${label}`, b64url(JSON.stringify({ ...(decoded as object), [key]: leaf }))));
+        values.push(
+          named(`${key} replaced by ${label}`, b64url(JSON.stringify({ ...(decoded as object), [key]: leaf }))),
+        );
       }
     }
   }
@@ -306,9 +318,13 @@ export function tamperedTokens(token: string): Named<string>[] {
 export function schemaJsonValues(schema: JsonSchema): Named<string>[] {
   const values: Named<string>[] = [];
   const text = (value: unknown) => JSON.stringify(value);
-  if (typeof schema.minimum === "number") values.push(named("minimum - 1", text(schema.minimum - 1)), named("minimum - 0.5", text(schema.minimum - 0.5)));
+  if (typeof schema.minimum === "number")
+    values.push(named("minimum - 1", text(schema.minimum - 1)), named("minimum - 0.5", text(schema.minimum - 0.5)));
   if (typeof schema.maximum === "number")
-    values.push(named("maximum + 1", text(schema.maximum + 1)), named("maximum as a string", text(String(schema.maximum))));
+    values.push(
+      named("maximum + 1", text(schema.maximum + 1)),
+      named("maximum as a string", text(String(schema.maximum))),
+    );
   if (typeof schema.maxLength === "number") {
     values.push(
       named("maxLength + 1", text("a".repeat(schema.maxLength + 1))),
@@ -316,7 +332,8 @@ export function schemaJsonValues(schema: JsonSchema): Named<string>[] {
       named("maxLength of 4-byte characters + 1", text("\u{1f600}".repeat(schema.maxLength + 1))),
     );
   }
-  if (typeof schema.minLength === "number" && schema.minLength > 0) values.push(named("minLength - 1", text("a".repeat(schema.minLength - 1))));
+  if (typeof schema.minLength === "number" && schema.minLength > 0)
+    values.push(named("minLength - 1", text("a".repeat(schema.minLength - 1))));
   for (const option of (schema.enum ?? []) as unknown[]) {
     if (typeof option !== "string") continue;
     values.push(
@@ -355,7 +372,9 @@ export function randomJsonValues(random: () => number, count: number): Named<str
       case 5:
         return Array.from({ length: Math.floor(random() * 4) }, () => randomValue(depth + 1));
       default:
-        return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, () => [randomString(), randomValue(depth + 1)]));
+        return Object.fromEntries(
+          Array.from({ length: Math.floor(random() * 4) }, () => [randomString(), randomValue(depth + 1)]),
+        );
     }
   };
   for (let i = 0; i < count; i++) values.push(named(`random JSON #${i}`, JSON.stringify(randomValue(0)) ?? "null"));

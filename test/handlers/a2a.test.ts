@@ -10,7 +10,15 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds, sellerAddress, startCatalogServer, type CatalogServer } from "../support/catalog.js";
-import { challenge, challengeAnswer, requirement, SELLER_PAY_TO, startSeller, summariseListing, type Seller } from "../support/sellers.js";
+import {
+  challenge,
+  challengeAnswer,
+  requirement,
+  SELLER_PAY_TO,
+  startSeller,
+  summariseListing,
+  type Seller,
+} from "../support/sellers.js";
 import { describeAreaRoutes, jsonOf } from "./area-routes.js";
 
 const SKILLS = ["list_market", "how_to_sell", "how_to_buy", "validate_listing"] as const;
@@ -32,8 +40,11 @@ beforeAll(async () => {
     PROBE_RATE_PER_HOST: "1000",
   });
   const asset = market.server.contexts.listings.market.asset;
-  seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])));
-  for (let i = 0; i < 3; i++) await market.list({ description: `Weather forecast service number ${i}`, sellerPayTo: sellerAddress(i) });
+  seller = await startSeller(() =>
+    challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])),
+  );
+  for (let i = 0; i < 3; i++)
+    await market.list({ description: `Weather forecast service number ${i}`, sellerPayTo: sellerAddress(i) });
   mcp = new McpClient({ name: "a2a-test", version: "1.0.0" });
   await mcp.connect(new StreamableHTTPClientTransport(new URL(`${market.server.url}/mcp`)));
   // The SDK's default factory reads /.well-known/agent-card.json from our origin and picks its interface.
@@ -55,26 +66,49 @@ const dataPart = (value: Record<string, unknown>): Part => ({
   filename: "",
   mediaType: "application/json",
 });
-const textPart = (value: string): Part => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "text/plain" });
+const textPart = (value: string): Part => ({
+  content: { $case: "text", value },
+  metadata: undefined,
+  filename: "",
+  mediaType: "text/plain",
+});
 
 function userMessage(parts: Part[], metadata?: Record<string, unknown>): Message {
-  return { messageId: randomUUID(), contextId: "", taskId: "", role: Role.ROLE_USER, parts, metadata, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: randomUUID(),
+    contextId: "",
+    taskId: "",
+    role: Role.ROLE_USER,
+    parts,
+    metadata,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /** What the agent answered: the data of its DataPart and the text of its TextPart. */
 async function send(client: A2aClient, parts: Part[], metadata?: Record<string, unknown>) {
-  const answer = await client.sendMessage({ tenant: "", message: userMessage(parts, metadata), configuration: undefined, metadata: undefined });
+  const answer = await client.sendMessage({
+    tenant: "",
+    message: userMessage(parts, metadata),
+    configuration: undefined,
+    metadata: undefined,
+  });
   expect("role" in answer, "the answer is a Message").toBe(true);
   const message = answer as Message;
   expect(message.role).toBe(Role.ROLE_AGENT);
-  const data = message.parts.flatMap((part) => (part.content?.$case === "data" ? [part.content.value as Record<string, any>] : []));
+  const data = message.parts.flatMap((part) =>
+    part.content?.$case === "data" ? [part.content.value as Record<string, any>] : [],
+  );
   const text = message.parts.flatMap((part) => (part.content?.$case === "text" ? [part.content.value] : []));
   expect(data).toHaveLength(1);
   return { data: data[0]!, text: text.join("\n"), metadata: message.metadata };
 }
 
-const callTool = async (name: string, args: Record<string, unknown> = {}) => (await mcp.callTool({ name, arguments: args })) as CallToolResult;
-const toolText = (result: CallToolResult) => result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
+const callTool = async (name: string, args: Record<string, unknown> = {}) =>
+  (await mcp.callTool({ name, arguments: args })) as CallToolResult;
+const toolText = (result: CallToolResult) =>
+  result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
 
 /** A raw POST /a2a (the test server holds every answer to the contract). */
 async function post(body: string, headers: Record<string, string> = JSON_HEADERS) {
@@ -91,7 +125,14 @@ const legacyMessage = (parts: unknown[], metadata?: Record<string, unknown>) => 
 describeAreaRoutes("a2a", () => market.server, {
   postA2a: {
     status: 200,
-    request: { body: { jsonrpc: "2.0", id: 1, method: "message/send", params: legacyMessage([{ kind: "data", data: { skill: "how_to_buy" } }]) } },
+    request: {
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "message/send",
+        params: legacyMessage([{ kind: "data", data: { skill: "how_to_buy" } }]),
+      },
+    },
     check(answer) {
       const reply = jsonOf(answer);
       expect(reply).toMatchObject({ jsonrpc: "2.0", id: 1, result: { kind: "message", role: "agent" } });
@@ -165,7 +206,9 @@ describe.each([
   });
 
   it("text naming a skill runs it; any other text searches the market for its words", async () => {
-    expect((await send(client(), [textPart("How do I sell my API here?")])).data).toEqual((await callTool("how_to_sell")).structuredContent);
+    expect((await send(client(), [textPart("How do I sell my API here?")])).data).toEqual(
+      (await callTool("how_to_sell")).structuredContent,
+    );
     expect((await send(client(), [textPart("please validate_listing")])).data).toEqual({
       isError: true,
       message: toolText(await callTool("validate_listing")),
@@ -188,23 +231,41 @@ describe.each([
 
 describe("the A2A 0.3 wire format (message/send)", () => {
   it("answers a Message whose first part is a DataPart", async () => {
-    const { status, json } = await post(rpc("message/send", legacyMessage([{ kind: "data", data: { skill: "how_to_sell" } }]), "a"));
+    const { status, json } = await post(
+      rpc("message/send", legacyMessage([{ kind: "data", data: { skill: "how_to_sell" } }]), "a"),
+    );
     expect(status).toBe(200);
-    expect(json).toMatchObject({ jsonrpc: "2.0", id: "a", result: { kind: "message", role: "agent", metadata: { skill: "how_to_sell" } } });
+    expect(json).toMatchObject({
+      jsonrpc: "2.0",
+      id: "a",
+      result: { kind: "message", role: "agent", metadata: { skill: "how_to_sell" } },
+    });
     expect(json.result.parts.map((part: { kind: string }) => part.kind)).toEqual(["data", "text"]);
     expect(json.result.parts[0].data).toEqual((await callTool("how_to_sell")).structuredContent);
   });
 });
 
 describe("JSON-RPC errors, never a 500 or a stack", () => {
-  const cases: Array<[string, () => Promise<{ status: number; json: Record<string, any>; text: string }>, number, number]> = [
+  const cases: Array<
+    [string, () => Promise<{ status: number; json: Record<string, any>; text: string }>, number, number]
+  > = [
     ["text that is not JSON", () => post("{not json"), 400, -32700],
     ["JSON that is not a JSON-RPC request", () => post(JSON.stringify({ hello: "world" })), 400, -32600],
     ["an unknown method", () => post(rpc("agent/dance", {})), 200, -32601],
     ["message/send without a message", () => post(rpc("message/send", {})), 200, -32602],
-    ["message/stream (streaming is not offered)", () => post(rpc("message/stream", legacyMessage([{ kind: "text", text: "hi" }]))), 200, -32004],
+    [
+      "message/stream (streaming is not offered)",
+      () => post(rpc("message/stream", legacyMessage([{ kind: "text", text: "hi" }]))),
+      200,
+      -32004,
+    ],
     ["tasks/get (no task is ever created)", () => post(rpc("tasks/get", { id: "nope" })), 200, -32001],
-    ["an A2A version the agent does not speak", () => post(rpc("message/send", legacyMessage([])), { ...JSON_HEADERS, "a2a-version": "2.0" }), 200, -32009],
+    [
+      "an A2A version the agent does not speak",
+      () => post(rpc("message/send", legacyMessage([])), { ...JSON_HEADERS, "a2a-version": "2.0" }),
+      200,
+      -32009,
+    ],
     ["a media type that is not JSON", () => post(rpc("message/send"), { "content-type": "text/plain" }), 415, -32005],
   ];
   it.each(cases)("%s", async (_, request, status, code) => {

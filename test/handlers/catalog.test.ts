@@ -7,8 +7,23 @@ import { describeAreaRoutes, jsonOf, type RouteAnswer } from "./area-routes.js";
 interface Item {
   resource: string;
   method: string;
-  accepts: Array<{ amount: string; payTo: string; asset: string; scheme: string; network: string; maxTimeoutSeconds: number; extra: object }>;
-  metadata: { listingId: string; priceUsdc: string; leftoverSeed: boolean; expiresAt: string; salePayTo: string; saleTakeBps: number };
+  accepts: Array<{
+    amount: string;
+    payTo: string;
+    asset: string;
+    scheme: string;
+    network: string;
+    maxTimeoutSeconds: number;
+    extra: object;
+  }>;
+  metadata: {
+    listingId: string;
+    priceUsdc: string;
+    leftoverSeed: boolean;
+    expiresAt: string;
+    salePayTo: string;
+    saleTakeBps: number;
+  };
 }
 interface ListDocument {
   items: Item[];
@@ -34,15 +49,26 @@ describe.each(databaseKinds)("catalog views on $kind", (kind) => {
     expect(body.pagination).toEqual({ limit: 50, offset: 0, total: 0 });
     expect(body.filters).toBeDefined();
     const seeded = await resources("?includeSeed=true");
-    expect(seeded.body.items.map((item) => new URL(item.resource).pathname).sort()).toEqual(["/kr-echo", "/kr-fortune", "/kr-time"]);
+    expect(seeded.body.items.map((item) => new URL(item.resource).pathname).sort()).toEqual([
+      "/kr-echo",
+      "/kr-fortune",
+      "/kr-time",
+    ]);
     expect(
-      seeded.body.items.every((item) => item.metadata.leftoverSeed && item.resource.startsWith(market.server.contexts.listings.config.publicBaseUrl)),
+      seeded.body.items.every(
+        (item) =>
+          item.metadata.leftoverSeed && item.resource.startsWith(market.server.contexts.listings.config.publicBaseUrl),
+      ),
     ).toBe(true);
     expect(seeded.body.filters).toBeUndefined();
   });
 
   it("builds every item exactly as the spec's tables say, with exact atomic amounts", async () => {
-    const created = await market.list({ priceUsdc: "0.03", method: "GET", resource: "https://weather.example.com/today" });
+    const created = await market.list({
+      priceUsdc: "0.03",
+      method: "GET",
+      resource: "https://weather.example.com/today",
+    });
     const { body } = await resources();
     const item = body.items.find((candidate) => candidate.metadata.listingId === created.id)!;
     const { market: facts } = market.server.contexts.listings;
@@ -99,9 +125,12 @@ describe.each(databaseKinds)("catalog views on $kind", (kind) => {
   });
 
   it("applies the seed filter parameters as the spec's table says", async () => {
-    const seedCount = async (query: string) => (await resources(query)).body.items.filter((item) => item.metadata.leftoverSeed).length;
-    for (const query of ["?includeSeed=true", "?excludeSeed=false", "?leftoverSeed=true", "?foreign=false"]) expect(await seedCount(query), query).toBe(3);
-    for (const query of ["", "?includeSeed=false", "?excludeSeed=true", "?leftoverSeed=false", "?foreign=true"]) expect(await seedCount(query), query).toBe(0);
+    const seedCount = async (query: string) =>
+      (await resources(query)).body.items.filter((item) => item.metadata.leftoverSeed).length;
+    for (const query of ["?includeSeed=true", "?excludeSeed=false", "?leftoverSeed=true", "?foreign=false"])
+      expect(await seedCount(query), query).toBe(3);
+    for (const query of ["", "?includeSeed=false", "?excludeSeed=true", "?leftoverSeed=false", "?foreign=true"])
+      expect(await seedCount(query), query).toBe(0);
     const catalog = await market.json<ListDocument>("/bazaar.json?includeSeed=true");
     expect(catalog.body.items.filter((item) => item.metadata.leftoverSeed)).toHaveLength(3);
   });
@@ -123,7 +152,9 @@ describe.each(databaseKinds)("catalog views on $kind", (kind) => {
     const visible = async () => {
       const ids = (await resources("?limit=200")).body.items.map((item) => item.metadata.listingId);
       const search = (await market.json<ListDocument>("/discovery/search?query=about%20to%20expire")).body.items.length;
-      const feed = (await market.json<ListDocument>("/feed.json?limit=200")).body.items.some((item) => item.metadata.listingId === doomed.id);
+      const feed = (await market.json<ListDocument>("/feed.json?limit=200")).body.items.some(
+        (item) => item.metadata.listingId === doomed.id,
+      );
       const status = (await market.json<{ sellerListingCount: number }>("/status.json")).body.sellerListingCount;
       return { listed: ids.includes(doomed.id), search, feed, status };
     };
@@ -193,8 +224,13 @@ describe.each(databaseKinds)("the catalog area on $kind", (kind) => {
         // RFC 9264's media type; at /.well-known/api-catalog (RFC 9727) the first context lists the API.
         expect(answer.type).toBe("application/linkset+json");
         const [catalog, context] = jsonOf<{ linkset: Array<Record<string, unknown>> }>(answer).linkset;
-        expect(catalog).toEqual({ anchor: `${base()}/.well-known/api-catalog`, item: [expect.objectContaining({ href: `${base()}/` })] });
-        expect(context).toMatchObject({ "service-desc": [expect.objectContaining({ href: `${base()}/openapi.json` })] });
+        expect(catalog).toEqual({
+          anchor: `${base()}/.well-known/api-catalog`,
+          item: [expect.objectContaining({ href: `${base()}/` })],
+        });
+        expect(context).toMatchObject({
+          "service-desc": [expect.objectContaining({ href: `${base()}/openapi.json` })],
+        });
       },
     },
     getX402Discovery: {
@@ -202,11 +238,16 @@ describe.each(databaseKinds)("the catalog area on $kind", (kind) => {
       check(answer) {
         const manifest = jsonOf(answer);
         // discovery.md: x402Version an integer (not `version`), a kind, bare resource pointers on this host, `updated`.
-        expect(manifest).toMatchObject({ x402Version: 2, kind: "resource-server", resources: [{ url: `${base()}/listings`, method: "POST" }] });
+        expect(manifest).toMatchObject({
+          x402Version: 2,
+          kind: "resource-server",
+          resources: [{ url: `${base()}/listings`, method: "POST" }],
+        });
         expect(manifest.version).toBeUndefined();
         expect(Number.isInteger(manifest.x402Version)).toBe(true);
         expect(Date.parse(manifest.updated)).not.toBeNaN();
-        for (const resource of manifest.resources as Array<{ url: string }>) expect(new URL(resource.url).host).toBe(new URL(base()).host);
+        for (const resource of manifest.resources as Array<{ url: string }>)
+          expect(new URL(resource.url).host).toBe(new URL(base()).host);
         expect(manifest.catalog.snapshotSigner).toMatch(/^0x[0-9a-fA-F]{40}$/);
       },
     },
@@ -214,16 +255,28 @@ describe.each(databaseKinds)("the catalog area on $kind", (kind) => {
       status: 200,
       check(answer) {
         const manifest = jsonOf(answer);
-        expect(manifest).toMatchObject({ x402Version: 2, items: [{ type: "http", input: { method: "POST", routeTemplate: "/listings" } }] });
+        expect(manifest).toMatchObject({
+          x402Version: 2,
+          items: [{ type: "http", input: { method: "POST", routeTemplate: "/listings" } }],
+        });
         expect(Number.isInteger(manifest.lastUpdated)).toBe(true);
         // Advisory, and the same terms as the live 402 of POST /listings.
-        expect(manifest.items[0].accepts[0]).toMatchObject({ scheme: "exact", amount: "100000", payTo: market.server.contexts.listings.market.payTo });
+        expect(manifest.items[0].accepts[0]).toMatchObject({
+          scheme: "exact",
+          amount: "100000",
+          payTo: market.server.contexts.listings.market.payTo,
+        });
       },
     },
     getStatus: {
       status: 200,
       check(answer) {
-        expect(jsonOf(answer)).toMatchObject({ ok: true, sellerListingCount: 2, sellerListingCountForeign: 2, sellerListingCountSeed: 3 });
+        expect(jsonOf(answer)).toMatchObject({
+          ok: true,
+          sellerListingCount: 2,
+          sellerListingCountForeign: 2,
+          sellerListingCountSeed: 3,
+        });
       },
     },
     getCrawl: {
@@ -237,9 +290,17 @@ describe.each(databaseKinds)("the catalog area on $kind", (kind) => {
   });
 
   it("searches seed rows only when asked, on every search route", async () => {
-    for (const path of ["/discovery/search?query=kr-&includeSeed=true", "/search?q=kr-&includeSeed=true", "/search?q=kr-&leftoverSeed=true"]) {
+    for (const path of [
+      "/discovery/search?query=kr-&includeSeed=true",
+      "/search?q=kr-&includeSeed=true",
+      "/search?q=kr-&leftoverSeed=true",
+    ]) {
       const { body } = await market.json<ListDocument>(path);
-      expect(body.items.map((item) => new URL(item.resource).pathname).sort(), path).toEqual(["/kr-echo", "/kr-fortune", "/kr-time"]);
+      expect(body.items.map((item) => new URL(item.resource).pathname).sort(), path).toEqual([
+        "/kr-echo",
+        "/kr-fortune",
+        "/kr-time",
+      ]);
     }
     expect((await market.json<ListDocument>("/search?q=kr-&includeSeed=true&excludeSeed=true")).body.items).toEqual([]);
   });

@@ -61,8 +61,12 @@ describe("the seed inventory", () => {
     const { items } = (await (await server.fetch("/bazaar.json?includeSeed=true")).json()) as {
       items: Array<{ resource: string; method: string; metadata: { priceUsdc: string; leftoverSeed: boolean } }>;
     };
-    const rows = items.filter((item) => item.metadata.leftoverSeed).map((item) => `${item.method} ${item.resource} ${item.metadata.priceUsdc}`);
-    expect(rows.sort()).toEqual(SEED_INVENTORY.map((seed) => `${seed.method} ${ORIGIN}${seed.path} ${seed.priceUsdc}`).sort());
+    const rows = items
+      .filter((item) => item.metadata.leftoverSeed)
+      .map((item) => `${item.method} ${item.resource} ${item.metadata.priceUsdc}`);
+    expect(rows.sort()).toEqual(
+      SEED_INVENTORY.map((seed) => `${seed.method} ${ORIGIN}${seed.path} ${seed.priceUsdc}`).sort(),
+    );
   });
 });
 

@@ -56,11 +56,21 @@ const text = (mediaType: string, start: string) => (answer: RouteAnswer) => {
 describeAreaRoutes("documents", () => server, {
   getSellPlaybook: {
     status: 200,
-    check: (answer) => expect(jsonOf(answer)).toMatchObject({ title: expect.stringMatching(/^Sell: /), script: `${ORIGIN}/curl-list.sh`, policy: POLICY }),
+    check: (answer) =>
+      expect(jsonOf(answer)).toMatchObject({
+        title: expect.stringMatching(/^Sell: /),
+        script: `${ORIGIN}/curl-list.sh`,
+        policy: POLICY,
+      }),
   },
   getBuyPlaybook: {
     status: 200,
-    check: (answer) => expect(jsonOf(answer)).toMatchObject({ title: expect.stringMatching(/^Buy: /), script: `${ORIGIN}/examples/buy.sh`, policy: POLICY }),
+    check: (answer) =>
+      expect(jsonOf(answer)).toMatchObject({
+        title: expect.stringMatching(/^Buy: /),
+        script: `${ORIGIN}/examples/buy.sh`,
+        policy: POLICY,
+      }),
   },
   getPlaybook: {
     status: 200,
@@ -71,27 +81,54 @@ describeAreaRoutes("documents", () => server, {
     },
   },
   getQuickstart: { status: 200, check: (answer) => expect(jsonOf(answer).steps).toHaveLength(3) },
-  getInvite: { status: 200, check: (answer) => expect(jsonOf(answer)).toMatchObject({ url: `${ORIGIN}/invite.json`, start: `${ORIGIN}/start.json` }) },
+  getInvite: {
+    status: 200,
+    check: (answer) =>
+      expect(jsonOf(answer)).toMatchObject({ url: `${ORIGIN}/invite.json`, start: `${ORIGIN}/start.json` }),
+  },
   getJoinCard: {
     status: 200,
-    check: (answer) => expect(jsonOf(answer)).toMatchObject({ schema: `${ORIGIN}/listings/schema`, example: `${ORIGIN}/listings/example` }),
+    check: (answer) =>
+      expect(jsonOf(answer)).toMatchObject({
+        schema: `${ORIGIN}/listings/schema`,
+        example: `${ORIGIN}/listings/example`,
+      }),
   },
-  getHowTo: { status: 200, check: (answer) => expect(jsonOf(answer).sell.length * jsonOf(answer).buy.length).toBeGreaterThan(0) },
+  getHowTo: {
+    status: 200,
+    check: (answer) => expect(jsonOf(answer).sell.length * jsonOf(answer).buy.length).toBeGreaterThan(0),
+  },
   getExamples: { status: 200, check: (answer) => expect(jsonOf(answer).examples.length).toBeGreaterThan(0) },
   getListScript: { status: 200, check: text("text/x-shellscript", "#!/usr/bin/env bash\n") },
   getBuyScript: { status: 200, check: text("text/x-shellscript", "#!/usr/bin/env bash\n") },
   getMarketplaceCard: {
     status: 200,
-    check: (answer) => expect(jsonOf(answer)).toMatchObject({ catalog: `${ORIGIN}/bazaar.json`, mcp: `${ORIGIN}/mcp`, escrow: false }),
+    check: (answer) =>
+      expect(jsonOf(answer)).toMatchObject({ catalog: `${ORIGIN}/bazaar.json`, mcp: `${ORIGIN}/mcp`, escrow: false }),
   },
-  getIntegrationCard: { status: 200, check: (answer) => expect(jsonOf(answer)).toMatchObject({ clientPackageRequired: false, escrow: false }) },
-  getAgents: { status: 200, check: (answer) => expect(jsonOf(answer).agents.map((agent: { id: string }) => agent.id)).toContain("seller") },
+  getIntegrationCard: {
+    status: 200,
+    check: (answer) => expect(jsonOf(answer)).toMatchObject({ clientPackageRequired: false, escrow: false }),
+  },
+  getAgents: {
+    status: 200,
+    check: (answer) => expect(jsonOf(answer).agents.map((agent: { id: string }) => agent.id)).toContain("seller"),
+  },
   getAgentsText: { status: 200, check: text("text/plain", "# x402 agent marketplace: agents directory\n") },
   getAgentCard: {
     status: 200,
-    check: (answer) => expect(jsonOf(answer)).toMatchObject({ protocolVersion: "0.3.0", url: `${ORIGIN}/a2a`, preferredTransport: "JSONRPC" }),
+    check: (answer) =>
+      expect(jsonOf(answer)).toMatchObject({
+        protocolVersion: "0.3.0",
+        url: `${ORIGIN}/a2a`,
+        preferredTransport: "JSONRPC",
+      }),
   },
-  getPluginManifest: { status: 200, check: (answer) => expect(jsonOf(answer)).toMatchObject({ schema_version: "v1", api: { url: `${ORIGIN}/openapi.json` } }) },
+  getPluginManifest: {
+    status: 200,
+    check: (answer) =>
+      expect(jsonOf(answer)).toMatchObject({ schema_version: "v1", api: { url: `${ORIGIN}/openapi.json` } }),
+  },
   getLlmsText: { status: 200, check: text("text/plain", "# x402 agent marketplace\n") },
   getLlmsFullText: { status: 200, check: text("text/plain", "# x402 agent marketplace: the full how-to\n") },
   getOpenApi: {
@@ -117,7 +154,11 @@ describe("agent documents", () => {
       const first = bodies.get(paths[0]!)!;
       for (const path of paths.slice(1)) {
         const other = bodies.get(path)!;
-        expect({ path, status: other.status, type: other.type }, canonical).toEqual({ path, status: first.status, type: first.type });
+        expect({ path, status: other.status, type: other.type }, canonical).toEqual({
+          path,
+          status: first.status,
+          type: first.type,
+        });
         expect(other.text === first.text, `${path} has the bytes of ${paths[0]}`).toBe(true);
         compared++;
       }
@@ -149,11 +190,20 @@ describe("agent documents", () => {
 
   it("agree with the fee card on fee, wallet, token, network and period", () => {
     const fee = json<{ payTo: string; asset: string; network: string; usdc: string; amount: string }>("/fee.json");
-    const summary = { usdc: fee.usdc, payTo: fee.payTo, asset: fee.asset, network: fee.network, ttlDays: 30, path: "/listings", method: "POST" };
+    const summary = {
+      usdc: fee.usdc,
+      payTo: fee.payTo,
+      asset: fee.asset,
+      network: fee.network,
+      ttlDays: 30,
+      path: "/listings",
+      method: "POST",
+    };
     for (const [operation, path] of Object.entries(AGENT_DOCUMENTS)) {
       const { type, text } = bodies.get(path)!;
       if (!type.startsWith("application/json")) {
-        if (operation.startsWith("getLlms")) expect(text, path).toContain(`${fee.usdc} USDC (${fee.amount} atomic units)`);
+        if (operation.startsWith("getLlms"))
+          expect(text, path).toContain(`${fee.usdc} USDC (${fee.amount} atomic units)`);
         continue;
       }
       const body = JSON.parse(text) as { listingFee?: unknown; feeAtomic?: string };
@@ -161,13 +211,22 @@ describe("agent documents", () => {
       if (body.feeAtomic) expect(body.feeAtomic, path).toBe(fee.amount);
     }
     const card = json<{ list: Record<string, unknown> }>("/integration.json");
-    expect(card.list).toMatchObject({ feeUsdc: fee.usdc, feeAtomic: fee.amount, payTo: fee.payTo, asset: fee.asset, network: fee.network, scheme: "exact" });
+    expect(card.list).toMatchObject({
+      feeUsdc: fee.usdc,
+      feeAtomic: fee.amount,
+      payTo: fee.payTo,
+      asset: fee.asset,
+      network: fee.network,
+      scheme: "exact",
+    });
     expect(bodies.get("/llms.txt")!.text).toContain(`payTo ${fee.payTo}`);
   });
 
   it("state the policy in the playbooks and llms.txt", () => {
-    for (const path of ["/sell.json", "/buy.json", "/playbook.json"]) expect(json<{ policy: string[] }>(path).policy).toEqual(POLICY);
-    for (const path of ["/llms.txt", "/llms-full.txt"]) for (const statement of POLICY) expect(bodies.get(path)!.text).toContain(statement);
+    for (const path of ["/sell.json", "/buy.json", "/playbook.json"])
+      expect(json<{ policy: string[] }>(path).policy).toEqual(POLICY);
+    for (const path of ["/llms.txt", "/llms-full.txt"])
+      for (const statement of POLICY) expect(bodies.get(path)!.text).toContain(statement);
   });
 });
 
@@ -182,12 +241,25 @@ describe("each document's own shape", () => {
   });
 
   it("integration card: list, buy, mcp and discovery; no client package; no escrow", () => {
-    const card = json<Record<string, Record<string, unknown> & { tools?: string[] }> & { note: string; version: string }>("/integration.json");
+    const card = json<
+      Record<string, Record<string, unknown> & { tools?: string[] }> & { note: string; version: string }
+    >("/integration.json");
     expect(card).toMatchObject({ version: "1.65.0", role: "marketplace", clientPackageRequired: false, escrow: false });
     expect(card.note).toMatch(/No client package is required/);
     expect(card.note).toMatch(/never holds funds in escrow/);
     expect(Object.keys(card.list!)).toEqual(
-      expect.arrayContaining(["method", "path", "feeUsdc", "payTo", "network", "asset", "body", "schema", "challenge", "curl"]),
+      expect.arrayContaining([
+        "method",
+        "path",
+        "feeUsdc",
+        "payTo",
+        "network",
+        "asset",
+        "body",
+        "schema",
+        "challenge",
+        "curl",
+      ]),
     );
     expect(card.list).toMatchObject({
       method: "POST",
@@ -211,7 +283,9 @@ describe("each document's own shape", () => {
   });
 
   it("A2A agent card: the AgentCard fields, also at /.well-known/agent-card.json and /.well-known/agent.json", () => {
-    const card = json<Record<string, unknown> & { skills: Array<Record<string, unknown>> }>("/.well-known/agent-card.json");
+    const card = json<Record<string, unknown> & { skills: Array<Record<string, unknown>> }>(
+      "/.well-known/agent-card.json",
+    );
     expect(card).toMatchObject({
       protocolVersion: "0.3.0",
       url: `${ORIGIN}/a2a`,
@@ -229,8 +303,14 @@ describe("each document's own shape", () => {
     expect(card.description).toContain(`message/send, JSON-RPC) is at ${ORIGIN}/a2a`);
     expect(card.description).not.toMatch(/not offered/);
     expect(bodies.get("/.well-known/agent.json")!.text).toBe(bodies.get("/.well-known/agent-card.json")!.text);
-    expect(card.skills.map((skill) => skill.id)).toEqual(["list_market", "how_to_sell", "how_to_buy", "validate_listing"]);
-    for (const skill of card.skills) expect(Object.keys(skill)).toEqual(expect.arrayContaining(["id", "name", "description", "tags"]));
+    expect(card.skills.map((skill) => skill.id)).toEqual([
+      "list_market",
+      "how_to_sell",
+      "how_to_buy",
+      "validate_listing",
+    ]);
+    for (const skill of card.skills)
+      expect(Object.keys(skill)).toEqual(expect.arrayContaining(["id", "name", "description", "tags"]));
   });
 
   it("plugin manifest: schema v1, no auth, the OpenAPI description, nothing it cannot fill truthfully", () => {
@@ -267,7 +347,14 @@ describe("each document's own shape", () => {
   it("agents directory: the same entries as JSON and as text", () => {
     const directory = json<{ agents: Array<{ id: string; start: string; read: string[] }> }>("/agents.json");
     const text = bodies.get("/agents.txt")!.text;
-    expect(directory.agents.map((agent) => agent.id)).toEqual(["seller", "buyer", "mcp-client", "a2a-client", "plugin-host", "crawler"]);
+    expect(directory.agents.map((agent) => agent.id)).toEqual([
+      "seller",
+      "buyer",
+      "mcp-client",
+      "a2a-client",
+      "plugin-host",
+      "crawler",
+    ]);
     for (const agent of directory.agents) {
       expect(text).toContain(`${agent.id}: `);
       expect(text).toContain(`  start: ${agent.start}\n`);
@@ -280,7 +367,8 @@ describe("each document's own shape", () => {
       const { text } = bodies.get(path)!;
       expect(text.startsWith("#!/usr/bin/env bash\n"), path).toBe(true);
       expect(text).toContain(`BASE_URL="\${BASE_URL:-${ORIGIN}}"`);
-      for (const word of ["Needs: bash, curl, and Node.js 20", "BUYER_PRIVATE_KEY", "CHAIN_FILE", "X402_SDK_DIR"]) expect(text, path).toContain(word);
+      for (const word of ["Needs: bash, curl, and Node.js 20", "BUYER_PRIVATE_KEY", "CHAIN_FILE", "X402_SDK_DIR"])
+        expect(text, path).toContain(word);
       expect(text).not.toContain("@@");
       execFileSync("bash", ["-n"], { input: text });
     }

@@ -17,7 +17,8 @@ interface FeedDocument {
 /** The feeds' listings are this seller's (checksummed, as sellers send it). */
 const SELLER = SELLER_PAY_TO;
 
-const RFC_822 = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+const RFC_822 =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 describe.each(databaseKinds)("feeds on $kind", (kind) => {
   let market: CatalogServer;
@@ -25,7 +26,8 @@ describe.each(databaseKinds)("feeds on $kind", (kind) => {
 
   beforeAll(async () => {
     market = await startCatalogServer(kind, { LOAD_SEED: "true" });
-    for (let i = 0; i < 5; i++) ids.push((await market.list({ description: `Feed entry number ${i} & <friends>`, sellerPayTo: SELLER })).id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await market.list({ description: `Feed entry number ${i} & <friends>`, sellerPayTo: SELLER })).id);
   });
   afterAll(async () => {
     await market?.close();
@@ -55,7 +57,9 @@ describe.each(databaseKinds)("feeds on $kind", (kind) => {
       request: () => ({ params: { payTo: SELLER.toLowerCase() } }),
       check(answer) {
         expect(answer.headers.get("etag")).toMatch(/^W\//);
-        const feed = jsonOf<{ sellerPayTo: string; items: Array<{ event: { type: string; listingId: string } }> }>(answer);
+        const feed = jsonOf<{ sellerPayTo: string; items: Array<{ event: { type: string; listingId: string } }> }>(
+          answer,
+        );
         expect(feed.sellerPayTo).toBe(SELLER.toLowerCase());
         expect(feed.items.map((item) => item.event.listingId)).toEqual(newestFirst());
         expect(feed.items.every((item) => item.event.type === "listing.created")).toBe(true);
@@ -81,7 +85,8 @@ describe.each(databaseKinds)("feeds on $kind", (kind) => {
     expect(body.items.map((item) => item.metadata.listingId)).toEqual([...ids].reverse());
     expect(body.items.some((item) => item.metadata.leftoverSeed)).toBe(false);
     expect(body.nextSince).toBe(body.items[0]!.metadata.listedAt);
-    for (const alias of ["/feed", "/listings/feed"]) expect(await (await market.server.fetch(alias)).text()).toBe(JSON.stringify(body));
+    for (const alias of ["/feed", "/listings/feed"])
+      expect(await (await market.server.fetch(alias)).text()).toBe(JSON.stringify(body));
   });
 
   it("treats since as exclusive, and lets a poller see every listing exactly once", async () => {
@@ -119,7 +124,9 @@ describe.each(databaseKinds)("feeds on $kind", (kind) => {
     expect(feed.items[0]!.title).toContain("0.03 USDC");
     expect(feed.items[4]!.description).toContain("Feed entry number 0 & <friends>");
     expect(feed.updated).toBeInstanceOf(Date);
-    expect(xml).toContain(`<link rel="self" href="${market.server.contexts.listings.config.publicBaseUrl}/feed.atom"/>`);
+    expect(xml).toContain(
+      `<link rel="self" href="${market.server.contexts.listings.config.publicBaseUrl}/feed.atom"/>`,
+    );
     expect(xml).toMatch(/<author>\s*<name>/);
     expect(await (await market.server.fetch("/atom.xml")).text()).toBe(xml);
   });
@@ -135,15 +142,21 @@ describe.each(databaseKinds)("feeds on $kind", (kind) => {
     const pubDates = [...xml.matchAll(/<pubDate>([^<]+)<\/pubDate>/g)].map((match) => match[1]!);
     expect(pubDates).toHaveLength(5);
     for (const date of [...pubDates, /<lastBuildDate>([^<]+)</.exec(xml)![1]!]) expect(date).toMatch(RFC_822);
-    expect(xml).toContain(`<atom:link href="${market.server.contexts.listings.config.publicBaseUrl}/feed.rss" rel="self" type="application/rss+xml"/>`);
-    for (const alias of ["/rss.xml", "/listings/rss", "/catalog.rss", "/feed.xml"]) expect(await (await market.server.fetch(alias)).text()).toBe(xml);
+    expect(xml).toContain(
+      `<atom:link href="${market.server.contexts.listings.config.publicBaseUrl}/feed.rss" rel="self" type="application/rss+xml"/>`,
+    );
+    for (const alias of ["/rss.xml", "/listings/rss", "/catalog.rss", "/feed.xml"])
+      expect(await (await market.server.fetch(alias)).text()).toBe(xml);
   });
 
   it("serves /feed.json as a JSON Feed 1.1 that feedsmith accepts, items linking the listing's page with the resource beside it", async () => {
     const text = await (await market.server.fetch("/feed.json")).text();
     const { format, feed } = feedsmithParse(JSON.parse(text) as object) as {
       format: string;
-      feed: { title?: string; items?: Array<{ id?: string; url?: string; external_url?: string; content_text?: string }> };
+      feed: {
+        title?: string;
+        items?: Array<{ id?: string; url?: string; external_url?: string; content_text?: string }>;
+      };
     };
     expect(format).toBe("json");
     const base = market.server.contexts.listings.config.publicBaseUrl;

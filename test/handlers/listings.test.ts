@@ -3,7 +3,15 @@
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
-import { challenge, challengeAnswer, requirement, startSeller, SELLER_PAY_TO, summariseListing, type Seller } from "../support/sellers.js";
+import {
+  challenge,
+  challengeAnswer,
+  requirement,
+  startSeller,
+  SELLER_PAY_TO,
+  summariseListing,
+  type Seller,
+} from "../support/sellers.js";
 import { describeAreaRoutes, jsonOf } from "./area-routes.js";
 
 const LISTING_BODY_FIELDS = ["resource", "priceUsdc", "description", "sellerPayTo"];
@@ -15,7 +23,9 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
   beforeAll(async () => {
     market = await startCatalogServer(kind, { LOAD_SEED: "true", ALLOW_LOOPBACK_SELLERS: "true" });
     const asset = market.server.contexts.listings.market.asset;
-    seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])));
+    seller = await startSeller(() =>
+      challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])),
+    );
     listed = (await market.list()).id;
   });
   afterAll(async () => {
@@ -33,7 +43,14 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
       request: () => ({ body: goodBody() }),
       async check(answer) {
         const header = decodePaymentRequiredHeader(answer.headers.get("PAYMENT-REQUIRED")!);
-        expect(header.accepts).toEqual([expect.objectContaining({ amount: "100000", payTo: facts().payTo, network: "eip155:8453", asset: facts().asset })]);
+        expect(header.accepts).toEqual([
+          expect.objectContaining({
+            amount: "100000",
+            payTo: facts().payTo,
+            network: "eip155:8453",
+            asset: facts().asset,
+          }),
+        ]);
         const published = (await (await market.server.fetch("/listings/challenge")).json()) as { accepts: unknown[] };
         expect(header.accepts).toEqual(published.accepts);
         expect(jsonOf(answer).message).toContain("x402");
@@ -65,7 +82,11 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
       async check(answer) {
         const document = jsonOf(answer);
         expect(document).toMatchObject({ listingId: listed, status: { state: "live" } });
-        expect(document.history[0]).toMatchObject({ type: "listing.created", listingId: listed, status: { state: "live" } });
+        expect(document.history[0]).toMatchObject({
+          type: "listing.created",
+          listingId: listed,
+          status: { state: "live" },
+        });
         expect(document.history[0].id).toMatch(/^evt_/);
         const unknown = await market.server.fetch("/listings/00000000-0000-4000-8000-000000000000/status");
         expect(unknown.status).toBe(404);
@@ -77,7 +98,9 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
       check(answer) {
         const body = jsonOf(answer);
         expect(body).toMatchObject({ listingFeeUsdc: "0.10", listingFeePayTo: facts().payTo, ttlDays: 30, count: 1 });
-        expect(body.items.map((item: { metadata: { listingId: string } }) => item.metadata.listingId)).toEqual([listed]);
+        expect(body.items.map((item: { metadata: { listingId: string } }) => item.metadata.listingId)).toEqual([
+          listed,
+        ]);
       },
     },
     validateListing: {
@@ -85,16 +108,34 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
       status: 200,
       request: () => ({ body: goodBody() }),
       check(answer) {
-        const report = jsonOf<{ ok: boolean; charged: boolean; saved: boolean; checks: Array<{ name: string; ok: boolean }> }>(answer);
+        const report = jsonOf<{
+          ok: boolean;
+          charged: boolean;
+          saved: boolean;
+          checks: Array<{ name: string; ok: boolean }>;
+        }>(answer);
         expect(report).toMatchObject({ ok: true, charged: false, saved: false });
-        expect(report.checks.map((check) => check.name)).toEqual(["schema", "network", "price", "description", "sellerPayTo", "resource", "seller-probe"]);
+        expect(report.checks.map((check) => check.name)).toEqual([
+          "schema",
+          "network",
+          "price",
+          "description",
+          "sellerPayTo",
+          "resource",
+          "seller-probe",
+        ]);
       },
     },
     getValidationGuide: {
       status: 200,
       check(answer) {
         const guide = jsonOf(answer);
-        expect(guide).toMatchObject({ method: "POST", url: `${facts().baseUrl}/listings/validate`, charged: false, saved: false });
+        expect(guide).toMatchObject({
+          method: "POST",
+          url: `${facts().baseUrl}/listings/validate`,
+          charged: false,
+          saved: false,
+        });
         expect(guide.checks).toHaveLength(7);
       },
     },
@@ -119,7 +160,9 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
       check(answer) {
         const body = jsonOf(answer);
         expect(body).toMatchObject({ x402Version: 2, error: "payment_required" });
-        expect(body.accepts).toEqual([expect.objectContaining({ scheme: "exact", amount: "100000", payTo: facts().payTo })]);
+        expect(body.accepts).toEqual([
+          expect.objectContaining({ scheme: "exact", amount: "100000", payTo: facts().payTo }),
+        ]);
       },
     },
     getFeeCard: {
@@ -139,7 +182,12 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
       status: 200,
       check(answer) {
         const body = jsonOf(answer);
-        expect(body).toMatchObject({ payTo: facts().payTo, network: "eip155:8453", asset: facts().asset, scheme: "exact" });
+        expect(body).toMatchObject({
+          payTo: facts().payTo,
+          network: "eip155:8453",
+          asset: facts().asset,
+          scheme: "exact",
+        });
         expect(body.notes.length).toBeGreaterThan(0);
       },
     },
@@ -149,7 +197,11 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
       request: () => ({ params: { id: listed }, query: "?action=claim" }),
       check(answer) {
         const body = jsonOf(answer);
-        expect(body).toMatchObject({ action: "claim", listingId: listed, typedData: { primaryType: "ClaimListing", domain: { chainId: 8453, version: "1" } } });
+        expect(body).toMatchObject({
+          action: "claim",
+          listingId: listed,
+          typedData: { primaryType: "ClaimListing", domain: { chainId: 8453, version: "1" } },
+        });
         expect(body.typedData.message.nonce).toMatch(/^0x[0-9a-f]{64}$/);
       },
     },
@@ -164,7 +216,10 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
     updateListing: {
       // A signed update that changes nothing is refused before its signature is read.
       status: 400,
-      request: () => ({ params: { id: listed }, body: { nonce: `0x${"22".repeat(32)}`, deadline: 1, signature: `0x${"33".repeat(65)}` } }),
+      request: () => ({
+        params: { id: listed },
+        body: { nonce: `0x${"22".repeat(32)}`, deadline: 1, signature: `0x${"33".repeat(65)}` },
+      }),
       check(answer) {
         expect(jsonOf(answer)).toMatchObject({ error: "no_changes" });
       },
@@ -181,7 +236,12 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
       status: 200,
       request: () => ({ params: { id: listed } }),
       check(answer) {
-        expect(jsonOf(answer)).toMatchObject({ listingId: listed, ok: false, code: "host_unresolvable", metadataChanged: false });
+        expect(jsonOf(answer)).toMatchObject({
+          listingId: listed,
+          ok: false,
+          code: "host_unresolvable",
+          metadataChanged: false,
+        });
       },
     },
   });
@@ -198,7 +258,12 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
       links: Record<string, string>;
     }>("/listings");
     expect(status).toBe(200);
-    expect(body).toMatchObject({ listingFeeUsdc: "0.10", listingFeePayTo: market.server.contexts.listings.market.payTo, ttlDays: 30, count: 1 });
+    expect(body).toMatchObject({
+      listingFeeUsdc: "0.10",
+      listingFeePayTo: market.server.contexts.listings.market.payTo,
+      ttlDays: 30,
+      count: 1,
+    });
     expect(body.items.map((item) => item.metadata.listingId)).toEqual([listed]);
     expect(body.schema.additionalProperties).toBe(false);
     expect(body.example.network).toBe("eip155:8453");
@@ -221,7 +286,10 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
     expect(report).toMatchObject({ ok: false, charged: false, saved: false, error: "listing_checks_failed" });
     const failed = report.checks.filter((check) => !check.ok);
     expect(failed).toEqual([
-      expect.objectContaining({ name: "seller-probe", reason: expect.stringContaining(new URL(String(body.example.resource)).hostname) }),
+      expect.objectContaining({
+        name: "seller-probe",
+        reason: expect.stringContaining(new URL(String(body.example.resource)).hostname),
+      }),
     ]);
     expect(report.checks.filter((check) => check.ok).map((check) => check.name)).toEqual([
       "schema",
@@ -239,7 +307,10 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
     expect(await missing.json()).toMatchObject({ error: "listing_not_found" });
     const malformed = await market.server.fetch("/listings/not-a-uuid");
     expect(malformed.status).toBe(400);
-    expect(await malformed.json()).toMatchObject({ error: "invalid_request", fields: [expect.objectContaining({ in: "path", field: "id" })] });
+    expect(await malformed.json()).toMatchObject({
+      error: "invalid_request",
+      fields: [expect.objectContaining({ in: "path", field: "id" })],
+    });
     expect((await market.server.fetch("/listings/feed")).headers.get("content-type")).toContain("json");
     expect((await market.server.fetch("/listings/feed")).status).toBe(200);
     expect((await market.server.fetch("/listings/schema")).status).toBe(200);
@@ -251,13 +322,25 @@ describe.each(databaseKinds)("the listings area on $kind", (kind) => {
 
 describe("the probe limit as route middleware", () => {
   it("refuses a paying client over its probe limit before its body or payment is read: 429 with Retry-After, nothing probed again", async () => {
-    const market = await startCatalogServer(databaseKinds[0]!, { ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1", PROBE_RATE_PER_HOST: "1000" });
+    const market = await startCatalogServer(databaseKinds[0]!, {
+      ALLOW_LOOPBACK_SELLERS: "true",
+      PROBE_RATE_PER_CLIENT: "1",
+      PROBE_RATE_PER_HOST: "1000",
+    });
     const seller = await startSeller(() =>
-      challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset: market.server.contexts.listings.market.asset })])),
+      challengeAnswer(
+        challenge([
+          requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset: market.server.contexts.listings.market.asset }),
+        ]),
+      ),
     );
     try {
       const post = (path: string, body: string, headers: Record<string, string> = {}) =>
-        market.server.fetch(path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+        market.server.fetch(path, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body,
+        });
       expect((await post("/listings/validate", JSON.stringify(summariseListing(seller)))).status).toBe(200);
       const probes = seller.requests.length;
 
@@ -266,7 +349,10 @@ describe("the probe limit as route middleware", () => {
       const refused = await post("/listings", "{not json", { "PAYMENT-SIGNATURE": "not-a-payment" });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-      expect(await refused.json()).toMatchObject({ error: "rate_limited", message: expect.stringContaining("Nothing was charged") });
+      expect(await refused.json()).toMatchObject({
+        error: "rate_limited",
+        message: expect.stringContaining("Nothing was charged"),
+      });
       // Without a payment nothing costs a remote call: the unpaid POST gets its challenge, and the
       // free dry run still names what is wrong with a malformed body.
       expect((await post("/listings", "")).status).toBe(402);

@@ -7,7 +7,15 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buyPlaybook, sellPlaybook } from "../../src/documents/playbooks.js";
 import { databaseKinds, sellerAddress, startCatalogServer, type CatalogServer } from "../support/catalog.js";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
+import {
+  challenge,
+  challengeAnswer,
+  requirement,
+  startSeller,
+  type Seller,
+  SELLER_PAY_TO,
+  summariseListing,
+} from "../support/sellers.js";
 import { startTestServer } from "../support/server.js";
 import { describeAreaRoutes, jsonOf, type RouteAnswer } from "./area-routes.js";
 
@@ -39,8 +47,10 @@ async function connect(url: string): Promise<Client> {
   return connected;
 }
 
-const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
-const textOf = (result: CallToolResult) => result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
+const call = (name: string, args: Record<string, unknown> = {}) =>
+  client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+const textOf = (result: CallToolResult) =>
+  result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
 
 /** A raw POST /mcp; the answer must fit the contract whatever its status. */
 async function rawPost(body: string, headers: Record<string, string> = MCP_HEADERS) {
@@ -55,11 +65,14 @@ function postWithHeaders(headers: Record<string, string>): Promise<{ status: num
   const url = new URL(`${market.server.url}/mcp`);
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path: "/mcp", method: "POST", headers: { ...MCP_HEADERS, ...headers } }, (res) => {
-      let text = "";
-      res.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) as Record<string, any> }));
-    });
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, path: "/mcp", method: "POST", headers: { ...MCP_HEADERS, ...headers } },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) as Record<string, any> }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -77,9 +90,13 @@ beforeAll(async () => {
     PROBE_RATE_PER_HOST: "1000",
   });
   const asset = market.server.contexts.listings.market.asset;
-  seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])));
+  seller = await startSeller(() =>
+    challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])),
+  );
   for (let i = 0; i < 5; i++) {
-    weatherIds.push((await market.list({ description: `Weather forecast service number ${i}`, sellerPayTo: sellerAddress(i) })).id);
+    weatherIds.push(
+      (await market.list({ description: `Weather forecast service number ${i}`, sellerPayTo: sellerAddress(i) })).id,
+    );
   }
   await market.list({ description: "Translates text between any two languages" });
   client = await connect(market.server.url);
@@ -91,7 +108,8 @@ afterAll(async () => {
   await seller?.close();
 });
 
-const toolNames = (answer: RouteAnswer) => jsonOf<{ tools: Array<{ name: string }> }>(answer).tools.map((tool) => tool.name);
+const toolNames = (answer: RouteAnswer) =>
+  jsonOf<{ tools: Array<{ name: string }> }>(answer).tools.map((tool) => tool.name);
 const endpoint = () => `${market.server.contexts.listings.market.baseUrl}/mcp`;
 
 describeAreaRoutes("mcp", () => market.server, {
@@ -150,8 +168,17 @@ describe("MCP over Streamable HTTP with the official client", () => {
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
     }
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    expect(byName.list_market!.inputSchema.properties?.limit).toMatchObject({ type: "integer", minimum: 1, maximum: 200 });
-    expect(byName.validate_listing!.inputSchema.required).toEqual(["resource", "priceUsdc", "description", "sellerPayTo"]);
+    expect(byName.list_market!.inputSchema.properties?.limit).toMatchObject({
+      type: "integer",
+      minimum: 1,
+      maximum: 200,
+    });
+    expect(byName.validate_listing!.inputSchema.required).toEqual([
+      "resource",
+      "priceUsdc",
+      "description",
+      "sellerPayTo",
+    ]);
     expect(byName.validate_listing!.outputSchema?.required).toEqual(["ok", "charged", "saved", "checks"]);
   });
 
@@ -173,7 +200,8 @@ describe("list_market", () => {
   });
 
   it("includes the seed rows with includeSeed", async () => {
-    const page = (await call("list_market", { includeSeed: true, limit: 200 })).structuredContent as unknown as CatalogPage;
+    const page = (await call("list_market", { includeSeed: true, limit: 200 }))
+      .structuredContent as unknown as CatalogPage;
     expect(page.items.some((item) => item.metadata.leftoverSeed)).toBe(true);
     expect(page.pagination.total).toBeGreaterThan(6);
   });
@@ -191,7 +219,8 @@ describe("list_market", () => {
       if (cursor) expect(textOf(result)).toContain(cursor);
     } while (cursor);
     expect(seen.sort()).toEqual([...weatherIds].sort());
-    const byOffset = (await call("list_market", { query: "weather", limit: 2, offset: 4 })).structuredContent as unknown as CatalogPage;
+    const byOffset = (await call("list_market", { query: "weather", limit: 2, offset: 4 }))
+      .structuredContent as unknown as CatalogPage;
     expect(byOffset.items).toHaveLength(1);
     expect(byOffset.pagination).toMatchObject({ offset: 4, total: 5, nextCursor: null });
   });
@@ -209,7 +238,8 @@ describe("list_market", () => {
       expect(result.isError, JSON.stringify(args)).toBe(true);
       expect(textOf(result), JSON.stringify(args)).toContain(named);
     }
-    const other = (await call("list_market", { query: "weather", limit: 2 })).structuredContent as unknown as CatalogPage;
+    const other = (await call("list_market", { query: "weather", limit: 2 }))
+      .structuredContent as unknown as CatalogPage;
     const misused = await call("list_market", { query: "translate", cursor: other.pagination.nextCursor });
     expect(misused.isError).toBe(true);
     expect(textOf(misused)).toContain("another search");
@@ -239,25 +269,47 @@ describe("validate_listing", () => {
     expect(result.isError).toBeFalsy();
     const report = result.structuredContent as unknown as Report;
     expect(report).toMatchObject({ ok: true, charged: false, saved: false });
-    expect(report.checks.map((check) => check.name)).toEqual(["schema", "network", "price", "description", "sellerPayTo", "resource", "seller-probe"]);
+    expect(report.checks.map((check) => check.name)).toEqual([
+      "schema",
+      "network",
+      "price",
+      "description",
+      "sellerPayTo",
+      "resource",
+      "seller-probe",
+    ]);
     expect(seller.requests.slice(probes)).toEqual(["POST /api/summarise"]);
-    const viaHttp = await market.json("/listings/validate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body()) });
+    const viaHttp = await market.json("/listings/validate", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body()),
+    });
     expect(report).toEqual(viaHttp.body);
     expect(textOf(result)).toContain("Every check passed");
     expect(textOf(result)).toContain("Nothing was charged");
   });
 
   it("names each failed check in the report (a result, not a tool error)", async () => {
-    const result = await call("validate_listing", body({ priceUsdc: "0", sellerPayTo: "0x0000000000000000000000000000000000000000" }));
+    const result = await call(
+      "validate_listing",
+      body({ priceUsdc: "0", sellerPayTo: "0x0000000000000000000000000000000000000000" }),
+    );
     expect(result.isError).toBeFalsy();
     const report = result.structuredContent as unknown as Report;
     expect(report.ok).toBe(false);
-    expect(report.checks.filter((check) => !check.ok).map((check) => check.code)).toEqual(["price_not_positive", "zero_address", "pay_to_mismatch"]);
+    expect(report.checks.filter((check) => !check.ok).map((check) => check.code)).toEqual([
+      "price_not_positive",
+      "zero_address",
+      "pay_to_mismatch",
+    ]);
     expect(textOf(result)).toContain("FAIL price (price_not_positive)");
   });
 
   it("reports a body that breaks the listing schema as a tool error naming the fields", async () => {
-    const result = await call("validate_listing", body({ priceUsdc: "cheap", network: "eip155:1", unknownField: true }));
+    const result = await call(
+      "validate_listing",
+      body({ priceUsdc: "cheap", network: "eip155:1", unknownField: true }),
+    );
     expect(result.isError).toBe(true);
     for (const named of ["priceUsdc", "network", "unknownField"]) expect(textOf(result)).toContain(named);
     const { sellerListingCount } = (await market.json<{ sellerListingCount: number }>("/status.json")).body;
@@ -265,7 +317,11 @@ describe("validate_listing", () => {
   });
 
   it("shares the per-client probe limit with POST /listings/validate: over it, a tool error saying when to retry", async () => {
-    const limited = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1", PROBE_RATE_PER_HOST: "1000" });
+    const limited = await startTestServer({
+      ALLOW_LOOPBACK_SELLERS: "true",
+      PROBE_RATE_PER_CLIENT: "1",
+      PROBE_RATE_PER_HOST: "1000",
+    });
     const limitedClient = await connect(limited.url);
     try {
       const first = await limited.fetch("/listings/validate", {
@@ -294,7 +350,13 @@ describe("protocol errors over raw HTTP", () => {
   });
 
   it("answers JSON that is not a JSON-RPC message with -32600", async () => {
-    for (const text of ['{"jsonrpc":"2.0","id":1}', '{"hello":"world"}', "[]", '[{"jsonrpc":"1.0","id":1,"method":"ping"}]', "42"]) {
+    for (const text of [
+      '{"jsonrpc":"2.0","id":1}',
+      '{"hello":"world"}',
+      "[]",
+      '[{"jsonrpc":"1.0","id":1,"method":"ping"}]',
+      "42",
+    ]) {
       const { status, json } = await rawPost(text);
       expect(status, text).toBe(400);
       expect(json, text).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
@@ -314,14 +376,21 @@ describe("protocol errors over raw HTTP", () => {
     for (const text of cases) {
       const { status, json } = await rawPost(text);
       expect(status, text).toBe(200);
-      expect(json, text).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32602, message: expect.stringContaining("Invalid params") } });
+      expect(json, text).toMatchObject({
+        jsonrpc: "2.0",
+        id: 7,
+        error: { code: -32602, message: expect.stringContaining("Invalid params") },
+      });
     }
   });
 
   it("answers an unknown tool with an error result", async () => {
     const { status, json } = await rawPost(rpc("tools/call", { name: "buy_everything", arguments: {} }));
     expect(status).toBe(200);
-    expect(json?.result).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringContaining("buy_everything") }] });
+    expect(json?.result).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: expect.stringContaining("buy_everything") }],
+    });
   });
 
   it("answers a lone notification 202 with no body, and a batch with an array", async () => {
@@ -351,7 +420,10 @@ describe("protocol errors over raw HTTP", () => {
       status: 403,
       json: { error: { message: expect.stringContaining("Origin") } },
     });
-    expect(await postWithHeaders({ host: `localhost:${port}`, origin: "http://localhost:6274" })).toMatchObject({ status: 200, json: { id: 1, result: {} } });
+    expect(await postWithHeaders({ host: `localhost:${port}`, origin: "http://localhost:6274" })).toMatchObject({
+      status: 200,
+      json: { id: 1, result: {} },
+    });
   });
 
   it("answers GET /mcp asking for an SSE stream with 405: the server is stateless", async () => {

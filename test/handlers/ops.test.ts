@@ -37,7 +37,10 @@ describeAreaRoutes("ops", () => server, {
     status: 200,
     check(answer) {
       notCached(answer);
-      expect(jsonOf(answer)).toMatchObject({ status: "ready", checks: { database: { ok: true }, migrations: { ok: true }, payments: { ok: true } } });
+      expect(jsonOf(answer)).toMatchObject({
+        status: "ready",
+        checks: { database: { ok: true }, migrations: { ok: true }, payments: { ok: true } },
+      });
     },
   },
 });

@@ -9,7 +9,12 @@ import { databaseKinds, startCatalogServer, type CatalogServer } from "../suppor
 
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
-const listMarket = (id: number, query: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "list_market", arguments: { query } } });
+const listMarket = (id: number, query: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "list_market", arguments: { query } },
+});
 
 describe.each(databaseKinds)("query limit per client ($name)", (kind) => {
   let limited: CatalogServer;
@@ -39,7 +44,11 @@ describe.each(databaseKinds)("query limit per client ($name)", (kind) => {
     // The same question again is the response cache's, sent before the limit is looked at.
     expect((await client("/discovery/search?query=weather")).status).toBe(200);
     expect((await client("/?query=rain")).status).toBe(429);
-    const mcp = await client("/mcp", { method: "POST", headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+    const mcp = await client("/mcp", {
+      method: "POST",
+      headers: MCP_HEADERS,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
     expect(mcp.status).toBe(429);
     const a2a = await client("/a2a", {
       method: "POST",
@@ -58,7 +67,11 @@ describe.each(databaseKinds)("query limit per client ($name)", (kind) => {
 
   it("counts each uncached catalog page and feed (random filters, aliases, since) and serves the cached ones free", async () => {
     const client = clientAt(limited.server.url, "127.0.0.4");
-    const pages = ["/discovery/resources?offset=7", "/bazaar.json?network=eip155:1", "/feed.json?since=2029-12-31T00:00:00.000Z"];
+    const pages = [
+      "/discovery/resources?offset=7",
+      "/bazaar.json?network=eip155:1",
+      "/feed.json?since=2029-12-31T00:00:00.000Z",
+    ];
     for (const page of pages) expect((await client(page)).status).toBe(200);
     const refused = await client("/discovery/resources?offset=8");
     expect(refused.status).toBe(429);
@@ -71,7 +84,8 @@ describe.each(databaseKinds)("query limit per client ($name)", (kind) => {
 
   it("counts every request of an MCP batch: a batch of 100 takes 100, one past the budget left is refused whole", async () => {
     const client = clientAt(batched.server.url, "127.0.0.5");
-    const batch = (offset: number) => JSON.stringify(Array.from({ length: 100 }, (_, i) => listMarket(offset + i, `weather ${offset + i}`)));
+    const batch = (offset: number) =>
+      JSON.stringify(Array.from({ length: 100 }, (_, i) => listMarket(offset + i, `weather ${offset + i}`)));
     const first = await client("/mcp", { method: "POST", headers: MCP_HEADERS, body: batch(0) });
     expect(first.status).toBe(200);
     const answers = first.json<Array<{ id: number; result?: { isError?: boolean } }>>();

@@ -9,7 +9,11 @@ const item = (n: number) => ({
   resource: `https://api.example.com/v1/${n}?q="quoted"&x=\u2028`,
   description: `Weather "forecast" ${n}\nwith a line break and \\ a backslash`,
   accepts: [{ scheme: "exact", network: "eip155:8453", amount: String(10_000 + n), extra: { name: "USD Coin" } }],
-  metadata: { listingId: `id-${n}`, rankReasons: { textMatch: { terms: ["weather"], score: 1.5, rank: n }, trust: { factor: 1.1 } }, lookalike: false },
+  metadata: {
+    listingId: `id-${n}`,
+    rankReasons: { textMatch: { terms: ["weather"], score: 1.5, rank: n }, trust: { factor: 1.1 } },
+    lookalike: false,
+  },
 });
 
 function document(items: unknown[], extra: Record<string, unknown> = {}): DiscoveryDocument {

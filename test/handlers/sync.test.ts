@@ -9,7 +9,12 @@ import { DAY_MS, databaseKinds, startCatalogServer, type CatalogServer } from ".
 import { describeAreaRoutes, jsonOf } from "./area-routes.js";
 
 interface SyncPage {
-  items: Array<{ id: string; removed: boolean; reason?: string; item?: { description: string; accepts: Array<{ amount: string }> } }>;
+  items: Array<{
+    id: string;
+    removed: boolean;
+    reason?: string;
+    item?: { description: string; accepts: Array<{ amount: string }> };
+  }>;
   nextCursor: string | null;
   updatedUntil: string;
 }
@@ -61,8 +66,13 @@ describe.each(databaseKinds)("the sync area on $kind", (kind) => {
     let cursor: string | null = null;
     let until: string;
     do {
-      const query: URLSearchParams = new URLSearchParams({ limit: "2", ...(cursor ? { cursor } : since ? { updated_since: since } : {}) });
-      const { status, body }: { status: number; body: SyncPage } = await origin.json<SyncPage>(`/sync/listings?${query}`);
+      const query: URLSearchParams = new URLSearchParams({
+        limit: "2",
+        ...(cursor ? { cursor } : since ? { updated_since: since } : {}),
+      });
+      const { status, body }: { status: number; body: SyncPage } = await origin.json<SyncPage>(
+        `/sync/listings?${query}`,
+      );
       expect(status).toBe(200);
       for (const entry of body.items) {
         if (entry.removed) mirror.delete(entry.id);
@@ -74,7 +84,9 @@ describe.each(databaseKinds)("the sync area on $kind", (kind) => {
     return until;
   }
   const liveIds = async () =>
-    (await origin.json<{ items: Array<{ metadata: { listingId: string } }> }>("/discovery/resources?limit=100")).body.items
+    (
+      await origin.json<{ items: Array<{ metadata: { listingId: string } }> }>("/discovery/resources?limit=100")
+    ).body.items
       .map((i) => i.metadata.listingId)
       .sort();
 
@@ -119,24 +131,33 @@ describe.each(databaseKinds)("the sync area on $kind", (kind) => {
     // A fresh origin state (the test above expired everything): list two more.
     await origin.list({ description: "In the snapshot, one" });
     await origin.list({ description: "In the snapshot, two" });
-    const published = (await origin.json<{ catalog: { snapshotSigner: string; snapshot: string } }>("/.well-known/x402")).body.catalog;
+    const published = (
+      await origin.json<{ catalog: { snapshotSigner: string; snapshot: string } }>("/.well-known/x402")
+    ).body.catalog;
     const snapshot = (await origin.json<Snapshot>("/sync/snapshot")).body;
     expect(snapshot.items).toHaveLength(2);
     expect(await snapshotProblem(snapshot, published.snapshotSigner)).toBeNull();
     // The same key on every instance of one database; the mirror's own key is another.
-    const mirrorSigner = (await mirrorHost.json<{ catalog: { snapshotSigner: string } }>("/.well-known/x402")).body.catalog.snapshotSigner;
+    const mirrorSigner = (await mirrorHost.json<{ catalog: { snapshotSigner: string } }>("/.well-known/x402")).body
+      .catalog.snapshotSigner;
     expect(mirrorSigner).not.toBe(published.snapshotSigner);
 
     const tampered = structuredClone(snapshot);
     tampered.items[0]!.description = "Tampered";
     expect(await snapshotProblem(tampered, published.snapshotSigner)).toMatch(/do not hash/);
-    expect(await snapshotProblem({ ...snapshot, contentHash: `sha256:${"0".repeat(64)}` }, published.snapshotSigner)).toMatch(/do not hash/);
-    expect(await snapshotProblem({ ...snapshot, generatedAt: new Date(0).toISOString() }, published.snapshotSigner)).toMatch(/not by the published signer/);
+    expect(
+      await snapshotProblem({ ...snapshot, contentHash: `sha256:${"0".repeat(64)}` }, published.snapshotSigner),
+    ).toMatch(/do not hash/);
+    expect(
+      await snapshotProblem({ ...snapshot, generatedAt: new Date(0).toISOString() }, published.snapshotSigner),
+    ).toMatch(/not by the published signer/);
     const other = privateKeyToAccount(generatePrivateKey());
     const forged = {
       ...snapshot,
       signer: other.address,
-      signature: await other.signMessage({ message: `x402-marketplace snapshot ${snapshot.contentHash} ${snapshot.generatedAt}` }),
+      signature: await other.signMessage({
+        message: `x402-marketplace snapshot ${snapshot.contentHash} ${snapshot.generatedAt}`,
+      }),
     };
     expect(await snapshotProblem(forged, published.snapshotSigner)).toMatch(/not by the published signer/);
     expect(await snapshotProblem(snapshot, mirrorSigner)).toMatch(/not by the published signer/);

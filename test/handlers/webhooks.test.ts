@@ -32,7 +32,13 @@ describe.each(databaseKinds)("the webhooks area on $kind", (kind) => {
       request: () => ({ body: { url: RECEIVER, search: { q: "weather" }, events: ["listing.created"] } }),
       check(answer) {
         const created = jsonOf(answer);
-        expect(created).toMatchObject({ kind: "search", status: "pending", search: { q: "weather" }, events: ["listing.created"], deliveries: [] });
+        expect(created).toMatchObject({
+          kind: "search",
+          status: "pending",
+          search: { q: "weather" },
+          events: ["listing.created"],
+          deliveries: [],
+        });
         expect(created.secret).toMatch(/^whsec_/);
         expect(created.verification).toContain("webhook.verification");
       },
@@ -43,7 +49,10 @@ describe.each(databaseKinds)("the webhooks area on $kind", (kind) => {
       check(answer) {
         const document = jsonOf(answer);
         expect(document.signer).toBe(PAY_TO);
-        expect(document.typedData).toMatchObject({ primaryType: "SubscribeWebhooks", message: { payTo: PAY_TO, url: RECEIVER } });
+        expect(document.typedData).toMatchObject({
+          primaryType: "SubscribeWebhooks",
+          message: { payTo: PAY_TO, url: RECEIVER },
+        });
         expect(document.submit).toMatchObject({ method: "POST", body: { url: RECEIVER, seller: { payTo: PAY_TO } } });
       },
     },
@@ -51,7 +60,12 @@ describe.each(databaseKinds)("the webhooks area on $kind", (kind) => {
       status: 200,
       request: () => ({ params: { id: subscription.id }, headers: { authorization: `Bearer ${subscription.secret}` } }),
       check(answer) {
-        expect(jsonOf(answer)).toMatchObject({ id: subscription.id, kind: "listings", status: "pending", listingIds: [listingId] });
+        expect(jsonOf(answer)).toMatchObject({
+          id: subscription.id,
+          kind: "listings",
+          status: "pending",
+          listingIds: [listingId],
+        });
         expect(jsonOf(answer).secret).toBeUndefined();
       },
     },

@@ -20,7 +20,11 @@ describe("buyers see healthy listings unless told otherwise", () => {
   const ids: Record<"healthy" | "down" | "drifted", string> = { healthy: "", down: "", drifted: "" };
 
   beforeAll(async () => {
-    market = await startCatalogServer(databaseKinds[0]!, { ALLOW_LOOPBACK_SELLERS: "true", HEALTH_HOST_GAP_MS: "0", PROBE_TIMEOUT_MS: "1000" });
+    market = await startCatalogServer(databaseKinds[0]!, {
+      ALLOW_LOOPBACK_SELLERS: "true",
+      HEALTH_HOST_GAP_MS: "0",
+      PROBE_TIMEOUT_MS: "1000",
+    });
     const asset = market.server.contexts.listings.market.asset;
     seller = await startHealthSeller((request) => {
       if (request.url === "/down") return DOWN();
@@ -51,13 +55,17 @@ describe("buyers see healthy listings unless told otherwise", () => {
   });
 
   const buy = (id: string, ...extra: string[]) =>
-    runCli(["buy", id, "--url", market.server.url, "--max", "0.05", "--yes", ...extra], { X402_PRIVATE_KEY: generatePrivateKey() });
+    runCli(["buy", id, "--url", market.server.url, "--max", "0.05", "--yes", ...extra], {
+      X402_PRIVATE_KEY: generatePrivateKey(),
+    });
 
   it("the CLI's buy refuses an unhealthy or a drifted listing and says why, and tries anyway with --force", async () => {
     const visitsBefore = seller.visits.length;
     const [down, drifted] = await Promise.all([buy(ids.down), buy(ids.drifted)]);
     expect(down.code, down.stderr).toBe(3);
-    expect(down.stderr).toContain("the listing is unhealthy: its endpoint failed the marketplace's last re-probes (last probe: not_402)");
+    expect(down.stderr).toContain(
+      "the listing is unhealthy: its endpoint failed the marketplace's last re-probes (last probe: not_402)",
+    );
     expect(down.stderr).toContain("--force");
     expect(drifted.code, drifted.stderr).toBe(3);
     expect(drifted.stderr).toContain("the listing is drifted");
@@ -72,8 +80,13 @@ describe("buyers see healthy listings unless told otherwise", () => {
   it("list_market filters by health (default any, each item's health shown)", async () => {
     const call = async (args: Record<string, unknown>) => {
       const result = (await client.callTool({ name: "list_market", arguments: args })) as CallToolResult;
-      const document = result.structuredContent as { items: Array<{ metadata: { listingId: string; health: { status: string } } }> };
-      return { ids: document.items.map((item) => item.metadata.listingId), text: (result.content[0] as { text: string }).text };
+      const document = result.structuredContent as {
+        items: Array<{ metadata: { listingId: string; health: { status: string } } }>;
+      };
+      return {
+        ids: document.items.map((item) => item.metadata.listingId),
+        text: (result.content[0] as { text: string }).text,
+      };
     };
     const all = await call({ query: "weather" });
     expect(all.ids.sort()).toEqual(Object.values(ids).sort());
@@ -86,7 +99,9 @@ describe("buyers see healthy listings unless told otherwise", () => {
     const playbook = (await market.json<{ steps: Array<{ url?: string }> }>("/buy.json")).body;
     const url = new URL(playbook.steps[0]!.url!);
     expect(url.searchParams.get("health")).toBe("healthy");
-    const found = await market.json<{ items: Array<{ metadata: { listingId: string } }> }>(`${url.pathname}?health=healthy&query=weather`);
+    const found = await market.json<{ items: Array<{ metadata: { listingId: string } }> }>(
+      `${url.pathname}?health=healthy&query=weather`,
+    );
     expect(found.body.items.map((item) => item.metadata.listingId)).toEqual([ids.healthy]);
   });
 

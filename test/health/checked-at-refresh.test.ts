@@ -10,7 +10,13 @@ import { databaseKinds, startCatalogServer, type CatalogServer } from "../suppor
 const ROUND_MS = 20 * 60_000;
 const HOLDER = "test-round";
 
-type Health = { status: string; lastCheckedAt?: string; lastHealthyAt?: string; uptime7d?: number; failureCode?: string };
+type Health = {
+  status: string;
+  lastCheckedAt?: string;
+  lastHealthyAt?: string;
+  uptime7d?: number;
+  failureCode?: string;
+};
 type ListingBody = { item: { metadata: { health: Health } }; lastProbes: Array<{ at: string; ok: boolean }> };
 
 describe.each(databaseKinds)("a round's probe that moves only lastCheckedAt, on $kind", (kind) => {
@@ -41,7 +47,8 @@ describe.each(databaseKinds)("a round's probe that moves only lastCheckedAt, on 
     const now = market.clock.now();
     const claimed = await health().store.claim(HOLDER, now, 60_000, 10);
     expect(claimed.length).toBeGreaterThan(0);
-    const outcome = (id: string) => (id === failing ? { ok: false as const, code: "timeout", latencyMs: 40 } : { ok: true as const, latencyMs: 40 });
+    const outcome = (id: string) =>
+      id === failing ? { ok: false as const, code: "timeout", latencyMs: 40 } : { ok: true as const, latencyMs: 40 };
     await health().store.record(
       HOLDER,
       claimed.map((listing) => ({ claimed: listing, outcome: outcome(listing.listingId), at: now })),
@@ -56,7 +63,12 @@ describe.each(databaseKinds)("a round's probe that moves only lastCheckedAt, on 
     await health().store.schedule(market.clock.now());
     const firstCheck = await roundProbe();
     const first = await listingDocument(id);
-    expect(first.item.metadata.health).toMatchObject({ status: "healthy", lastCheckedAt: firstCheck, lastHealthyAt: firstCheck, uptime7d: 1 });
+    expect(first.item.metadata.health).toMatchObject({
+      status: "healthy",
+      lastCheckedAt: firstCheck,
+      lastHealthyAt: firstCheck,
+      uptime7d: 1,
+    });
     const [token, etag] = [await version(), await catalogEtag()];
 
     const checks: string[] = [];
@@ -74,7 +86,11 @@ describe.each(databaseKinds)("a round's probe that moves only lastCheckedAt, on 
     expect(Date.parse(hourLater) - Date.parse(firstCheck)).toBeGreaterThanOrEqual(HEALTH_CHECKED_AT_REFRESH_MS);
     expect(await version()).not.toBe(token);
     expect(await catalogEtag()).not.toBe(etag);
-    expect((await listingDocument(id)).item.metadata.health).toMatchObject({ status: "healthy", lastCheckedAt: hourLater, lastHealthyAt: hourLater });
+    expect((await listingDocument(id)).item.metadata.health).toMatchObject({
+      status: "healthy",
+      lastCheckedAt: hourLater,
+      lastHealthyAt: hourLater,
+    });
   });
 
   it("publishes a refresh outside the rounds at once, and a round's probe that moves a failure code", async () => {
@@ -86,11 +102,18 @@ describe.each(databaseKinds)("a round's probe that moves only lastCheckedAt, on 
     const refreshedAt = market.clock.now();
     await health().recordRefresh(id, { ok: true, latencyMs: 40 }, refreshedAt);
     expect(await version()).not.toBe(token);
-    expect((await listingDocument(id)).item.metadata.health).toMatchObject({ status: "healthy", lastCheckedAt: refreshedAt.toISOString() });
+    expect((await listingDocument(id)).item.metadata.health).toMatchObject({
+      status: "healthy",
+      lastCheckedAt: refreshedAt.toISOString(),
+    });
 
     token = await version();
     const failed = await roundProbe(id);
     expect(await version()).not.toBe(token);
-    expect((await listingDocument(id)).item.metadata.health).toMatchObject({ status: "healthy", failureCode: "timeout", lastCheckedAt: failed });
+    expect((await listingDocument(id)).item.metadata.health).toMatchObject({
+      status: "healthy",
+      failureCode: "timeout",
+      lastCheckedAt: failed,
+    });
   });
 });

@@ -12,7 +12,13 @@ import { startTestServer, type TestServer } from "../support/server.js";
 import { paying, startHealthSeller, type HealthSeller } from "./support.js";
 
 type ListingDocument = {
-  item: { metadata: { listingId: string; priceUsdc: string; health: { status: string; failureCode?: string; uptime24h?: number; lastHealthyAt?: string } } };
+  item: {
+    metadata: {
+      listingId: string;
+      priceUsdc: string;
+      health: { status: string; failureCode?: string; uptime24h?: number; lastHealthyAt?: string };
+    };
+  };
   healthHistory: Array<{ probes: number; successes: number }>;
   lastProbes: Array<{ ok: boolean; code?: string; latencyMs?: number }>;
 };
@@ -70,7 +76,11 @@ describe.each(testDatabaseKinds())("the listing-time probe on $kind", (kind) => 
     const body = summariseListing(seller, { method: "GET", resource: `${seller.url}/api/${kind.kind}` }, SELLER_PAY_TO);
     const { id } = await list(body);
     const document = await documentOf(id);
-    expect(document.item.metadata.health).toMatchObject({ status: "healthy", uptime24h: 1, lastHealthyAt: clock.now().toISOString() });
+    expect(document.item.metadata.health).toMatchObject({
+      status: "healthy",
+      uptime24h: 1,
+      lastHealthyAt: clock.now().toISOString(),
+    });
     expect(document.lastProbes).toEqual([expect.objectContaining({ ok: true, latencyMs: expect.any(Number) })]);
     expect(document.healthHistory).toEqual([expect.objectContaining({ probes: 1, successes: 1 })]);
     const row = await server.database.prisma.listingHealth.findUniqueOrThrow({ where: { listingId: id } });
@@ -84,13 +94,19 @@ describe.each(testDatabaseKinds())("the listing-time probe on $kind", (kind) => 
   it("a drifted listing renewed with the seller's new price is healthy again at once", async () => {
     const resource = `${seller.url}/api/renewed-${kind.kind}`;
     const { id } = await list(summariseListing(seller, { method: "GET", resource }, SELLER_PAY_TO));
-    seller.answer = (request) => (request.url === `/api/renewed-${kind.kind}` ? paying(chain.asset, "50000")() : paying(chain.asset)());
+    seller.answer = (request) =>
+      request.url === `/api/renewed-${kind.kind}` ? paying(chain.asset, "50000")() : paying(chain.asset)();
     try {
       clock.advance(20 * 60_000);
       await server.contexts.listings.health.prober.runRound();
-      expect((await documentOf(id)).item.metadata.health).toMatchObject({ status: "drifted", failureCode: "price_mismatch" });
+      expect((await documentOf(id)).item.metadata.health).toMatchObject({
+        status: "drifted",
+        failureCode: "price_mismatch",
+      });
 
-      const renewal = await list(summariseListing(seller, { method: "GET", resource, priceUsdc: "0.05" }, SELLER_PAY_TO));
+      const renewal = await list(
+        summariseListing(seller, { method: "GET", resource, priceUsdc: "0.05" }, SELLER_PAY_TO),
+      );
       expect(renewal).toMatchObject({ id, renewed: true });
       const document = await documentOf(id);
       expect(document.item.metadata.priceUsdc).toBe("0.05");

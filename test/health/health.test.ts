@@ -44,7 +44,8 @@ describe.each(databaseKinds)("listing health on $kind", (kind) => {
     market.clock.advance(ROUND_MS);
     return report;
   }
-  const listSeller = (path: string) => market.list({ resource: `${seller.url}${path}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
+  const listSeller = (path: string) =>
+    market.list({ resource: `${seller.url}${path}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
   const healthOf = async (id: string): Promise<Health> => {
     const { status, body } = await market.json<{ item: { metadata: { health: Health } } }>(`/listings/${id}`);
     expect(status).toBe(200);
@@ -62,10 +63,13 @@ describe.each(databaseKinds)("listing health on $kind", (kind) => {
     expect(health.failureCode).toBeUndefined();
     expect(health.p50LatencyMs).toBeGreaterThanOrEqual(0);
     expect(health.lastHealthyAt).toBe(health.lastCheckedAt);
-    const { body } = await market.json<{ healthHistory: Array<{ day: string; probes: number; uptime: number }>; lastProbes: Array<{ ok: boolean }> }>(
-      `/listings/${id}`,
-    );
-    expect(body.healthHistory).toEqual([expect.objectContaining({ day: "2030-01-01", probes: 1, successes: 1, uptime: 1 })]);
+    const { body } = await market.json<{
+      healthHistory: Array<{ day: string; probes: number; uptime: number }>;
+      lastProbes: Array<{ ok: boolean }>;
+    }>(`/listings/${id}`);
+    expect(body.healthHistory).toEqual([
+      expect.objectContaining({ day: "2030-01-01", probes: 1, successes: 1, uptime: 1 }),
+    ]);
     expect(body.lastProbes).toEqual([expect.objectContaining({ ok: true })]);
   });
 
@@ -105,7 +109,10 @@ describe.each(databaseKinds)("listing health on $kind", (kind) => {
     seller.answer = (request) => (request.url === "/pricey" ? paying(asset, "50000")() : paying(asset)());
     await round();
     expect(await healthOf(id)).toMatchObject({ status: "drifted", failureCode: "price_mismatch" });
-    seller.answer = (request) => (request.url === "/pricey" ? paying(asset, "30000", "0x000000000000000000000000000000000000dEaD")() : paying(asset)());
+    seller.answer = (request) =>
+      request.url === "/pricey"
+        ? paying(asset, "30000", "0x000000000000000000000000000000000000dEaD")()
+        : paying(asset)();
     await round();
     expect(await healthOf(id)).toMatchObject({ status: "drifted", failureCode: "pay_to_mismatch" });
     seller.answer = paying(asset);
@@ -119,9 +126,11 @@ describe.each(databaseKinds)("listing health on $kind", (kind) => {
     for (let i = 0; i < 3; i++) await round();
     expect((await healthOf(id)).status).toBe("unhealthy");
     const ids = async (query: string) =>
-      (await market.json<{ items: Array<{ metadata: { listingId: string } }> }>(`/discovery/resources?limit=100${query}`)).body.items.map(
-        (item) => item.metadata.listingId,
-      );
+      (
+        await market.json<{ items: Array<{ metadata: { listingId: string } }> }>(
+          `/discovery/resources?limit=100${query}`,
+        )
+      ).body.items.map((item) => item.metadata.listingId);
     expect(await ids("")).toContain(id);
     expect(await ids("&health=unhealthy")).toContain(id);
     expect(await ids("&health=healthy")).not.toContain(id);
@@ -163,9 +172,9 @@ describe("the seed rows", () => {
     try {
       const seeded = async () =>
         (
-          await market.json<{ items: Array<{ resource: string; metadata: { leftoverSeed: boolean; health: Health } }> }>(
-            "/discovery/resources?includeSeed=true&limit=100",
-          )
+          await market.json<{
+            items: Array<{ resource: string; metadata: { leftoverSeed: boolean; health: Health } }>;
+          }>("/discovery/resources?includeSeed=true&limit=100")
         ).body.items.filter((item) => item.metadata.leftoverSeed);
       const before = await seeded();
       expect(before.length).toBeGreaterThan(0);

@@ -8,7 +8,13 @@ import { startTestServer, type TestServer } from "../support/server.js";
 import { paying, startHealthSeller, type HealthSeller } from "./support.js";
 
 const postgres = databaseKinds.find((kind) => kind.kind === "postgres");
-const ENV = { ALLOW_LOOPBACK_SELLERS: "true", HEALTH_HOST_GAP_MS: "0", HEALTH_PROBE_BATCH: "3", HEALTH_PROBE_CONCURRENCY: "2", PROBE_TIMEOUT_MS: "2000" };
+const ENV = {
+  ALLOW_LOOPBACK_SELLERS: "true",
+  HEALTH_HOST_GAP_MS: "0",
+  HEALTH_PROBE_BATCH: "3",
+  HEALTH_PROBE_CONCURRENCY: "2",
+  PROBE_TIMEOUT_MS: "2000",
+};
 const ROUND_MS = 20 * 60_000;
 
 describe.skipIf(!postgres)("two instances on PostgreSQL", () => {
@@ -24,7 +30,16 @@ describe.skipIf(!postgres)("two instances on PostgreSQL", () => {
     for (let s = 0; s < 4; s++) sellers.push(await startHealthSeller(() => ({ ...paying(asset)(), delayMs: 10 })));
     for (const seller of sellers) {
       for (let i = 0; i < 6; i++)
-        ids.push((await first.list({ resource: `${seller.url}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id);
+        ids.push(
+          (
+            await first.list({
+              resource: `${seller.url}/api/${i}`,
+              method: "GET",
+              priceUsdc: "0.03",
+              sellerPayTo: SELLER_PAY_TO,
+            })
+          ).id,
+        );
     }
   });
   afterAll(async () => {
@@ -36,13 +51,17 @@ describe.skipIf(!postgres)("two instances on PostgreSQL", () => {
   const requestsPerListing = () => {
     const counts = new Map<string, number>();
     for (const seller of sellers)
-      for (const visit of seller.visits) counts.set(`${seller.url}${visit.path}`, (counts.get(`${seller.url}${visit.path}`) ?? 0) + 1);
+      for (const visit of seller.visits)
+        counts.set(`${seller.url}${visit.path}`, (counts.get(`${seller.url}${visit.path}`) ?? 0) + 1);
     return counts;
   };
 
   it("probe each listing exactly once per round between them", async () => {
     for (let round = 1; round <= 2; round++) {
-      const [a, b] = await Promise.all([first.server.contexts.listings.health.prober.runRound(), second.contexts.listings.health.prober.runRound()]);
+      const [a, b] = await Promise.all([
+        first.server.contexts.listings.health.prober.runRound(),
+        second.contexts.listings.health.prober.runRound(),
+      ]);
       expect(a.probed + b.probed).toBe(24);
       expect(a.probed).toBeGreaterThan(0);
       expect(b.probed).toBeGreaterThan(0);
@@ -54,7 +73,9 @@ describe.skipIf(!postgres)("two instances on PostgreSQL", () => {
     const status = await first.json<{ listingsByHealth: Record<string, number> }>("/status.json");
     expect(status.body.listingsByHealth).toMatchObject({ healthy: 24, unknown: 0 });
     // The second instance hears of the first's last commits by change notice, within the 1 s staleness bound.
-    const fromSecond = async () => ((await (await second.fetch("/status.json")).json()) as { listingsByHealth: Record<string, number> }).listingsByHealth;
+    const fromSecond = async () =>
+      ((await (await second.fetch("/status.json")).json()) as { listingsByHealth: Record<string, number> })
+        .listingsByHealth;
     await expect.poll(fromSecond, { timeout: 15_000 }).toEqual(status.body.listingsByHealth);
   });
 
@@ -62,7 +83,10 @@ describe.skipIf(!postgres)("two instances on PostgreSQL", () => {
     const { prisma } = first.server.database;
     const orphaned = ids.slice(0, 5);
     const leaseUntil = new Date(first.clock.now().getTime() + 5 * 60_000);
-    await prisma.listingHealth.updateMany({ where: { listingId: { in: orphaned } }, data: { leasedBy: "killed-instance", leaseUntil } });
+    await prisma.listingHealth.updateMany({
+      where: { listingId: { in: orphaned } },
+      data: { leasedBy: "killed-instance", leaseUntil },
+    });
     const before = requestsPerListing();
     const whileLeased = await second.contexts.listings.health.prober.runRound();
     expect(whileLeased.probed).toBe(19);

@@ -21,12 +21,22 @@ describe.skipIf(!postgres)("an instance killed mid-round", () => {
 
   beforeAll(async () => {
     database = await postgres!.create();
-    server = await startTestServer({ DATABASE_URL: database.url, ALLOW_LOOPBACK_SELLERS: "true", HEALTH_HOST_GAP_MS: "0", PROBE_TIMEOUT_MS: "2000" });
+    server = await startTestServer({
+      DATABASE_URL: database.url,
+      ALLOW_LOOPBACK_SELLERS: "true",
+      HEALTH_HOST_GAP_MS: "0",
+      PROBE_TIMEOUT_MS: "2000",
+    });
     const asset = server.contexts.listings.market.asset;
     seller = await startHealthSeller(() => (hanging ? { ...paying(asset)(), delayMs: 60_000 } : paying(asset)()));
     for (let i = 0; i < 6; i++) {
       await server.contexts.listings.store.createListing(
-        listingInput({ resource: `${seller.url}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO }),
+        listingInput({
+          resource: `${seller.url}/api/${i}`,
+          method: "GET",
+          priceUsdc: "0.03",
+          sellerPayTo: SELLER_PAY_TO,
+        }),
         new Date(),
       );
     }
@@ -39,7 +49,13 @@ describe.skipIf(!postgres)("an instance killed mid-round", () => {
 
   it("leaves leases that the other instance takes over once they run out", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", "test/health/fixtures/lease-holder.ts"], {
-      env: { ...process.env, DATABASE_URL: database.url, HOLDER: "doomed-instance", LEASE_MS: String(LEASE_MS), ASSET: server.contexts.listings.market.asset },
+      env: {
+        ...process.env,
+        DATABASE_URL: database.url,
+        HOLDER: "doomed-instance",
+        LEASE_MS: String(LEASE_MS),
+        ASSET: server.contexts.listings.market.asset,
+      },
       stdio: ["ignore", "pipe", "inherit"],
     });
     onTestFinished(() => void child.kill("SIGKILL"));
@@ -64,6 +80,8 @@ describe.skipIf(!postgres)("an instance killed mid-round", () => {
     expect(report.probed).toBe(6);
     expect(seller.visits.length - visitsBefore).toBe(6);
     const rows = await prisma.listingHealth.findMany();
-    expect(rows.every((row) => row.leasedBy === null && row.lastCheckedAt !== null && row.consecutiveSuccesses === 1)).toBe(true);
+    expect(
+      rows.every((row) => row.leasedBy === null && row.lastCheckedAt !== null && row.consecutiveSuccesses === 1),
+    ).toBe(true);
   });
 });

@@ -40,7 +40,16 @@ describe.skipIf(!postgres)("a batch that outlives its lease, two instances on Po
     second = await startTestServer({ ...ENV, DATABASE_URL: first.db.url }, { now: first.clock.now });
     seller = await startHealthSeller(paying(first.server.contexts.listings.market.asset));
     for (let i = 0; i < 3; i++)
-      ids.push((await first.list({ resource: `${seller.url}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id);
+      ids.push(
+        (
+          await first.list({
+            resource: `${seller.url}/api/${i}`,
+            method: "GET",
+            priceUsdc: "0.03",
+            sellerPayTo: SELLER_PAY_TO,
+          })
+        ).id,
+      );
   });
   afterAll(async () => {
     await second?.close();
@@ -68,10 +77,18 @@ describe.skipIf(!postgres)("a batch that outlives its lease, two instances on Po
     expect(seller.visits.length).toBe(6);
     expect(await recordedSamples()).toBe(seller.visits.length);
     for (const id of ids) {
-      const document = (await first.json<{ lastProbes: unknown[]; item: { metadata: { health: { status: string } } } }>(`/listings/${id}`)).body;
+      const document = (
+        await first.json<{ lastProbes: unknown[]; item: { metadata: { health: { status: string } } } }>(
+          `/listings/${id}`,
+        )
+      ).body;
       expect(document.lastProbes).toHaveLength(2);
       expect(document.item.metadata.health.status).toBe("healthy");
     }
-    expect(await first.server.database.prisma.listingHealth.count({ where: { listingId: { in: ids }, leasedBy: { not: null } } })).toBe(0);
+    expect(
+      await first.server.database.prisma.listingHealth.count({
+        where: { listingId: { in: ids }, leasedBy: { not: null } },
+      }),
+    ).toBe(0);
   });
 });

@@ -19,7 +19,11 @@ describe.each(databaseKinds)("the probe budget on $kind", (kind) => {
   const sellers: HealthSeller[] = [];
 
   beforeAll(async () => {
-    market = await startCatalogServer(kind, { ALLOW_LOOPBACK_SELLERS: "true", HEALTH_HOST_GAP_MS: "0", PROBE_TIMEOUT_MS: "2000" });
+    market = await startCatalogServer(kind, {
+      ALLOW_LOOPBACK_SELLERS: "true",
+      HEALTH_HOST_GAP_MS: "0",
+      PROBE_TIMEOUT_MS: "2000",
+    });
     // Four hosts: politeness alone would probe them side by side.
     for (const host of ["127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"])
       sellers.push(await startHealthSeller(paying(market.server.contexts.listings.market.asset), host));
@@ -33,7 +37,16 @@ describe.each(databaseKinds)("the probe budget on $kind", (kind) => {
     const { health, probe } = market.server.contexts.listings;
     const ids: string[] = [];
     for (const seller of sellers)
-      ids.push((await market.list({ resource: `${seller.url}/api`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id);
+      ids.push(
+        (
+          await market.list({
+            resource: `${seller.url}/api`,
+            method: "GET",
+            priceUsdc: "0.03",
+            sellerPayTo: SELLER_PAY_TO,
+          })
+        ).id,
+      );
     const starts: number[] = [];
     const prober = new HealthProber({
       store: health.store,
@@ -90,7 +103,10 @@ describe.each(databaseKinds)("the probe budget on $kind", (kind) => {
     // One more interval: the budget's 2 s have passed for the others too.
     market.clock.advance(1.1 * INTERVAL_MS + 1);
     expect((await prober.runRound()).probed).toBe(4);
-    const { body: down } = await market.json<{ item: { metadata: { health: { status: string } } }; lastProbes: Array<{ ok: boolean }> }>(`/listings/${ids[0]}`);
+    const { body: down } = await market.json<{
+      item: { metadata: { health: { status: string } } };
+      lastProbes: Array<{ ok: boolean }>;
+    }>(`/listings/${ids[0]}`);
     expect(down.lastProbes.slice(0, 3).map((sample) => sample.ok)).toEqual([false, false, false]);
     expect(down.item.metadata.health.status).toBe("unhealthy");
   });

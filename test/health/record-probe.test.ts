@@ -27,20 +27,29 @@ describe.each(testDatabaseKinds())("probes outside the rounds on $kind", (kind) 
     await health.recordProbe(id, { ok: true, latencyMs: 40 }, at(1), { ...SCHEDULE, fresh: true });
     expect(await status(id)).toBe("healthy");
     for (let i = 2; i < 2 + RULES.failuresToUnhealthy; i++)
-      await health.recordProbe(id, { ok: false, code: "timeout", latencyMs: 5_000 }, at(i), { ...SCHEDULE, fresh: false });
+      await health.recordProbe(id, { ok: false, code: "timeout", latencyMs: 5_000 }, at(i), {
+        ...SCHEDULE,
+        fresh: false,
+      });
     expect(await status(id)).toBe("unhealthy");
     await health.recordProbe(id, { ok: true, latencyMs: 40 }, at(10), { ...SCHEDULE, fresh: false });
     expect(await status(id)).toBe("unhealthy");
     await health.recordProbe(id, { ok: true, latencyMs: 40 }, at(11), { ...SCHEDULE, fresh: false });
     expect(await status(id)).toBe("healthy");
-    await health.recordProbe(id, { ok: false, code: "price_mismatch", latencyMs: 40 }, at(12), { ...SCHEDULE, fresh: false });
+    await health.recordProbe(id, { ok: false, code: "price_mismatch", latencyMs: 40 }, at(12), {
+      ...SCHEDULE,
+      fresh: false,
+    });
     expect(await status(id)).toBe("drifted");
   });
 
   it("starts afresh from the listing-time probe: the terms just paid for are what it matched", async () => {
     const { id } = await ctx.store.createListing(listingInput(), at(0));
     for (let i = 1; i <= RULES.failuresToUnhealthy; i++)
-      await health.recordProbe(id, { ok: false, code: "unreachable", latencyMs: 10 }, at(i), { ...SCHEDULE, fresh: false });
+      await health.recordProbe(id, { ok: false, code: "unreachable", latencyMs: 10 }, at(i), {
+        ...SCHEDULE,
+        fresh: false,
+      });
     expect(await status(id)).toBe("unhealthy");
     await health.recordProbe(id, { ok: true, latencyMs: 40 }, at(20), { ...SCHEDULE, fresh: true });
     expect(await status(id)).toBe("healthy");

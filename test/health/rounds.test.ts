@@ -34,7 +34,11 @@ describe("hostile sellers", () => {
         case "/hang":
           return { status: 402, body: "{}", delayMs: 30_000 };
         case "/huge":
-          return { status: 402, headers: { "content-type": "application/json" }, body: `{"x402Version":2,"pad":"${"x".repeat(8 * 1024 * 1024)}"}` };
+          return {
+            status: 402,
+            headers: { "content-type": "application/json" },
+            body: `{"x402Version":2,"pad":"${"x".repeat(8 * 1024 * 1024)}"}`,
+          };
         case "/redirect":
           return { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } };
         case "/malformed":
@@ -55,9 +59,18 @@ describe("hostile sellers", () => {
     const listed: Record<string, string> = {};
     const gone = `http://127.0.0.1:${await freePort()}/gone`;
     for (const path of ["/hang", "/huge", "/redirect", "/malformed", "/ok-but-200", "/fine"]) {
-      listed[path] = (await market.list({ resource: `${seller.url}${path}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id;
+      listed[path] = (
+        await market.list({
+          resource: `${seller.url}${path}`,
+          method: "GET",
+          priceUsdc: "0.03",
+          sellerPayTo: SELLER_PAY_TO,
+        })
+      ).id;
     }
-    listed["/gone"] = (await market.list({ resource: gone, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id;
+    listed["/gone"] = (
+      await market.list({ resource: gone, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })
+    ).id;
 
     const started = performance.now();
     const report = await market.server.contexts.listings.health.prober.runRound();
@@ -69,7 +82,9 @@ describe("hostile sellers", () => {
 
     const codes: Record<string, string | undefined> = {};
     for (const [path, id] of Object.entries(listed)) {
-      const { body } = await market.json<{ lastProbes: Array<{ ok: boolean; code?: string; latencyMs?: number }> }>(`/listings/${id}`);
+      const { body } = await market.json<{ lastProbes: Array<{ ok: boolean; code?: string; latencyMs?: number }> }>(
+        `/listings/${id}`,
+      );
       codes[path] = body.lastProbes[0]?.code ?? (body.lastProbes[0]?.ok ? "ok" : undefined);
       expect(body.lastProbes[0]!.latencyMs).toBeLessThan(PROBE_TIMEOUT_MS + 10_000);
     }
@@ -100,9 +115,16 @@ describe("per-host politeness", () => {
     const asset = market.server.contexts.listings.market.asset;
     const slow = () => ({ ...paying(asset)(), delayMs: 40 });
     // Two sellers (two ports) on 127.0.0.1 are one host; 127.0.0.2 and 127.0.0.3 are two others.
-    for (const host of ["127.0.0.1", "127.0.0.1", "127.0.0.2", "127.0.0.3"]) sellers.push(await startHealthSeller(slow, host));
+    for (const host of ["127.0.0.1", "127.0.0.1", "127.0.0.2", "127.0.0.3"])
+      sellers.push(await startHealthSeller(slow, host));
     for (const seller of sellers) {
-      for (let i = 0; i < 3; i++) await market.list({ resource: `${seller.url}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
+      for (let i = 0; i < 3; i++)
+        await market.list({
+          resource: `${seller.url}/api/${i}`,
+          method: "GET",
+          priceUsdc: "0.03",
+          sellerPayTo: SELLER_PAY_TO,
+        });
     }
   });
   afterAll(async () => {
@@ -119,7 +141,8 @@ describe("per-host politeness", () => {
     for (const visits of byHost.values()) {
       visits.sort((a, b) => a.start - b.start);
       expect(visits.every((visit) => visit.inFlightOnHost === 1)).toBe(true);
-      for (let i = 1; i < visits.length; i++) expect(visits[i]!.start - visits[i - 1]!.end).toBeGreaterThanOrEqual(GAP_MS - 2);
+      for (let i = 1; i < visits.length; i++)
+        expect(visits[i]!.start - visits[i - 1]!.end).toBeGreaterThanOrEqual(GAP_MS - 2);
     }
     // The hosts did not wait for each other: 127.0.0.2's first probe started before 127.0.0.1's second.
     const first = byHost.get("127.0.0.1")!;

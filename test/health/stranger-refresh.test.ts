@@ -38,7 +38,14 @@ describe.each(databaseKinds)("refreshes from a stranger on $kind", { timeout: 18
   beforeAll(async () => {
     market = await startCatalogServer(kind, ENV);
     seller = await startHealthSeller(paying(market.server.contexts.listings.market.asset));
-    id = (await market.list({ resource: `${seller.url}/api/tool`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id;
+    id = (
+      await market.list({
+        resource: `${seller.url}/api/tool`,
+        method: "GET",
+        priceUsdc: "0.03",
+        sellerPayTo: SELLER_PAY_TO,
+      })
+    ).id;
     await market.server.contexts.listings.health.prober.runRound();
   });
   afterAll(async () => {
@@ -106,78 +113,113 @@ describe.each(databaseKinds)("refreshes from a stranger on $kind", { timeout: 18
   });
 });
 
-describe.each(databaseKinds)("refreshes from a stranger and the published uptimes on $kind", { timeout: 180_000 }, (kind) => {
-  let market: CatalogServer;
-  let victim: HealthSeller;
-  let rival: HealthSeller;
-  let victimId: string;
-  let rivalId: string;
+describe.each(databaseKinds)(
+  "refreshes from a stranger and the published uptimes on $kind",
+  { timeout: 180_000 },
+  (kind) => {
+    let market: CatalogServer;
+    let victim: HealthSeller;
+    let rival: HealthSeller;
+    let victimId: string;
+    let rivalId: string;
 
-  beforeAll(async () => {
-    market = await startCatalogServer(kind, ENV);
-    const up = paying(market.server.contexts.listings.market.asset);
-    [victim, rival] = await Promise.all([startHealthSeller(up), startHealthSeller(up, "127.0.0.2")]);
-    victimId = (await market.list({ resource: `${victim.url}/api/tool`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id;
-    rivalId = (await market.list({ resource: `${rival.url}/api/tool`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id;
-    expect((await market.server.contexts.listings.health.prober.runRound()).probed).toBe(2);
-  });
-  afterAll(async () => {
-    await market?.close();
-    await victim?.close();
-    await rival?.close();
-  });
+    beforeAll(async () => {
+      market = await startCatalogServer(kind, ENV);
+      const up = paying(market.server.contexts.listings.market.asset);
+      [victim, rival] = await Promise.all([startHealthSeller(up), startHealthSeller(up, "127.0.0.2")]);
+      victimId = (
+        await market.list({
+          resource: `${victim.url}/api/tool`,
+          method: "GET",
+          priceUsdc: "0.03",
+          sellerPayTo: SELLER_PAY_TO,
+        })
+      ).id;
+      rivalId = (
+        await market.list({
+          resource: `${rival.url}/api/tool`,
+          method: "GET",
+          priceUsdc: "0.03",
+          sellerPayTo: SELLER_PAY_TO,
+        })
+      ).id;
+      expect((await market.server.contexts.listings.health.prober.runRound()).probed).toBe(2);
+    });
+    afterAll(async () => {
+      await market?.close();
+      await victim?.close();
+      await rival?.close();
+    });
 
-  const documentOf = async (listingId: string) => (await market.json<ListingDocument>(`/listings/${listingId}`)).body;
-  const uptimes = async (listingId: string): Promise<Uptimes> => {
-    const { uptime24h, uptime7d, uptime30d } = (await documentOf(listingId)).item.metadata.health;
-    return { uptime24h, uptime7d, uptime30d };
-  };
-  const sixRefreshes = async () => {
-    for (let i = 0; i < 6; i++) {
-      const response = await market.json<{ healthRecorded: boolean }>(`/listings/${victimId}/refresh`, { method: "POST" });
-      expect(response.status).toBe(200);
-      market.clock.advance(1000);
-    }
-  };
-  const uptimeOrder = async () => {
-    const page = await market.json<{ items: Array<{ metadata: { listingId: string } }> }>("/bazaar.json?limit=100&sort=uptime");
-    return page.body.items.map((item) => item.metadata.listingId).filter((id) => id === victimId || id === rivalId);
-  };
+    const documentOf = async (listingId: string) => (await market.json<ListingDocument>(`/listings/${listingId}`)).body;
+    const uptimes = async (listingId: string): Promise<Uptimes> => {
+      const { uptime24h, uptime7d, uptime30d } = (await documentOf(listingId)).item.metadata.health;
+      return { uptime24h, uptime7d, uptime30d };
+    };
+    const sixRefreshes = async () => {
+      for (let i = 0; i < 6; i++) {
+        const response = await market.json<{ healthRecorded: boolean }>(`/listings/${victimId}/refresh`, {
+          method: "POST",
+        });
+        expect(response.status).toBe(200);
+        market.clock.advance(1000);
+      }
+    };
+    const uptimeOrder = async () => {
+      const page = await market.json<{ items: Array<{ metadata: { listingId: string } }> }>(
+        "/bazaar.json?limit=100&sort=uptime",
+      );
+      return page.body.items.map((item) => item.metadata.listingId).filter((id) => id === victimId || id === rivalId);
+    };
 
-  it("six refreshes during a brief outage leave the uptimes and sort=uptime as they were", async () => {
-    // The rival fails one scheduled round (1 pass, 1 failure); the victim passes it (2 passes).
-    rival.answer = DOWN;
-    market.clock.advance(ROUND_MS);
-    expect((await market.server.contexts.listings.health.prober.runRound()).probed).toBe(2);
-    rival.answer = paying(market.server.contexts.listings.market.asset);
-    expect(await uptimes(rivalId)).toEqual({ uptime24h: 0.5, uptime7d: 0.5, uptime30d: 0.5 });
-    expect(await uptimes(victimId)).toEqual({ uptime24h: 1, uptime7d: 1, uptime30d: 1 });
-    expect(await uptimeOrder()).toEqual([victimId, rivalId]);
+    it("six refreshes during a brief outage leave the uptimes and sort=uptime as they were", async () => {
+      // The rival fails one scheduled round (1 pass, 1 failure); the victim passes it (2 passes).
+      rival.answer = DOWN;
+      market.clock.advance(ROUND_MS);
+      expect((await market.server.contexts.listings.health.prober.runRound()).probed).toBe(2);
+      rival.answer = paying(market.server.contexts.listings.market.asset);
+      expect(await uptimes(rivalId)).toEqual({ uptime24h: 0.5, uptime7d: 0.5, uptime30d: 0.5 });
+      expect(await uptimes(victimId)).toEqual({ uptime24h: 1, uptime7d: 1, uptime30d: 1 });
+      expect(await uptimeOrder()).toEqual([victimId, rivalId]);
 
-    victim.answer = DOWN;
-    await sixRefreshes();
-    const document = await documentOf(victimId);
-    expect(document.lastProbes.slice(0, 6).map((probe) => probe.ok)).toEqual([false, false, false, false, false, false]);
-    expect(document.lastProbes.every((probe) => Object.keys(probe).every((key) => ["at", "ok", "code", "latencyMs"].includes(key)))).toBe(true);
-    expect(document.item.metadata.health.status).toBe("healthy");
-    expect(await uptimes(victimId)).toEqual({ uptime24h: 1, uptime7d: 1, uptime30d: 1 });
-    expect(document.healthHistory.reduce((sum, day) => sum + day.probes, 0)).toBe(2);
-    expect(await uptimeOrder()).toEqual([victimId, rivalId]);
-  });
+      victim.answer = DOWN;
+      await sixRefreshes();
+      const document = await documentOf(victimId);
+      expect(document.lastProbes.slice(0, 6).map((probe) => probe.ok)).toEqual([
+        false,
+        false,
+        false,
+        false,
+        false,
+        false,
+      ]);
+      expect(
+        document.lastProbes.every((probe) =>
+          Object.keys(probe).every((key) => ["at", "ok", "code", "latencyMs"].includes(key)),
+        ),
+      ).toBe(true);
+      expect(document.item.metadata.health.status).toBe("healthy");
+      expect(await uptimes(victimId)).toEqual({ uptime24h: 1, uptime7d: 1, uptime30d: 1 });
+      expect(document.healthHistory.reduce((sum, day) => sum + day.probes, 0)).toBe(2);
+      expect(await uptimeOrder()).toEqual([victimId, rivalId]);
+    });
 
-  it("six refreshes once the listing is due count as the one failing round they stand in for", async () => {
-    market.clock.advance(ROUND_MS);
-    await sixRefreshes();
-    // One scheduled failure after two passes, as the round would have recorded: 2 of 3.
-    expect(await uptimes(victimId)).toEqual({ uptime24h: 0.6667, uptime7d: 0.6667, uptime30d: 0.6667 });
-    const row = await market.server.database.prisma.listingHealth.findUniqueOrThrow({ where: { listingId: victimId } });
-    expect(row.consecutiveFailures).toBe(1);
-    // The round that follows finds the victim already probed for this interval: it probes the rival
-    // only, which fails it again (1 of 3) and so ranks below the victim's one scheduled failure.
-    rival.answer = DOWN;
-    expect((await market.server.contexts.listings.health.prober.runRound()).probed).toBe(1);
-    expect(await uptimes(rivalId)).toMatchObject({ uptime7d: 0.3333 });
-    expect(await uptimeOrder()).toEqual([victimId, rivalId]);
-    victim.answer = paying(market.server.contexts.listings.market.asset);
-  });
-});
+    it("six refreshes once the listing is due count as the one failing round they stand in for", async () => {
+      market.clock.advance(ROUND_MS);
+      await sixRefreshes();
+      // One scheduled failure after two passes, as the round would have recorded: 2 of 3.
+      expect(await uptimes(victimId)).toEqual({ uptime24h: 0.6667, uptime7d: 0.6667, uptime30d: 0.6667 });
+      const row = await market.server.database.prisma.listingHealth.findUniqueOrThrow({
+        where: { listingId: victimId },
+      });
+      expect(row.consecutiveFailures).toBe(1);
+      // The round that follows finds the victim already probed for this interval: it probes the rival
+      // only, which fails it again (1 of 3) and so ranks below the victim's one scheduled failure.
+      rival.answer = DOWN;
+      expect((await market.server.contexts.listings.health.prober.runRound()).probed).toBe(1);
+      expect(await uptimes(rivalId)).toMatchObject({ uptime7d: 0.3333 });
+      expect(await uptimeOrder()).toEqual([victimId, rivalId]);
+      victim.answer = paying(market.server.contexts.listings.market.asset);
+    });
+  },
+);

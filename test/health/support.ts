@@ -26,7 +26,11 @@ export interface HealthSeller {
 const inFlightByHost = new Map<string, number>();
 
 /** Plain http by default; `https` uses the repository's self-signed localhost certificate (paid listings need https). */
-export async function startHealthSeller(answer: HealthSeller["answer"], host = "127.0.0.1", options: { https?: boolean } = {}): Promise<HealthSeller> {
+export async function startHealthSeller(
+  answer: HealthSeller["answer"],
+  host = "127.0.0.1",
+  options: { https?: boolean } = {},
+): Promise<HealthSeller> {
   const seller = { visits: [] as Visit[], answer, host } as HealthSeller;
   const listener: RequestListener = (req, res) => {
     const inFlight = (inFlightByHost.get(host) ?? 0) + 1;

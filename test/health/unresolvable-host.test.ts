@@ -28,7 +28,8 @@ describe.each(databaseKinds)("listings of a host that does not resolve, on $kind
     seller = await startHealthSeller(paying(asset));
     const probe = new SellerProbe(config.probe, { network: config.network, asset }, async (hostname) => {
       lookups.push(hostname);
-      if (hostname === DEAD_HOST) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+      if (hostname === DEAD_HOST)
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
       return [{ address: "127.0.0.1", family: 4 }];
     });
     prober = new HealthProber({
@@ -39,9 +40,23 @@ describe.each(databaseKinds)("listings of a host that does not resolve, on $kind
       now: market.clock.now,
     });
     for (let i = 0; i < 5; i++) {
-      deadIds.push((await market.list({ resource: `https://${DEAD_HOST}/api/${i}`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO })).id);
+      deadIds.push(
+        (
+          await market.list({
+            resource: `https://${DEAD_HOST}/api/${i}`,
+            method: "GET",
+            priceUsdc: "0.03",
+            sellerPayTo: SELLER_PAY_TO,
+          })
+        ).id,
+      );
     }
-    await market.list({ resource: `${seller.url.replace("127.0.0.1", "localhost")}/live`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
+    await market.list({
+      resource: `${seller.url.replace("127.0.0.1", "localhost")}/live`,
+      method: "GET",
+      priceUsdc: "0.03",
+      sellerPayTo: SELLER_PAY_TO,
+    });
   });
   afterAll(async () => {
     await market?.close();

@@ -30,7 +30,12 @@ describe.each(databaseKinds)("the prober's upkeep on $kind", (kind) => {
       await prober.runRound();
       expect([schedule.mock.calls.length, prune.mock.calls.length]).toEqual([1, 1]);
 
-      await market.list({ resource: `${seller.url}/new`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
+      await market.list({
+        resource: `${seller.url}/new`,
+        method: "GET",
+        priceUsdc: "0.03",
+        sellerPayTo: SELLER_PAY_TO,
+      });
       market.clock.advance(60_000);
       expect((await prober.runRound()).probed).toBe(0);
       expect([schedule.mock.calls.length, prune.mock.calls.length]).toEqual([1, 1]);

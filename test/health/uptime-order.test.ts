@@ -23,7 +23,8 @@ describe.each(testDatabaseKinds())("the uptime order follows published health on
   afterAll(() => ctx?.close());
 
   const view = catalogView({ sort: "uptime" }, false)!;
-  const order = async (now: Date) => (await ctx.store.catalog.page(view, { limit: 10, offset: 0, now })).rows.map((row) => row.id);
+  const order = async (now: Date) =>
+    (await ctx.store.catalog.page(view, { limit: 10, offset: 0, now })).rows.map((row) => row.id);
   const shown = async (id: string) => {
     const row = await ctx.db.prisma.listing.findUniqueOrThrow({ where: { id } });
     return { column: row.uptime7d, summary: (row.healthSummary as { uptime7d?: number } | null)?.uptime7d };

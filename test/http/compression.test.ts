@@ -52,7 +52,11 @@ describe("compressed answers", () => {
     const plain = await rawGet(server.url, "/listings", {}, "POST");
     expect(plain.status).toBe(402);
     expect(plain.headers["content-encoding"]).toBeUndefined();
-    expect(JSON.parse(plain.body.toString("utf8"))).toMatchObject({ x402Version: 2, error: "payment_required", message: expect.any(String) });
+    expect(JSON.parse(plain.body.toString("utf8"))).toMatchObject({
+      x402Version: 2,
+      error: "payment_required",
+      message: expect.any(String),
+    });
     // Alternating encodings: each answer is its own encoding's bytes, whatever was sent before.
     for (const encoding of ["br", "gzip", "br", "gzip"] as const) {
       const answer = await rawGet(server.url, "/listings", { "Accept-Encoding": encoding }, "POST");
@@ -90,7 +94,10 @@ describe("compressed answers", () => {
   it("answers 304 to If-None-Match whatever the encoding asked, with Vary", async () => {
     const etag = String(identity.headers.etag);
     for (const acceptEncoding of ["gzip", "br", "identity"]) {
-      const answer = await rawGet(server.url, "/openapi.json", { "Accept-Encoding": acceptEncoding, "If-None-Match": etag });
+      const answer = await rawGet(server.url, "/openapi.json", {
+        "Accept-Encoding": acceptEncoding,
+        "If-None-Match": etag,
+      });
       expect(answer.status).toBe(304);
       expect(answer.body.length).toBe(0);
       expect(answer.headers.etag).toBe(etag);
@@ -122,13 +129,19 @@ describe.each(databaseKinds)("compressed answers of the response cache on $kind"
   let market: CatalogServer;
   beforeAll(async () => {
     market = await startCatalogServer(kind);
-    for (let n = 0; n < 5; n++) await market.list({ description: `A paid endpoint number ${n} for the compression tests, described at some length` });
+    for (let n = 0; n < 5; n++)
+      await market.list({
+        description: `A paid endpoint number ${n} for the compression tests, described at some length`,
+      });
   });
   afterAll(async () => {
     await market?.close();
   });
 
-  const cachedReads = async () => sampleSum(parseMetrics(await (await market.server.fetch("/metrics")).text()), "x402_http_requests_total", { cached: "true" });
+  const cachedReads = async () =>
+    sampleSum(parseMetrics(await (await market.server.fetch("/metrics")).text()), "x402_http_requests_total", {
+      cached: "true",
+    });
 
   it("serves a repeated feed read from the cache encoded as the app did, the same bytes decoded, and 304 after", async () => {
     const plain = await rawGet(market.server.url, "/feed.json", {});
@@ -144,7 +157,10 @@ describe.each(databaseKinds)("compressed answers of the response cache on $kind"
       expect(fromCache.headers.etag).toBe(plain.headers.etag);
       expect(decode[encoding](fromCache.body).equals(plain.body)).toBe(true);
     }
-    const revalidated = await rawGet(market.server.url, "/feed.json", { "Accept-Encoding": "br", "If-None-Match": String(plain.headers.etag) });
+    const revalidated = await rawGet(market.server.url, "/feed.json", {
+      "Accept-Encoding": "br",
+      "If-None-Match": String(plain.headers.etag),
+    });
     expect(revalidated.status).toBe(304);
     expect(revalidated.headers.vary).toBe("Accept-Encoding, Origin");
     const again = await rawGet(market.server.url, "/feed.json", {});

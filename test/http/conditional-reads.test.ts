@@ -32,7 +32,9 @@ const CONDITIONAL = [
 
 /** The headers a response is made of: not the transport's, nor the request id (each request has its own). */
 const headerSet = (headers: Headers) => {
-  const copy = Object.fromEntries([...headers].filter(([name]) => !["date", "connection", "keep-alive", "x-request-id"].includes(name)));
+  const copy = Object.fromEntries(
+    [...headers].filter(([name]) => !["date", "connection", "keep-alive", "x-request-id"].includes(name)),
+  );
   return copy;
 };
 
@@ -148,13 +150,20 @@ describe.skipIf(!postgres)("two instances sharing one PostgreSQL", () => {
     const etag = async (server: TestServer) => (await server.fetch("/foreign.json")).headers.get("etag");
     expect(await etag(a)).toBe(await etag(b));
     const before = await etag(b);
-    await a.contexts.listings.store.createListing(listing({ description: "Written through instance A only" }), new Date());
+    await a.contexts.listings.store.createListing(
+      listing({ description: "Written through instance A only" }),
+      new Date(),
+    );
     const afterOnA = await etag(a);
     expect(afterOnA).not.toBe(before);
     // B hears of the commit by change notice (milliseconds), or at the latest when its stamp ages out
     // (SHARED_STAMP_MAX_AGE_MS, 1 s); the deadline is generous for a loaded machine.
     let afterOnB = await etag(b);
-    for (const deadline = Date.now() + 15_000; afterOnB !== afterOnA && Date.now() < deadline; afterOnB = await etag(b)) {
+    for (
+      const deadline = Date.now() + 15_000;
+      afterOnB !== afterOnA && Date.now() < deadline;
+      afterOnB = await etag(b)
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(afterOnB).toBe(afterOnA);

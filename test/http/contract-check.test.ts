@@ -7,7 +7,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { taggedJson } from "../../src/contract/rendered.js";
 import { handlers } from "../../src/handlers/index.js";
 import type { Reply } from "../../src/contract/typed-handlers.js";
-import { checkEveryAnswer, failOnContractViolations, takeContractViolations, type ContractViolation } from "../support/contract-check.js";
+import {
+  checkEveryAnswer,
+  failOnContractViolations,
+  takeContractViolations,
+  type ContractViolation,
+} from "../support/contract-check.js";
 import { contractApi } from "../support/harness.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
@@ -33,7 +38,11 @@ describe("the contract check of every test-server answer", () => {
       const { token } = await contexts.catalog.freshness.current();
       const reply = taggedJson(wrong.body, token);
       if (!wrong.etag) delete (reply.headers as Partial<typeof reply.headers>).ETag;
-      return { ...reply, status: wrong.status, cacheToken: wrong.cache ? token : undefined } as unknown as Reply<"getStatus">;
+      return {
+        ...reply,
+        status: wrong.status,
+        cacheToken: wrong.cache ? token : undefined,
+      } as unknown as Reply<"getStatus">;
     });
     server = await startTestServer();
   });
@@ -75,7 +84,9 @@ describe("the contract check of every test-server answer", () => {
     Object.assign(wrong, { status: 201, body: { unexpected: true } });
     expect((await server.fetch("/status.json")).status).toBe(201);
     const [violation] = drifts();
-    expect(violation?.problems).toEqual([expect.stringMatching(/^status 201 is not declared by getStatus \(declared: 200, 304, default\)/)]);
+    expect(violation?.problems).toEqual([
+      expect.stringMatching(/^status 201 is not declared by getStatus \(declared: 200, 304, default\)/),
+    ]);
   });
 
   it("fails on a missing required header, HEAD included", async () => {
@@ -90,7 +101,9 @@ describe("the contract check of every test-server answer", () => {
     expect((await server.fetch("/no-such-route")).status).toBe(404);
     expect((await server.fetch("/status.json", { method: "DELETE" })).status).toBe(405);
     const port = Number(new URL(server.url).port);
-    expect(await rawExchange(port, "GET /status.json HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n")).toMatch(/^HTTP\/1\.1 400 /);
+    expect(
+      await rawExchange(port, "GET /status.json HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"),
+    ).toMatch(/^HTTP\/1\.1 400 /);
     expect(drifts()).toEqual([]);
   });
 

@@ -21,7 +21,8 @@ function parseStrictXml(xml: string): XmlElement {
   const open: XmlElement[] = [root];
   parser.on("opentag", (tag) => {
     const element: XmlElement = { name: tag.local ?? tag.name, attributes: {}, children: [], text: "" };
-    for (const attribute of Object.values(tag.attributes)) element.attributes[attribute.local ?? attribute.name] = attribute.value;
+    for (const attribute of Object.values(tag.attributes))
+      element.attributes[attribute.local ?? attribute.name] = attribute.value;
     open.at(-1)!.children.push(element);
     open.push(element);
   });
@@ -59,7 +60,12 @@ const HOSTILE_ROWS = [
 ];
 
 /** SQLite stores a NUL; PostgreSQL refuses it in text, so no PostgreSQL row can hold one. */
-const NUL_ROW = { resource: "https://hostile.example/nul\u0000path", description: "nul\u0000 inside the description", method: "GET\u0000", network: "n\u0000" };
+const NUL_ROW = {
+  resource: "https://hostile.example/nul\u0000path",
+  description: "nul\u0000 inside the description",
+  method: "GET\u0000",
+  network: "n\u0000",
+};
 
 const ATOM_ROUTES = ["/feed.atom", "/atom.xml"];
 const RSS_ROUTES = ["/feed.rss", "/rss.xml", "/listings/rss", "/catalog.rss", "/feed.xml"];
@@ -72,7 +78,8 @@ describe.each(databaseKinds)("Atom and RSS with hostile listings on $kind", (kin
     market = await startCatalogServer(kind);
     // The store's type admits only GET and POST, but the column is text: a row written by hand or by
     // an older version can hold anything, and the feeds must survive it.
-    for (const row of [...HOSTILE_ROWS, ...(kind.kind === "sqlite" ? [NUL_ROW] : [])]) rows.push(await market.list(row as unknown as Partial<ListingInput>));
+    for (const row of [...HOSTILE_ROWS, ...(kind.kind === "sqlite" ? [NUL_ROW] : [])])
+      rows.push(await market.list(row as unknown as Partial<ListingInput>));
   });
   afterAll(async () => {
     await market?.close();
@@ -80,7 +87,9 @@ describe.each(databaseKinds)("Atom and RSS with hostile listings on $kind", (kin
 
   const expectedTitle = (row: Listing) => carried(`${row.method} ${row.resource} — ${row.priceUsdc} USDC`).trim();
   const expectedSummary = (row: Listing) =>
-    carried(`${row.description} (${row.priceUsdc} USDC per call, paid to ${row.sellerPayTo} on ${row.network}; endpoint ${row.resource})`).trim();
+    carried(
+      `${row.description} (${row.priceUsdc} USDC per call, paid to ${row.sellerPayTo} on ${row.network}; endpoint ${row.resource})`,
+    ).trim();
   /** Items link to the listing's page on this service; the resource is named in the title and summary. */
   const expectedLink = (row: Listing) => `${market.server.contexts.listings.config.publicBaseUrl}/listing/${row.id}`;
 

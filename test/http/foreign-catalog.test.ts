@@ -49,13 +49,18 @@ describe.each(databaseKinds)("foreign catalog on $kind", (kind) => {
       asset: market.server.contexts.listings.market.asset,
     });
     for (const list of [body.howToBuy, body.howToPoll, body.howToSell]) expect(list.length).toBeGreaterThan(0);
-    expect(Object.keys(body.filters).sort()).toEqual(["equivalentResources", "equivalentSearch", "foreignParam", "leftoverSeedParam"]);
+    expect(Object.keys(body.filters).sort()).toEqual([
+      "equivalentResources",
+      "equivalentSearch",
+      "foreignParam",
+      "leftoverSeedParam",
+    ]);
   });
 
   it("is the same document at every alias", async () => {
     const texts = await Promise.all(
-      ["/foreign.json", "/foreign", "/sellers.json", "/sellers", "/bazaar/foreign", "/bazaar/foreign.json"].map(async (path) =>
-        (await market.server.fetch(path)).text(),
+      ["/foreign.json", "/foreign", "/sellers.json", "/sellers", "/bazaar/foreign", "/bazaar/foreign.json"].map(
+        async (path) => (await market.server.fetch(path)).text(),
       ),
     );
     expect(new Set(texts).size).toBe(1);

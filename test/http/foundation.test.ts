@@ -25,7 +25,9 @@ function validRequest(method: string, path: string): [string, RequestInit] {
       jsonrpc: "2.0",
       id: 1,
       method: "message/send",
-      params: { message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text", text: "how to buy" }] } },
+      params: {
+        message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text", text: "how to buy" }] },
+      },
     }),
     "/listings/validate": JSON.stringify(exampleListing({ network: "eip155:8453" })),
     "/listings": "",
@@ -39,7 +41,9 @@ function validRequest(method: string, path: string): [string, RequestInit] {
     "patch /listings/{id}": JSON.stringify({ ...signed, description: "A new description" }),
   };
   // A path parameter names no listing here: its route answers 404 for it (the handler's own, not an unrouted one).
-  const target = path.replace(/\{id\}/g, NO_LISTING).replace(/\{payTo\}/g, "0x2546BcD3c84621e976D8185a91A922aE77ECEc30");
+  const target = path
+    .replace(/\{id\}/g, NO_LISTING)
+    .replace(/\{payTo\}/g, "0x2546BcD3c84621e976D8185a91A922aE77ECEc30");
   const body = ownerBodies[`${method} ${path}`] ?? bodies[path];
   if (method !== "get" && method !== "head") {
     // The MCP transport requires a client to accept both JSON and SSE answers.
@@ -55,7 +59,9 @@ function validRequest(method: string, path: string): [string, RequestInit] {
 }
 
 describe("every route of the contract", () => {
-  const routes = Object.entries(contract.paths).flatMap(([path, item]) => Object.keys(item).map((method) => ({ method, path })));
+  const routes = Object.entries(contract.paths).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => ({ method, path })),
+  );
 
   it("is routed and built: nothing answers 404 or 501, and every answer fits its contract", async () => {
     expect(routes.length).toBeGreaterThanOrEqual(147);
@@ -63,7 +69,11 @@ describe("every route of the contract", () => {
       const [target, init] = validRequest(method, path);
       const response = await server.fetch(target, init);
       // A subscription is created (201); a subscription's own routes want its secret (401 without it).
-      const answers = path.startsWith("/webhooks/{id}") ? [401] : path.includes("{") ? [200, 307, 402, 404, 422] : [200, 201, 307, 402, 422];
+      const answers = path.startsWith("/webhooks/{id}")
+        ? [401]
+        : path.includes("{")
+          ? [200, 307, 402, 404, 422]
+          : [200, 201, 307, 402, 422];
       expect(answers, `${method} ${target}`).toContain(response.status);
       // Status, headers, media type and body are checked against the contract by the test server itself.
       await response.arrayBuffer();
@@ -114,8 +124,8 @@ describe("the contract document", () => {
 describe("the listing schema and example", () => {
   it("serves the same bare schema at every alias, closed to unknown fields", async () => {
     const bodies = await Promise.all(
-      ["/listings/schema", "/listings/schema.json", "/listing-schema.json", "/schema.json", "/schema/listing.json"].map(async (path) =>
-        (await server.fetch(path)).text(),
+      ["/listings/schema", "/listings/schema.json", "/listing-schema.json", "/schema.json", "/schema/listing.json"].map(
+        async (path) => (await server.fetch(path)).text(),
       ),
     );
     expect(new Set(bodies).size).toBe(1);

@@ -7,7 +7,15 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
+import {
+  challenge,
+  challengeAnswer,
+  requirement,
+  startSeller,
+  type Seller,
+  SELLER_PAY_TO,
+  summariseListing,
+} from "../support/sellers.js";
 
 const SELLER = SELLER_PAY_TO;
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -29,7 +37,14 @@ const SEARCH_TEXT: Array<[string, string]> = [
   ["/discovery/search", "query"],
   ["/discovery/search.json", "query"],
 ];
-const SEARCH_ROUTES = ["/search", "/search.json", "/resources/search", "/resources/search.json", "/discovery/search", "/discovery/search.json"];
+const SEARCH_ROUTES = [
+  "/search",
+  "/search.json",
+  "/resources/search",
+  "/resources/search.json",
+  "/discovery/search",
+  "/discovery/search.json",
+];
 
 /** An inputSchema nested `depth` objects deep. */
 function nested(depth: number): Record<string, unknown> {
@@ -64,11 +79,14 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
       PROBE_RATE_PER_HOST: "10000",
     });
     const asset = market.server.contexts.listings.market.asset;
-    seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])));
+    seller = await startSeller(() =>
+      challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])),
+    );
     await market.list({ description: "Weather forecasts for any city on earth" });
     await market.list({ description: "Translates text between any two languages" });
     const { logger } = market.server.contexts.listings;
-    for (const level of ["error", "fatal"] as const) vi.spyOn(logger, level).mockImplementation((...args: unknown[]) => void logged.push(args));
+    for (const level of ["error", "fatal"] as const)
+      vi.spyOn(logger, level).mockImplementation((...args: unknown[]) => void logged.push(args));
     client = new Client({ name: "hostile-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${market.server.url}/mcp`)));
   });
@@ -84,7 +102,12 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
   async function get(path: string) {
     const response = await market.server.fetch(path);
     const text = await response.text();
-    return { status: response.status, type: response.headers.get("content-type"), text, body: JSON.parse(text) as ErrorBody };
+    return {
+      status: response.status,
+      type: response.headers.get("content-type"),
+      text,
+      body: JSON.parse(text) as ErrorBody,
+    };
   }
 
   function expectRefusal(answer: Awaited<ReturnType<typeof get>>, parameter: string, label: string) {
@@ -110,39 +133,54 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
       expect(logged).toEqual([]);
     });
 
-    it.each(SEARCH_ROUTES)("%s refuses control characters in network, scheme and cursor, and no other filter is a 5xx", async (route) => {
-      const query = route.startsWith("/discovery") ? "query=weather&" : "";
-      for (const control of ["\u0000", "\u0007", "\u007f"]) {
-        expectRefusal(await get(`${route}?${query}cursor=${encodeURIComponent(`eip155${control}8453`)}`), "cursor", `${route} cursor ${show(control)}`);
-        // network and scheme have their own formats (CAIP-2, a scheme name), which no control character fits.
-        for (const parameter of ["network", "scheme"]) {
-          const answer = await get(`${route}?${query}${parameter}=${encodeURIComponent(`eip155${control}8453`)}`);
-          expect(answer.status, `${route} ${parameter} ${show(control)}`).toBe(400);
-          expect(answer.body.fields?.map((field) => field.field)).toContain(parameter);
+    it.each(SEARCH_ROUTES)(
+      "%s refuses control characters in network, scheme and cursor, and no other filter is a 5xx",
+      async (route) => {
+        const query = route.startsWith("/discovery") ? "query=weather&" : "";
+        for (const control of ["\u0000", "\u0007", "\u007f"]) {
+          expectRefusal(
+            await get(`${route}?${query}cursor=${encodeURIComponent(`eip155${control}8453`)}`),
+            "cursor",
+            `${route} cursor ${show(control)}`,
+          );
+          // network and scheme have their own formats (CAIP-2, a scheme name), which no control character fits.
+          for (const parameter of ["network", "scheme"]) {
+            const answer = await get(`${route}?${query}${parameter}=${encodeURIComponent(`eip155${control}8453`)}`);
+            expect(answer.status, `${route} ${parameter} ${show(control)}`).toBe(400);
+            expect(answer.body.fields?.map((field) => field.field)).toContain(parameter);
+          }
         }
-      }
-      for (const [parameter, value] of [
-        ["payTo", "0x\u0000"],
-        ["type", "http\u0000"],
-        ["cursor", "\u00ff".repeat(40)],
-        ["cursor", "x".repeat(600)],
-        ["limit", "1\u0000"],
-        ["offset", "%00"],
-        ["includeSeed", "true\u0000"],
-      ] as const) {
-        const answer = await get(`${route}?${query}${parameter}=${encodeURIComponent(value)}`);
-        expect(answer.status, `${route} ${parameter}`).toBe(400);
-        expect(answer.type).toBe(JSON_TYPE);
-        expect(
-          answer.body.fields?.map((field) => field.field),
-          `${route} ${parameter}`,
-        ).toContain(parameter);
-      }
-      expect(logged).toEqual([]);
-    });
+        for (const [parameter, value] of [
+          ["payTo", "0x\u0000"],
+          ["type", "http\u0000"],
+          ["cursor", "\u00ff".repeat(40)],
+          ["cursor", "x".repeat(600)],
+          ["limit", "1\u0000"],
+          ["offset", "%00"],
+          ["includeSeed", "true\u0000"],
+        ] as const) {
+          const answer = await get(`${route}?${query}${parameter}=${encodeURIComponent(value)}`);
+          expect(answer.status, `${route} ${parameter}`).toBe(400);
+          expect(answer.type).toBe(JSON_TYPE);
+          expect(
+            answer.body.fields?.map((field) => field.field),
+            `${route} ${parameter}`,
+          ).toContain(parameter);
+        }
+        expect(logged).toEqual([]);
+      },
+    );
 
     it("still finds text that is merely unusual: non-ASCII, C1 controls, emoji, quotes, SQL and FTS syntax", async () => {
-      for (const text of ["café", "\u0085weather", "🌦 weather", `"weather" OR 1=1 --`, "weather*", "%_\\", "NEAR(a b)"]) {
+      for (const text of [
+        "café",
+        "\u0085weather",
+        "🌦 weather",
+        `"weather" OR 1=1 --`,
+        "weather*",
+        "%_\\",
+        "NEAR(a b)",
+      ]) {
         for (const route of SEARCH_ROUTES) {
           const response = await market.server.fetch(`${route}?query=${encodeURIComponent(text)}`);
           expect(response.status, `${route} ${text}`).toBe(200);
@@ -155,8 +193,10 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
   });
 
   describe("the MCP tool list_market", () => {
-    const call = (args: Record<string, unknown>) => client.callTool({ name: "list_market", arguments: args }) as Promise<CallToolResult>;
-    const textOf = (result: CallToolResult) => result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
+    const call = (args: Record<string, unknown>) =>
+      client.callTool({ name: "list_market", arguments: args }) as Promise<CallToolResult>;
+    const textOf = (result: CallToolResult) =>
+      result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
 
     it("refuses control characters in query and cursor as a tool error naming the argument", async () => {
       for (const control of CONTROLS) {
@@ -177,11 +217,16 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
 
     it("advertises the contract's own pattern and length for query", async () => {
       const { tools } = await client.listTools();
-      const query = tools.find((tool) => tool.name === "list_market")!.inputSchema.properties!.query as { pattern?: string; maxLength?: number };
+      const query = tools.find((tool) => tool.name === "list_market")!.inputSchema.properties!.query as {
+        pattern?: string;
+        maxLength?: number;
+      };
       const contract = market.server.contexts.listings.contract.document as {
         components: { parameters: Record<string, { name: string; schema: { pattern: string; maxLength: number } }> };
       };
-      const fromContract = Object.values(contract.components.parameters).find((parameter) => parameter.name === "query")!.schema;
+      const fromContract = Object.values(contract.components.parameters).find(
+        (parameter) => parameter.name === "query",
+      )!.schema;
       expect(fromContract.pattern).toEqual(expect.any(String));
       expect(query.pattern).toBe(fromContract.pattern);
       expect(query.maxLength).toBe(fromContract.maxLength);
@@ -197,7 +242,11 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
   describe("the listing body", () => {
     const body = (overrides: Record<string, unknown> = {}) => summariseListing(seller, overrides);
     const post = async (path: string, payload: unknown) => {
-      const response = await market.server.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payload) });
+      const response = await market.server.fetch(path, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(payload),
+      });
       const text = await response.text();
       return {
         status: response.status,
@@ -224,10 +273,21 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
 
     it("refuses a description with control characters other than tab and line feed", async () => {
       for (const control of CONTROLS.filter((char) => char !== "\t" && char !== "\n")) {
-        await expectRefusedOnBothRoutes(body({ description: `Summarises pages${control} into bullets` }), "/description", show(control));
+        await expectRefusedOnBothRoutes(
+          body({ description: `Summarises pages${control} into bullets` }),
+          "/description",
+          show(control),
+        );
       }
-      await expectRefusedOnBothRoutes(body({ description: "Summarises pages \ud800 into bullets" }), "/description", "unpaired surrogate");
-      const formatted = await post("/listings/validate", body({ description: "Summarises pages:\n\t- five bullets\n\t- one title" }));
+      await expectRefusedOnBothRoutes(
+        body({ description: "Summarises pages \ud800 into bullets" }),
+        "/description",
+        "unpaired surrogate",
+      );
+      const formatted = await post(
+        "/listings/validate",
+        body({ description: "Summarises pages:\n\t- five bullets\n\t- one title" }),
+      );
       expect(formatted.status).toBe(200);
       expect(logged).toEqual([]);
     });
@@ -235,9 +295,14 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
     it("refuses an inputSchema deeper than 32 levels or larger than 16 KiB, on both routes, before payment", async () => {
       expect(depthOf(nested(32))).toBe(32);
       expect((await post("/listings/validate", body({ inputSchema: nested(32) }))).status).toBe(200);
-      for (const depth of [33, 3000]) await expectRefusedOnBothRoutes(body({ inputSchema: nested(depth) }), "/inputSchema", `depth ${depth}`);
+      for (const depth of [33, 3000])
+        await expectRefusedOnBothRoutes(body({ inputSchema: nested(depth) }), "/inputSchema", `depth ${depth}`);
       const deepArray = JSON.parse(`${"[".repeat(40)}${"]".repeat(40)}`) as unknown;
-      await expectRefusedOnBothRoutes(body({ inputSchema: { type: "array", examples: deepArray } }), "/inputSchema", "deep array");
+      await expectRefusedOnBothRoutes(
+        body({ inputSchema: { type: "array", examples: deepArray } }),
+        "/inputSchema",
+        "deep array",
+      );
 
       const large = { type: "object", description: "x".repeat(16 * 1024) };
       await expectRefusedOnBothRoutes(body({ inputSchema: large }), "/inputSchema", "over 16 KiB");
@@ -248,10 +313,25 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
     });
 
     it("refuses an inputSchema with a NUL or an unpaired surrogate that no database could store", async () => {
-      await expectRefusedOnBothRoutes(body({ inputSchema: { type: "string", description: "a\u0000b" } }), "/inputSchema", "NUL in a value");
-      await expectRefusedOnBothRoutes(body({ inputSchema: { type: "object", properties: { "a\u0000": { type: "string" } } } }), "/inputSchema", "NUL in a key");
-      await expectRefusedOnBothRoutes(body({ inputSchema: { type: "string", description: "\udc00" } }), "/inputSchema", "unpaired surrogate");
-      const multiline = await post("/listings/validate", body({ inputSchema: { type: "string", description: "line one\nline two\ttab \u{1F600}" } }));
+      await expectRefusedOnBothRoutes(
+        body({ inputSchema: { type: "string", description: "a\u0000b" } }),
+        "/inputSchema",
+        "NUL in a value",
+      );
+      await expectRefusedOnBothRoutes(
+        body({ inputSchema: { type: "object", properties: { "a\u0000": { type: "string" } } } }),
+        "/inputSchema",
+        "NUL in a key",
+      );
+      await expectRefusedOnBothRoutes(
+        body({ inputSchema: { type: "string", description: "\udc00" } }),
+        "/inputSchema",
+        "unpaired surrogate",
+      );
+      const multiline = await post(
+        "/listings/validate",
+        body({ inputSchema: { type: "string", description: "line one\nline two\ttab \u{1F600}" } }),
+      );
       expect(multiline.status).toBe(200);
       expect(logged).toEqual([]);
     });
@@ -260,13 +340,20 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
       const answer = await post("/listings/validate", body({ resource: `${seller.url}/api/<summarise>?q="x"` }));
       expect(answer.status).toBe(200);
       const resource = answer.body.checks!.find((check) => check.name === "resource")!;
-      expect(resource.reason).toBe(`${seller.url}/api/%3Csummarise%3E?q=%22x%22 is a well-formed https URL (listed in this normalised form)`);
+      expect(resource.reason).toBe(
+        `${seller.url}/api/%3Csummarise%3E?q=%22x%22 is a well-formed https URL (listed in this normalised form)`,
+      );
     });
 
     it("refuses a too-deep inputSchema in the MCP validate_listing tool as a tool error", async () => {
-      const result = (await client.callTool({ name: "validate_listing", arguments: body({ inputSchema: nested(3000) }) })) as CallToolResult;
+      const result = (await client.callTool({
+        name: "validate_listing",
+        arguments: body({ inputSchema: nested(3000) }),
+      })) as CallToolResult;
       expect(result.isError).toBe(true);
-      expect(result.content.map((block) => (block.type === "text" ? block.text : "")).join("")).toContain("/inputSchema nests deeper than 32 levels");
+      expect(result.content.map((block) => (block.type === "text" ? block.text : "")).join("")).toContain(
+        "/inputSchema nests deeper than 32 levels",
+      );
       expect(logged).toEqual([]);
     });
   });
@@ -285,7 +372,10 @@ describe.each(databaseKinds)("hostile input on $kind", (kind) => {
           expect(JSON.parse(text)).toMatchObject({ error: "storage_unavailable" });
           expect(text).not.toMatch(/Listing|prisma|SQL|at \w+ \(/i);
         }
-        const tool = (await client.callTool({ name: "list_market", arguments: { query: "storage failure" } })) as CallToolResult;
+        const tool = (await client.callTool({
+          name: "list_market",
+          arguments: { query: "storage failure" },
+        })) as CallToolResult;
         expect(tool.isError).toBe(true);
       } finally {
         await prisma.$executeRawUnsafe(`ALTER TABLE "ListingAway" RENAME TO "Listing"`);

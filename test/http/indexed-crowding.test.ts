@@ -8,7 +8,9 @@ import { sellerAddress, startCatalogServer, T0, type CatalogServer } from "../su
 import { testDatabaseKinds } from "../storage/databases.js";
 
 const STUFFED = 2_000;
-type Item = { metadata: { listingId: string; source: string; rankReasons?: { stuffing?: boolean; trust: { indexed: boolean } } } };
+type Item = {
+  metadata: { listingId: string; source: string; rankReasons?: { stuffing?: boolean; trust: { indexed: boolean } } };
+};
 interface SearchDocument {
   items: Item[];
   searchMode?: string;
@@ -20,7 +22,9 @@ describe.each(testDatabaseKinds())("indexed rows crowding a paid listing on $kin
 
   beforeAll(async () => {
     market = await startCatalogServer(database, { SEARCH_SEMANTIC: "true", SEARCH_BACKFILL_DUTY: "0" });
-    ({ id: paid } = await market.list({ description: "Hourly and 7-day weather forecast for any city: temperature, rain and wind." }));
+    ({ id: paid } = await market.list({
+      description: "Hourly and 7-day weather forecast for any city: temperature, rain and wind.",
+    }));
     const day = 24 * 60 * 60 * 1000;
     const rows = Array.from({ length: STUFFED }, (_, n) => ({
       resource: `https://free-weather-${n}.example/forecast`,
@@ -28,7 +32,8 @@ describe.each(testDatabaseKinds())("indexed rows crowding a paid listing on $kin
       priceUsdc: "0.001",
       priceAtomic: "1000",
       priceMicros: 1000n,
-      description: "weather forecast weather forecast weather forecast weather forecast weather forecast free weather forecast",
+      description:
+        "weather forecast weather forecast weather forecast weather forecast weather forecast free weather forecast",
       sellerPayTo: sellerAddress(500 + (n % 50)),
       network: "eip155:8453",
       state: "indexed",
@@ -37,12 +42,18 @@ describe.each(testDatabaseKinds())("indexed rows crowding a paid listing on $kin
       indexedKey: `GET https://free-weather-${n}.example/forecast`,
       indexedSource: "bazaar:stuffed.example",
     }));
-    const prisma = market.server.database.prisma as unknown as { listing: { createMany(args: { data: unknown[] }): Promise<unknown> } };
+    const prisma = market.server.database.prisma as unknown as {
+      listing: { createMany(args: { data: unknown[] }): Promise<unknown> };
+    };
     for (let at = 0; at < rows.length; at += 1000) await prisma.listing.createMany({ data: rows.slice(at, at + 1000) });
     // The engine takes the rows in as it follows the database.
-    const ranker = (market.server.contexts.catalog as { ranker?: { service: { stats(): Promise<{ size: number }> } } }).ranker!.service;
+    const ranker = (market.server.contexts.catalog as { ranker?: { service: { stats(): Promise<{ size: number }> } } })
+      .ranker!.service;
     const deadline = Date.now() + 240_000;
-    while ((await ranker.stats()).size < STUFFED + 1 || (await market.json<SearchDocument>("/discovery/search?query=weather")).body.searchMode !== "hybrid") {
+    while (
+      (await ranker.stats()).size < STUFFED + 1 ||
+      (await market.json<SearchDocument>("/discovery/search?query=weather")).body.searchMode !== "hybrid"
+    ) {
       if (Date.now() > deadline) throw new Error(`the engine holds ${(await ranker.stats()).size} listings`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -52,15 +63,23 @@ describe.each(testDatabaseKinds())("indexed rows crowding a paid listing on $kin
   });
 
   it(`the default search (paid listings) still answers the paid listing first, beside ${STUFFED} stuffed indexed rows`, async () => {
-    const { body } = await market.json<SearchDocument>(`/discovery/search?query=${encodeURIComponent("weather forecast")}`);
+    const { body } = await market.json<SearchDocument>(
+      `/discovery/search?query=${encodeURIComponent("weather forecast")}`,
+    );
     expect(body.items[0]?.metadata.listingId).toBe(paid);
   });
 
   it("with source=all the paid listing ranks first, the indexed rows after it, marked", async () => {
-    const { body } = await market.json<SearchDocument>(`/discovery/search?query=${encodeURIComponent("weather forecast")}&source=all&limit=5`);
+    const { body } = await market.json<SearchDocument>(
+      `/discovery/search?query=${encodeURIComponent("weather forecast")}&source=all&limit=5`,
+    );
     expect(body.items[0]?.metadata.listingId).toBe(paid);
     const rest = body.items.slice(1);
     expect(rest.length).toBeGreaterThan(0);
-    for (const item of rest) expect(item.metadata).toMatchObject({ source: "indexed", rankReasons: { stuffing: true, trust: { indexed: true } } });
+    for (const item of rest)
+      expect(item.metadata).toMatchObject({
+        source: "indexed",
+        rankReasons: { stuffing: true, trust: { indexed: true } },
+      });
   });
 });

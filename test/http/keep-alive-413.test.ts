@@ -17,7 +17,12 @@ interface Exchange {
 }
 
 /** Writes `frames` on one socket (a pause between them), reads until the server closes or `done(text)` holds. */
-function exchange(server: TestServer, frames: string[], done: (text: string) => boolean, pauseMs = 0): Promise<Exchange> {
+function exchange(
+  server: TestServer,
+  frames: string[],
+  done: (text: string) => boolean,
+  pauseMs = 0,
+): Promise<Exchange> {
   const { hostname, port } = new URL(server.url);
   const started = Date.now();
   return new Promise((resolve) => {
@@ -50,7 +55,8 @@ function exchange(server: TestServer, frames: string[], done: (text: string) => 
 }
 
 const chunk = (data: string) => `${data.length.toString(16)}\r\n${data}\r\n`;
-const chunkedHead = "POST /listings/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+const chunkedHead =
+  "POST /listings/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
 const pipelined = "GET /status.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
 /** The statuses of the complete responses in `text` (each has a Content-Length). */
@@ -95,17 +101,31 @@ describe("a body refused with 413 on a kept-alive connection", () => {
   const piece = "x".repeat(16 * 1024);
 
   it("a chunked body over the limit, written at once with a pipelined request behind it", async () => {
-    const result = await exchange(server, [chunkedHead + chunk(piece.repeat(5)) + "0\r\n\r\n" + pipelined], answeredTwice);
+    const result = await exchange(
+      server,
+      [chunkedHead + chunk(piece.repeat(5)) + "0\r\n\r\n" + pipelined],
+      answeredTwice,
+    );
     expectPrompt413(result, "one write");
   });
 
   it("a chunked body over the limit, sent in many chunks, then a pipelined request", async () => {
-    const result = await exchange(server, [chunkedHead, ...Array<string>(8).fill(chunk(piece)), "0\r\n\r\n" + pipelined], answeredTwice, 20);
+    const result = await exchange(
+      server,
+      [chunkedHead, ...Array<string>(8).fill(chunk(piece)), "0\r\n\r\n" + pipelined],
+      answeredTwice,
+      20,
+    );
     expectPrompt413(result, "many chunks");
   });
 
   it("a chunked body far over the limit (3 MiB), still being sent when refused", async () => {
-    const result = await exchange(server, [chunkedHead, ...Array<string>(192).fill(chunk(piece)), "0\r\n\r\n" + pipelined], answeredTwice, 1);
+    const result = await exchange(
+      server,
+      [chunkedHead, ...Array<string>(192).fill(chunk(piece)), "0\r\n\r\n" + pipelined],
+      answeredTwice,
+      1,
+    );
     expectPrompt413(result, "3 MiB");
   });
 

@@ -8,7 +8,14 @@ import { describe, expect, it } from "vitest";
 import { testDatabaseKinds } from "../storage/databases.js";
 import { SELLER_PRICE, useMarketServer, usePaidMarket } from "../support/paid-market.js";
 import { sdkPaymentHeader } from "../support/payments.js";
-import { challenge, challengeAnswer, requirement, SELLER_PAY_TO, startSeller, summariseListing } from "../support/sellers.js";
+import {
+  challenge,
+  challengeAnswer,
+  requirement,
+  SELLER_PAY_TO,
+  startSeller,
+  summariseListing,
+} from "../support/sellers.js";
 
 const market = usePaidMarket({ buyers: 2 });
 
@@ -33,7 +40,10 @@ describe.each(testDatabaseKinds())("paid POST /listings with hostile bodies on $
 
   it("refuses a 3,000-deep inputSchema with 400 before verifying, probing or settling the payment", async () => {
     const header = await sdkPaymentHeader(market.chain, market.chain.buyers[0]!.privateKey, site.feeChallenge);
-    const [balance, probes] = [await market.chain.balanceOf(market.chain.marketplacePayTo), market.seller.requests.length];
+    const [balance, probes] = [
+      await market.chain.balanceOf(market.chain.marketplacePayTo),
+      market.seller.requests.length,
+    ];
     const response = await post(listing({ inputSchema: nested(3000) }), header);
     const body = (await response.json()) as { error: string; fields: Array<{ field: string }> };
     expect(response.status).toBe(400);
@@ -47,9 +57,18 @@ describe.each(testDatabaseKinds())("paid POST /listings with hostile bodies on $
   it("refuses at listing time with exactly the checks and codes the free dry run names, charging nothing", async () => {
     const answers = {
       down: () => ({ status: 503, body: "maintenance" }),
-      price: () => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "99000", asset: market.chain.asset })])),
+      price: () =>
+        challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "99000", asset: market.chain.asset })])),
       payTo: () =>
-        challengeAnswer(challenge([requirement({ payTo: "0x000000000000000000000000000000000000dEaD", amount: SELLER_PRICE, asset: market.chain.asset })])),
+        challengeAnswer(
+          challenge([
+            requirement({
+              payTo: "0x000000000000000000000000000000000000dEaD",
+              amount: SELLER_PRICE,
+              asset: market.chain.asset,
+            }),
+          ]),
+        ),
     };
     const changing = await startSeller(answers.down);
     try {
@@ -62,13 +81,18 @@ describe.each(testDatabaseKinds())("paid POST /listings with hostile bodies on $
           body: JSON.stringify(body),
         });
         const balance = await market.chain.balanceOf(market.chain.marketplacePayTo);
-        const paid = await post(body, await sdkPaymentHeader(market.chain, market.chain.buyers[0]!.privateKey, site.feeChallenge));
+        const paid = await post(
+          body,
+          await sdkPaymentHeader(market.chain, market.chain.buyers[0]!.privateKey, site.feeChallenge),
+        );
         const [dryReport, paidReport] = (await Promise.all([dry.json(), paid.json()])) as Array<{
           checks: Array<{ name: string; ok: boolean; code?: string }>;
         }>;
         expect({ name, dry: dry.status, paid: paid.status }).toEqual({ name, dry: 422, paid: 422 });
         expect(paidReport!.checks, name).toEqual(dryReport!.checks);
-        expect(paidReport!.checks.find((check) => !check.ok)?.code, name).toMatch(/^(not_402|price_mismatch|pay_to_mismatch)$/);
+        expect(paidReport!.checks.find((check) => !check.ok)?.code, name).toMatch(
+          /^(not_402|price_mismatch|pay_to_mismatch)$/,
+        );
         expect(await market.chain.balanceOf(market.chain.marketplacePayTo)).toBe(balance);
       }
       expect((await site.server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);

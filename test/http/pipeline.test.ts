@@ -10,7 +10,8 @@ async function startLogged(): Promise<{ server: RunningServer; lines: Array<Reco
   const lines: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of String(chunk).split("\n").filter(Boolean))
+        lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -21,7 +22,10 @@ async function startLogged(): Promise<{ server: RunningServer; lines: Array<Reco
     SEARCH_SEMANTIC: "false",
     DATABASE_URL: `file:${process.env.TMPDIR ?? "/tmp"}/pipeline-${process.pid}-${Date.now()}.db`,
   });
-  const server = await startServer(config, pino({ level: "debug" }, sink), { payments: await offlinePayments(config), shutdownGraceMs: 500 });
+  const server = await startServer(config, pino({ level: "debug" }, sink), {
+    payments: await offlinePayments(config),
+    shutdownGraceMs: 500,
+  });
   return { server, lines };
 }
 
@@ -41,7 +45,9 @@ describe("one pipeline for every request", () => {
     await first.text();
     const again = await fetch(`${server.url}/bazaar.json`, { headers: { Origin: "https://agent.example" } });
     await again.text();
-    const revalidated = await fetch(`${server.url}/bazaar.json`, { headers: { "If-None-Match": first.headers.get("etag")! } });
+    const revalidated = await fetch(`${server.url}/bazaar.json`, {
+      headers: { "If-None-Match": first.headers.get("etag")! },
+    });
 
     expect(revalidated.status).toBe(304);
     expect(again.headers.get("access-control-allow-origin")).toBe("*");

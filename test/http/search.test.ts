@@ -3,7 +3,12 @@ import { databaseKinds, sellerAddress, startCatalogServer, type CatalogServer } 
 
 interface SearchDocument {
   query: string | null;
-  items: Array<{ resource: string; description: string; metadata: { listingId: string; leftoverSeed: boolean }; accepts: Array<{ payTo: string }> }>;
+  items: Array<{
+    resource: string;
+    description: string;
+    metadata: { listingId: string; leftoverSeed: boolean };
+    accepts: Array<{ payTo: string }>;
+  }>;
   resources: unknown[];
   pagination: { limit: number; offset: number; total: number; cursor: string | null; nextCursor: string | null };
 }
@@ -15,9 +20,21 @@ describe.each(databaseKinds)("search on $kind", (kind) => {
 
   beforeAll(async () => {
     market = await startCatalogServer(kind, { LOAD_SEED: "true" });
-    ids.inDescription = (await market.list({ description: "Hourly WEATHER forecast for any city", resource: "https://alpha.example.com/forecast" })).id;
-    ids.inResource = (await market.list({ description: "Forecasts the tides of any harbour", resource: "https://weather-api.example.com/tides" })).id;
-    ids.inPayTo = (await market.list({ description: "Translates text between languages", sellerPayTo: sellerAddress(0xbeef) })).id;
+    ids.inDescription = (
+      await market.list({
+        description: "Hourly WEATHER forecast for any city",
+        resource: "https://alpha.example.com/forecast",
+      })
+    ).id;
+    ids.inResource = (
+      await market.list({
+        description: "Forecasts the tides of any harbour",
+        resource: "https://weather-api.example.com/tides",
+      })
+    ).id;
+    ids.inPayTo = (
+      await market.list({ description: "Translates text between languages", sellerPayTo: sellerAddress(0xbeef) })
+    ).id;
     for (let i = 0; i < 7; i++) await market.list({ description: `Stock quote service number ${i}` });
   });
   afterAll(async () => {
@@ -42,7 +59,11 @@ describe.each(databaseKinds)("search on $kind", (kind) => {
     expect(all.body.pagination.total).toBe(10);
     const viaQ = await search("/search?q=Weather");
     expect(viaQ.body.items.map((item) => item.metadata.listingId)).toEqual([ids.inDescription, ids.inResource]);
-    for (const path of ["/search.json?q=weather", "/resources/search?q=weather", "/resources/search.json?query=weather"]) {
+    for (const path of [
+      "/search.json?q=weather",
+      "/resources/search?q=weather",
+      "/resources/search.json?query=weather",
+    ]) {
       expect((await search(path)).body.items).toHaveLength(2);
     }
   });
@@ -60,7 +81,8 @@ describe.each(databaseKinds)("search on $kind", (kind) => {
   });
 
   it("applies the seed filters, and on /search lets excludeSeed=true and leftoverSeed=false win", async () => {
-    const seeds = async (path: string) => (await search(path)).body.items.filter((item) => item.metadata.leftoverSeed).length;
+    const seeds = async (path: string) =>
+      (await search(path)).body.items.filter((item) => item.metadata.leftoverSeed).length;
     expect(await seeds("/discovery/search?query=demo")).toBe(0);
     expect(await seeds("/discovery/search?query=demo&includeSeed=true")).toBe(3);
     expect(await seeds("/search?q=demo&includeSeed=true")).toBe(3);
@@ -79,28 +101,31 @@ describe.each(databaseKinds)("search on $kind", (kind) => {
     expect((await search("/discovery/search?query=weather&type=http")).body.items).toHaveLength(2);
   });
 
-  it.each(["cursor", "nextCursor"] as const)("pages by pagination.%s (the next page's cursor) and visits every match exactly once", async (field) => {
-    const seen: string[] = [];
-    let path = "/discovery/search?query=stock&limit=3";
-    let pages = 0;
-    for (;;) {
-      const { body } = await search(path);
-      pages++;
-      seen.push(...body.items.map((item) => item.metadata.listingId));
-      // Bazaar clients read pagination.cursor, the user's spec names nextCursor: both carry the next page.
-      expect(body.pagination.cursor).toBe(body.pagination.nextCursor);
-      const next = body.pagination[field];
-      if (!next) break;
-      path = `/discovery/search?query=stock&limit=3&cursor=${encodeURIComponent(next)}`;
-    }
-    expect(pages).toBe(3);
-    expect(seen).toHaveLength(7);
-    expect(new Set(seen).size).toBe(7);
-    const first = (await search("/discovery/search?query=stock&limit=3")).body;
-    expect(first.pagination).toMatchObject({ limit: 3, offset: 0, total: 7, cursor: expect.any(String) });
-    const last = (await search("/discovery/search?query=stock&limit=3&offset=6")).body;
-    expect(last.pagination).toMatchObject({ offset: 6, total: 7, cursor: null, nextCursor: null });
-  });
+  it.each(["cursor", "nextCursor"] as const)(
+    "pages by pagination.%s (the next page's cursor) and visits every match exactly once",
+    async (field) => {
+      const seen: string[] = [];
+      let path = "/discovery/search?query=stock&limit=3";
+      let pages = 0;
+      for (;;) {
+        const { body } = await search(path);
+        pages++;
+        seen.push(...body.items.map((item) => item.metadata.listingId));
+        // Bazaar clients read pagination.cursor, the user's spec names nextCursor: both carry the next page.
+        expect(body.pagination.cursor).toBe(body.pagination.nextCursor);
+        const next = body.pagination[field];
+        if (!next) break;
+        path = `/discovery/search?query=stock&limit=3&cursor=${encodeURIComponent(next)}`;
+      }
+      expect(pages).toBe(3);
+      expect(seen).toHaveLength(7);
+      expect(new Set(seen).size).toBe(7);
+      const first = (await search("/discovery/search?query=stock&limit=3")).body;
+      expect(first.pagination).toMatchObject({ limit: 3, offset: 0, total: 7, cursor: expect.any(String) });
+      const last = (await search("/discovery/search?query=stock&limit=3&offset=6")).body;
+      expect(last.pagination).toMatchObject({ offset: 6, total: 7, cursor: null, nextCursor: null });
+    },
+  );
 
   it("refuses a malformed cursor, and one that belongs to another search, naming cursor", async () => {
     const { body } = await search("/discovery/search?query=stock&limit=3");
@@ -119,14 +144,22 @@ describe.each(databaseKinds)("search on $kind", (kind) => {
   it("refuses a cursor forged past any offset the contract can carry (int32), naming cursor", async () => {
     // The page would echo the offset in pagination.offset, which the contract declares int32.
     const { body } = await search("/discovery/search?query=stock&limit=3");
-    const real = JSON.parse(Buffer.from(body.pagination.nextCursor!, "base64url").toString("utf8")) as { o: number; f: string };
+    const real = JSON.parse(Buffer.from(body.pagination.nextCursor!, "base64url").toString("utf8")) as {
+      o: number;
+      f: string;
+    };
     for (const offset of [2 ** 31, Number.MAX_SAFE_INTEGER]) {
       const forged = Buffer.from(JSON.stringify({ ...real, o: offset })).toString("base64url");
-      const answer = await market.json<{ fields: Array<{ field: string }> }>(`/discovery/search?query=stock&cursor=${forged}`);
+      const answer = await market.json<{ fields: Array<{ field: string }> }>(
+        `/discovery/search?query=stock&cursor=${forged}`,
+      );
       expect(answer.status, String(offset)).toBe(400);
       expect(answer.body.fields[0]!.field).toBe("cursor");
     }
     const largest = Buffer.from(JSON.stringify({ ...real, o: 2 ** 31 - 1 })).toString("base64url");
-    expect((await search(`/discovery/search?query=stock&cursor=${largest}`)).body.pagination).toMatchObject({ offset: 2 ** 31 - 1, nextCursor: null });
+    expect((await search(`/discovery/search?query=stock&cursor=${largest}`)).body.pagination).toMatchObject({
+      offset: 2 ** 31 - 1,
+      nextCursor: null,
+    });
   });
 });

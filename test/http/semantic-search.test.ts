@@ -39,8 +39,21 @@ describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database
 
   beforeAll(async () => {
     market = await startCatalogServer(database, { SEARCH_SEMANTIC: "true" });
-    const list = async (serviceName: string, description: string, tags: string[], priceUsdc: string, sellerPayTo?: string) =>
-      (await market.list({ description, priceUsdc, metadata: { serviceName, tags }, ...(sellerPayTo ? { sellerPayTo } : {}) })).id;
+    const list = async (
+      serviceName: string,
+      description: string,
+      tags: string[],
+      priceUsdc: string,
+      sellerPayTo?: string,
+    ) =>
+      (
+        await market.list({
+          description,
+          priceUsdc,
+          metadata: { serviceName, tags },
+          ...(sellerPayTo ? { sellerPayTo } : {}),
+        })
+      ).id;
     ids.transcribe = await list(
       "ScribeFlow",
       "Transcribes audio and video recordings into text with speaker labels and timestamps.",
@@ -48,9 +61,24 @@ describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database
       "0.02",
       sellerAddress(1),
     );
-    ids.weather = await list("Nimbus", "Hourly and 7-day weather forecasts: temperature, precipitation probability and wind.", ["weather"], "0.01");
-    ids.fx = await list("Ledgerly FX", "Live currency exchange rates between 160 currencies, updated every minute.", ["finance", "currency"], "0.05");
-    ids.geocode = await list("Pinpoint", "Turns a street address into latitude and longitude coordinates.", ["maps", "geocoding"], "0.01");
+    ids.weather = await list(
+      "Nimbus",
+      "Hourly and 7-day weather forecasts: temperature, precipitation probability and wind.",
+      ["weather"],
+      "0.01",
+    );
+    ids.fx = await list(
+      "Ledgerly FX",
+      "Live currency exchange rates between 160 currencies, updated every minute.",
+      ["finance", "currency"],
+      "0.05",
+    );
+    ids.geocode = await list(
+      "Pinpoint",
+      "Turns a street address into latitude and longitude coordinates.",
+      ["maps", "geocoding"],
+      "0.01",
+    );
     ids.copy = await list(
       "ScribeFIow",
       "Transcribes audio recordings into text with speakers and timestamps. Cheap!",
@@ -58,7 +86,10 @@ describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database
       "0.01",
       sellerAddress(2),
     );
-    await market.server.database.prisma.listing.update({ where: { id: ids.transcribe }, data: { ownerVerified: true } });
+    await market.server.database.prisma.listing.update({
+      where: { id: ids.transcribe },
+      data: { ownerVerified: true },
+    });
     // The copy paid its own fee too (so it is verified): listed later, by another seller, at another origin.
     await market.server.database.prisma.listing.update({ where: { id: ids.copy }, data: { ownerVerified: true } });
     // The engine loads the catalog in the background; until then, searches say so and match substrings.
@@ -76,12 +107,16 @@ describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database
   });
 
   it("finds a listing by what it does, in a buyer's words, where substring matching finds nothing", async () => {
-    const substring = await search(`/discovery/search?mode=substring&query=${encodeURIComponent("transcribe my audio recordings")}`);
+    const substring = await search(
+      `/discovery/search?mode=substring&query=${encodeURIComponent("transcribe my audio recordings")}`,
+    );
     expect(substring.body.searchMode).toBe("substring");
     expect(substring.body.searchModeReason).toBeUndefined();
     expect(idsOf(substring.body)).toEqual([]);
     // mode=lexical is the engine's BM25 (stemmed words), not the whole question as one substring.
-    const lexical = await search(`/discovery/search?mode=lexical&query=${encodeURIComponent("transcribe my audio recordings")}`);
+    const lexical = await search(
+      `/discovery/search?mode=lexical&query=${encodeURIComponent("transcribe my audio recordings")}`,
+    );
     expect(lexical.body.searchMode).toBe("lexical");
     expect(idsOf(lexical.body)[0]).toBe(ids.transcribe);
     const hybrid = await search(`/discovery/search?query=${encodeURIComponent("transcribe my audio recordings")}`);
@@ -115,13 +150,19 @@ describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database
   });
 
   it("reads a price cap and 'cheapest' from the question's words, and says so", async () => {
-    const { body } = await search(`/discovery/search?query=${encodeURIComponent("transcribe audio recordings under 2 cents")}`);
+    const { body } = await search(
+      `/discovery/search?query=${encodeURIComponent("transcribe audio recordings under 2 cents")}`,
+    );
     expect(body.interpretedFilters).toEqual({ maxPrice: "0.02" });
     expect(idsOf(body)).toContain(ids.transcribe);
-    const cheap = await search(`/discovery/search?query=${encodeURIComponent("transcribe audio recordings under 1.5 cents")}`);
+    const cheap = await search(
+      `/discovery/search?query=${encodeURIComponent("transcribe audio recordings under 1.5 cents")}`,
+    );
     expect(idsOf(cheap.body)).not.toContain(ids.transcribe);
     // An explicit parameter wins over the words.
-    const explicit = await search(`/discovery/search?query=${encodeURIComponent("transcribe audio under 1 cent")}&maxPrice=0.05`);
+    const explicit = await search(
+      `/discovery/search?query=${encodeURIComponent("transcribe audio under 1 cent")}&maxPrice=0.05`,
+    );
     expect(explicit.body.interpretedFilters).toBeUndefined();
     expect(idsOf(explicit.body)).toContain(ids.transcribe);
     const cheapest = await search(`/discovery/search?query=${encodeURIComponent("cheapest audio transcription")}`);
@@ -130,7 +171,9 @@ describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database
   });
 
   it("ranks a look-alike of an established brand below it, and flags it, though the copy is verified too", async () => {
-    const { body } = await search(`/discovery/search?query=${encodeURIComponent("ScribeFlow transcribes audio recordings")}`);
+    const { body } = await search(
+      `/discovery/search?query=${encodeURIComponent("ScribeFlow transcribes audio recordings")}`,
+    );
     const order = idsOf(body);
     expect(order).toContain(ids.copy);
     expect(order.indexOf(ids.transcribe!)).toBeLessThan(order.indexOf(ids.copy!));
@@ -181,7 +224,9 @@ describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database
       const totals = new Set<number>();
       let cursor: string | null = null;
       do {
-        const { body }: { body: SearchDocument } = await search(`/discovery/search?query=${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`);
+        const { body }: { body: SearchDocument } = await search(
+          `/discovery/search?query=${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`,
+        );
         seen.push(...idsOf(body));
         totals.add(body.pagination.total);
         cursor = body.pagination.cursor;
@@ -192,7 +237,10 @@ describe.each(testDatabaseKinds())("hybrid search over HTTP on $kind", (database
 
     // A listing that expired after the engine indexed it: the engine still finds it, the view hides it.
     const hidden = idsOf(whole)[1]!;
-    await market.server.database.prisma.listing.update({ where: { id: hidden }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await market.server.database.prisma.listing.update({
+      where: { id: hidden },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     const shown = idsOf(whole).filter((id) => id !== hidden);
     expect(await pageThrough(3)).toEqual({ seen: shown, totals: [shown.length] });
   });

@@ -11,7 +11,9 @@ describe("closing the server", () => {
     await once(socket, "connect");
     // A request in flight whose client never sends the rest of its body (or, the same for the
     // server, never reads a large answer): without a deadline close() would wait for it forever.
-    socket.write('POST /listings/validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"resource":');
+    socket.write(
+      'POST /listings/validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"resource":',
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     const closedByServer = once(socket, "close");
 

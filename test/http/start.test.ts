@@ -11,7 +11,10 @@ describe("npm start", () => {
 
   it("serves the contract with nothing else configured, logs JSON, and stops cleanly on SIGTERM", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "start-"));
-    service = await startService({ DATABASE_URL: `file:${join(dataDir, "marketplace.db")}`, DEV_CHAIN_FILE: join(dataDir, "chain.json") });
+    service = await startService({
+      DATABASE_URL: `file:${join(dataDir, "marketplace.db")}`,
+      DEV_CHAIN_FILE: join(dataDir, "chain.json"),
+    });
     expect((await service.fetch("/openapi.json")).status).toBe(200);
     const stopped = await service.stop();
     expect(stopped).toMatchObject({ code: 0, leftovers: [] });
@@ -21,8 +24,14 @@ describe("npm start", () => {
     expect(service.problems()).toEqual([]);
     // Without payment configuration: the embedded local chain, said plainly, its file written.
     expect(messages.some((message) => message.startsWith("LOCAL CHAIN, NOT REAL MONEY"))).toBe(true);
-    const chainFile = JSON.parse(readFileSync(join(dataDir, "chain.json"), "utf8")) as { chainId: number; buyers: unknown[] };
-    expect(chainFile).toMatchObject({ chainId: 8453, buyers: expect.arrayContaining([expect.objectContaining({ privateKey: expect.any(String) })]) });
+    const chainFile = JSON.parse(readFileSync(join(dataDir, "chain.json"), "utf8")) as {
+      chainId: number;
+      buyers: unknown[];
+    };
+    expect(chainFile).toMatchObject({
+      chainId: 8453,
+      buyers: expect.arrayContaining([expect.objectContaining({ privateKey: expect.any(String) })]),
+    });
   });
 });
 
@@ -37,20 +46,30 @@ describe("npm start that cannot start", () => {
     expect(error.message).toMatch(/exited \(1\) before listening/);
     const stderr = error.message.split("--- stderr\n")[1] ?? "";
     const lines = stderr.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("npm "));
-    expect(lines).toEqual([expect.stringMatching(/^could not start: the database cannot be reached: check DATABASE_URL/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^could not start: the database cannot be reached: check DATABASE_URL/),
+    ]);
     expect(stderr).not.toContain("hunter2");
     expect(stderr).not.toMatch(/\bat .*(wasm|\.js:\d+)/);
   });
 
   it("names the cause for a port in use, a path that cannot be written and an unknown error", () => {
-    const inUse = Object.assign(new Error("listen EADDRINUSE: address already in use 127.0.0.1:8402"), { code: "EADDRINUSE", syscall: "listen" });
+    const inUse = Object.assign(new Error("listen EADDRINUSE: address already in use 127.0.0.1:8402"), {
+      code: "EADDRINUSE",
+      syscall: "listen",
+    });
     expect(describeStartupFailure(inUse)).toBe(
       "could not start: the port is already in use: stop the other process or set PORT (listen EADDRINUSE: address already in use 127.0.0.1:8402)",
     );
-    const notADirectory = Object.assign(new Error("EEXIST: file already exists, mkdir '/etc/passwd'"), { code: "EEXIST", syscall: "mkdir" });
-    expect(describeStartupFailure(notADirectory)).toMatch(/^could not start: a file cannot be created or opened for writing: check the paths in DATABASE_URL/);
-    expect(describeStartupFailure(new Error("rpc https://user:secret@node.example/v1 said no\n    at frame (x.js:1:1)"))).toBe(
-      "could not start: rpc https://[redacted]@node.example/v1 said no",
+    const notADirectory = Object.assign(new Error("EEXIST: file already exists, mkdir '/etc/passwd'"), {
+      code: "EEXIST",
+      syscall: "mkdir",
+    });
+    expect(describeStartupFailure(notADirectory)).toMatch(
+      /^could not start: a file cannot be created or opened for writing: check the paths in DATABASE_URL/,
     );
+    expect(
+      describeStartupFailure(new Error("rpc https://user:secret@node.example/v1 said no\n    at frame (x.js:1:1)")),
+    ).toBe("could not start: rpc https://[redacted]@node.example/v1 said no");
   });
 });

@@ -10,7 +10,15 @@ interface Status {
   sellerListingCountSeed: number;
   sellerListingCountRawKv: number;
   updatedAt: string;
-  listingFee: { usdc: string; payTo: string; network: string; asset: string; path: string; method: string; ttlDays: number };
+  listingFee: {
+    usdc: string;
+    payTo: string;
+    network: string;
+    asset: string;
+    path: string;
+    method: string;
+    ttlDays: number;
+  };
   links: Record<string, string>;
 }
 
@@ -39,10 +47,27 @@ describe.each(databaseKinds)("status on $kind", (kind) => {
       sellerListingCountForeign: 0,
       sellerListingCountSeed: 3,
       sellerListingCountRawKv: 3,
-      listingFee: { usdc: "0.10", payTo: facts.payTo, network: "eip155:8453", asset: facts.asset, path: "/listings", method: "POST", ttlDays: 30 },
+      listingFee: {
+        usdc: "0.10",
+        payTo: facts.payTo,
+        network: "eip155:8453",
+        asset: facts.asset,
+        path: "/listings",
+        method: "POST",
+        ttlDays: 30,
+      },
       unpaidListingsProbe: { method: "POST", path: "/listings" },
     });
-    expect(Object.keys(body.links).sort()).toEqual(["challenge", "feed", "foreign", "market", "mcp", "openapi", "playbook", "status"]);
+    expect(Object.keys(body.links).sort()).toEqual([
+      "challenge",
+      "feed",
+      "foreign",
+      "market",
+      "mcp",
+      "openapi",
+      "playbook",
+      "status",
+    ]);
     expect(await (await market.server.fetch("/status")).text()).toBe(JSON.stringify(body));
   });
 

@@ -12,7 +12,16 @@ describe.each(databaseKinds)("trust queries on $kind", (kind) => {
   const ids: string[] = [];
 
   /** As the re-prober and the usage indexer publish: through the catalog's one write path. */
-  const publish = (id: string, data: { healthStatus?: string; ownerVerified?: boolean; calls30d?: number; healthSummary?: object; uptime7d?: number }) =>
+  const publish = (
+    id: string,
+    data: {
+      healthStatus?: string;
+      ownerVerified?: boolean;
+      calls30d?: number;
+      healthSummary?: object;
+      uptime7d?: number;
+    },
+  ) =>
     market.server.contexts.listings.store.transactions.write(market.clock.now(), async (tx) => {
       await tx.listing.update({ where: { id }, data });
       return { result: undefined, changed: true };
@@ -30,8 +39,14 @@ describe.each(databaseKinds)("trust queries on $kind", (kind) => {
     for (const [i, row] of plan.entries()) {
       const created = await market.list({ priceUsdc: row.price, description: `Weather endpoint ${i}` });
       ids.push(created.id);
-      const uptime = row.uptime7d === undefined ? {} : { healthSummary: { uptime7d: row.uptime7d }, uptime7d: row.uptime7d };
-      await publish(created.id, { healthStatus: row.health, ownerVerified: row.verified, calls30d: row.calls, ...uptime });
+      const uptime =
+        row.uptime7d === undefined ? {} : { healthSummary: { uptime7d: row.uptime7d }, uptime7d: row.uptime7d };
+      await publish(created.id, {
+        healthStatus: row.health,
+        ownerVerified: row.verified,
+        calls30d: row.calls,
+        ...uptime,
+      });
     }
   });
   afterAll(() => market?.close());
@@ -42,24 +57,27 @@ describe.each(databaseKinds)("trust queries on $kind", (kind) => {
     return (body.items ?? body.resources ?? []).map((item) => ids.indexOf(item.metadata.listingId));
   };
 
-  it.each(["/bazaar.json", "/discovery/resources", "/search?q=weather", "/discovery/search?query=weather"])("%s filters and sorts", async (route) => {
-    const join = route.includes("?") ? "&" : "?";
-    // Default: newest first (the search ranks by relevance, all equal here, then newest).
-    expect(await listed(route)).toEqual([3, 2, 1, 0]);
-    expect(await listed(`${route}${join}health=healthy`)).toEqual([2, 0]);
-    expect(await listed(`${route}${join}health=any`)).toEqual([3, 2, 1, 0]);
-    expect(await listed(`${route}${join}verified=true`)).toEqual([3, 0]);
-    expect(await listed(`${route}${join}minCalls=5`)).toEqual([3, 1]);
-    expect(await listed(`${route}${join}sort=price`)).toEqual([1, 3, 2, 0]);
-    expect(await listed(`${route}${join}sort=priceDesc`)).toEqual([0, 2, 3, 1]);
-    // Ties in sales: newest first.
-    expect(await listed(`${route}${join}sort=popular`)).toEqual([3, 1, 0, 2]);
-    expect(await listed(`${route}${join}sort=popular&health=healthy&limit=1`)).toEqual([0]);
-    // Highest 7-day uptime first, ties newest first, none measured last.
-    expect(await listed(`${route}${join}sort=uptime`)).toEqual([1, 2, 0, 3]);
-    expect(await listed(`${route}${join}sort=uptime&health=healthy`)).toEqual([2, 0]);
-    expect(await listed(`${route}${join}sort=uptime&limit=2&offset=2`)).toEqual([0, 3]);
-  });
+  it.each(["/bazaar.json", "/discovery/resources", "/search?q=weather", "/discovery/search?query=weather"])(
+    "%s filters and sorts",
+    async (route) => {
+      const join = route.includes("?") ? "&" : "?";
+      // Default: newest first (the search ranks by relevance, all equal here, then newest).
+      expect(await listed(route)).toEqual([3, 2, 1, 0]);
+      expect(await listed(`${route}${join}health=healthy`)).toEqual([2, 0]);
+      expect(await listed(`${route}${join}health=any`)).toEqual([3, 2, 1, 0]);
+      expect(await listed(`${route}${join}verified=true`)).toEqual([3, 0]);
+      expect(await listed(`${route}${join}minCalls=5`)).toEqual([3, 1]);
+      expect(await listed(`${route}${join}sort=price`)).toEqual([1, 3, 2, 0]);
+      expect(await listed(`${route}${join}sort=priceDesc`)).toEqual([0, 2, 3, 1]);
+      // Ties in sales: newest first.
+      expect(await listed(`${route}${join}sort=popular`)).toEqual([3, 1, 0, 2]);
+      expect(await listed(`${route}${join}sort=popular&health=healthy&limit=1`)).toEqual([0]);
+      // Highest 7-day uptime first, ties newest first, none measured last.
+      expect(await listed(`${route}${join}sort=uptime`)).toEqual([1, 2, 0, 3]);
+      expect(await listed(`${route}${join}sort=uptime&health=healthy`)).toEqual([2, 0]);
+      expect(await listed(`${route}${join}sort=uptime&limit=2&offset=2`)).toEqual([0, 3]);
+    },
+  );
 
   it("the JSON feed takes health and stays newest first", async () => {
     const { body } = await market.json<{ items: Item[] }>("/feed.json?health=healthy");
@@ -83,7 +101,9 @@ describe.each(databaseKinds)("trust queries on $kind", (kind) => {
   it("a published health change is a catalog change: the old ETag no longer matches", async () => {
     const first = await market.server.fetch("/bazaar.json?health=healthy");
     const etag = first.headers.get("ETag")!;
-    expect((await market.server.fetch("/bazaar.json?health=healthy", { headers: { "If-None-Match": etag } })).status).toBe(304);
+    expect(
+      (await market.server.fetch("/bazaar.json?health=healthy", { headers: { "If-None-Match": etag } })).status,
+    ).toBe(304);
     await publish(ids[1]!, { healthStatus: "healthy" });
     const after = await market.server.fetch("/bazaar.json?health=healthy", { headers: { "If-None-Match": etag } });
     expect(after.status).toBe(200);

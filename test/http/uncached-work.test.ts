@@ -16,10 +16,17 @@ const a2aSearch = (text: string) =>
     jsonrpc: "2.0",
     id: 1,
     method: "message/send",
-    params: { message: { kind: "message", messageId: `search-${text}`, role: "user", parts: [{ kind: "text", text }] } },
+    params: {
+      message: { kind: "message", messageId: `search-${text}`, role: "user", parts: [{ kind: "text", text }] },
+    },
   });
 
-const listMarket = (id: number, query: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "list_market", arguments: { query } } });
+const listMarket = (id: number, query: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "list_market", arguments: { query } },
+});
 
 describe.each(databaseKinds)("bound on uncached catalog work ($name)", (kind) => {
   // A share of 0.01% rests about 10,000 times as long as a turn's CPU time (1 ms: 10 s): the next uncached request meets the rest.
@@ -29,9 +36,15 @@ describe.each(databaseKinds)("bound on uncached catalog work ($name)", (kind) =>
   beforeAll(async () => {
     [strict, queued] = await Promise.all([
       startCatalogServer(kind, { UNCACHED_CONCURRENCY: "1", UNCACHED_MAX_WAITING: "0", UNCACHED_SHARE: "0.0001" }),
-      startCatalogServer(kind, { UNCACHED_CONCURRENCY: "1", UNCACHED_MAX_WAITING: "100", UNCACHED_WAIT_MS: "20000", UNCACHED_SHARE: "0.2" }),
+      startCatalogServer(kind, {
+        UNCACHED_CONCURRENCY: "1",
+        UNCACHED_MAX_WAITING: "100",
+        UNCACHED_WAIT_MS: "20000",
+        UNCACHED_SHARE: "0.2",
+      }),
     ]);
-    for (const server of [strict, queued]) for (let i = 0; i < 3; i++) await server.list({ description: `Weather listing number ${i} for paging` });
+    for (const server of [strict, queued])
+      for (let i = 0; i < 3; i++) await server.list({ description: `Weather listing number ${i} for paging` });
   });
   afterAll(async () => Promise.all([strict?.close(), queued?.close()]));
 
@@ -49,20 +62,31 @@ describe.each(databaseKinds)("bound on uncached catalog work ($name)", (kind) =>
   });
 
   it("queues uncached work within the wait instead of refusing it", async () => {
-    const pages = Array.from({ length: 6 }, (_, i) => fetchFrom(`127.0.0.${10 + i}`, `${queued.server.url}/discovery/resources?limit=${i + 1}&offset=1`));
+    const pages = Array.from({ length: 6 }, (_, i) =>
+      fetchFrom(`127.0.0.${10 + i}`, `${queued.server.url}/discovery/resources?limit=${i + 1}&offset=1`),
+    );
     expect((await Promise.all(pages)).map((answer) => answer.status)).toEqual(Array(6).fill(200));
   });
 
   it("gives each catalog read of an MCP batch its own turn: past the bound, those reads are tool errors", async () => {
     const body = JSON.stringify([listMarket(1, "weather"), listMarket(2, "listing"), listMarket(3, "paging")]);
-    const strictAnswer = await clientAt(strict.server.url, "127.0.0.20")("/mcp", { method: "POST", headers: MCP_HEADERS, body });
+    const strictAnswer = await clientAt(strict.server.url, "127.0.0.20")("/mcp", {
+      method: "POST",
+      headers: MCP_HEADERS,
+      body,
+    });
     expect(strictAnswer.status).toBe(200);
-    const results = strictAnswer.json<Array<{ id: number; result: { isError?: boolean; content: Array<{ text: string }> } }>>();
+    const results =
+      strictAnswer.json<Array<{ id: number; result: { isError?: boolean; content: Array<{ text: string }> } }>>();
     const busy = results.filter((answer) => answer.result.isError);
     expect(busy.length).toBeGreaterThan(0);
     for (const answer of busy) expect(answer.result.content[0]!.text).toMatch(/too many uncached requests/);
     // With room to wait, every read of the batch is answered.
-    const queuedAnswer = await clientAt(queued.server.url, "127.0.0.21")("/mcp", { method: "POST", headers: MCP_HEADERS, body });
+    const queuedAnswer = await clientAt(queued.server.url, "127.0.0.21")("/mcp", {
+      method: "POST",
+      headers: MCP_HEADERS,
+      body,
+    });
     const answered = queuedAnswer.json<Array<{ result: { isError?: boolean } }>>();
     expect(answered).toHaveLength(3);
     expect(answered.every((answer) => !answer.result.isError)).toBe(true);
@@ -77,11 +101,19 @@ describe.each(databaseKinds)("bound on uncached catalog work ($name)", (kind) =>
         body: a2aSearch(words),
       });
       expect(answer.status).toBe(200);
-      answers.push(answer.json<{ result: { metadata: { isError: boolean }; parts: Array<{ data?: { isError?: boolean; message?: string } }> } }>().result);
+      answers.push(
+        answer.json<{
+          result: { metadata: { isError: boolean }; parts: Array<{ data?: { isError?: boolean; message?: string } }> };
+        }>().result,
+      );
     }
     const busy = answers.filter((answer) => answer.metadata.isError);
     expect(busy.length).toBeGreaterThan(0);
-    for (const answer of busy) expect(answer.parts[0]!.data).toEqual({ isError: true, message: expect.stringMatching(/too many uncached requests/) });
+    for (const answer of busy)
+      expect(answer.parts[0]!.data).toEqual({
+        isError: true,
+        message: expect.stringMatching(/too many uncached requests/),
+      });
     // With room to wait, the same message is answered.
     const queuedAnswer = await clientAt(queued.server.url, "127.0.0.32")("/a2a", {
       method: "POST",
@@ -106,7 +138,9 @@ describe.each(databaseKinds)("bound on uncached catalog work ($name)", (kind) =>
     stalled.write('{"jsonrpc":"2.0",');
     await new Promise((resolve) => setTimeout(resolve, 100));
     try {
-      expect((await fetchFrom("127.0.0.31", `${queued.server.url}/discovery/resources?limit=4&offset=2`)).status).toBe(200);
+      expect((await fetchFrom("127.0.0.31", `${queued.server.url}/discovery/resources?limit=4&offset=2`)).status).toBe(
+        200,
+      );
     } finally {
       stalled.destroy();
     }

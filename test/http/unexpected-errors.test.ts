@@ -41,13 +41,16 @@ describe.each(testDatabaseKinds())("unexpected storage errors on $kind", ({ crea
     const missingTable = Prisma.sql`SELECT 1 FROM "NoSuchTable"`;
     const viaPrisma = await failure(() => database.prisma.$queryRaw(missingTable));
     const viaReader = await failure(() => database.reader.rows(missingTable));
-    const viaPrismaModel = await failure(() => database.prisma.$queryRawUnsafe(`SELECT 1 FROM "NoSuchTable" WHERE 1 = 1`));
+    const viaPrismaModel = await failure(() =>
+      database.prisma.$queryRawUnsafe(`SELECT 1 FROM "NoSuchTable" WHERE 1 = 1`),
+    );
     const otherFault = new TypeError("a bug in a handler");
     expect((viaPrisma as Error).name).not.toBe((viaReader as Error).name);
 
     const { logger, errors } = recordingLogger();
     const now = 1_000_000;
-    for (const error of [viaPrisma, viaReader, viaPrismaModel, viaReader]) logUnexpected(logger, error, {}, "read failed", now);
+    for (const error of [viaPrisma, viaReader, viaPrismaModel, viaReader])
+      logUnexpected(logger, error, {}, "read failed", now);
     expect(errors).toHaveLength(1);
     logUnexpected(logger, otherFault, {}, "read failed", now);
     expect(errors).toHaveLength(2);

@@ -1,6 +1,14 @@
 // POST /listings/validate runs the paid route's checks without payment or saving; GET explains it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
+import {
+  challenge,
+  challengeAnswer,
+  requirement,
+  startSeller,
+  type Seller,
+  SELLER_PAY_TO,
+  summariseListing,
+} from "../support/sellers.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 const SELLER = SELLER_PAY_TO;
@@ -25,7 +33,9 @@ beforeAll(async () => {
     PROBE_RATE_PER_HOST: "1000",
   });
   const asset = server.contexts.listings.market.asset;
-  seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])));
+  seller = await startSeller(() =>
+    challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset })])),
+  );
 });
 
 afterAll(async () => {
@@ -36,7 +46,11 @@ afterAll(async () => {
 const body = (overrides: Record<string, unknown> = {}) => summariseListing(seller, overrides);
 
 async function validate(target: TestServer, payload: unknown) {
-  const response = await target.fetch("/listings/validate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payload) });
+  const response = await target.fetch("/listings/validate", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(payload),
+  });
   const answer = (await response.json()) as Report;
   return { status: response.status, answer, headers: response.headers };
 }
@@ -47,7 +61,15 @@ describe("POST /listings/validate", () => {
     const { status, answer } = await validate(server, body());
     expect(status).toBe(200);
     expect(answer).toMatchObject({ ok: true, charged: false, saved: false });
-    expect(answer.checks.map((check) => check.name)).toEqual(["schema", "network", "price", "description", "sellerPayTo", "resource", "seller-probe"]);
+    expect(answer.checks.map((check) => check.name)).toEqual([
+      "schema",
+      "network",
+      "price",
+      "description",
+      "sellerPayTo",
+      "resource",
+      "seller-probe",
+    ]);
     expect(answer.checks.every((check) => check.ok && check.reason)).toBe(true);
     expect(seller.requests.slice(probes)).toEqual(["POST /api/summarise"]);
     expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);
@@ -70,7 +92,9 @@ describe("POST /listings/validate", () => {
     expect(answer).toMatchObject({
       ok: false,
       error: "listing_checks_failed",
-      message: expect.stringContaining("price: price_not_positive; description: description_blank; sellerPayTo: zero_address; seller-probe: pay_to_mismatch"),
+      message: expect.stringContaining(
+        "price: price_not_positive; description: description_blank; sellerPayTo: zero_address; seller-probe: pay_to_mismatch",
+      ),
     });
   });
 
@@ -86,13 +110,19 @@ describe("POST /listings/validate", () => {
         reason: expect.stringContaining(`GET ${seller.url}/api/summarise answered 200`),
       });
     } finally {
-      seller.answer = () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: server.contexts.listings.market.asset })]));
+      seller.answer = () =>
+        challengeAnswer(
+          challenge([requirement({ payTo: SELLER, amount: "30000", asset: server.contexts.listings.market.asset })]),
+        );
     }
   });
 
   it("does not probe a resource URL that failed its own check", async () => {
     const probes = seller.requests.length;
-    const { status, answer } = await validate(server, body({ resource: `${seller.url.replace("https://", "https://user:pw@")}/x` }));
+    const { status, answer } = await validate(
+      server,
+      body({ resource: `${seller.url.replace("https://", "https://user:pw@")}/x` }),
+    );
     expect(status).toBe(422);
     expect(answer.checks.slice(-2)).toMatchObject([
       { name: "resource", ok: false, code: "credentials_in_url" },
@@ -117,7 +147,10 @@ describe("POST /listings/validate", () => {
     try {
       const { status, answer } = await validate(strict, body());
       expect(status).toBe(422);
-      expect(answer.checks.at(-1)).toMatchObject({ code: "address_not_allowed", reason: expect.stringContaining("loopback") });
+      expect(answer.checks.at(-1)).toMatchObject({
+        code: "address_not_allowed",
+        reason: expect.stringContaining("loopback"),
+      });
     } finally {
       await strict.close();
     }
@@ -139,7 +172,11 @@ describe("POST /listings/validate", () => {
 
 describe("per-client limits behind a proxy (TRUST_PROXY)", () => {
   it("tells clients apart by X-Forwarded-For", async () => {
-    const proxied = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "1", TRUST_PROXY: "true" });
+    const proxied = await startTestServer({
+      ALLOW_LOOPBACK_SELLERS: "true",
+      PROBE_RATE_PER_CLIENT: "1",
+      TRUST_PROXY: "true",
+    });
     const from = (client: string) =>
       proxied.fetch("/listings/validate", {
         method: "POST",
@@ -160,11 +197,29 @@ describe("GET /listings/validate", () => {
   it("documents the dry run: schema, example, every check, how to call", async () => {
     const response = await server.fetch("/listings/validate");
     expect(response.status).toBe(200);
-    const guide = (await response.json()) as { schema: { additionalProperties: boolean }; example: unknown; checks: Array<{ name: string }>; curl: string };
-    expect(guide).toMatchObject({ method: "POST", url: `${server.contexts.listings.config.publicBaseUrl}/listings/validate`, charged: false, saved: false });
+    const guide = (await response.json()) as {
+      schema: { additionalProperties: boolean };
+      example: unknown;
+      checks: Array<{ name: string }>;
+      curl: string;
+    };
+    expect(guide).toMatchObject({
+      method: "POST",
+      url: `${server.contexts.listings.config.publicBaseUrl}/listings/validate`,
+      charged: false,
+      saved: false,
+    });
     expect(guide.schema.additionalProperties).toBe(false);
     expect(guide.example).toMatchObject({ network: "eip155:8453" });
-    expect(guide.checks.map((check) => check.name)).toEqual(["schema", "network", "price", "description", "sellerPayTo", "resource", "seller-probe"]);
+    expect(guide.checks.map((check) => check.name)).toEqual([
+      "schema",
+      "network",
+      "price",
+      "description",
+      "sellerPayTo",
+      "resource",
+      "seller-probe",
+    ]);
     expect(guide.curl).toContain("/listings/validate");
   });
 });

@@ -16,7 +16,10 @@ interface ErrorBody {
   fields?: Array<{ in: string; field: string; message: string }>;
 }
 
-async function errorOf(path: string, init?: RequestInit): Promise<{ status: number; body: ErrorBody; headers: Headers }> {
+async function errorOf(
+  path: string,
+  init?: RequestInit,
+): Promise<{ status: number; body: ErrorBody; headers: Headers }> {
   const response = await server.fetch(path, init);
   expect(response.headers.get("content-type")).toMatch(/^application\/json/);
   return { status: response.status, body: (await response.json()) as ErrorBody, headers: response.headers };
@@ -108,23 +111,42 @@ describe("bad listing bodies get 400 naming each field", () => {
   });
 
   it("answers 413 to a body over the limit", async () => {
-    const { status, body } = await errorOf("/listings/validate", postJson(JSON.stringify({ ...valid, inputSchema: { pad: "x".repeat(5000) } })));
+    const { status, body } = await errorOf(
+      "/listings/validate",
+      postJson(JSON.stringify({ ...valid, inputSchema: { pad: "x".repeat(5000) } })),
+    );
     expect(status).toBe(413);
     expect(body.error).toBe("payload_too_large");
   });
 
   it("answers 415 to a body that is not JSON", async () => {
-    const { status, body } = await errorOf("/listings/validate", postJson("resource=https://x", "application/x-www-form-urlencoded"));
+    const { status, body } = await errorOf(
+      "/listings/validate",
+      postJson("resource=https://x", "application/x-www-form-urlencoded"),
+    );
     expect(status).toBe(415);
     expect(body.error).toBe("unsupported_media_type");
   });
 
   it("answers 415 to JSON declared in another charset than UTF-8, and takes UTF-8 however it is spelled", async () => {
-    const latin1 = await errorOf("/listings/validate", postJson(JSON.stringify(valid), "application/json; charset=latin1"));
+    const latin1 = await errorOf(
+      "/listings/validate",
+      postJson(JSON.stringify(valid), "application/json; charset=latin1"),
+    );
     expect(latin1.status).toBe(415);
-    expect(latin1.body).toMatchObject({ error: "unsupported_media_type", message: expect.stringContaining("charset=latin1") });
-    for (const type of ["application/json; charset=utf-8", 'application/json; charset="UTF-8"', "application/json;charset=utf8"]) {
-      expect((await errorOf("/listings/validate", postJson(JSON.stringify({ ...valid, description: "x" }), type))).status, type).toBe(400);
+    expect(latin1.body).toMatchObject({
+      error: "unsupported_media_type",
+      message: expect.stringContaining("charset=latin1"),
+    });
+    for (const type of [
+      "application/json; charset=utf-8",
+      'application/json; charset="UTF-8"',
+      "application/json;charset=utf8",
+    ]) {
+      expect(
+        (await errorOf("/listings/validate", postJson(JSON.stringify({ ...valid, description: "x" }), type))).status,
+        type,
+      ).toBe(400);
     }
   });
 });
@@ -141,7 +163,11 @@ describe("unknown paths and methods", () => {
     expect(status).toBe(405);
     expect(headers.get("allow")).toBe("GET, HEAD");
     expect(body.error).toBe("method_not_allowed");
-    const listings = await errorOf("/listings", { method: "PUT", headers: { "content-type": "application/json" }, body: "{}" });
+    const listings = await errorOf("/listings", {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(listings.status).toBe(405);
     expect(listings.headers.get("allow")).toBe("GET, POST, HEAD");
   });

@@ -22,7 +22,16 @@ const listingId = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padSt
 const itemFor = (n: number, description = `Mirrored endpoint ${n}`) => ({
   resource: `https://api.example.com/mirrored-${n}`,
   type: "http",
-  accepts: [{ scheme: "exact", network: "eip155:8453", amount: "30000", asset: BASE_USDC, payTo: PAY_TO, maxTimeoutSeconds: 60 }],
+  accepts: [
+    {
+      scheme: "exact",
+      network: "eip155:8453",
+      amount: "30000",
+      asset: BASE_USDC,
+      payTo: PAY_TO,
+      maxTimeoutSeconds: 60,
+    },
+  ],
   description,
   metadata: { listingId: listingId(n) },
 });
@@ -63,12 +72,19 @@ interface Market {
 /** Another marketplace on loopback: its manifest, signed snapshot (conditional GET), change log and a Bazaar-shaped list. */
 async function startMarket(key: `0x${string}`, snapshot: Market["snapshot"]): Promise<Market> {
   const address = snapshotSigner(key).address;
-  const market = { snapshot, page: () => ({ items: [], more: false }), requests: [], snapshotBodies: 0, notModified: 0 } as unknown as Market;
+  const market = {
+    snapshot,
+    page: () => ({ items: [], more: false }),
+    requests: [],
+    snapshotBodies: 0,
+    notModified: 0,
+  } as unknown as Market;
   const json = (body: unknown) => [200, { "content-type": "application/json" }, JSON.stringify(body)] as const;
   const answer = (request: IncomingMessage): readonly [number, Record<string, string>, string | Buffer] => {
     const url = new URL(request.url ?? "/", "http://x");
     market.requests.push(url.pathname);
-    if (url.pathname === "/.well-known/x402") return json({ x402Version: 2, catalog: { snapshot: `${market.url}/sync/snapshot`, snapshotSigner: address } });
+    if (url.pathname === "/.well-known/x402")
+      return json({ x402Version: 2, catalog: { snapshot: `${market.url}/sync/snapshot`, snapshotSigner: address } });
     if (url.pathname === "/sync/snapshot") {
       const { body, etag } = market.snapshot;
       if (etag && request.headers["if-none-match"] === etag) {
@@ -116,7 +132,8 @@ function threadCpuMs(): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-const rowsOf = async (server: CatalogServer, source: string) => (await server.server.repositories.index.keysOf(source)).length;
+const rowsOf = async (server: CatalogServer, source: string) =>
+  (await server.server.repositories.index.keysOf(source)).length;
 
 describe.each(databaseKinds)("bounded sources on $kind", (kind) => {
   const open: Array<{ close(): Promise<void> }> = [];
@@ -131,7 +148,10 @@ describe.each(databaseKinds)("bounded sources on $kind", (kind) => {
     const key = generatePrivateKey();
     const market = await startMarket(key, { body: await signedSnapshot(key, 0, itemFor) });
     // 30 pages of 100 new rows each: 3,000 rows, where the bound is 250.
-    market.page = (n) => ({ items: Array.from({ length: 100 }, (_, i) => ({ id: listingId(n * 100 + i), item: itemFor(n * 100 + i) })), more: n < 29 });
+    market.page = (n) => ({
+      items: Array.from({ length: 100 }, (_, i) => ({ id: listingId(n * 100 + i), item: itemFor(n * 100 + i) })),
+      more: n < 29,
+    });
     open.push(market);
     const host = new URL(market.url).host;
     const server = await startCatalogServer(kind, {
@@ -171,7 +191,11 @@ describe.each(databaseKinds)("bounded sources on $kind", (kind) => {
     expect(body.length).toBeLessThanOrEqual(64 * 1024 * 1024);
     const market = await startMarket(key, { body });
     open.push(market);
-    const server = await startCatalogServer(kind, { ...ENV, INDEX_SOURCES: `sync:${market.url}`, INDEX_MAX_ITEMS: "100" });
+    const server = await startCatalogServer(kind, {
+      ...ENV,
+      INDEX_SOURCES: `sync:${market.url}`,
+      INDEX_MAX_ITEMS: "100",
+    });
     open.push(server);
     await server.server.fetch("/livez");
 
@@ -200,7 +224,11 @@ describe.each(databaseKinds)("bounded sources on $kind", (kind) => {
         `at most ${busiest} ms of this thread's CPU while one waited; event-loop delay max ${(loopDelay.max / 1e6).toFixed(0)} ms; ` +
         `RSS ${(rssBefore / 2 ** 20).toFixed(0)} -> ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
     );
-    expect(report).toMatchObject({ complete: true, problem: null, counts: { added: 100, refused_item_cap: count - 100 } });
+    expect(report).toMatchObject({
+      complete: true,
+      problem: null,
+      counts: { added: 100, refused_item_cap: count - 100 },
+    });
     expect(answers.length).toBeGreaterThan(3);
     // The stall bound, as the thread's own CPU time: on two cores shared with other work a thread
     // that is ready but not running answers late too, and that is the machine, not the service.
@@ -224,7 +252,11 @@ describe.each(databaseKinds)("bounded sources on $kind", (kind) => {
     expect((await crawl(server))[0]).toMatchObject({ complete: false, problem: "snapshot_refused" });
     // The next runs know it: not read (304), or its bytes seen to be the same and not parsed again.
     for (let run = 0; run < 2; run++)
-      expect((await crawl(server))[0]).toMatchObject({ complete: false, problem: "snapshot_refused", counts: { snapshot_unchanged: 1 } });
+      expect((await crawl(server))[0]).toMatchObject({
+        complete: false,
+        problem: "snapshot_refused",
+        counts: { snapshot_unchanged: 1 },
+      });
     if (etag) {
       // Read once; each later run asked whether it changed, and it had not.
       expect(market.snapshotBodies).toBe(1);

@@ -8,7 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimListing } from "../../src/client/index.js";
 import { BASE_USDC } from "../../src/constants.js";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
-import { challenge, challengeAnswer, requirement, startSeller, type Seller, type SellerAnswer } from "../support/sellers.js";
+import {
+  challenge,
+  challengeAnswer,
+  requirement,
+  startSeller,
+  type Seller,
+  type SellerAnswer,
+} from "../support/sellers.js";
 
 const PAY_TO = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
 const OTHER_NETWORK_ASSET = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
@@ -22,16 +29,33 @@ interface Item {
 }
 type Page = { items: Item[]; pagination: { total: number } };
 
-const json = (body: unknown): SellerAnswer => ({ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const json = (body: unknown): SellerAnswer => ({
+  status: 200,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
 const itemFor = (resource: string, extra: Partial<Item> = {}): Item => ({
   resource,
-  accepts: [{ scheme: "exact", network: "eip155:8453", amount: "30000", asset: BASE_USDC, payTo: PAY_TO, maxTimeoutSeconds: 60 }],
+  accepts: [
+    {
+      scheme: "exact",
+      network: "eip155:8453",
+      amount: "30000",
+      asset: BASE_USDC,
+      payTo: PAY_TO,
+      maxTimeoutSeconds: 60,
+    },
+  ],
   description: `Indexed endpoint at ${resource}`,
   ...extra,
 });
 
 /** A host that is at once a catalog (/discovery/resources, paged), a set of sellers (/api/*: 402) and a domain's manifests. */
-function world(catalog: () => Item[], manifest: () => unknown = () => ({ x402Version: 2, resources: [] }), openapi?: () => unknown) {
+function world(
+  catalog: () => Item[],
+  manifest: () => unknown = () => ({ x402Version: 2, resources: [] }),
+  openapi?: () => unknown,
+) {
   const offsets: number[] = [];
   let failAtOffset: number | null = null;
   const answer = (request: IncomingMessage): SellerAnswer => {
@@ -42,9 +66,14 @@ function world(catalog: () => Item[], manifest: () => unknown = () => ({ x402Ver
       offsets.push(offset);
       if (failAtOffset !== null && offset >= failAtOffset) return { status: 503, body: "busy" };
       const all = catalog();
-      return json({ x402Version: 2, items: all.slice(offset, offset + limit), pagination: { limit, offset, total: all.length } });
+      return json({
+        x402Version: 2,
+        items: all.slice(offset, offset + limit),
+        pagination: { limit, offset, total: all.length },
+      });
     }
-    if (url.pathname.startsWith("/api/")) return challengeAnswer(challenge([requirement({ payTo: PAY_TO, amount: "30000", asset: BASE_USDC })]));
+    if (url.pathname.startsWith("/api/"))
+      return challengeAnswer(challenge([requirement({ payTo: PAY_TO, amount: "30000", asset: BASE_USDC })]));
     if (url.pathname === "/.well-known/x402") return json(manifest());
     if (url.pathname === "/openapi.json" && openapi) return json(openapi());
     return { status: 404, body: "" };
@@ -57,12 +86,22 @@ const indexed = async (server: CatalogServer, query = "source=indexed") =>
 const crawl = async (server: CatalogServer) => {
   const run = await server.server.jobs.runNow("index-crawler");
   expect(run).toMatchObject({ ran: true, ok: true });
-  return (run as { result: Array<{ source: string; complete: boolean; problem: string | null; counts: Record<string, number> }> }).result;
+  return (
+    run as {
+      result: Array<{ source: string; complete: boolean; problem: string | null; counts: Record<string, number> }>;
+    }
+  ).result;
 };
 const confirm = (server: CatalogServer) => server.server.contexts.listings.health.prober.runRound();
 
 describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
-  const ENV = { ALLOW_LOOPBACK_SELLERS: "true", INDEX_HOST_GAP_MS: "0", HEALTH_HOST_GAP_MS: "0", PROBE_TIMEOUT_MS: "2000", INDEX_TIMEOUT_MS: "1000" };
+  const ENV = {
+    ALLOW_LOOPBACK_SELLERS: "true",
+    INDEX_HOST_GAP_MS: "0",
+    HEALTH_HOST_GAP_MS: "0",
+    PROBE_TIMEOUT_MS: "2000",
+    INDEX_TIMEOUT_MS: "1000",
+  };
 
   describe("a Bazaar-shaped catalog", () => {
     let host: Seller;
@@ -77,9 +116,13 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
         itemFor("https://10.0.0.7/api/internal"),
         itemFor("http://api.example.com/plain-http"),
         itemFor("https://api.example.com/on-another-network", {
-          accepts: [{ scheme: "exact", network: "eip155:84532", amount: "1", asset: OTHER_NETWORK_ASSET, payTo: PAY_TO }],
+          accepts: [
+            { scheme: "exact", network: "eip155:84532", amount: "1", asset: OTHER_NETWORK_ASSET, payTo: PAY_TO },
+          ],
         }),
-        itemFor("https://api.example.com/no-price", { accepts: [{ scheme: "exact", network: "eip155:8453", amount: "0", asset: BASE_USDC, payTo: PAY_TO }] }),
+        itemFor("https://api.example.com/no-price", {
+          accepts: [{ scheme: "exact", network: "eip155:8453", amount: "0", asset: BASE_USDC, payTo: PAY_TO }],
+        }),
       ];
       server = await startCatalogServer(kind, { ...ENV, INDEX_SOURCES: `bazaar:${host.url}/discovery/resources` });
     });
@@ -92,7 +135,11 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
       hostWorld.failFrom(200);
       const [first] = await crawl(server);
       // Page 3 failed: the pass stops there and keeps its place.
-      expect(first).toMatchObject({ source: `bazaar:${new URL(host.url).host}`, complete: false, problem: "http_error" });
+      expect(first).toMatchObject({
+        source: `bazaar:${new URL(host.url).host}`,
+        complete: false,
+        problem: "http_error",
+      });
       expect(first!.counts).toMatchObject({ added: 200 });
       expect(await indexed(server)).toEqual([]);
 
@@ -132,7 +179,8 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
       const listed = await server.list({ description: "A paid listing among indexed rows" });
       const all = (await server.json<Page>("/discovery/resources?limit=5&source=all")).body;
       expect(all.items[0]!.metadata?.listingId).toBe(listed.id);
-      const indexedTotal = (await server.json<Page>("/discovery/resources?limit=1&source=indexed")).body.pagination.total;
+      const indexedTotal = (await server.json<Page>("/discovery/resources?limit=1&source=indexed")).body.pagination
+        .total;
       expect(indexedTotal).toBe(230);
       expect(all.pagination.total).toBe(indexedTotal + 1);
       const deep = (await server.json<Page>("/discovery/resources?limit=10&offset=225&source=all")).body.items;
@@ -170,7 +218,9 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
           () => ({
             openapi: "3.1.0",
             paths: {
-              "/api/translate": { get: { summary: "Translates a text", responses: { "402": { description: "Payment required" } } } },
+              "/api/translate": {
+                get: { summary: "Translates a text", responses: { "402": { description: "Payment required" } } },
+              },
               "/api/weather": { get: { responses: { "402": {} } } },
               "/api/free": { get: { responses: { "200": {} } } },
               "/api/items/{id}": { get: { responses: { "402": {} } } },
@@ -190,9 +240,15 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
       const [report] = await crawl(server);
       expect(report!.counts).toMatchObject({ added: 3, refused_private_address: 1 });
       // Why a row is not shown yet, and why it is once confirmed: its status names both.
-      const row = (await server.server.repositories.listings.transactions.prisma.listing.findFirst({ where: { indexedSource: { not: null } } }))!;
+      const row = (await server.server.repositories.listings.transactions.prisma.listing.findFirst({
+        where: { indexedSource: { not: null } },
+      }))!;
       const statusOf = async () =>
-        (await server.json<{ status: { state: string; reasons: Array<{ code: string }> } }>(`/listings/${row.id}/status`)).body.status;
+        (
+          await server.json<{ status: { state: string; reasons: Array<{ code: string }> } }>(
+            `/listings/${row.id}/status`,
+          )
+        ).body.status;
       expect(await statusOf()).toMatchObject({ state: "pending", reasons: [{ code: "awaiting_probe_confirmation" }] });
       await confirm(server);
       expect((await statusOf()).reasons.map((reason) => reason.code)).toEqual(["probe_passing", "indexed_not_listed"]);
@@ -230,14 +286,17 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
     });
 
     const itemOf = async (resource: string) =>
-      (await server.json<Page>("/discovery/resources?source=indexed")).body.items.find((item) => item.resource === resource) as
-        (Item & { metadata: { listingId: string; ownerVerified: boolean } }) | undefined;
+      (await server.json<Page>("/discovery/resources?source=indexed")).body.items.find(
+        (item) => item.resource === resource,
+      ) as (Item & { metadata: { listingId: string; ownerVerified: boolean } }) | undefined;
 
     it("claims it with the owner signature; a stranger cannot", async () => {
       const item = (await itemOf(`${host.url}/api/mine`))!;
       expect(item.metadata.ownerVerified).toBe(false);
       const baseUrl = server.server.url;
-      await expect(claimListing({ baseUrl, privateKey: generatePrivateKey(), listingId: item.metadata.listingId })).rejects.toMatchObject({ kind: "refused" });
+      await expect(
+        claimListing({ baseUrl, privateKey: generatePrivateKey(), listingId: item.metadata.listingId }),
+      ).rejects.toMatchObject({ kind: "refused" });
       // Sent anyway, a stranger's signature is refused by the server too, and nothing changes.
       const stranger = privateKeyToAccount(generatePrivateKey());
       const forged = await server.json(`/listings/${item.metadata.listingId}/claim`, {
@@ -259,9 +318,16 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
       const resource = `${host.url}/api/listed-later`;
       expect(await itemOf(resource)).toBeDefined();
       server.clock.advance(1000);
-      const listed = await server.list({ resource, method: "GET", sellerPayTo: seller.address, description: "Now a paid listing" });
+      const listed = await server.list({
+        resource,
+        method: "GET",
+        sellerPayTo: seller.address,
+        description: "Now a paid listing",
+      });
       expect(await itemOf(resource)).toBeUndefined();
-      const mine = (await server.json<Page>("/discovery/resources?source=all")).body.items.filter((item) => item.resource === resource);
+      const mine = (await server.json<Page>("/discovery/resources?source=all")).body.items.filter(
+        (item) => item.resource === resource,
+      );
       expect(mine.map((item) => [item.metadata?.listingId, item.metadata?.source])).toEqual([[listed.id, "listed"]]);
       // Crawled again, the resource stays the listing's: no indexed row beside it.
       const [report] = await crawl(server);
@@ -275,8 +341,14 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
     let server: CatalogServer;
     beforeAll(async () => {
       // 15 pages of items refused without a write: each page comes back before the gap is over, so every request waits.
-      host = await startSeller(world(() => Array.from({ length: 1500 }, (_, i) => itemFor(`http://api.example.com/tool-${i}`))).answer);
-      server = await startCatalogServer(kind, { ...ENV, INDEX_HOST_GAP_MS: "20", INDEX_SOURCES: `bazaar:${host.url}/discovery/resources` });
+      host = await startSeller(
+        world(() => Array.from({ length: 1500 }, (_, i) => itemFor(`http://api.example.com/tool-${i}`))).answer,
+      );
+      server = await startCatalogServer(kind, {
+        ...ENV,
+        INDEX_HOST_GAP_MS: "20",
+        INDEX_SOURCES: `bazaar:${host.url}/discovery/resources`,
+      });
     });
     afterAll(async () => {
       await server?.close();
@@ -305,11 +377,19 @@ describe.each(databaseKinds)("the index crawler on $kind", (kind) => {
     beforeAll(async () => {
       const huge = await startSeller(() => json({ items: [], padding: "x".repeat(200_000) }));
       const slow = await startSeller(() => ({ ...json({ items: [] }), delayMs: 30_000 }));
-      const redirect = await startSeller((request) => ({ status: 302, headers: { location: request.url ?? "/" }, body: "" }));
-      const many = await startSeller(world(() => Array.from({ length: 5000 }, (_, i) => itemFor(`https://api.example.com/tool-${i}`))).answer);
+      const redirect = await startSeller((request) => ({
+        status: 302,
+        headers: { location: request.url ?? "/" },
+        body: "",
+      }));
+      const many = await startSeller(
+        world(() => Array.from({ length: 5000 }, (_, i) => itemFor(`https://api.example.com/tool-${i}`))).answer,
+      );
       hosts.push(huge, slow, redirect, many);
       const sources = [huge, slow, redirect, many].map((host) => `bazaar:${host.url}/discovery/resources`);
-      names = Object.fromEntries(["huge", "slow", "redirect", "many"].map((name, i) => [name, `bazaar:${new URL(hosts[i]!.url).host}`]));
+      names = Object.fromEntries(
+        ["huge", "slow", "redirect", "many"].map((name, i) => [name, `bazaar:${new URL(hosts[i]!.url).host}`]),
+      );
       server = await startCatalogServer(kind, {
         ...ENV,
         INDEX_SOURCES: sources.join(","),

@@ -83,7 +83,9 @@ describe("the index crawler killed mid-pass", () => {
       { ...env, INDEX_SOURCES: sources, INDEX_INTERVAL_SECONDS: "1", DEV_CHAIN_FILE: join(dir, "chain.json") },
       { readyTimeoutMs: 240_000 },
     );
-    const manifest = (await (await doomed.fetch("/.well-known/x402.json")).json()) as { items: Array<{ accepts: Array<{ asset: string }> }> };
+    const manifest = (await (await doomed.fetch("/.well-known/x402.json")).json()) as {
+      items: Array<{ accepts: Array<{ asset: string }> }>;
+    };
     processAsset = manifest.items[0]!.accepts[0]!.asset;
     assetLearned!();
     await until(() => offsets.includes(3 * PAGE), "the process crawling its fourth page");

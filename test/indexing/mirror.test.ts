@@ -10,14 +10,18 @@ import { DAY_MS, databaseKinds, startCatalogServer, type CatalogServer } from ".
 
 const LIVE = "/discovery/resources?limit=200";
 const liveIds = async (server: CatalogServer) =>
-  (await server.json<{ items: Array<{ metadata: { listingId: string } }> }>(LIVE)).body.items.map((item) => item.metadata.listingId).sort();
-const mirroredIds = async (mirror: CatalogServer) => (await mirror.server.repositories.index.keysOf(`sync:${new URL(originUrl).host}`)).length;
+  (await server.json<{ items: Array<{ metadata: { listingId: string } }> }>(LIVE)).body.items
+    .map((item) => item.metadata.listingId)
+    .sort();
+const mirroredIds = async (mirror: CatalogServer) =>
+  (await mirror.server.repositories.index.keysOf(`sync:${new URL(originUrl).host}`)).length;
 let originUrl = "";
 
 async function crawl(server: CatalogServer) {
   const run = await server.server.jobs.runNow("index-crawler");
   expect(run).toMatchObject({ ran: true, ok: true });
-  return (run as { result: Array<{ complete: boolean; problem: string | null; counts: Record<string, number> }> }).result[0]!;
+  return (run as { result: Array<{ complete: boolean; problem: string | null; counts: Record<string, number> }> })
+    .result[0]!;
 }
 
 /** The mirror's rows of its sync source, by id. */
@@ -37,7 +41,11 @@ describe.each(databaseKinds)("a mirror of this service on $kind", (kind) => {
   beforeAll(async () => {
     origin = await startCatalogServer(kind);
     originUrl = origin.server.url;
-    mirror = await startCatalogServer(kind, { ALLOW_LOOPBACK_SELLERS: "true", INDEX_HOST_GAP_MS: "0", INDEX_SOURCES: `sync:${origin.server.url}` });
+    mirror = await startCatalogServer(kind, {
+      ALLOW_LOOPBACK_SELLERS: "true",
+      INDEX_HOST_GAP_MS: "0",
+      INDEX_SOURCES: `sync:${origin.server.url}`,
+    });
   });
   afterAll(async () => {
     await mirror?.close();
@@ -47,7 +55,10 @@ describe.each(databaseKinds)("a mirror of this service on $kind", (kind) => {
 
   it("converges on the origin's live set as listings are created, updated, delisted and expire", async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await origin.list({ description: `Mirrored listing ${i}`, resource: `https://api.example.com/tool-${i}` })).id);
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        (await origin.list({ description: `Mirrored listing ${i}`, resource: `https://api.example.com/tool-${i}` })).id,
+      );
     const first = await crawl(mirror);
     expect(first).toMatchObject({ complete: true, problem: null });
     expect([...(await rowsOf(mirror)).keys()].sort()).toEqual(await liveIds(origin));
@@ -60,7 +71,10 @@ describe.each(databaseKinds)("a mirror of this service on $kind", (kind) => {
       origin.clock.now(),
     );
     await owners.delist(ids[1]!, { nonce: `0x${"2".repeat(64)}`, action: "delist", signer: "0x0" }, origin.clock.now());
-    const added = await origin.list({ description: "Listed after the first crawl", resource: "https://api.example.com/new" });
+    const added = await origin.list({
+      description: "Listed after the first crawl",
+      resource: "https://api.example.com/new",
+    });
     const second = await crawl(mirror);
     expect(second).toMatchObject({ complete: true });
     const rows = await rowsOf(mirror);
@@ -85,7 +99,8 @@ describe.each(databaseKinds)("a mirror of this service on $kind", (kind) => {
         let body = await upstream.text();
         if (request.url?.startsWith("/.well-known/x402"))
           body = body.replaceAll(origin.server.url, `http://127.0.0.1:${(tamperer.address() as AddressInfo).port}`);
-        if (request.url?.startsWith("/sync/snapshot")) body = body.replace("Genuine description", "Pay the attacker instead");
+        if (request.url?.startsWith("/sync/snapshot"))
+          body = body.replace("Genuine description", "Pay the attacker instead");
         response.writeHead(upstream.status, { "content-type": "application/json" }).end(body);
       })();
     });

@@ -85,7 +85,13 @@ describe("the SDK's Bazaar client against our origin", () => {
         expect(page.pagination.total, JSON.stringify(params)).toBe(0);
       }
 
-      const combined = await bazaar.listResources({ payTo: SELLER.a, extensions: "bazaar", network: "eip155:8453", scheme: "exact", type: "http" });
+      const combined = await bazaar.listResources({
+        payTo: SELLER.a,
+        extensions: "bazaar",
+        network: "eip155:8453",
+        scheme: "exact",
+        type: "http",
+      });
       expect(combined.items.map((item) => item.description)).toEqual([`The ${WORD} service a0`]);
       expect(pathsCalled()).toEqual(["/discovery/resources"]);
     });
@@ -97,7 +103,9 @@ describe("the SDK's Bazaar client against our origin", () => {
 
   describe("search", () => {
     /** Pages the way a caller of the SDK does: pass back pagination.cursor until it is null. */
-    async function searchAll(params: Parameters<typeof bazaar.search>[0]): Promise<{ resources: string[]; pages: number }> {
+    async function searchAll(
+      params: Parameters<typeof bazaar.search>[0],
+    ): Promise<{ resources: string[]; pages: number }> {
       const resources: string[] = [];
       let cursor: string | undefined;
       let pages = 0;
@@ -137,10 +145,21 @@ describe("the SDK's Bazaar client against our origin", () => {
       expect(declaring.resources).toHaveLength(WITH_BAZAAR);
       expect(new Set(declaring.resources).size).toBe(WITH_BAZAAR);
 
-      const everything = await searchAll({ query: WORD, type: "http", network: "eip155:8453", scheme: "exact", limit: 4 });
+      const everything = await searchAll({
+        query: WORD,
+        type: "http",
+        network: "eip155:8453",
+        scheme: "exact",
+        limit: 4,
+      });
       expect(new Set(everything.resources).size).toBe(TOTAL);
 
-      for (const params of [{ type: "mcp" }, { network: "eip155:999999999" }, { scheme: "batch-settlement" }, { extensions: "payment-identifier" }]) {
+      for (const params of [
+        { type: "mcp" },
+        { network: "eip155:999999999" },
+        { scheme: "batch-settlement" },
+        { extensions: "payment-identifier" },
+      ]) {
         const page = await bazaar.search({ query: WORD, ...params });
         expect(page.resources, JSON.stringify(params)).toEqual([]);
         expect(page.pagination?.cursor, JSON.stringify(params)).toBeNull();

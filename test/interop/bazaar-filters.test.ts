@@ -29,7 +29,10 @@ const ROUTES: Array<{ route: string; base: Record<string, string> }> = [
 ];
 
 describe("the ported evaluate agrees with the published script's self-test cases", () => {
-  const resource = (network: string, over: { type?: string; scheme?: string; payTo?: string; ext?: Record<string, unknown> } = {}) => ({
+  const resource = (
+    network: string,
+    over: { type?: string; scheme?: string; payTo?: string; ext?: Record<string, unknown> } = {},
+  ) => ({
     resource: `https://example.test/${network}`,
     type: over.type ?? "http",
     x402Version: 2,
@@ -51,10 +54,22 @@ describe("the ported evaluate agrees with the published script's self-test cases
     ["well-formed 400", ["network", "well-formed", "eip155:9", { status: 400, body: { error: "bad" } }], "fail"],
     ["positive 400", ["network", "positive", "eip155:1", { status: 400, body: { error: "bad" } }], "fail"],
     ["wrong array key", ["network", "well-formed", "eip155:9", { status: 200, body: { resources: [] } }], "incomplete"],
-    ["empty total mismatch", ["network", "well-formed", "eip155:9", { status: 200, body: { items: [], pagination: { total: 2 } } }], "fail"],
+    [
+      "empty total mismatch",
+      ["network", "well-formed", "eip155:9", { status: 200, body: { items: [], pagination: { total: 2 } } }],
+      "fail",
+    ],
     ["bad item shape", ["network", "well-formed", "eip155:9", { status: 200, body: { items: [null] } }], "incomplete"],
-    ["bad unapplied shape", ["network", "well-formed", "eip155:9", { status: 200, body: { items: baseline, unappliedFilters: "network" } }], "incomplete"],
-    ["unapplied", ["network", "well-formed", "eip155:9", { status: 200, body: { items: baseline, unappliedFilters: ["network"] } }], "ok"],
+    [
+      "bad unapplied shape",
+      ["network", "well-formed", "eip155:9", { status: 200, body: { items: baseline, unappliedFilters: "network" } }],
+      "incomplete",
+    ],
+    [
+      "unapplied",
+      ["network", "well-formed", "eip155:9", { status: 200, body: { items: baseline, unappliedFilters: ["network"] } }],
+      "ok",
+    ],
     ["ignored", ["network", "well-formed", "eip155:9", { status: 200, body: { items: baseline } }], "fail"],
     [
       "accepts.extra is not a resource extension",
@@ -62,11 +77,22 @@ describe("the ported evaluate agrees with the published script's self-test cases
         "extensions",
         "well-formed",
         "payment-identifier",
-        { status: 200, body: { items: [{ ...first, extensions: {}, accepts: [{ ...first.accepts[0], extra: { "payment-identifier": {} } }] }] } },
+        {
+          status: 200,
+          body: {
+            items: [
+              { ...first, extensions: {}, accepts: [{ ...first.accepts[0], extra: { "payment-identifier": {} } }] },
+            ],
+          },
+        },
       ],
       "fail",
     ],
-    ["positive equal to baseline", ["network", "positive", "eip155:1", { status: 200, body: { items: [first] } }, [first]], "fail"],
+    [
+      "positive equal to baseline",
+      ["network", "positive", "eip155:1", { status: 200, body: { items: [first] } }, [first]],
+      "fail",
+    ],
     ["positive subset", ["network", "positive", "eip155:1", { status: 200, body: { items: [first] } }, baseline], "ok"],
   ];
   it.each(cases)("%s", (_name, args, expected) => {
@@ -87,13 +113,22 @@ describe.each(databaseKinds)("Bazaar list filters on $kind", (kind) => {
   });
 
   it("covers every list and search path of the contract", () => {
-    expect(LIST_ROUTES).toEqual(expect.arrayContaining(["/discovery/resources", "/discovery/resources.json", "/resources", "/resources.json", "/bazaar.json"]));
+    expect(LIST_ROUTES).toEqual(
+      expect.arrayContaining([
+        "/discovery/resources",
+        "/discovery/resources.json",
+        "/resources",
+        "/resources.json",
+        "/bazaar.json",
+      ]),
+    );
     expect(SEARCH_ROUTES).toEqual(expect.arrayContaining(["/discovery/search", "/search", "/resources/search"]));
   });
 
   describe.each(ROUTES)("$route", ({ route, base }) => {
     let baseline: ListBody;
-    const read = (params: Record<string, string | number | boolean>) => get(withQuery(route, { ...base, limit: 50, ...params }));
+    const read = (params: Record<string, string | number | boolean>) =>
+      get(withQuery(route, { ...base, limit: 50, ...params }));
 
     beforeAll(async () => {
       const { status, body } = await read({});
@@ -170,7 +205,9 @@ describe.each(databaseKinds)("Bazaar list filters on $kind", (kind) => {
 
       // The seed rows are the marketplace's own; the query word is in none, so only the list routes and
       // the lenient /search without a query show them.
-      const seedPayTo = (await get("/discovery/resources?includeSeed=true&limit=50")).body.items.find((item) => item.metadata.leftoverSeed)!.accepts[0]!.payTo;
+      const seedPayTo = (await get("/discovery/resources?includeSeed=true&limit=50")).body.items.find(
+        (item) => item.metadata.leftoverSeed,
+      )!.accepts[0]!.payTo;
       const seedHidden = await read({ payTo: seedPayTo });
       expect(seedHidden.body.items).toEqual([]);
       expect(seedHidden.body.pagination.total).toBe(0);
@@ -182,7 +219,9 @@ describe.each(databaseKinds)("Bazaar list filters on $kind", (kind) => {
       expect(seedOnly.body.pagination.total).toBe(seedShown);
       expect(seedOnly.body.items.every((item) => item.metadata.leftoverSeed)).toBe(true);
       const seedWithBazaar = await read({ includeSeed: true, extensions: "bazaar" });
-      expect(idsOf(seedWithBazaar.body.items)).toEqual(idsOf(baseline.items.filter((item) => item.extensions?.bazaar !== undefined)));
+      expect(idsOf(seedWithBazaar.body.items)).toEqual(
+        idsOf(baseline.items.filter((item) => item.extensions?.bazaar !== undefined)),
+      );
     });
   });
 
@@ -194,10 +233,18 @@ describe.each(databaseKinds)("Bazaar list filters on $kind", (kind) => {
 
   it("names every malformed filter at once", async () => {
     for (const route of ["/discovery/resources", "/bazaar.json", `/discovery/search?query=${WORD}`, "/search"]) {
-      const { status, body } = await get(withQuery(route, { type: "grpc", payTo: "0x12", network: "!!!", scheme: "a b", extensions: "-x" }));
+      const { status, body } = await get(
+        withQuery(route, { type: "grpc", payTo: "0x12", network: "!!!", scheme: "a b", extensions: "-x" }),
+      );
       expect(status, route).toBe(400);
       expect(body.error).toBe("invalid_request");
-      expect(body.fields?.map((field) => field.field).sort(), route).toEqual(["extensions", "network", "payTo", "scheme", "type"]);
+      expect(body.fields?.map((field) => field.field).sort(), route).toEqual([
+        "extensions",
+        "network",
+        "payTo",
+        "scheme",
+        "type",
+      ]);
       expect(body.fields?.every((field) => field.in === "query")).toBe(true);
     }
   });
@@ -220,7 +267,9 @@ describe.each(databaseKinds)("Bazaar list filters on $kind", (kind) => {
       let cursor: string | null | undefined;
       let pages = 0;
       do {
-        const { status, body } = await get(withQuery(route, { query: WORD, payTo: SELLER.a.toLowerCase(), limit: 2, ...(cursor ? { cursor } : {}) }));
+        const { status, body } = await get(
+          withQuery(route, { query: WORD, payTo: SELLER.a.toLowerCase(), limit: 2, ...(cursor ? { cursor } : {}) }),
+        );
         expect(status, route).toBe(200);
         expect(body.pagination.nextCursor).toBe(body.pagination.cursor);
         expect(body.items.every((item) => item.accepts[0]!.payTo === SELLER.a)).toBe(true);
@@ -242,7 +291,9 @@ describe.each(databaseKinds)("Bazaar list filters on $kind", (kind) => {
     const other = await get(`/discovery/search?query=${WORD}&payTo=${SELLER.b}&limit=1&cursor=${cursor}`);
     expect(other.status).toBe(400);
     expect(other.body.fields).toContainEqual({ in: "query", field: "cursor", message: expect.any(String) });
-    const sameInOtherCase = await get(`/discovery/search?query=${WORD}&payTo=${SELLER.a.toLowerCase()}&limit=1&cursor=${cursor}`);
+    const sameInOtherCase = await get(
+      `/discovery/search?query=${WORD}&payTo=${SELLER.a.toLowerCase()}&limit=1&cursor=${cursor}`,
+    );
     expect(sameInOtherCase.status).toBe(200);
     expect(sameInOtherCase.body.pagination.offset).toBe(1);
   });

@@ -40,14 +40,20 @@ const seller = (hex: string) => getAddress(`0x${hex.repeat(20)}`);
 export const SELLER = { a: seller("a1"), b: seller("b2"), c: seller("c3") };
 
 /** What a seller's 402 would declare, built by the SDK's own declaration helper. */
-export const BAZAAR = declareDiscoveryExtension({ bodyType: "json", input: { text: "hello" }, output: { example: { ok: true } } } as never)
-  .bazaar as unknown as NonNullable<SellerMetadata["bazaar"]>;
+export const BAZAAR = declareDiscoveryExtension({
+  bodyType: "json",
+  input: { text: "hello" },
+  output: { example: { ok: true } },
+} as never).bazaar as unknown as NonNullable<SellerMetadata["bazaar"]>;
 
 /**
  * Seller a: three listings, one with extensions.bazaar; b: two, both with it; c: two, neither.
  * Every listing is on eip155:8453 (the only network a listing can be on), paid by `exact`.
  */
-export async function listFixtureCatalog(market: Pick<CatalogServer, "list">, perSeller = { a: 3, b: 2, c: 2 }): Promise<void> {
+export async function listFixtureCatalog(
+  market: Pick<CatalogServer, "list">,
+  perSeller = { a: 3, b: 2, c: 2 },
+): Promise<void> {
   const plan: Array<[keyof typeof SELLER, number, (i: number) => boolean]> = [
     ["a", perSeller.a, (i) => i === 0],
     ["b", perSeller.b, () => true],
@@ -78,7 +84,8 @@ export const VECTORS: Array<[id: string, param: string, kind: ValueKind, value: 
   ["V6", "network", "malformed", "!!!"],
 ];
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function itemsOf(body: unknown): unknown[] | null {
   return isObject(body) && Array.isArray(body.items) ? body.items : null;
@@ -111,12 +118,19 @@ export function satisfies(resource: Item, param: string, value: string): boolean
 }
 
 /** The script's `evaluate`: [verdict, note]. */
-export function evaluate(param: string, kind: ValueKind, value: string, response: { status: number; body: unknown }, baseline?: unknown[]): [Verdict, string] {
+export function evaluate(
+  param: string,
+  kind: ValueKind,
+  value: string,
+  response: { status: number; body: unknown },
+  baseline?: unknown[],
+): [Verdict, string] {
   const { status, body } = response;
   if (status === 400) {
     if (kind !== "malformed") return ["fail", "400 is allowed only for malformed input"];
     const error = isObject(body) ? body.error : undefined;
-    if (!(typeof error === "string" && error.trim() !== "")) return ["fail", "400 body needs a non-empty JSON string field named error"];
+    if (!(typeof error === "string" && error.trim() !== ""))
+      return ["fail", "400 body needs a non-empty JSON string field named error"];
     return ["ok", "rejected malformed input with a JSON error"];
   }
   if (status !== 200) return ["incomplete", `unexpected HTTP status ${status}`];
@@ -137,7 +151,8 @@ export function evaluate(param: string, kind: ValueKind, value: string, response
   }
   if (rows.length === 0) {
     const pagination = isObject(body) ? body.pagination : undefined;
-    if (isObject(pagination) && "total" in pagination && pagination.total !== 0) return ["fail", "items is empty but pagination.total is not zero"];
+    if (isObject(pagination) && "total" in pagination && pagination.total !== 0)
+      return ["fail", "items is empty but pagination.total is not zero"];
     return ["ok", "empty result set"];
   }
   if (bad.length === 0) return ["ok", `${rows.length} items; all satisfy the filter`];
@@ -146,7 +161,9 @@ export function evaluate(param: string, kind: ValueKind, value: string, response
 
 /** `path` with `params` appended (after any query it already has). */
 export function withQuery(path: string, params: Record<string, string | number | boolean>): string {
-  const query = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
+  const query = new URLSearchParams(
+    Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]),
+  ).toString();
   if (!query) return path;
   return `${path}${path.includes("?") ? "&" : "?"}${query}`;
 }

@@ -21,7 +21,8 @@ export function handBuiltPaths(source: string): string[] {
     const template = /(?<!\$)\{[A-Za-z]+$/.test(source.slice(Math.max(0, match.index - 40), match.index));
     if (!template && PATHS.has(path) && path !== "/") found.push(`\${...}${path}`);
   }
-  for (const [match] of source.matchAll(/\+\s*["'`]\/[A-Za-z0-9._~\-/]*["'`]|["'`]\/[A-Za-z0-9._~\-/]*["'`]\s*\+/g)) found.push(match);
+  for (const [match] of source.matchAll(/\+\s*["'`]\/[A-Za-z0-9._~\-/]*["'`]|["'`]\/[A-Za-z0-9._~\-/]*["'`]\s*\+/g))
+    found.push(match);
   for (const [match] of source.matchAll(/new URL\(\s*["'`]\//g)) found.push(match);
   for (const [match] of source.matchAll(/\bbaseUrl\}|\bbaseUrl\s*\+|\+\s*[\w.]*\bbaseUrl\b/g)) found.push(match);
   return found;

@@ -26,13 +26,23 @@ describe("the MCP conformance runner's server suite", () => {
   it("passes every scenario that does not need the runner's fixture server", async () => {
     // localhost, not 127.0.0.1: the dns-rebinding scenario sends Host headers relative to it.
     const url = `http://localhost:${new URL(server.url).port}/mcp`;
-    const result = await run(process.execPath, [runner, "server", "--url", url, "--expected-failures", baseline], { maxBuffer: 16 * 1024 * 1024 }).then(
+    const result = await run(process.execPath, [runner, "server", "--url", url, "--expected-failures", baseline], {
+      maxBuffer: 16 * 1024 * 1024,
+    }).then(
       ({ stdout }) => ({ code: 0, stdout }),
       (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
     );
     const summary = result.stdout.slice(result.stdout.indexOf("=== SUMMARY ==="));
     expect(summary, summary).toContain("Baseline check passed");
-    for (const scenario of ["server-initialize", "ping", "tools-list", "logging-set-level", "resources-list", "prompts-list", "dns-rebinding-protection"]) {
+    for (const scenario of [
+      "server-initialize",
+      "ping",
+      "tools-list",
+      "logging-set-level",
+      "resources-list",
+      "prompts-list",
+      "dns-rebinding-protection",
+    ]) {
       expect(summary).toMatch(new RegExp(`✓ ${scenario}: [1-9]\\d* passed, 0 failed`));
     }
     expect(result.code).toBe(0);

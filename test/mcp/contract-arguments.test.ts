@@ -32,13 +32,23 @@ describe("a query parameter the contract gains", () => {
   it("is an argument of the tool mirroring the operation, with its description and constraints", async () => {
     const { queryArguments } = await import("../../src/market-tools/contract-schemas.js");
     const args = queryArguments("searchCatalog");
-    const properties = (z.toJSONSchema(args, { io: "input" }) as { properties: Record<string, Record<string, unknown>> }).properties;
+    const properties = (
+      z.toJSONSchema(args, { io: "input" }) as { properties: Record<string, Record<string, unknown>> }
+    ).properties;
     expect(Object.keys(properties).at(-1)).toBe("maxPriceUsdc");
-    expect(properties.maxPriceUsdc).toMatchObject({ type: "string", description: ADDED.description, pattern: ADDED.schema.pattern, maxLength: 20 });
+    expect(properties.maxPriceUsdc).toMatchObject({
+      type: "string",
+      description: ADDED.description,
+      pattern: ADDED.schema.pattern,
+      maxLength: 20,
+    });
     expect(args.safeParse({ maxPriceUsdc: "0.25" }).success).toBe(true);
     const refused = args.safeParse({ maxPriceUsdc: "cheap" });
     expect(refused.success).toBe(false);
-    expect(refused.error?.issues[0]).toMatchObject({ path: ["maxPriceUsdc"], message: `maxPriceUsdc must match ${ADDED.schema.pattern}` });
+    expect(refused.error?.issues[0]).toMatchObject({
+      path: ["maxPriceUsdc"],
+      message: `maxPriceUsdc must match ${ADDED.schema.pattern}`,
+    });
   });
 
   it("is absent from the other operations", async () => {

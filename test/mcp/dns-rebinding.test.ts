@@ -8,18 +8,27 @@ const proxied = rebindingRules({ publicBaseUrl: "https://market.example.com", pr
 describe("DNS-rebinding rules", () => {
   it("in production allow the public host (any port) and origin only", () => {
     expect(rebindingRefusal({ host: "market.example.com" }, production)).toBeNull();
-    expect(rebindingRefusal({ host: "market.example.com:443", origin: "https://market.example.com" }, production)).toBeNull();
+    expect(
+      rebindingRefusal({ host: "market.example.com:443", origin: "https://market.example.com" }, production),
+    ).toBeNull();
     expect(rebindingRefusal({ host: "localhost:8402" }, production)).toBe("Invalid Host: localhost:8402");
-    expect(rebindingRefusal({ host: "market.example.com", origin: "http://localhost:3000" }, production)).toBe("Invalid Origin: http://localhost:3000");
+    expect(rebindingRefusal({ host: "market.example.com", origin: "http://localhost:3000" }, production)).toBe(
+      "Invalid Origin: http://localhost:3000",
+    );
     expect(rebindingRefusal({ host: "market.example.com", origin: "null" }, production)).toBe("Invalid Origin: null");
     expect(rebindingRefusal({}, production)).toBe("Missing Host header");
   });
 
   it("in development also allow local hosts and local origins on any port", () => {
-    for (const host of ["localhost:8402", "127.0.0.1:9999", "[::1]:8402"]) expect(rebindingRefusal({ host }, development), host).toBeNull();
+    for (const host of ["localhost:8402", "127.0.0.1:9999", "[::1]:8402"])
+      expect(rebindingRefusal({ host }, development), host).toBeNull();
     expect(rebindingRefusal({ host: "127.0.0.1:8402", origin: "http://localhost:6274" }, development)).toBeNull();
-    expect(rebindingRefusal({ host: "attacker.example:8402" }, development)).toBe("Invalid Host: attacker.example:8402");
-    expect(rebindingRefusal({ host: "localhost:8402", origin: "https://attacker.example" }, development)).toBe("Invalid Origin: https://attacker.example");
+    expect(rebindingRefusal({ host: "attacker.example:8402" }, development)).toBe(
+      "Invalid Host: attacker.example:8402",
+    );
+    expect(rebindingRefusal({ host: "localhost:8402", origin: "https://attacker.example" }, development)).toBe(
+      "Invalid Origin: https://attacker.example",
+    );
   });
 
   it("behind a trusted proxy read the public host from X-Forwarded-Host", () => {

@@ -5,7 +5,11 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds, sellerAddress, startCatalogServer, type CatalogServer } from "../support/catalog.js";
-import { rawContract as raw, type RawParameter as Parameter, type SchemaNode as Node } from "../support/raw-contract.js";
+import {
+  rawContract as raw,
+  type RawParameter as Parameter,
+  type SchemaNode as Node,
+} from "../support/raw-contract.js";
 
 /** searchCatalog's query parameters, read from the raw contract: no code under test involved. */
 function searchParameters(): Parameter[] {
@@ -39,15 +43,18 @@ let client: Client;
 let listMarket: Tool;
 const translatorPayTo = sellerAddress(0x7a);
 
-const call = (args: Record<string, unknown>) => client.callTool({ name: "list_market", arguments: args }) as Promise<CallToolResult>;
+const call = (args: Record<string, unknown>) =>
+  client.callTool({ name: "list_market", arguments: args }) as Promise<CallToolResult>;
 /** GET /search with the same arguments as query parameters. */
 const searchPath = (args: Record<string, unknown>) =>
   `/search?${new URLSearchParams(Object.fromEntries(Object.entries(args).map(([key, value]) => [key, String(value)])))}`;
-const textOf = (result: CallToolResult) => result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
+const textOf = (result: CallToolResult) =>
+  result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
 
 beforeAll(async () => {
   market = await startCatalogServer(databaseKinds[0]!, { LOAD_SEED: "true" });
-  for (let i = 0; i < 3; i++) await market.list({ description: `Weather forecast service number ${i}`, sellerPayTo: sellerAddress(i) });
+  for (let i = 0; i < 3; i++)
+    await market.list({ description: `Weather forecast service number ${i}`, sellerPayTo: sellerAddress(i) });
   await market.list({ description: "Translates text between any two languages", sellerPayTo: translatorPayTo });
   client = new Client({ name: "list-market-test", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${market.server.url}/mcp`)));
@@ -62,9 +69,13 @@ afterAll(async () => {
 describe("list_market's input schema", () => {
   it("has one property per query parameter of searchCatalog, in the contract's order, and refuses others", () => {
     const parameters = searchParameters();
-    expect(parameters.map((parameter) => parameter.name)).toEqual(expect.arrayContaining(["query", "includeSeed", "limit", "offset", "cursor"]));
+    expect(parameters.map((parameter) => parameter.name)).toEqual(
+      expect.arrayContaining(["query", "includeSeed", "limit", "offset", "cursor"]),
+    );
     expect(Object.keys(listMarket.inputSchema.properties ?? {})).toEqual(parameters.map((parameter) => parameter.name));
-    expect(listMarket.inputSchema.required ?? []).toEqual(parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name));
+    expect(listMarket.inputSchema.required ?? []).toEqual(
+      parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+    );
     expect(listMarket.inputSchema.additionalProperties).toBe(false);
   });
 
@@ -108,10 +119,18 @@ describe("list_market's answers", () => {
 
   it("differ where the arguments do: a payTo, a seed filter and the excludeSeed rule all change the page", async () => {
     const page = async (args: Record<string, unknown>) =>
-      (await call(args)).structuredContent as { items: Array<{ accepts: Array<{ payTo: string }>; metadata: { leftoverSeed: boolean } }> };
-    expect((await page({ payTo: translatorPayTo })).items.map((item) => item.accepts[0]!.payTo)).toEqual([translatorPayTo]);
+      (await call(args)).structuredContent as {
+        items: Array<{ accepts: Array<{ payTo: string }>; metadata: { leftoverSeed: boolean } }>;
+      };
+    expect((await page({ payTo: translatorPayTo })).items.map((item) => item.accepts[0]!.payTo)).toEqual([
+      translatorPayTo,
+    ]);
     expect((await page({ includeSeed: true, limit: 200 })).items.some((item) => item.metadata.leftoverSeed)).toBe(true);
-    expect((await page({ includeSeed: true, excludeSeed: true, limit: 200 })).items.some((item) => item.metadata.leftoverSeed)).toBe(false);
+    expect(
+      (await page({ includeSeed: true, excludeSeed: true, limit: 200 })).items.some(
+        (item) => item.metadata.leftoverSeed,
+      ),
+    ).toBe(false);
   });
 
   it.each([
@@ -123,11 +142,14 @@ describe("list_market's answers", () => {
     [{ network: "eip155:\u0007" }, "network"],
     [{ q: "we\u0007ather" }, "q must not contain control characters"],
     [{ extensions: "two words" }, "extensions"],
-  ] as Array<[Record<string, unknown>, string]>)("refuses %o as a tool error naming the argument, as GET /search answers 400", async (args, named) => {
-    const result = await call(args);
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain(named);
-    const http = await market.json(searchPath(args));
-    expect(http.status).toBe(400);
-  });
+  ] as Array<[Record<string, unknown>, string]>)(
+    "refuses %o as a tool error naming the argument, as GET /search answers 400",
+    async (args, named) => {
+      const result = await call(args);
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain(named);
+      const http = await market.json(searchPath(args));
+      expect(http.status).toBe(400);
+    },
+  );
 });

@@ -41,10 +41,19 @@ describe.each(databaseKinds)("MCP resources, prompts, completion and logging on 
   it("lists the catalog and the playbooks, and each live listing through the listing://{id} template", async () => {
     const { resources } = await client.listResources();
     const uris = resources.map((resource) => resource.uri);
-    expect(uris).toEqual(expect.arrayContaining(["market://catalog", "market://playbooks/sell", "market://playbooks/buy", `listing://${weatherId}`]));
+    expect(uris).toEqual(
+      expect.arrayContaining([
+        "market://catalog",
+        "market://playbooks/sell",
+        "market://playbooks/buy",
+        `listing://${weatherId}`,
+      ]),
+    );
     for (const resource of resources) expect(resource.name, resource.uri).toBeTruthy();
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: "listing://{id}", name: "listing", mimeType: "application/json" })]);
+    expect(resourceTemplates).toEqual([
+      expect.objectContaining({ uriTemplate: "listing://{id}", name: "listing", mimeType: "application/json" }),
+    ]);
   });
 
   it("reads the catalog resource as GET /search reads the same page", async () => {
@@ -68,8 +77,14 @@ describe.each(databaseKinds)("MCP resources, prompts, completion and logging on 
 
   it("reads a listing by id, with its page and API links, and refuses an unknown id with -32002", async () => {
     const read = await client.readResource({ uri: `listing://${weatherId}` });
-    const document = JSON.parse(textOf(read)) as { item: { description: string; serviceName: string }; links: { page: string; api: string } };
-    expect(document.item).toMatchObject({ description: "Weather forecast for any city, hourly", serviceName: "Skycast" });
+    const document = JSON.parse(textOf(read)) as {
+      item: { description: string; serviceName: string };
+      links: { page: string; api: string };
+    };
+    expect(document.item).toMatchObject({
+      description: "Weather forecast for any city, hourly",
+      serviceName: "Skycast",
+    });
     expect(document.links.page).toMatch(new RegExp(`/listing/${weatherId}$`));
     expect(document.links.api).toMatch(new RegExp(`/listings/${weatherId}$`));
     await expect(client.readResource({ uri: "listing://no-such-listing" })).rejects.toMatchObject({
@@ -101,22 +116,35 @@ describe.each(databaseKinds)("MCP resources, prompts, completion and logging on 
   });
 
   it("gets each prompt as one user message naming the tools to call", async () => {
-    const sell = await client.getPrompt({ name: "list_my_endpoint", arguments: { resource: "https://api.example.com/weather", priceUsdc: "0.01" } });
-    const sellText = sell.messages.map((message) => (message.content.type === "text" ? message.content.text : "")).join("\n");
+    const sell = await client.getPrompt({
+      name: "list_my_endpoint",
+      arguments: { resource: "https://api.example.com/weather", priceUsdc: "0.01" },
+    });
+    const sellText = sell.messages
+      .map((message) => (message.content.type === "text" ? message.content.text : ""))
+      .join("\n");
     expect(sell.messages[0]!.role).toBe("user");
     expect(sellText).toContain("https://api.example.com/weather");
     expect(sellText).toContain("validate_listing");
     expect(sellText).toMatch(/POST the same body to \S+\/listings /);
     const buy = await client.getPrompt({ name: "find_and_buy", arguments: { need: "weather forecast" } });
-    const buyText = buy.messages.map((message) => (message.content.type === "text" ? message.content.text : "")).join("\n");
+    const buyText = buy.messages
+      .map((message) => (message.content.type === "text" ? message.content.text : ""))
+      .join("\n");
     expect(buyText).toContain('list_market with query "weather forecast"');
     await expect(client.getPrompt({ name: "find_and_buy", arguments: {} })).rejects.toMatchObject({ code: -32602 });
   });
 
   it("completes prompt arguments: a need from the catalog's words, a price from common prices", async () => {
-    const need = await client.complete({ ref: { type: "ref/prompt", name: "find_and_buy" }, argument: { name: "need", value: "wea" } });
+    const need = await client.complete({
+      ref: { type: "ref/prompt", name: "find_and_buy" },
+      argument: { name: "need", value: "wea" },
+    });
     expect(need.completion.values).toContain("weather");
-    const price = await client.complete({ ref: { type: "ref/prompt", name: "list_my_endpoint" }, argument: { name: "priceUsdc", value: "0.0" } });
+    const price = await client.complete({
+      ref: { type: "ref/prompt", name: "list_my_endpoint" },
+      argument: { name: "priceUsdc", value: "0.0" },
+    });
     expect(price.completion.values).toEqual(expect.arrayContaining(["0.01", "0.05"]));
     expect(price.completion.values.every((value) => value.startsWith("0.0"))).toBe(true);
   });
@@ -124,7 +152,10 @@ describe.each(databaseKinds)("MCP resources, prompts, completion and logging on 
   it("accepts logging/setLevel with an empty result, and refuses an unknown level with -32602", async () => {
     expect(await client.setLoggingLevel("info")).toEqual({});
     await expect(
-      client.request({ method: "logging/setLevel", params: { level: "loud" } }, (await import("@modelcontextprotocol/sdk/types.js")).EmptyResultSchema),
+      client.request(
+        { method: "logging/setLevel", params: { level: "loud" } },
+        (await import("@modelcontextprotocol/sdk/types.js")).EmptyResultSchema,
+      ),
     ).rejects.toMatchObject({ code: -32602 });
   });
 });

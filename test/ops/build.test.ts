@@ -28,10 +28,21 @@ describe("npm start", () => {
 
   it("runs the compiled service with the V8 flags, without tsx, and stops cleanly", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ops-start-"));
-    service = await startService({ DATABASE_URL: `file:${join(dir, "m.db")}`, DEV_CHAIN_FILE: join(dir, "chain.json"), LOAD_SEED: "false" });
+    service = await startService({
+      DATABASE_URL: `file:${join(dir, "m.db")}`,
+      DEV_CHAIN_FILE: join(dir, "chain.json"),
+      LOAD_SEED: "false",
+    });
     const argv = readFileSync(`/proc/${service.pid}/cmdline`, "utf8").split("\0");
     expect(argv).toContain("dist/src/main.js");
-    expect(argv).toEqual(expect.arrayContaining(["--max-semi-space-size=4", "--max-old-space-size=384", "--heap-growing-percent=10", "--liftoff-only"]));
+    expect(argv).toEqual(
+      expect.arrayContaining([
+        "--max-semi-space-size=4",
+        "--max-old-space-size=384",
+        "--heap-growing-percent=10",
+        "--liftoff-only",
+      ]),
+    );
     expect(argv.join(" ")).not.toMatch(/tsx/);
     expect((await service.fetch("/livez")).status).toBe(200);
     expect((await service.fetch("/readyz")).status).toBe(200);
@@ -102,15 +113,21 @@ describe("the package's bin and exports", () => {
   });
 
   it("runs the CLI from bin with plain node (no tsx)", async () => {
-    const { stdout } = await run(process.execPath, [pkg.bin["x402-market"]!, "--help"], { env: { PATH: process.env.PATH! } });
+    const { stdout } = await run(process.execPath, [pkg.bin["x402-market"]!, "--help"], {
+      env: { PATH: process.env.PATH! },
+    });
     expect(stdout).toContain("Usage: x402-market");
     // The shebang is kept, so the linked bin runs by itself.
     expect(readFileSync(pkg.bin["x402-market"]!, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
   });
 
   it("imports the client by the package's name with plain node", async () => {
-    const script = 'const client = await import("x402-marketplace/client"); console.log(typeof client.createMarketplaceClient);';
-    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: root, env: { PATH: process.env.PATH! } });
+    const script =
+      'const client = await import("x402-marketplace/client"); console.log(typeof client.createMarketplaceClient);';
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: root,
+      env: { PATH: process.env.PATH! },
+    });
     expect(stdout.trim()).toBe("function");
   });
 });

@@ -6,7 +6,12 @@ import { problemsOf } from "../support/config.js";
 
 describe("operating configuration", () => {
   it("defaults to an open /metrics, every request logged, per-instance limits", () => {
-    expect(loadConfig({}).ops).toEqual({ metricsToken: null, accessLogSample: 1, redisUrl: null, redisKeyPrefix: "x402-market:" });
+    expect(loadConfig({}).ops).toEqual({
+      metricsToken: null,
+      accessLogSample: 1,
+      redisUrl: null,
+      redisKeyPrefix: "x402-market:",
+    });
   });
 
   it("reads each variable", () => {

@@ -23,11 +23,15 @@ describe("event-loop delay in /metrics", () => {
     await sleep(EVENT_LOOP_SAMPLE_MS * 2);
     const stalled = await scrape();
     // A stall reads at most one sampling interval short.
-    expect(sampleSum(stalled, "nodejs_eventloop_lag_max_seconds")).toBeGreaterThanOrEqual((EVENT_LOOP_SAMPLE_MS * 4) / 1000);
+    expect(sampleSum(stalled, "nodejs_eventloop_lag_max_seconds")).toBeGreaterThanOrEqual(
+      (EVENT_LOOP_SAMPLE_MS * 4) / 1000,
+    );
 
     await sleep(EVENT_LOOP_SAMPLE_MS * 10);
     const quiet = await scrape();
     expect(sampleSum(quiet, "nodejs_eventloop_lag_p50_seconds")).toBeLessThan(EVENT_LOOP_SAMPLE_MS / 1000);
-    expect(sampleSum(quiet, "nodejs_eventloop_lag_max_seconds")).toBeLessThan(sampleSum(stalled, "nodejs_eventloop_lag_max_seconds"));
+    expect(sampleSum(quiet, "nodejs_eventloop_lag_max_seconds")).toBeLessThan(
+      sampleSum(stalled, "nodejs_eventloop_lag_max_seconds"),
+    );
   });
 });

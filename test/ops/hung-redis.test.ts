@@ -4,7 +4,15 @@
 import { createServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startSeller, summariseListing, challenge, challengeAnswer, requirement, SELLER_PAY_TO, type Seller } from "../support/sellers.js";
+import {
+  startSeller,
+  summariseListing,
+  challenge,
+  challengeAnswer,
+  requirement,
+  SELLER_PAY_TO,
+  type Seller,
+} from "../support/sellers.js";
 import { startTestServer } from "../support/server.js";
 import { BASE_USDC } from "../../src/constants.js";
 
@@ -48,7 +56,9 @@ let seller: Seller;
 let redis: Awaited<ReturnType<typeof hungRedis>>;
 
 beforeAll(async () => {
-  seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset: BASE_USDC })])));
+  seller = await startSeller(() =>
+    challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset: BASE_USDC })])),
+  );
   redis = await hungRedis();
 });
 
@@ -57,35 +67,39 @@ afterAll(async () => {
   await redis?.close();
 });
 
-it("a hung Redis delays no probe-limited request by more than moments, and the limit still holds", { timeout: 120_000 }, async () => {
-  const server = await startTestServer({
-    ALLOW_LOOPBACK_SELLERS: "true",
-    PROBE_RATE_PER_CLIENT: String(PER_CLIENT),
-    PROBE_RATE_PER_HOST: "1000",
-    REDIS_URL: redis.url,
-  });
-  try {
-    redis.hang();
-    const statuses: number[] = [];
-    const durations: number[] = [];
-    for (let i = 0; i < REQUESTS; i++) {
-      const started = Date.now();
-      const response = await server.fetch("/listings/validate", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(summariseListing(seller, { method: "POST" })),
-      });
-      await response.arrayBuffer();
-      durations.push(Date.now() - started);
-      statuses.push(response.status);
+it(
+  "a hung Redis delays no probe-limited request by more than moments, and the limit still holds",
+  { timeout: 120_000 },
+  async () => {
+    const server = await startTestServer({
+      ALLOW_LOOPBACK_SELLERS: "true",
+      PROBE_RATE_PER_CLIENT: String(PER_CLIENT),
+      PROBE_RATE_PER_HOST: "1000",
+      REDIS_URL: redis.url,
+    });
+    try {
+      redis.hang();
+      const statuses: number[] = [];
+      const durations: number[] = [];
+      for (let i = 0; i < REQUESTS; i++) {
+        const started = Date.now();
+        const response = await server.fetch("/listings/validate", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(summariseListing(seller, { method: "POST" })),
+        });
+        await response.arrayBuffer();
+        durations.push(Date.now() - started);
+        statuses.push(response.status);
+      }
+      expect(statuses.filter((status) => status === 200)).toHaveLength(PER_CLIENT);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(REQUESTS - PER_CLIENT);
+      // Each request makes two decisions (client, host). Waiting out Redis took about 2 s a request
+      // before; the bound here is generous for a loaded machine, far below that.
+      const median = [...durations].sort((a, b) => a - b)[Math.floor(durations.length / 2)]!;
+      expect(median, `durations ${durations.join(", ")} ms`).toBeLessThan(1_200);
+    } finally {
+      await server.close();
     }
-    expect(statuses.filter((status) => status === 200)).toHaveLength(PER_CLIENT);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(REQUESTS - PER_CLIENT);
-    // Each request makes two decisions (client, host). Waiting out Redis took about 2 s a request
-    // before; the bound here is generous for a loaded machine, far below that.
-    const median = [...durations].sort((a, b) => a - b)[Math.floor(durations.length / 2)]!;
-    expect(median, `durations ${durations.join(", ")} ms`).toBeLessThan(1_200);
-  } finally {
-    await server.close();
-  }
-});
+  },
+);

@@ -88,7 +88,10 @@ describe("job registry", () => {
           intervalMs: 0,
           run: async () => {
             attempts++;
-            if (attempts === 1) throw Object.assign(new Error("connect https://secret-key@rpc.example/ refused"), { code: "ECONNREFUSED" });
+            if (attempts === 1)
+              throw Object.assign(new Error("connect https://secret-key@rpc.example/ refused"), {
+                code: "ECONNREFUSED",
+              });
             return "done";
           },
         },
@@ -104,7 +107,10 @@ describe("job registry", () => {
   });
 
   it("a failed first run of a job awaited at start fails start()", async () => {
-    const registry = createJobRegistry([{ name: "seed", intervalMs: 1000, awaitFirstRun: true, run: () => Promise.reject(new Error("no seed")) }], { logger });
+    const registry = createJobRegistry(
+      [{ name: "seed", intervalMs: 1000, awaitFirstRun: true, run: () => Promise.reject(new Error("no seed")) }],
+      { logger },
+    );
     await expect(registry.start()).rejects.toThrow("no seed");
     await registry.stop();
   });
@@ -139,7 +145,12 @@ describe("a job with a lease, two holders on one database", () => {
   });
 
   it("does not write its lease before every run while most of the lease time is left, and stays the only holder", async () => {
-    const job = (): JobDefinition => ({ name: "polled", intervalMs: 0, lease: { name: "test-polled", ttlMs: 60_000 }, run: async () => {} });
+    const job = (): JobDefinition => ({
+      name: "polled",
+      intervalMs: 0,
+      lease: { name: "test-polled", ttlMs: 60_000 },
+      run: async () => {},
+    });
     const leases = new JobLeases(server.database, "holder-a");
     let writes = 0;
     const acquire = leases.acquire.bind(leases);
@@ -197,7 +208,9 @@ describe("the server's jobs, with a chain", () => {
     ]);
     const metrics = async () => parseMetrics(await (await server.fetch("/metrics")).text());
     // Upkeep ran before the server took traffic: its last run is there at once.
-    expect(sampleSum(await metrics(), "x402_job_last_run_timestamp_seconds", { job: "catalog-upkeep" })).toBeGreaterThan(0);
+    expect(
+      sampleSum(await metrics(), "x402_job_last_run_timestamp_seconds", { job: "catalog-upkeep" }),
+    ).toBeGreaterThan(0);
     await until(async () => {
       const samples = await metrics();
       return server.jobs.names.every((job) => sampleSum(samples, "x402_job_last_run_timestamp_seconds", { job }) > 0);
@@ -210,6 +223,10 @@ describe("the server's jobs, with a chain", () => {
     }
     expect(sampleSum(samples, "x402_job_lease_held", { job: "usage-indexer" })).toBe(1);
     expect([...samples.keys()].some((key) => key.startsWith('x402_job_lag_seconds{job="usage-indexer"'))).toBe(true);
-    expect(await runJob(server, "reconciler")).toMatchObject({ ran: true, ok: true, result: { activated: 0, failed: 0, waiting: 0 } });
+    expect(await runJob(server, "reconciler")).toMatchObject({
+      ran: true,
+      ok: true,
+      result: { activated: 0, failed: 0, waiting: 0 },
+    });
   }, 60_000);
 });

@@ -31,7 +31,13 @@ beforeAll(async () => {
     req.resume();
     res.setHeader("content-type", "application/json");
     if (req.url === "/supported")
-      return res.end(JSON.stringify({ kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:8453" }], extensions: [], signers: {} }));
+      return res.end(
+        JSON.stringify({
+          kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:8453" }],
+          extensions: [],
+          signers: {},
+        }),
+      );
     res.end(JSON.stringify({ isValid: false, invalidReason: "invalid_exact_evm_signature" }));
   });
   await new Promise<void>((resolve) => facilitator.listen(0, "127.0.0.1", resolve));
@@ -70,59 +76,74 @@ function reads(url: string): Promise<autocannon.Result> {
     duration: READ_SECONDS,
     timeout: 10,
     requests: [
-      { setupRequest: (request) => ({ ...request, path: `/discovery/resources?includeSeed=true&limit=${int(1, 50)}&offset=${"0".repeat(int(1, 300))}` }) },
-    ],
-  });
-}
-
-it("catalog reads are all answered, and none times out, while junk-signature claims flood the instance", { timeout: 240_000 }, async () => {
-  const seed = (await (await service!.fetch("/discovery/resources?includeSeed=true")).json()) as { items: Array<{ metadata: { listingId: string } }> };
-  const ids = seed.items.map((item) => item.metadata.listingId);
-  expect(ids.length).toBeGreaterThan(0);
-  // One junk claim answers 403 not_owner: the signature was recovered (to a stranger).
-  const junk = () =>
-    JSON.stringify({
-      nonce: `0x${randomBytes(32).toString("hex")}`,
-      deadline: Math.floor(Date.now() / 1000) + 300,
-      signature: `0x${randomBytes(65).toString("hex")}`,
-    });
-  const one = await service!.fetch(`/listings/${ids[0]}/claim`, { method: "POST", headers: { "content-type": "application/json" }, body: junk() });
-  expect((await one.json()) as { error: string }).toMatchObject({ error: "not_owner" });
-
-  const flood = autocannon({
-    url: service!.url,
-    connections: FLOOD_CONNECTIONS,
-    duration: READ_SECONDS + 2,
-    timeout: 10,
-    requests: [
       {
-        method: "POST",
         setupRequest: (request) => ({
           ...request,
-          method: "POST",
-          path: `/listings/${ids[int(0, ids.length - 1)]}/claim`,
-          headers: { "content-type": "application/json" },
-          body: junk(),
+          path: `/discovery/resources?includeSeed=true&limit=${int(1, 50)}&offset=${"0".repeat(int(1, 300))}`,
         }),
       },
     ],
   });
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
-  const during = await reads(service!.url);
-  const flooded = await flood;
+}
 
-  const summary = `reads during the flood ${during.requests.total}; flood ${flooded.requests.total} answers ${JSON.stringify(flooded.statusCodeStats)}`;
-  // The flood did reach signature work: 403 not_owner (recovered) or 503 busy (the queue was full);
-  // no junk claim succeeded.
-  const floodStatuses = Object.keys(flooded.statusCodeStats ?? {});
-  expect(
-    floodStatuses.every((status) => status === "403" || status === "503"),
-    summary,
-  ).toBe(true);
-  expect(flooded.requests.total, summary).toBeGreaterThan(0);
-  // Reads went on during the flood, and every one was answered.
-  expect(during.requests.total, summary).toBeGreaterThan(0);
-  expect(during.timeouts, summary).toBe(0);
-  expect(during.non2xx + during.errors, summary).toBe(0);
-  expect(service!.problems()).toEqual([]);
-});
+it(
+  "catalog reads are all answered, and none times out, while junk-signature claims flood the instance",
+  { timeout: 240_000 },
+  async () => {
+    const seed = (await (await service!.fetch("/discovery/resources?includeSeed=true")).json()) as {
+      items: Array<{ metadata: { listingId: string } }>;
+    };
+    const ids = seed.items.map((item) => item.metadata.listingId);
+    expect(ids.length).toBeGreaterThan(0);
+    // One junk claim answers 403 not_owner: the signature was recovered (to a stranger).
+    const junk = () =>
+      JSON.stringify({
+        nonce: `0x${randomBytes(32).toString("hex")}`,
+        deadline: Math.floor(Date.now() / 1000) + 300,
+        signature: `0x${randomBytes(65).toString("hex")}`,
+      });
+    const one = await service!.fetch(`/listings/${ids[0]}/claim`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: junk(),
+    });
+    expect((await one.json()) as { error: string }).toMatchObject({ error: "not_owner" });
+
+    const flood = autocannon({
+      url: service!.url,
+      connections: FLOOD_CONNECTIONS,
+      duration: READ_SECONDS + 2,
+      timeout: 10,
+      requests: [
+        {
+          method: "POST",
+          setupRequest: (request) => ({
+            ...request,
+            method: "POST",
+            path: `/listings/${ids[int(0, ids.length - 1)]}/claim`,
+            headers: { "content-type": "application/json" },
+            body: junk(),
+          }),
+        },
+      ],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const during = await reads(service!.url);
+    const flooded = await flood;
+
+    const summary = `reads during the flood ${during.requests.total}; flood ${flooded.requests.total} answers ${JSON.stringify(flooded.statusCodeStats)}`;
+    // The flood did reach signature work: 403 not_owner (recovered) or 503 busy (the queue was full);
+    // no junk claim succeeded.
+    const floodStatuses = Object.keys(flooded.statusCodeStats ?? {});
+    expect(
+      floodStatuses.every((status) => status === "403" || status === "503"),
+      summary,
+    ).toBe(true);
+    expect(flooded.requests.total, summary).toBeGreaterThan(0);
+    // Reads went on during the flood, and every one was answered.
+    expect(during.requests.total, summary).toBeGreaterThan(0);
+    expect(during.timeouts, summary).toBe(0);
+    expect(during.non2xx + during.errors, summary).toBe(0);
+    expect(service!.problems()).toEqual([]);
+  },
+);

@@ -43,53 +43,64 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
 }
 
 const until = async (condition: () => boolean, timeoutMs: number) => {
-  for (const deadline = Date.now() + timeoutMs; !condition() && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 200));
+  for (const deadline = Date.now() + timeoutMs; !condition() && Date.now() < deadline;)
+    await new Promise((resolve) => setTimeout(resolve, 200));
 };
 
-it("keeps every part of CHAIN_RPC_URL's credentials out of every log line while the node fails", { timeout: 300_000 }, async () => {
-  let nodeMode: "500" | "drop" = "500";
-  let nodeRequests = 0;
-  const node = await listen((req, res) => {
-    nodeRequests++;
-    req.resume();
-    if (nodeMode === "drop") return req.socket.destroy();
-    res.writeHead(500, { "content-type": "text/plain" }).end("internal error");
-  });
-  const facilitator = await listen((req, res) => {
-    req.resume();
-    res.setHeader("content-type", "application/json");
-    if (req.url === "/supported")
-      return res.end(JSON.stringify({ kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:8453" }], extensions: [], signers: {} }));
-    res.end(JSON.stringify({ isValid: false, invalidReason: "invalid_exact_evm_signature" }));
-  });
-  dir = await mkdtemp(join(tmpdir(), "log-secrets-"));
-  const rpcUrl = `http://${SECRETS.user}:${SECRETS.password}@${node}/v2/${SECRETS.pathKey}?apikey=${SECRETS.queryKey}&token=${SECRETS.queryToken}`;
-  service = await startService(
-    {
-      DATABASE_URL: `file:${join(dir, "marketplace.db")}`,
-      FACILITATOR_URL: `http://${facilitator}`,
-      MARKETPLACE_PAY_TO: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
-      CHAIN_RPC_URL: rpcUrl,
-      USAGE_INTERVAL_SECONDS: "1",
-      RECONCILE_INTERVAL_SECONDS: "1",
-      LOG_LEVEL: "debug",
-    },
-    { readyTimeoutMs: 150_000 },
-  );
-  const nodeLines = () => service!.logs.filter((line) => JSON.stringify(line).includes(node));
-  // The failures are logged (with the node's host, so the test sees the URL was there to leak).
-  await until(() => nodeLines().length >= 2 && nodeRequests >= 3, 60_000);
-  expect((await service.fetch("/readyz")).status).toBe(503);
-  nodeMode = "drop";
-  const before = nodeRequests;
-  await until(() => nodeRequests >= before + 3, 60_000);
-  expect((await service.fetch("/readyz")).status).toBe(503);
-  await service.stop();
+it(
+  "keeps every part of CHAIN_RPC_URL's credentials out of every log line while the node fails",
+  { timeout: 300_000 },
+  async () => {
+    let nodeMode: "500" | "drop" = "500";
+    let nodeRequests = 0;
+    const node = await listen((req, res) => {
+      nodeRequests++;
+      req.resume();
+      if (nodeMode === "drop") return req.socket.destroy();
+      res.writeHead(500, { "content-type": "text/plain" }).end("internal error");
+    });
+    const facilitator = await listen((req, res) => {
+      req.resume();
+      res.setHeader("content-type", "application/json");
+      if (req.url === "/supported")
+        return res.end(
+          JSON.stringify({
+            kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:8453" }],
+            extensions: [],
+            signers: {},
+          }),
+        );
+      res.end(JSON.stringify({ isValid: false, invalidReason: "invalid_exact_evm_signature" }));
+    });
+    dir = await mkdtemp(join(tmpdir(), "log-secrets-"));
+    const rpcUrl = `http://${SECRETS.user}:${SECRETS.password}@${node}/v2/${SECRETS.pathKey}?apikey=${SECRETS.queryKey}&token=${SECRETS.queryToken}`;
+    service = await startService(
+      {
+        DATABASE_URL: `file:${join(dir, "marketplace.db")}`,
+        FACILITATOR_URL: `http://${facilitator}`,
+        MARKETPLACE_PAY_TO: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+        CHAIN_RPC_URL: rpcUrl,
+        USAGE_INTERVAL_SECONDS: "1",
+        RECONCILE_INTERVAL_SECONDS: "1",
+        LOG_LEVEL: "debug",
+      },
+      { readyTimeoutMs: 150_000 },
+    );
+    const nodeLines = () => service!.logs.filter((line) => JSON.stringify(line).includes(node));
+    // The failures are logged (with the node's host, so the test sees the URL was there to leak).
+    await until(() => nodeLines().length >= 2 && nodeRequests >= 3, 60_000);
+    expect((await service.fetch("/readyz")).status).toBe(503);
+    nodeMode = "drop";
+    const before = nodeRequests;
+    await until(() => nodeRequests >= before + 3, 60_000);
+    expect((await service.fetch("/readyz")).status).toBe(503);
+    await service.stop();
 
-  expect(nodeLines().length).toBeGreaterThan(0);
-  const everything = [...service.logs.map((line) => JSON.stringify(line)), service.stderr()];
-  for (const [part, secret] of Object.entries(SECRETS)) {
-    const leaking = everything.filter((line) => line.includes(secret) || line.includes(encodeURIComponent(secret)));
-    expect(leaking, `${part} appears in ${leaking.length} log lines, e.g. ${leaking[0]?.slice(0, 400)}`).toEqual([]);
-  }
-});
+    expect(nodeLines().length).toBeGreaterThan(0);
+    const everything = [...service.logs.map((line) => JSON.stringify(line)), service.stderr()];
+    for (const [part, secret] of Object.entries(SECRETS)) {
+      const leaking = everything.filter((line) => line.includes(secret) || line.includes(encodeURIComponent(secret)));
+      expect(leaking, `${part} appears in ${leaking.length} log lines, e.g. ${leaking[0]?.slice(0, 400)}`).toEqual([]);
+    }
+  },
+);

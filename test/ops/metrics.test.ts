@@ -13,7 +13,15 @@ import { checkEveryAnswer } from "../support/contract-check.js";
 import { contractApi } from "../support/harness.js";
 import { parseMetrics, sampleSum } from "../support/metrics.js";
 import { chainPayments, handSignedHeader, payingFetch } from "../support/payments.js";
-import { challenge, challengeAnswer, requirement, SELLER_PAY_TO, startSeller, summariseListing, type Seller } from "../support/sellers.js";
+import {
+  challenge,
+  challengeAnswer,
+  requirement,
+  SELLER_PAY_TO,
+  startSeller,
+  summariseListing,
+  type Seller,
+} from "../support/sellers.js";
 import type { PaymentRequired } from "@x402/core/types";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,10 +38,13 @@ const logs: Array<Record<string, unknown>> = [];
 beforeAll(async () => {
   chain = await startLocalChain({ buyers: 2 });
   payments = await chainPayments(chain);
-  seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset: chain.asset })])));
+  seller = await startSeller(() =>
+    challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset: chain.asset })])),
+  );
   const sink = new Writable({
     write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of String(chunk).split("\n").filter(Boolean))
+        logs.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -60,7 +71,11 @@ afterAll(async () => {
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.url}${path}`, { headers });
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 
 async function scrape(): Promise<Map<string, number>> {
   const response = await get("/metrics", { authorization: `Bearer ${TOKEN}` });
@@ -80,7 +95,11 @@ async function growth(act: () => Promise<void>): Promise<(name: string, labels?:
 
 describe("GET /metrics", () => {
   it("refuses a scrape without the bearer token, or with a wrong one, with 401", async () => {
-    const attempts: Array<Record<string, string>> = [{}, { authorization: "Bearer wrong-token-wrong-token-wrong" }, { authorization: TOKEN }];
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { authorization: "Bearer wrong-token-wrong-token-wrong" },
+      { authorization: TOKEN },
+    ];
     for (const headers of attempts) {
       const response = await get("/metrics", headers);
       expect(response.status).toBe(401);
@@ -126,9 +145,13 @@ describe("GET /metrics", () => {
     const feeChallenge = (await (await get("/listings/challenge")).json()) as PaymentRequired;
     const header = await handSignedHeader(chain.buyers[1]!.privateKey, feeChallenge.accepts[0]!, { value: "50000" });
     const grew = await growth(async () => {
-      const response = await post("/listings", summariseListing(seller, { method: "POST", resource: `${seller.url}/api/refused` }), {
-        "payment-signature": header,
-      });
+      const response = await post(
+        "/listings",
+        summariseListing(seller, { method: "POST", resource: `${seller.url}/api/refused` }),
+        {
+          "payment-signature": header,
+        },
+      );
       expect(response.status).toBe(402);
     });
     expect(grew("x402_payments_total", { outcome: "failed", stage: "verify" })).toBe(1);
@@ -141,7 +164,10 @@ describe("GET /metrics", () => {
     seller.answer = () => ({ status: 200, body: "{}" });
     try {
       const grew = await growth(async () => {
-        const response = await post("/listings/validate", summariseListing(seller, { method: "POST", resource: `${seller.url}/api/free` }));
+        const response = await post(
+          "/listings/validate",
+          summariseListing(seller, { method: "POST", resource: `${seller.url}/api/free` }),
+        );
         expect(response.status).toBe(422);
       });
       expect(grew("x402_seller_probes_total", { outcome: "not_402" })).toBe(1);
@@ -174,7 +200,8 @@ describe("GET /metrics", () => {
   it("is listed in no catalog document", async () => {
     for (const path of ["/crawl.json", "/llms.txt", "/discovery", "/linkset.json"]) {
       const text = await (await get(path)).text();
-      for (const route of ["/metrics", "/livez", "/readyz"]) expect(text, path).not.toContain(`${server.contexts.listings.config.publicBaseUrl}${route}`);
+      for (const route of ["/metrics", "/livez", "/readyz"])
+        expect(text, path).not.toContain(`${server.contexts.listings.config.publicBaseUrl}${route}`);
     }
   });
 });
@@ -186,7 +213,9 @@ describe("request ids", () => {
     expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
     const cached = await get("/bazaar.json?limit=7");
     expect(cached.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
-    const line = logs.findLast((entry) => entry.msg === "request" && entry.requestId === cached.headers.get("x-request-id"));
+    const line = logs.findLast(
+      (entry) => entry.msg === "request" && entry.requestId === cached.headers.get("x-request-id"),
+    );
     expect(line).toMatchObject({ cached: true, operation: "getCatalog", path: "/bazaar.json" });
   });
 });
@@ -200,7 +229,10 @@ describe("/livez and /readyz", () => {
     const ready = await get("/readyz");
     expect(ready.status).toBe(200);
     expect(ready.headers.get("cache-control")).toBe("no-store");
-    expect(await ready.json()).toMatchObject({ status: "ready", checks: { database: { ok: true }, migrations: { ok: true }, payments: { ok: true } } });
+    expect(await ready.json()).toMatchObject({
+      status: "ready",
+      checks: { database: { ok: true }, migrations: { ok: true }, payments: { ok: true } },
+    });
   });
 
   it("turns /readyz 503 when a migration is missing, and 200 again once it is back", async () => {
@@ -208,13 +240,19 @@ describe("/livez and /readyz", () => {
     const [row] = await prisma.$queryRawUnsafe<Array<{ id: string; migration_name: string }>>(
       'SELECT "id", "migration_name" FROM "_prisma_migrations" ORDER BY "migration_name" DESC LIMIT 1',
     );
-    await prisma.$executeRawUnsafe('UPDATE "_prisma_migrations" SET "rolled_back_at" = CURRENT_TIMESTAMP WHERE "id" = ?', row!.id);
+    await prisma.$executeRawUnsafe(
+      'UPDATE "_prisma_migrations" SET "rolled_back_at" = CURRENT_TIMESTAMP WHERE "id" = ?',
+      row!.id,
+    );
     try {
       const down = await get("/readyz");
       expect(down.status).toBe(503);
       expect(await down.json()).toMatchObject({
         status: "not_ready",
-        checks: { database: { ok: true }, migrations: { ok: false, detail: expect.stringContaining(row!.migration_name) } },
+        checks: {
+          database: { ok: true },
+          migrations: { ok: false, detail: expect.stringContaining(row!.migration_name) },
+        },
       });
     } finally {
       await prisma.$executeRawUnsafe('UPDATE "_prisma_migrations" SET "rolled_back_at" = NULL WHERE "id" = ?', row!.id);

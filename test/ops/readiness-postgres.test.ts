@@ -31,7 +31,10 @@ describe.skipIf(!baseUrl)("/readyz on PostgreSQL", () => {
 
   const readiness = async () => {
     const response = await server.fetch("/readyz");
-    return { status: response.status, body: (await response.json()) as { status: string; checks: Record<string, { ok: boolean; detail?: string }> } };
+    return {
+      status: response.status,
+      body: (await response.json()) as { status: string; checks: Record<string, { ok: boolean; detail?: string }> },
+    };
   };
 
   async function eventually(status: number, withinMs: number) {
@@ -48,7 +51,10 @@ describe.skipIf(!baseUrl)("/readyz on PostgreSQL", () => {
     expect((await readiness()).status).toBe(200);
 
     await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
-    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
+    await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+      [name],
+    );
     const gone = await eventually(503, 5_000);
     expect(gone.status).toBe(503);
     expect(gone.body).toMatchObject({ status: "not_ready", checks: { database: { ok: false } } });

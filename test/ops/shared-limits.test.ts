@@ -5,7 +5,15 @@ import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSeller, summariseListing, challenge, challengeAnswer, requirement, SELLER_PAY_TO, type Seller } from "../support/sellers.js";
+import {
+  startSeller,
+  summariseListing,
+  challenge,
+  challengeAnswer,
+  requirement,
+  SELLER_PAY_TO,
+  type Seller,
+} from "../support/sellers.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { parseMetrics, sampleSum } from "../support/metrics.js";
 import { loadConfig } from "../../src/config.js";
@@ -23,7 +31,9 @@ let redis: Redis | undefined;
 const prefixes: string[] = [];
 
 beforeAll(async () => {
-  seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset: BASE_USDC })])));
+  seller = await startSeller(() =>
+    challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset: BASE_USDC })])),
+  );
   if (REDIS_URL) {
     redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
     await redis.connect();
@@ -72,7 +82,10 @@ async function alternate(instances: TestServer[]): Promise<number[]> {
   return statuses;
 }
 
-async function withInstances<T>(extra: Record<string, string>, run: (instances: TestServer[]) => Promise<T>): Promise<T> {
+async function withInstances<T>(
+  extra: Record<string, string>,
+  run: (instances: TestServer[]) => Promise<T>,
+): Promise<T> {
   const instances = [await startTestServer(env(extra)), await startTestServer(env(extra))];
   try {
     return await run(instances);
@@ -84,14 +97,17 @@ async function withInstances<T>(extra: Record<string, string>, run: (instances: 
 const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
 
 describe("seller-probe limits across two instances", () => {
-  it.skipIf(!REDIS_URL)("with REDIS_URL, share one budget: the client's probes beyond it get 429 on either instance", async () => {
-    const prefix = uniquePrefix();
-    const statuses = await withInstances({ REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: prefix }, alternate);
-    expect(count(statuses, 200)).toBe(PER_CLIENT);
-    expect(count(statuses, 429)).toBe(REQUESTS - PER_CLIENT);
-    // The counts live in Redis under the prefix, one key for the client and one for the host.
-    expect((await redis!.keys(`${prefix}*`)).length).toBe(2);
-  });
+  it.skipIf(!REDIS_URL)(
+    "with REDIS_URL, share one budget: the client's probes beyond it get 429 on either instance",
+    async () => {
+      const prefix = uniquePrefix();
+      const statuses = await withInstances({ REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: prefix }, alternate);
+      expect(count(statuses, 200)).toBe(PER_CLIENT);
+      expect(count(statuses, 429)).toBe(REQUESTS - PER_CLIENT);
+      // The counts live in Redis under the prefix, one key for the client and one for the host.
+      expect((await redis!.keys(`${prefix}*`)).length).toBe(2);
+    },
+  );
 
   it("without REDIS_URL, each instance has its own budget (twice the rate over two)", async () => {
     const statuses = await withInstances({}, alternate);
@@ -100,12 +116,15 @@ describe("seller-probe limits across two instances", () => {
   });
 
   it("with a Redis that does not answer, falls back to each instance's own limit, counts and logs it", async () => {
-    const statuses = await withInstances({ REDIS_URL: "redis://127.0.0.1:1", REDIS_KEY_PREFIX: uniquePrefix() }, async (instances) => {
-      const result = await alternate(instances);
-      const metrics = parseMetrics(await (await instances[0]!.fetch("/metrics")).text());
-      expect(sampleSum(metrics, "x402_rate_limiter_fallbacks_total")).toBeGreaterThan(0);
-      return result;
-    });
+    const statuses = await withInstances(
+      { REDIS_URL: "redis://127.0.0.1:1", REDIS_KEY_PREFIX: uniquePrefix() },
+      async (instances) => {
+        const result = await alternate(instances);
+        const metrics = parseMetrics(await (await instances[0]!.fetch("/metrics")).text());
+        expect(sampleSum(metrics, "x402_rate_limiter_fallbacks_total")).toBeGreaterThan(0);
+        return result;
+      },
+    );
     expect(count(statuses, 200)).toBe(2 * PER_CLIENT);
     expect(count(statuses, 429)).toBe(REQUESTS - 2 * PER_CLIENT);
   });
@@ -114,12 +133,17 @@ describe("seller-probe limits across two instances", () => {
     const lines: Array<Record<string, unknown>> = [];
     const sink = new Writable({
       write(chunk, _encoding, done) {
-        for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of String(chunk).split("\n").filter(Boolean))
+          lines.push(JSON.parse(line) as Record<string, unknown>);
         done();
       },
     });
     const config = loadConfig(env({ REDIS_URL: "redis://127.0.0.1:1" }));
-    const limits = await createProbeLimits(config.probe, { redisUrl: config.ops.redisUrl, keyPrefix: uniquePrefix(), logger: createLogger("info", sink) });
+    const limits = await createProbeLimits(config.probe, {
+      redisUrl: config.ops.redisUrl,
+      keyPrefix: uniquePrefix(),
+      logger: createLogger("info", sink),
+    });
     try {
       expect(limits.kind).toBe("redis");
       const waits = [];
@@ -155,14 +179,20 @@ describe("query limit (QUERY_RATE_PER_CLIENT) across two instances", () => {
     return { pages, batch: batch.status };
   }
 
-  it.skipIf(!REDIS_URL)("with REDIS_URL, uncached pages and each request of an MCP batch count against one shared budget", async () => {
-    const prefix = uniquePrefix();
-    const { pages, batch } = await withInstances({ REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: prefix, QUERY_RATE_PER_CLIENT: "6" }, pagesThenBatch);
-    // 6 a minute over both instances: the pages take them all, so the batch of 3 is refused.
-    expect(pages).toEqual([200, 200, 200, 200, 200, 200]);
-    expect(batch).toBe(429);
-    expect((await redis!.keys(`${prefix}query:client*`)).length).toBe(1);
-  });
+  it.skipIf(!REDIS_URL)(
+    "with REDIS_URL, uncached pages and each request of an MCP batch count against one shared budget",
+    async () => {
+      const prefix = uniquePrefix();
+      const { pages, batch } = await withInstances(
+        { REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: prefix, QUERY_RATE_PER_CLIENT: "6" },
+        pagesThenBatch,
+      );
+      // 6 a minute over both instances: the pages take them all, so the batch of 3 is refused.
+      expect(pages).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(batch).toBe(429);
+      expect((await redis!.keys(`${prefix}query:client*`)).length).toBe(1);
+    },
+  );
 
   it("without REDIS_URL, each instance counts its own", async () => {
     const { pages, batch } = await withInstances({ QUERY_RATE_PER_CLIENT: "6" }, pagesThenBatch);

@@ -19,7 +19,9 @@ let chainFile: string;
 
 beforeAll(async () => {
   chain = await startLocalChain({ buyers: 2 });
-  seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: chain.buyers[0]!.address, amount: "10000", asset: chain.asset })])));
+  seller = await startSeller(() =>
+    challengeAnswer(challenge([requirement({ payTo: chain.buyers[0]!.address, amount: "10000", asset: chain.asset })])),
+  );
   server = await startTestServer(PAID_FLOW_ENV, { payments: await chainPayments(chain) });
   chainFile = join(mkdtempSync(join(tmpdir(), "owner-cli-")), "chain.json");
   await writeChainFile(chainFile, chain);
@@ -59,9 +61,22 @@ describe("x402-market claim, update, refresh, delist", () => {
     expect(claimed.code, claimed.stderr).toBe(0);
     expect(jsonOf(claimed)).toMatchObject({ action: "claim", ownerVerified: true });
 
-    const updated = await cli("update", id, "--description", "Answers questions, now with sources", "--chain-file", chainFile, "--buyer", "0");
+    const updated = await cli(
+      "update",
+      id,
+      "--description",
+      "Answers questions, now with sources",
+      "--chain-file",
+      chainFile,
+      "--buyer",
+      "0",
+    );
     expect(updated.code, updated.stderr).toBe(0);
-    expect(jsonOf(updated)).toMatchObject({ action: "update", changed: ["description"], item: { description: "Answers questions, now with sources" } });
+    expect(jsonOf(updated)).toMatchObject({
+      action: "update",
+      changed: ["description"],
+      item: { description: "Answers questions, now with sources" },
+    });
 
     const stranger = await cli("delist", id, "--chain-file", chainFile, "--buyer", "1");
     expect(stranger.code).toBe(3);

@@ -15,13 +15,27 @@ const junk = () =>
   });
 
 async function seedIds(server: TestServer): Promise<string[]> {
-  const body = (await (await server.fetch("/discovery/resources?includeSeed=true")).json()) as { items: Array<{ metadata: { listingId: string } }> };
+  const body = (await (await server.fetch("/discovery/resources?includeSeed=true")).json()) as {
+    items: Array<{ metadata: { listingId: string } }>;
+  };
   return body.items.map((item) => item.metadata.listingId);
 }
 
-async function claim(server: TestServer, id: string, body = junk()): Promise<{ status: number; error: string; retryAfter: string | null }> {
-  const response = await server.fetch(`/listings/${id}/claim`, { method: "POST", headers: { "content-type": "application/json" }, body });
-  return { status: response.status, error: ((await response.json()) as { error: string }).error, retryAfter: response.headers.get("retry-after") };
+async function claim(
+  server: TestServer,
+  id: string,
+  body = junk(),
+): Promise<{ status: number; error: string; retryAfter: string | null }> {
+  const response = await server.fetch(`/listings/${id}/claim`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  });
+  return {
+    status: response.status,
+    error: ((await response.json()) as { error: string }).error,
+    retryAfter: response.headers.get("retry-after"),
+  };
 }
 
 describe("owner routes' CPU budget", { timeout: 120_000 }, () => {
@@ -49,7 +63,10 @@ describe("owner routes' CPU budget", { timeout: 120_000 }, () => {
         ["POST", `/listings/${id}/refresh`],
       ] as const) {
         await spend();
-        const response = await server.fetch(path, { method, ...(method !== "GET" && { headers: { "content-type": "application/json" }, body: junk() }) });
+        const response = await server.fetch(path, {
+          method,
+          ...(method !== "GET" && { headers: { "content-type": "application/json" }, body: junk() }),
+        });
         expect(response.status, `${method} ${path}`).toBe(429);
       }
       // Catalog reads are not owner requests.
@@ -60,7 +77,12 @@ describe("owner routes' CPU budget", { timeout: 120_000 }, () => {
   });
 
   it("answers 503 busy with Retry-After once the signature queue is full, never 500, and recovers", async () => {
-    const server = await startTestServer({ LOAD_SEED: "true", OWNER_RATE_PER_CLIENT: "100000", WORKER_THREADS: "1", WORKER_MAX_QUEUE: "1" });
+    const server = await startTestServer({
+      LOAD_SEED: "true",
+      OWNER_RATE_PER_CLIENT: "100000",
+      WORKER_THREADS: "1",
+      WORKER_MAX_QUEUE: "1",
+    });
     try {
       const ids = await seedIds(server);
       // Warm the worker thread, then send a burst far beyond one recovery at a time plus a queue of one.
@@ -77,7 +99,12 @@ describe("owner routes' CPU budget", { timeout: 120_000 }, () => {
   });
 
   it.skipIf(!REDIS_URL)("with REDIS_URL, two instances share one client's owner budget", async () => {
-    const env = { LOAD_SEED: "true", OWNER_RATE_PER_CLIENT: "4", REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: `x402-test-${randomBytes(6).toString("hex")}:` };
+    const env = {
+      LOAD_SEED: "true",
+      OWNER_RATE_PER_CLIENT: "4",
+      REDIS_URL: REDIS_URL!,
+      REDIS_KEY_PREFIX: `x402-test-${randomBytes(6).toString("hex")}:`,
+    };
     const instances = [await startTestServer(env), await startTestServer(env)];
     try {
       const id = (await seedIds(instances[0]!))[0]!;

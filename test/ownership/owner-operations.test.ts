@@ -30,7 +30,12 @@ let sellerAmount = "10000";
 
 const market = usePaidMarket({
   buyers: 3,
-  answer: () => challengeAnswer(challenge([requirement({ payTo: market.chain.buyers[0]!.address, amount: sellerAmount, asset: market.chain.asset })])),
+  answer: () =>
+    challengeAnswer(
+      challenge([
+        requirement({ payTo: market.chain.buyers[0]!.address, amount: sellerAmount, asset: market.chain.asset }),
+      ]),
+    ),
 });
 
 interface ListingStatusAnswer {
@@ -68,7 +73,9 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     const response = await site.server.fetch(`/listings/${id}`);
     return {
       status: response.status,
-      body: (await response.json()) as { item: { description: string; method: string; accepts: { amount: string }[]; metadata: Record<string, unknown> } },
+      body: (await response.json()) as {
+        item: { description: string; method: string; accepts: { amount: string }[]; metadata: Record<string, unknown> };
+      },
     };
   };
 
@@ -81,7 +88,13 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
   ) {
     const nonce = toHex(randomBytes(32));
     const deadline = options.deadline ?? Math.floor(Date.now() / 1000) + 300;
-    const typed = ownerTypedData(site.server.contexts.listings.market.name, action, id, { nonce, deadline }, options.changes);
+    const typed = ownerTypedData(
+      site.server.contexts.listings.market.name,
+      action,
+      id,
+      { nonce, deadline },
+      options.changes,
+    );
     const { EIP712Domain: _, ...types } = typed.types;
     const signature = await privateKeyToAccount(key).signTypedData({
       domain: { ...typed.domain, chainId: options.chainId ?? typed.domain.chainId },
@@ -89,14 +102,22 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
       primaryType: typed.primaryType,
       message: { ...typed.message, deadline: BigInt(deadline) },
     } as never);
-    return { ...(options.sent ?? options.changes), nonce, deadline, ...(options.chainId !== undefined && { chainId: options.chainId }), signature };
+    return {
+      ...(options.sent ?? options.changes),
+      nonce,
+      deadline,
+      ...(options.chainId !== undefined && { chainId: options.chainId }),
+      signature,
+    };
   }
 
   const send = (method: "POST" | "PATCH" | "DELETE", path: string, payload: unknown) =>
     site.server.fetch(path, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(payload) });
 
   const catalogIds = async () => {
-    const catalog = (await (await site.server.fetch("/bazaar.json")).json()) as { items: { metadata: { listingId: string } }[] };
+    const catalog = (await (await site.server.fetch("/bazaar.json")).json()) as {
+      items: { metadata: { listingId: string } }[];
+    };
     return catalog.items.map((item) => item.metadata.listingId);
   };
 
@@ -106,13 +127,25 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     const baseUrl = site.server.url;
 
     // The sign document: Base's chain id whatever the local market.chain, a fresh nonce, a 10-minute deadline.
-    const signing = await signingDocumentFor(createMarketplaceClient({ baseUrl }), id, "update", { description: "Summarises any text, in 3 sentences" });
-    expect(signing.typedData.domain).toEqual({ name: site.server.contexts.listings.market.name, version: "1", chainId: 8453 });
+    const signing = await signingDocumentFor(createMarketplaceClient({ baseUrl }), id, "update", {
+      description: "Summarises any text, in 3 sentences",
+    });
+    expect(signing.typedData.domain).toEqual({
+      name: site.server.contexts.listings.market.name,
+      version: "1",
+      chainId: 8453,
+    });
     expect(signing.signer).toBe(owner().address);
     expect(Date.parse(signing.expiresAt) - Date.now()).toBeGreaterThan(590_000);
-    expect(signing.submit).toMatchObject({ method: "PATCH", url: `${site.server.contexts.listings.config.publicBaseUrl}/listings/${id}` });
+    expect(signing.submit).toMatchObject({
+      method: "PATCH",
+      url: `${site.server.contexts.listings.config.publicBaseUrl}/listings/${id}`,
+    });
 
-    const described = await updateListing({ baseUrl, privateKey: owner().privateKey, listingId: id }, { description: "Summarises any text, in 3 sentences" });
+    const described = await updateListing(
+      { baseUrl, privateKey: owner().privateKey, listingId: id },
+      { description: "Summarises any text, in 3 sentences" },
+    );
     expect(described).toMatchObject({
       action: "update",
       state: "active",
@@ -122,12 +155,18 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     expect((await document(id)).body.item.description).toBe("Summarises any text, in 3 sentences");
 
     // A new price the seller does not show yet: 422 with the probe's reason, nothing changed.
-    await expect(updateListing({ baseUrl, privateKey: owner().privateKey, listingId: id }, { priceUsdc: "0.02" })).rejects.toThrow(/422/);
+    await expect(
+      updateListing({ baseUrl, privateKey: owner().privateKey, listingId: id }, { priceUsdc: "0.02" }),
+    ).rejects.toThrow(/422/);
     expect((await document(id)).body.item.accepts[0]!.amount).toBe("10000");
     sellerAmount = "20000";
     try {
-      const probesBefore = ((await (await site.server.fetch(`/listings/${id}`)).json()) as { lastProbes: unknown[] }).lastProbes.length;
-      const priced = await updateListing({ baseUrl, privateKey: owner().privateKey, listingId: id }, { priceUsdc: "0.02" });
+      const probesBefore = ((await (await site.server.fetch(`/listings/${id}`)).json()) as { lastProbes: unknown[] })
+        .lastProbes.length;
+      const priced = await updateListing(
+        { baseUrl, privateKey: owner().privateKey, listingId: id },
+        { priceUsdc: "0.02" },
+      );
       expect(priced.item!.accepts[0]!.amount).toBe("20000");
       // The probe that showed the new price is a health sample of the new terms.
       const after = (await (await site.server.fetch(`/listings/${id}`)).json()) as {
@@ -154,9 +193,19 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     expect(status.sellerListingCountDelisted).toBe(1);
     // Why it is gone, and what happened to it, newest first (the change log of issue 27).
     const why = (await (await site.server.fetch(`/listings/${id}/status`)).json()) as ListingStatusAnswer;
-    expect(why.status).toMatchObject({ state: "delisted", reasons: [expect.objectContaining({ code: "delisted_by_owner" })] });
-    const owned = why.history.filter((event) => ["listing.created", "listing.updated", "listing.delisted"].includes(event.type));
-    expect(owned.map((event) => event.type)).toEqual(["listing.delisted", "listing.updated", "listing.updated", "listing.created"]);
+    expect(why.status).toMatchObject({
+      state: "delisted",
+      reasons: [expect.objectContaining({ code: "delisted_by_owner" })],
+    });
+    const owned = why.history.filter((event) =>
+      ["listing.created", "listing.updated", "listing.delisted"].includes(event.type),
+    );
+    expect(owned.map((event) => event.type)).toEqual([
+      "listing.delisted",
+      "listing.updated",
+      "listing.updated",
+      "listing.created",
+    ]);
     expect(owned[1]!.data).toMatchObject({ by: "owner", priceUsdc: { from: "0.01", to: "0.02" } });
     expect(owned[2]!.data).toMatchObject({ by: "owner", description: { to: "Summarises any text, in 3 sentences" } });
     // Owner operations on a listing that is not live: 404.
@@ -167,29 +216,56 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
   it("refuses a stranger, a replay, an expired or too distant deadline, another chain and a tampered field, changing nothing", async () => {
     const id = await paidListing(owner().privateKey, "/api/guarded");
     const before = (await document(id)).body.item;
-    const history = async () => ((await (await site.server.fetch(`/listings/${id}/status`)).json()) as ListingStatusAnswer).history;
+    const history = async () =>
+      ((await (await site.server.fetch(`/listings/${id}/status`)).json()) as ListingStatusAnswer).history;
     const historyBefore = await history();
     const changes = { description: "A description the owner signed" };
     const refusals: Array<[string, () => Promise<Response>, number, string]> = [
-      ["stranger", async () => send("PATCH", `/listings/${id}`, await handSigned(id, "update", stranger().privateKey, { changes })), 403, "not_owner"],
-      ["stranger's delist", async () => send("DELETE", `/listings/${id}`, await handSigned(id, "delist", stranger().privateKey)), 403, "not_owner"],
+      [
+        "stranger",
+        async () =>
+          send("PATCH", `/listings/${id}`, await handSigned(id, "update", stranger().privateKey, { changes })),
+        403,
+        "not_owner",
+      ],
+      [
+        "stranger's delist",
+        async () => send("DELETE", `/listings/${id}`, await handSigned(id, "delist", stranger().privateKey)),
+        403,
+        "not_owner",
+      ],
       [
         "expired",
         async () =>
-          send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, deadline: Math.floor(Date.now() / 1000) - 5 })),
+          send(
+            "PATCH",
+            `/listings/${id}`,
+            await handSigned(id, "update", owner().privateKey, {
+              changes,
+              deadline: Math.floor(Date.now() / 1000) - 5,
+            }),
+          ),
         401,
         "deadline_passed",
       ],
       [
         "too far",
         async () =>
-          send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, deadline: Math.floor(Date.now() / 1000) + 3600 })),
+          send(
+            "PATCH",
+            `/listings/${id}`,
+            await handSigned(id, "update", owner().privateKey, {
+              changes,
+              deadline: Math.floor(Date.now() / 1000) + 3600,
+            }),
+          ),
         403,
         "deadline_too_far",
       ],
       [
         "other chain",
-        async () => send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, chainId: 1 })),
+        async () =>
+          send("PATCH", `/listings/${id}`, await handSigned(id, "update", owner().privateKey, { changes, chainId: 1 })),
         403,
         "wrong_chain",
       ],
@@ -199,7 +275,10 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
           send(
             "PATCH",
             `/listings/${id}`,
-            await handSigned(id, "update", owner().privateKey, { changes, sent: { description: "A description nobody signed" } }),
+            await handSigned(id, "update", owner().privateKey, {
+              changes,
+              sent: { description: "A description nobody signed" },
+            }),
           ),
         403,
         "not_owner",
@@ -207,7 +286,11 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     ];
     for (const [name, act, status, error] of refusals) {
       const response = await act();
-      expect({ name, status: response.status, error: ((await response.json()) as { error: string }).error }).toEqual({ name, status, error });
+      expect({ name, status: response.status, error: ((await response.json()) as { error: string }).error }).toEqual({
+        name,
+        status,
+        error,
+      });
     }
     expect((await document(id)).body.item).toEqual(before);
     expect(await history()).toEqual(historyBefore);
@@ -239,9 +322,11 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     const id = await paidListing(stranger().privateKey, "/api/paid-by-a-friend");
     expect((await document(id)).body.item.metadata.ownerVerified).toBe(false);
     const verifiedOnly = async () =>
-      ((await (await site.server.fetch("/bazaar.json?verified=true")).json()) as { items: { metadata: { listingId: string } }[] }).items.map(
-        (item) => item.metadata.listingId,
-      );
+      (
+        (await (await site.server.fetch("/bazaar.json?verified=true")).json()) as {
+          items: { metadata: { listingId: string } }[];
+        }
+      ).items.map((item) => item.metadata.listingId);
 
     // The payer of the fee is not the owner: its claim is refused.
     const byPayer = await send("POST", `/listings/${id}/claim`, await handSigned(id, "claim", stranger().privateKey));
@@ -254,7 +339,10 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     expect(await verifiedOnly()).toContain(id);
     const why = (await (await site.server.fetch(`/listings/${id}/status`)).json()) as ListingStatusAnswer;
     expect(why.history.filter((event) => event.type === "listing.verified")).toEqual([
-      expect.objectContaining({ data: expect.objectContaining({ by: "owner_claim" }), status: expect.objectContaining({ state: "live" }) }),
+      expect.objectContaining({
+        data: expect.objectContaining({ by: "owner_claim" }),
+        status: expect.objectContaining({ state: "live" }),
+      }),
     ]);
     expect(why.status.reasons.map((reason) => reason.code)).toContain("owner_verified");
   });
@@ -262,10 +350,16 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
   it("refreshes a listing for anyone: a probe now, with the seller's current metadata", async () => {
     const id = await paidListing(owner().privateKey, "/api/refreshed");
     const probes = market.seller.requests.length;
-    const samples = async () => ((await (await site.server.fetch(`/listings/${id}`)).json()) as { lastProbes: unknown[] }).lastProbes.length;
+    const samples = async () =>
+      ((await (await site.server.fetch(`/listings/${id}`)).json()) as { lastProbes: unknown[] }).lastProbes.length;
     const samplesBefore = await samples();
     const refreshed = await refreshListing({ baseUrl: site.server.url, listingId: id });
-    expect(refreshed).toMatchObject({ listingId: id, ok: true, healthRecorded: true, item: { metadata: { listingId: id, health: { status: "healthy" } } } });
+    expect(refreshed).toMatchObject({
+      listingId: id,
+      ok: true,
+      healthRecorded: true,
+      item: { metadata: { listingId: id, health: { status: "healthy" } } },
+    });
     expect(await samples()).toBe(samplesBefore + 1);
     expect(market.seller.requests.slice(probes)).toEqual(["POST /api/refreshed"]);
     sellerAmount = "30000";
@@ -283,12 +377,19 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     } finally {
       sellerAmount = "10000";
     }
-    expect((await site.server.fetch(`/listings/${"0".repeat(8)}-0000-4000-8000-${"0".repeat(12)}/refresh`, { method: "POST" })).status).toBe(404);
+    expect(
+      (
+        await site.server.fetch(`/listings/${"0".repeat(8)}-0000-4000-8000-${"0".repeat(12)}/refresh`, {
+          method: "POST",
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it("answers a resent paid request with the same payment identifier with the stored 200: one listing, one transfer", async () => {
     const { createBuyerClient } = await import("../../src/payments/buyer.js");
-    const { appendPaymentIdentifierToExtensions, generatePaymentId, PAYMENT_IDENTIFIER } = await import("@x402/extensions/payment-identifier");
+    const { appendPaymentIdentifierToExtensions, generatePaymentId, PAYMENT_IDENTIFIER } =
+      await import("@x402/extensions/payment-identifier");
     const { encodePaymentSignatureHeader, decodePaymentRequiredHeader } = await import("@x402/core/http");
     const payer = market.chain.buyers[2]!;
     const unpaid = await site.server.fetch("/listings", { method: "POST" });
@@ -310,7 +411,10 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
         body: JSON.stringify(payload),
       });
 
-    const [payerBefore, marketBefore] = [await market.chain.balanceOf(payer.address), await market.chain.balanceOf(market.chain.marketplacePayTo)];
+    const [payerBefore, marketBefore] = [
+      await market.chain.balanceOf(payer.address),
+      await market.chain.balanceOf(market.chain.marketplacePayTo),
+    ];
     const rowsBefore = (await site.server.contexts.listings.store.counts(new Date())).rawAll;
     const first = await post(listing, header);
     expect(first.status).toBe(200);
@@ -319,11 +423,15 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
     const resent = await post(listing, header);
     expect(resent.status).toBe(200);
     expect(await resent.json()).toEqual(firstBody);
-    expect(decodePaymentResponseHeader(resent.headers.get("PAYMENT-RESPONSE")!)).toEqual(decodePaymentResponseHeader(first.headers.get("PAYMENT-RESPONSE")!));
+    expect(decodePaymentResponseHeader(resent.headers.get("PAYMENT-RESPONSE")!)).toEqual(
+      decodePaymentResponseHeader(first.headers.get("PAYMENT-RESPONSE")!),
+    );
     expect(await market.chain.balanceOf(payer.address)).toBe(payerBefore - 100_000n);
     expect(await market.chain.balanceOf(market.chain.marketplacePayTo)).toBe(marketBefore + 100_000n);
     expect((await site.server.contexts.listings.store.counts(new Date())).rawAll).toBe(rowsBefore + 1);
-    const stored = await site.server.contexts.listings.store.transactions.prisma.paymentIdempotency.findUnique({ where: { id: `createListing:${paymentId}` } });
+    const stored = await site.server.contexts.listings.store.transactions.prisma.paymentIdempotency.findUnique({
+      where: { id: `createListing:${paymentId}` },
+    });
     expect(stored).toMatchObject({ status: 200, response: { status: 200, body: firstBody } });
 
     // The same identifier with another payload: 409, nothing charged.
@@ -355,7 +463,10 @@ describe.each(testDatabaseKinds())("owner operations on $kind", (databaseKind) =
       const declared = paymentRequired.extensions![PAYMENT_IDENTIFIER] as { info: Record<string, unknown> };
       declared.info.id = "short";
     });
-    const bad = await post(body("/api/idempotent-bad"), encodePaymentSignatureHeader(await badClient.createPaymentPayload(structuredClone(feeChallenge))));
+    const bad = await post(
+      body("/api/idempotent-bad"),
+      encodePaymentSignatureHeader(await badClient.createPaymentPayload(structuredClone(feeChallenge))),
+    );
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toBe("invalid_payment_identifier");
     expect(await market.chain.balanceOf(payer.address)).toBe(payerBefore - 200_000n);
@@ -398,11 +509,20 @@ describe.skipIf(!postgres)("a replayed nonce on two instances at once (PostgreSQ
     const changes = { description: "Changed exactly once" };
     const document = await signingDocumentFor(createMarketplaceClient({ baseUrl: a.url }), id, "update", changes);
     const message = document.typedData.message as { nonce: string; deadline: number };
-    const signed = { ...changes, nonce: message.nonce, deadline: message.deadline, signature: await signOwnerTypedData(document, owner.privateKey) };
+    const signed = {
+      ...changes,
+      nonce: message.nonce,
+      deadline: message.deadline,
+      signature: await signOwnerTypedData(document, owner.privateKey),
+    };
     const versionBefore = (await a.contexts.listings.store.catalogStamp(new Date())).version;
     const answers = await Promise.all(
       [a, b].map((server) =>
-        server.fetch(`/listings/${id}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(signed) }),
+        server.fetch(`/listings/${id}`, {
+          method: "PATCH",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(signed),
+        }),
       ),
     );
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);

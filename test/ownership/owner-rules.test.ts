@@ -12,8 +12,12 @@ const owner = privateKeyToAccount(ownerKey).address;
 
 describe("the input schema's hash", () => {
   it("does not depend on key order, and tells null (remove) from unchanged", () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: 0 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"x":0,"y":1}]},"b":1}');
-    expect(inputSchemaHash({ type: "object", required: ["q"] })).toBe(inputSchemaHash({ required: ["q"], type: "object" }));
+    expect(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: 0 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[2,{"x":0,"y":1}]},"b":1}',
+    );
+    expect(inputSchemaHash({ type: "object", required: ["q"] })).toBe(
+      inputSchemaHash({ required: ["q"], type: "object" }),
+    );
     expect(inputSchemaHash(undefined)).toBe(`0x${"0".repeat(64)}`);
     expect(inputSchemaHash(null)).not.toBe(inputSchemaHash(undefined));
   });
@@ -25,9 +29,15 @@ describe.each(databaseKinds)("owner rules on $kind", (kind) => {
   let id: string;
 
   beforeAll(async () => {
-    market = await startCatalogServer(kind, { ALLOW_LOOPBACK_SELLERS: "true", PROBE_RATE_PER_CLIENT: "2", PROBE_RATE_PER_HOST: "1000" });
+    market = await startCatalogServer(kind, {
+      ALLOW_LOOPBACK_SELLERS: "true",
+      PROBE_RATE_PER_CLIENT: "2",
+      PROBE_RATE_PER_HOST: "1000",
+    });
     const asset = market.server.contexts.listings.market.asset;
-    seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: owner, amount: "30000", asset })])));
+    seller = await startSeller(() =>
+      challengeAnswer(challenge([requirement({ payTo: owner, amount: "30000", asset })])),
+    );
     // Listed directly (no fee): the clock of the catalog server is in 2030, the signatures' deadlines follow it.
     id = (await market.list({ resource: `${seller.url}/api/schema`, sellerPayTo: owner, priceUsdc: "0.03" })).id;
   });
@@ -37,7 +47,8 @@ describe.each(databaseKinds)("owner rules on $kind", (kind) => {
     await seller?.close();
   });
 
-  const stored = () => market.server.contexts.listings.store.transactions.prisma.listing.findUniqueOrThrow({ where: { id } });
+  const stored = () =>
+    market.server.contexts.listings.store.transactions.prisma.listing.findUniqueOrThrow({ where: { id } });
 
   it("sets the input schema the owner signed, and removes it with null", async () => {
     const schema = { type: "object", properties: { text: { type: "string" } }, required: ["text"] };
@@ -50,12 +61,16 @@ describe.each(databaseKinds)("owner rules on $kind", (kind) => {
   });
 
   it("refuses a sign document it cannot honour, naming the field", async () => {
-    const notJson = await market.json<{ error: string; fields: { field: string }[] }>(`/listings/${id}/sign?action=update&inputSchema=%5B1%5D`);
+    const notJson = await market.json<{ error: string; fields: { field: string }[] }>(
+      `/listings/${id}/sign?action=update&inputSchema=%5B1%5D`,
+    );
     expect(notJson.status).toBe(400);
     expect(notJson.body.fields.map((field) => field.field)).toEqual(["inputSchema"]);
     const nothing = await market.json<{ error: string }>(`/listings/${id}/sign?action=update`);
     expect([nothing.status, nothing.body.error]).toEqual([400, "no_changes"]);
-    const zero = await market.json<{ error: string; fields: { field: string }[] }>(`/listings/${id}/sign?action=update&priceUsdc=0`);
+    const zero = await market.json<{ error: string; fields: { field: string }[] }>(
+      `/listings/${id}/sign?action=update&priceUsdc=0`,
+    );
     expect([zero.status, zero.body.error, zero.body.fields[0]!.field]).toEqual([400, "invalid_update", "priceUsdc"]);
     const action = await market.json<{ fields: { field: string }[] }>(`/listings/${id}/sign?action=transfer`);
     expect(action.status).toBe(400);

@@ -6,7 +6,11 @@
 import { validatePaymentRequiredDetailed } from "@agentcash/discovery";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
-import { validateDiscoveryExtension, validateDiscoveryExtensionSpec, type DiscoveryExtension } from "@x402/extensions/bazaar";
+import {
+  validateDiscoveryExtension,
+  validateDiscoveryExtensionSpec,
+  type DiscoveryExtension,
+} from "@x402/extensions/bazaar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { componentSchema } from "../../src/contract/schemas.js";
 import { startTestServer, type TestServer } from "../support/server.js";
@@ -39,7 +43,11 @@ const CASES: Case[] = [
 ];
 
 async function unpaid(method: string, path: string, body?: string, headers: Record<string, string> = {}) {
-  const answer = await server.fetch(path, { method, headers: { ...(body !== undefined && { "content-type": "application/json" }), ...headers }, body });
+  const answer = await server.fetch(path, {
+    method,
+    headers: { ...(body !== undefined && { "content-type": "application/json" }), ...headers },
+    body,
+  });
   expect(answer.status).toBe(402);
   const header = answer.headers.get("PAYMENT-REQUIRED");
   expect(header).toBeTruthy();
@@ -89,7 +97,11 @@ describe("the 402 of each of our paid routes declares the route (extensions.baza
   it("POST /listings: the example body it declares passes the listing checks (the dry run says ok)", async () => {
     const bazaar = bazaarOf(await unpaid("POST", "/listings"));
     const body = (bazaar.info.input as { body: unknown }).body;
-    const answer = await server.fetch("/listings/validate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const answer = await server.fetch("/listings/validate", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     // The example's seller does not exist, so the seller probe fails; every check of the body itself passes.
     const report = (await answer.json()) as { checks: Array<{ name: string; ok: boolean }> };
     const bodyChecks = report.checks.filter((check) => check.name !== "seller-probe" && check.name !== "resource");

@@ -31,7 +31,11 @@ function transferLogs(payload: PaymentPayload, value = BigInt(requirements.amoun
   const { from, nonce } = (payload.payload as unknown as ExactEIP3009Payload).authorization;
   return [
     { address: ASSET, topics: [AUTHORIZATION_USED, pad(from as Hex), nonce as Hex], data: "0x" },
-    { address: ASSET, topics: [TRANSFER, pad(from as Hex), pad(requirements.payTo as Hex)], data: encodeAbiParameters([{ type: "uint256" }], [value]) },
+    {
+      address: ASSET,
+      topics: [TRANSFER, pad(from as Hex), pad(requirements.payTo as Hex)],
+      data: encodeAbiParameters([{ type: "uint256" }], [value]),
+    },
   ] as unknown as Log[];
 }
 
@@ -40,16 +44,21 @@ function transferLogs(payload: PaymentPayload, value = BigInt(requirements.amoun
  * and the transactions sent, mined with `receiptLogs` (or failing to send: `sendFails`; found only
  * after `waitsTimingOut` receipt waits).
  */
-function scriptedChain(transferSucceeds: boolean, mined: { receiptLogs?: Log[]; sendFails?: boolean; waitsTimingOut?: number } = {}) {
+function scriptedChain(
+  transferSucceeds: boolean,
+  mined: { receiptLogs?: Log[]; sendFails?: boolean; waitsTimingOut?: number } = {},
+) {
   const calls: string[] = [];
   const sent: string[] = [];
   let waitsTimingOut = mined.waitsTimingOut ?? 0;
   const signer = {
     getAddresses: () => [privateKeyToAccount(generatePrivateKey()).address],
-    getCode: async ({ address }: { address: string }) => (address.toLowerCase() === ASSET.toLowerCase() ? "0x6080" : "0x"),
+    getCode: async ({ address }: { address: string }) =>
+      address.toLowerCase() === ASSET.toLowerCase() ? "0x6080" : "0x",
     readContract: async ({ functionName }: { functionName: string }) => {
       calls.push(functionName);
-      if (functionName === "transferWithAuthorization" && !transferSucceeds) throw new Error("FiatTokenV2: invalid signature");
+      if (functionName === "transferWithAuthorization" && !transferSucceeds)
+        throw new Error("FiatTokenV2: invalid signature");
       return undefined;
     },
     writeContract: async ({ functionName }: { functionName: string }) => {
@@ -58,7 +67,8 @@ function scriptedChain(transferSucceeds: boolean, mined: { receiptLogs?: Log[]; 
       return keccak256(`0x${sent.length.toString(16).padStart(2, "0")}`);
     },
     waitForTransactionReceipt: async ({ hash }: { hash: Hex }) => {
-      if (waitsTimingOut-- > 0) throw new Error(`Timed out while waiting for transaction with hash "${hash}" to be confirmed.`);
+      if (waitsTimingOut-- > 0)
+        throw new Error(`Timed out while waiting for transaction with hash "${hash}" to be confirmed.`);
       return { status: "success", transactionHash: hash, logs: mined.receiptLogs ?? [] };
     },
   } as unknown as FacilitatorEvmSigner;
@@ -69,28 +79,42 @@ describe("in-process verify of an exact EIP-3009 payment", () => {
   it("takes the token's simulated transfer as the signature check: no local recovery disagrees with the chain", async () => {
     const { scheme, calls } = scriptedChain(true);
     // Signed by one key but claiming another payer: only the chain's check is asked, and here it agrees.
-    const signed = await handSignedPayload(generatePrivateKey(), requirements, { from: privateKeyToAccount(generatePrivateKey()).address });
+    const signed = await handSignedPayload(generatePrivateKey(), requirements, {
+      from: privateKeyToAccount(generatePrivateKey()).address,
+    });
     await expect(scheme.verify(signed, requirements)).resolves.toMatchObject({ isValid: true });
     expect(calls).toEqual(["transferWithAuthorization"]);
   });
 
   it("gives a payment the simulated transfer refuses to the SDK's verify, which names the reason", async () => {
     const { scheme } = scriptedChain(false);
-    const forged = await handSignedPayload(generatePrivateKey(), requirements, { from: privateKeyToAccount(generatePrivateKey()).address });
-    await expect(scheme.verify(forged, requirements)).resolves.toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_signature" });
+    const forged = await handSignedPayload(generatePrivateKey(), requirements, {
+      from: privateKeyToAccount(generatePrivateKey()).address,
+    });
+    await expect(scheme.verify(forged, requirements)).resolves.toMatchObject({
+      isValid: false,
+      invalidReason: "invalid_exact_evm_signature",
+    });
   });
 
   it("leaves terms the simulation would not compare to the SDK's verify, without simulating", async () => {
     const { scheme, calls } = scriptedChain(true);
     const key = generatePrivateKey();
-    const elsewhere = await handSignedPayload(key, requirements, { to: privateKeyToAccount(generatePrivateKey()).address });
-    await expect(scheme.verify(elsewhere, requirements)).resolves.toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_recipient_mismatch" });
+    const elsewhere = await handSignedPayload(key, requirements, {
+      to: privateKeyToAccount(generatePrivateKey()).address,
+    });
+    await expect(scheme.verify(elsewhere, requirements)).resolves.toMatchObject({
+      isValid: false,
+      invalidReason: "invalid_exact_evm_recipient_mismatch",
+    });
     const cheaper = await handSignedPayload(key, requirements, { value: "1" });
     await expect(scheme.verify(cheaper, requirements)).resolves.toMatchObject({
       isValid: false,
       invalidReason: "invalid_exact_evm_payload_authorization_value_mismatch",
     });
-    const expiring = await handSignedPayload(key, requirements, { validBefore: String(Math.floor(Date.now() / 1000) + 2) });
+    const expiring = await handSignedPayload(key, requirements, {
+      validBefore: String(Math.floor(Date.now() / 1000) + 2),
+    });
     await expect(scheme.verify(expiring, requirements)).resolves.toMatchObject({
       isValid: false,
       invalidReason: "invalid_exact_evm_payload_authorization_valid_before",
@@ -101,14 +125,18 @@ describe("in-process verify of an exact EIP-3009 payment", () => {
 
 describe("in-process settle of an exact EIP-3009 payment", () => {
   // Signed by one key but claiming another payer: only the chain can tell, and here it agrees.
-  const claimingAnotherPayer = () => handSignedPayload(generatePrivateKey(), requirements, { from: privateKeyToAccount(generatePrivateKey()).address });
+  const claimingAnotherPayer = () =>
+    handSignedPayload(generatePrivateKey(), requirements, { from: privateKeyToAccount(generatePrivateKey()).address });
 
   it("sends the transfer its verify accepted without checking the signature again, and succeeds on the receipt's proof", async () => {
     const payload = await claimingAnotherPayer();
     const { scheme, sent } = scriptedChain(true, { receiptLogs: transferLogs(payload) });
     await expect(scheme.verify(payload, requirements)).resolves.toMatchObject({ isValid: true });
     const settled = await scheme.settle(payload, requirements);
-    expect(settled).toMatchObject({ success: true, payer: (payload.payload as unknown as ExactEIP3009Payload).authorization.from });
+    expect(settled).toMatchObject({
+      success: true,
+      payer: (payload.payload as unknown as ExactEIP3009Payload).authorization.from,
+    });
     expect(settled.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(sent).toEqual(["transferWithAuthorization"]);
   });
@@ -117,18 +145,27 @@ describe("in-process settle of an exact EIP-3009 payment", () => {
     const payload = await claimingAnotherPayer();
     const { scheme } = scriptedChain(true, { receiptLogs: transferLogs(payload, 1n) });
     await scheme.verify(payload, requirements);
-    await expect(scheme.settle(payload, requirements)).resolves.toMatchObject({ success: false, errorReason: "invalid_exact_evm_transfer_event_mismatch" });
+    await expect(scheme.settle(payload, requirements)).resolves.toMatchObject({
+      success: false,
+      errorReason: "invalid_exact_evm_transfer_event_mismatch",
+    });
   });
 
   it("gives a payment its verify did not accept, or accepted under other terms, to the SDK's settle", async () => {
     const unverified = await claimingAnotherPayer();
     const { scheme, sent } = scriptedChain(true, { receiptLogs: transferLogs(unverified) });
-    await expect(scheme.settle(unverified, requirements)).resolves.toMatchObject({ success: false, errorReason: "invalid_exact_evm_signature" });
+    await expect(scheme.settle(unverified, requirements)).resolves.toMatchObject({
+      success: false,
+      errorReason: "invalid_exact_evm_signature",
+    });
 
     const verified = await claimingAnotherPayer();
     await scheme.verify(verified, requirements);
     const otherToken = { ...requirements, extra: { name: "USD Coin", version: "3" } };
-    await expect(scheme.settle(verified, otherToken)).resolves.toMatchObject({ success: false, errorReason: "invalid_exact_evm_signature" });
+    await expect(scheme.settle(verified, otherToken)).resolves.toMatchObject({
+      success: false,
+      errorReason: "invalid_exact_evm_signature",
+    });
     expect(sent).toEqual([]);
   });
 
@@ -137,7 +174,10 @@ describe("in-process settle of an exact EIP-3009 payment", () => {
     const { scheme, sent } = scriptedChain(true, { receiptLogs: transferLogs(payload) });
     await scheme.verify(payload, requirements);
     await expect(scheme.settle(payload, requirements)).resolves.toMatchObject({ success: true });
-    await expect(scheme.settle(payload, requirements)).resolves.toMatchObject({ success: false, errorReason: "invalid_exact_evm_signature" });
+    await expect(scheme.settle(payload, requirements)).resolves.toMatchObject({
+      success: false,
+      errorReason: "invalid_exact_evm_signature",
+    });
     expect(sent).toHaveLength(1);
   });
 
@@ -152,7 +192,11 @@ describe("in-process settle of an exact EIP-3009 payment", () => {
     });
     const forged = await claimingAnotherPayer();
     await scheme.verify(forged, requirements);
-    await expect(scheme.settle(forged, requirements)).resolves.toMatchObject({ success: false, errorReason: "invalid_exact_evm_signature", transaction: "" });
+    await expect(scheme.settle(forged, requirements)).resolves.toMatchObject({
+      success: false,
+      errorReason: "invalid_exact_evm_signature",
+      transaction: "",
+    });
     expect(sent).toEqual(["transferWithAuthorization", "transferWithAuthorization"]);
   });
 
@@ -162,7 +206,10 @@ describe("in-process settle of an exact EIP-3009 payment", () => {
     await scheme.verify(payload, requirements);
     const pending = await scheme.settle(payload, requirements);
     expect(pending).toMatchObject({ success: false, errorReason: "settlement_pending" });
-    await expect(scheme.settle(payload, requirements)).resolves.toMatchObject({ success: true, transaction: pending.transaction });
+    await expect(scheme.settle(payload, requirements)).resolves.toMatchObject({
+      success: true,
+      transaction: pending.transaction,
+    });
     expect(sent).toHaveLength(1);
   });
 });

@@ -29,12 +29,19 @@ afterAll(async () => {
 });
 
 const call = (path: string, method: string, init: RequestInit = {}) =>
-  server.fetch(path, { method, ...(method === "POST" && { headers: { "content-type": "application/json" }, body: '{"hello":"x402"}' }), ...init });
+  server.fetch(path, {
+    method,
+    ...(method === "POST" && { headers: { "content-type": "application/json" }, body: '{"hello":"x402"}' }),
+    ...init,
+  });
 
 describe("the /kr-* demo endpoints", () => {
   it("are in the contract, each with its seed inventory method", () => {
-    const paths = (JSON.parse(readFileSync("generated/openapi.json", "utf8")) as { paths: Record<string, Record<string, unknown>> }).paths;
-    for (const seed of SEED_INVENTORY) expect(Object.keys(paths[seed.path] ?? {}), seed.path).toEqual([seed.method.toLowerCase()]);
+    const paths = (
+      JSON.parse(readFileSync("generated/openapi.json", "utf8")) as { paths: Record<string, Record<string, unknown>> }
+    ).paths;
+    for (const seed of SEED_INVENTORY)
+      expect(Object.keys(paths[seed.path] ?? {}), seed.path).toEqual([seed.method.toLowerCase()]);
   });
 
   for (const seed of SEED_INVENTORY) {
@@ -51,7 +58,10 @@ describe("the /kr-* demo endpoints", () => {
           payTo: chain.marketplacePayTo,
         }),
       ]);
-      expect(challenge.resource).toMatchObject({ url: `${server.contexts.listings.config.publicBaseUrl}${seed.path}`, description: seed.description });
+      expect(challenge.resource).toMatchObject({
+        url: `${server.contexts.listings.config.publicBaseUrl}${seed.path}`,
+        description: seed.description,
+      });
     });
 
     it(`${seed.method} ${seed.path} is bought by the stock buyer, settled before it answers`, async () => {
@@ -63,7 +73,11 @@ describe("the /kr-* demo endpoints", () => {
         ...(seed.method === "POST" && { headers: { "content-type": "application/json" }, body: '{"hello":"x402"}' }),
       });
       expect(response.status).toBe(200);
-      const body = (await response.json()) as { demo: string; transaction: string; result: { iso: string } & Record<string, unknown> };
+      const body = (await response.json()) as {
+        demo: string;
+        transaction: string;
+        result: { iso: string } & Record<string, unknown>;
+      };
       const receipt = decodePaymentResponseHeader(response.headers.get("PAYMENT-RESPONSE")!);
       expect(body).toMatchObject({ demo: seed.path, transaction: receipt.transaction });
       if (seed.path === "/kr-echo") expect(body.result).toEqual({ hello: "x402" });
@@ -89,7 +103,9 @@ describe("the /kr-* demo endpoints", () => {
   }
 
   it("never spends a payment sent with HEAD: 402 and no transfer, and the payment stays usable", async () => {
-    const challenge = decodePaymentRequiredHeader((await call("/kr-time", "GET")).headers.get("PAYMENT-REQUIRED")!) as PaymentRequired;
+    const challenge = decodePaymentRequiredHeader(
+      (await call("/kr-time", "GET")).headers.get("PAYMENT-REQUIRED")!,
+    ) as PaymentRequired;
     const header = await sdkPaymentHeader(chain, chain.buyers[0]!.privateKey, challenge);
     const before = await chain.balanceOf(chain.marketplacePayTo);
     const head = await call("/kr-time", "HEAD", { headers: { "PAYMENT-SIGNATURE": header } });
@@ -100,7 +116,9 @@ describe("the /kr-* demo endpoints", () => {
   });
 
   it("refuses a demo payment sent twice: one charge", async () => {
-    const challenge = decodePaymentRequiredHeader((await call("/kr-time", "GET")).headers.get("PAYMENT-REQUIRED")!) as PaymentRequired;
+    const challenge = decodePaymentRequiredHeader(
+      (await call("/kr-time", "GET")).headers.get("PAYMENT-REQUIRED")!,
+    ) as PaymentRequired;
     const header = await sdkPaymentHeader(chain, chain.buyers[0]!.privateKey, challenge);
     const before = await chain.balanceOf(chain.marketplacePayTo);
     expect((await call("/kr-time", "GET", { headers: { "PAYMENT-SIGNATURE": header } })).status).toBe(200);

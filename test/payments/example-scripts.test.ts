@@ -36,7 +36,13 @@ beforeAll(async () => {
     answer: () => ANSWER,
   });
   server = await startTestServer(
-    { ALLOW_LOOPBACK_SELLERS: "true", PAYMENT_RATE_PER_CLIENT: "100000", PROBE_RATE_PER_CLIENT: "1000", PROBE_RATE_PER_HOST: "1000", LOAD_SEED: "true" },
+    {
+      ALLOW_LOOPBACK_SELLERS: "true",
+      PAYMENT_RATE_PER_CLIENT: "100000",
+      PROBE_RATE_PER_CLIENT: "1000",
+      PROBE_RATE_PER_HOST: "1000",
+      LOAD_SEED: "true",
+    },
     { payments },
   );
   work = mkdtempSync(join(tmpdir(), "example-scripts-"));
@@ -98,10 +104,22 @@ describe("the example scripts, end to end on the local chain", () => {
   });
 
   it("list.sh validates, then lists paying the fee with the development chain's first buyer", async () => {
-    const [market, buyer] = [await chain.balanceOf(chain.marketplacePayTo), await chain.balanceOf(chain.buyers[0]!.address)];
-    const run = await runScript("/curl-list.sh", { BASE_URL: server.url, LISTING_FILE: listingFile("listing.json"), CHAIN_FILE: join(work, "chain.json") });
+    const [market, buyer] = [
+      await chain.balanceOf(chain.marketplacePayTo),
+      await chain.balanceOf(chain.buyers[0]!.address),
+    ];
+    const run = await runScript("/curl-list.sh", {
+      BASE_URL: server.url,
+      LISTING_FILE: listingFile("listing.json"),
+      CHAIN_FILE: join(work, "chain.json"),
+    });
     expect(run.code, run.stderr).toBe(0);
-    const created = JSON.parse(run.stdout) as { id: string; resource: string; listingFeeUsdc: string; transaction: string };
+    const created = JSON.parse(run.stdout) as {
+      id: string;
+      resource: string;
+      listingFeeUsdc: string;
+      transaction: string;
+    };
     expect(created).toMatchObject({ resource: `${seller.url}/api/summarise`, listingFeeUsdc: "0.10" });
     expect(run.stderr).toContain("1/3 validating");
     expect(run.stderr).toContain(`"transaction":"${created.transaction}"`);

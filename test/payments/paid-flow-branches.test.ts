@@ -19,7 +19,9 @@ import { startTestServer, type TestServer } from "../support/server.js";
 import { PAID_FLOW_ENV, startFeeMarket, type FeeMarket } from "../support/fee-market.js";
 
 const SELLER = SELLER_PAY_TO;
-const cancelAuthorization = parseAbi(["function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)"]);
+const cancelAuthorization = parseAbi([
+  "function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
+]);
 
 let chain: LocalChain;
 let payments: Payments;
@@ -55,7 +57,11 @@ const listingBody = (path: string) => ({
   sellerPayTo: SELLER,
 });
 const post = (body: unknown, header: string, to: TestServer = server) =>
-  to.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header }, body: JSON.stringify(body) });
+  to.fetch("/listings", {
+    method: "POST",
+    headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header },
+    body: JSON.stringify(body),
+  });
 const marketBalance = () => chain.balanceOf(chain.marketplacePayTo);
 const visible = async () => (await server.contexts.listings.store.counts(new Date())).foreign;
 const stored = (header: string) => server.contexts.listings.store.findPayment(paymentKeyOf(header));
@@ -68,7 +74,10 @@ const reconcile = (minutesAhead: number) =>
   });
 
 /** The store's `method` throws (as a database that stopped answering would) the next `times` calls. */
-function failStore<K extends "findPayment" | "liveListingFor" | "createPendingListingWithPayment" | "activateListing">(method: K, times = 1) {
+function failStore<K extends "findPayment" | "liveListingFor" | "createPendingListingWithPayment" | "activateListing">(
+  method: K,
+  times = 1,
+) {
   const store = server.contexts.listings.store as ListingStore & Record<K, (...args: unknown[]) => Promise<unknown>>;
   const original = store[method];
   let left = times;
@@ -98,23 +107,30 @@ describe("storage_unavailable: the store fails before any charge", () => {
     ["findPayment", "reading the payment's earlier result", false],
     ["liveListingFor", "reading the seller's live listing", false],
     ["createPendingListingWithPayment", "recording the pending listing and its payment", true],
-  ] as const)("%s (%s): 503, nothing charged or saved, and the same payment lists once when sent again", async (method, _step, probed) => {
-    const header = await handSignedHeader(buyer(0).privateKey, fee);
-    const path = `/storage-${method}`;
-    const [balance, rows, probes] = [await marketBalance(), (await server.contexts.listings.store.counts(new Date())).rawAll, seller.requests.length];
-    const calls = failStore(method);
-    await expectStorageUnavailable(await post(listingBody(path), header));
-    expect(calls).toHaveLength(1);
-    expect(await marketBalance()).toBe(balance);
-    expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(rows);
-    expect(await stored(header)).toBeNull();
-    expect(seller.requests.length - probes).toBe(probed ? 1 : 0);
+  ] as const)(
+    "%s (%s): 503, nothing charged or saved, and the same payment lists once when sent again",
+    async (method, _step, probed) => {
+      const header = await handSignedHeader(buyer(0).privateKey, fee);
+      const path = `/storage-${method}`;
+      const [balance, rows, probes] = [
+        await marketBalance(),
+        (await server.contexts.listings.store.counts(new Date())).rawAll,
+        seller.requests.length,
+      ];
+      const calls = failStore(method);
+      await expectStorageUnavailable(await post(listingBody(path), header));
+      expect(calls).toHaveLength(1);
+      expect(await marketBalance()).toBe(balance);
+      expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(rows);
+      expect(await stored(header)).toBeNull();
+      expect(seller.requests.length - probes).toBe(probed ? 1 : 0);
 
-    const again = await post(listingBody(path), header);
-    expect(again.status).toBe(200);
-    expect(await marketBalance()).toBe(balance + 100_000n);
-    expect((await stored(header))!.payment.state).toBe("settled");
-  });
+      const again = await post(listingBody(path), header);
+      expect(again.status).toBe(200);
+      expect(await marketBalance()).toBe(balance + 100_000n);
+      expect((await stored(header))!.payment.state).toBe("settled");
+    },
+  );
 });
 
 describe("activation_deferred: the fee settled, then activation failed", () => {
@@ -128,8 +144,16 @@ describe("activation_deferred: the fee settled, then activation failed", () => {
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("60");
     const receipt = decodePaymentResponseHeader(response.headers.get("PAYMENT-RESPONSE")!);
-    expect(receipt).toMatchObject({ success: true, network: "eip155:8453", payer: buyer(1).address, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    expect(await response.json()).toEqual({ error: "activation_deferred", message: expect.stringContaining(receipt.transaction) });
+    expect(receipt).toMatchObject({
+      success: true,
+      network: "eip155:8453",
+      payer: buyer(1).address,
+      transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    expect(await response.json()).toEqual({
+      error: "activation_deferred",
+      message: expect.stringContaining(receipt.transaction),
+    });
     expect(calls).toHaveLength(1);
     expect(await marketBalance()).toBe(balance + 100_000n); // the fee did move
     expect(await visible()).toBe(visibleBefore); // but nothing is listed yet
@@ -162,7 +186,9 @@ describe("a fault inside the activation: the listing and its first health sample
     const [balance, visibleBefore] = [await marketBalance(), await visible()];
     // The database refuses the health sample's day row: a fault in the activation's last writes.
     const prisma = server.database.prisma;
-    await prisma.$executeRawUnsafe(`CREATE TRIGGER "test_refuse_health_day" BEFORE INSERT ON "HealthDay" BEGIN SELECT RAISE(ABORT, 'injected'); END`);
+    await prisma.$executeRawUnsafe(
+      `CREATE TRIGGER "test_refuse_health_day" BEFORE INSERT ON "HealthDay" BEGIN SELECT RAISE(ABORT, 'injected'); END`,
+    );
     restoreStore.push(() => void prisma.$executeRawUnsafe(`DROP TRIGGER IF EXISTS "test_refuse_health_day"`));
 
     const response = await post(body, header);
@@ -194,10 +220,19 @@ describe("a settlement refused after verification", () => {
     const payer = buyer(3);
     const header = await handSignedHeader(payer.privateKey, fee);
     const body = listingBody("/emptied-wallet");
-    const wallet = createWalletClient({ account: privateKeyToAccount(payer.privateKey), chain: chain.chain, transport: http(chain.rpcUrl) });
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(payer.privateKey),
+      chain: chain.chain,
+      transport: http(chain.rpcUrl),
+    });
     const emptying = actingOnceWhenProbed(async () => {
       const everything = await chain.balanceOf(payer.address);
-      const hash = await wallet.writeContract({ address: chain.asset, abi: erc20Abi, functionName: "transfer", args: [buyer(0).address, everything] });
+      const hash = await wallet.writeContract({
+        address: chain.asset,
+        abi: erc20Abi,
+        functionName: "transfer",
+        args: [buyer(0).address, everything],
+      });
       return chain.publicClient.waitForTransactionReceipt({ hash });
     }, honest);
     seller.answer = emptying.answer;
@@ -216,12 +251,19 @@ describe("a settlement refused after verification", () => {
     expect(await marketBalance()).toBe(balance);
     expect(await visible()).toBe(visibleBefore);
     const { payment, listing } = (await stored(header))!;
-    expect(payment).toMatchObject({ state: "failed", failureReason: "invalid_exact_evm_insufficient_balance", chainCheckedAt: null });
+    expect(payment).toMatchObject({
+      state: "failed",
+      failureReason: "invalid_exact_evm_insufficient_balance",
+      chainCheckedAt: null,
+    });
     expect(listing?.state).toBe("failed");
 
     const again = await post(body, header);
     expect(again.status).toBe(409);
-    expect(await again.json()).toEqual({ error: "payment_already_failed", message: expect.stringContaining("invalid_exact_evm_insufficient_balance") });
+    expect(await again.json()).toEqual({
+      error: "payment_already_failed",
+      message: expect.stringContaining("invalid_exact_evm_insufficient_balance"),
+    });
     expect(await marketBalance()).toBe(balance);
   });
 
@@ -260,7 +302,10 @@ describe("a settlement refused after verification", () => {
     expect(canceling.result()).toBeDefined();
     expect(response.status).toBe(402);
     expect(await response.json()).toMatchObject({ error: "authorization_canceled", x402Version: 2 });
-    expect(decodePaymentResponseHeader(response.headers.get("PAYMENT-RESPONSE")!)).toMatchObject({ success: false, errorReason: "authorization_canceled" });
+    expect(decodePaymentResponseHeader(response.headers.get("PAYMENT-RESPONSE")!)).toMatchObject({
+      success: false,
+      errorReason: "authorization_canceled",
+    });
     expect(await marketBalance()).toBe(balance);
     expect(await visible()).toBe(visibleBefore);
     const { payment } = (await stored(header))!;
@@ -276,14 +321,21 @@ describe("rate_limited: the seller probe's limit on the paid route", () => {
     try {
       const header = await handSignedHeader(buyer(0).privateKey, fee);
       const body = listingBody("/rate-limited");
-      const dryRun = await limited.fetch("/listings/validate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const dryRun = await limited.fetch("/listings/validate", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       expect(dryRun.status).toBe(200); // the client's one probe this minute
       const [balance, probes] = [await marketBalance(), seller.requests.length];
 
       const response = await post(body, header, limited);
       expect(response.status).toBe(429);
       expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
-      expect(await response.json()).toEqual({ error: "rate_limited", message: expect.stringContaining("Nothing was charged") });
+      expect(await response.json()).toEqual({
+        error: "rate_limited",
+        message: expect.stringContaining("Nothing was charged"),
+      });
       expect(seller.requests.length).toBe(probes);
       expect(await marketBalance()).toBe(balance);
       expect(await limited.contexts.listings.store.findPayment(paymentKeyOf(header))).toBeNull();

@@ -7,7 +7,14 @@ import { listingFeeCharge } from "../../src/listing/paid-listing.js";
 import { testDatabaseKinds } from "../storage/databases.js";
 import { SELLER_PRICE, useMarketServer, usePaidMarket } from "../support/paid-market.js";
 import { handSignedHeader, payingFetch, paymentKeyOf, sdkPaymentHeader } from "../support/payments.js";
-import { challenge, challengeAnswer, requirement, type Seller, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
+import {
+  challenge,
+  challengeAnswer,
+  requirement,
+  type Seller,
+  SELLER_PAY_TO,
+  summariseListing,
+} from "../support/sellers.js";
 
 const SELLER = SELLER_PAY_TO;
 
@@ -16,7 +23,8 @@ const market = usePaidMarket({ buyers: 4 });
 describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
   const site = useMarketServer(market, databaseKind);
 
-  const listing = (overrides: Record<string, unknown> = {}) => summariseListing(market.seller, { method: "POST", ...overrides });
+  const listing = (overrides: Record<string, unknown> = {}) =>
+    summariseListing(market.seller, { method: "POST", ...overrides });
 
   const post = (body: unknown, payment?: string) =>
     site.server.fetch("/listings", {
@@ -107,7 +115,11 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
 
     it("is paid by the stock @x402/fetch buyer: 200, PAYMENT-RESPONSE, exactly 100000 to the marketplace", async () => {
       const buyer = market.chain.buyers[0]!;
-      const [buyerBefore, marketBefore, probes] = [await market.chain.balanceOf(buyer.address), await marketBalance(), market.seller.requests.length];
+      const [buyerBefore, marketBefore, probes] = [
+        await market.chain.balanceOf(buyer.address),
+        await marketBalance(),
+        market.seller.requests.length,
+      ];
       const response = await payingFetch(market.chain, buyer.privateKey)(`${site.server.url}/listings`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -145,10 +157,15 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
         const again = await post(otherResource, paidHeader);
         expect(again.status).toBe(200);
         expect(await again.json()).toEqual(first);
-        expect(decodePaymentResponseHeader(again.headers.get("PAYMENT-RESPONSE")!)).toMatchObject({ success: true, transaction: first.transaction });
+        expect(decodePaymentResponseHeader(again.headers.get("PAYMENT-RESPONSE")!)).toMatchObject({
+          success: true,
+          transaction: first.transaction,
+        });
       }
       expect(await marketBalance()).toBe(balance);
-      expect(await market.chain.publicClient.getTransactionCount({ address: market.chain.settler.address })).toBe(settlerTxs);
+      expect(await market.chain.publicClient.getTransactionCount({ address: market.chain.settler.address })).toBe(
+        settlerTxs,
+      );
     });
 
     it("refuses the same payment for another listing with 409", async () => {
@@ -165,9 +182,14 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
       const statuses = responses.map((response) => response.status);
       expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(1);
       expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
-      const ids = new Set(await Promise.all(responses.filter((r) => r.status === 200).map(async (r) => ((await r.json()) as { id: string }).id)));
+      const ids = new Set(
+        await Promise.all(
+          responses.filter((r) => r.status === 200).map(async (r) => ((await r.json()) as { id: string }).id),
+        ),
+      );
       expect(ids.size).toBe(1);
-      for (const response of responses.filter((r) => r.status === 409)) expect(await response.json()).toMatchObject({ error: "payment_in_progress" });
+      for (const response of responses.filter((r) => r.status === 409))
+        expect(await response.json()).toMatchObject({ error: "payment_in_progress" });
       expect(await marketBalance()).toBe(balance + 100_000n);
       expect(await storedRows()).toBe(rows + 1);
     });
@@ -205,18 +227,33 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
       ],
       [
         "wrong amount (accepted terms)",
-        () => sdkPaymentHeader(market.chain, market.chain.buyers[3]!.privateKey, { ...site.feeChallenge, accepts: [{ ...fee(), amount: "50000" }] }),
+        () =>
+          sdkPaymentHeader(market.chain, market.chain.buyers[3]!.privateKey, {
+            ...site.feeChallenge,
+            accepts: [{ ...fee(), amount: "50000" }],
+          }),
         "payment_amount_mismatch",
       ],
-      ["wrong payTo", () => handSignedHeader(market.chain.buyers[3]!.privateKey, fee(), { to: SELLER }), "invalid_exact_evm_recipient_mismatch"],
+      [
+        "wrong payTo",
+        () => handSignedHeader(market.chain.buyers[3]!.privateKey, fee(), { to: SELLER }),
+        "invalid_exact_evm_recipient_mismatch",
+      ],
       [
         "wrong network",
-        () => sdkPaymentHeader(market.chain, market.chain.buyers[3]!.privateKey, { ...site.feeChallenge, accepts: [{ ...fee(), network: "eip155:84532" }] }),
+        () =>
+          sdkPaymentHeader(market.chain, market.chain.buyers[3]!.privateKey, {
+            ...site.feeChallenge,
+            accepts: [{ ...fee(), network: "eip155:84532" }],
+          }),
         "payment_network_mismatch",
       ],
       [
         "expired authorization",
-        () => handSignedHeader(market.chain.buyers[3]!.privateKey, fee(), { validBefore: String(Math.floor(Date.now() / 1000) - 60) }),
+        () =>
+          handSignedHeader(market.chain.buyers[3]!.privateKey, fee(), {
+            validBefore: String(Math.floor(Date.now() / 1000) - 60),
+          }),
         "invalid_exact_evm_payload_authorization_valid_before",
       ],
       [
@@ -226,14 +263,20 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
             const signature = (payload.payload as { signature: string }).signature;
             return {
               ...payload,
-              payload: { ...payload.payload, signature: `${signature.slice(0, 10)}${signature[10] === "0" ? "1" : "0"}${signature.slice(11)}` },
+              payload: {
+                ...payload.payload,
+                signature: `${signature.slice(0, 10)}${signature[10] === "0" ? "1" : "0"}${signature.slice(11)}`,
+              },
             };
           }),
         "invalid_exact_evm_signature",
       ],
       [
         "authorization valid for too long",
-        () => handSignedHeader(market.chain.buyers[3]!.privateKey, fee(), { validBefore: String(Math.floor(Date.now() / 1000) + 3600) }),
+        () =>
+          handSignedHeader(market.chain.buyers[3]!.privateKey, fee(), {
+            validBefore: String(Math.floor(Date.now() / 1000) + 3600),
+          }),
         "authorization_validity_too_long",
       ],
       ["not a payment at all", async () => "not base64 json!", "invalid_payment_signature_header"],
@@ -248,7 +291,8 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
           const body = await response.json();
           expect(body).toMatchObject({ error: reason, x402Version: 2, message: expect.any(String) });
         });
-        if (reason !== "invalid_payment_signature_header") expect(await site.server.contexts.listings.store.findPayment(paymentKeyOf(header))).toBeNull();
+        if (reason !== "invalid_payment_signature_header")
+          expect(await site.server.contexts.listings.store.findPayment(paymentKeyOf(header))).toBeNull();
       });
     }
   });
@@ -256,9 +300,21 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
   describe("a request that would fail is refused before any money moves", () => {
     const cases: Array<[string, () => Record<string, unknown>, number, string, string]> = [
       ["price zero", () => listing({ priceUsdc: "0" }), 400, "invalid_listing", "/priceUsdc"],
-      ["bad checksum", () => listing({ sellerPayTo: "0x2546bcd3c84621e976D8185a91A922aE77ECEc30" }), 400, "invalid_listing", "/sellerPayTo"],
+      [
+        "bad checksum",
+        () => listing({ sellerPayTo: "0x2546bcd3c84621e976D8185a91A922aE77ECEc30" }),
+        400,
+        "invalid_listing",
+        "/sellerPayTo",
+      ],
       ["unknown field", () => ({ ...listing(), price: "1" }), 400, "invalid_request", "/price"],
-      ["http resource", () => listing({ resource: "http://seller.example.com/x" }), 400, "invalid_request", "/resource"],
+      [
+        "http resource",
+        () => listing({ resource: "http://seller.example.com/x" }),
+        400,
+        "invalid_request",
+        "/resource",
+      ],
     ];
     for (const [name, body, status, error, field] of cases) {
       it(`${name}: ${status} ${error} naming ${field}, even with a valid payment`, async () => {
@@ -267,7 +323,10 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
           const response = await post(body(), header);
           expect(response.status).toBe(status);
           const answer = await response.json();
-          expect(answer).toMatchObject({ error, fields: expect.arrayContaining([expect.objectContaining({ in: "body", field })]) });
+          expect(answer).toMatchObject({
+            error,
+            fields: expect.arrayContaining([expect.objectContaining({ in: "body", field })]),
+          });
         });
       });
     }
@@ -285,13 +344,19 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
       ["the seller answers 200", () => ({ status: 200, body: "{}" }), {}, "not_402"],
       [
         "the seller pays someone else",
-        () => challengeAnswer(challenge([requirement({ payTo: market.chain.settler.address, amount: SELLER_PRICE, asset: market.chain.asset })])),
+        () =>
+          challengeAnswer(
+            challenge([
+              requirement({ payTo: market.chain.settler.address, amount: SELLER_PRICE, asset: market.chain.asset }),
+            ]),
+          ),
         {},
         "pay_to_mismatch",
       ],
       [
         "the price differs",
-        () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: SELLER_PRICE, asset: market.chain.asset })])),
+        () =>
+          challengeAnswer(challenge([requirement({ payTo: SELLER, amount: SELLER_PRICE, asset: market.chain.asset })])),
         { priceUsdc: "0.05" },
         "price_mismatch",
       ],

@@ -16,19 +16,29 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
 
   it(`lists ${PAYERS} concurrent paid listings from ${PAYERS} payers exactly once, each payer charged once`, async () => {
     // Each database run takes its own payers, so balances start untouched by the other run.
-    const payers = market.chain.buyers.slice(databaseKind.kind === "sqlite" ? 0 : PAYERS, databaseKind.kind === "sqlite" ? PAYERS : PAYERS * 2);
+    const payers = market.chain.buyers.slice(
+      databaseKind.kind === "sqlite" ? 0 : PAYERS,
+      databaseKind.kind === "sqlite" ? PAYERS : PAYERS * 2,
+    );
     const before = await Promise.all(payers.map((payer) => market.chain.balanceOf(payer.address)));
     const marketBefore = await market.chain.balanceOf(market.chain.marketplacePayTo);
     const sentBefore = await market.chain.publicClient.getTransactionCount({ address: market.chain.settler.address });
     const rowsBefore = (await site.server.contexts.listings.store.counts(new Date())).rawAll;
-    const headers = await Promise.all(payers.map((payer) => sdkPaymentHeader(market.chain, payer.privateKey, site.feeChallenge)));
+    const headers = await Promise.all(
+      payers.map((payer) => sdkPaymentHeader(market.chain, payer.privateKey, site.feeChallenge)),
+    );
 
     const responses = await Promise.all(
       headers.map((header, index) =>
         site.server.fetch("/listings", {
           method: "POST",
           headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header },
-          body: JSON.stringify(summariseListing(market.seller, { method: "POST", resource: `${market.seller.url}/api/burst-${databaseKind.kind}-${index}` })),
+          body: JSON.stringify(
+            summariseListing(market.seller, {
+              method: "POST",
+              resource: `${market.seller.url}/api/burst-${databaseKind.kind}-${index}`,
+            }),
+          ),
         }),
       ),
     );
@@ -40,6 +50,8 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
     const after = await Promise.all(payers.map((payer) => market.chain.balanceOf(payer.address)));
     expect(after).toEqual(before.map((balance) => balance - FEE));
     expect(await market.chain.balanceOf(market.chain.marketplacePayTo)).toBe(marketBefore + FEE * BigInt(PAYERS));
-    expect(await market.chain.publicClient.getTransactionCount({ address: market.chain.settler.address })).toBe(sentBefore + PAYERS);
+    expect(await market.chain.publicClient.getTransactionCount({ address: market.chain.settler.address })).toBe(
+      sentBefore + PAYERS,
+    );
   });
 });

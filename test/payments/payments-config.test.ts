@@ -16,7 +16,13 @@ describe("the payments configuration", () => {
       reconcileIntervalMs: 60_000,
       devChainFile: ".dev/chain.json",
     });
-    expect(config.probe).toEqual({ timeoutMs: 5000, maxResponseBytes: 65536, perClientPerMinute: 20, perHostPerMinute: 30, allowLoopbackSellers: true });
+    expect(config.probe).toEqual({
+      timeoutMs: 5000,
+      maxResponseBytes: 65536,
+      perClientPerMinute: 20,
+      perHostPerMinute: 30,
+      allowLoopbackSellers: true,
+    });
   });
 
   it("reads a remote facilitator with auth headers, and self-settlement", () => {
@@ -37,7 +43,11 @@ describe("the payments configuration", () => {
       reconcileIntervalMs: 30_000,
     });
     expect(remote.probe.allowLoopbackSellers).toBe(false);
-    const self = loadConfig({ MARKETPLACE_PAY_TO: PAY_TO, SETTLEMENT_RPC_URL: "https://rpc.example.com", SETTLER_PRIVATE_KEY: KEY });
+    const self = loadConfig({
+      MARKETPLACE_PAY_TO: PAY_TO,
+      SETTLEMENT_RPC_URL: "https://rpc.example.com",
+      SETTLER_PRIVATE_KEY: KEY,
+    });
     expect(self.payments).toMatchObject({
       mode: "self",
       settlementRpcUrl: "https://rpc.example.com",
@@ -51,20 +61,41 @@ describe("the payments configuration", () => {
     expect(problems).toContain("MARKETPLACE_PAY_TO is required in production (NODE_ENV=production)");
     expect(problems.some((problem) => problem.startsWith("a facilitator is required in production"))).toBe(true);
 
-    expect(problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, FACILITATOR_URL: "http://facilitator.example.com" })).toEqual([
+    expect(
+      problemsOf({
+        NODE_ENV: "production",
+        MARKETPLACE_PAY_TO: PAY_TO,
+        FACILITATOR_URL: "http://facilitator.example.com",
+      }),
+    ).toEqual([
       "FACILITATOR_URL must be https in production",
       expect.stringContaining("CHAIN_RPC_URL is required in production"),
     ]);
     // Activation rests on the chain's evidence: turning the reconciler off does not remove the need for a node.
     expect(
-      problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, FACILITATOR_URL: "https://f.example.com", RECONCILE_INTERVAL_SECONDS: "0" }),
+      problemsOf({
+        NODE_ENV: "production",
+        MARKETPLACE_PAY_TO: PAY_TO,
+        FACILITATOR_URL: "https://f.example.com",
+        RECONCILE_INTERVAL_SECONDS: "0",
+      }),
     ).toEqual([expect.stringContaining("CHAIN_RPC_URL is required in production")]);
     expect(
-      problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, FACILITATOR_URL: "https://f.example.com", CHAIN_RPC_URL: "https://rpc.example.com" }),
+      problemsOf({
+        NODE_ENV: "production",
+        MARKETPLACE_PAY_TO: PAY_TO,
+        FACILITATOR_URL: "https://f.example.com",
+        CHAIN_RPC_URL: "https://rpc.example.com",
+      }),
     ).toEqual([]);
-    expect(problemsOf({ NODE_ENV: "production", MARKETPLACE_PAY_TO: PAY_TO, SETTLEMENT_RPC_URL: "https://rpc.example.com", SETTLER_PRIVATE_KEY: KEY })).toEqual(
-      [],
-    );
+    expect(
+      problemsOf({
+        NODE_ENV: "production",
+        MARKETPLACE_PAY_TO: PAY_TO,
+        SETTLEMENT_RPC_URL: "https://rpc.example.com",
+        SETTLER_PRIVATE_KEY: KEY,
+      }),
+    ).toEqual([]);
     expect(
       problemsOf({
         NODE_ENV: "production",
@@ -108,6 +139,8 @@ describe("the payments configuration", () => {
     expect(problemsOf({ SETTLER_PRIVATE_KEY: KEY, MARKETPLACE_PAY_TO: PAY_TO })).toEqual([
       "SETTLEMENT_RPC_URL is required with SETTLER_PRIVATE_KEY (self-settlement)",
     ]);
-    expect(problemsOf({ FACILITATOR_URL: "https://f.example.com" })).toEqual([expect.stringContaining("MARKETPLACE_PAY_TO is required with FACILITATOR_URL")]);
+    expect(problemsOf({ FACILITATOR_URL: "https://f.example.com" })).toEqual([
+      expect.stringContaining("MARKETPLACE_PAY_TO is required with FACILITATOR_URL"),
+    ]);
   });
 });

@@ -43,13 +43,16 @@ beforeAll(async () => {
       // Someone else broadcast the authorization first: ours is then refused as already used.
       if (settleFault === "front-run") await inProcess.client.settle(payload, requirements);
       const result = await inProcess.client.settle(payload, requirements);
-      if (settleFault === "lost-answer") throw new Error("socket hang up (test: the settlement went through, its answer was lost)");
+      if (settleFault === "lost-answer")
+        throw new Error("socket hang up (test: the settlement went through, its answer was lost)");
       return result;
     },
   };
   payments = await selfSettledPayments(chain, facilitator, inProcess.settlerAddress);
   server = await startTestServer({ ALLOW_LOOPBACK_SELLERS: "true", RECONCILE_INTERVAL_SECONDS: "0" }, { payments });
-  seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "10000", asset: chain.asset })])));
+  seller = await startSeller(() =>
+    challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "10000", asset: chain.asset })])),
+  );
   feeChallenge = (await (await server.fetch("/listings/challenge")).json()) as PaymentRequired;
 });
 
@@ -63,11 +66,17 @@ const post = (path: string, header: string) =>
   server.fetch("/listings", {
     method: "POST",
     headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header },
-    body: JSON.stringify({ resource: `${seller.url}${path}`, priceUsdc: "0.01", description: "A resource for the reconciler test.", sellerPayTo: SELLER }),
+    body: JSON.stringify({
+      resource: `${seller.url}${path}`,
+      priceUsdc: "0.01",
+      description: "A resource for the reconciler test.",
+      sellerPayTo: SELLER,
+    }),
   });
 
 const minutesFromNow = (minutes: number) => () => new Date(Date.now() + minutes * 60_000);
-const reconcile = (now: () => Date) => reconcilePending({ store: server.contexts.listings.store, chain: payments.chain!, logger, now });
+const reconcile = (now: () => Date) =>
+  reconcilePending({ store: server.contexts.listings.store, chain: payments.chain!, logger, now });
 const visible = async () => (await server.contexts.listings.store.counts(new Date())).foreign;
 
 describe("the reconciler", () => {
@@ -122,7 +131,10 @@ describe("the reconciler", () => {
     const body = (await response.json()) as { transaction: string };
     expect(body.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await chain.balanceOf(chain.marketplacePayTo)).toBe(before + 100_000n);
-    expect((await server.contexts.listings.store.findPayment(paymentKeyOf(header)))?.payment).toMatchObject({ state: "settled", txHash: body.transaction });
+    expect((await server.contexts.listings.store.findPayment(paymentKeyOf(header)))?.payment).toMatchObject({
+      state: "settled",
+      txHash: body.transaction,
+    });
   });
 
   it("runs on a timer, one pass at a time, until stopped", async () => {
@@ -130,9 +142,15 @@ describe("the reconciler", () => {
     const store = server.contexts.listings.store;
     const pendingPayments = vi.spyOn(store, "paymentsToReconcile");
     const calls = pendingPayments.mock.calls.length;
-    const reconciler = createJobRegistry([reconcilerJob({ store, chain: reader, logger, now: () => new Date(), intervalMs: 20 })], { logger });
+    const reconciler = createJobRegistry(
+      [reconcilerJob({ store, chain: reader, logger, now: () => new Date(), intervalMs: 20 })],
+      { logger },
+    );
     await reconciler.start();
-    await vi.waitFor(() => expect(pendingPayments.mock.calls.length - calls).toBeGreaterThanOrEqual(2), { timeout: 30_000, interval: 20 });
+    await vi.waitFor(() => expect(pendingPayments.mock.calls.length - calls).toBeGreaterThanOrEqual(2), {
+      timeout: 30_000,
+      interval: 20,
+    });
     await reconciler.stop();
     const afterStop = pendingPayments.mock.calls.length;
     await new Promise((resolve) => setTimeout(resolve, 60));

@@ -30,7 +30,11 @@ interface FakeFacilitator {
 }
 
 /** A facilitator over HTTP: /supported lists `kinds`; /verify refuses every payment with `reason`; hang = never answer verify. */
-async function fakeFacilitator(options: { kinds: unknown[]; reason?: string; hang?: boolean }): Promise<FakeFacilitator> {
+async function fakeFacilitator(options: {
+  kinds: unknown[];
+  reason?: string;
+  hang?: boolean;
+}): Promise<FakeFacilitator> {
   const seen: FakeFacilitator["seen"] = [];
   const server: Server = createServer((req, res) => {
     seen.push({ path: req.url ?? "", headers: req.headers });
@@ -39,7 +43,11 @@ async function fakeFacilitator(options: { kinds: unknown[]; reason?: string; han
     if (options.hang) return;
     res.setHeader("content-type", "application/json");
     res.end(
-      JSON.stringify({ isValid: false, invalidReason: options.reason ?? "invalid_exact_evm_signature", invalidMessage: "refused by the fake facilitator" }),
+      JSON.stringify({
+        isValid: false,
+        invalidReason: options.reason ?? "invalid_exact_evm_signature",
+        invalidMessage: "refused by the fake facilitator",
+      }),
     );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -67,9 +75,18 @@ async function signedFee(server: TestServer): Promise<string> {
   return handSignedHeader(generatePrivateKey(), challenge.accepts[0]!);
 }
 
-const listing = { resource: "https://seller.example.com/x", priceUsdc: "0.01", description: "Never listed: the facilitator is down.", sellerPayTo: PAY_TO };
+const listing = {
+  resource: "https://seller.example.com/x",
+  priceUsdc: "0.01",
+  description: "Never listed: the facilitator is down.",
+  sellerPayTo: PAY_TO,
+};
 const post = (server: TestServer, header: string) =>
-  server.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header }, body: JSON.stringify(listing) });
+  server.fetch("/listings", {
+    method: "POST",
+    headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header },
+    body: JSON.stringify(listing),
+  });
 
 describe("a remote facilitator that is down (a closed port)", () => {
   let server: TestServer;
@@ -84,14 +101,21 @@ describe("a remote facilitator that is down (a closed port)", () => {
     const response = await server.fetch("/listings", { method: "POST" });
     expect(response.status).toBe(402);
     expect(response.headers.get("PAYMENT-REQUIRED")).toBeTruthy();
-    expect(await (await server.fetch("/facilitator.json")).json()).toMatchObject({ mode: "remote", realMoney: true, payTo: PAY_TO });
+    expect(await (await server.fetch("/facilitator.json")).json()).toMatchObject({
+      mode: "remote",
+      realMoney: true,
+      payTo: PAY_TO,
+    });
   });
 
   it("answers a payment with 502 JSON and saves nothing", async () => {
     const response = await post(server, await signedFee(server));
     expect(response.status).toBe(502);
     const body = await response.json();
-    expect(body).toMatchObject({ error: "facilitator_unreachable", message: expect.stringContaining("Nothing was charged or saved") });
+    expect(body).toMatchObject({
+      error: "facilitator_unreachable",
+      message: expect.stringContaining("Nothing was charged or saved"),
+    });
     expect((await server.contexts.listings.store.counts(new Date())).rawAll).toBe(0);
   });
 });
@@ -109,7 +133,10 @@ describe("a remote facilitator that answers", () => {
   });
 
   it("gets the auth headers on every call and its refusal reason is passed on (402)", async () => {
-    const server = await serverWith({ FACILITATOR_URL: facilitator.url, FACILITATOR_AUTH_HEADERS: '{"Authorization":"Bearer test-token"}' });
+    const server = await serverWith({
+      FACILITATOR_URL: facilitator.url,
+      FACILITATOR_AUTH_HEADERS: '{"Authorization":"Bearer test-token"}',
+    });
     try {
       const response = await post(server, await signedFee(server));
       expect(response.status).toBe(402);
@@ -146,7 +173,9 @@ describe("a remote facilitator that answers", () => {
     try {
       const config = loadConfig({ MARKETPLACE_PAY_TO: PAY_TO, FACILITATOR_URL: other.url });
       await expect(setupPayments(config, logger)).rejects.toThrow(ConfigError);
-      await expect(setupPayments(config, logger)).rejects.toThrow(/does not support exact payments on eip155:8453.*exact\/eip155:84532\/v2/);
+      await expect(setupPayments(config, logger)).rejects.toThrow(
+        /does not support exact payments on eip155:8453.*exact\/eip155:84532\/v2/,
+      );
     } finally {
       await other.close();
     }

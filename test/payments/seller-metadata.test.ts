@@ -7,7 +7,14 @@ import { describe, expect, it } from "vitest";
 import { testDatabaseKinds } from "../storage/databases.js";
 import { PAID_MARKET_LIMITS, SELLER_PRICE, useMarketServer, usePaidMarket } from "../support/paid-market.js";
 import { payingFetch } from "../support/payments.js";
-import { challenge, challengeAnswer, requirement, type SellerAnswer, SELLER_PAY_TO, summariseListing } from "../support/sellers.js";
+import {
+  challenge,
+  challengeAnswer,
+  requirement,
+  type SellerAnswer,
+  SELLER_PAY_TO,
+  summariseListing,
+} from "../support/sellers.js";
 
 // PROBE_MAX_BYTES at its ceiling (1 MiB), so a 1 MB extensions.bazaar in a 402 body reaches the sanitiser.
 const ENV = { ...PAID_MARKET_LIMITS, PROBE_MAX_BYTES: String(1024 * 1024) };
@@ -19,7 +26,10 @@ const weatherBazaar = () =>
     input: { city: "San Francisco" },
     inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
     output: { example: { city: "San Francisco", temperature: 60 } },
-  } as Parameters<typeof declareDiscoveryExtension>[0]).bazaar as unknown as { info: Record<string, unknown>; schema: Record<string, unknown> };
+  } as Parameters<typeof declareDiscoveryExtension>[0]).bazaar as unknown as {
+    info: Record<string, unknown>;
+    schema: Record<string, unknown>;
+  };
 
 interface Item {
   resource: string;
@@ -34,11 +44,21 @@ interface Item {
 /** What the seller answers, by path; each test lists its own path. */
 const answers = new Map<string, () => SellerAnswer>();
 
-const market = usePaidMarket({ buyers: 2, answer: (request) => (answers.get(request.url ?? "") ?? (() => ({ status: 404 })))() });
+const market = usePaidMarket({
+  buyers: 2,
+  answer: (request) => (answers.get(request.url ?? "") ?? (() => ({ status: 404 })))(),
+});
 
 /** The seller's challenge at `path`, paying SELLER_PAY_TO 0.03, with `resource` and `extensions` added. */
-function declaring(path: string, resource: Record<string, unknown>, extensions?: Record<string, unknown>): PaymentRequired {
-  const base = challenge([requirement({ payTo: SELLER_PAY_TO, amount: SELLER_PRICE, asset: market.chain.asset })], `${market.seller.url}${path}`);
+function declaring(
+  path: string,
+  resource: Record<string, unknown>,
+  extensions?: Record<string, unknown>,
+): PaymentRequired {
+  const base = challenge(
+    [requirement({ payTo: SELLER_PAY_TO, amount: SELLER_PRICE, asset: market.chain.asset })],
+    `${market.seller.url}${path}`,
+  );
   return { ...base, resource: { ...base.resource, ...resource }, ...(extensions && { extensions }) } as PaymentRequired;
 }
 
@@ -48,11 +68,14 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
   const resourceAt = (path: string) => `${market.seller.url}${path}`;
 
   async function list(path: string, buyer = 0) {
-    const response = await payingFetch(market.chain, market.chain.buyers[buyer]!.privateKey)(`${site.server.url}/listings`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(summariseListing(market.seller, { resource: resourceAt(path), method: "POST" })),
-    });
+    const response = await payingFetch(market.chain, market.chain.buyers[buyer]!.privateKey)(
+      `${site.server.url}/listings`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(summariseListing(market.seller, { resource: resourceAt(path), method: "POST" })),
+      },
+    );
     expect(response.status, await response.clone().text()).toBe(200);
     return (await response.json()) as { id: string; renewed: boolean };
   }
@@ -72,7 +95,12 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
       challengeAnswer(
         declaring(
           "/honest",
-          { mimeType: "text/csv", serviceName: "Example Weather", tags: ["weather", "forecast"], iconUrl: "https://cdn.example.com/icon.png" },
+          {
+            mimeType: "text/csv",
+            serviceName: "Example Weather",
+            tags: ["weather", "forecast"],
+            iconUrl: "https://cdn.example.com/icon.png",
+          },
           { bazaar },
         ),
       ),
@@ -93,7 +121,9 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
     (bazaar.schema.properties as Record<string, unknown>).output = { $ref: "https://evil.example/schema.json" };
     const tags = ["AI", "ai", "Ai", "search", "SEARCH", "news", "x".repeat(33), "maps", "weather"];
     answers.set("/hostile", () =>
-      challengeAnswer(declaring("/hostile", { serviceName: "N".repeat(100), tags, iconUrl: "http://127.0.0.1/x.png" }, { bazaar })),
+      challengeAnswer(
+        declaring("/hostile", { serviceName: "N".repeat(100), tags, iconUrl: "http://127.0.0.1/x.png" }, { bazaar }),
+      ),
     );
     const probes = market.seller.requests.length;
     await list("/hostile");
@@ -107,15 +137,25 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
   it("renews with what the seller declares now: a javascript: icon and a 1 MB bazaar in a 402 body are dropped, the old values replaced", async () => {
     answers.set("/renewed", () =>
       challengeAnswer(
-        declaring("/renewed", { serviceName: "First Name", tags: ["old"], iconUrl: "https://cdn.example.com/old.png" }, { bazaar: weatherBazaar() }),
+        declaring(
+          "/renewed",
+          { serviceName: "First Name", tags: ["old"], iconUrl: "https://cdn.example.com/old.png" },
+          { bazaar: weatherBazaar() },
+        ),
       ),
     );
     const first = await list("/renewed", 1);
-    expect(await itemAt("/renewed")).toMatchObject({ serviceName: "First Name", tags: ["old"], extensions: { bazaar: expect.any(Object) } });
+    expect(await itemAt("/renewed")).toMatchObject({
+      serviceName: "First Name",
+      tags: ["old"],
+      extensions: { bazaar: expect.any(Object) },
+    });
 
     const huge = weatherBazaar();
     (huge.info.output as Record<string, unknown>).example = { blob: "x".repeat(1_000_000) };
-    const body = JSON.stringify(declaring("/renewed", { serviceName: "Second Name", iconUrl: "javascript:alert(1)" }, { bazaar: huge }));
+    const body = JSON.stringify(
+      declaring("/renewed", { serviceName: "Second Name", iconUrl: "javascript:alert(1)" }, { bazaar: huge }),
+    );
     expect(body.length).toBeGreaterThan(1_000_000);
     answers.set("/renewed", () => ({ status: 402, headers: { "content-type": "application/json" }, body }));
     const renewal = await list("/renewed", 1);
@@ -126,7 +166,11 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
   });
 
   it("drops an icon URL with userinfo", async () => {
-    answers.set("/userinfo", () => challengeAnswer(declaring("/userinfo", { serviceName: "Userinfo", iconUrl: "https://user:pass@cdn.example.com/i.png" })));
+    answers.set("/userinfo", () =>
+      challengeAnswer(
+        declaring("/userinfo", { serviceName: "Userinfo", iconUrl: "https://user:pass@cdn.example.com/i.png" }),
+      ),
+    );
     await list("/userinfo");
     const item = await itemAt("/userinfo");
     expect(item.serviceName).toBe("Userinfo");
@@ -138,11 +182,14 @@ describe.each(testDatabaseKinds())("on $kind", (databaseKind) => {
     await list("/plain");
     const item = await itemAt("/plain");
     expect(item.mimeType).toBe("application/json");
-    for (const absent of ["serviceName", "tags", "iconUrl", "extensions"]) expect(item, absent).not.toHaveProperty(absent);
+    for (const absent of ["serviceName", "tags", "iconUrl", "extensions"])
+      expect(item, absent).not.toHaveProperty(absent);
   });
 
   it("the dry run passes a hostile seller and says what would be stored and what was dropped", async () => {
-    answers.set("/dry", () => challengeAnswer(declaring("/dry", { serviceName: "Dry Run", tags: ["a", "A"], iconUrl: "javascript:alert(1)" })));
+    answers.set("/dry", () =>
+      challengeAnswer(declaring("/dry", { serviceName: "Dry Run", tags: ["a", "A"], iconUrl: "javascript:alert(1)" })),
+    );
     const response = await site.server.fetch("/listings/validate", {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -96,18 +96,29 @@ const listingBody = (path: string, overrides: Record<string, unknown> = {}) => (
   ...overrides,
 });
 const post = (body: unknown, header: string) =>
-  server.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header }, body: JSON.stringify(body) });
+  server.fetch("/listings", {
+    method: "POST",
+    headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header },
+    body: JSON.stringify(body),
+  });
 const marketBalance = () => chain.balanceOf(chain.marketplacePayTo);
 const visible = async () => (await server.contexts.listings.store.counts(new Date())).foreign;
 const stored = async (header: string) => server.contexts.listings.store.findPayment(paymentKeyOf(header));
 const reconcile = (minutesAhead: number) =>
-  reconcilePending({ store: server.contexts.listings.store, chain: payments.chain!, logger, now: () => new Date(Date.now() + minutesAhead * 60_000) });
+  reconcilePending({
+    store: server.contexts.listings.store,
+    chain: payments.chain!,
+    logger,
+    now: () => new Date(Date.now() + minutesAhead * 60_000),
+  });
 const freshNonce = () => `0x${randomBytes(32).toString("hex")}` as Hex;
 
 /** The payer spends its own nonce with a 0-value transfer to itself: the nonce is used, no fee moves. */
 async function burnNonce(key: Hex, nonce: Hex): Promise<Hex> {
   const payer = privateKeyToAccount(key);
-  const payload = await handSignedPayload(key, requirement({ payTo: payer.address, amount: "0", asset: chain.asset }), { nonce });
+  const payload = await handSignedPayload(key, requirement({ payTo: payer.address, amount: "0", asset: chain.asset }), {
+    nonce,
+  });
   const { authorization, signature } = payload.payload as { authorization: Record<string, string>; signature: Hex };
   const { v, r, s } = parseSignature(signature);
   const wallet = createWalletClient({ account: payer, chain: chain.chain, transport: http(chain.rpcUrl) });
@@ -115,7 +126,17 @@ async function burnNonce(key: Hex, nonce: Hex): Promise<Hex> {
     address: chain.asset,
     abi: transferWithAuthorization,
     functionName: "transferWithAuthorization",
-    args: [payer.address, payer.address, 0n, BigInt(authorization.validAfter!), BigInt(authorization.validBefore!), nonce, Number(v), r, s],
+    args: [
+      payer.address,
+      payer.address,
+      0n,
+      BigInt(authorization.validAfter!),
+      BigInt(authorization.validBefore!),
+      nonce,
+      Number(v),
+      r,
+      s,
+    ],
   });
   await chain.publicClient.waitForTransactionReceipt({ hash });
   return hash;
@@ -179,7 +200,11 @@ describe("a payer who burns its nonce with another authorization", () => {
     expect(await reconcile(7)).toEqual({ activated: 0, failed: 1, waiting: 0 });
     expect(await marketBalance()).toBe(before);
     expect(await visible()).toBe(0);
-    expect((await stored(header))!.payment).toMatchObject({ state: "failed", failureReason: "authorization_used_elsewhere", txHash: burned });
+    expect((await stored(header))!.payment).toMatchObject({
+      state: "failed",
+      failureReason: "authorization_used_elsewhere",
+      txHash: burned,
+    });
     expect((await post(listingBody("/burn-while-pending"), header)).status).toBe(409);
   });
 });
@@ -260,7 +285,11 @@ describe("a chain node that fails", () => {
     expect([502, 503]).toContain(response.status);
     // What the first version did with a lost answer: it marked the payment failed.
     const { listing } = (await stored(header))!;
-    await server.contexts.listings.store.failListing(listing!.id, { reason: "transaction_failed", chainChecked: false, now: new Date() });
+    await server.contexts.listings.store.failListing(listing!.id, {
+      reason: "transaction_failed",
+      chainChecked: false,
+      now: new Date(),
+    });
     const visibleBefore = await visible();
     expect(await reconcile(7)).toEqual({ activated: 1, failed: 0, waiting: 0 });
     expect(await visible()).toBe(visibleBefore + 1);
@@ -304,9 +333,16 @@ describe("a facilitator that claims a settlement it did not make", () => {
 describe("a stranger paying for a seller's live listing", () => {
   it("is refused before anything is charged; the first payer and the sellerPayTo may renew", async () => {
     const sellerAccount = privateKeyToAccount(buyer(3));
-    const owned = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: sellerAccount.address, amount: "20000", asset: chain.asset })])));
+    const owned = await startSeller(() =>
+      challengeAnswer(challenge([requirement({ payTo: sellerAccount.address, amount: "20000", asset: chain.asset })])),
+    );
     try {
-      const body = (description: string) => ({ resource: `${owned.url}/owned`, priceUsdc: "0.02", description, sellerPayTo: sellerAccount.address });
+      const body = (description: string) => ({
+        resource: `${owned.url}/owned`,
+        priceUsdc: "0.02",
+        description,
+        sellerPayTo: sellerAccount.address,
+      });
       const first = await post(body("The seller's own description."), await handSignedHeader(buyer(0), fee));
       expect(first.status).toBe(200);
       const { id } = (await first.json()) as { id: string };
@@ -317,7 +353,9 @@ describe("a stranger paying for a seller's live listing", () => {
       expect(await stranger.json()).toMatchObject({ error: "not_listing_owner" });
       expect(await marketBalance()).toBe(balance);
       expect(owned.requests.length).toBe(probes);
-      const search = (await (await server.fetch(`/search?query=${encodeURIComponent(owned.url)}`)).json()) as { items: { description: string }[] };
+      const search = (await (await server.fetch(`/search?query=${encodeURIComponent(owned.url)}`)).json()) as {
+        items: { description: string }[];
+      };
       expect(search.items.map((item) => item.description)).toEqual(["The seller's own description."]);
 
       const bySeller = await post(body("Updated by the seller."), await handSignedHeader(buyer(3), fee));
@@ -350,7 +388,10 @@ describe("a broadcast refused with an HTTP error", () => {
     await testClient.increaseTime({ seconds: 7 * 60 });
     await testClient.mine({ blocks: 1 });
     expect(await reconcile(7)).toEqual({ activated: 0, failed: 3, waiting: 0 });
-    expect((await stored(header))!.payment).toMatchObject({ state: "failed", failureReason: "not_settled_before_expiry" });
+    expect((await stored(header))!.payment).toMatchObject({
+      state: "failed",
+      failureReason: "not_settled_before_expiry",
+    });
     expect(await marketBalance()).toBe(before);
   });
 });

@@ -20,7 +20,12 @@ beforeAll(async () => {
   proxy = await startRpcProxy(chain.rpcUrl);
   const account = privateKeyToAccount(chain.settler.privateKey);
   settler = account.address;
-  const wallet = createWalletClient({ account, chain: chain.chain, transport: http(proxy.url, { batch: true }), pollingInterval: 50 }).extend(publicActions);
+  const wallet = createWalletClient({
+    account,
+    chain: chain.chain,
+    transport: http(proxy.url, { batch: true }),
+    pollingInterval: 50,
+  }).extend(publicActions);
   sender = createSettlementSender(wallet, 50);
 });
 
@@ -30,7 +35,10 @@ afterAll(async () => {
 });
 
 /** A call to an account without code, with a distinct first argument (as each payer's settlement has). */
-const settlementLike = (i: number) => ({ to: chain.marketplacePayTo, data: `0x12345678${i.toString(16).padStart(64, "0")}` as Hex });
+const settlementLike = (i: number) => ({
+  to: chain.marketplacePayTo,
+  data: `0x12345678${i.toString(16).padStart(64, "0")}` as Hex,
+});
 
 it("mines every settlement after one the node refused in the middle of a turn", async () => {
   const nonceBefore = await chain.publicClient.getTransactionCount({ address: settler });

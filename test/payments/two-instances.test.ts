@@ -20,7 +20,9 @@ describe.skipIf(!postgres)("two instances on one PostgreSQL", () => {
   beforeAll(async () => {
     chain = await startLocalChain({ buyers: 2 });
     database = await postgres!.create();
-    seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "20000", asset: chain.asset })])));
+    seller = await startSeller(() =>
+      challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "20000", asset: chain.asset })])),
+    );
     const env = { DATABASE_URL: database.url, ALLOW_LOOPBACK_SELLERS: "true" };
     // One settler key per instance: the second settles with a buyer account (funded with ETH by anvil).
     for (const key of [chain.settler.privateKey, chain.buyers[1]!.privateKey]) {
@@ -46,7 +48,11 @@ describe.skipIf(!postgres)("two instances on one PostgreSQL", () => {
       sellerPayTo: SELLER,
     });
     const send = (server: TestServer) =>
-      server.fetch("/listings", { method: "POST", headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header }, body });
+      server.fetch("/listings", {
+        method: "POST",
+        headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": header },
+        body,
+      });
     const settlers = [chain.settler.address, chain.buyers[1]!.address];
     const txsBefore = await Promise.all(settlers.map((address) => chain.publicClient.getTransactionCount({ address })));
     const before = await chain.balanceOf(chain.marketplacePayTo);

@@ -65,6 +65,7 @@ describe("which addresses the seller probe may reach", () => {
     for (const address of ["127.0.0.1", "::1", "::ffff:127.0.0.1", "64:ff9b::7f00:1"]) {
       expect(judgeAddress(address, true)).toMatchObject({ allowed: true, range: "loopback" });
     }
-    for (const address of ["10.0.0.1", "169.254.169.254", "fd00::1", "::ffff:192.168.0.1"]) expect(judgeAddress(address, true).allowed).toBe(false);
+    for (const address of ["10.0.0.1", "169.254.169.254", "fd00::1", "::ffff:192.168.0.1"])
+      expect(judgeAddress(address, true).allowed).toBe(false);
   });
 });

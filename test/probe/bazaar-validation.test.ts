@@ -12,7 +12,10 @@ const weather = (city = "San Francisco") =>
     input: { city },
     inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
     output: { example: { city, temperature: 60 } },
-  } as Parameters<typeof declareDiscoveryExtension>[0]).bazaar as unknown as { info: Record<string, unknown>; schema: Record<string, unknown> };
+  } as Parameters<typeof declareDiscoveryExtension>[0]).bazaar as unknown as {
+    info: Record<string, unknown>;
+    schema: Record<string, unknown>;
+  };
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -24,7 +27,9 @@ describe("extensions.bazaar schema validation", () => {
     const bazaar = weather();
     // A fresh object each probe (it is parsed from the seller's answer), the same schema.
     for (let i = 0; i < 5; i++) expect(sanitizeBazaar(structuredClone(bazaar))).toEqual({ kept: bazaar });
-    const compiledSchemas = compile.mock.calls.filter(([schema]) => JSON.stringify(schema) === JSON.stringify(bazaar.schema));
+    const compiledSchemas = compile.mock.calls.filter(
+      ([schema]) => JSON.stringify(schema) === JSON.stringify(bazaar.schema),
+    );
     expect(compiledSchemas.length).toBeLessThanOrEqual(1);
   });
 
@@ -38,7 +43,9 @@ describe("extensions.bazaar schema validation", () => {
     cases.push({ info: good.info, schema: { type: "object", properties: { input: { type: 5 } } } });
     cases.push({ info: good.info, schema: { type: "object", required: ["missing", "also"] } });
     for (const { info, schema } of cases) {
-      const sdk = validateDiscoveryExtension({ info, schema } as unknown as Parameters<typeof validateDiscoveryExtension>[0]);
+      const sdk = validateDiscoveryExtension({ info, schema } as unknown as Parameters<
+        typeof validateDiscoveryExtension
+      >[0]);
       const ours = validateAgainstSchema(schema, info);
       expect(ours === null, JSON.stringify(schema)).toBe(sdk.valid);
       if (!sdk.valid) expect(ours).toEqual(sdk.errors);

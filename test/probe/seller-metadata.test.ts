@@ -1,7 +1,13 @@
 // The Bazaar metadata rules applied to what a seller's 402 declares: soft-drop, field by field.
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { describe, expect, it } from "vitest";
-import { BAZAAR_MAX_BYTES, backtracksExponentially, readSellerMetadata, sanitizeBazaar, withoutResourceMetadata } from "../../src/probe/seller-metadata.js";
+import {
+  BAZAAR_MAX_BYTES,
+  backtracksExponentially,
+  readSellerMetadata,
+  sanitizeBazaar,
+  withoutResourceMetadata,
+} from "../../src/probe/seller-metadata.js";
 
 const weather = () =>
   declareDiscoveryExtension({
@@ -9,7 +15,10 @@ const weather = () =>
     input: { city: "San Francisco" },
     inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
     output: { example: { city: "San Francisco", temperature: 60 } },
-  } as Parameters<typeof declareDiscoveryExtension>[0]).bazaar as unknown as { info: Record<string, unknown>; schema: Record<string, unknown> };
+  } as Parameters<typeof declareDiscoveryExtension>[0]).bazaar as unknown as {
+    info: Record<string, unknown>;
+    schema: Record<string, unknown>;
+  };
 
 const challengeWith = (resource: Record<string, unknown>, extensions?: Record<string, unknown>) => ({
   x402Version: 2,
@@ -59,18 +68,36 @@ describe("the service metadata on resource", () => {
   });
 
   it("keeps a 32-character printable ASCII serviceName", () => {
-    expect(readSellerMetadata(challengeWith({ serviceName: "~".repeat(32) })).metadata.serviceName).toBe("~".repeat(32));
+    expect(readSellerMetadata(challengeWith({ serviceName: "~".repeat(32) })).metadata.serviceName).toBe(
+      "~".repeat(32),
+    );
   });
 
   it("keeps the first 5 valid tags, deduplicated ignoring case (first wins), dropping invalid ones", () => {
-    const tags = ["Weather", "weather", "", "x".repeat(33), "forecast", "WEATHER", "ünicode", "maps", 7, "rain", "snow", "wind"];
+    const tags = [
+      "Weather",
+      "weather",
+      "",
+      "x".repeat(33),
+      "forecast",
+      "WEATHER",
+      "ünicode",
+      "maps",
+      7,
+      "rain",
+      "snow",
+      "wind",
+    ];
     const read = readSellerMetadata(challengeWith({ tags }));
     expect(read.metadata.tags).toEqual(["Weather", "forecast", "maps", "rain", "snow"]);
     expect(read.dropped).toEqual([expect.stringContaining("tags: kept 5 of 12")]);
   });
 
   it("drops tags that are not an array of valid strings", () => {
-    expect(readSellerMetadata(challengeWith({ tags: "weather" }))).toMatchObject({ metadata: {}, dropped: [expect.stringContaining("tags: kept 0 of 1")] });
+    expect(readSellerMetadata(challengeWith({ tags: "weather" }))).toMatchObject({
+      metadata: {},
+      dropped: [expect.stringContaining("tags: kept 0 of 1")],
+    });
     expect(readSellerMetadata(challengeWith({ tags: ["", "x".repeat(40)] })).metadata.tags).toBeUndefined();
   });
 
@@ -98,7 +125,9 @@ describe("the service metadata on resource", () => {
   });
 
   it("keeps an http(s) icon on a public host name", () => {
-    expect(readSellerMetadata(challengeWith({ iconUrl: "http://icons.example.org/a.svg" })).metadata.iconUrl).toBe("http://icons.example.org/a.svg");
+    expect(readSellerMetadata(challengeWith({ iconUrl: "http://icons.example.org/a.svg" })).metadata.iconUrl).toBe(
+      "http://icons.example.org/a.svg",
+    );
   });
 
   it("drops a mimeType that is not a media type", () => {
@@ -109,8 +138,18 @@ describe("the service metadata on resource", () => {
   });
 
   it("strips the metadata fields before the SDK's strict challenge schema sees them, and nothing else", () => {
-    const challenge = challengeWith({ description: "d", serviceName: "x".repeat(100), tags: Array(9).fill("t"), iconUrl: 1, mimeType: 2 });
-    expect(withoutResourceMetadata(challenge)).toEqual({ x402Version: 2, resource: { url: "https://seller.example/x", description: "d" }, accepts: [] });
+    const challenge = challengeWith({
+      description: "d",
+      serviceName: "x".repeat(100),
+      tags: Array(9).fill("t"),
+      iconUrl: 1,
+      mimeType: 2,
+    });
+    expect(withoutResourceMetadata(challenge)).toEqual({
+      x402Version: 2,
+      resource: { url: "https://seller.example/x", description: "d" },
+      accepts: [],
+    });
     expect(challenge.resource.serviceName).toHaveLength(100);
   });
 });
@@ -124,12 +163,19 @@ describe("extensions.bazaar", () => {
 
   it("keeps only info, schema and a valid routeTemplate", () => {
     const bazaar = { ...weather(), routeTemplate: "/weather/:city", extra: "x".repeat(100) };
-    expect(sanitizeBazaar(bazaar)).toEqual({ kept: { info: bazaar.info, schema: bazaar.schema, routeTemplate: "/weather/:city" } });
+    expect(sanitizeBazaar(bazaar)).toEqual({
+      kept: { info: bazaar.info, schema: bazaar.schema, routeTemplate: "/weather/:city" },
+    });
     expect(sanitizeBazaar({ ...weather(), routeTemplate: "/a/../admin" })).toEqual({ kept: weather() });
   });
 
   it("refuses (drops whole) a schema with an external $ref or $id, and never fetches it", () => {
-    for (const ref of [{ $ref: "https://evil.example/schema.json" }, { $ref: "other.json#/x" }, { $id: "file:///etc/passwd" }, { $ref: 5 }]) {
+    for (const ref of [
+      { $ref: "https://evil.example/schema.json" },
+      { $ref: "other.json#/x" },
+      { $id: "file:///etc/passwd" },
+      { $ref: 5 },
+    ]) {
       const bazaar = weather();
       (bazaar.schema.properties as Record<string, unknown>).output = ref;
       const verdict = sanitizeBazaar(bazaar);
@@ -147,12 +193,18 @@ describe("extensions.bazaar", () => {
   it("drops an extension whose info does not validate against its schema", () => {
     const bazaar = weather();
     (bazaar.info.input as Record<string, unknown>).queryParams = { city: 7 };
-    expect(sanitizeBazaar(bazaar)).toEqual({ problem: expect.stringContaining("does not validate against its schema") });
+    expect(sanitizeBazaar(bazaar)).toEqual({
+      problem: expect.stringContaining("does not validate against its schema"),
+    });
   });
 
   it("drops an extension that breaks the Bazaar spec's shape", () => {
-    expect(sanitizeBazaar({ info: { input: { type: "ftp" } }, schema: { type: "object" } })).toEqual({ problem: expect.stringContaining("Bazaar spec") });
-    expect(sanitizeBazaar({ info: {}, schema: { type: "object" } })).toEqual({ problem: expect.stringContaining("Bazaar spec") });
+    expect(sanitizeBazaar({ info: { input: { type: "ftp" } }, schema: { type: "object" } })).toEqual({
+      problem: expect.stringContaining("Bazaar spec"),
+    });
+    expect(sanitizeBazaar({ info: {}, schema: { type: "object" } })).toEqual({
+      problem: expect.stringContaining("Bazaar spec"),
+    });
     expect(sanitizeBazaar({ schema: {} })).toEqual({ problem: "has no info object" });
     expect(sanitizeBazaar({ info: {} })).toEqual({ problem: "has no schema object" });
     expect(sanitizeBazaar([1])).toEqual({ problem: "not an object" });
@@ -162,7 +214,9 @@ describe("extensions.bazaar", () => {
     for (const size of [BAZAAR_MAX_BYTES, 1_000_000]) {
       const bazaar = weather();
       (bazaar.info.output as Record<string, unknown>).example = { blob: "x".repeat(size) };
-      expect(sanitizeBazaar(bazaar)).toEqual({ problem: expect.stringMatching(/^is \d+ bytes as JSON; at most 16384 are kept$/) });
+      expect(sanitizeBazaar(bazaar)).toEqual({
+        problem: expect.stringMatching(/^is \d+ bytes as JSON; at most 16384 are kept$/),
+      });
     }
   });
 
@@ -194,7 +248,15 @@ describe("extensions.bazaar", () => {
   it("tells risky regular expressions from ordinary ones", () => {
     for (const risky of ["(a+)+", "(a*)*b", "(a|a)*", "^(\\w+\\s?)*$", "(x+x+)+y", "(a)\\1", "((ab)*)+", "(a{2,})+"])
       expect(backtracksExponentially(risky), risky).toBe(true);
-    for (const safe of ["^[a-z]+$", "^\\d{4}-\\d{2}-\\d{2}$", "^(https?|ftp)://", "(abc)+", "[(+*]+", "^0x[0-9a-fA-F]{40}$", "(?:ab)?c*"])
+    for (const safe of [
+      "^[a-z]+$",
+      "^\\d{4}-\\d{2}-\\d{2}$",
+      "^(https?|ftp)://",
+      "(abc)+",
+      "[(+*]+",
+      "^0x[0-9a-fA-F]{40}$",
+      "(?:ab)?c*",
+    ])
       expect(backtracksExponentially(safe), safe).toBe(false);
   });
 

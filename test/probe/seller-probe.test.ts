@@ -8,7 +8,13 @@ import { challenge, challengeAnswer, requirement, startSeller, type Seller } fro
 const ASSET = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 const SELLER = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
 const OTHER = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
-const config: ProbeConfig = { timeoutMs: 1000, maxResponseBytes: 4096, perClientPerMinute: 1000, perHostPerMinute: 1000, allowLoopbackSellers: true };
+const config: ProbeConfig = {
+  timeoutMs: 1000,
+  maxResponseBytes: 4096,
+  perClientPerMinute: 1000,
+  perHostPerMinute: 1000,
+  allowLoopbackSellers: true,
+};
 const good = () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: ASSET })]));
 
 let https: Seller;
@@ -29,8 +35,15 @@ const probeWith = (
 ) => {
   const seller = options.seller ?? https;
   seller.answer = answer;
-  const probe = new SellerProbe({ ...config, ...options.config }, { network: "eip155:8453", asset: ASSET }, options.resolver);
-  return probe.probe({ resource: `${seller.url}/sell`, method: "POST", priceAtomic: "30000", sellerPayTo: SELLER, ...target }, "198.51.100.7");
+  const probe = new SellerProbe(
+    { ...config, ...options.config },
+    { network: "eip155:8453", asset: ASSET },
+    options.resolver,
+  );
+  return probe.probe(
+    { resource: `${seller.url}/sell`, method: "POST", priceAtomic: "30000", sellerPayTo: SELLER, ...target },
+    "198.51.100.7",
+  );
 };
 
 describe("the seller probe: what the seller answers", () => {
@@ -61,12 +74,30 @@ describe("the seller probe: what the seller answers", () => {
       "redirect",
       /302 to https:\/\/elsewhere.example\/x; redirects are not followed/,
     ],
-    ["402 without a challenge", () => ({ status: 402, body: "pay me" }), "no_challenge", /without a PAYMENT-REQUIRED header or a JSON body/],
-    ["an x402 v1 challenge", () => ({ status: 402, body: JSON.stringify({ x402Version: 1, accepts: [] }) }), "x402_v1_challenge", /v1/],
-    ["a malformed header", () => ({ status: 402, headers: { "PAYMENT-REQUIRED": "%%%" } }), "malformed_challenge", /not base64/],
+    [
+      "402 without a challenge",
+      () => ({ status: 402, body: "pay me" }),
+      "no_challenge",
+      /without a PAYMENT-REQUIRED header or a JSON body/,
+    ],
+    [
+      "an x402 v1 challenge",
+      () => ({ status: 402, body: JSON.stringify({ x402Version: 1, accepts: [] }) }),
+      "x402_v1_challenge",
+      /v1/,
+    ],
+    [
+      "a malformed header",
+      () => ({ status: 402, headers: { "PAYMENT-REQUIRED": "%%%" } }),
+      "malformed_challenge",
+      /not base64/,
+    ],
     [
       "another network only",
-      () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: ASSET, network: "eip155:84532" })])),
+      () =>
+        challengeAnswer(
+          challenge([requirement({ payTo: SELLER, amount: "30000", asset: ASSET, network: "eip155:84532" })]),
+        ),
       "no_exact_base_requirement",
       /offers exact on eip155:84532/,
     ],
@@ -76,7 +107,12 @@ describe("the seller probe: what the seller answers", () => {
       "pay_to_mismatch",
       new RegExp(`payTo is ${OTHER}, but sellerPayTo is ${SELLER}`),
     ],
-    ["another token", () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: OTHER })])), "asset_mismatch", /asset is/],
+    [
+      "another token",
+      () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "30000", asset: OTHER })])),
+      "asset_mismatch",
+      /asset is/,
+    ],
     [
       "another price",
       () => challengeAnswer(challenge([requirement({ payTo: SELLER, amount: "31000", asset: ASSET })])),
@@ -94,7 +130,9 @@ describe("the seller probe: what the seller answers", () => {
   }
 
   it("reports every mismatch of the requirement at once", async () => {
-    const result = await probeWith(() => challengeAnswer(challenge([requirement({ payTo: OTHER, amount: "1", asset: OTHER })])));
+    const result = await probeWith(() =>
+      challengeAnswer(challenge([requirement({ payTo: OTHER, amount: "1", asset: OTHER })])),
+    );
     expect(result).toMatchObject({ ok: false, code: "pay_to_mismatch" });
     expect((result as { detail: string }).detail).toMatch(/payTo is .*; asset is .*; amount is 1/);
   });
@@ -112,8 +150,14 @@ describe("the seller probe: what the seller answers", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
-    expect(await probeWith(good, { resource: `https://127.0.0.1:${port}/x` })).toMatchObject({ ok: false, code: "unreachable" });
-    expect(await probeWith(good, { resource: `${http.url.replace("http:", "https:")}/x` })).toMatchObject({ ok: false, code: "tls_error" });
+    expect(await probeWith(good, { resource: `https://127.0.0.1:${port}/x` })).toMatchObject({
+      ok: false,
+      code: "unreachable",
+    });
+    expect(await probeWith(good, { resource: `${http.url.replace("http:", "https:")}/x` })).toMatchObject({
+      ok: false,
+      code: "tls_error",
+    });
   });
 });
 
@@ -125,7 +169,11 @@ describe("the seller probe: where it may connect", () => {
   const strict = { config: { allowLoopbackSellers: false } };
 
   it("refuses loopback unless the test setting allows it", async () => {
-    expect(await probeWith(good, {}, strict)).toMatchObject({ ok: false, code: "address_not_allowed", detail: expect.stringContaining("loopback") });
+    expect(await probeWith(good, {}, strict)).toMatchObject({
+      ok: false,
+      code: "address_not_allowed",
+      detail: expect.stringContaining("loopback"),
+    });
   });
 
   const refused: Array<[string, string]> = [
@@ -149,10 +197,22 @@ describe("the seller probe: where it may connect", () => {
   }
 
   it("refuses a host name that resolves to a private address, or to any refused one among several", async () => {
-    expect(await probeWith(good, { resource: "https://internal.example/x" }, { ...strict, resolver: resolvesTo("10.1.2.3") })).toMatchObject({
+    expect(
+      await probeWith(
+        good,
+        { resource: "https://internal.example/x" },
+        { ...strict, resolver: resolvesTo("10.1.2.3") },
+      ),
+    ).toMatchObject({
       code: "address_not_allowed",
     });
-    expect(await probeWith(good, { resource: "https://mixed.example/x" }, { ...strict, resolver: resolvesTo("93.184.216.34", "127.0.0.1") })).toMatchObject({
+    expect(
+      await probeWith(
+        good,
+        { resource: "https://mixed.example/x" },
+        { ...strict, resolver: resolvesTo("93.184.216.34", "127.0.0.1") },
+      ),
+    ).toMatchObject({
       code: "address_not_allowed",
       detail: expect.stringContaining("127.0.0.1"),
     });
@@ -176,7 +236,11 @@ describe("the seller probe: where it may connect", () => {
       return [{ address: "127.0.0.1", family: 4 }];
     };
     let host: string | undefined;
-    const result = await probeWith((req) => ((host = req.headers.host), good()), { resource: `https://seller.invalid:${port}/x` }, { resolver: pinned });
+    const result = await probeWith(
+      (req) => ((host = req.headers.host), good()),
+      { resource: `https://seller.invalid:${port}/x` },
+      { resolver: pinned },
+    );
     expect(result).toMatchObject({ ok: true });
     expect(host).toBe(`seller.invalid:${port}`);
     expect(lookups).toBe(1);
@@ -184,22 +248,36 @@ describe("the seller probe: where it may connect", () => {
 
   it("takes plain http only from loopback test sellers, never otherwise", async () => {
     expect(await probeWith(good, {}, { seller: http })).toMatchObject({ ok: true });
-    expect(await probeWith(good, {}, { seller: http, config: { allowLoopbackSellers: false } })).toMatchObject({ code: "not_https" });
-    expect(await probeWith(good, { resource: "http://public.example/x" }, { resolver: resolvesTo("93.184.216.34") })).toMatchObject({ code: "not_https" });
+    expect(await probeWith(good, {}, { seller: http, config: { allowLoopbackSellers: false } })).toMatchObject({
+      code: "not_https",
+    });
+    expect(
+      await probeWith(good, { resource: "http://public.example/x" }, { resolver: resolvesTo("93.184.216.34") }),
+    ).toMatchObject({ code: "not_https" });
   });
 });
 
 describe("the seller probe: rate limits", () => {
   it("limits probes per client and per target host, and says when to retry", async () => {
-    const probe = new SellerProbe({ ...config, perClientPerMinute: 2, perHostPerMinute: 3 }, { network: "eip155:8453", asset: ASSET });
+    const probe = new SellerProbe(
+      { ...config, perClientPerMinute: 2, perHostPerMinute: 3 },
+      { network: "eip155:8453", asset: ASSET },
+    );
     https.answer = good;
     const target = { resource: `${https.url}/x`, method: "GET" as const, priceAtomic: "30000", sellerPayTo: SELLER };
     expect(await probe.probe(target, "client-a")).toMatchObject({ ok: true });
     expect(await probe.probe(target, "client-a")).toMatchObject({ ok: true });
-    expect(await probe.probe(target, "client-a")).toMatchObject({ ok: false, code: "rate_limited", scope: "client", retryAfterSeconds: 30 });
+    expect(await probe.probe(target, "client-a")).toMatchObject({
+      ok: false,
+      code: "rate_limited",
+      scope: "client",
+      retryAfterSeconds: 30,
+    });
     expect(await probe.probe(target, "client-b")).toMatchObject({ ok: true });
     expect(await probe.probe(target, "client-c")).toMatchObject({ ok: false, code: "rate_limited", scope: "host" });
     // The refused host probe did not cost client-c its own allowance.
-    expect(await probe.probe({ ...target, resource: target.resource.replace("127.0.0.1", "localhost") }, "client-c")).toMatchObject({ ok: true });
+    expect(
+      await probe.probe({ ...target, resource: target.resource.replace("127.0.0.1", "localhost") }, "client-c"),
+    ).toMatchObject({ ok: true });
   });
 });

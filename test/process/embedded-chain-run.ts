@@ -8,7 +8,13 @@ import type { ChainFile } from "../../src/chain/local-chain.js";
 import { startService, type ServiceProcess } from "../support/process.js";
 import type { Seller } from "../support/sellers.js";
 import { startLightTraffic, type TrafficReport } from "../support/traffic.js";
-import { LISTING_FEE, bazaarResources, listWithStockBuyer, startChallengingSeller, tokenBalance } from "./paid-listing.js";
+import {
+  LISTING_FEE,
+  bazaarResources,
+  listWithStockBuyer,
+  startChallengingSeller,
+  tokenBalance,
+} from "./paid-listing.js";
 import { RUN_MS, TEST_TIMEOUT_MS, expectCleanStop, expectSteadyRun, sleepUntil } from "./run-checks.js";
 
 export function embeddedChainRun(createDatabase: () => Promise<{ url: string; drop(): Promise<void> }>): void {
@@ -46,11 +52,20 @@ export function embeddedChainRun(createDatabase: () => Promise<{ url: string; dr
       const resource = `${seller.url}/api/summarise`;
       const before = await tokenBalance(chain.rpcUrl, chain.asset, chain.marketplacePayTo);
 
-      const listed = await listWithStockBuyer(service!.url, { buyerKey: chain.buyers[0]!.privateKey, asset: chain.asset, resource });
+      const listed = await listWithStockBuyer(service!.url, {
+        buyerKey: chain.buyers[0]!.privateKey,
+        asset: chain.asset,
+        resource,
+      });
 
       expect(listed.status, JSON.stringify(listed.body)).toBe(200);
       expect(listed.receipt).toMatchObject({ success: true, payer: chain.buyers[0]!.address });
-      expect(listed.body).toMatchObject({ resource, listingFeeUsdc: "0.10", renewed: false, transaction: listed.receipt!.transaction });
+      expect(listed.body).toMatchObject({
+        resource,
+        listingFeeUsdc: "0.10",
+        renewed: false,
+        transaction: listed.receipt!.transaction,
+      });
       expect(await tokenBalance(chain.rpcUrl, chain.asset, chain.marketplacePayTo)).toBe(before + LISTING_FEE);
       expect(seller.requests).toEqual(["POST /api/summarise"]);
       expect(await bazaarResources(service!.url)).toContain(resource);

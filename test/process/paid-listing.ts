@@ -27,7 +27,10 @@ export interface PaidListing {
 }
 
 /** POST /listings paid by the stock buyer with `buyerKey`, allowed to pay the test token `asset`. */
-export async function listWithStockBuyer(marketUrl: string, options: { buyerKey: Hex; asset: Address; resource: string }): Promise<PaidListing> {
+export async function listWithStockBuyer(
+  marketUrl: string,
+  options: { buyerKey: Hex; asset: Address; resource: string },
+): Promise<PaidListing> {
   const paying = payingFetch({ asset: options.asset }, options.buyerKey);
   const response = await paying(`${marketUrl}/listings`, {
     method: "POST",

@@ -80,7 +80,11 @@ describe.skipIf(!postgres)("two npm start processes on one PostgreSQL schema, se
       const resource = `${seller.url}/api/shared`;
       const before = await chain!.balanceOf(chain!.marketplacePayTo);
 
-      const listed = await listWithStockBuyer(a.url, { buyerKey: chain!.buyers[0]!.privateKey, asset: chain!.asset, resource });
+      const listed = await listWithStockBuyer(a.url, {
+        buyerKey: chain!.buyers[0]!.privateKey,
+        asset: chain!.asset,
+        resource,
+      });
 
       expect(listed.status, JSON.stringify(listed.body)).toBe(200);
       expect(listed.receipt).toMatchObject({ success: true, payer: chain!.buyers[0]!.address });
@@ -95,7 +99,10 @@ describe.skipIf(!postgres)("two npm start processes on one PostgreSQL schema, se
         };
         let seen = await both();
         // A background write (health, usage) between the two reads can still be on its way to the other instance.
-        await pollUntil(async () => (seen = await both()).fromA.headers.get("etag") === seen.fromB.headers.get("etag"), `${path}: one ETag`);
+        await pollUntil(
+          async () => (seen = await both()).fromA.headers.get("etag") === seen.fromB.headers.get("etag"),
+          `${path}: one ETag`,
+        );
         const { fromA, fromB, bodyA, bodyB } = seen;
         expect([fromA.status, fromB.status], path).toEqual([200, 200]);
         expect(bodyB, path).toBe(bodyA);
@@ -111,7 +118,10 @@ describe.skipIf(!postgres)("two npm start processes on one PostgreSQL schema, se
     async () => {
       const [a, b] = services as [ServiceProcess, ServiceProcess];
       const metricsOf = async (service: ServiceProcess) => parseMetrics(await (await service.fetch("/metrics")).text());
-      await pollUntil(async () => sampleSum(await metricsOf(b), "x402_catalog_notices_live") === 1, "B listens for catalog change notices");
+      await pollUntil(
+        async () => sampleSum(await metricsOf(b), "x402_catalog_notices_live") === 1,
+        "B listens for catalog change notices",
+      );
 
       // Cached reads: the stamp is trusted for a second at a time while notices arrive, not read per request.
       const reads = 400;
@@ -127,9 +137,16 @@ describe.skipIf(!postgres)("two npm start processes on one PostgreSQL schema, se
       };
       const listThroughA = async (path: string) => {
         const resource = `${seller!.url}${path}`;
-        const listed = await listWithStockBuyer(a.url, { buyerKey: chain!.buyers[0]!.privateKey, asset: chain!.asset, resource });
+        const listed = await listWithStockBuyer(a.url, {
+          buyerKey: chain!.buyers[0]!.privateKey,
+          asset: chain!.asset,
+          resource,
+        });
         expect(listed.status, JSON.stringify(listed.body)).toBe(200);
-        await pollUntil(async () => (await bazaarResources(b.url)).includes(resource) && (await sameEtag()), `B serves ${path} with A's ETag`);
+        await pollUntil(
+          async () => (await bazaarResources(b.url)).includes(resource) && (await sameEtag()),
+          `B serves ${path} with A's ETag`,
+        );
       };
       await listThroughA("/api/noticed");
 
@@ -137,16 +154,20 @@ describe.skipIf(!postgres)("two npm start processes on one PostgreSQL schema, se
       const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
       await admin.connect();
       try {
-        const { rowCount } = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [
-          `x402-catalog-listener:${b.pid}`,
-        ]);
+        const { rowCount } = await admin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+          [`x402-catalog-listener:${b.pid}`],
+        );
         expect(rowCount).toBe(1);
       } finally {
         await admin.end();
       }
       await pollUntil(async () => {
         const samples = await metricsOf(b);
-        return sampleSum(samples, "x402_catalog_notice_reconnects_total") >= 1 && sampleSum(samples, "x402_catalog_notices_live") === 1;
+        return (
+          sampleSum(samples, "x402_catalog_notice_reconnects_total") >= 1 &&
+          sampleSum(samples, "x402_catalog_notices_live") === 1
+        );
       }, "B listens again");
       await listThroughA("/api/noticed-again");
       expect(b.problems()).toEqual([]);

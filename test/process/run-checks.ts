@@ -9,7 +9,8 @@ export const RUN_MS = 60_000;
 /** Per test: a run of RUN_MS plus start-up, a paid listing and the stop, on a busy 2-core machine. */
 export const TEST_TIMEOUT_MS = 150_000;
 
-export const sleepUntil = (time: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, time - Date.now())));
+export const sleepUntil = (time: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, time - Date.now())));
 
 /** Every service still runs after RUN_MS, every request of the run got a right answer, nothing was logged at error level. */
 export function expectSteadyRun(services: ServiceProcess[], report: TrafficReport, ranMs: number): void {

@@ -11,8 +11,13 @@ import { listingText } from "../../src/search/text.js";
 
 const doc = documentFactory("a", (n) => Date.UTC(2026, 0, 1) + n);
 
-const PAID = doc("Skyline Weather", "Hourly and 7-day weather forecast for any city: temperature, rain and wind.", { verified: true });
-const ORIGINAL = doc("ScribeFlow", "Transcribes audio recordings into text with speaker labels.", { verified: true, payTo: payTo(900) });
+const PAID = doc("Skyline Weather", "Hourly and 7-day weather forecast for any city: temperature, rain and wind.", {
+  verified: true,
+});
+const ORIGINAL = doc("ScribeFlow", "Transcribes audio recordings into text with speaker labels.", {
+  verified: true,
+  payTo: payTo(900),
+});
 // Paid its own fee (so verified), later, same name, another seller and origin.
 const COPY = doc("ScribeFlow", "Transcribes audio recordings into text with speaker labels. Official.", {
   verified: true,
@@ -29,15 +34,21 @@ const SAME_ORIGIN = doc("ScribeFlow", "Transcribes phone calls into text.", {
   listedAt: Date.UTC(2026, 6, 1),
 });
 const BULK = Array.from({ length: 6 }, (_, i) =>
-  doc(`Geo ${i}`, `Turns street addresses into latitude and longitude coordinates, variant ${i}.`, { payTo: payTo(700) }),
+  doc(`Geo ${i}`, `Turns street addresses into latitude and longitude coordinates, variant ${i}.`, {
+    payTo: payTo(700),
+  }),
 );
 const OTHER_GEO = doc("Pinpoint", "Geocoding: converts a postal address to map coordinates.", { payTo: payTo(701) });
 const STUFFED_COUNT = 10_000;
 const stuffed = (i: number) =>
-  doc(`Free Weather ${i}`, "weather forecast weather forecast weather forecast weather forecast weather forecast cheap weather forecast", {
-    source: "indexed",
-    health: "unknown",
-  });
+  doc(
+    `Free Weather ${i}`,
+    "weather forecast weather forecast weather forecast weather forecast weather forecast cheap weather forecast",
+    {
+      source: "indexed",
+      health: "unknown",
+    },
+  );
 
 let pool: EmbeddingPool;
 let engine: SearchEngine;
@@ -90,7 +101,9 @@ describe("ranking against a gaming seller or source", () => {
     expect(found.hits.slice(0, 10).filter((hit) => bulk(hit.id)).length).toBe(3);
     expect(found.hits.map((hit) => hit.id)).toContain(OTHER_GEO.id);
     // With ten other sellers' listings matching, the rest come after the first ten, marked.
-    const others = Array.from({ length: 10 }, (_, i) => doc(`Locator ${i}`, `Street address to latitude and longitude, service ${i}.`));
+    const others = Array.from({ length: 10 }, (_, i) =>
+      doc(`Locator ${i}`, `Street address to latitude and longitude, service ${i}.`),
+    );
     const vectors = await pool.embed(others.map((d) => listingText(d)));
     others.forEach((d, i) => engine.upsert(d, vectors[i]));
     const crowded = engine.search(text, { vector: await question(text) });
@@ -100,13 +113,20 @@ describe("ranking against a gaming seller or source", () => {
     expect(capped.every((hit) => bulk(hit.id) && crowded.hits.indexOf(hit) >= 10)).toBe(true);
     others.forEach((d) => engine.remove(d.id));
     // Naming the seller lifts the cap.
-    const named = engine.search("Geo 4 address to coordinates", { vector: await question("Geo 4 address to coordinates") });
+    const named = engine.search("Geo 4 address to coordinates", {
+      vector: await question("Geo 4 address to coordinates"),
+    });
     expect(named.hits.find((hit) => hit.id === BULK[4]!.id)?.reasons.sellerCapped).toBeUndefined();
   });
 
   it("lets trust break near ties only: an unhealthy clear match stays above a healthy, verified weak one", async () => {
-    const sick = doc("RateDesk", "Foreign exchange rates between 170 currencies, refreshed every minute.", { health: "unhealthy" });
-    const unrelated = doc("Popular Thing", "Sends transactional email with templates.", { verified: true, calls30d: 100_000 });
+    const sick = doc("RateDesk", "Foreign exchange rates between 170 currencies, refreshed every minute.", {
+      health: "unhealthy",
+    });
+    const unrelated = doc("Popular Thing", "Sends transactional email with templates.", {
+      verified: true,
+      calls30d: 100_000,
+    });
     const vectors = await pool.embed([sick, unrelated].map((d) => `${d.serviceName}. ${d.description}`));
     engine.upsert(sick, vectors[0]);
     engine.upsert(unrelated, vectors[1]);
@@ -140,7 +160,9 @@ describe("what sellers declare", () => {
     const text = "validate a bank account number";
     const found = engine.search(text, { vector: await question(text) });
     expect(found.hits.slice(0, 3).map((hit) => hit.id)).toContain(terse.id);
-    expect(found.hits.find((hit) => hit.id === terse.id)!.reasons.textMatch?.terms).toEqual(expect.arrayContaining(["bank", "account"]));
+    expect(found.hits.find((hit) => hit.id === terse.id)!.reasons.textMatch?.terms).toEqual(
+      expect.arrayContaining(["bank", "account"]),
+    );
     engine.remove(terse.id);
   });
 });

@@ -9,13 +9,24 @@ import { documentFactory, payTo } from "./documents.js";
 const doc = documentFactory("l", (n) => Date.UTC(2026, 0, n));
 
 const CATALOG = [
-  doc("EchoText", "Speech-to-text for audio files: a transcript with word timestamps and speaker labels.", { tags: ["audio"] }),
-  doc("Nimbus", "Hourly and 7-day forecasts: temperature, precipitation probability, wind.", { tags: ["weather"], priceMicros: 2_000 }),
+  doc("EchoText", "Speech-to-text for audio files: a transcript with word timestamps and speaker labels.", {
+    tags: ["audio"],
+  }),
+  doc("Nimbus", "Hourly and 7-day forecasts: temperature, precipitation probability, wind.", {
+    tags: ["weather"],
+    priceMicros: 2_000,
+  }),
   doc("VatCheck", "Validates EU VAT numbers against VIES and returns the registered company name."),
   doc("InkReader", "Optical character recognition for scanned pages and photos of receipts."),
   doc("RateDesk", "Foreign exchange rates for 170 currencies, refreshed every minute.", { priceMicros: 50_000 }),
-  doc("ScribeFlow", "ScribeFlow: converts spoken recordings into written words, who said what.", { verified: true, payTo: payTo(900) }),
-  doc("ScribeFIow", "ScribeFlow: converts spoken recordings into written words, who said what. Official.", { calls30d: 5000, payTo: payTo(901) }),
+  doc("ScribeFlow", "ScribeFlow: converts spoken recordings into written words, who said what.", {
+    verified: true,
+    payTo: payTo(900),
+  }),
+  doc("ScribeFIow", "ScribeFlow: converts spoken recordings into written words, who said what. Official.", {
+    calls30d: 5000,
+    payTo: payTo(901),
+  }),
 ];
 
 let pool: EmbeddingPool;
@@ -31,7 +42,8 @@ beforeAll(async () => {
 
 afterAll(() => pool?.close());
 
-const ids = (query: string, options: Parameters<SearchEngine["search"]>[1] = {}) => engine.search(query, options).hits.map((hit) => hit.id);
+const ids = (query: string, options: Parameters<SearchEngine["search"]>[1] = {}) =>
+  engine.search(query, options).hits.map((hit) => hit.id);
 const idOf = (name: string) => CATALOG.find((d) => d.serviceName === name)!.id;
 
 describe("search engine with the real model", () => {
@@ -57,7 +69,8 @@ describe("search engine with the real model", () => {
     expect(ids("forecast", { filters: { tags: ["WEATHER"] } })).toEqual([idOf("Nimbus")]);
     // A filter keeps the unfiltered answer's hits that pass it (here a weak meaning match tagged
     // audio): what the words mean does not depend on the filter.
-    const tagged = (tag: string) => (id: string) => CATALOG.find((doc) => doc.id === id)!.tags.some((own) => own.toLowerCase() === tag);
+    const tagged = (tag: string) => (id: string) =>
+      CATALOG.find((doc) => doc.id === id)!.tags.some((own) => own.toLowerCase() === tag);
     expect(ids("forecast", { filters: { tags: ["audio"] } })).toEqual(ids("forecast").filter(tagged("audio")));
     expect(ids("forecast", { filters: { tags: ["maps"] } })).toEqual(ids("forecast").filter(tagged("maps")));
   });
@@ -91,7 +104,11 @@ describe("search engine with the real model", () => {
   });
 
   it("takes the model's vector for a listing in place: no second copy of it is kept", async () => {
-    const cold = new SearchEngine({ encoder: loadQueryEncoder(), codebook: loadCodebook(), semanticBudgetMs: Infinity });
+    const cold = new SearchEngine({
+      encoder: loadQueryEncoder(),
+      codebook: loadCodebook(),
+      semanticBudgetMs: Infinity,
+    });
     CATALOG.forEach((d) => cold.upsert(d));
     cold.markReady();
     expect(cold.pendingModelVectors).toHaveLength(CATALOG.length);

@@ -38,7 +38,8 @@ describe("the backfill's duty", () => {
   });
 
   it("reads SEARCH_BACKFILL_DUTY from 0 to 1, and refuses anything else", () => {
-    const duty = (value: string | undefined) => loadConfig(value === undefined ? {} : { SEARCH_BACKFILL_DUTY: value }).searchBackfillDuty;
+    const duty = (value: string | undefined) =>
+      loadConfig(value === undefined ? {} : { SEARCH_BACKFILL_DUTY: value }).searchBackfillDuty;
     expect(duty(undefined)).toBe(DEFAULT_BACKFILL_DUTY);
     expect(duty("")).toBe(DEFAULT_BACKFILL_DUTY);
     expect(duty("0")).toBe(0);

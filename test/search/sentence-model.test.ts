@@ -5,15 +5,20 @@ import { describe, expect, it } from "vitest";
 import { BATCH } from "../../src/search/embedding-pool.js";
 import { embedTexts, loadSentenceModel, modelMemoryBytes } from "../../src/search/sentence-model.js";
 
-const LISTING = "Speech-to-text for audio files: a transcript with word timestamps and speaker labels, in 40 languages.";
-const LONG = Array.from({ length: 6 }, (_, i) => `${LISTING} Section ${i}: hourly weather, exchange rates, invoices and receipts read by OCR.`).join(" ");
+const LISTING =
+  "Speech-to-text for audio files: a transcript with word timestamps and speaker labels, in 40 languages.";
+const LONG = Array.from(
+  { length: 6 },
+  (_, i) => `${LISTING} Section ${i}: hourly weather, exchange rates, invoices and receipts read by OCR.`,
+).join(" ");
 
 describe("the sentence model", () => {
   it("runs batches of long listing texts without growing its memory past the loaded model's", async () => {
     await loadSentenceModel();
     const loaded = modelMemoryBytes();
     expect(loaded).toBeGreaterThan(27_000_000);
-    for (let round = 0; round < 3; round++) await embedTexts(Array.from({ length: BATCH }, (_, i) => `${LONG} ${round} ${i}`));
+    for (let round = 0; round < 3; round++)
+      await embedTexts(Array.from({ length: BATCH }, (_, i) => `${LONG} ${round} ${i}`));
     expect(modelMemoryBytes()).toBe(loaded);
   }, 120_000);
 

@@ -26,7 +26,9 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
 
   beforeAll(async () => {
     context = await openStore(kind);
-    ids.weather = await list("Nimbus", "Hourly and 7-day forecasts: temperature, precipitation probability and wind.", ["weather"]);
+    ids.weather = await list("Nimbus", "Hourly and 7-day forecasts: temperature, precipitation probability and wind.", [
+      "weather",
+    ]);
     ids.speech = await list("EchoText", "Speech-to-text for audio files with speaker labels.", ["audio"]);
     service = new SearchService(context.db);
     await service.start(at(1));
@@ -69,8 +71,13 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     try {
       // Mid-load: the engine's thread already holds the listing (as start() hands it over page by
       // page), the load has not finished.
-      const row = (await new EmbeddingStore(context.db).changedSince(new Date(0), at(1))).find((stored) => stored.id === waiting)!;
-      await (loading as unknown as { engine: EngineThread }).engine.call("apply", { changes: [{ id: waiting, doc: searchDocumentOf(row) }], follow: false });
+      const row = (await new EmbeddingStore(context.db).changedSince(new Date(0), at(1))).find(
+        (stored) => stored.id === waiting,
+      )!;
+      await (loading as unknown as { engine: EngineThread }).engine.call("apply", {
+        changes: [{ id: waiting, doc: searchDocumentOf(row) }],
+        follow: false,
+      });
       expect(await pendingIds(loading)).toEqual([waiting]);
       expect(await loading.backfill(undefined, Infinity, 1)).toBe(0);
       expect(loading.modelThreads).toBe(0);
@@ -81,7 +88,10 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     } finally {
       await loading.close();
       // Gone again, so the other cases find the catalog they were written for.
-      await context.db.prisma.listing.update({ where: { id: waiting }, data: { state: "delisted", delistedAt: at(1) } });
+      await context.db.prisma.listing.update({
+        where: { id: waiting },
+        data: { state: "delisted", delistedAt: at(1) },
+      });
     }
   }, 120_000);
 
@@ -117,8 +127,14 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
   it("says so when the model is not loaded: the query encoder read the question", async () => {
     const noModel = new SearchService(context.db, { model: false });
     await noModel.start(at(1));
-    expect(await noModel.search("weather forecast", { mode: "hybrid" })).toMatchObject({ mode: "hybrid", degraded: "model-not-loaded" });
-    expect(await noModel.search("weather forecast", { mode: "lexical" })).toMatchObject({ mode: "lexical", degraded: undefined });
+    expect(await noModel.search("weather forecast", { mode: "hybrid" })).toMatchObject({
+      mode: "hybrid",
+      degraded: "model-not-loaded",
+    });
+    expect(await noModel.search("weather forecast", { mode: "lexical" })).toMatchObject({
+      mode: "lexical",
+      degraded: undefined,
+    });
     await noModel.close();
   });
 
@@ -141,7 +157,10 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     );
     expect(asked).toMatchObject({ mode: "lexical", degraded: "semantic-not-ready" });
     await started;
-    expect(await loading.search("forecast", { mode: "hybrid" })).toMatchObject({ mode: "hybrid", hits: [{ id: ids.weather }] });
+    expect(await loading.search("forecast", { mode: "hybrid" })).toMatchObject({
+      mode: "hybrid",
+      hits: [{ id: ids.weather }],
+    });
     await loading.close();
   });
 
@@ -157,7 +176,9 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
   it("ranks on its own thread: a flood of questions waits behind a bounded queue, and a stopped thread answers nothing", async () => {
     const flooded = new SearchService(context.db, { model: false });
     await flooded.start(at(1));
-    const answers = await Promise.all(Array.from({ length: MAX_WAITING_SEARCHES + 4 }, (_, n) => flooded.search(`weather ${n}`, { mode: "hybrid" })));
+    const answers = await Promise.all(
+      Array.from({ length: MAX_WAITING_SEARCHES + 4 }, (_, n) => flooded.search(`weather ${n}`, { mode: "hybrid" })),
+    );
     // The first MAX_WAITING_SEARCHES are ranked; the rest are refused at once (the catalog answers them by substring).
     expect(answers.slice(0, MAX_WAITING_SEARCHES).every((answer) => answer?.hits[0]?.id === ids.weather)).toBe(true);
     expect(answers.slice(MAX_WAITING_SEARCHES)).toEqual([null, null, null, null]);
@@ -172,10 +193,13 @@ describe.each(testDatabaseKinds())("search service on $kind", (kind) => {
     const log = { info: () => {}, warn: (_fields: object, message: string) => void warnings.push(message) };
     const crashed = new SearchService(context.db, { model: false, log });
     await crashed.start(at(1));
-    const inFlight = Array.from({ length: MAX_WAITING_SEARCHES }, (_, n) => crashed.search(`weather ${n}`, { mode: "hybrid" }));
+    const inFlight = Array.from({ length: MAX_WAITING_SEARCHES }, (_, n) =>
+      crashed.search(`weather ${n}`, { mode: "hybrid" }),
+    );
     await (crashed as unknown as { engine: { worker: { terminate(): Promise<number> } } }).engine.worker.terminate();
     // Searches the thread took with it are answered without the engine (null), never with an error.
-    for (const answer of await Promise.all(inFlight)) expect(answer === null || answer.hits[0]?.id === ids.weather).toBe(true);
+    for (const answer of await Promise.all(inFlight))
+      expect(answer === null || answer.hits[0]?.id === ids.weather).toBe(true);
     await vi.waitFor(() => expect(crashed.usable).toBe(false));
     expect(warnings).toEqual([expect.stringContaining("the engine's thread stopped")]);
     expect(await crashed.search("weather", { mode: "hybrid" })).toBeNull();

@@ -29,7 +29,8 @@ describe("vector index", () => {
     const unit = query.map((x) => x / norm);
     const found = index.search(unit, 300, () => true);
     expect(found.length).toBeGreaterThan(200);
-    for (const { slot, similarity } of found) expect(Math.abs(similarity - cosine(unit, vectors[slot]!))).toBeLessThan(0.02);
+    for (const { slot, similarity } of found)
+      expect(Math.abs(similarity - cosine(unit, vectors[slot]!))).toBeLessThan(0.02);
     expect(found.slice(0, 2).map((match) => match.slot)).toEqual(expect.arrayContaining([0, 1]));
   });
 

@@ -5,7 +5,11 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CatalogFreshness } from "../../src/catalog/freshness.js";
-import { catalogChangeFeedFor, listenerApplicationName, type CatalogChangeFeed } from "../../src/storage/catalog-notices.js";
+import {
+  catalogChangeFeedFor,
+  listenerApplicationName,
+  type CatalogChangeFeed,
+} from "../../src/storage/catalog-notices.js";
 import { openDatabase, type Database } from "../../src/storage/database.js";
 import { ListingStore } from "../../src/storage/listing-store.js";
 import { testDatabaseKinds } from "./databases.js";
@@ -76,7 +80,10 @@ describe.skipIf(!postgres)("catalog change notices between two instances on one 
     const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
     await admin.connect();
     try {
-      const { rowCount } = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [listenerApplicationName()]);
+      const { rowCount } = await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+        [listenerApplicationName()],
+      );
       expect(rowCount).toBe(1);
     } finally {
       await admin.end();
@@ -90,7 +97,10 @@ describe.skipIf(!postgres)("catalog change notices between two instances on one 
     await pollUntil(() => feed.live, "the feed listens again");
     await a.store.createListing(listingInput(), now());
     const tokenA = (await freshnessA.current()).token;
-    await pollUntil(async () => (await freshnessB.current()).token === tokenA, "B reaches A's token after the reconnect");
+    await pollUntil(
+      async () => (await freshnessB.current()).token === tokenA,
+      "B reaches A's token after the reconnect",
+    );
     const settled = b.reads();
     for (let i = 0; i < 100; i++) await freshnessB.current();
     expect(b.reads() - settled).toBeLessThanOrEqual(2);

@@ -108,7 +108,11 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
     ["one seller", { includeSeed: false, payTo: SELLER }, "Listing_payTo_idx"],
     ["with extensions.bazaar", { includeSeed: false, extensionKey: "bazaar" }, "Listing_extensions_idx"],
     // The trust filters are columns of the newest-first index: filtered on the index alone.
-    ["healthy, verified, with sales", { includeSeed: false, health: "healthy", verified: true, minCalls: 1 }, "Listing_visible_idx"],
+    [
+      "healthy, verified, with sales",
+      { includeSeed: false, health: "healthy", verified: true, minCalls: 1 },
+      "Listing_visible_idx",
+    ],
     // The web page's healthy-first order reads each health group, this one too.
     ["not re-probed yet", { includeSeed: false, health: "unknown" }, "Listing_visible_idx"],
   ];
@@ -124,43 +128,64 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
       expect(plan).not.toMatch(/SCAN l\b|SCAN Listing\b/);
     } else {
       const bitmapAllowed = index !== "Listing_visible_idx";
-      expect(plan).toMatch(new RegExp(`Index (Only )?Scan( Backward)? using "${index}"${bitmapAllowed ? `|Bitmap Index Scan on "${index}"` : ""}`));
+      expect(plan).toMatch(
+        new RegExp(
+          `Index (Only )?Scan( Backward)? using "${index}"${bitmapAllowed ? `|Bitmap Index Scan on "${index}"` : ""}`,
+        ),
+      );
       expect(plan).not.toMatch(/Seq Scan/);
     }
   };
   /** Sort nodes of a plan (SQLite's temporary b-trees for ORDER BY). */
-  const sorts = (plan: string) => (kind.kind === "sqlite" ? plan.match(/USE TEMP B-TREE FOR ORDER BY/g) : plan.match(/(^|-> +)Sort +\(/gm))?.length ?? 0;
+  const sorts = (plan: string) =>
+    (kind.kind === "sqlite" ? plan.match(/USE TEMP B-TREE FOR ORDER BY/g) : plan.match(/(^|-> +)Sort +\(/gm))?.length ??
+    0;
   /** Only the page's own rows (the outer query) may be sorted, never the walk; on PostgreSQL a filter's bitmap adds one. */
   const sortsOnlyThePage = (plan: string, index: string) =>
     expect(sorts(plan)).toBeLessThanOrEqual(kind.kind === "postgres" && index !== "Listing_visible_idx" ? 2 : 1);
 
-  it.each(views)("%s: the count, a checkpoint step, a deep page and a feed walk %s's index", async (_name, view, index) => {
-    const count = await explain(viewCountSql(kind.kind, view, NOW));
-    // A count needs no order: PostgreSQL may count through whichever index covers the filter best.
-    if (kind.kind === "sqlite") walks(count, index);
-    else expect(count).toMatch(/Index (Only )?Scan using|Bitmap Index Scan on/);
-    expect(count).not.toMatch(/Seq Scan|SCAN l\b|TEMP B-TREE|Sort\b/);
-    const step = await explain(keyAtSql(kind.kind, view, NOW, { listedAt: at(-5_000), id: SOME_ID }, 256));
-    walks(step, index);
-    expect(sorts(step)).toBe(kind.kind === "postgres" && index !== "Listing_visible_idx" ? sorts(step) : 0);
-    const page = await explain(pageSql(kind.kind, view, NOW, { from: { listedAt: at(-5_000), id: SOME_ID }, skip: 255, limit: 20 }));
-    walks(page, index);
-    sortsOnlyThePage(page, index);
-    const feed = await explain(listedAfterSql(kind.kind, view, NOW, at(-300), 50));
-    walks(feed, index);
-    sortsOnlyThePage(feed, index);
-  });
+  it.each(views)(
+    "%s: the count, a checkpoint step, a deep page and a feed walk %s's index",
+    async (_name, view, index) => {
+      const count = await explain(viewCountSql(kind.kind, view, NOW));
+      // A count needs no order: PostgreSQL may count through whichever index covers the filter best.
+      if (kind.kind === "sqlite") walks(count, index);
+      else expect(count).toMatch(/Index (Only )?Scan using|Bitmap Index Scan on/);
+      expect(count).not.toMatch(/Seq Scan|SCAN l\b|TEMP B-TREE|Sort\b/);
+      const step = await explain(keyAtSql(kind.kind, view, NOW, { listedAt: at(-5_000), id: SOME_ID }, 256));
+      walks(step, index);
+      expect(sorts(step)).toBe(kind.kind === "postgres" && index !== "Listing_visible_idx" ? sorts(step) : 0);
+      const page = await explain(
+        pageSql(kind.kind, view, NOW, { from: { listedAt: at(-5_000), id: SOME_ID }, skip: 255, limit: 20 }),
+      );
+      walks(page, index);
+      sortsOnlyThePage(page, index);
+      const feed = await explain(listedAfterSql(kind.kind, view, NOW, at(-300), 50));
+      walks(feed, index);
+      sortsOnlyThePage(feed, index);
+    },
+  );
 
   /** PostgreSQL's generic plan of a statement (planned without its values), as the read pool's one-plan connections run it. */
   const explainGeneric = async (sql: Prisma.Sql): Promise<string> => {
     const target = parseDatabaseUrl(ctx.test.url) as Extract<ReturnType<typeof parseDatabaseUrl>, { kind: "postgres" }>;
-    const client = new pg.Client({ connectionString: target.connectionString, options: `${pgSessionOptions(target)} -c plan_cache_mode=force_generic_plan` });
+    const client = new pg.Client({
+      connectionString: target.connectionString,
+      options: `${pgSessionOptions(target)} -c plan_cache_mode=force_generic_plan`,
+    });
     await client.connect();
     const literal = (value: unknown) =>
-      value instanceof Date ? `'${value.toISOString()}'` : typeof value === "string" ? `'${value.replaceAll("'", "''")}'` : String(value);
+      value instanceof Date
+        ? `'${value.toISOString()}'`
+        : typeof value === "string"
+          ? `'${value.replaceAll("'", "''")}'`
+          : String(value);
     try {
       await client.query(`PREPARE walk AS ${sql.text}`);
-      return planText((await client.query<Record<string, unknown>>(`EXPLAIN EXECUTE walk(${sql.values.map(literal).join(", ")})`)).rows);
+      return planText(
+        (await client.query<Record<string, unknown>>(`EXPLAIN EXECUTE walk(${sql.values.map(literal).join(", ")})`))
+          .rows,
+      );
     } finally {
       await client.end();
     }
@@ -178,7 +203,10 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
       expect(valueFreePlan(view)).toBe(true);
       const from = { listedAt: at(-5_000), id: SOME_ID, sortValue: view.sort === "price" ? 25_000n : 3 };
       const [page, step] = view.sort
-        ? [sortedPageSql("postgres", view, NOW, { from, skip: 255, limit: 20 }), sortedKeyAtSql("postgres", view, NOW, from, 256)]
+        ? [
+            sortedPageSql("postgres", view, NOW, { from, skip: 255, limit: 20 }),
+            sortedKeyAtSql("postgres", view, NOW, from, 256),
+          ]
         : [pageSql("postgres", view, NOW, { from, skip: 255, limit: 20 }), keyAtSql("postgres", view, NOW, from, 256)];
       for (const plan of [await explainGeneric(page), await explainGeneric(step)]) {
         walks(plan, index);
@@ -212,9 +240,23 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
     const counts = await explain(matchCountsSql(kind.kind, { includeSeed: false }, NOW, "service 1234"));
     const keys = await explain(matchRowsSql(kind.kind, { includeSeed: false }, NOW, "service 1234", 201));
     const candidates = await explain(
-      matchPageSql(kind.kind, { includeSeed: false }, NOW, { text: "service 1234", matchClass: 0, walk: false, skip: 0, limit: 20 }),
+      matchPageSql(kind.kind, { includeSeed: false }, NOW, {
+        text: "service 1234",
+        matchClass: 0,
+        walk: false,
+        skip: 0,
+        limit: 20,
+      }),
     );
-    const walk = await explain(matchPageSql(kind.kind, { includeSeed: false }, NOW, { text: "service", matchClass: 0, walk: true, skip: 0, limit: 20 }));
+    const walk = await explain(
+      matchPageSql(kind.kind, { includeSeed: false }, NOW, {
+        text: "service",
+        matchClass: 0,
+        walk: true,
+        skip: 0,
+        limit: 20,
+      }),
+    );
     if (kind.kind === "sqlite") {
       for (const plan of [counts, keys, candidates]) {
         expect(plan).toMatch(/SCAN s VIRTUAL TABLE INDEX/);
@@ -227,33 +269,37 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
       // indexes, a common word's page by walking the newest-first index until the page is full. (A
       // common word's count reads a large share of the catalog whatever the plan; PostgreSQL then
       // scans the table, once per catalog state: see catalog-reads.ts.)
-      for (const plan of [counts, keys, candidates]) expect(plan).toMatch(/Bitmap Index Scan on "Listing_description_trgm_idx"/);
+      for (const plan of [counts, keys, candidates])
+        expect(plan).toMatch(/Bitmap Index Scan on "Listing_description_trgm_idx"/);
       expect(walk).toMatch(/Index (Only )?Scan( Backward)? using "Listing_visible_idx"/);
       expect(`${counts}\n${keys}\n${candidates}\n${walk}`).not.toMatch(/Seq Scan/);
     }
   });
 
-  it.runIf(kind.kind === "postgres")("a new listing is in the trigram indexes at once: no pending list for the next search to read", async () => {
-    const input = listingInput({ description: "freshly listed weather service" });
-    await ctx.db.prisma.listing.create({
-      data: {
-        ...input,
-        sellerPayTo: getAddress(input.sellerPayTo),
-        inputSchema: undefined,
-        priceAtomic: "30000",
-        priceMicros: 30_000n,
-        state: "active",
-        listedAt: NOW,
-        expiresAt: at(10_000),
-      },
-    });
-    const pending = await ctx.db.prisma.$queryRawUnsafe<{ name: string; pages: number }[]>(
-      `SELECT indexname AS name, gin_clean_pending_list(format('%I.%I', schemaname, indexname)::regclass)::int AS pages
+  it.runIf(kind.kind === "postgres")(
+    "a new listing is in the trigram indexes at once: no pending list for the next search to read",
+    async () => {
+      const input = listingInput({ description: "freshly listed weather service" });
+      await ctx.db.prisma.listing.create({
+        data: {
+          ...input,
+          sellerPayTo: getAddress(input.sellerPayTo),
+          inputSchema: undefined,
+          priceAtomic: "30000",
+          priceMicros: 30_000n,
+          state: "active",
+          listedAt: NOW,
+          expiresAt: at(10_000),
+        },
+      });
+      const pending = await ctx.db.prisma.$queryRawUnsafe<{ name: string; pages: number }[]>(
+        `SELECT indexname AS name, gin_clean_pending_list(format('%I.%I', schemaname, indexname)::regclass)::int AS pages
            FROM pg_indexes WHERE schemaname = current_schema() AND indexdef LIKE '%gin_trgm_ops%' ORDER BY indexname`,
-    );
-    expect(pending).toHaveLength(5);
-    expect(pending.filter((index) => index.pages > 0)).toEqual([]);
-  });
+      );
+      expect(pending).toHaveLength(5);
+      expect(pending.filter((index) => index.pages > 0)).toEqual([]);
+    },
+  );
 
   it.each([
     ["popular", "Listing_popular_idx"],
@@ -269,7 +315,11 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
       walks(page, index);
       sortsOnlyThePage(page, index);
       // A deep page seeks to a checkpoint key of the sorted order, and the next checkpoint is stepped to the same way.
-      const from = { listedAt: at(-100), id: SOME_ID, sortValue: sort === "popular" ? 3 : sort === "uptime" ? 0.65 : 25_000n };
+      const from = {
+        listedAt: at(-100),
+        id: SOME_ID,
+        sortValue: sort === "popular" ? 3 : sort === "uptime" ? 0.65 : 25_000n,
+      };
       const seeked = await explain(sortedPageSql(kind.kind, view, NOW, { from, skip: 100, limit: 20 }));
       walks(seeked, index);
       sortsOnlyThePage(seeked, index);
@@ -286,22 +336,34 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
     ["popular", "Listing_popular_idx"],
     ["priceDesc", "Listing_price_idx"],
     ["uptime", "Listing_uptime_idx"],
-  ] as const)("sort=%s with source=all walks %s once per source, merging at most a page's worth of each", async (sort, index) => {
-    const view = { includeSeed: false, sort, source: "all" as const };
-    const from = { listedAt: at(-100), id: SOME_ID, sortValue: sort === "popular" ? 3 : sort === "uptime" ? 0.65 : 25_000n };
-    for (const sql of [sortedPageSql(kind.kind, view, NOW, { from, skip: 100, limit: 20 }), sortedKeyAtSql(kind.kind, view, NOW, from, 256)]) {
-      const plan = await explain(sql);
-      if (kind.kind === "sqlite") {
-        expect(plan.match(new RegExp(`SEARCH l USING COVERING INDEX ${index} \\(state=\\? AND`, "g"))?.length).toBe(2);
-        // A "SCAN l" may only be of the merged rows (the co-routine l), never of the table.
-        expect(plan.match(/SCAN l\b/g)?.length ?? 0).toBe(/CO-ROUTINE l\b/.test(plan) ? 1 : 0);
-        expect(plan).not.toMatch(/SCAN Listing\b/);
-      } else {
-        walks(plan, index);
-        expect(plan.match(new RegExp(`Scan( Backward)? using "${index}"`, "g"))?.length).toBe(2);
+  ] as const)(
+    "sort=%s with source=all walks %s once per source, merging at most a page's worth of each",
+    async (sort, index) => {
+      const view = { includeSeed: false, sort, source: "all" as const };
+      const from = {
+        listedAt: at(-100),
+        id: SOME_ID,
+        sortValue: sort === "popular" ? 3 : sort === "uptime" ? 0.65 : 25_000n,
+      };
+      for (const sql of [
+        sortedPageSql(kind.kind, view, NOW, { from, skip: 100, limit: 20 }),
+        sortedKeyAtSql(kind.kind, view, NOW, from, 256),
+      ]) {
+        const plan = await explain(sql);
+        if (kind.kind === "sqlite") {
+          expect(plan.match(new RegExp(`SEARCH l USING COVERING INDEX ${index} \\(state=\\? AND`, "g"))?.length).toBe(
+            2,
+          );
+          // A "SCAN l" may only be of the merged rows (the co-routine l), never of the table.
+          expect(plan.match(/SCAN l\b/g)?.length ?? 0).toBe(/CO-ROUTINE l\b/.test(plan) ? 1 : 0);
+          expect(plan).not.toMatch(/SCAN Listing\b/);
+        } else {
+          walks(plan, index);
+          expect(plan.match(new RegExp(`Scan( Backward)? using "${index}"`, "g"))?.length).toBe(2);
+        }
+        // The two sides come in index order; only their bounded merge and the page's own rows are sorted.
+        expect(sorts(plan)).toBeLessThanOrEqual(2);
       }
-      // The two sides come in index order; only their bounded merge and the page's own rows are sorted.
-      expect(sorts(plan)).toBeLessThanOrEqual(2);
-    }
-  });
+    },
+  );
 });

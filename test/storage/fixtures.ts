@@ -77,7 +77,10 @@ export async function clearListings(db: Database): Promise<void> {
 }
 
 /** A page of the catalog reads' newest-first order, seed rows shown or not. */
-export function catalogPage(store: ListingStore, q: { includeSeed: boolean; limit: number; offset: number; now: Date }): Promise<Page<Listing>> {
+export function catalogPage(
+  store: ListingStore,
+  q: { includeSeed: boolean; limit: number; offset: number; now: Date },
+): Promise<Page<Listing>> {
   return store.catalog.page({ includeSeed: q.includeSeed }, q);
 }
 

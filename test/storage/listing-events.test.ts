@@ -28,7 +28,11 @@ describe.each(testDatabaseKinds())("listing events on $kind", (kind) => {
 
   it("records the events of a committed write and none of a failed one", async () => {
     const start = await events.lastSeq();
-    await ctx.store.transactions.write(at(1), async () => ({ result: null, changed: true, events: [draft(listingId, 1)] }));
+    await ctx.store.transactions.write(at(1), async () => ({
+      result: null,
+      changed: true,
+      events: [draft(listingId, 1)],
+    }));
     await expect(
       ctx.store.transactions.write(at(2), async (tx) => {
         await tx.listingEvent.count();
@@ -37,7 +41,11 @@ describe.each(testDatabaseKinds())("listing events on $kind", (kind) => {
     ).rejects.toThrow("the change failed");
     const after = await events.after(start, 10);
     expect(after.map((e) => e.data)).toEqual([{ n: 1 }]);
-    expect(after[0]).toMatchObject({ listingId, type: "listing.updated", sellerPayTo: "0xabcdef00000000000000000000000000000000ff" });
+    expect(after[0]).toMatchObject({
+      listingId,
+      type: "listing.updated",
+      sellerPayTo: "0xabcdef00000000000000000000000000000000ff",
+    });
     expect(after[0]!.id).toMatch(/^evt_[0-9a-f-]{36}$/);
     expect(after[0]!.at.toISOString()).toBe(at(1).toISOString());
   });
@@ -45,7 +53,13 @@ describe.each(testDatabaseKinds())("listing events on $kind", (kind) => {
   it("numbers racing writers' events in commit order", async () => {
     const start = await events.lastSeq();
     await Promise.all(
-      Array.from({ length: 20 }, (_, n) => ctx.store.transactions.write(at(3), async () => ({ result: null, changed: true, events: [draft(listingId, n)] }))),
+      Array.from({ length: 20 }, (_, n) =>
+        ctx.store.transactions.write(at(3), async () => ({
+          result: null,
+          changed: true,
+          events: [draft(listingId, n)],
+        })),
+      ),
     );
     const after = await events.after(start, 100);
     expect(after).toHaveLength(20);

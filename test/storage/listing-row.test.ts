@@ -7,7 +7,15 @@ import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import { LISTING_COLUMNS, RENEWED_COLUMNS } from "../../src/storage/listing-row.js";
 import type { Listing } from "../../src/storage/listing-store.js";
 import { testDatabaseKinds } from "./databases.js";
-import { at, catalogPage, catalogSearch, openStore, paymentInput, listingInput, type StoreContext } from "./fixtures.js";
+import {
+  at,
+  catalogPage,
+  catalogSearch,
+  openStore,
+  paymentInput,
+  listingInput,
+  type StoreContext,
+} from "./fixtures.js";
 
 describe.each(testDatabaseKinds())("listing rows on $kind", (kind) => {
   let ctx: StoreContext;
@@ -15,7 +23,10 @@ describe.each(testDatabaseKinds())("listing rows on $kind", (kind) => {
 
   beforeAll(async () => {
     ctx = await openStore(kind);
-    const created = await ctx.store.createListing(listingInput({ description: "Every column set", resource: "https://every.example.com/api" }), at(0));
+    const created = await ctx.store.createListing(
+      listingInput({ description: "Every column set", resource: "https://every.example.com/api" }),
+      at(0),
+    );
     // Every column holds a value of its own (no null, no default), so a column the raw path drops or misreads shows.
     await ctx.db.prisma.listing.update({
       where: { id: created.id },
@@ -56,7 +67,9 @@ describe.each(testDatabaseKinds())("listing rows on $kind", (kind) => {
     const now = at(3);
     expect(await ctx.store.catalog.live(stored.id, now)).toEqual(stored);
     expect((await catalogPage(ctx.store, { includeSeed: false, limit: 5, offset: 0, now })).rows).toEqual([stored]);
-    expect((await catalogSearch(ctx.store, { query: "every column", includeSeed: false, limit: 5, offset: 0, now })).rows).toEqual([stored]);
+    expect(
+      (await catalogSearch(ctx.store, { query: "every column", includeSeed: false, limit: 5, offset: 0, now })).rows,
+    ).toEqual([stored]);
     expect(await ctx.store.catalog.feed({ includeSeed: false }, { limit: 5, now })).toEqual([stored]);
   });
 
@@ -70,13 +83,21 @@ describe.each(testDatabaseKinds())("listing rows on $kind", (kind) => {
     const live = (await store.activateListing(first.listing.id, { txHash: `0x${"1".repeat(64)}`, now: at(0) })).listing;
     const renewal = await store.createPendingListingWithPayment(
       {
-        ...listingInput({ description: "Renewed", resource: live.resource, sellerPayTo: live.sellerPayTo, priceUsdc: "0.5" }),
+        ...listingInput({
+          description: "Renewed",
+          resource: live.resource,
+          sellerPayTo: live.sellerPayTo,
+          priceUsdc: "0.5",
+        }),
         metadata: { serviceName: "Renewed", tags: ["x"] },
       },
       paymentInput({ payer: live.sellerPayTo }),
       at(1),
     );
-    const { listing, renewed } = await store.activateListing(renewal.listing.id, { txHash: `0x${"2".repeat(64)}`, now: at(1) });
+    const { listing, renewed } = await store.activateListing(renewal.listing.id, {
+      txHash: `0x${"2".repeat(64)}`,
+      now: at(1),
+    });
     expect(renewed).toBe(true);
     expect(listing.id).toBe(live.id);
     for (const column of RENEWED_COLUMNS) expect(listing[column], column).toEqual(renewal.listing[column]);

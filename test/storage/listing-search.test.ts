@@ -19,18 +19,28 @@ describe.each(testDatabaseKinds())("catalog search on $kind", (kind) => {
     ctx = await openStore(kind);
     const { store } = ctx;
     weather = await store.createListing(
-      listingInput({ description: "Weather forecast for any city on Earth", resource: "https://api.weather-co.example/v1/now", sellerPayTo: WEATHER_PAY_TO }),
+      listingInput({
+        description: "Weather forecast for any city on Earth",
+        resource: "https://api.weather-co.example/v1/now",
+        sellerPayTo: WEATHER_PAY_TO,
+      }),
       at(1),
     );
     quotes = await store.createListing(
       listingInput({ description: "Stock quotes in real time", resource: "https://quotes.example.org/forecast-proxy" }),
       at(2),
     );
-    translate = await store.createListing(listingInput({ description: "Translate text between languages", resource: "https://translate.example.net/" }), at(3));
+    translate = await store.createListing(
+      listingInput({ description: "Translate text between languages", resource: "https://translate.example.net/" }),
+      at(3),
+    );
     await store.upsertSeedListings(
       [
         {
-          ...listingInput({ description: "Demo forecast from the marketplace", resource: "https://market.example/kr-forecast" }),
+          ...listingInput({
+            description: "Demo forecast from the marketplace",
+            resource: "https://market.example/kr-forecast",
+          }),
           listedAt: at(4),
           expiresAt: at(50_000),
         },
@@ -52,14 +62,23 @@ describe.each(testDatabaseKinds())("catalog search on $kind", (kind) => {
 
   it("ranks description matches before resource matches, then newest first, and pages with totals", async () => {
     expect(await search({ query: "forecast" })).toEqual({ ids: [weather.id, quotes.id], total: 2 });
-    expect(await search({ query: "forecast", includeSeed: true })).toEqual({ ids: [seed.id, weather.id, quotes.id], total: 3 });
-    expect(await search({ query: "forecast", includeSeed: true, limit: 1, offset: 1 })).toEqual({ ids: [weather.id], total: 3 });
+    expect(await search({ query: "forecast", includeSeed: true })).toEqual({
+      ids: [seed.id, weather.id, quotes.id],
+      total: 3,
+    });
+    expect(await search({ query: "forecast", includeSeed: true, limit: 1, offset: 1 })).toEqual({
+      ids: [weather.id],
+      total: 3,
+    });
     expect(await search({ query: "forecast", includeSeed: true, limit: 5, offset: 3 })).toEqual({ ids: [], total: 3 });
     expect(await search({ query: "  " })).toEqual({ ids: [translate.id, quotes.id, weather.id], total: 3 });
   });
 
   it("filters by payTo (any case), network and scheme", async () => {
-    expect(await search({ payTo: WEATHER_PAY_TO.toUpperCase().replace("0X", "0x") })).toEqual({ ids: [weather.id], total: 1 });
+    expect(await search({ payTo: WEATHER_PAY_TO.toUpperCase().replace("0X", "0x") })).toEqual({
+      ids: [weather.id],
+      total: 1,
+    });
     expect(await search({ query: "forecast", payTo: translate.sellerPayTo })).toEqual({ ids: [], total: 0 });
     expect(await search({ network: "eip155:1" })).toEqual({ ids: [], total: 0 });
     expect((await search({ network: "eip155:8453", scheme: "exact" })).total).toBe(3);

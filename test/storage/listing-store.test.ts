@@ -1,9 +1,25 @@
 import { getAddress } from "viem";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../src/storage/database.js";
-import { DuplicatePaymentError, ListingStore, ListingStateError, type SeedListingInput } from "../../src/storage/listing-store.js";
+import {
+  DuplicatePaymentError,
+  ListingStore,
+  ListingStateError,
+  type SeedListingInput,
+} from "../../src/storage/listing-store.js";
 import { testDatabaseKinds } from "./databases.js";
-import { T0, TTL_MS, at, catalogPage, catalogSearch, clearListings, listingInput, openStore, paymentInput, type StoreContext } from "./fixtures.js";
+import {
+  T0,
+  TTL_MS,
+  at,
+  catalogPage,
+  catalogSearch,
+  clearListings,
+  listingInput,
+  openStore,
+  paymentInput,
+  type StoreContext,
+} from "./fixtures.js";
 
 describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
   let ctx: StoreContext;
@@ -17,7 +33,11 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
   beforeEach(() => clearListings(ctx.db));
 
   it("creates a listing and reads it back, with canonical price and checksummed payTo", async () => {
-    const input = listingInput({ priceUsdc: "0.030", sellerPayTo: "0xabcdef00000000000000000000000000000000aa", inputSchema: { type: "object" } });
+    const input = listingInput({
+      priceUsdc: "0.030",
+      sellerPayTo: "0xabcdef00000000000000000000000000000000aa",
+      inputSchema: { type: "object" },
+    });
     const created = await store.createListing(input, T0);
     expect(created).toMatchObject({
       state: "active",
@@ -39,9 +59,14 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     const listing = await store.createListing(listingInput(), T0);
     const justBefore = new Date(listing.expiresAt.getTime() - 1);
     expect((await catalogPage(store, { includeSeed: true, limit: 10, offset: 0, now: justBefore })).total).toBe(1);
-    expect(await catalogPage(store, { includeSeed: true, limit: 10, offset: 0, now: listing.expiresAt })).toEqual({ rows: [], total: 0 });
+    expect(await catalogPage(store, { includeSeed: true, limit: 10, offset: 0, now: listing.expiresAt })).toEqual({
+      rows: [],
+      total: 0,
+    });
     expect(await store.feed({ limit: 10, now: listing.expiresAt })).toEqual([]);
-    expect((await catalogSearch(store, { includeSeed: true, limit: 10, offset: 0, now: listing.expiresAt })).total).toBe(0);
+    expect(
+      (await catalogSearch(store, { includeSeed: true, limit: 10, offset: 0, now: listing.expiresAt })).total,
+    ).toBe(0);
     expect((await store.counts(listing.expiresAt)).foreign).toBe(0);
   });
 
@@ -77,7 +102,9 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     // then the rest with the newest listedAt it saw: every row exactly once.
     const firstPage = await store.feed({ since: at(0), limit: 2, now: at(5) });
     expect(firstPage.map((l) => l.id)).toEqual([b.id, a.id]);
-    expect((await store.feed({ since: firstPage[0]!.listedAt, limit: 2, now: at(5) })).map((l) => l.id)).toEqual([c.id]);
+    expect((await store.feed({ since: firstPage[0]!.listedAt, limit: 2, now: at(5) })).map((l) => l.id)).toEqual([
+      c.id,
+    ]);
   });
 
   it("moves the catalog stamp on every write and when a listing expires", async () => {
@@ -103,7 +130,9 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     expect(s4.version).toBe(s2.version + 1);
     await store.activateListing(listing.id, { txHash: "0x01", now: at(21) });
     expect((await store.catalogStamp(at(21))).version).toBe(s4.version + 1);
-    await expect(store.createPendingListingWithPayment(listingInput(), payment, at(22))).rejects.toThrow(DuplicatePaymentError);
+    await expect(store.createPendingListingWithPayment(listingInput(), payment, at(22))).rejects.toThrow(
+      DuplicatePaymentError,
+    );
     expect((await store.catalogStamp(at(22))).version).toBe(s4.version + 1);
 
     expect(await store.deleteExpired(at(0))).toBe(0);
@@ -123,7 +152,11 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
         listedAt: at(0),
         expiresAt: at(600),
       },
-      { ...listingInput({ resource: "https://market.example/kr-quotes", method: "GET" }), listedAt: at(0), expiresAt: at(600) },
+      {
+        ...listingInput({ resource: "https://market.example/kr-quotes", method: "GET" }),
+        listedAt: at(0),
+        expiresAt: at(600),
+      },
     ];
     expect(await store.upsertSeedListings(seeds, at(1))).toEqual({ created: 2, updated: 0, unchanged: 0 });
     const version = (await store.catalogStamp(at(1))).version;
@@ -145,15 +178,35 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
 
     const activated = await store.activateListing(listing.id, { txHash: "0xabc", now: at(1) });
     expect(activated.renewed).toBe(false);
-    expect(activated.listing).toMatchObject({ id: listing.id, state: "active", listedAt: at(1), expiresAt: new Date(at(1).getTime() + TTL_MS) });
-    expect((await store.findPayment(payment))?.payment).toMatchObject({ state: "settled", txHash: "0xabc", settledAt: at(1) });
-    expect((await store.activateListing(listing.id, { txHash: "0xabc", now: at(2) })).listing.expiresAt).toEqual(activated.listing.expiresAt);
+    expect(activated.listing).toMatchObject({
+      id: listing.id,
+      state: "active",
+      listedAt: at(1),
+      expiresAt: new Date(at(1).getTime() + TTL_MS),
+    });
+    expect((await store.findPayment(payment))?.payment).toMatchObject({
+      state: "settled",
+      txHash: "0xabc",
+      settledAt: at(1),
+    });
+    expect((await store.activateListing(listing.id, { txHash: "0xabc", now: at(2) })).listing.expiresAt).toEqual(
+      activated.listing.expiresAt,
+    );
     expect((await store.feed({ limit: 10, now: at(2) })).map((l) => l.id)).toEqual([listing.id]);
 
     const other = await store.createPendingListingWithPayment(listingInput(), paymentInput(), at(3));
-    const failed = await store.failListing(other.listing.id, { reason: "transaction reverted", txHash: "0xdead", chainChecked: true, now: at(4) });
+    const failed = await store.failListing(other.listing.id, {
+      reason: "transaction reverted",
+      txHash: "0xdead",
+      chainChecked: true,
+      now: at(4),
+    });
     expect(failed.state).toBe("failed");
-    expect((await store.findPayment(other.payment))?.payment).toMatchObject({ state: "failed", failureReason: "transaction reverted", chainCheckedAt: at(4) });
+    expect((await store.findPayment(other.payment))?.payment).toMatchObject({
+      state: "failed",
+      failureReason: "transaction reverted",
+      chainCheckedAt: at(4),
+    });
     // A failure the chain confirmed is final: the reconciler does not look at it again.
     expect((await store.paymentsToReconcile(at(10))).map((p) => p.id)).toEqual([]);
     expect((await catalogPage(store, { includeSeed: true, limit: 10, offset: 0, now: at(5) })).total).toBe(1);
@@ -167,7 +220,11 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     expect((await store.paymentsToReconcile(at(2))).map((p) => p.id)).toEqual([payment.id]);
     const { listing: active } = await store.activateListing(listing.id, { txHash: "0xfeed", now: at(3) });
     expect(active).toMatchObject({ id: listing.id, state: "active" });
-    expect((await store.findPayment(payment))?.payment).toMatchObject({ state: "settled", txHash: "0xfeed", failureReason: null });
+    expect((await store.findPayment(payment))?.payment).toMatchObject({
+      state: "settled",
+      txHash: "0xfeed",
+      failureReason: null,
+    });
 
     const other = await store.createPendingListingWithPayment(listingInput(), paymentInput(), at(4));
     await store.failListing(other.listing.id, { reason: "transaction_failed", chainChecked: false, now: at(5) });
@@ -183,7 +240,9 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     expect(await ctx.db.prisma.listing.count()).toBe(0);
     const again = await store.createPendingListingWithPayment(listingInput(), payment, at(2));
     expect(again.payment.state).toBe("pending");
-    await expect(store.activateListing(first.listing.id, { txHash: "0x1", now: at(3) })).rejects.toThrow(ListingStateError);
+    await expect(store.activateListing(first.listing.id, { txHash: "0x1", now: at(3) })).rejects.toThrow(
+      ListingStateError,
+    );
   });
 
   it("renews a live listing of the same seller, resource and method instead of adding a row", async () => {
@@ -192,16 +251,29 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     const original = (await store.activateListing(first.listing.id, { txHash: "0x01", now: at(0) })).listing;
     const firstPayer = (await store.findPayment(first.payment))!.payment.payer;
     const renewal = await store.createPendingListingWithPayment(
-      { ...base, description: "Renewed description", priceUsdc: "0.05", sellerPayTo: base.sellerPayTo.toUpperCase().replace("0X", "0x") },
+      {
+        ...base,
+        description: "Renewed description",
+        priceUsdc: "0.05",
+        sellerPayTo: base.sellerPayTo.toUpperCase().replace("0X", "0x"),
+      },
       paymentInput({ payer: firstPayer }),
       at(30),
     );
     const { listing, renewed } = await store.activateListing(renewal.listing.id, { txHash: "0x02", now: at(31) });
     expect(renewed).toBe(true);
-    expect(listing).toMatchObject({ id: original.id, description: "Renewed description", priceAtomic: "50000", listedAt: at(0) });
+    expect(listing).toMatchObject({
+      id: original.id,
+      description: "Renewed description",
+      priceAtomic: "50000",
+      listedAt: at(0),
+    });
     expect(listing.expiresAt).toEqual(new Date(original.expiresAt.getTime() + TTL_MS));
     expect(await ctx.db.prisma.listing.count()).toBe(1);
-    const payments = await ctx.db.prisma.payment.findMany({ where: { listingId: original.id }, orderBy: { createdAt: "asc" } });
+    const payments = await ctx.db.prisma.payment.findMany({
+      where: { listingId: original.id },
+      orderBy: { createdAt: "asc" },
+    });
     expect(payments.map((p) => [p.state, p.txHash])).toEqual([
       ["settled", "0x01"],
       ["settled", "0x02"],
@@ -217,10 +289,16 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     expect(live?.listing.id).toBe(original.id);
     expect(live?.renewers).toEqual([base.sellerPayTo.toLowerCase(), first.payment.payer]);
 
-    const stranger = await store.createPendingListingWithPayment({ ...base, description: "DEFACED by a stranger" }, paymentInput(), at(2));
+    const stranger = await store.createPendingListingWithPayment(
+      { ...base, description: "DEFACED by a stranger" },
+      paymentInput(),
+      at(2),
+    );
     const strangers = await store.activateListing(stranger.listing.id, { txHash: "0x02", now: at(2) });
     expect(strangers).toMatchObject({ renewed: false, listing: { id: stranger.listing.id } });
-    expect((await ctx.db.prisma.listing.findUnique({ where: { id: original.id } }))?.description).toBe("The seller's own words");
+    expect((await ctx.db.prisma.listing.findUnique({ where: { id: original.id } }))?.description).toBe(
+      "The seller's own words",
+    );
 
     const bySeller = await store.createPendingListingWithPayment(
       { ...base, description: "Updated by the seller" },
@@ -235,7 +313,11 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
   it("rejects a duplicate payment with the earlier result and saves nothing", async () => {
     const payment = paymentInput();
     const first = await store.createPendingListingWithPayment(listingInput(), payment, at(0));
-    const replay = { ...payment, payer: payment.payer.toUpperCase().replace("0X", "0x"), nonce: payment.nonce.toUpperCase().replace("0X", "0x") };
+    const replay = {
+      ...payment,
+      payer: payment.payer.toUpperCase().replace("0X", "0x"),
+      nonce: payment.nonce.toUpperCase().replace("0X", "0x"),
+    };
     const error = await store.createPendingListingWithPayment(listingInput(), replay, at(1)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DuplicatePaymentError);
     expect((error as DuplicatePaymentError).payment.id).toBe(first.payment.id);
@@ -251,7 +333,9 @@ describe.each(testDatabaseKinds())("ListingStore on $kind", (kind) => {
     try {
       const stores = [store, other === ctx.db ? store : new ListingStore(other, { ttlMs: TTL_MS })];
       const payment = paymentInput();
-      const results = await Promise.allSettled(stores.map((s, i) => s.createPendingListingWithPayment(listingInput(), payment, at(i))));
+      const results = await Promise.allSettled(
+        stores.map((s, i) => s.createPendingListingWithPayment(listingInput(), payment, at(i))),
+      );
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       const rejected = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
       expect(rejected).toHaveLength(1);

@@ -34,7 +34,8 @@ const again = await applyMigrations(process.env.DATABASE_URL);
 console.log(JSON.stringify({ again: again.applied.length, outlived }));
 `;
 
-const committed = async (kind: "sqlite" | "postgres") => (await readdir(migrationsDir(kind))).filter((name) => /^\d{14}_/.test(name)).sort();
+const committed = async (kind: "sqlite" | "postgres") =>
+  (await readdir(migrationsDir(kind))).filter((name) => /^\d{14}_/.test(name)).sort();
 
 describe.each(testDatabaseKinds())("migrations on $kind", ({ kind, create }) => {
   let test: TestDatabase;
@@ -112,25 +113,33 @@ describe.each(testDatabaseKinds())("migrations on $kind", ({ kind, create }) => 
     });
   }
 
-  it("lives on after migrating, past the engine's own timers, and migrates again as a no-op", { timeout: 60_000 }, async () => {
-    const fresh = await create();
-    try {
-      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", LIVE_ON_SCRIPT], {
-        env: {
-          ...process.env,
-          DATABASE_URL: fresh.url,
-          MIGRATE_MODULE: new URL("../../src/storage/migrate.ts", import.meta.url).href,
-        },
-        timeout: 45_000,
-      });
-      const { again, outlived } = JSON.parse(stdout) as { again: number; outlived: number };
-      expect(again).toBe(0);
-      // PostgreSQL's advisory-lock timeout is the timer this is about; SQLite's engine takes no lock.
-      if (kind === "postgres") expect(outlived).toBeGreaterThan(0);
-    } finally {
-      await fresh.drop();
-    }
-  });
+  it(
+    "lives on after migrating, past the engine's own timers, and migrates again as a no-op",
+    { timeout: 60_000 },
+    async () => {
+      const fresh = await create();
+      try {
+        const { stdout } = await promisify(execFile)(
+          process.execPath,
+          ["--import", "tsx", "--input-type=module", "-e", LIVE_ON_SCRIPT],
+          {
+            env: {
+              ...process.env,
+              DATABASE_URL: fresh.url,
+              MIGRATE_MODULE: new URL("../../src/storage/migrate.ts", import.meta.url).href,
+            },
+            timeout: 45_000,
+          },
+        );
+        const { again, outlived } = JSON.parse(stdout) as { again: number; outlived: number };
+        expect(again).toBe(0);
+        // PostgreSQL's advisory-lock timeout is the timer this is about; SQLite's engine takes no lock.
+        if (kind === "postgres") expect(outlived).toBeGreaterThan(0);
+      } finally {
+        await fresh.drop();
+      }
+    },
+  );
 
   it("diffs the committed migrations against the schema: nothing to do, and a new column when the schema grows", async () => {
     const shadowDatabaseUrl = process.env.TEST_POSTGRES_URL;
@@ -138,6 +147,10 @@ describe.each(testDatabaseKinds())("migrations on $kind", ({ kind, create }) => 
     expect(await diffMigration({ kind, schema, shadowDatabaseUrl })).toBeNull();
     const grown = schema.replace(/(model Listing \{\n)/, "$1  note String?\n");
     const sql = await diffMigration({ kind, schema: grown, shadowDatabaseUrl });
-    expect(sql).toMatch(kind === "sqlite" ? /ALTER TABLE "Listing" ADD COLUMN "note" TEXT/ : /ALTER TABLE "Listing" ADD COLUMN\s+"note" TEXT/);
+    expect(sql).toMatch(
+      kind === "sqlite"
+        ? /ALTER TABLE "Listing" ADD COLUMN "note" TEXT/
+        : /ALTER TABLE "Listing" ADD COLUMN\s+"note" TEXT/,
+    );
   });
 });

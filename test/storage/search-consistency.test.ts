@@ -15,7 +15,8 @@ const NOW = at(0);
 const PRICES = ["0.01", "0.05", "0.25", "1.5"];
 const TAGS = [["weather"], ["weather", "Forecast"], ["stock_quote"], ["100%", "forecast"], null];
 
-const newestFirst = (a: Listing, b: Listing) => b.listedAt.getTime() - a.listedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+const newestFirst = (a: Listing, b: Listing) =>
+  b.listedAt.getTime() - a.listedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 describe.each(testDatabaseKinds())("search reads on $kind", (kind) => {
   let ctx: StoreContext;
@@ -44,7 +45,9 @@ describe.each(testDatabaseKinds())("search reads on $kind", (kind) => {
   it("answers a search's total and page from one snapshot while a write lands between its reads", async () => {
     // A reader that deletes one of the matches after each statement it runs: what a concurrent
     // delisting does to a search whose reads are spread over several statements.
-    const victims = (await ctx.db.prisma.listing.findMany({ where: { description: { startsWith: "Kappa lookup" } } })).sort(newestFirst);
+    const victims = (
+      await ctx.db.prisma.listing.findMany({ where: { description: { startsWith: "Kappa lookup" } } })
+    ).sort(newestFirst);
     let deleted = 0;
     const interleaving: CatalogReader = {
       rows: async (sql, options) => {
@@ -55,7 +58,12 @@ describe.each(testDatabaseKinds())("search reads on $kind", (kind) => {
       close: () => {},
     };
     const reads = new CatalogReads(kind.kind, interleaving, new StateMemo({ maxWeight: 64 }));
-    const page = await reads.search({ includeSeed: false }, "kappa", { limit: 10, offset: 0, now: NOW, token: "snapshot" });
+    const page = await reads.search({ includeSeed: false }, "kappa", {
+      limit: 10,
+      offset: 0,
+      now: NOW,
+      token: "snapshot",
+    });
     // The first match was deleted after the search's read: the reply is the catalog before it, whole.
     expect(page.total).toBe(victims.length);
     expect(page.rows.map((row) => row.id)).toEqual(victims.slice(0, 10).map((row) => row.id));
@@ -71,25 +79,45 @@ describe.each(testDatabaseKinds())("search reads on $kind", (kind) => {
     ["a tag that is a percent", { tags: "100%" }],
     ["a tag and a price", { tags: "forecast", maxPrice: "0.05" }],
   ])("filters a search and a list by %s exactly as a plain filter of every row", async (_name, filters) => {
-    const all = (await ctx.db.prisma.listing.findMany({ where: { state: "active", description: { startsWith: "Kappa lookup" } } })).sort(newestFirst);
+    const all = (
+      await ctx.db.prisma.listing.findMany({ where: { state: "active", description: { startsWith: "Kappa lookup" } } })
+    ).sort(newestFirst);
     const wanted = (filters as { tags?: string }).tags?.toLowerCase().split(",") ?? [];
     const min = "minPrice" in filters ? BigInt(Number(filters.minPrice) * 1_000_000) : undefined;
     const max = "maxPrice" in filters ? BigInt(Number(filters.maxPrice) * 1_000_000) : undefined;
     const expected = all.filter((row) => {
       const tags = (JSON.parse(row.tags ?? "[]") as string[]).map((tag) => tag.toLowerCase());
-      return (min === undefined || row.priceMicros >= min) && (max === undefined || row.priceMicros <= max) && wanted.every((tag) => tags.includes(tag));
+      return (
+        (min === undefined || row.priceMicros >= min) &&
+        (max === undefined || row.priceMicros <= max) &&
+        wanted.every((tag) => tags.includes(tag))
+      );
     });
     expect(expected.length).toBeGreaterThan(0);
     expect(expected.length).toBeLessThan(all.length);
     for (const query of ["kappa", ""]) {
-      const page = await catalogSearch(ctx.store, { ...filters, query, includeSeed: false, limit: 100, offset: 0, now: NOW });
+      const page = await catalogSearch(ctx.store, {
+        ...filters,
+        query,
+        includeSeed: false,
+        limit: 100,
+        offset: 0,
+        now: NOW,
+      });
       expect(
         page.rows.map((row) => row.id),
         `query "${query}"`,
       ).toEqual(expected.map((row) => row.id));
       expect(page.total).toBe(expected.length);
     }
-    const cheapest = await catalogSearch(ctx.store, { ...filters, sort: "price", includeSeed: false, limit: 100, offset: 0, now: NOW });
+    const cheapest = await catalogSearch(ctx.store, {
+      ...filters,
+      sort: "price",
+      includeSeed: false,
+      limit: 100,
+      offset: 0,
+      now: NOW,
+    });
     expect(cheapest.rows.map((row) => row.id).sort()).toEqual(expected.map((row) => row.id).sort());
   });
 });

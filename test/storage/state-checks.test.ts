@@ -8,7 +8,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import { openDatabase, type Database } from "../../src/storage/database.js";
-import { LISTING_STATES, ListingStore, PAYMENT_STATES, type Listing, type Payment, type PaymentInput } from "../../src/storage/listing-store.js";
+import {
+  LISTING_STATES,
+  ListingStore,
+  PAYMENT_STATES,
+  type Listing,
+  type Payment,
+  type PaymentInput,
+} from "../../src/storage/listing-store.js";
 import { applyMigrations, migrationsDir } from "../../src/storage/migrate.js";
 import { SQLITE_STATE_CHECK_SQL } from "../../src/storage/state-checks.js";
 import { testDatabaseKinds, type TestDatabase } from "./databases.js";
@@ -17,7 +24,9 @@ import { T0, TTL_MS, at, catalogSearch, listingInput, paymentInput } from "./fix
 const STATE_CHECKS = /^\d{14}_state_checks$/;
 
 /** The committed migrations before the state checks, as a folder of their own. */
-async function migrationsBeforeStateChecks(kind: "sqlite" | "postgres"): Promise<{ dir: string; names: string[]; remove(): Promise<void> }> {
+async function migrationsBeforeStateChecks(
+  kind: "sqlite" | "postgres",
+): Promise<{ dir: string; names: string[]; remove(): Promise<void> }> {
   const all = migrationsDir(kind);
   const names = (await readdir(all)).filter((name) => /^\d{14}_/.test(name)).sort();
   const cut = names.findIndex((name) => STATE_CHECKS.test(name));
@@ -49,10 +58,18 @@ async function expectBadStatesRefused(db: Database, store: ListingStore) {
   const rowsBefore = [await db.prisma.listing.count(), await db.prisma.payment.count()];
 
   expect(await refusal(db.prisma.listing.create({ data: listingData }))).toMatch(/Listing_state_check/);
-  expect(await refusal(db.prisma.listing.update({ where: { id: listing.id }, data: { state: "ACTIVE" } }))).toMatch(/Listing_state_check/);
-  expect(await refusal(db.prisma.listing.update({ where: { id: listing.id }, data: { state: "" } }))).toMatch(/Listing_state_check/);
-  expect(await refusal(db.prisma.payment.create({ data: { ...paymentInput(), state: "refunded" } }))).toMatch(/Payment_state_check/);
-  expect(await refusal(db.prisma.payment.update({ where: { id: payment.id }, data: { state: "active" } }))).toMatch(/Payment_state_check/);
+  expect(await refusal(db.prisma.listing.update({ where: { id: listing.id }, data: { state: "ACTIVE" } }))).toMatch(
+    /Listing_state_check/,
+  );
+  expect(await refusal(db.prisma.listing.update({ where: { id: listing.id }, data: { state: "" } }))).toMatch(
+    /Listing_state_check/,
+  );
+  expect(await refusal(db.prisma.payment.create({ data: { ...paymentInput(), state: "refunded" } }))).toMatch(
+    /Payment_state_check/,
+  );
+  expect(await refusal(db.prisma.payment.update({ where: { id: payment.id }, data: { state: "active" } }))).toMatch(
+    /Payment_state_check/,
+  );
 
   expect([await db.prisma.listing.count(), await db.prisma.payment.count()]).toEqual(rowsBefore);
   expect((await db.prisma.listing.findUniqueOrThrow({ where: { id: listing.id } })).state).toBe("pending");
@@ -65,7 +82,10 @@ async function expectBadStatesRefused(db: Database, store: ListingStore) {
     (await db.prisma.listing.findMany({ orderBy: { state: "asc" } })).map((row) => row.state),
     (await db.prisma.payment.findMany({ orderBy: { state: "asc" } })).map((row) => row.state),
   ];
-  expect(await states()).toEqual([expect.arrayContaining(["active", "failed"]), expect.arrayContaining(["settled", "failed"])]);
+  expect(await states()).toEqual([
+    expect.arrayContaining(["active", "failed"]),
+    expect.arrayContaining(["settled", "failed"]),
+  ]);
   // And so does every state the TypeScript definition declares: the two lists agree.
   for (const state of LISTING_STATES) await db.prisma.listing.update({ where: { id: listing.id }, data: { state } });
   for (const state of PAYMENT_STATES) await db.prisma.payment.update({ where: { id: payment.id }, data: { state } });
@@ -103,8 +123,14 @@ describe.each(testDatabaseKinds())("listing and payment states on $kind", (kind)
     const entry = await fresh();
     expect(await applyMigrations(entry.test.url, { migrationsDir: before.dir })).toEqual({ applied: before.names });
     entry.db = await openDatabase(entry.test.url);
-    const old = await insertWithTheOldColumns(entry.db, { description: "Translates invoices into plain words", state: "active" });
-    const oldPending = { listing: await insertWithTheOldColumns(entry.db, { description: "Pending", state: "pending" }), payment: paymentInput() };
+    const old = await insertWithTheOldColumns(entry.db, {
+      description: "Translates invoices into plain words",
+      state: "active",
+    });
+    const oldPending = {
+      listing: await insertWithTheOldColumns(entry.db, { description: "Pending", state: "pending" }),
+      payment: paymentInput(),
+    };
     await insertPaymentWithTheOldColumns(entry.db, oldPending.payment, oldPending.listing.id);
 
     await entry.db.close(); // as at start-up: migrations run before the service opens the database
@@ -114,9 +140,13 @@ describe.each(testDatabaseKinds())("listing and payment states on $kind", (kind)
     entry.db = await openDatabase(entry.test.url);
     const migrated = new ListingStore(entry.db, { ttlMs: TTL_MS });
 
-    const search = (query: string) => catalogSearch(migrated, { query, includeSeed: false, limit: 10, offset: 0, now: at(1) });
+    const search = (query: string) =>
+      catalogSearch(migrated, { query, includeSeed: false, limit: 10, offset: 0, now: at(1) });
     expect((await search("invoices")).rows.map((row) => row.id)).toEqual([old.id]);
-    const added = await migrated.createListing(listingInput({ description: "Counts penguins in satellite photos" }), at(1));
+    const added = await migrated.createListing(
+      listingInput({ description: "Counts penguins in satellite photos" }),
+      at(1),
+    );
     expect((await search("penguins")).rows.map((row) => row.id)).toEqual([added.id]);
     expect((await migrated.findPayment(oldPending.payment))?.listing?.id).toBe(oldPending.listing.id);
     await expectBadStatesRefused(entry.db, migrated);
@@ -130,11 +160,17 @@ describe.each(testDatabaseKinds())("listing and payment states on $kind", (kind)
     await entry.db.close();
 
     await expect(applyMigrations(entry.test.url)).rejects.toThrow(
-      kind.kind === "sqlite" ? /CHECK constraint failed: every_existing_row_has_a_known_state/ : /every_existing_row_has_a_known_state/,
+      kind.kind === "sqlite"
+        ? /CHECK constraint failed: every_existing_row_has_a_known_state/
+        : /every_existing_row_has_a_known_state/,
     );
     entry.db = await openDatabase(entry.test.url);
     const stateOf = async () =>
-      (await entry.db!.prisma.$queryRawUnsafe<{ state: string }[]>(`SELECT "state" FROM "Listing" WHERE "id" = '${listing.id}'`))[0]?.state;
+      (
+        await entry.db!.prisma.$queryRawUnsafe<{ state: string }[]>(
+          `SELECT "state" FROM "Listing" WHERE "id" = '${listing.id}'`,
+        )
+      )[0]?.state;
     expect(await stateOf()).toBe("archived");
     // Nothing of the rule was installed: the failed migration left no trigger or constraint behind.
     await entry.db.prisma.$executeRawUnsafe(`UPDATE "Listing" SET "state" = 'retired' WHERE "id" = '${listing.id}'`);
@@ -143,7 +179,10 @@ describe.each(testDatabaseKinds())("listing and payment states on $kind", (kind)
 });
 
 /** A row written as the service wrote it before the later migrations added columns (the current client would name them). */
-async function insertWithTheOldColumns(db: Database, row: { description: string; state: string }): Promise<{ id: string }> {
+async function insertWithTheOldColumns(
+  db: Database,
+  row: { description: string; state: string },
+): Promise<{ id: string }> {
   const id = randomUUID();
   const input = listingInput({ description: row.description });
   const cast = Prisma.raw(db.kind === "postgres" ? "::uuid" : "");
@@ -155,7 +194,8 @@ async function insertWithTheOldColumns(db: Database, row: { description: string;
 
 async function insertPaymentWithTheOldColumns(db: Database, payment: PaymentInput, listingId: string): Promise<void> {
   const cast = Prisma.raw(db.kind === "postgres" ? "::uuid" : "");
-  await db.prisma.$executeRaw`INSERT INTO "Payment" ("id", "network", "asset", "payer", "nonce", "amount", "payTo", "state", "createdAt", "listingId")
+  await db.prisma
+    .$executeRaw`INSERT INTO "Payment" ("id", "network", "asset", "payer", "nonce", "amount", "payTo", "state", "createdAt", "listingId")
     VALUES (${randomUUID()}${cast}, ${payment.network}, ${payment.asset.toLowerCase()}, ${payment.payer.toLowerCase()}, ${payment.nonce.toLowerCase()}, ${payment.amount}, ${payment.payTo.toLowerCase()}, 'pending', ${T0}, ${listingId}${cast})`;
 }
 

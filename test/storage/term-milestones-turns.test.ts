@@ -19,7 +19,11 @@ describe.each(testDatabaseKinds())("term milestones on $kind", (kind) => {
     ctx = await openStore(kind);
     for (let first = 0; first < LISTINGS; first += AT_ONCE) {
       const batch = Array.from({ length: Math.min(AT_ONCE, LISTINGS - first) }, (_, i) => first + i);
-      await Promise.all(batch.map((i) => ctx.store.createListing(listingInput({ resource: `https://api.example.com/due/${i}` }), at(0))));
+      await Promise.all(
+        batch.map((i) =>
+          ctx.store.createListing(listingInput({ resource: `https://api.example.com/due/${i}` }), at(0)),
+        ),
+      );
     }
   }, 120_000);
 

@@ -38,13 +38,16 @@ function rowFor(i: number) {
   };
 }
 
-const newestFirst = (a: Listing, b: Listing) => b.listedAt.getTime() - a.listedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+const newestFirst = (a: Listing, b: Listing) =>
+  b.listedAt.getTime() - a.listedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 const ORDERS = {
   newest: newestFirst,
   popular: (a: Listing, b: Listing) => b.calls30d - a.calls30d || newestFirst(a, b),
-  price: (a: Listing, b: Listing) => (a.priceMicros < b.priceMicros ? -1 : a.priceMicros > b.priceMicros ? 1 : newestFirst(a, b)),
+  price: (a: Listing, b: Listing) =>
+    a.priceMicros < b.priceMicros ? -1 : a.priceMicros > b.priceMicros ? 1 : newestFirst(a, b),
   // Dearest first is cheapest first read backwards: oldest first within a price.
-  priceDesc: (a: Listing, b: Listing) => (a.priceMicros > b.priceMicros ? -1 : a.priceMicros < b.priceMicros ? 1 : newestFirst(b, a)),
+  priceDesc: (a: Listing, b: Listing) =>
+    a.priceMicros > b.priceMicros ? -1 : a.priceMicros < b.priceMicros ? 1 : newestFirst(b, a),
   uptime: (a: Listing, b: Listing) => b.uptime7d - a.uptime7d || newestFirst(a, b),
 };
 
@@ -63,7 +66,12 @@ describe.each(testDatabaseKinds())("trust filters and orders on $kind", (kind) =
   const expectedFor = (view: CatalogView, match: (row: Listing) => boolean = () => true) =>
     visible
       .filter((row) => (view.source === "all" ? ["active", "indexed"] : ["active"]).includes(row.state))
-      .filter((row) => (!view.health || row.healthStatus === view.health) && (!view.verified || row.ownerVerified) && row.calls30d >= (view.minCalls ?? 0))
+      .filter(
+        (row) =>
+          (!view.health || row.healthStatus === view.health) &&
+          (!view.verified || row.ownerVerified) &&
+          row.calls30d >= (view.minCalls ?? 0),
+      )
       .filter(match)
       .sort(ORDERS[view.sort ?? "newest"]);
 
@@ -78,7 +86,10 @@ describe.each(testDatabaseKinds())("trust filters and orders on $kind", (kind) =
     ["verified, dearest first", catalogView({ verified: true, sort: "priceDesc" }, false)!],
     ["everything, most reliable first", catalogView({ sort: "uptime" }, false)!],
     ["healthy, most reliable first", catalogView({ health: "healthy", sort: "uptime" }, false)!],
-    ["at least 5 sales, verified, most reliable first", catalogView({ minCalls: 5, verified: true, sort: "uptime" }, false)!],
+    [
+      "at least 5 sales, verified, most reliable first",
+      catalogView({ minCalls: 5, verified: true, sort: "uptime" }, false)!,
+    ],
     // Both sources: two ranges of the sort index merged.
     ["both sources, most reliable first", catalogView({ source: "all", sort: "uptime" }, false)!],
     ["both sources, dearest first", catalogView({ source: "all", sort: "priceDesc" }, false)!],
@@ -106,45 +117,57 @@ describe.each(testDatabaseKinds())("trust filters and orders on $kind", (kind) =
     ["everything, dearest first", catalogView({ sort: "priceDesc" }, false)!],
     ["everything, most reliable first", catalogView({ sort: "uptime" }, false)!],
     ["both sources, most reliable first", catalogView({ source: "all", sort: "uptime" }, false)!],
-  ])("%s: a deep page seeks to a checkpoint of the sorted order (every SEEK_STRIDE rows) and is the plain sort's, ties included", async (_name, view) => {
-    const expected = expectedFor(view);
-    expect(expected.length).toBeGreaterThan(2 * SEEK_STRIDE);
-    for (const offset of [255, 256, 257, 300, 511, 512, 513, expected.length - 20, expected.length - 1]) {
-      for (const shared of [`seek ${offset}`, "seek", undefined]) {
-        const page = await ctx.store.catalog.page(view, { limit: 20, offset, now: NOW, token: shared });
-        expect(ids(page.rows), `offset ${offset} ${shared ?? "no token"}`).toEqual(ids(expected.slice(offset, offset + 20)));
+  ])(
+    "%s: a deep page seeks to a checkpoint of the sorted order (every SEEK_STRIDE rows) and is the plain sort's, ties included",
+    async (_name, view) => {
+      const expected = expectedFor(view);
+      expect(expected.length).toBeGreaterThan(2 * SEEK_STRIDE);
+      for (const offset of [255, 256, 257, 300, 511, 512, 513, expected.length - 20, expected.length - 1]) {
+        for (const shared of [`seek ${offset}`, "seek", undefined]) {
+          const page = await ctx.store.catalog.page(view, { limit: 20, offset, now: NOW, token: shared });
+          expect(ids(page.rows), `offset ${offset} ${shared ?? "no token"}`).toEqual(
+            ids(expected.slice(offset, offset + 20)),
+          );
+        }
       }
-    }
-  });
+    },
+  );
 
-  it.each(views)("%s: a search with many matches (walking the order's index) and one with few (ranked in memory) page the same way", async (_name, view) => {
-    const many = expectedFor(view, (row) => /omega/i.test(row.description));
-    const searched = async (text: string, total: number) => {
-      const seen: string[] = [];
-      for (let offset = 0; offset < total; offset += 29) {
-        const page = await ctx.store.catalog.search(view, text, { limit: 29, offset, now: NOW, token: "search" });
-        expect(page.total).toBe(total);
-        seen.push(...ids(page.rows));
-      }
-      return seen;
-    };
-    const manyFound = await searched("omega", many.length);
-    // A sorted search orders every match by the sort; the default keeps relevance (all are class 0 here).
-    expect(manyFound).toEqual(ids(many));
-    const few = expectedFor(view, (row) => /omega service 1\d\d\b/i.test(row.description));
-    expect(few.length).toBeLessThanOrEqual(FEW_MATCHES);
-    expect(await searched("omega service 1", expectedFor(view, (row) => /omega service 1/i.test(row.description)).length)).toEqual(
-      ids(expectedFor(view, (row) => /omega service 1/i.test(row.description))),
-    );
-  });
+  it.each(views)(
+    "%s: a search with many matches (walking the order's index) and one with few (ranked in memory) page the same way",
+    async (_name, view) => {
+      const many = expectedFor(view, (row) => /omega/i.test(row.description));
+      const searched = async (text: string, total: number) => {
+        const seen: string[] = [];
+        for (let offset = 0; offset < total; offset += 29) {
+          const page = await ctx.store.catalog.search(view, text, { limit: 29, offset, now: NOW, token: "search" });
+          expect(page.total).toBe(total);
+          seen.push(...ids(page.rows));
+        }
+        return seen;
+      };
+      const manyFound = await searched("omega", many.length);
+      // A sorted search orders every match by the sort; the default keeps relevance (all are class 0 here).
+      expect(manyFound).toEqual(ids(many));
+      const few = expectedFor(view, (row) => /omega service 1\d\d\b/i.test(row.description));
+      expect(few.length).toBeLessThanOrEqual(FEW_MATCHES);
+      expect(
+        await searched("omega service 1", expectedFor(view, (row) => /omega service 1/i.test(row.description)).length),
+      ).toEqual(ids(expectedFor(view, (row) => /omega service 1/i.test(row.description))));
+    },
+  );
 
   it("a search with more than FEW_MATCHES matches takes the walking path under a filter too", () => {
-    expect(expectedFor({ includeSeed: false }, (row) => /service/i.test(row.description)).length).toBeGreaterThan(FEW_MATCHES);
+    expect(expectedFor({ includeSeed: false }, (row) => /service/i.test(row.description)).length).toBeGreaterThan(
+      FEW_MATCHES,
+    );
   });
 
   it("the feed keeps newest first under a health filter", async () => {
     const expected = expectedFor({ includeSeed: false, health: "unhealthy" }).slice(0, 40);
     expect(ids(await ctx.store.feed({ limit: 40, now: NOW, health: "unhealthy" }))).toEqual(ids(expected));
-    expect(ids(await ctx.store.feed({ limit: 40, now: NOW, health: "any" }))).toEqual(ids(expectedFor({ includeSeed: false }).slice(0, 40)));
+    expect(ids(await ctx.store.feed({ limit: 40, now: NOW, health: "any" }))).toEqual(
+      ids(expectedFor({ includeSeed: false }).slice(0, 40)),
+    );
   });
 });

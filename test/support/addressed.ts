@@ -16,15 +16,24 @@ export function fetchFrom(
   init: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<AddressedResponse> {
   return new Promise((resolve, reject) => {
-    const sent = request(url, { method: init.method ?? "GET", headers: init.headers, localAddress, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("error", reject);
-      response.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json: <T>() => JSON.parse(text) as T });
-      });
-    });
+    const sent = request(
+      url,
+      { method: init.method ?? "GET", headers: init.headers, localAddress, agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("error", reject);
+        response.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            text,
+            json: <T>() => JSON.parse(text) as T,
+          });
+        });
+      },
+    );
     sent.on("error", reject);
     sent.end(init.body);
   });
@@ -40,7 +49,10 @@ export function clientAt(baseUrl: string, localAddress: string) {
  * then every request is written in one go, so the server reads them all in one turn of its loop,
  * as it does under a flood from other processes.
  */
-export async function simultaneousGets(baseUrl: string, requests: Array<{ path: string; from: string }>): Promise<AddressedResponse[]> {
+export async function simultaneousGets(
+  baseUrl: string,
+  requests: Array<{ path: string; from: string }>,
+): Promise<AddressedResponse[]> {
   const { hostname, port } = new URL(baseUrl);
   const sockets = await Promise.all(
     requests.map(
@@ -60,7 +72,9 @@ export async function simultaneousGets(baseUrl: string, requests: Array<{ path: 
         socket.on("end", () => resolve(parsedResponse(Buffer.concat(chunks).toString("utf8"))));
       }),
   );
-  requests.forEach(({ path }, i) => sockets[i]!.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`));
+  requests.forEach(({ path }, i) =>
+    sockets[i]!.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`),
+  );
   return Promise.all(answers);
 }
 

@@ -32,11 +32,17 @@ export interface CatalogServer {
   db: TestDatabase;
   /** Lists directly in the store at the clock's current time, then moves the clock 1 s on. */
   list(overrides?: Partial<ListingInput>): ReturnType<TestServer["contexts"]["listings"]["store"]["createListing"]>;
-  json<T = Record<string, unknown>>(path: string, init?: RequestInit): Promise<{ status: number; body: T; headers: Headers }>;
+  json<T = Record<string, unknown>>(
+    path: string,
+    init?: RequestInit,
+  ): Promise<{ status: number; body: T; headers: Headers }>;
   close(): Promise<void>;
 }
 
-export async function startCatalogServer(kind: TestDatabaseKind, env: Record<string, string> = {}): Promise<CatalogServer> {
+export async function startCatalogServer(
+  kind: TestDatabaseKind,
+  env: Record<string, string> = {},
+): Promise<CatalogServer> {
   const db = await kind.create();
   const clock = new TestClock(T0.getTime());
   const server = await startTestServer({ DATABASE_URL: db.url, ...env }, { now: clock.now });
@@ -52,7 +58,11 @@ export async function startCatalogServer(kind: TestDatabaseKind, env: Record<str
     async json(path, init) {
       const response = await server.fetch(path, init);
       const text = await response.text();
-      return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as never };
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: (text ? JSON.parse(text) : undefined) as never,
+      };
     },
     async close() {
       await server.close();

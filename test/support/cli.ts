@@ -38,7 +38,10 @@ export function jsonOf<T = Record<string, unknown>>(run: CliRun): T {
 }
 
 /** A CLI run in the background (watch), finished when it exits. */
-export function startCli(args: string[], env: Record<string, string> = {}): { stderr: () => string; done: Promise<CliRun> } {
+export function startCli(
+  args: string[],
+  env: Record<string, string> = {},
+): { stderr: () => string; done: Promise<CliRun> } {
   const child = spawn(process.execPath, [BIN, ...args], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";

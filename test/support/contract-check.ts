@@ -77,8 +77,12 @@ function mediaTypeOf(headers: Record<string, string>): string {
   return (headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
-function ajvProblems(errors: Array<{ instancePath?: string; message?: string; params?: unknown }> | null | undefined): string[] {
-  return (errors ?? []).map((error) => `body${error.instancePath ?? ""} ${error.message ?? "is invalid"} ${JSON.stringify(error.params ?? {})}`);
+function ajvProblems(
+  errors: Array<{ instancePath?: string; message?: string; params?: unknown }> | null | undefined,
+): string[] {
+  return (errors ?? []).map(
+    (error) => `body${error.instancePath ?? ""} ${error.message ?? "is invalid"} ${JSON.stringify(error.params ?? {})}`,
+  );
 }
 
 function parseJson(body: Buffer): { value: unknown } | { problem: string } {
@@ -103,21 +107,37 @@ function errorBodyProblems(method: string, answer: Answer): string[] {
   if (method === "OPTIONS" && answer.status === 200) {
     return answer.headers.allow && answer.body.length === 0 ? [] : ["OPTIONS 200 without Allow, or with a body"];
   }
-  if (answer.status < 400) return [`no operation of the contract answers ${method} here, yet the status is ${answer.status}`];
+  if (answer.status < 400)
+    return [`no operation of the contract answers ${method} here, yet the status is ${answer.status}`];
   const media = mediaTypeOf(answer.headers);
-  if (media !== "application/json") return [`content-type ${JSON.stringify(answer.headers["content-type"] ?? null)} is not application/json (ErrorBody)`];
+  if (media !== "application/json")
+    return [
+      `content-type ${JSON.stringify(answer.headers["content-type"] ?? null)} is not application/json (ErrorBody)`,
+    ];
   if (method === "HEAD") return [];
   const parsed = parseJson(answer.body);
   if ("problem" in parsed) return [parsed.problem];
   const value = parsed.value as Record<string, unknown> | null;
-  const fits = typeof value === "object" && value !== null && !Array.isArray(value) && typeof value.error === "string" && typeof value.message === "string";
+  const fits =
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof value.error === "string" &&
+    typeof value.message === "string";
   return fits ? [] : [`body is not an ErrorBody {error, message}: ${JSON.stringify(value).slice(0, 200)}`];
 }
 
-function operationProblems(api: OpenAPIBackend, operation: Operation, routedId: string, method: string, answer: Answer): string[] {
+function operationProblems(
+  api: OpenAPIBackend,
+  operation: Operation,
+  routedId: string,
+  method: string,
+  answer: Answer,
+): string[] {
   const responses = (operation.responses ?? {}) as Record<string, DeclaredResponse>;
   const key = declaredKey(responses, answer.status);
-  if (!key) return [`status ${answer.status} is not declared by ${routedId} (declared: ${Object.keys(responses).join(", ")})`];
+  if (!key)
+    return [`status ${answer.status} is not declared by ${routedId} (declared: ${Object.keys(responses).join(", ")})`];
   const declared = responses[key]!;
   const problems: string[] = [];
   for (const [name, header] of Object.entries(declared.headers ?? {})) {
@@ -125,9 +145,14 @@ function operationProblems(api: OpenAPIBackend, operation: Operation, routedId: 
   }
   // Every header on the wire is a string: only a declared schema that asks more needs openapi-backend's
   // header validators (each costs ~10 ms to compile; none of today's contract does).
-  const typed = Object.values(declared.headers ?? {}).some((header) => JSON.stringify(header.schema ?? {}) !== '{"type":"string"}');
+  const typed = Object.values(declared.headers ?? {}).some(
+    (header) => JSON.stringify(header.schema ?? {}) !== '{"type":"string"}',
+  );
   if (typed) {
-    const headerErrors = api.validateResponseHeaders(answer.headers, operation, { statusCode: answer.status, setMatchType: "any" as never }).errors;
+    const headerErrors = api.validateResponseHeaders(answer.headers, operation, {
+      statusCode: answer.status,
+      setMatchType: "any" as never,
+    }).errors;
     problems.push(...(headerErrors ?? []).map((error) => `header${error.instancePath} ${error.message}`));
   }
 
@@ -135,12 +160,16 @@ function operationProblems(api: OpenAPIBackend, operation: Operation, routedId: 
   const bodyless = method === "HEAD" || answer.status === 304;
   if (media.length === 0) {
     if (answer.body.length > 0)
-      problems.push(`${key} declares no body, got ${answer.body.length} bytes of ${answer.headers["content-type"] ?? "(no content-type)"}`);
+      problems.push(
+        `${key} declares no body, got ${answer.body.length} bytes of ${answer.headers["content-type"] ?? "(no content-type)"}`,
+      );
     return problems;
   }
   const sent = mediaTypeOf(answer.headers);
   if (!media.includes(sent)) {
-    problems.push(`content-type ${JSON.stringify(answer.headers["content-type"] ?? null)} is not the declared ${media.join(" or ")}`);
+    problems.push(
+      `content-type ${JSON.stringify(answer.headers["content-type"] ?? null)} is not the declared ${media.join(" or ")}`,
+    );
     return problems;
   }
   if (bodyless || TEXT_MEDIA.test(sent) || !JSON_MEDIA.test(sent)) return problems;
@@ -158,16 +187,23 @@ function bodyProblems(api: OpenAPIBackend, operation: Operation, answer: Answer)
   };
   // Hashing costs more than checking a small body again; large documents (the contract, catalogs) repeat.
   if (answer.body.length < 16 * 1024) return check();
-  return bodies.get(`${operation.operationId} ${answer.status} ${createHash("sha1").update(answer.body).digest("base64")}`, check);
+  return bodies.get(
+    `${operation.operationId} ${answer.status} ${createHash("sha1").update(answer.body).digest("base64")}`,
+    check,
+  );
 }
 
 /** The problems of one answer to `method url`, against the operation the service routes it to. */
 export function contractProblems(api: OpenAPIBackend, method: string, url: string, answer: Answer): string[] {
   // The CORS preflight is answered by @koa/cors before any route, with an empty 204.
-  if (method === "OPTIONS" && answer.status === 204) return answer.body.length > 0 ? ["the CORS preflight 204 carries a body"] : [];
+  if (method === "OPTIONS" && answer.status === 204)
+    return answer.body.length > 0 ? ["the CORS preflight 204 carries a body"] : [];
   const path = pathOf(url);
-  const operation = path === undefined ? undefined : routeOf(api, method === "HEAD" ? "get" : method.toLowerCase(), path);
-  return operation ? operationProblems(api, declaringOperation(api, operation), operation.operationId!, method, answer) : errorBodyProblems(method, answer);
+  const operation =
+    path === undefined ? undefined : routeOf(api, method === "HEAD" ? "get" : method.toLowerCase(), path);
+  return operation
+    ? operationProblems(api, declaringOperation(api, operation), operation.operationId!, method, answer)
+    : errorBodyProblems(method, answer);
 }
 
 interface RouteTable {
@@ -205,7 +241,9 @@ function routeOf(api: OpenAPIBackend, method: string, path: string): Operation |
   const normalized = api.router.normalizePath(request.path);
   const exact = table.byPath.get(normalized)?.get(request.method);
   if (exact) return exact;
-  return table.templates.find(({ operation, pattern }) => operation.method === request.method && pattern.test(normalized))?.operation;
+  return table.templates.find(
+    ({ operation, pattern }) => operation.method === request.method && pattern.test(normalized),
+  )?.operation;
 }
 
 /** openapi-backend's pattern of a path template: each `{name}` is one segment, the rest literal. */
@@ -229,7 +267,8 @@ export function declaringOperation(api: OpenAPIBackend, operation: Operation): O
   let chosen = known.get(id);
   if (!chosen) {
     const canonical = api.router.getOperation((canonicalOf as Record<string, string>)[id] ?? id);
-    chosen = canonical && JSON.stringify(canonical.responses) === JSON.stringify(operation.responses) ? canonical : operation;
+    chosen =
+      canonical && JSON.stringify(canonical.responses) === JSON.stringify(operation.responses) ? canonical : operation;
     known.set(id, chosen);
   }
   return chosen;
@@ -272,7 +311,8 @@ function decoded(body: Buffer, encoding: string | undefined): Buffer {
 
 function asBuffer(chunk: unknown, encoding: unknown): Buffer {
   if (Buffer.isBuffer(chunk)) return chunk;
-  if (typeof chunk === "string") return Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
+  if (typeof chunk === "string")
+    return Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
   return Buffer.from(chunk as Uint8Array);
 }
 
@@ -298,9 +338,20 @@ function tapResponse(api: OpenAPIBackend, req: IncomingMessage, res: ServerRespo
       const url = req.url ?? "?";
       try {
         const { status, headers } = headersOf(head);
-        record(method, url, status, contractProblems(api, method, url, { status, headers, body: decoded(Buffer.concat(chunks), headers["content-encoding"]) }));
+        record(
+          method,
+          url,
+          status,
+          contractProblems(api, method, url, {
+            status,
+            headers,
+            body: decoded(Buffer.concat(chunks), headers["content-encoding"]),
+          }),
+        );
       } catch (error) {
-        record(method, url, res.statusCode, [`the contract check itself failed: ${(error as Error).stack ?? String(error)}`]);
+        record(method, url, res.statusCode, [
+          `the contract check itself failed: ${(error as Error).stack ?? String(error)}`,
+        ]);
       }
     }
     return result;
@@ -332,6 +383,10 @@ export function checkEveryAnswer(server: Server, serverApi: OpenAPIBackend): voi
   const tap = (req: IncomingMessage, res: ServerResponse) => tapResponse(api, req, res);
   server.prependListener("request", tap);
   server.prependListener("checkExpectation", tap);
-  server.prependListener("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => tapSocket(socket, "(unparsed request)", error.code ?? "clientError"));
-  server.prependListener("connect", (req: IncomingMessage, socket: Duplex) => tapSocket(socket, req.method ?? "CONNECT", req.url ?? "?"));
+  server.prependListener("clientError", (error: NodeJS.ErrnoException, socket: Duplex) =>
+    tapSocket(socket, "(unparsed request)", error.code ?? "clientError"),
+  );
+  server.prependListener("connect", (req: IncomingMessage, socket: Duplex) =>
+    tapSocket(socket, req.method ?? "CONNECT", req.url ?? "?"),
+  );
 }

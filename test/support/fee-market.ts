@@ -2,7 +2,15 @@
 // an honest seller, and the fee's requirement as the server presents it.
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import type { Payments } from "../../src/payments/setup.js";
-import { challenge, challengeAnswer, requirement, SELLER_PAY_TO, startSeller, type Seller, type SellerAnswer } from "./sellers.js";
+import {
+  challenge,
+  challengeAnswer,
+  requirement,
+  SELLER_PAY_TO,
+  startSeller,
+  type Seller,
+  type SellerAnswer,
+} from "./sellers.js";
 import { startTestServer, type TestServer } from "./server.js";
 
 /** Loopback sellers allowed, no background reconciler (tests run it), probe limits out of the way. */
@@ -24,9 +32,13 @@ export interface FeeMarket {
   close(): Promise<void>;
 }
 
-export async function startFeeMarket(payments: Payments, env: Record<string, string> = PAID_FLOW_ENV): Promise<FeeMarket> {
+export async function startFeeMarket(
+  payments: Payments,
+  env: Record<string, string> = PAID_FLOW_ENV,
+): Promise<FeeMarket> {
   const server = await startTestServer(env, { payments });
-  const honest = () => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "10000", asset: payments.asset })]));
+  const honest = () =>
+    challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "10000", asset: payments.asset })]));
   const seller = await startSeller(honest);
   const fee = ((await (await server.fetch("/listings/challenge")).json()) as PaymentRequired).accepts[0]!;
   return {

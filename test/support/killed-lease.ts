@@ -8,7 +8,11 @@ import type { TestServer } from "./server.js";
 
 const LEASE_MS = 30_000;
 
-export async function expireKilledHoldersLease(survivor: TestServer, job: string, killed: { pid: number; startedAt: number; killedAt: number }): Promise<void> {
+export async function expireKilledHoldersLease(
+  survivor: TestServer,
+  job: string,
+  killed: { pid: number; startedAt: number; killedAt: number },
+): Promise<void> {
   const lease = (await survivor.repositories.leases.holderOf(job))!;
   expect(lease.holder).toContain(`:${killed.pid}:`);
   expect(lease.expiresAt.getTime()).toBeGreaterThan(killed.startedAt);

@@ -18,7 +18,12 @@ export function sampleSum(samples: Map<string, number>, name: string, labels: Re
     const brace = key.indexOf("{");
     if ((brace === -1 ? key : key.slice(0, brace)) !== name) continue;
     const sent = brace === -1 ? "" : key.slice(brace);
-    if (Object.entries(labels).every(([label, wanted]) => sent.includes(`{${label}="${wanted}"`) || sent.includes(`,${label}="${wanted}"`))) sum += value;
+    if (
+      Object.entries(labels).every(
+        ([label, wanted]) => sent.includes(`{${label}="${wanted}"`) || sent.includes(`,${label}="${wanted}"`),
+      )
+    )
+      sum += value;
   }
   return sum;
 }

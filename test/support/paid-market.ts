@@ -39,7 +39,11 @@ export function usePaidMarket({ buyers, answer }: { buyers: number; answer?: Sel
     market.chain = await startLocalChain({ buyers });
     market.payments = await chainPayments(market.chain);
     market.seller = await startSeller(
-      answer ?? (() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: SELLER_PRICE, asset: market.chain.asset })]))),
+      answer ??
+        (() =>
+          challengeAnswer(
+            challenge([requirement({ payTo: SELLER_PAY_TO, amount: SELLER_PRICE, asset: market.chain.asset })]),
+          )),
     );
   });
   afterAll(async () => {
@@ -57,7 +61,11 @@ export interface MarketServer {
 }
 
 /** Inside a database's describe: a fresh database of that kind and a server taking fees through the market's payments. */
-export function useMarketServer(market: PaidMarket, databaseKind: TestDatabaseKind, env: Record<string, string> = PAID_MARKET_LIMITS): MarketServer {
+export function useMarketServer(
+  market: PaidMarket,
+  databaseKind: TestDatabaseKind,
+  env: Record<string, string> = PAID_MARKET_LIMITS,
+): MarketServer {
   const site = {} as MarketServer;
   beforeAll(async () => {
     site.database = await databaseKind.create();

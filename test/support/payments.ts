@@ -50,7 +50,11 @@ export function chainPayments(chain: LocalChain, settlerPrivateKey?: Hex): Promi
  * Self-settlement on a local chain through any facilitator client (one wrapped with faults, or
  * one whose settler talks to the chain through a proxy); the chain reader reads the chain directly.
  */
-export function selfSettledPayments(chain: LocalChain, facilitator: FacilitatorClient, settler: Address): Promise<Payments> {
+export function selfSettledPayments(
+  chain: LocalChain,
+  facilitator: FacilitatorClient,
+  settler: Address,
+): Promise<Payments> {
   return assemblePayments({
     facilitator,
     info: { mode: "self", url: null, settler, localChain: null },
@@ -72,7 +76,9 @@ export function payingFetch(chain: Pick<LocalChain, "asset">, key: Hex): typeof 
 
 /** A PAYMENT-SIGNATURE header from the SDK's buyer for the first requirement of `paymentRequired`. */
 export async function sdkPaymentHeader(chain: LocalChain, key: Hex, paymentRequired: PaymentRequired): Promise<string> {
-  const client = createBuyerClient(key, { allowAssets: [{ asset: chain.asset, network: paymentRequired.accepts[0]!.network }] });
+  const client = createBuyerClient(key, {
+    allowAssets: [{ asset: chain.asset, network: paymentRequired.accepts[0]!.network }],
+  });
   return encodePaymentSignatureHeader(await client.createPaymentPayload(paymentRequired));
 }
 
@@ -121,5 +127,10 @@ export async function handSignedHeader(
 export function paymentKeyOf(header: string) {
   const payload = decodePaymentSignatureHeader(header);
   const { authorization } = payload.payload as unknown as ExactEIP3009Payload;
-  return { network: payload.accepted.network, asset: payload.accepted.asset, payer: authorization.from, nonce: authorization.nonce };
+  return {
+    network: payload.accepted.network,
+    asset: payload.accepted.asset,
+    payer: authorization.from,
+    nonce: authorization.nonce,
+  };
 }

@@ -82,7 +82,10 @@ const isNpmChatter = (line: string) => /^npm (warn|notice)\b/.test(line) || line
  * Runs `npm start` with `env` over a clean service environment (PORT=0: a free port) and resolves
  * once the service logs that it listens. Rejects, with its output, if it exits or stays silent.
  */
-export async function startService(env: Record<string, string>, options: { readyTimeoutMs?: number } = {}): Promise<ServiceProcess> {
+export async function startService(
+  env: Record<string, string>,
+  options: { readyTimeoutMs?: number } = {},
+): Promise<ServiceProcess> {
   const inherited = { ...process.env };
   for (const name of SERVICE_VARIABLES) delete inherited[name];
   const child: ChildProcess = spawn("npm", ["start", "--silent"], {
@@ -139,7 +142,10 @@ export async function startService(env: Record<string, string>, options: { ready
       if (service.exit === null) process.kill(service.pid, "SIGTERM");
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`npm start did not close within ${timeoutMs} ms of SIGTERM`)), timeoutMs);
+        timer = setTimeout(
+          () => reject(new Error(`npm start did not close within ${timeoutMs} ms of SIGTERM`)),
+          timeoutMs,
+        );
       });
       try {
         const [code, signal] = await Promise.race([closed, timeout]);
@@ -168,9 +174,14 @@ export async function startService(env: Record<string, string>, options: { ready
   try {
     service.url = await Promise.race([
       ready,
-      closed.then(([code, signal]) => Promise.reject(new Error(`npm start exited (${code ?? signal}) before listening`))),
+      closed.then(([code, signal]) =>
+        Promise.reject(new Error(`npm start exited (${code ?? signal}) before listening`)),
+      ),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`npm start did not log "marketplace listening" within ${readyTimeoutMs} ms`)), readyTimeoutMs);
+        timer = setTimeout(
+          () => reject(new Error(`npm start did not log "marketplace listening" within ${readyTimeoutMs} ms`)),
+          readyTimeoutMs,
+        );
       }),
     ]);
     const pid = servicePid(pgid);
@@ -179,7 +190,10 @@ export async function startService(env: Record<string, string>, options: { ready
     return service;
   } catch (error) {
     service.kill();
-    throw new Error(`${(error as Error).message}\n--- stdout\n${logs.map((log) => JSON.stringify(log)).join("\n")}\n--- stderr\n${stderr}`, { cause: error });
+    throw new Error(
+      `${(error as Error).message}\n--- stdout\n${logs.map((log) => JSON.stringify(log)).join("\n")}\n--- stderr\n${stderr}`,
+      { cause: error },
+    );
   } finally {
     clearTimeout(timer);
   }

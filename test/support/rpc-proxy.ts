@@ -56,7 +56,10 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
   const take = (calls: { method: string }[]): RpcFault | null => {
     const broadcasts = calls.filter((call) => call.method === "eth_sendRawTransaction").length;
     for (const call of calls) {
-      const rule = rules.find((r) => r.method === call.method && r.times > 0 && (r.fault.kind !== "refuse-first-of-broadcasts" || broadcasts > 1));
+      const rule = rules.find(
+        (r) =>
+          r.method === call.method && r.times > 0 && (r.fault.kind !== "refuse-first-of-broadcasts" || broadcasts > 1),
+      );
       if (rule) {
         rule.times--;
         return rule.fault;
@@ -78,7 +81,11 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
     } catch {
       parsed = null;
     }
-    const calls = (Array.isArray(parsed) ? parsed : [parsed]).filter(Boolean) as { id: unknown; method: string; params?: unknown[] }[];
+    const calls = (Array.isArray(parsed) ? parsed : [parsed]).filter(Boolean) as {
+      id: unknown;
+      method: string;
+      params?: unknown[];
+    }[];
     methods.push(...calls.map((call) => call.method));
     const fault = take(calls);
     const reply = (status: number, text: string) => {

@@ -59,7 +59,10 @@ export async function startSeller(answer: Seller["answer"], options: { https?: b
  * A hostile seller's answer: the first time it is probed it runs `act` (mines a transaction, say),
  * then it answers as `answer` does. `result()` is what `act` returned, undefined until it ran.
  */
-export function actingOnceWhenProbed<T>(act: () => Promise<T>, answer: () => SellerAnswer): { answer: Seller["answer"]; result(): T | undefined } {
+export function actingOnceWhenProbed<T>(
+  act: () => Promise<T>,
+  answer: () => SellerAnswer,
+): { answer: Seller["answer"]; result(): T | undefined } {
   let acted: { value: T } | undefined;
   return {
     answer: async () => {
@@ -70,24 +73,45 @@ export function actingOnceWhenProbed<T>(act: () => Promise<T>, answer: () => Sel
   };
 }
 
-export function requirement(overrides: Partial<PaymentRequirements> & Pick<PaymentRequirements, "payTo" | "amount" | "asset">): PaymentRequirements {
-  return { scheme: "exact", network: "eip155:8453", maxTimeoutSeconds: 300, extra: { name: "USD Coin", version: "2" }, ...overrides };
+export function requirement(
+  overrides: Partial<PaymentRequirements> & Pick<PaymentRequirements, "payTo" | "amount" | "asset">,
+): PaymentRequirements {
+  return {
+    scheme: "exact",
+    network: "eip155:8453",
+    maxTimeoutSeconds: 300,
+    extra: { name: "USD Coin", version: "2" },
+    ...overrides,
+  };
 }
 
 export function challenge(accepts: PaymentRequirements[], url = "https://seller.test/x"): PaymentRequired {
-  return { x402Version: 2, error: "Payment required", resource: { url, description: "test seller", mimeType: "application/json" }, accepts };
+  return {
+    x402Version: 2,
+    error: "Payment required",
+    resource: { url, description: "test seller", mimeType: "application/json" },
+    accepts,
+  };
 }
 
 /** A 402 with the challenge in PAYMENT-REQUIRED (and `{}` as the body, as the SDK sends it). */
 export function challengeAnswer(paymentRequired: PaymentRequired): SellerAnswer {
-  return { status: 402, headers: { "content-type": "application/json", "PAYMENT-REQUIRED": encodePaymentRequiredHeader(paymentRequired) }, body: "{}" };
+  return {
+    status: 402,
+    headers: { "content-type": "application/json", "PAYMENT-REQUIRED": encodePaymentRequiredHeader(paymentRequired) },
+    body: "{}",
+  };
 }
 
 /** The seller address the listing suites use: an anvil account, whose key nothing needs. */
 export const SELLER_PAY_TO = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
 
 /** A valid listing body for `seller`'s /api/summarise at 0.03, paid to `sellerPayTo`, with overrides. */
-export function summariseListing(seller: Pick<Seller, "url">, overrides: Record<string, unknown> = {}, sellerPayTo: string = SELLER_PAY_TO) {
+export function summariseListing(
+  seller: Pick<Seller, "url">,
+  overrides: Record<string, unknown> = {},
+  sellerPayTo: string = SELLER_PAY_TO,
+) {
   return {
     resource: `${seller.url}/api/summarise`,
     priceUsdc: "0.03",

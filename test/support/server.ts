@@ -18,7 +18,10 @@ export interface TestServer extends RunningServer {
  * Every answer it gives is checked against the contract; a drifting one fails the running test
  * (test/support/contract-check.ts).
  */
-export async function startTestServer(env: Record<string, string> = {}, options: ServerOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: ServerOptions = {},
+): Promise<TestServer> {
   const databaseUrl = `file:${join(mkdtempSync(join(tmpdir(), "marketplace-test-")), "marketplace.db")}`;
   // Listing health re-probes only when a test runs a round (contexts.listings.health.prober.runRound) or turns it on.
   const config = loadConfig({
@@ -41,7 +44,11 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   });
   // No chain unless a test brings one: payments default to an offline facilitator.
   const payments = options.payments ?? (await offlinePayments(config));
-  const running = await startServer(config, createLogger(config.logLevel), { shutdownGraceMs: 1000, ...options, payments });
+  const running = await startServer(config, createLogger(config.logLevel), {
+    shutdownGraceMs: 1000,
+    ...options,
+    payments,
+  });
   checkEveryAnswer(running.server, await contractApi());
   return {
     ...running,

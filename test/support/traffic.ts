@@ -37,8 +37,16 @@ const jsonWith =
 
 const PROBES: Probe[] = [
   { route: "GET /bazaar.json", request: () => ({ path: "/bazaar.json" }), check: jsonWith("items") },
-  { route: "GET /discovery/resources", request: () => ({ path: "/discovery/resources?limit=5" }), check: jsonWith("items") },
-  { route: "GET /search", request: (n) => ({ path: `/search?query=${encodeURIComponent(`weather ${n}`)}` }), check: jsonWith("items", "resources") },
+  {
+    route: "GET /discovery/resources",
+    request: () => ({ path: "/discovery/resources?limit=5" }),
+    check: jsonWith("items"),
+  },
+  {
+    route: "GET /search",
+    request: (n) => ({ path: `/search?query=${encodeURIComponent(`weather ${n}`)}` }),
+    check: jsonWith("items", "resources"),
+  },
   {
     route: "GET /discovery/search",
     request: (n) => ({ path: `/discovery/search?query=${encodeURIComponent(`translate-${n}`)}&limit=3` }),
@@ -76,7 +84,10 @@ const PROBES: Probe[] = [
  * Sends about `perSecond` requests a second, one at a time, cycling through the routes and the
  * origins, until stopped. Every answer must be 200 with the expected body.
  */
-export function startLightTraffic(origins: string[], options: { perSecond?: number } = {}): { stop(): Promise<TrafficReport> } {
+export function startLightTraffic(
+  origins: string[],
+  options: { perSecond?: number } = {},
+): { stop(): Promise<TrafficReport> } {
   const intervalMs = 1000 / (options.perSecond ?? 4);
   const report: TrafficReport = { requests: 0, failures: [], perRoute: {} };
   let running = true;

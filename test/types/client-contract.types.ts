@@ -15,9 +15,13 @@ const listing: ListingRequest = {
 
 // Correct calls compile, and their data is typed from the contract.
 export async function correct(): Promise<string[]> {
-  const { data: search } = await client.GET("/search", { params: { query: { query: "weather", limit: 5, includeSeed: true } } });
+  const { data: search } = await client.GET("/search", {
+    params: { query: { query: "weather", limit: 5, includeSeed: true } },
+  });
   const { data: report } = await client.POST("/listings/validate", { body: listing });
-  const { data: feed } = await client.GET("/feed.json", { params: { query: { since: "2030-01-01T00:00:00.000Z" }, header: { "If-None-Match": 'W/"x"' } } });
+  const { data: feed } = await client.GET("/feed.json", {
+    params: { query: { since: "2030-01-01T00:00:00.000Z" }, header: { "If-None-Match": 'W/"x"' } },
+  });
   return [...(search?.items.map((item) => item.resource) ?? []), String(report?.ok), feed?.nextSince ?? ""];
 }
 

@@ -32,14 +32,22 @@ export const missingType: Handler<"getLlmsText"> = () => ({ status: 200, body: "
 // @ts-expect-error ... and the one its contract declares
 export const wrongType: Handler<"getLlmsText"> = () => ({ status: 200, body: "# x", contentType: "text/html" });
 
-export const textReply: Handler<"getAtomFeed"> = () => ({ status: 200, headers: { ETag: 'W/"1"' }, body: "<feed/>", contentType: "application/atom+xml" });
+export const textReply: Handler<"getAtomFeed"> = () => ({
+  status: 200,
+  headers: { ETag: 'W/"1"' },
+  body: "<feed/>",
+  contentType: "application/atom+xml",
+});
 
 // @ts-expect-error the redirect must carry its Location
 export const redirectWithoutLocation: Handler<"redirectOpenApiYaml"> = () => ({ status: 307 });
 
 export const redirect: Handler<"redirectOpenApiYaml"> = () => ({ status: 307, headers: { Location: "/openapi.json" } });
 
-export const errorReply: Handler<"getStatus"> = () => ({ status: 503, body: { error: "unavailable", message: "database down" } });
+export const errorReply: Handler<"getStatus"> = () => ({
+  status: 503,
+  body: { error: "unavailable", message: "database down" },
+});
 
 // Validated query parameters arrive typed.
 export const typedQuery: Handler<"listResources"> = (input) => {

@@ -19,7 +19,8 @@ const SCHEDULE = { rules: { failuresToUnhealthy: 1, successesToHealthy: 1 }, int
 function rowsIn(value: unknown): number {
   if (Array.isArray(value)) return value.length;
   if (value instanceof Map || value instanceof Set) return value.size;
-  if (value && typeof value === "object" && "earliest" in value && value.earliest instanceof Map) return value.earliest.size;
+  if (value && typeof value === "object" && "earliest" in value && value.earliest instanceof Map)
+    return value.earliest.size;
   return 0;
 }
 
@@ -83,10 +84,15 @@ describe.each(testDatabaseKinds())("an idle usage indexer ($kind)", (kind) => {
 
     // The re-prober publishes a failure: the catalog version moves, no seller or price does.
     const versionBefore = await usage.catalogVersion();
-    await new HealthStore(ctx.store.transactions).recordProbe(ids[0]!, { ok: false, code: "timeout", latencyMs: 5_000 }, new Date(), {
-      ...SCHEDULE,
-      fresh: false,
-    });
+    await new HealthStore(ctx.store.transactions).recordProbe(
+      ids[0]!,
+      { ok: false, code: "timeout", latencyMs: 5_000 },
+      new Date(),
+      {
+        ...SCHEDULE,
+        fresh: false,
+      },
+    );
     expect(await usage.catalogVersion()).toBeGreaterThan(versionBefore);
     rows.clear();
     const report = await indexer.pass();

@@ -42,7 +42,12 @@ async function documentOf(id: string, target: TestServer = server) {
   const response = await target.fetch(`/listings/${id}`);
   expect(response.status).toBe(200);
   return (await response.json()) as {
-    item: { metadata: { usage?: Record<string, unknown> & { raw: Record<string, unknown> }; sellerUsage?: Record<string, unknown> } };
+    item: {
+      metadata: {
+        usage?: Record<string, unknown> & { raw: Record<string, unknown> };
+        sellerUsage?: Record<string, unknown>;
+      };
+    };
     usageHistory: { day: string; calls: number; payers: number; volumeUsdc: string }[];
     usageIndexer?: { currentToBlock: string; headBlock: string; lagBlocks: number; checkedAt: string };
   };
@@ -58,14 +63,25 @@ async function buy(seller: PaidSeller, key: Hex): Promise<void> {
 }
 
 async function transfer(key: Hex, to: Address, amount: bigint): Promise<void> {
-  const wallet = createWalletClient({ account: privateKeyToAccount(key), chain: chain.chain, transport: http(chain.rpcUrl) });
-  const hash = await wallet.writeContract({ address: chain.asset, abi: erc20Abi, functionName: "transfer", args: [to, amount] });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(key),
+    chain: chain.chain,
+    transport: http(chain.rpcUrl),
+  });
+  const hash = await wallet.writeContract({
+    address: chain.asset,
+    abi: erc20Abi,
+    functionName: "transfer",
+    args: [to, amount],
+  });
   await chain.publicClient.waitForTransactionReceipt({ hash });
 }
 
 /** Transfers to sellers (funding read behind payers is stored too, as "skip"). */
 async function storedTransfers(target: TestServer = server): Promise<number> {
-  return target.contexts.listings.store.transactions.db.prisma.usageTransfer.count({ where: { kind: { not: "skip" } } });
+  return target.contexts.listings.store.transactions.db.prisma.usageTransfer.count({
+    where: { kind: { not: "skip" } },
+  });
 }
 
 describe.each(testDatabaseKinds())("usage from the chain ($kind)", (kind) => {
@@ -124,7 +140,12 @@ describe.each(testDatabaseKinds())("usage from the chain ($kind)", (kind) => {
     await pass();
 
     const usage = await usageOf(ids.a!);
-    expect(usage).toMatchObject({ l30DaysTotalCalls: 3, l30DaysUniquePayers: 2, l30DaysVolumeUsdc: "0.06", provenance: "settled-onchain" });
+    expect(usage).toMatchObject({
+      l30DaysTotalCalls: 3,
+      l30DaysUniquePayers: 2,
+      l30DaysVolumeUsdc: "0.06",
+      provenance: "settled-onchain",
+    });
     expect(Date.parse(usage!.lastCalledAt as string)).toBeGreaterThan(Date.now() - 60_000);
     expect(usage!.raw).toMatchObject({ l30DaysTotalCalls: 3, l30DaysUniquePayers: 2 });
 
@@ -132,23 +153,40 @@ describe.each(testDatabaseKinds())("usage from the chain ($kind)", (kind) => {
     for (const id of [ids.b1!, ids.b2!, ids.b3!]) {
       const document = await documentOf(id);
       expect(document.item.metadata.usage).toMatchObject({ l30DaysTotalCalls: 0 });
-      expect(document.item.metadata.sellerUsage).toMatchObject({ l30DaysTotalCalls: 1, l30DaysUniquePayers: 1, l30DaysVolumeUsdc: "0.05", listings: 3 });
+      expect(document.item.metadata.sellerUsage).toMatchObject({
+        l30DaysTotalCalls: 1,
+        l30DaysUniquePayers: 1,
+        l30DaysVolumeUsdc: "0.05",
+        listings: 3,
+      });
     }
   });
 
   it("ranks by the filtered calls and fills the listing document's daily history", async () => {
-    const row = await server.contexts.listings.store.transactions.db.prisma.listing.findUnique({ where: { id: ids.a! } });
+    const row = await server.contexts.listings.store.transactions.db.prisma.listing.findUnique({
+      where: { id: ids.a! },
+    });
     expect(row!.calls30d).toBe(3);
     const { usageHistory } = await documentOf(ids.a!);
     expect(usageHistory).toHaveLength(30);
-    expect(usageHistory.at(-1)).toEqual({ day: new Date().toISOString().slice(0, 10), calls: 3, payers: 2, volumeUsdc: "0.06" });
+    expect(usageHistory.at(-1)).toEqual({
+      day: new Date().toISOString().slice(0, 10),
+      calls: 3,
+      payers: 2,
+      volumeUsdc: "0.06",
+    });
     expect(usageHistory.slice(0, -1).every((day) => day.calls === 0)).toBe(true);
   });
 
   it("shows where the indexer stands: its block, the head, the lag (here the one confirmation it waits for)", async () => {
     const head = await chain.publicClient.getBlockNumber();
     const { usageIndexer } = await documentOf(ids.a!);
-    expect(usageIndexer).toEqual({ currentToBlock: String(head - 1n), headBlock: String(head), lagBlocks: 1, checkedAt: expect.any(String) });
+    expect(usageIndexer).toEqual({
+      currentToBlock: String(head - 1n),
+      headBlock: String(head),
+      lagBlocks: 1,
+      checkedAt: expect.any(String),
+    });
     expect(Date.parse(usageIndexer!.checkedAt)).toBeGreaterThan(Date.now() - 60_000);
   });
 
@@ -168,7 +206,9 @@ describe.each(testDatabaseKinds())("usage from the chain ($kind)", (kind) => {
     const usage = await usageOf(ids.a!);
     expect(usage).toMatchObject({ l30DaysTotalCalls: 3, l30DaysUniquePayers: 2, l30DaysVolumeUsdc: "0.06" });
     expect(usage!.raw).toMatchObject({ l30DaysTotalCalls: 7, l30DaysUniquePayers: 5, l30DaysVolumeUsdc: "0.14" });
-    const row = await server.contexts.listings.store.transactions.db.prisma.listing.findUnique({ where: { id: ids.a! } });
+    const row = await server.contexts.listings.store.transactions.db.prisma.listing.findUnique({
+      where: { id: ids.a! },
+    });
     expect(row!.calls30d).toBe(3);
   });
 
@@ -181,7 +221,10 @@ describe.each(testDatabaseKinds())("usage from the chain ($kind)", (kind) => {
     await mine();
     await pass();
     expect(await storedTransfers()).toBe(stored + 1);
-    expect(await usageOf(ids.a!)).toMatchObject({ l30DaysTotalCalls: (before!.l30DaysTotalCalls as number) + 1, l30DaysUniquePayers: 3 });
+    expect(await usageOf(ids.a!)).toMatchObject({
+      l30DaysTotalCalls: (before!.l30DaysTotalCalls as number) + 1,
+      l30DaysUniquePayers: 3,
+    });
     await pass();
     expect(await storedTransfers()).toBe(stored + 1);
   });
@@ -217,7 +260,10 @@ describe.each(testDatabaseKinds())("usage from the chain ($kind)", (kind) => {
     await mine(5);
     await pass();
     expect(await storedTransfers()).toBe(stored);
-    expect(await usageOf(ids.a!)).toMatchObject({ l30DaysTotalCalls: before!.l30DaysTotalCalls, l30DaysUniquePayers: before!.l30DaysUniquePayers });
+    expect(await usageOf(ids.a!)).toMatchObject({
+      l30DaysTotalCalls: before!.l30DaysTotalCalls,
+      l30DaysUniquePayers: before!.l30DaysUniquePayers,
+    });
     const checkpoint = await usageStore(server).checkpoint();
     const block = await chain.publicClient.getBlock({ blockNumber: checkpoint!.blockNumber });
     expect(checkpoint!.blockHash).toBe(block.hash);

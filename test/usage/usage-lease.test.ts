@@ -33,7 +33,12 @@ describe.skipIf(!postgres)("usage indexer, two instances on PostgreSQL", () => {
     first = await startTestServer({ ...ENV, DATABASE_URL: db.url }, { payments });
     second = await startTestServer({ ...ENV, DATABASE_URL: db.url }, { payments });
     const payTo = privateKeyToAccount(generatePrivateKey()).address;
-    listingId = (await first.contexts.listings.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date())).id;
+    listingId = (
+      await first.contexts.listings.store.createListing(
+        listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }),
+        new Date(),
+      )
+    ).id;
     seller = await startPaidSeller(chain, { payTo, priceAtomic: "10000", gasKey: chain.buyers[2]!.privateKey });
   }, 60_000);
 
@@ -47,11 +52,15 @@ describe.skipIf(!postgres)("usage indexer, two instances on PostgreSQL", () => {
   });
 
   const buy = async (index: number) => {
-    const response = await payingFetch(chain, chain.buyers[index]!.privateKey)(`${seller.url}/answer`, { method: "POST" });
+    const response = await payingFetch(chain, chain.buyers[index]!.privateKey)(`${seller.url}/answer`, {
+      method: "POST",
+    });
     expect(response.status).toBe(200);
   };
   const callsSeenBy = async (server: TestServer) => {
-    const document = (await (await server.fetch(`/listings/${listingId}`)).json()) as { item: { metadata: { usage?: { l30DaysTotalCalls: number } } } };
+    const document = (await (await server.fetch(`/listings/${listingId}`)).json()) as {
+      item: { metadata: { usage?: { l30DaysTotalCalls: number } } };
+    };
     return document.item.metadata.usage?.l30DaysTotalCalls;
   };
 
@@ -65,7 +74,11 @@ describe.skipIf(!postgres)("usage indexer, two instances on PostgreSQL", () => {
     // The other instance, asked again while the lease is held, still does not index.
     const other = ran[0] === first ? second : first;
     expect(await runUsagePass(other)).toBeNull();
-    expect(await first.contexts.listings.store.transactions.db.prisma.usageTransfer.count({ where: { kind: { not: "skip" } } })).toBe(1);
+    expect(
+      await first.contexts.listings.store.transactions.db.prisma.usageTransfer.count({
+        where: { kind: { not: "skip" } },
+      }),
+    ).toBe(1);
     // The instance that did not write hears of the commit by change notice (PostgreSQL), within the 1 s staleness bound.
     await expect.poll(() => callsSeenBy(first), { timeout: 15_000 }).toBe(1);
     await expect.poll(() => callsSeenBy(second), { timeout: 15_000 }).toBe(1);

@@ -3,7 +3,16 @@
 // chain of the seller's own wallets does not make that payer count; a buyer whose window funding is
 // all old money does. The chain is moved 31 days ahead between the old funding and the sales, and the
 // sales are EIP-3009 authorizations a third party submits (a facilitator's view), valid at chain time.
-import { createTestClient, createWalletClient, erc20Abi, http, parseAbi, parseEther, type Address, type Hex } from "viem";
+import {
+  createTestClient,
+  createWalletClient,
+  erc20Abi,
+  http,
+  parseAbi,
+  parseEther,
+  type Address,
+  type Hex,
+} from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
@@ -34,7 +43,10 @@ describe.each(testDatabaseKinds())("money older than the usage window ($kind)", 
     chain = await startLocalChain({ buyers: 3 });
     payments = await chainPayments(chain);
     database = await kind.create();
-    server = await startTestServer({ USAGE_INTERVAL_SECONDS: "0", USAGE_CONFIRMATIONS: "0", DATABASE_URL: database.url }, { payments, now });
+    server = await startTestServer(
+      { USAGE_INTERVAL_SECONDS: "0", USAGE_CONFIRMATIONS: "0", DATABASE_URL: database.url },
+      { payments, now },
+    );
   }, 60_000);
   afterAll(async () => {
     await server?.close();
@@ -50,8 +62,17 @@ describe.each(testDatabaseKinds())("money older than the usage window ($kind)", 
     return key;
   };
   const transfer = async (key: Hex, to: Address, amount: bigint) => {
-    const wallet = createWalletClient({ account: privateKeyToAccount(key), chain: chain.chain, transport: http(chain.rpcUrl) });
-    const hash = await wallet.writeContract({ address: chain.asset, abi: erc20Abi, functionName: "transfer", args: [to, amount] });
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(key),
+      chain: chain.chain,
+      transport: http(chain.rpcUrl),
+    });
+    const hash = await wallet.writeContract({
+      address: chain.asset,
+      abi: erc20Abi,
+      functionName: "transfer",
+      args: [to, amount],
+    });
     await chain.publicClient.waitForTransactionReceipt({ hash });
   };
   const funded = async (funder: Hex, amount: bigint) => {
@@ -76,7 +97,11 @@ describe.each(testDatabaseKinds())("money older than the usage window ($kind)", 
       { validAfter: "0", validBefore: String(block.timestamp + 3600n) },
     );
     const { authorization, signature } = payload.payload as { authorization: Record<string, string>; signature: Hex };
-    const facilitator = createWalletClient({ account: privateKeyToAccount(chain.buyers[0]!.privateKey), chain: chain.chain, transport: http(chain.rpcUrl) });
+    const facilitator = createWalletClient({
+      account: privateKeyToAccount(chain.buyers[0]!.privateKey),
+      chain: chain.chain,
+      transport: http(chain.rpcUrl),
+    });
     const hash = await facilitator.writeContract({
       address: chain.asset,
       abi: TRANSFER_WITH_AUTHORIZATION,
@@ -105,7 +130,12 @@ describe.each(testDatabaseKinds())("money older than the usage window ($kind)", 
 
     const sellerKey = await withGas(generatePrivateKey());
     const seller = addressOf(sellerKey);
-    const id = (await server.contexts.listings.store.createListing(listingInput({ sellerPayTo: seller, priceUsdc: "0.01" }), now())).id;
+    const id = (
+      await server.contexts.listings.store.createListing(
+        listingInput({ sellerPayTo: seller, priceUsdc: "0.01" }),
+        now(),
+      )
+    ).id;
     await chain.mintUsdc(seller, 20n * PRICE);
     // The seller's tokens through four middles (each sending a stranger one unit), then a payer that
     // also receives one unit from the idle wallet.

@@ -32,14 +32,26 @@ describe("usage indexer interrupted mid-pass", () => {
     proxy = await startRpcProxy(chain.rpcUrl);
     database = await testDatabaseKinds()[0]!.create();
     // One block per chunk, so a pass commits many times; the indexer reads the chain through the proxy.
-    env = { DATABASE_URL: database.url, CHAIN_RPC_URL: proxy.url, USAGE_INTERVAL_SECONDS: "0", USAGE_CONFIRMATIONS: "0", USAGE_MAX_BLOCK_RANGE: "1" };
+    env = {
+      DATABASE_URL: database.url,
+      CHAIN_RPC_URL: proxy.url,
+      USAGE_INTERVAL_SECONDS: "0",
+      USAGE_CONFIRMATIONS: "0",
+      USAGE_MAX_BLOCK_RANGE: "1",
+    };
     server = await startTestServer(env, { payments });
     payTo = privateKeyToAccount(generatePrivateKey()).address;
     seller = await startPaidSeller(chain, { payTo, priceAtomic: "10000", gasKey: chain.buyers[1]!.privateKey });
-    listingId = (await server.contexts.listings.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date(Date.now() - 3_600_000)))
-      .id;
+    listingId = (
+      await server.contexts.listings.store.createListing(
+        listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }),
+        new Date(Date.now() - 3_600_000),
+      )
+    ).id;
     for (let sale = 0; sale < SALES; sale++) {
-      const response = await payingFetch(chain, chain.buyers[0]!.privateKey)(`${seller.url}/answer`, { method: "POST" });
+      const response = await payingFetch(chain, chain.buyers[0]!.privateKey)(`${seller.url}/answer`, {
+        method: "POST",
+      });
       expect(response.status).toBe(200);
     }
   }, 60_000);
@@ -66,7 +78,10 @@ describe("usage indexer interrupted mid-pass", () => {
     const checkpoint = (await usageStore(server).checkpoint())!.blockNumber;
     expect(checkpoint).toBeGreaterThan(0n);
     expect(checkpoint).toBeLessThan(head);
-    const stored = await prisma.usageTransfer.findMany({ where: { payTo: payTo.toLowerCase() }, select: { id: true, blockNumber: true } });
+    const stored = await prisma.usageTransfer.findMany({
+      where: { payTo: payTo.toLowerCase() },
+      select: { id: true, blockNumber: true },
+    });
     const onChain = await chain.publicClient.getContractEvents({
       address: chain.asset,
       abi: TRANSFER_ABI,
@@ -76,7 +91,9 @@ describe("usage indexer interrupted mid-pass", () => {
       toBlock: checkpoint,
     });
     // Exactly the transfers up to the checkpoint: some, not all, and nothing beyond it.
-    expect(stored.map((row) => row.id).sort()).toEqual(onChain.map((log) => `${log.transactionHash}:${log.logIndex}`).sort());
+    expect(stored.map((row) => row.id).sort()).toEqual(
+      onChain.map((log) => `${log.transactionHash}:${log.logIndex}`).sort(),
+    );
     expect(stored.length).toBeGreaterThan(0);
     expect(stored.length).toBeLessThan(SALES);
 
@@ -85,7 +102,11 @@ describe("usage indexer interrupted mid-pass", () => {
     server = await startTestServer(env, { payments });
     await runUsagePass(server);
     expect((await usageStore(server).checkpoint())!.blockNumber).toBe(head);
-    expect(await server.contexts.listings.store.transactions.db.prisma.usageTransfer.count({ where: { payTo: payTo.toLowerCase() } })).toBe(SALES);
+    expect(
+      await server.contexts.listings.store.transactions.db.prisma.usageTransfer.count({
+        where: { payTo: payTo.toLowerCase() },
+      }),
+    ).toBe(SALES);
     const document = (await (await server.fetch(`/listings/${listingId}`)).json()) as {
       item: { metadata: { usage: { l30DaysTotalCalls: number; l30DaysUniquePayers: number } } };
     };

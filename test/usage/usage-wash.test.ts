@@ -4,7 +4,16 @@
 // source (one hop or two back) that sends to nobody else are one ring and not counted, while a
 // common source that deals with others only collapses its payers into one; genuine buyers beside
 // sybils still count. Every removed call is published by reason next to `raw`.
-import { createTestClient, createWalletClient, erc20Abi, http, parseAbi, parseEther, type Address, type Hex } from "viem";
+import {
+  createTestClient,
+  createWalletClient,
+  erc20Abi,
+  http,
+  parseAbi,
+  parseEther,
+  type Address,
+  type Hex,
+} from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
@@ -40,8 +49,17 @@ const fresh = () => generatePrivateKey();
 const addressOf = (key: Hex) => privateKeyToAccount(key).address;
 
 async function transfer(key: Hex, to: Address, amount: bigint): Promise<void> {
-  const wallet = createWalletClient({ account: privateKeyToAccount(key), chain: chain.chain, transport: http(chain.rpcUrl) });
-  const hash = await wallet.writeContract({ address: chain.asset, abi: erc20Abi, functionName: "transfer", args: [to, amount] });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(key),
+    chain: chain.chain,
+    transport: http(chain.rpcUrl),
+  });
+  const hash = await wallet.writeContract({
+    address: chain.asset,
+    abi: erc20Abi,
+    functionName: "transfer",
+    args: [to, amount],
+  });
   await chain.publicClient.waitForTransactionReceipt({ hash });
 }
 
@@ -77,10 +95,17 @@ async function buy(seller: PaidSeller, key: Hex, times = 1): Promise<void> {
 }
 
 /** A seller listed at PRICE and settling through a facilitator whose gas key is `gasKey` (a third party unless said otherwise). */
-async function listedSeller(gasKey: Hex = chain.buyers[0]!.privateKey): Promise<{ id: string; payTo: Address; key: Hex; shop: PaidSeller }> {
+async function listedSeller(
+  gasKey: Hex = chain.buyers[0]!.privateKey,
+): Promise<{ id: string; payTo: Address; key: Hex; shop: PaidSeller }> {
   const key = fresh();
   const payTo = addressOf(key);
-  const id = (await server.contexts.listings.store.createListing(listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }), new Date(Date.now() - 60_000))).id;
+  const id = (
+    await server.contexts.listings.store.createListing(
+      listingInput({ sellerPayTo: payTo, priceUsdc: "0.01" }),
+      new Date(Date.now() - 60_000),
+    )
+  ).id;
   const shop = await startPaidSeller(chain, { payTo, priceAtomic: PRICE.toString(), gasKey });
   closers.push(shop);
   return { id, payTo, key, shop };
@@ -96,7 +121,10 @@ async function indexed(): Promise<void> {
 async function usageOf(id: string): Promise<Usage | undefined> {
   const response = await server.fetch(`/listings/${id}`);
   expect(response.status).toBe(200);
-  const body = (await response.json()) as { item: { metadata: { usage?: Usage } }; usageHistory: { calls: number; payers: number }[] };
+  const body = (await response.json()) as {
+    item: { metadata: { usage?: Usage } };
+    usageHistory: { calls: number; payers: number }[];
+  };
   if (body.item.metadata.usage) {
     const today = body.usageHistory.at(-1)!;
     // The daily history follows the same rules as the counts.
@@ -144,16 +172,25 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
       excluded: { not_x402_authorization: 30 },
     });
     expect(await usageOf(honest.id)).toMatchObject({ l30DaysTotalCalls: 1, l30DaysUniquePayers: 1, excluded: {} });
-    const popular = (await (await server.fetch(`/discovery/resources?sort=popular&limit=2`)).json()) as { items: { metadata: { listingId: string } }[] };
+    const popular = (await (await server.fetch(`/discovery/resources?sort=popular&limit=2`)).json()) as {
+      items: { metadata: { listingId: string } }[];
+    };
     expect(popular.items[0]!.metadata.listingId).toBe(honest.id);
   });
 
   it("does not count an authorization submitted by the seller or by the payer itself", async () => {
     // The seller settles with its own key: tx.from is the seller.
     const target = await listedSeller();
-    const selfSettling = await startPaidSeller(chain, { payTo: target.payTo, priceAtomic: PRICE.toString(), gasKey: target.key });
+    const selfSettling = await startPaidSeller(chain, {
+      payTo: target.payTo,
+      priceAtomic: PRICE.toString(),
+      gasKey: target.key,
+    });
     closers.push(selfSettling);
-    await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({ address: target.payTo, value: parseEther("1") });
+    await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({
+      address: target.payTo,
+      value: parseEther("1"),
+    });
     await buy(selfSettling, await minted(2n * PRICE), 2);
     // The payer signs an EIP-3009 authorization and sends transferWithAuthorization itself.
     const payerKey = await minted(PRICE, true);
@@ -167,7 +204,11 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
       extra: { name: "USD Coin", version: "2" },
     });
     const { authorization, signature } = payload.payload as { authorization: Record<string, string>; signature: Hex };
-    const wallet = createWalletClient({ account: privateKeyToAccount(payerKey), chain: chain.chain, transport: http(chain.rpcUrl) });
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(payerKey),
+      chain: chain.chain,
+      transport: http(chain.rpcUrl),
+    });
     const hash = await wallet.writeContract({
       address: chain.asset,
       abi: TRANSFER_WITH_AUTHORIZATION,
@@ -203,7 +244,8 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
     const twoHops = await listedSeller();
     const root = chain.buyers[3]!.privateKey;
     const middles = [await funded(root, 3n * PRICE, true), await funded(root, 3n * PRICE, true)];
-    for (const middle of middles) for (let wallet = 0; wallet < 3; wallet++) await buy(twoHops.shop, await funded(middle, PRICE));
+    for (const middle of middles)
+      for (let wallet = 0; wallet < 3; wallet++) await buy(twoHops.shop, await funded(middle, PRICE));
     await indexed();
 
     expect(await usageOf(oneHop.id)).toMatchObject({
@@ -229,7 +271,10 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
 
     const looped = await listedSeller();
     await chain.mintUsdc(looped.payTo, 10n * PRICE);
-    await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({ address: looped.payTo, value: parseEther("1") });
+    await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({
+      address: looped.payTo,
+      value: parseEther("1"),
+    });
     const middle = await funded(looped.key, 4n * PRICE, true);
     for (let wallet = 0; wallet < 2; wallet++) await buy(looped.shop, await funded(middle, PRICE));
     await indexed();
@@ -240,7 +285,11 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
       raw: { l30DaysTotalCalls: 3, l30DaysUniquePayers: 3 },
       excluded: {},
     });
-    expect(await usageOf(looped.id)).toMatchObject({ l30DaysTotalCalls: 0, raw: { l30DaysTotalCalls: 2 }, excluded: { seller_funded: 2 } });
+    expect(await usageOf(looped.id)).toMatchObject({
+      l30DaysTotalCalls: 0,
+      raw: { l30DaysTotalCalls: 2 },
+      excluded: { seller_funded: 2 },
+    });
   });
 
   // Issue 42, item 10: the seller's own tokens, passed through middle wallets that each send one unit
@@ -283,7 +332,9 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
       excluded: { seller_funded: 31, untraced_funding: 2 },
     });
     expect(await usageOf(honest.id)).toMatchObject({ l30DaysTotalCalls: 2, l30DaysUniquePayers: 2, excluded: {} });
-    const popular = (await (await server.fetch(`/discovery/resources?sort=popular&limit=100`)).json()) as { items: { metadata: { listingId: string } }[] };
+    const popular = (await (await server.fetch(`/discovery/resources?sort=popular&limit=100`)).json()) as {
+      items: { metadata: { listingId: string } }[];
+    };
     const rank = (id: string) => popular.items.findIndex((item) => item.metadata.listingId === id);
     expect(rank(honest.id)).toBeGreaterThanOrEqual(0);
     expect(rank(honest.id)).toBeLessThan(rank(washed.id));
@@ -292,7 +343,10 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
   it("still counts a buyer funded by a hub the seller paid into (an exchange, a pool)", async () => {
     const seller = await listedSeller();
     await chain.mintUsdc(seller.payTo, 5n * PRICE);
-    await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({ address: seller.payTo, value: parseEther("1") });
+    await createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) }).setBalance({
+      address: seller.payTo,
+      value: parseEther("1"),
+    });
     const hub = await minted(40n * PRICE, true);
     for (let customer = 0; customer < 21; customer++) await transfer(hub, addressOf(fresh()), PRICE);
     await transfer(seller.key, addressOf(hub), 5n * PRICE);
@@ -321,7 +375,9 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
       raw: { l30DaysTotalCalls: 12, l30DaysUniquePayers: 7 },
       excluded: { common_funding: 8 },
     });
-    const row = await server.contexts.listings.store.transactions.db.prisma.listing.findUnique({ where: { id: target.id } });
+    const row = await server.contexts.listings.store.transactions.db.prisma.listing.findUnique({
+      where: { id: target.id },
+    });
     expect(row!.calls30d).toBe(4);
   });
 

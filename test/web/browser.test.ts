@@ -9,15 +9,26 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCatalogServer, type CatalogServer } from "../support/catalog.js";
 import { testDatabaseKinds } from "../storage/databases.js";
-import { challenge, challengeAnswer, requirement, SELLER_PAY_TO, startSeller, type Seller } from "../support/sellers.js";
+import {
+  challenge,
+  challengeAnswer,
+  requirement,
+  SELLER_PAY_TO,
+  startSeller,
+  type Seller,
+} from "../support/sellers.js";
 import { listingPage } from "../../src/web/listing-page.js";
 import { AGENT_DOCUMENTS } from "../../src/web/layout.js";
 import { historyDocument } from "./history-fixture.js";
 
 /** CHROMIUM_PATH, else Debian's chromium (apt-get install chromium). */
-const CHROMIUM = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => path && existsSync(path));
+const CHROMIUM = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find(
+  (path) => path && existsSync(path),
+);
 if (!CHROMIUM && process.env.REQUIRE_CHROMIUM) {
-  throw new Error("REQUIRE_CHROMIUM is set (.ci/run) but no Chromium was found: apt-get install -y --no-install-recommends chromium, or set CHROMIUM_PATH.");
+  throw new Error(
+    "REQUIRE_CHROMIUM is set (.ci/run) but no Chromium was found: apt-get install -y --no-install-recommends chromium, or set CHROMIUM_PATH.",
+  );
 }
 if (!CHROMIUM) {
   console.warn(
@@ -52,11 +63,18 @@ interface AxeViolation {
 async function axeViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ content: AXE_SOURCE });
   const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> };
+      }
+    ).axe;
     const result = await axe.run(document, { resultTypes: ["violations"] });
     return result.violations;
   });
-  return violations.map((violation) => `${violation.id}: ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+  return violations.map(
+    (violation) =>
+      `${violation.id}: ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
+  );
 }
 
 async function screenshots(page: Page, name: string): Promise<void> {
@@ -64,7 +82,9 @@ async function screenshots(page: Page, name: string): Promise<void> {
     await page.setViewportSize({ width, height: 900 });
     await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
     // Readable at this width: nothing wider than the viewport.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow, `${name} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
   }
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -107,9 +127,19 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
       PROBE_RATE_PER_HOST: "1000",
     });
     const asset = market.server.contexts.listings.market.asset;
-    seller = await startSeller(() => challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])));
-    for (let n = 0; n < 22; n++) await market.list({ description: `Generic data endpoint number ${n} for agents`, priceUsdc: `0.0${(n % 9) + 1}` });
-    await market.list({ description: "Weather forecasts for any city on earth, hourly", priceUsdc: "0.005", resource: "https://weather.example.com/forecast" });
+    seller = await startSeller(() =>
+      challengeAnswer(challenge([requirement({ payTo: SELLER_PAY_TO, amount: "30000", asset })])),
+    );
+    for (let n = 0; n < 22; n++)
+      await market.list({
+        description: `Generic data endpoint number ${n} for agents`,
+        priceUsdc: `0.0${(n % 9) + 1}`,
+      });
+    await market.list({
+      description: "Weather forecasts for any city on earth, hourly",
+      priceUsdc: "0.005",
+      resource: "https://weather.example.com/forecast",
+    });
     // The one healthy listing, with a service name and tags: it comes first whatever the order.
     const tides = await market.list({
       description: "Tide tables and coastal water levels for any port",
@@ -117,7 +147,10 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
       metadata: { serviceName: "Tide Tables", tags: ["ocean", "tides"] },
     });
     await market.server.contexts.listings.health.recordListingProbe(tides.id, 80, market.clock.now());
-    hostileIds = [(await market.list({ description: HOSTILE_SCRIPT })).id, (await market.list({ description: HOSTILE_IMG })).id];
+    hostileIds = [
+      (await market.list({ description: HOSTILE_SCRIPT })).id,
+      (await market.list({ description: HOSTILE_IMG })).id,
+    ];
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 });
     strict = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     lax = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
@@ -162,7 +195,9 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
     await page.waitForURL(/sort=priceDesc/);
     expect((await titles())[0]).toBe("Tide Tables");
     // After the one healthy listing, the rest dearest first.
-    const rest = (await page.locator("ul.cards > li strong").allTextContents()).slice(1).map((price) => Number.parseFloat(price));
+    const rest = (await page.locator("ul.cards > li strong").allTextContents())
+      .slice(1)
+      .map((price) => Number.parseFloat(price));
     expect(rest[0]).toBe(0.09);
     expect(rest).toEqual([...rest].sort((a, b) => b - a));
     await page.getByLabel("Order").selectOption("popular");
@@ -189,7 +224,9 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
     await page.getByLabel("Max price (USDC)").fill("0.009");
     await page.getByRole("button", { name: "Search" }).click();
     await page.waitForURL(/maxPrice=0.009/);
-    const prices = (await page.locator("ul.cards > li strong").allTextContents()).map((price) => Number.parseFloat(price));
+    const prices = (await page.locator("ul.cards > li strong").allTextContents()).map((price) =>
+      Number.parseFloat(price),
+    );
     expect(prices.length).toBeGreaterThan(0);
     expect(prices.every((price) => price >= 0.005 && price <= 0.009)).toBe(true);
     await page.getByRole("link", { name: "Clear the filters" }).click();
@@ -204,7 +241,10 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
     // Its page is headed by the icon, the name and the chips, and passes axe too.
     const tidesPage = await open(lax, (await page.locator("ul.cards > li h3 a").getAttribute("href"))!);
     expect(await tidesPage.locator("h1").textContent()).toBe("Tide Tables");
-    expect(await tidesPage.getByRole("list", { name: "Tags" }).getByRole("link").allTextContents()).toEqual(["ocean", "tides"]);
+    expect(await tidesPage.getByRole("list", { name: "Tags" }).getByRole("link").allTextContents()).toEqual([
+      "ocean",
+      "tides",
+    ]);
     await screenshots(tidesPage, "listing-with-tags");
     expect(await axeViolations(tidesPage)).toEqual([]);
 
@@ -267,7 +307,13 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
     const id = page.url().split("/listing/")[1]!;
     expect(await page.locator("h1").textContent()).toContain("Weather forecasts");
     const text = (await page.locator("main").textContent())!;
-    for (const shown of ["https://weather.example.com/forecast", "0.005 USDC per call", id, `npx x402-market buy ${id} --max 0.005`, "curl -i -X POST"]) {
+    for (const shown of [
+      "https://weather.example.com/forecast",
+      "0.005 USDC per call",
+      id,
+      `npx x402-market buy ${id} --max 0.005`,
+      "curl -i -X POST",
+    ]) {
       expect(text).toContain(shown);
     }
     expect(text).toContain("No re-probe history yet");
@@ -286,12 +332,19 @@ describe.skipIf(!CHROMIUM)("web catalog in Chromium", () => {
     const navigation = page.waitForNavigation();
     await twin.click();
     expect((await navigation)?.status()).toBe(200);
-    expect(JSON.parse((await page.locator("body").textContent())!)).toMatchObject({ item: { metadata: { listingId: id } } });
+    expect(JSON.parse((await page.locator("body").textContent())!)).toMatchObject({
+      item: { metadata: { listingId: id } },
+    });
     expect(await axeViolations(await open(lax, `/listing/${id}`))).toEqual([]);
   });
 
   it("renders health and usage history as charts that pass axe", async () => {
-    const html = listingPage({ siteName: "Test market", marketUrl: market.server.url, document: historyDocument(), jsonTwin: "/listings/x" });
+    const html = listingPage({
+      siteName: "Test market",
+      marketUrl: market.server.url,
+      document: historyDocument(),
+      jsonTwin: "/listings/x",
+    });
     const page = await lax.newPage();
     await page.setContent(html);
     expect(await page.locator("svg[role=img]").count()).toBe(2);

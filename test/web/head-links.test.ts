@@ -15,7 +15,9 @@ describe("page heads", () => {
   it("link the icon and autodiscover the JSON, Atom and RSS feeds, on the home and sell pages", async () => {
     for (const page of ["/", "/sell.html"]) {
       const html = await (await server.fetch(page)).text();
-      const links = [...html.matchAll(/<link rel="(icon|alternate)" type="([^"]+)"(?: title="[^"]*")? href="([^"]+)"/g)].map((match) => ({
+      const links = [
+        ...html.matchAll(/<link rel="(icon|alternate)" type="([^"]+)"(?: title="[^"]*")? href="([^"]+)"/g),
+      ].map((match) => ({
         rel: match[1],
         type: match[2],
         href: match[3],

@@ -7,7 +7,12 @@ type ListingDocument = components["schemas"]["ListingDocument"];
 const DAYS = ["2030-01-01", "2030-01-02", "2030-01-03", "2030-01-04", "2030-01-05", "2030-01-06", "2030-01-07"];
 
 export function historyDocument(): ListingDocument {
-  const usage = { l30DaysTotalCalls: 42, l30DaysUniquePayers: 7, l30DaysVolumeUsdc: "0.84", lastCalledAt: "2030-01-07T12:00:00.000Z" };
+  const usage = {
+    l30DaysTotalCalls: 42,
+    l30DaysUniquePayers: 7,
+    l30DaysVolumeUsdc: "0.84",
+    lastCalledAt: "2030-01-07T12:00:00.000Z",
+  };
   return {
     item: {
       x402Version: 2,
@@ -67,16 +72,37 @@ export function historyDocument(): ListingDocument {
           raw: { ...usage, l30DaysTotalCalls: 50, l30DaysUniquePayers: 8, l30DaysVolumeUsdc: "1.00" },
           excluded: { not_x402_authorization: 30, self_payment: 2 },
         },
-        sellerUsage: { ...usage, provenance: "settled-onchain", currentToBlock: "123456", raw: usage, excluded: {}, listings: 2 },
+        sellerUsage: {
+          ...usage,
+          provenance: "settled-onchain",
+          currentToBlock: "123456",
+          raw: usage,
+          excluded: {},
+          listings: 2,
+        },
       },
     },
-    healthHistory: DAYS.map((day, index) => ({ day, probes: 24, successes: 24 - index, uptime: (24 - index) / 24, p50LatencyMs: 150 + index * 10 })),
+    healthHistory: DAYS.map((day, index) => ({
+      day,
+      probes: 24,
+      successes: 24 - index,
+      uptime: (24 - index) / 24,
+      p50LatencyMs: 150 + index * 10,
+    })),
     lastProbes: [
       { at: "2030-01-07T11:00:00.000Z", ok: true, latencyMs: 170 },
       { at: "2030-01-07T10:00:00.000Z", ok: false, code: "timeout" },
     ],
-    usageHistory: DAYS.map((day, index) => ({ day, calls: index * 2, payers: index, volumeUsdc: (index * 0.04).toFixed(2) })),
-    status: { state: "live", reasons: [{ code: "probe_passing", message: "The last probe of the seller's endpoint answered the listed 402." }] },
+    usageHistory: DAYS.map((day, index) => ({
+      day,
+      calls: index * 2,
+      payers: index,
+      volumeUsdc: (index * 0.04).toFixed(2),
+    })),
+    status: {
+      state: "live",
+      reasons: [{ code: "probe_passing", message: "The last probe of the seller's endpoint answered the listed 402." }],
+    },
     history: [],
     links: { self: "https://market.example/listings/6f1c1d36-8a53-4c5e-9f0e-0d0b7c2f4a11" },
   };

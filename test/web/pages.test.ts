@@ -28,7 +28,13 @@ describe.each(databaseKinds)("web pages ($name)", (kind) => {
     expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     const policy = response.headers.get("content-security-policy")!;
-    for (const directive of ["default-src 'none'", "img-src 'self' data:", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'"]) {
+    for (const directive of [
+      "default-src 'none'",
+      "img-src 'self' data:",
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ]) {
       expect(policy).toContain(directive);
     }
     expect(policy).toMatch(/style-src 'sha256-[A-Za-z0-9+/=]+'/);
@@ -37,7 +43,8 @@ describe.each(databaseKinds)("web pages ($name)", (kind) => {
     expect(html).toContain("Weather forecasts for any city on earth");
     expect(html).toContain(`href="/listing/${plainId}"`);
     expect(html).toContain('href="/bazaar.json?limit=20&amp;offset=0"');
-    for (const link of ["/llms.txt", "/openapi.json", "/mcp", "/.well-known/agent-card.json"]) expect(html).toContain(`href="${link}"`);
+    for (const link of ["/llms.txt", "/openapi.json", "/mcp", "/.well-known/agent-card.json"])
+      expect(html).toContain(`href="${link}"`);
   });
 
   it("escapes listing text: a hostile description or resource is text, never markup", async () => {
@@ -55,7 +62,9 @@ describe.each(databaseKinds)("web pages ($name)", (kind) => {
   it("shows the listing document's fields, the JSON twin link and copy-ready commands", async () => {
     const { response, html } = await page(`/listing/${plainId}`);
     expect(response.status).toBe(200);
-    const json = await market.json<{ item: { resource: string; metadata: { priceUsdc: string; salePayTo: string } } }>(`/listings/${plainId}`);
+    const json = await market.json<{ item: { resource: string; metadata: { priceUsdc: string; salePayTo: string } } }>(
+      `/listings/${plainId}`,
+    );
     expect(html).toContain(`href="/listings/${plainId}"`);
     expect(html).toContain(json.body.item.resource);
     expect(html).toContain(json.body.item.metadata.salePayTo);
@@ -70,9 +79,11 @@ describe.each(databaseKinds)("web pages ($name)", (kind) => {
     const before = await page(`/listing/${id}`);
     expect(before.html).toContain("No re-probe history yet");
     await market.server.contexts.listings.health.recordListingProbe(id, 120, market.clock.now());
-    const json = await market.json<{ healthHistory: Array<{ day: string }>; lastProbes: unknown[]; item: { metadata: { health: { status: string } } } }>(
-      `/listings/${id}`,
-    );
+    const json = await market.json<{
+      healthHistory: Array<{ day: string }>;
+      lastProbes: unknown[];
+      item: { metadata: { health: { status: string } } };
+    }>(`/listings/${id}`);
     expect(json.body.healthHistory).toHaveLength(1);
     const after = await page(`/listing/${id}`);
     expect(after.response.headers.get("etag")).not.toBe(before.response.headers.get("etag"));
@@ -163,7 +174,9 @@ describe.each(databaseKinds)("web pages ($name)", (kind) => {
   });
 
   it("keeps /bazaar.json JSON for a browser", async () => {
-    const response = await market.server.fetch("/bazaar.json", { headers: { accept: "text/html,application/xhtml+xml,*/*;q=0.8" } });
+    const response = await market.server.fetch("/bazaar.json", {
+      headers: { accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
+    });
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
   });
 });

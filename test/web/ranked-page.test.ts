@@ -44,9 +44,12 @@ describe("the catalog page over the ranking engine", () => {
     // And every listing on the model's vector (the backfill job): a listing still on the encoder's
     // stand-in may fall on either side of the meaning threshold, so a filtered and an unfiltered
     // answer asked moments apart could disagree on a machine slow enough to leave the backfill behind.
-    const search = (market.server.contexts.catalog as { ranker?: { service: { stats(): Promise<{ pending: number }> } } }).ranker!.service;
+    const search = (
+      market.server.contexts.catalog as { ranker?: { service: { stats(): Promise<{ pending: number }> } } }
+    ).ranker!.service;
     while ((await search.stats()).pending > 0) {
-      if (Date.now() > deadline) throw new Error(`the backfill left ${(await search.stats()).pending} listings on the stand-in vector`);
+      if (Date.now() > deadline)
+        throw new Error(`the backfill left ${(await search.stats()).pending} listings on the stand-in vector`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }, 180_000);
@@ -58,7 +61,9 @@ describe("the catalog page over the ranking engine", () => {
     const page = await (await market.server.fetch(path)).text();
     const start = page.indexOf('<ul class="cards"');
     if (start < 0) return [];
-    return [...page.slice(start, page.indexOf("</section>", start)).matchAll(/<h3><a href="\/listing\/([^"]+)"/g)].map((match) => match[1]!);
+    return [...page.slice(start, page.indexOf("</section>", start)).matchAll(/<h3><a href="\/listing\/([^"]+)"/g)].map(
+      (match) => match[1]!,
+    );
   };
 
   it.each(["query=weather%20forecast", "query=weather%20forecast&sort=price", "query=weather&sort=priceDesc"])(
@@ -72,12 +77,17 @@ describe("the catalog page over the ranking engine", () => {
       expect(expected.length).toBeGreaterThan(2);
       expect(await cards(`/?${query}`)).toEqual(expected);
       const paged: string[] = [];
-      for (let offset = 0; offset < expected.length; offset += 2) paged.push(...(await cards(`/?${query}&limit=2&offset=${offset}`)));
+      for (let offset = 0; offset < expected.length; offset += 2)
+        paged.push(...(await cards(`/?${query}&limit=2&offset=${offset}`)));
       expect(paged).toEqual(expected);
       // One health chosen: that group alone, as its JSON twin ranks it (the engine ranks within the
       // filtered rows, so ties between near scores may fall otherwise than in the unfiltered run).
-      const healthy = expected.filter((id) => body.items.find((item) => item.metadata.listingId === id)!.metadata.health.status === "healthy");
-      const twin = (await market.json<SearchDocument>(`/discovery/search?${query}&health=healthy&limit=100`)).body.items.map((item) => item.metadata.listingId);
+      const healthy = expected.filter(
+        (id) => body.items.find((item) => item.metadata.listingId === id)!.metadata.health.status === "healthy",
+      );
+      const twin = (
+        await market.json<SearchDocument>(`/discovery/search?${query}&health=healthy&limit=100`)
+      ).body.items.map((item) => item.metadata.listingId);
       expect([...twin].sort()).toEqual([...healthy].sort());
       expect(await cards(`/?${query}&health=healthy`)).toEqual(twin);
     },

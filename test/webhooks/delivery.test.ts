@@ -51,13 +51,18 @@ describe.each(databaseKinds)("signed webhooks on $kind", (kind) => {
     receivers.push(started);
     return started;
   };
-  const deliver = async () => expect(await market.server.jobs.runNow("webhook-delivery")).toMatchObject({ ran: true, ok: true });
+  const deliver = async () =>
+    expect(await market.server.jobs.runNow("webhook-delivery")).toMatchObject({ ran: true, ok: true });
   const round = async () => {
     await market.server.contexts.listings.health.prober.runRound();
     market.clock.advance(ROUND_MS);
   };
   const subscribe = async (body: Record<string, unknown>) => {
-    const response = await market.server.fetch("/webhooks", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const response = await market.server.fetch("/webhooks", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, body: (await response.json()) as Created & { error?: string } };
   };
   const subscribed = async (to: Receiver, body: Record<string, unknown>) => {
@@ -68,12 +73,20 @@ describe.each(databaseKinds)("signed webhooks on $kind", (kind) => {
     return created;
   };
   const show = (id: string, secret: string) =>
-    market.json<{ status: string; deliveries: Array<{ status: string; attempts: number; lastError?: string }> }>(`/webhooks/${id}`, {
-      headers: { authorization: `Bearer ${secret}` },
-    });
+    market.json<{ status: string; deliveries: Array<{ status: string; attempts: number; lastError?: string }> }>(
+      `/webhooks/${id}`,
+      {
+        headers: { authorization: `Bearer ${secret}` },
+      },
+    );
 
   it("verifies the endpoint, then delivers each event once, signed, in order, as the seller goes down, comes back and changes its price", async () => {
-    const { id: listingId } = await market.list({ resource: `${seller.url}/weather`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
+    const { id: listingId } = await market.list({
+      resource: `${seller.url}/weather`,
+      method: "GET",
+      priceUsdc: "0.03",
+      sellerPayTo: SELLER_PAY_TO,
+    });
     const endpoint = await receiver();
     const created = await subscribed(endpoint, { listingIds: [listingId] });
     expect(created.status).toBe("pending");
@@ -109,7 +122,12 @@ describe.each(databaseKinds)("signed webhooks on $kind", (kind) => {
   });
 
   it("keeps a down subscriber's events and delivers all of them, in order, once it is back", async () => {
-    const { id: listingId } = await market.list({ resource: `${seller.url}/rates`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
+    const { id: listingId } = await market.list({
+      resource: `${seller.url}/rates`,
+      method: "GET",
+      priceUsdc: "0.03",
+      sellerPayTo: SELLER_PAY_TO,
+    });
     const endpoint = await receiver();
     const created = await subscribed(endpoint, { listingIds: [listingId], events: ["listing.health_changed"] });
     await deliver(); // verified
@@ -136,7 +154,12 @@ describe.each(databaseKinds)("signed webhooks on $kind", (kind) => {
   });
 
   it("disables a subscription whose endpoint fails for more than a day, and one that never answers its challenge", async () => {
-    const { id: listingId } = await market.list({ resource: `${seller.url}/gone`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
+    const { id: listingId } = await market.list({
+      resource: `${seller.url}/gone`,
+      method: "GET",
+      priceUsdc: "0.03",
+      sellerPayTo: SELLER_PAY_TO,
+    });
     const endpoint = await receiver();
     const created = await subscribed(endpoint, { listingIds: [listingId] });
     await deliver();
@@ -147,7 +170,10 @@ describe.each(databaseKinds)("signed webhooks on $kind", (kind) => {
       await deliver();
     }
     const disabled = (await show(created.id, created.secret)).body;
-    expect(disabled, JSON.stringify(disabled)).toMatchObject({ status: "disabled", disabledReason: "deliveries_failing" });
+    expect(disabled, JSON.stringify(disabled)).toMatchObject({
+      status: "disabled",
+      disabledReason: "deliveries_failing",
+    });
     expect(disabled.deliveries[0]).toMatchObject({ status: "failed", attempts: 8 });
 
     const silent = await receiver();
@@ -157,11 +183,19 @@ describe.each(databaseKinds)("signed webhooks on $kind", (kind) => {
     expect((await show(unverified.id, unverified.secret)).body.status).toBe("pending");
     market.clock.advance(DAY_MS + 60_000);
     await deliver();
-    expect((await show(unverified.id, unverified.secret)).body).toMatchObject({ status: "disabled", disabledReason: "verification_failed" });
+    expect((await show(unverified.id, unverified.secret)).body).toMatchObject({
+      status: "disabled",
+      disabledReason: "verification_failed",
+    });
   });
 
   it("cuts off hostile endpoints: redirects are not followed, hangs time out, huge answers are not read, private addresses are refused", async () => {
-    const { id: listingId } = await market.list({ resource: `${seller.url}/hostile`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
+    const { id: listingId } = await market.list({
+      resource: `${seller.url}/hostile`,
+      method: "GET",
+      priceUsdc: "0.03",
+      sellerPayTo: SELLER_PAY_TO,
+    });
     for (const [mode, outcome] of [
       ["redirect", { status: "disabled", disabledReason: "challenge_not_echoed" }],
       ["hang", { status: "pending" }],
@@ -192,12 +226,25 @@ describe.each(databaseKinds)("signed webhooks on $kind", (kind) => {
   });
 
   it("lets only the secret's holder read or delete a subscription, and refuses malformed subscriptions without saving", async () => {
-    const { id: listingId } = await market.list({ resource: `${seller.url}/private`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
+    const { id: listingId } = await market.list({
+      resource: `${seller.url}/private`,
+      method: "GET",
+      priceUsdc: "0.03",
+      sellerPayTo: SELLER_PAY_TO,
+    });
     const endpoint = await receiver();
     const created = await subscribed(endpoint, { listingIds: [listingId] });
     expect((await market.json(`/webhooks/${created.id}`)).status).toBe(401);
-    expect((await market.json(`/webhooks/${created.id}`, { headers: { authorization: "Bearer whsec_wrong" } })).status).toBe(401);
-    expect((await market.json(`/webhooks/00000000-0000-4000-8000-000000000000`, { headers: { authorization: `Bearer ${created.secret}` } })).status).toBe(401);
+    expect(
+      (await market.json(`/webhooks/${created.id}`, { headers: { authorization: "Bearer whsec_wrong" } })).status,
+    ).toBe(401);
+    expect(
+      (
+        await market.json(`/webhooks/00000000-0000-4000-8000-000000000000`, {
+          headers: { authorization: `Bearer ${created.secret}` },
+        })
+      ).status,
+    ).toBe(401);
     for (const body of [
       { url: endpoint.url },
       { url: endpoint.url, listingIds: [listingId], search: { q: "weather" } },
@@ -207,17 +254,27 @@ describe.each(databaseKinds)("signed webhooks on $kind", (kind) => {
       const refused = await subscribe(body);
       expect(refused.status, JSON.stringify(body)).toBe(400);
     }
-    const deleted = await market.server.fetch(`/webhooks/${created.id}`, { method: "DELETE", headers: { authorization: `Bearer ${created.secret}` } });
+    const deleted = await market.server.fetch(`/webhooks/${created.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${created.secret}` },
+    });
     expect(deleted.status).toBe(200);
     expect((await show(created.id, created.secret)).status).toBe(401);
   });
 
   it("holds an endpoint to 100 subscriptions when many are created at once", async () => {
-    const { id: listingId } = await market.list({ resource: `${seller.url}/capped`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
+    const { id: listingId } = await market.list({
+      resource: `${seller.url}/capped`,
+      method: "GET",
+      priceUsdc: "0.03",
+      sellerPayTo: SELLER_PAY_TO,
+    });
     const { url } = await receiver();
     const answers = await Promise.all(Array.from({ length: 110 }, () => subscribe({ url, listingIds: [listingId] })));
     const statuses = answers.map((answer) => answer.status).sort();
-    const others = answers.filter((answer) => answer.status !== 201 && answer.status !== 409).map((answer) => [answer.status, answer.body]);
+    const others = answers
+      .filter((answer) => answer.status !== 201 && answer.status !== 409)
+      .map((answer) => [answer.status, answer.body]);
     expect(others).toEqual([]);
     expect(statuses.filter((status) => status === 201)).toHaveLength(100);
     expect(statuses.filter((status) => status === 409)).toHaveLength(10);
@@ -225,7 +282,12 @@ describe.each(databaseKinds)("signed webhooks on $kind", (kind) => {
     await Promise.all(
       answers
         .filter((each) => each.status === 201)
-        .map((answer) => market.server.fetch(`/webhooks/${answer.body.id}`, { method: "DELETE", headers: { authorization: `Bearer ${answer.body.secret}` } })),
+        .map((answer) =>
+          market.server.fetch(`/webhooks/${answer.body.id}`, {
+            method: "DELETE",
+            headers: { authorization: `Bearer ${answer.body.secret}` },
+          }),
+        ),
     );
   });
 
@@ -234,15 +296,25 @@ describe.each(databaseKinds)("signed webhooks on $kind", (kind) => {
     const stranger = privateKeyToAccount(generatePrivateKey());
     const endpoint = await receiver();
     const signing = await market.json<{
-      typedData: { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> };
+      typedData: {
+        domain: Record<string, unknown>;
+        types: Record<string, unknown>;
+        primaryType: string;
+        message: Record<string, unknown>;
+      };
       submit: { body: { url: string; seller: Record<string, unknown> } };
     }>(`/webhooks/sign?payTo=${owner.address}&url=${encodeURIComponent(endpoint.url)}`);
     expect(signing.status).toBe(200);
     const sign = (account: typeof owner) => account.signTypedData(signing.body.typedData as never);
-    const body = (signature: string) => ({ ...signing.body.submit.body, seller: { ...signing.body.submit.body.seller, signature } });
+    const body = (signature: string) => ({
+      ...signing.body.submit.body,
+      seller: { ...signing.body.submit.body.seller, signature },
+    });
 
     expect((await subscribe(body(await sign(stranger)))).body.error).toBe("not_owner");
-    expect((await subscribe({ ...body(await sign(owner)), url: `${endpoint.url}?other` })).body.error).toBe("not_owner");
+    expect((await subscribe({ ...body(await sign(owner)), url: `${endpoint.url}?other` })).body.error).toBe(
+      "not_owner",
+    );
     const accepted = await subscribe(body(await sign(owner)));
     expect(accepted.status).toBe(201);
     endpoint.secret = accepted.body.secret;
@@ -252,7 +324,9 @@ describe.each(databaseKinds)("signed webhooks on $kind", (kind) => {
     const mine = await market.list({ resource: `${seller.url}/owned`, sellerPayTo: owner.address });
     await market.list({ resource: `${seller.url}/not-mine`, sellerPayTo: stranger.address });
     await deliver();
-    expect(endpoint.events().map((event) => [event.type, event.data.listingId])).toEqual([["listing.created", mine.id]]);
+    expect(endpoint.events().map((event) => [event.type, event.data.listingId])).toEqual([
+      ["listing.created", mine.id],
+    ]);
     expect(endpoint.events()[0]!.verified).toBe(true);
   });
 
@@ -260,10 +334,20 @@ describe.each(databaseKinds)("signed webhooks on $kind", (kind) => {
     const endpoint = await receiver();
     await subscribed(endpoint, { search: { q: "tide tables", maxPrice: 0.05 } });
     await deliver();
-    const match = await market.list({ resource: `${seller.url}/tides`, description: "Tide tables for every harbour, hourly", priceUsdc: "0.02" });
-    await market.list({ resource: `${seller.url}/tides-pricey`, description: "Tide tables, premium", priceUsdc: "0.50" });
+    const match = await market.list({
+      resource: `${seller.url}/tides`,
+      description: "Tide tables for every harbour, hourly",
+      priceUsdc: "0.02",
+    });
+    await market.list({
+      resource: `${seller.url}/tides-pricey`,
+      description: "Tide tables, premium",
+      priceUsdc: "0.50",
+    });
     await market.list({ resource: `${seller.url}/sun`, description: "Sunrise and sunset times", priceUsdc: "0.01" });
     await deliver();
-    expect(endpoint.events().map((event) => [event.type, event.data.listingId])).toEqual([["listing.created", match.id]]);
+    expect(endpoint.events().map((event) => [event.type, event.data.listingId])).toEqual([
+      ["listing.created", match.id],
+    ]);
   });
 });

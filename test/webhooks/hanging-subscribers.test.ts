@@ -45,7 +45,8 @@ describe.each(databaseKinds)("forty hanging webhook subscribers on $kind", (kind
     expect(response.status, JSON.stringify(body)).toBe(201);
     return body;
   };
-  const run = async () => expect(await market.server.jobs.runNow("webhook-delivery")).toMatchObject({ ran: true, ok: true });
+  const run = async () =>
+    expect(await market.server.jobs.runNow("webhook-delivery")).toMatchObject({ ran: true, ok: true });
   /** A new listing the saved search matches (one event for every subscriber), then a run; ms until the genuine receiver had it. */
   const genuineDelay = async (n: number) => {
     await market.list({ resource: `https://tides.example/${n}`, description: `Tide tables, harbour ${n}` });
@@ -67,7 +68,8 @@ describe.each(databaseKinds)("forty hanging webhook subscribers on $kind", (kind
     hanging.mode = "hang"; // ...then never answer again
     const attemptsBefore = hanging.attempts;
     /** How many of the forty's requests since `from` arrived before `at`. */
-    const hangsBefore = (from: number, at: number) => hanging.arrivals.slice(from).filter((arrival) => arrival < at).length;
+    const hangsBefore = (from: number, at: number) =>
+      hanging.arrivals.slice(from).filter((arrival) => arrival < at).length;
 
     // A new listing (to all 41), and another while the deliverer is still working through the forty.
     await market.list({ resource: "https://tides.example/3", description: "Tide tables, harbour 3" });

@@ -7,8 +7,22 @@ import { SELLER_PAY_TO } from "../support/sellers.js";
 import { paying, startHealthSeller, type HealthSeller } from "../health/support.js";
 import { startReceiver, type Receiver } from "./receiver.js";
 
-const ENV = { ALLOW_LOOPBACK_SELLERS: "true", HEALTH_HOST_GAP_MS: "0", PROBE_TIMEOUT_MS: "1000", WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_RATE_PER_CLIENT: "1000" };
-const STORE_READS = ["nothingToDo", "pendingVerification", "cursor", "following", "due", "subscriptions", "prune"] as const;
+const ENV = {
+  ALLOW_LOOPBACK_SELLERS: "true",
+  HEALTH_HOST_GAP_MS: "0",
+  PROBE_TIMEOUT_MS: "1000",
+  WEBHOOK_TIMEOUT_MS: "1000",
+  WEBHOOK_RATE_PER_CLIENT: "1000",
+};
+const STORE_READS = [
+  "nothingToDo",
+  "pendingVerification",
+  "cursor",
+  "following",
+  "due",
+  "subscriptions",
+  "prune",
+] as const;
 
 describe.each(databaseKinds)("an idle webhook poll on $kind", (kind) => {
   let market: CatalogServer;
@@ -30,10 +44,15 @@ describe.each(databaseKinds)("an idle webhook poll on $kind", (kind) => {
   const poll = async () => {
     const store = market.server.repositories.webhooks;
     const events = market.server.repositories.events;
-    const spies = [...STORE_READS.map((name) => [name, vi.spyOn(store, name)] as const), ["events.after", vi.spyOn(events, "after")] as const];
+    const spies = [
+      ...STORE_READS.map((name) => [name, vi.spyOn(store, name)] as const),
+      ["events.after", vi.spyOn(events, "after")] as const,
+    ];
     try {
       expect(await market.server.jobs.runNow("webhook-delivery")).toMatchObject({ ran: true, ok: true });
-      return Object.fromEntries(spies.filter(([, spy]) => spy.mock.calls.length > 0).map(([name, spy]) => [name, spy.mock.calls.length]));
+      return Object.fromEntries(
+        spies.filter(([, spy]) => spy.mock.calls.length > 0).map(([name, spy]) => [name, spy.mock.calls.length]),
+      );
     } finally {
       for (const [, spy] of spies) spy.mockRestore();
     }
@@ -43,7 +62,12 @@ describe.each(databaseKinds)("an idle webhook poll on $kind", (kind) => {
     await poll(); // the first pass places the cursor
     expect(await poll()).toEqual({ nothingToDo: 1 });
 
-    const { id: listingId } = await market.list({ resource: `${seller.url}/weather`, method: "GET", priceUsdc: "0.03", sellerPayTo: SELLER_PAY_TO });
+    const { id: listingId } = await market.list({
+      resource: `${seller.url}/weather`,
+      method: "GET",
+      priceUsdc: "0.03",
+      sellerPayTo: SELLER_PAY_TO,
+    });
     const created = await market.server.fetch("/webhooks", {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -35,7 +35,11 @@ describe.skipIf(!postgres)("the webhook deliverer killed mid-burst", () => {
 
   beforeAll(async () => {
     database = await postgres!.create();
-    survivor = await startTestServer({ DATABASE_URL: database.url, ALLOW_LOOPBACK_SELLERS: "true", WEBHOOK_TIMEOUT_MS: "5000" });
+    survivor = await startTestServer({
+      DATABASE_URL: database.url,
+      ALLOW_LOOPBACK_SELLERS: "true",
+      WEBHOOK_TIMEOUT_MS: "5000",
+    });
     receiver = await startReceiver();
     receiver.delayMs = 250;
   });
@@ -57,7 +61,11 @@ describe.skipIf(!postgres)("the webhook deliverer killed mid-burst", () => {
     receiver.secret = ((await created.json()) as { secret: string }).secret;
     for (let i = 0; i < EVENTS; i++) {
       await survivor.contexts.listings.store.createListing(
-        listingInput({ resource: `https://burst.example.com/${i}`, description: `burst number ${i}`, sellerPayTo: PAY_TO }),
+        listingInput({
+          resource: `https://burst.example.com/${i}`,
+          description: `burst number ${i}`,
+          sellerPayTo: PAY_TO,
+        }),
         new Date(),
       );
     }

@@ -8,7 +8,14 @@ import { Webhook } from "standardwebhooks";
 export interface Received {
   id: string;
   type: string;
-  data: { id?: string; seq?: number; listingId?: string; type?: string; data?: Record<string, unknown>; challenge?: string };
+  data: {
+    id?: string;
+    seq?: number;
+    listingId?: string;
+    type?: string;
+    data?: Record<string, unknown>;
+    challenge?: string;
+  };
   /** Whether the library's verify accepted the signature. */
   verified: boolean;
   /** When it arrived (performance.now()). */
@@ -65,7 +72,8 @@ export async function startReceiver(): Promise<Receiver> {
       if (receiver.mode === "hang") return;
       if (receiver.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, receiver.delayMs));
       if (receiver.mode === "down") return void response.writeHead(503).end("maintenance");
-      if (receiver.mode === "redirect") return void response.writeHead(302, { location: "http://169.254.169.254/latest/meta-data" }).end();
+      if (receiver.mode === "redirect")
+        return void response.writeHead(302, { location: "http://169.254.169.254/latest/meta-data" }).end();
       if (receiver.mode === "huge") {
         response.writeHead(200, { "content-type": "text/plain" });
         const chunk = Buffer.alloc(1 << 20, 120);
@@ -95,7 +103,9 @@ export async function startReceiver(): Promise<Receiver> {
         path: request.url ?? "",
       });
       if (message.type === "webhook.verification" && receiver.mode !== "no-echo") {
-        return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ challenge: message.data.challenge }));
+        return void response
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ challenge: message.data.challenge }));
       }
       response.writeHead(204).end();
     })();

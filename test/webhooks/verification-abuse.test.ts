@@ -93,7 +93,8 @@ describe.each(databaseKinds)("webhook verification under abuse on $kind", (kind)
         await market.server.jobs.runNow("webhook-delivery");
       }
       expect(hostile.attempts).toBe(60); // one each, never asked again (was: every pass for 24 hours)
-      for (const id of refused) expect(await status(market, id)).toEqual({ status: "disabled", disabledReason: "challenge_not_echoed" });
+      for (const id of refused)
+        expect(await status(market, id)).toEqual({ status: "disabled", disabledReason: "challenge_not_echoed" });
     });
 
     it("not answering at all: the genuine one is verified on the second pass, and each of them is asked less and less often", async () => {
@@ -115,7 +116,9 @@ describe.each(databaseKinds)("webhook verification under abuse on $kind", (kind)
         market.clock.advance(PASS_MS);
         await market.server.jobs.runNow("webhook-delivery");
       }
-      const attempts = await Promise.all(silent.map(async (id) => (await market.server.repositories.webhooks.find(id))!.verifyAttempts));
+      const attempts = await Promise.all(
+        silent.map(async (id) => (await market.server.repositories.webhooks.find(id))!.verifyAttempts),
+      );
       expect(Math.max(...attempts)).toBeLessThanOrEqual(7);
       expect(Math.min(...attempts)).toBeGreaterThanOrEqual(4);
       for (const id of silent) expect((await status(market, id)).status).toBe("pending");
@@ -135,7 +138,8 @@ describe.each(databaseKinds)("webhook verification under abuse on $kind", (kind)
     const loopback = (n: number) => `${hostile.url}?n=${n}`;
     const named = (n: number) => `${hostile.url.replace("127.0.0.1", "localhost")}?n=${n}`;
 
-    for (let n = 0; n < 3; n++) expect((await subscribe(market, loopback(n), listingId, "203.0.113.1")).status).toBe(201);
+    for (let n = 0; n < 3; n++)
+      expect((await subscribe(market, loopback(n), listingId, "203.0.113.1")).status).toBe(201);
     const before = await count();
     const overClient = await subscribe(market, loopback(3), listingId, "203.0.113.1");
     expect(overClient.status).toBe(429);
@@ -146,12 +150,17 @@ describe.each(databaseKinds)("webhook verification under abuse on $kind", (kind)
     // The three answer without the challenge and are refused: they still hold their client's places.
     await market.server.jobs.runNow("webhook-delivery");
     expect((await market.server.repositories.webhooks.following()).length).toBe(0);
-    expect((await subscribe(market, loopback(4), listingId, "203.0.113.1")).body.message).toContain("WEBHOOK_PENDING_PER_CLIENT");
+    expect((await subscribe(market, loopback(4), listingId, "203.0.113.1")).body.message).toContain(
+      "WEBHOOK_PENDING_PER_CLIENT",
+    );
 
     // Another client, the same host: one more place for 127.0.0.1, then the host's cap.
     expect((await subscribe(market, loopback(5), listingId, "203.0.113.2")).status).toBe(201);
     const overHost = await subscribe(market, loopback(6), listingId, "203.0.113.2");
-    expect([overHost.status, overHost.body.message]).toEqual([429, expect.stringContaining("WEBHOOK_PENDING_PER_HOST")]);
+    expect([overHost.status, overHost.body.message]).toEqual([
+      429,
+      expect.stringContaining("WEBHOOK_PENDING_PER_HOST"),
+    ]);
 
     // Another host: places left in all until five are held (three refused, two pending).
     expect((await subscribe(market, named(7), listingId, "203.0.113.3")).status).toBe(201);
@@ -174,7 +183,13 @@ describe.each(databaseKinds)("webhook verification under abuse on $kind", (kind)
         headers: { authorization: `Bearer ${created.body.secret}` },
       });
       expect(deleted.status).toBe(200);
-      expect((await market.json(`/webhooks/${created.body.id}`, { headers: { authorization: `Bearer ${created.body.secret}` } })).status).toBe(401);
+      expect(
+        (
+          await market.json(`/webhooks/${created.body.id}`, {
+            headers: { authorization: `Bearer ${created.body.secret}` },
+          })
+        ).status,
+      ).toBe(401);
       return created;
     };
     expect((await cycle(0)).status).toBe(201);
@@ -188,7 +203,10 @@ describe.each(databaseKinds)("webhook verification under abuse on $kind", (kind)
     const kept = await subscribe(market, `${endpoint.url}?n=4`, listingId, "203.0.113.9");
     await market.server.jobs.runNow("webhook-delivery");
     expect(await status(market, kept.body.id)).toEqual({ status: "active", disabledReason: undefined });
-    await market.server.fetch(`/webhooks/${kept.body.id}`, { method: "DELETE", headers: { authorization: `Bearer ${kept.body.secret}` } });
+    await market.server.fetch(`/webhooks/${kept.body.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${kept.body.secret}` },
+    });
     expect(await market.server.repositories.webhooks.find(kept.body.id)).toBeNull();
     expect((await subscribe(market, `${endpoint.url}?n=5`, listingId, "203.0.113.9")).status).toBe(201); // n=3 (deleted unverified) and n=5 hold the two places
     expect((await subscribe(market, `${endpoint.url}?n=6`, listingId, "203.0.113.9")).status).toBe(429);

@@ -51,7 +51,8 @@ interface Figures {
   rpc?: ReturnType<RpcCounter["counts"]>;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 async function postgresAdmin(sql: string): Promise<void> {
   const target = parseDatabaseUrl(POSTGRES_URL!) as Extract<ReturnType<typeof parseDatabaseUrl>, { kind: "postgres" }>;
@@ -64,7 +65,10 @@ async function postgresAdmin(sql: string): Promise<void> {
 }
 
 /** A fresh database for one run: a SQLite file, or a PostgreSQL schema dropped by `drop`. */
-async function freshDatabase(kind: "sqlite" | "postgres", runIndex: number): Promise<{ url: string; drop(): Promise<void> }> {
+async function freshDatabase(
+  kind: "sqlite" | "postgres",
+  runIndex: number,
+): Promise<{ url: string; drop(): Promise<void> }> {
   if (kind === "sqlite") {
     const work = mkdtempSync(join(tmpdir(), "bench-burst-"));
     return { url: `file:${join(work, "bench.db")}`, drop: async () => rmSync(work, { recursive: true, force: true }) };
@@ -76,7 +80,14 @@ async function freshDatabase(kind: "sqlite" | "postgres", runIndex: number): Pro
   return { url: url.toString(), drop: () => postgresAdmin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`) };
 }
 
-async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: string, sellerPayTo: string, databaseUrl: string): Promise<Figures> {
+async function run(
+  label: string,
+  cwd: string,
+  chain: LocalChain,
+  sellerUrl: string,
+  sellerPayTo: string,
+  databaseUrl: string,
+): Promise<Figures> {
   const counter = COUNT_RPC ? await startRpcCounter(chain.rpcUrl) : null;
   const service: BenchServer = await serve(
     "app",
@@ -100,7 +111,10 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
   let burstWindow: { fromUs: number; toUs: number } | undefined;
   const list = async (payerIndex: number, path: string): Promise<{ ms: number; status: number; error?: string }> => {
     const payer = chain.buyers[payerIndex]!;
-    const pay = wrapFetchWithPayment(fetch, createBuyerClient(payer.privateKey, { allowAssets: [{ asset: chain.asset }] }));
+    const pay = wrapFetchWithPayment(
+      fetch,
+      createBuyerClient(payer.privateKey, { allowAssets: [{ asset: chain.asset }] }),
+    );
     const body = {
       resource: `${sellerUrl}/${label}/${path}`,
       method: "POST",
@@ -110,7 +124,11 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
       network: "eip155:8453",
     };
     const started = performance.now();
-    const response = await pay(`${service.url}/listings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const response = await pay(`${service.url}/listings`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     const answer = await response.text();
     const ms = performance.now() - started;
     if (response.status === 200) return { ms, status: 200 };
@@ -140,7 +158,8 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
     const latencies = results.map((r) => r.ms).sort((a, b) => a - b);
     const listed = results.filter((r) => r.status === 200).length;
     const refusals = new Map<string, number>();
-    for (const { status, error } of results) if (status !== 200) refusals.set(`${status} ${error}`, (refusals.get(`${status} ${error}`) ?? 0) + 1);
+    for (const { status, error } of results)
+      if (status !== 200) refusals.set(`${status} ${error}`, (refusals.get(`${status} ${error}`) ?? 0) + 1);
     return {
       label,
       aloneMs: alone.sort((a, b) => a - b)[2]!,
@@ -159,15 +178,24 @@ async function run(label: string, cwd: string, chain: LocalChain, sellerUrl: str
     await service.stop();
     await counter?.close();
     if (PROFILE_DIR && burstWindow) {
-      console.log(`  burst window (monotonic µs, for a closer look at the profile): ${burstWindow.fromUs}-${burstWindow.toUs}`);
+      console.log(
+        `  burst window (monotonic µs, for a closer look at the profile): ${burstWindow.fromUs}-${burstWindow.toUs}`,
+      );
       printProfile(PROFILE_DIR, service.pid, burstWindow, PAYERS);
     }
   }
 }
 
 /** Per listing, by thread name, what each thread used between two readings; threads that ended meanwhile as the rest. */
-function threadCpuPerListing(before: Map<string, number>, after: Map<string, number>, totalPerListing: number): Array<[string, number]> {
-  const rows: Array<[string, number]> = [...after].map(([name, ms]): [string, number] => [name, (ms - (before.get(name) ?? 0)) / PAYERS]);
+function threadCpuPerListing(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  totalPerListing: number,
+): Array<[string, number]> {
+  const rows: Array<[string, number]> = [...after].map(([name, ms]): [string, number] => [
+    name,
+    (ms - (before.get(name) ?? 0)) / PAYERS,
+  ]);
   const rest = totalPerListing - rows.reduce((sum, [, ms]) => sum + ms, 0);
   if (Math.abs(rest) >= 0.05) rows.push(["(threads that ended)", rest]);
   return rows.filter(([, ms]) => Math.abs(ms) >= 0.05).sort((a, b) => b[1] - a[1]);
@@ -189,30 +217,49 @@ const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
 
 function print(f: Figures): void {
   console.log(`\n${f.label}`);
-  console.log(`  one listing alone       ${f.aloneMs.toFixed(0)} ms (median of 5), ${f.aloneCpuMs.toFixed(1)} ms service CPU`);
+  console.log(
+    `  one listing alone       ${f.aloneMs.toFixed(0)} ms (median of 5), ${f.aloneCpuMs.toFixed(1)} ms service CPU`,
+  );
   console.log(
     `  ${PAYERS} at once           ${f.listed}/${PAYERS} listed (200), ${f.feesCharged} fees received on chain ${verdict(f.listed === PAYERS && f.feesCharged === PAYERS)}`,
   );
-  if (f.refusals.size) console.log(`  not listed              ${[...f.refusals].map(([answer, count]) => `${count} x ${answer}`).join(", ")}`);
-  console.log(`  throughput              ${f.rate.toFixed(1)} listings/s ${verdict(f.rate >= TARGET_RATE)} (target >= ${TARGET_RATE})`);
+  if (f.refusals.size)
+    console.log(
+      `  not listed              ${[...f.refusals].map(([answer, count]) => `${count} x ${answer}`).join(", ")}`,
+    );
+  console.log(
+    `  throughput              ${f.rate.toFixed(1)} listings/s ${verdict(f.rate >= TARGET_RATE)} (target >= ${TARGET_RATE})`,
+  );
   console.log(
     `  latency                 p50 ${f.p50.toFixed(0)} ms, p99 ${f.p99.toFixed(0)} ms = ${(f.p99 / f.aloneMs).toFixed(1)}x alone ${verdict(f.p99 <= TARGET_P99_RATIO * f.aloneMs)} (target <= ${TARGET_P99_RATIO}x, chain time included)`,
   );
-  console.log(`  service CPU per listing ${f.cpuPerListingMs.toFixed(1)} ms ${verdict(f.cpuPerListingMs < TARGET_CPU_MS)} (target < ${TARGET_CPU_MS} ms)`);
+  console.log(
+    `  service CPU per listing ${f.cpuPerListingMs.toFixed(1)} ms ${verdict(f.cpuPerListingMs < TARGET_CPU_MS)} (target < ${TARGET_CPU_MS} ms)`,
+  );
   console.log(`    by thread             ${f.cpuByThread.map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(", ")}`);
   if (f.rpc) {
     const perListing = (n: number) => (n / PAYERS).toFixed(2);
     const total = [...f.rpc.calls.values()].reduce((sum, n) => sum + n, 0);
     const methods = [...f.rpc.calls].sort((a, b) => b[1] - a[1]).map(([method, n]) => `${method} ${perListing(n)}`);
-    console.log(`  JSON-RPC per listing    ${perListing(total)} calls in ${perListing(f.rpc.httpRequests)} HTTP requests: ${methods.join(", ")}`);
+    console.log(
+      `  JSON-RPC per listing    ${perListing(total)} calls in ${perListing(f.rpc.httpRequests)} HTTP requests: ${methods.join(", ")}`,
+    );
   }
 }
 
 const chain = await startLocalChain({ buyers: PAYERS + 2, fundUsdc: "100" });
 const sellerWallet = chain.buyers[PAYERS + 1]!.address;
-const seller = await startDemoSeller({ asset: chain.asset, payTo: sellerWallet, priceAtomic: "20000", description: "Bench seller" });
+const seller = await startDemoSeller({
+  asset: chain.asset,
+  payTo: sellerWallet,
+  priceAtomic: "20000",
+  description: "Bench seller",
+});
 const baseline = baselineCheckout();
-const trees = [...(baseline ? [{ label: `baseline ${baseline.ref}`, dir: baseline.dir }] : []), { label: "this tree", dir: process.cwd() }];
+const trees = [
+  ...(baseline ? [{ label: `baseline ${baseline.ref}`, dir: baseline.dir }] : []),
+  { label: "this tree", dir: process.cwd() },
+];
 const kinds = ["sqlite" as const, ...(POSTGRES_URL ? ["postgres" as const] : [])];
 try {
   let runIndex = 0;
@@ -220,7 +267,16 @@ try {
     for (const tree of trees) {
       const database = await freshDatabase(kind, runIndex++);
       try {
-        print(await run(`${tree.label} ${kind}`.replace(/\W+/g, "-"), tree.dir, chain, seller.url, sellerWallet, database.url));
+        print(
+          await run(
+            `${tree.label} ${kind}`.replace(/\W+/g, "-"),
+            tree.dir,
+            chain,
+            seller.url,
+            sellerWallet,
+            database.url,
+          ),
+        );
       } finally {
         await database.drop();
       }

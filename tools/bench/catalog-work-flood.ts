@@ -31,12 +31,54 @@ interface Scenario {
 }
 
 const SCENARIOS: Scenario[] = [
-  { name: "1 address: uncached pages", shape: "pages", twin: "pages404", addresses: ["127.0.0.60"], connectionsPerAddress: 50, target: 0.8 },
-  { name: "1 address: searches", shape: "searches", twin: "searches404", addresses: ["127.0.0.61"], connectionsPerAddress: 50, target: 0.8 },
-  { name: "1 address: MCP batches of 100", shape: "mcp", twin: "mcp404", addresses: ["127.0.0.62"], connectionsPerAddress: 50, target: 0.8 },
-  { name: "50 addresses: uncached pages", shape: "pages", twin: "pages404", addresses: addressesOf("127.0.0"), connectionsPerAddress: 1, target: 0.5 },
-  { name: "50 addresses: searches", shape: "searches", twin: "searches404", addresses: addressesOf("127.0.1"), connectionsPerAddress: 1, target: 0.5 },
-  { name: "50 addresses: MCP batches of 100", shape: "mcp", twin: "mcp404", addresses: addressesOf("127.0.2"), connectionsPerAddress: 1, target: 0.5 },
+  {
+    name: "1 address: uncached pages",
+    shape: "pages",
+    twin: "pages404",
+    addresses: ["127.0.0.60"],
+    connectionsPerAddress: 50,
+    target: 0.8,
+  },
+  {
+    name: "1 address: searches",
+    shape: "searches",
+    twin: "searches404",
+    addresses: ["127.0.0.61"],
+    connectionsPerAddress: 50,
+    target: 0.8,
+  },
+  {
+    name: "1 address: MCP batches of 100",
+    shape: "mcp",
+    twin: "mcp404",
+    addresses: ["127.0.0.62"],
+    connectionsPerAddress: 50,
+    target: 0.8,
+  },
+  {
+    name: "50 addresses: uncached pages",
+    shape: "pages",
+    twin: "pages404",
+    addresses: addressesOf("127.0.0"),
+    connectionsPerAddress: 1,
+    target: 0.5,
+  },
+  {
+    name: "50 addresses: searches",
+    shape: "searches",
+    twin: "searches404",
+    addresses: addressesOf("127.0.1"),
+    connectionsPerAddress: 1,
+    target: 0.5,
+  },
+  {
+    name: "50 addresses: MCP batches of 100",
+    shape: "mcp",
+    twin: "mcp404",
+    addresses: addressesOf("127.0.2"),
+    connectionsPerAddress: 1,
+    target: 0.5,
+  },
 ];
 
 function statuses(counts: Record<string, number>): string {
@@ -52,14 +94,20 @@ interface Flood {
 }
 
 function startFlood(plan: FloodPlan): Flood {
-  const child = spawn(process.execPath, ["--import", "tsx", "tools/bench/flood-client.ts", JSON.stringify(plan)], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "tools/bench/flood-client.ts", JSON.stringify(plan)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
-  const started = new Promise<void>((resolve) => child.stderr.on("data", (chunk: Buffer) => chunk.toString("utf8").includes("flood started") && resolve()));
+  const started = new Promise<void>((resolve) =>
+    child.stderr.on("data", (chunk: Buffer) => chunk.toString("utf8").includes("flood started") && resolve()),
+  );
   const done = new Promise<{ requests: number; statuses: Record<string, number> }>((resolve, reject) => {
     child.on("error", reject);
     child.on("exit", (code) =>
-      code === 0 ? resolve(JSON.parse(out) as { requests: number; statuses: Record<string, number> }) : reject(new Error(`flood exited ${code}`)),
+      code === 0
+        ? resolve(JSON.parse(out) as { requests: number; statuses: Record<string, number> })
+        : reject(new Error(`flood exited ${code}`)),
     );
   });
   return { started, done };
@@ -71,11 +119,19 @@ function reads(url: string): Promise<autocannon.Result> {
     connections: READ_CONNECTIONS,
     duration: SECONDS,
     timeout: 10,
-    requests: [{ method: "GET", setupRequest: (request) => ({ ...request, path: READ_PATHS[Math.floor(Math.random() * READ_PATHS.length)]! }) }],
+    requests: [
+      {
+        method: "GET",
+        setupRequest: (request) => ({ ...request, path: READ_PATHS[Math.floor(Math.random() * READ_PATHS.length)]! }),
+      },
+    ],
   });
 }
 
-async function readsDuring(url: string, plan: FloodPlan): Promise<{ reads: autocannon.Result; flood: { requests: number; statuses: Record<string, number> } }> {
+async function readsDuring(
+  url: string,
+  plan: FloodPlan,
+): Promise<{ reads: autocannon.Result; flood: { requests: number; statuses: Record<string, number> } }> {
   const flood = startFlood(plan);
   await flood.started;
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -84,7 +140,12 @@ async function readsDuring(url: string, plan: FloodPlan): Promise<{ reads: autoc
 }
 
 /** The rows of one service (this tree, or a baseline checkout in `cwd`). */
-export async function catalogWorkFloods(databaseUrl: string, label: string, env: Record<string, string> = {}, cwd?: string): Promise<Row[]> {
+export async function catalogWorkFloods(
+  databaseUrl: string,
+  label: string,
+  env: Record<string, string> = {},
+  cwd?: string,
+): Promise<Row[]> {
   // The default limits: the bench servers otherwise raise them out of reach (tools/bench/servers.ts).
   const limits = { QUERY_RATE_PER_CLIENT: "300", UNCACHED_CONCURRENCY: "2", UNCACHED_SHARE: "0.5" };
   const server = await serve("app", [], { DATABASE_URL: databaseUrl, ...limits, ACCESS_LOG_SAMPLE: "0", ...env }, cwd);
@@ -93,14 +154,28 @@ export async function catalogWorkFloods(databaseUrl: string, label: string, env:
     for (const path of READ_PATHS) await (await fetch(`${server.url}${path}`)).arrayBuffer();
     // Every path a flood takes runs once first (compilation, the MCP server's first description), so
     // that no flood pays for the first use of its code and its 404 twin does not.
-    for (const path of ["/discovery/search?query=warm", "/feed.json?since=2020-01-01T00:00:00.000Z", "/bazaar.json?network=eip155:7"]) {
+    for (const path of [
+      "/discovery/search?query=warm",
+      "/feed.json?since=2020-01-01T00:00:00.000Z",
+      "/bazaar.json?network=eip155:7",
+    ]) {
       await (await fetch(`${server.url}${path}`)).arrayBuffer();
     }
-    const warm = [1, 2].map((id) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "list_market", arguments: { query: `warm${id}` } } }));
+    const warm = [1, 2].map((id) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "list_market", arguments: { query: `warm${id}` } },
+    }));
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     await (await fetch(`${server.url}/mcp`, { method: "POST", headers, body: JSON.stringify(warm) })).arrayBuffer();
     const alone = await reads(server.url);
-    rows.push({ service: label, flood: "none", "reads req/s": Math.round(alone.requests.average), "reads p99 ms": alone.latency.p99 });
+    rows.push({
+      service: label,
+      flood: "none",
+      "reads req/s": Math.round(alone.requests.average),
+      "reads p99 ms": alone.latency.p99,
+    });
     for (const scenario of SCENARIOS) {
       const plan = (shape: FloodShape): FloodPlan => ({
         url: server.url,

@@ -107,7 +107,9 @@ async function measure(target: Target, cwd?: string, label = ""): Promise<void> 
   let cleanup = () => {};
   try {
     const idleMiB = app.rssMiB();
-    const service = (await (await fetch(`${app.url}/discovery/search?query=service&limit=1`)).json()) as { pagination?: { total?: number } };
+    const service = (await (await fetch(`${app.url}/discovery/search?query=service&limit=1`)).json()) as {
+      pagination?: { total?: number };
+    };
     // An older revision (BENCH_BASELINE) may not tell the total: about a fifth of the rows say "service".
     const list = scenarios(target.catalog, service.pagination?.total ?? Math.round(target.catalog.size / 5));
     const page = await fetch(`${app.url}/discovery/resources`);
@@ -132,8 +134,12 @@ async function measure(target: Target, cwd?: string, label = ""): Promise<void> 
       if (scenario.cachedPath) {
         await fetch(`${app.url}${scenario.cachedPath}`);
         const isPage = scenario.cachedPath === "/discovery/resources";
-        const name = isPage ? `${scenario.name} (${Math.round(bytes.length / 1024)} KiB, bare node sends the same bytes and headers)` : scenario.name;
-        await measured(app, target, label, name, "same", () => load(`${app.url}${scenario.cachedPath}`), { bare: isPage ? bare200 : undefined });
+        const name = isPage
+          ? `${scenario.name} (${Math.round(bytes.length / 1024)} KiB, bare node sends the same bytes and headers)`
+          : scenario.name;
+        await measured(app, target, label, name, "same", () => load(`${app.url}${scenario.cachedPath}`), {
+          bare: isPage ? bare200 : undefined,
+        });
         if (isPage) {
           await measured(
             app,

@@ -18,7 +18,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const ONLY = process.env.BENCH_ONLY?.split(",");
 
-const load = (url: string, options: Partial<autocannon.Options> = {}) => autocannon({ url, connections: 16, duration: SECONDS, ...options });
+const load = (url: string, options: Partial<autocannon.Options> = {}) =>
+  autocannon({ url, connections: 16, duration: SECONDS, ...options });
 const scenarios: Record<string, (url: string) => Promise<autocannon.Result>> = {
   "uncached search": (url) =>
     load(url, {
@@ -54,7 +55,8 @@ try {
     // One SQLite file per process: each server gets its own copy of the seeded catalog.
     const copy = join(dir, `${servers.size}.db`);
     for (const suffix of ["", "-wal", "-shm"])
-      if (existsSync(join(dir, `catalog.db${suffix}`))) copyFileSync(join(dir, `catalog.db${suffix}`), `${copy}${suffix}`);
+      if (existsSync(join(dir, `catalog.db${suffix}`)))
+        copyFileSync(join(dir, `catalog.db${suffix}`), `${copy}${suffix}`);
     servers.set(name, await serve("app", [], { DATABASE_URL: `file:${copy}` }, cwd));
   }
   const chosen = Object.entries(scenarios).filter(([name]) => !ONLY || ONLY.includes(name));
@@ -75,7 +77,9 @@ try {
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const [ours, theirs] = [...servers.keys()];
-  console.log(`\nServer CPU per request (µs), ${ROUNDS} alternating rounds of ${SECONDS} s after a warm-up, ${SIZE} listings`);
+  console.log(
+    `\nServer CPU per request (µs), ${ROUNDS} alternating rounds of ${SECONDS} s after a warm-up, ${SIZE} listings`,
+  );
   console.table(
     Object.fromEntries(
       [...cpuPerRequest].map(([scenario, byServer]) => [

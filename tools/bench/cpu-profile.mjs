@@ -11,6 +11,7 @@ session.post("Profiler.enable");
 session.post("Profiler.start");
 process.on("exit", () => {
   session.post("Profiler.stop", (error, result) => {
-    if (!error) writeFileSync(join(process.env.BENCH_CPU_PROF, `CPU.${process.pid}.cpuprofile`), JSON.stringify(result.profile));
+    if (!error)
+      writeFileSync(join(process.env.BENCH_CPU_PROF, `CPU.${process.pid}.cpuprofile`), JSON.stringify(result.profile));
   });
 });

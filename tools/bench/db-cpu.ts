@@ -67,7 +67,11 @@ export async function postgresBackendCpu(adminUrl: string, applicationName: stri
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   const pids = async () =>
-    (await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = $1", [applicationName])).rows.map((row) => row.pid);
+    (
+      await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = $1", [
+        applicationName,
+      ])
+    ).rows.map((row) => row.pid);
   return {
     follow() {
       // Per backend: CPU when first seen (0 for one that starts during the run) and when last seen.

@@ -31,7 +31,12 @@ function page(): string {
 
 function mcpBatch(size: number): string {
   return JSON.stringify(
-    Array.from({ length: size }, (_, id) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "list_market", arguments: { query: word() } } })),
+    Array.from({ length: size }, (_, id) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "list_market", arguments: { query: word() } },
+    })),
   );
 }
 
@@ -80,7 +85,9 @@ async function flood(plan: FloodPlan): Promise<{ requests: number; statuses: Rec
   const deadline = Date.now() + plan.seconds * 1000;
   const statuses: Record<string, number> = {};
   let requests = 0;
-  const agents = plan.addresses.map((localAddress) => new Agent({ keepAlive: true, maxSockets: plan.connectionsPerAddress, localAddress }));
+  const agents = plan.addresses.map(
+    (localAddress) => new Agent({ keepAlive: true, maxSockets: plan.connectionsPerAddress, localAddress }),
+  );
   const loops = agents.flatMap((agent) =>
     Array.from({ length: plan.connectionsPerAddress }, async () => {
       while (Date.now() < deadline) {

@@ -96,16 +96,31 @@ async function paymentRequirements(url: string): Promise<PaymentRequirements> {
 function operations(listingIds: string[], requirements: PaymentRequirements): Operation[] {
   const id = () => listingIds[int(0, listingIds.length - 1)]!;
   return [
-    { name: "GET /discovery/resources (distinct pages)", method: "GET", path: () => `/discovery/resources?limit=${int(1, 20)}&offset=${int(0, SIZE - 1)}` },
+    {
+      name: "GET /discovery/resources (distinct pages)",
+      method: "GET",
+      path: () => `/discovery/resources?limit=${int(1, 20)}&offset=${int(0, SIZE - 1)}`,
+    },
     { name: "GET /listings/{id}/sign?action=claim", method: "GET", path: () => `/listings/${id()}/sign?action=claim` },
-    { name: "POST /listings/{id}/claim, junk signature", method: "POST", path: () => `/listings/${id()}/claim`, body: junkSigned },
+    {
+      name: "POST /listings/{id}/claim, junk signature",
+      method: "POST",
+      path: () => `/listings/${id()}/claim`,
+      body: junkSigned,
+    },
     {
       name: "PATCH /listings/{id}, junk signature",
       method: "PATCH",
       path: () => `/listings/${id()}`,
-      body: () => JSON.stringify({ ...JSON.parse(junkSigned()), description: "a new description of this bench listing" }),
+      body: () =>
+        JSON.stringify({ ...JSON.parse(junkSigned()), description: "a new description of this bench listing" }),
     },
-    { name: "DELETE /listings/{id}, junk signature", method: "DELETE", path: () => `/listings/${id()}`, body: junkSigned },
+    {
+      name: "DELETE /listings/{id}, junk signature",
+      method: "DELETE",
+      path: () => `/listings/${id()}`,
+      body: junkSigned,
+    },
     {
       name: "GET /kr-time, junk PAYMENT-SIGNATURE (in-process facilitator)",
       method: "GET",
@@ -141,7 +156,13 @@ const costRows: Row[] = [];
 const floodRows: Row[] = [];
 const catalogRows: Row[] = [];
 
-async function measure(databaseUrl: string, listingIds: string[], label: string, env: Record<string, string>, cwd?: string): Promise<void> {
+async function measure(
+  databaseUrl: string,
+  listingIds: string[],
+  label: string,
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<void> {
   const server = await serve("app", [], { DATABASE_URL: databaseUrl, ...env }, cwd);
   try {
     const ops = operations(listingIds, await paymentRequirements(server.url));
@@ -190,7 +211,9 @@ try {
   const databaseUrl = `file:${join(dir, "catalog.db")}`;
   await seedListings(databaseUrl, SIZE);
   const probe = await serve("app", [], { DATABASE_URL: databaseUrl });
-  const page = (await (await fetch(`${probe.url}/discovery/resources?limit=50`)).json()) as { items: Array<{ metadata: { listingId: string } }> };
+  const page = (await (await fetch(`${probe.url}/discovery/resources?limit=50`)).json()) as {
+    items: Array<{ metadata: { listingId: string } }>;
+  };
   await probe.stop();
   const listingIds = page.items.map((item) => item.metadata.listingId);
   const configurations: Array<[string, Record<string, string>]> = [
@@ -203,7 +226,8 @@ try {
   }
   if (PART !== "owner") {
     catalogRows.push(...(await catalogWorkFloods(databaseUrl, "this tree")));
-    if (baseline) catalogRows.push(...(await catalogWorkFloods(databaseUrl, `baseline ${baseline.ref}`, {}, baseline.dir)));
+    if (baseline)
+      catalogRows.push(...(await catalogWorkFloods(databaseUrl, `baseline ${baseline.ref}`, {}, baseline.dir)));
   }
 } finally {
   baseline?.remove();
@@ -218,11 +242,15 @@ if (PART !== "owner") {
 }
 
 function printOwnerTables(): void {
-  console.log(`\nCPU per request, ${READ_CONNECTIONS} connections, ${SECONDS} s each; budget: ${BUDGET_MS} ms of request-thread CPU`);
+  console.log(
+    `\nCPU per request, ${READ_CONNECTIONS} connections, ${SECONDS} s each; budget: ${BUDGET_MS} ms of request-thread CPU`,
+  );
   console.table(costRows);
   const over = costRows.filter((row) => row.budget !== "ok" && String(row.service).startsWith("this tree"));
   console.log(
-    over.length === 0 ? "No operation of this tree is over budget." : `Over budget: ${over.map((row) => `${row.operation} (${row.service})`).join("; ")}`,
+    over.length === 0
+      ? "No operation of this tree is over budget."
+      : `Over budget: ${over.map((row) => `${row.operation} (${row.service})`).join("; ")}`,
   );
   console.log(`\nCatalog reads alone, then during a junk-signature claim flood from ${FLOOD_CONNECTIONS} connections`);
   console.table(floodRows);

@@ -8,13 +8,28 @@
 import { createServer, type Server } from "node:http";
 import { encodePaymentRequiredHeader } from "@x402/core/http";
 
-const [count, payTo, amount, port] = [Number(process.argv[2]), process.argv[4]!, process.argv[5]!, Number(process.argv[6])];
+const [count, payTo, amount, port] = [
+  Number(process.argv[2]),
+  process.argv[4]!,
+  process.argv[5]!,
+  Number(process.argv[6]),
+];
 const challengeFor = (asset: string) =>
   encodePaymentRequiredHeader({
     x402Version: 2,
     error: "Payment required",
     resource: { url: "https://seller.bench/api", description: "bench seller", mimeType: "application/json" },
-    accepts: [{ scheme: "exact", network: "eip155:8453", amount, asset, payTo, maxTimeoutSeconds: 300, extra: { name: "USD Coin", version: "2" } }],
+    accepts: [
+      {
+        scheme: "exact",
+        network: "eip155:8453",
+        amount,
+        asset,
+        payTo,
+        maxTimeoutSeconds: 300,
+        extra: { name: "USD Coin", version: "2" },
+      },
+    ],
   });
 const header = challengeFor(process.argv[3]!);
 

@@ -45,7 +45,8 @@ const WORDS = ["weather", "forecast", "translate", "summarise", "image", "quote"
 const progress = (message: string) => process.stderr.write(`[bench:health] ${message}\n`);
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 interface Sellers {
   requests(): number;
@@ -58,9 +59,13 @@ function sellerUrls(port: number): string[] {
 }
 
 async function startSellers(asset: string, port: number): Promise<Sellers> {
-  const child = spawn(process.execPath, ["--import", "tsx", "tools/bench/health-sellers.ts", String(SELLERS), asset, PAY_TO, PRICE_ATOMIC, String(port)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "tools/bench/health-sellers.ts", String(SELLERS), asset, PAY_TO, PRICE_ATOMIC, String(port)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let requests = 0;
   const lines = createInterface({ input: child.stdout });
   await new Promise<void>((resolve, reject) => {
@@ -95,7 +100,8 @@ async function seed(databaseUrl: string, urls: string[]): Promise<void> {
       expiresAt: new Date(listedAt.getTime() + 30 * 24 * 3600_000),
     };
   });
-  for (let i = 0; i < rows.length; i += 1000) await database.prisma.listing.createMany({ data: rows.slice(i, i + 1000) });
+  for (let i = 0; i < rows.length; i += 1000)
+    await database.prisma.listing.createMany({ data: rows.slice(i, i + 1000) });
   await database.close();
 }
 
@@ -165,13 +171,18 @@ async function roundBench(): Promise<void> {
     });
     const started = performance.now();
     // The sellers ask for the service's token (the embedded local chain's, unless ASSET_ADDRESS is set).
-    const fee = (await (await fetch(`${service.url}/listings/challenge`)).json()) as { accepts: Array<{ asset: string }> };
+    const fee = (await (await fetch(`${service.url}/listings/challenge`)).json()) as {
+      accepts: Array<{ asset: string }>;
+    };
     progress(`service at ${service.url}; starting ${SELLERS} sellers on port ${port}`);
     const probed = await startSellers(fee.accepts[0]!.asset, port);
     progress("sellers listening; idle reads");
     sellers = probed;
     await readLoad(service.url, () => performance.now() - started > 3000); // warm-up
-    const idle = await readLoad(service.url, () => performance.now() - started > (3 + IDLE_SECONDS) * 1000 || probed.requests() > 0);
+    const idle = await readLoad(
+      service.url,
+      () => performance.now() - started > (3 + IDLE_SECONDS) * 1000 || probed.requests() > 0,
+    );
     if (probed.requests() > 0) console.log("note: the round began during the idle reads; idle figures are cut short");
     progress("waiting for the round");
     while (probed.requests() === 0) await sleep(20);
@@ -186,7 +197,9 @@ async function roundBench(): Promise<void> {
           rssPeak = Math.max(rssPeak, service!.rssMiB());
           if (probed.requests() >= LISTINGS && (await healthyCount(service!)) >= LISTINGS) done = true;
           else if (performance.now() - roundStarted > 600_000)
-            throw new Error(`the round did not finish in 10 minutes (${probed.requests()} probes, ${await healthyCount(service!)} healthy)`);
+            throw new Error(
+              `the round did not finish in 10 minutes (${probed.requests()} probes, ${await healthyCount(service!)} healthy)`,
+            );
           else await sleep(100);
         }
       } finally {
@@ -262,7 +275,10 @@ async function hostileSellers(): Promise<{
   const gonePort = (gone.address() as AddressInfo).port;
   await new Promise<void>((resolve) => gone.close(() => resolve()));
   const paths = ["/hang", "/huge", "/redirect", "/malformed", "/ok-200"];
-  const urls = [...paths.flatMap((path) => [1, 2, 3].map((n) => `${base}${path}?n=${n}`)), `http://127.0.0.1:${gonePort}/gone`];
+  const urls = [
+    ...paths.flatMap((path) => [1, 2, 3].map((n) => `${base}${path}?n=${n}`)),
+    `http://127.0.0.1:${gonePort}/gone`,
+  ];
   return {
     urls,
     close: () =>
@@ -347,7 +363,9 @@ async function memoryBench(): Promise<void> {
     );
     console.table(samples);
     const values = Object.values(samples);
-    console.log(`heap after GC: ${values[0]!.heapMiB} MiB after round 10 -> ${values.at(-1)!.heapMiB} MiB after round ${ROUNDS}`);
+    console.log(
+      `heap after GC: ${values[0]!.heapMiB} MiB after round 10 -> ${values.at(-1)!.heapMiB} MiB after round ${ROUNDS}`,
+    );
   } finally {
     await sellers.close();
     await database.close();

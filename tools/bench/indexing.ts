@@ -28,7 +28,13 @@ const percentile = (values: number[], p: number) => {
 };
 
 /** Uncached page reads (each URL asked once): latencies until `stop()` and at least `minMs`. */
-async function readLatencies(url: string, query: string, stop: () => boolean, minMs: number, salt: number): Promise<number[]> {
+async function readLatencies(
+  url: string,
+  query: string,
+  stop: () => boolean,
+  minMs: number,
+  salt: number,
+): Promise<number[]> {
   const latencies: number[] = [];
   const started = Date.now();
   for (let i = 0; !stop() || Date.now() - started < minMs; i++) {
@@ -63,7 +69,13 @@ async function main() {
       resource: `https://indexed-${offset + i}.elsewhere.example.com/v1/tool`,
       type: "http",
       accepts: [
-        { scheme: "exact", network: "eip155:8453", amount: String(1000 + ((offset + i) % 50_000)), asset, payTo: "0x2546BcD3c84621e976D8185a91A922aE77ECEc30" },
+        {
+          scheme: "exact",
+          network: "eip155:8453",
+          amount: String(1000 + ((offset + i) % 50_000)),
+          asset,
+          payTo: "0x2546BcD3c84621e976D8185a91A922aE77ECEc30",
+        },
       ],
       description: `Indexed tool number ${offset + i}, found in another catalog`,
     }));
@@ -74,17 +86,31 @@ async function main() {
   await new Promise<void>((resolve) => source.listen(0, "127.0.0.1", resolve));
   const sourceUrl = `http://127.0.0.1:${(source.address() as AddressInfo).port}/discovery/resources`;
 
-  const env = { DATABASE_URL: databaseUrl, ALLOW_LOOPBACK_SELLERS: "true", SEARCH_SEMANTIC: "false", HEALTH_PROBE_INTERVAL_MS: "0", INDEX_HOST_GAP_MS: "0" };
+  const env = {
+    DATABASE_URL: databaseUrl,
+    ALLOW_LOOPBACK_SELLERS: "true",
+    SEARCH_SEMANTIC: "false",
+    HEALTH_PROBE_INTERVAL_MS: "0",
+    INDEX_HOST_GAP_MS: "0",
+  };
   const rows: Array<[string, string]> = [];
   // The crawler's first run waits 10 s after start (INDEX_INTERVAL_SECONDS=60: no second run meanwhile).
-  let server = await serve("app", [], { ...env, INDEX_SOURCES: `bazaar:${sourceUrl}`, INDEX_INTERVAL_SECONDS: "60", INDEX_MAX_ITEMS: String(SIZE) });
+  let server = await serve("app", [], {
+    ...env,
+    INDEX_SOURCES: `bazaar:${sourceUrl}`,
+    INDEX_INTERVAL_SECONDS: "60",
+    INDEX_MAX_ITEMS: String(SIZE),
+  });
   let db = await openDatabase(databaseUrl);
   try {
-    const manifest = (await (await fetch(`${server.url}/.well-known/x402.json`)).json()) as { items: Array<{ accepts: Array<{ asset: string }> }> };
+    const manifest = (await (await fetch(`${server.url}/.well-known/x402.json`)).json()) as {
+      items: Array<{ accepts: Array<{ asset: string }> }>;
+    };
     asset = manifest.items[0]!.accepts[0]!.asset;
     await readLatencies(server.url, "", () => true, 1000, 9); // warm-up, not measured
     const idle = await measured(server, () => readLatencies(server.url, "", () => true, 4000, 1));
-    const crawled = async () => (await db.prisma.indexCheckpoint.findFirst({ where: { lastCompletedAt: { not: null } } })) !== null;
+    const crawled = async () =>
+      (await db.prisma.indexCheckpoint.findFirst({ where: { lastCompletedAt: { not: null } } })) !== null;
     let done = false;
     const watcher = (async () => {
       while (!(done = await crawled())) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -103,13 +129,19 @@ async function main() {
       ["crawl items/s", (stored / (crawlMs / 1000)).toFixed(0)],
       ["service CPU during the crawl per item, the reads' included (ms)", (crawlCpu / Math.max(1, stored)).toFixed(3)],
       ["uncached reads served during the crawl", String(during.length)],
-      ["uncached page p50 idle / during the crawl (ms)", `${percentile(idle.latencies, 50).toFixed(2)} / ${percentile(during, 50).toFixed(2)}`],
+      [
+        "uncached page p50 idle / during the crawl (ms)",
+        `${percentile(idle.latencies, 50).toFixed(2)} / ${percentile(during, 50).toFixed(2)}`,
+      ],
       ["read p50 during / idle (target <= 1.2x)", `${ratio.toFixed(2)}x ${ratio <= 1.2 ? "PASS" : "MISS"}`],
     );
     await server.stop();
 
     // As the prober leaves them once their 402 is confirmed (set-up, not measured).
-    await db.prisma.listing.updateMany({ where: { indexedSource: { not: null } }, data: { state: "indexed", healthStatus: "healthy" } });
+    await db.prisma.listing.updateMany({
+      where: { indexedSource: { not: null } },
+      data: { state: "indexed", healthStatus: "healthy" },
+    });
     // The service migrates the file at start: it must be the only one with it open then.
     await db.close();
     server = await serve("app", [], env);
@@ -126,7 +158,10 @@ async function main() {
         `${percentile(read.latencies, 50).toFixed(2)} / ${percentile(read.latencies, 99).toFixed(2)}, ${read.cpuPerRequest.toFixed(2)} ms`,
       ]);
     }
-    rows.push(["service RSS (MiB)", server.rssMiB().toFixed(0)], ["load average (1 min) at the end", loadavg()[0]!.toFixed(2)]);
+    rows.push(
+      ["service RSS (MiB)", server.rssMiB().toFixed(0)],
+      ["load average (1 min) at the end", loadavg()[0]!.toFixed(2)],
+    );
     for (const [name, value] of rows) console.log(`${name.padEnd(62)} ${value}`);
   } finally {
     await server.stop();

@@ -22,7 +22,16 @@
  * copied for each run, every live listing given its health schedule as a running catalog has.
  *   BENCH_SIZE=100000, BENCH_CONNECTIONS=16, BENCH_OUT=<file> (JSON)
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import autocannon from "autocannon";
@@ -136,7 +145,12 @@ function mainThreadCpuMs(pid: number): number {
 }
 
 /** CPU of one `send()`, above what the instance spends idle meanwhile (`idleMsPerS`), sent `times` one after another. */
-async function cpuEach(server: BenchServer, idleMsPerS: number, times: number, send: () => Promise<unknown>): Promise<number> {
+async function cpuEach(
+  server: BenchServer,
+  idleMsPerS: number,
+  times: number,
+  send: () => Promise<unknown>,
+): Promise<number> {
   const started = performance.now();
   const before = server.cpuMs();
   for (let i = 0; i < times; i++) await send();
@@ -164,14 +178,23 @@ async function measure(revision: string, database: string, server: BenchServer, 
   const jobsAfter = await scrape(server);
   const worstLoopDelay = gauge(jobsAfter, "nodejs_eventloop_lag_max_seconds") * 1000;
   const scrapeCpu = await cpuEach(server, idleCpu, SCRAPES_MEASURED, () => scrape(server));
-  const cachedCpu = await cpuEach(server, idleCpu, REQUESTS_MEASURED, () => get(`${server.url}${CACHED_PATH}`).then((response) => response.arrayBuffer()));
+  const cachedCpu = await cpuEach(server, idleCpu, REQUESTS_MEASURED, () =>
+    get(`${server.url}${CACHED_PATH}`).then((response) => response.arrayBuffer()),
+  );
   const [runsBefore, runsAfter] = [byJob(jobsBefore, "x402_job_runs_total"), byJob(jobsAfter, "x402_job_runs_total")];
-  const [cpuJobBefore, cpuJobAfter] = [byJob(jobsBefore, "x402_job_cpu_seconds_total"), byJob(jobsAfter, "x402_job_cpu_seconds_total")];
-  const [secondsBefore, secondsAfter] = [byJob(jobsBefore, "x402_job_duration_seconds_sum"), byJob(jobsAfter, "x402_job_duration_seconds_sum")];
+  const [cpuJobBefore, cpuJobAfter] = [
+    byJob(jobsBefore, "x402_job_cpu_seconds_total"),
+    byJob(jobsAfter, "x402_job_cpu_seconds_total"),
+  ];
+  const [secondsBefore, secondsAfter] = [
+    byJob(jobsBefore, "x402_job_duration_seconds_sum"),
+    byJob(jobsAfter, "x402_job_duration_seconds_sum"),
+  ];
   const jobs: Result["jobs"] = {};
   for (const [job, total] of runsAfter) {
     const runs = total - (runsBefore.get(job) ?? 0);
-    const delta = (before: Map<string, number>, after: Map<string, number>) => (after.get(job) ?? 0) - (before.get(job) ?? 0);
+    const delta = (before: Map<string, number>, after: Map<string, number>) =>
+      (after.get(job) ?? 0) - (before.get(job) ?? 0);
     jobs[job] = {
       runs,
       cpuMs: round(delta(cpuJobBefore, cpuJobAfter) * 1000),
@@ -183,7 +206,8 @@ async function measure(revision: string, database: string, server: BenchServer, 
   const paths = [
     () => `/discovery/resources?limit=${int(1, 20)}&offset=${int(0, SIZE - 1)}`,
     () => `/discovery/search?query=${benchSeller(int(1, sellers)).slice(-12).toLowerCase()}&limit=${int(1, 20)}`,
-    () => `/discovery/search?query=${COMMON_WORDS[int(0, COMMON_WORDS.length - 1)]}&limit=${int(1, 20)}&offset=${int(0, 200)}`,
+    () =>
+      `/discovery/search?query=${COMMON_WORDS[int(0, COMMON_WORDS.length - 1)]}&limit=${int(1, 20)}&offset=${int(0, 200)}`,
     () => `/discovery/resources?sort=popular&limit=${int(1, 20)}&offset=${int(0, 5_000)}`,
   ];
   let loadPeak = 0;
@@ -207,7 +231,8 @@ async function measure(revision: string, database: string, server: BenchServer, 
     "idle CPU ms/s": round(idleCpu),
     "idle main-thread CPU ms/s": round(idleMainCpu),
     "worst event-loop delay ms (idle)": round(worstLoopDelay, 0),
-    "probes (idle)": counterTotal(jobsAfter, "x402_seller_probes_total") - counterTotal(jobsBefore, "x402_seller_probes_total"),
+    "probes (idle)":
+      counterTotal(jobsAfter, "x402_seller_probes_total") - counterTotal(jobsBefore, "x402_seller_probes_total"),
     "scrape CPU ms": round(scrapeCpu),
     "cached request CPU ms": round(cachedCpu, 2),
     "load req/s": Math.round(load.requests.average),
@@ -311,7 +336,14 @@ console.log(
 console.table(results.map(({ jobs: _jobs, ...row }) => row));
 console.log("Per job over the idle window (CPU: the process's while the run was in progress)");
 console.table(
-  results.flatMap((result) => Object.entries(result.jobs).map(([job, figures]) => ({ revision: result.revision, database: result.database, job, ...figures }))),
+  results.flatMap((result) =>
+    Object.entries(result.jobs).map(([job, figures]) => ({
+      revision: result.revision,
+      database: result.database,
+      job,
+      ...figures,
+    })),
+  ),
 );
 const checks = results.flatMap((result) => {
   const peak = Math.max(result["RSS MiB idle peak"], result["RSS MiB load peak"]);
@@ -334,4 +366,8 @@ const checks = results.flatMap((result) => {
 });
 console.log("Targets (issue 26; computed from this run, not asserted)");
 console.table(checks);
-if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, `${JSON.stringify({ size: SIZE, results, checks, load: loadavg() }, null, 2)}\n`);
+if (process.env.BENCH_OUT)
+  writeFileSync(
+    process.env.BENCH_OUT,
+    `${JSON.stringify({ size: SIZE, results, checks, load: loadavg() }, null, 2)}\n`,
+  );

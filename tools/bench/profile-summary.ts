@@ -22,13 +22,22 @@ interface CpuProfile {
 /** In order: a sample goes to the first that matches a frame of its stack. */
 const CATEGORIES: Array<[string, (frame: ProfileNode["callFrame"]) => boolean]> = [
   ["Prisma (client, query interpreter, adapters)", (f) => /@prisma\/|generated\/prisma/.test(f.url)],
-  ["SQLite driver (better-sqlite3) and the service's raw statements", (f) => /better-sqlite3|storage\/paid-listing-sql|catalog-transactions/.test(f.url)],
+  [
+    "SQLite driver (better-sqlite3) and the service's raw statements",
+    (f) => /better-sqlite3|storage\/paid-listing-sql|catalog-transactions/.test(f.url),
+  ],
   ["garbage collection", (f) => f.functionName === "(garbage collector)"],
   ["secp256k1, keccak (@noble: signature recovery, the settler's signature)", (f) => /@noble\//.test(f.url)],
-  ["chain RPC client and EIP-712 hashing (viem, ox, undici fetch)", (f) => /node_modules\/(viem|ox|undici)\/|node:internal\/deps\/undici/.test(f.url)],
+  [
+    "chain RPC client and EIP-712 hashing (viem, ox, undici fetch)",
+    (f) => /node_modules\/(viem|ox|undici)\/|node:internal\/deps\/undici/.test(f.url),
+  ],
   ["seller probe (TLS, src/probe)", (f) => /src\/probe\/|node:tls|node:_tls/.test(f.url)],
   ["x402 SDK, zod", (f) => /@x402\/|node_modules\/zod\//.test(f.url)],
-  ["HTTP server (Koa, routing, validation, logging)", (f) => /koa|openapi-backend|ajv|pino|src\/http\/|node:_http|node:http/.test(f.url)],
+  [
+    "HTTP server (Koa, routing, validation, logging)",
+    (f) => /koa|openapi-backend|ajv|pino|src\/http\/|node:_http|node:http/.test(f.url),
+  ],
   ["service code (src/)", (f) => /\/dist\/src\/|\/src\//.test(f.url)],
 ];
 
@@ -40,7 +49,11 @@ export function newestProfileOf(dir: string, pid: number): string | undefined {
 }
 
 /** ms per `units` by category, for samples taken between fromUs and toUs (the monotonic clock, microseconds). */
-export function summariseProfile(file: string, window: { fromUs: number; toUs: number }, units: number): Array<[string, number]> {
+export function summariseProfile(
+  file: string,
+  window: { fromUs: number; toUs: number },
+  units: number,
+): Array<[string, number]> {
   const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
@@ -51,7 +64,8 @@ export function summariseProfile(file: string, window: { fromUs: number; toUs: n
     if (known) return known;
     const frames: ProfileNode["callFrame"][] = [];
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) frames.push(byId.get(at)!.callFrame);
-    const found = CATEGORIES.find(([, matches]) => frames.some(matches))?.[0] ?? "other (promises, timers, V8 outside JavaScript)";
+    const found =
+      CATEGORIES.find(([, matches]) => frames.some(matches))?.[0] ?? "other (promises, timers, V8 outside JavaScript)";
     categoryOf.set(id, found);
     return found;
   };
@@ -69,7 +83,13 @@ export function summariseProfile(file: string, window: { fromUs: number; toUs: n
   return [...totals].map(([name, ms]): [string, number] => [name, ms / units]).sort((a, b) => b[1] - a[1]);
 }
 
-export function printProfile(dir: string, pid: number, window: { fromUs: number; toUs: number }, units: number, unit = "listing"): void {
+export function printProfile(
+  dir: string,
+  pid: number,
+  window: { fromUs: number; toUs: number },
+  units: number,
+  unit = "listing",
+): void {
   const file = newestProfileOf(dir, pid);
   if (!file) return console.log(`  (no CPU profile of pid ${pid} in ${dir})`);
   const rows = summariseProfile(join(dir, file), window, units);

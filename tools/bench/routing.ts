@@ -33,13 +33,21 @@ async function inProcess(): Promise<void> {
   const contract = loadContract();
   const config = loadConfig({ LOG_LEVEL: "silent" });
   // Routing alone: the handler measured reads no storage.
-  const market = marketFacts(config, { payTo: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", tokenName: USDC_DOMAIN.name, tokenVersion: USDC_DOMAIN.version });
+  const market = marketFacts(config, {
+    payTo: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+    tokenName: USDC_DOMAIN.name,
+    tokenVersion: USDC_DOMAIN.version,
+  });
   const contexts = { listings: { config, market, contract } } as unknown as AreaContexts;
   const router = await createRouter(contract, handlers, contexts);
   const request = { method: "GET", path: "/listings/example.json", query: "", headers: {}, body: undefined };
   const ours = await timeDispatch(() => router.dispatch("getListingExample__listingsExampleJson", request), 20_000);
 
-  const stock = new OpenAPIBackend({ definition: structuredClone(contract.document) as unknown as Document, quick: true, coerceTypes: true });
+  const stock = new OpenAPIBackend({
+    definition: structuredClone(contract.document) as unknown as Document,
+    quick: true,
+    coerceTypes: true,
+  });
   stock.register({ notFound: () => 404, methodNotAllowed: () => 405, validationFail: () => 400 });
   stock.register("getListingExample__listingsExampleJson", () => exampleListing(config));
   await stock.init();
@@ -72,7 +80,12 @@ async function overHttp(): Promise<void> {
   }
   try {
     for (const [name, kind, path, cwd] of targets) {
-      const server = await serve(kind, [body], { DATABASE_URL: `file:${join(mkdtempSync(join(tmpdir(), "bench-routing-")), "bench.db")}` }, cwd);
+      const server = await serve(
+        kind,
+        [body],
+        { DATABASE_URL: `file:${join(mkdtempSync(join(tmpdir(), "bench-routing-")), "bench.db")}` },
+        cwd,
+      );
       try {
         const result = await load(`${server.url}${path}`);
         rows[name] = {

@@ -27,7 +27,8 @@ export async function startRpcCounter(targetUrl: string): Promise<RpcCounter> {
       httpRequests++;
       try {
         const parsed = JSON.parse(body.toString("utf8")) as { method?: string } | Array<{ method?: string }>;
-        for (const call of Array.isArray(parsed) ? parsed : [parsed]) calls.set(String(call.method), (calls.get(String(call.method)) ?? 0) + 1);
+        for (const call of Array.isArray(parsed) ? parsed : [parsed])
+          calls.set(String(call.method), (calls.get(String(call.method)) ?? 0) + 1);
       } catch {
         calls.set("(unparsable)", (calls.get("(unparsable)") ?? 0) + 1);
       }
@@ -41,7 +42,9 @@ export async function startRpcCounter(targetUrl: string): Promise<RpcCounter> {
           headers: { "content-type": "application/json", "content-length": body.length },
         },
         (answer) => {
-          outgoing.writeHead(answer.statusCode ?? 502, { "content-type": answer.headers["content-type"] ?? "application/json" });
+          outgoing.writeHead(answer.statusCode ?? 502, {
+            "content-type": answer.headers["content-type"] ?? "application/json",
+          });
           answer.pipe(outgoing);
         },
       );

@@ -29,7 +29,8 @@ import { benchSeller, COMMON_WORDS, seedListings, type SeededCatalog } from "./s
 import { serve, type BenchServer, settlingOn } from "./servers.js";
 
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL;
-if (!POSTGRES_URL) throw new Error("set BENCH_POSTGRES_URL or TEST_POSTGRES_URL: the scale bench compares SQLite with PostgreSQL");
+if (!POSTGRES_URL)
+  throw new Error("set BENCH_POSTGRES_URL or TEST_POSTGRES_URL: the scale bench compares SQLite with PostgreSQL");
 const SIZE = Number(process.env.BENCH_SIZE ?? 10_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -71,7 +72,10 @@ async function metricsOf(server: BenchServer): Promise<{ stampReads: number; sta
       .split("\n")
       .filter((line) => line.startsWith(name))
       .reduce((total, line) => total + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
-  return { stampReads: sum("x402_catalog_stamp_reads_total"), statements: sum("x402_database_query_duration_seconds_count") };
+  return {
+    stampReads: sum("x402_catalog_stamp_reads_total"),
+    statements: sum("x402_database_query_duration_seconds_count"),
+  };
 }
 
 const SETTLE_LIMIT_SECONDS = 300;
@@ -109,21 +113,33 @@ function loadsFor(catalog: SeededCatalog, verified: number): Load[] {
     () => `/discovery/search?query=${benchSeller(1).slice(-12).toLowerCase()}`,
     () => `/discovery/resources?limit=${int(1, 20)}&offset=${int(0, catalog.size - 1)}`,
     () => `/discovery/search?query=${sellerSubstring()}&limit=${int(1, 20)}`,
-    () => `/discovery/search?query=${COMMON_WORDS[int(0, COMMON_WORDS.length - 1)]}&limit=${int(1, 20)}&offset=${int(0, 200)}`,
+    () =>
+      `/discovery/search?query=${COMMON_WORDS[int(0, COMMON_WORDS.length - 1)]}&limit=${int(1, 20)}&offset=${int(0, 200)}`,
     () => `/discovery/resources?sort=popular&limit=${int(1, 20)}&offset=${int(0, catalog.size - 1)}`,
     () => `/discovery/resources?sort=price&verified=true&limit=${int(1, 20)}&offset=${int(0, verified - 1)}`,
   ];
   return [
     { name: "cached resources page", path: "/discovery/resources" },
     { name: "cached search", path: `/discovery/search?query=${benchSeller(1).slice(-12).toLowerCase()}` },
-    { name: "uncached resources page", path: () => `/discovery/resources?limit=${int(1, 20)}&offset=${int(0, catalog.size - 1)}` },
+    {
+      name: "uncached resources page",
+      path: () => `/discovery/resources?limit=${int(1, 20)}&offset=${int(0, catalog.size - 1)}`,
+    },
     { name: "uncached search", path: () => `/discovery/search?query=${sellerSubstring()}&limit=${int(1, 20)}` },
-    { name: "sort=price&verified=true first page", path: () => `/discovery/resources?sort=price&verified=true&limit=20&offset=${first(0)}` },
+    {
+      name: "sort=price&verified=true first page",
+      path: () => `/discovery/resources?sort=price&verified=true&limit=20&offset=${first(0)}`,
+    },
     {
       name: "sort=price&verified=true deepest page",
-      path: () => `/discovery/resources?sort=price&verified=true&limit=20&offset=${deepest(Math.max(0, verified - 20))}`,
+      path: () =>
+        `/discovery/resources?sort=price&verified=true&limit=20&offset=${deepest(Math.max(0, verified - 20))}`,
     },
-    { name: `mixed (${MIXED_CONNECTIONS} connections)`, path: () => mixed[int(0, mixed.length - 1)]!(), connections: MIXED_CONNECTIONS },
+    {
+      name: `mixed (${MIXED_CONNECTIONS} connections)`,
+      path: () => mixed[int(0, mixed.length - 1)]!(),
+      connections: MIXED_CONNECTIONS,
+    },
   ];
 }
 
@@ -139,7 +155,10 @@ async function run(setup: Setup, servers: BenchServer[], load: Load, backends: B
         url: typeof load.path === "string" ? `${server.url}${load.path}` : server.url,
         connections,
         duration: SECONDS,
-        requests: typeof load.path === "string" ? undefined : [{ setupRequest: (request) => ({ ...request, path: (load.path as () => string)() }) }],
+        requests:
+          typeof load.path === "string"
+            ? undefined
+            : [{ setupRequest: (request) => ({ ...request, path: (load.path as () => string)() }) }],
       }),
     ),
   );
@@ -150,11 +169,13 @@ async function run(setup: Setup, servers: BenchServer[], load: Load, backends: B
     1,
     results.reduce((sum, result) => sum + result.requests.total, 0),
   );
-  const delta = (key: "stampReads" | "statements") => metricsAfter.reduce((sum, after, i) => sum + after[key] - metricsBefore[i]![key], 0);
+  const delta = (key: "stampReads" | "statements") =>
+    metricsAfter.reduce((sum, after, i) => sum + after[key] - metricsBefore[i]![key], 0);
   let errors = 0;
   for (const result of results) {
     errors += result.errors + result.timeouts;
-    for (const [code, { count = 0 }] of Object.entries(result.statusCodeStats ?? {})) if (Number(code) >= 400) errors += count;
+    for (const [code, { count = 0 }] of Object.entries(result.statusCodeStats ?? {}))
+      if (Number(code) >= 400) errors += count;
   }
   return {
     setup,
@@ -197,7 +218,9 @@ const instanceEnv = {
 try {
   const seeding = Date.now();
   const [catalog] = await Promise.all([seedListings(sqliteUrl, SIZE - 1), seedListings(pgUrl.toString(), SIZE - 1)]);
-  console.error(`seeded ${catalog.size} listings into SQLite and PostgreSQL in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
+  console.error(
+    `seeded ${catalog.size} listings into SQLite and PostgreSQL in ${((Date.now() - seeding) / 1000).toFixed(1)} s`,
+  );
   // The baseline's instances run next to the current ones, so that a drift in the machine's load
   // does not fall on one side only. The first instance on a fresh catalog also does the jobs' first
   // passes (the next finds them done): BENCH_BASELINE_FIRST=1 puts the baseline's first, to run both orders.
@@ -206,31 +229,43 @@ try {
     !BASELINE ? [current] : process.env.BENCH_BASELINE_FIRST === "1" ? [baseline, current] : [current, baseline];
   const setups: Instances[] = [
     ...pair(["1 SQLite", sqliteUrl, 1, process.cwd()], ["baseline 1 SQLite", sqliteUrl, 1, BASELINE ?? ""]),
-    ...pair(["1 PostgreSQL", pgUrl.toString(), 1, process.cwd()], ["baseline 1 PostgreSQL", pgUrl.toString(), 1, BASELINE ?? ""]),
+    ...pair(
+      ["1 PostgreSQL", pgUrl.toString(), 1, process.cwd()],
+      ["baseline 1 PostgreSQL", pgUrl.toString(), 1, BASELINE ?? ""],
+    ),
     ["2 PostgreSQL", pgUrl.toString(), 2, process.cwd()],
   ];
   for (const [setup, databaseUrl, instances, cwd] of setups.filter(([setup]) => setupWanted(setup))) {
     const servers: BenchServer[] = [];
     const backends = setup.endsWith("SQLite") ? undefined : await postgresBackendCpu(POSTGRES_URL, APPLICATION_NAME);
     try {
-      for (let i = 0; i < instances; i++) servers.push(await serve("app", [], { ...instanceEnv, DATABASE_URL: databaseUrl }, cwd));
+      for (let i = 0; i < instances; i++)
+        servers.push(await serve("app", [], { ...instanceEnv, DATABASE_URL: databaseUrl }, cwd));
       // Start-up work (migrations checked, statistics, the first job passes over the whole catalog)
       // settles first: the loads are measured against instances at rest, not against their first passes.
       machine[`${setup} start-up work settled after s`] = await settled(servers);
       const idleBefore = servers.map((server) => server.cpuMs());
       await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
-      const idleCpu = servers.reduce((sum, server, i) => sum + server.cpuMs() - idleBefore[i]!, 0) / servers.length / IDLE_SECONDS;
+      const idleCpu =
+        servers.reduce((sum, server, i) => sum + server.cpuMs() - idleBefore[i]!, 0) / servers.length / IDLE_SECONDS;
       const idleRss = Math.max(...servers.map((server) => server.rssMiB()));
       const verified = (
-        (await (await fetch(`${servers[0]!.url}/discovery/resources?sort=price&verified=true&limit=1`)).json()) as { pagination: { total: number } }
+        (await (await fetch(`${servers[0]!.url}/discovery/resources?sort=price&verified=true&limit=1`)).json()) as {
+          pagination: { total: number };
+        }
       ).pagination.total;
       let peakRss = idleRss;
-      const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, ...servers.map((server) => server.rssMiB()))), 200);
+      const rssTimer = setInterval(
+        () => (peakRss = Math.max(peakRss, ...servers.map((server) => server.rssMiB()))),
+        200,
+      );
       try {
         for (const load of loadsFor(catalog, verified).filter((load) => loadWanted(load.name))) {
           // A first pass warms the instance (and its response cache for the cached loads).
           for (const server of servers)
-            await fetch(`${server.url}${typeof load.path === "string" ? load.path : load.path()}`).then((response) => response.arrayBuffer());
+            await fetch(`${server.url}${typeof load.path === "string" ? load.path : load.path()}`).then((response) =>
+              response.arrayBuffer(),
+            );
           rows.push(await run(setup, servers, load, backends));
           console.error(`${setup}: ${load.name}: ${rows.at(-1)!["req/s"]} req/s`);
         }
@@ -251,9 +286,11 @@ try {
 }
 
 const find = (setup: Setup, load: string) => rows.find((row) => row.setup === setup && row.load.startsWith(load));
-const totalCpu = (row: Row | undefined) => (row ? row["service CPU ms/req"] + (row["backend CPU ms/req"] || 0) : Number.NaN);
+const totalCpu = (row: Row | undefined) =>
+  row ? row["service CPU ms/req"] + (row["backend CPU ms/req"] || 0) : Number.NaN;
 const checks: Array<{ target: string; figures: string; result: "PASS" | "MISS" }> = [];
-const check = (target: string, figures: string, ok: boolean) => checks.push({ target, figures, result: ok ? "PASS" : "MISS" });
+const check = (target: string, figures: string, ok: boolean) =>
+  checks.push({ target, figures, result: ok ? "PASS" : "MISS" });
 for (const load of ["cached resources page", "cached search"]) {
   const [sqlite, one, two] = [find("1 SQLite", load), find("1 PostgreSQL", load), find("2 PostgreSQL", load)];
   if (!sqlite || !one || !two) continue;
@@ -288,7 +325,10 @@ for (const load of ["uncached resources page", "uncached search"]) {
   }
 }
 for (const setup of ["1 SQLite", "1 PostgreSQL", "baseline 1 SQLite", "baseline 1 PostgreSQL"] as const) {
-  const [first, deepest] = [find(setup, "sort=price&verified=true first"), find(setup, "sort=price&verified=true deepest")];
+  const [first, deepest] = [
+    find(setup, "sort=price&verified=true first"),
+    find(setup, "sort=price&verified=true deepest"),
+  ];
   if (first && deepest)
     check(
       `${setup}: deepest sort=price&verified=true page within 2x of its first (CPU/request)`,
@@ -301,7 +341,11 @@ for (const [key, value] of Object.entries(machine)) {
     check(`${key.replace(" idle CPU ms/s per instance", "")}: idle CPU < 10 ms/s`, `${value} ms/s`, Number(value) < 10);
   if (key.endsWith("RSS MiB idle / peak")) {
     const peak = Number(String(value).split(" / ")[1]);
-    check(`${key.replace(" RSS MiB idle / peak", "")}: RSS < 250 MB idle and under load`, `${value} MiB`, peak * 1.048576 < 250);
+    check(
+      `${key.replace(" RSS MiB idle / peak", "")}: RSS < 250 MB idle and under load`,
+      `${value} MiB`,
+      peak * 1.048576 < 250,
+    );
   }
 }
 const errors = rows.reduce((sum, row) => sum + row.errors, 0);
@@ -317,4 +361,7 @@ console.table(machine);
 console.log("Targets (issue 26; computed from this run, not asserted)");
 console.table(checks);
 if (process.env.BENCH_OUT)
-  writeFileSync(process.env.BENCH_OUT, `${JSON.stringify({ size: SIZE, seconds: SECONDS, connections: CONNECTIONS, rows, machine, checks }, null, 2)}\n`);
+  writeFileSync(
+    process.env.BENCH_OUT,
+    `${JSON.stringify({ size: SIZE, seconds: SECONDS, connections: CONNECTIONS, rows, machine, checks }, null, 2)}\n`,
+  );

@@ -17,7 +17,8 @@ export interface Scenario {
 /** The same URL shape the service parses, as the catalog read it makes (the default, foreign-first view). */
 export function readOf(path: string): (reads: CatalogReads, now: Date, token: string) => Promise<unknown> {
   const url = new URL(path, "http://bench");
-  const number = (name: string, fallback: number) => (url.searchParams.has(name) ? Number(url.searchParams.get(name)) : fallback);
+  const number = (name: string, fallback: number) =>
+    url.searchParams.has(name) ? Number(url.searchParams.get(name)) : fallback;
   const query = url.searchParams;
   const view = catalogView(
     {
@@ -29,13 +30,20 @@ export function readOf(path: string): (reads: CatalogReads, now: Date, token: st
   )!;
   switch (url.pathname) {
     case "/discovery/resources":
-      return (reads, now, token) => reads.page(view, { limit: number("limit", 50), offset: number("offset", 0), now, token });
+      return (reads, now, token) =>
+        reads.page(view, { limit: number("limit", 50), offset: number("offset", 0), now, token });
     case "/discovery/search":
       return (reads, now, token) =>
-        reads.search(view, url.searchParams.get("query")!.trim(), { limit: number("limit", 20), offset: number("offset", 0), now, token });
+        reads.search(view, url.searchParams.get("query")!.trim(), {
+          limit: number("limit", 20),
+          offset: number("offset", 0),
+          now,
+          token,
+        });
     case "/feed.json": {
       const since = url.searchParams.get("since");
-      return (reads, now) => reads.feed(view, { since: since ? new Date(since) : undefined, limit: number("limit", 50), now });
+      return (reads, now) =>
+        reads.feed(view, { since: since ? new Date(since) : undefined, limit: number("limit", 50), now });
     }
     case "/status.json":
       return (reads, now, token) => reads.counts(now, token);
@@ -96,17 +104,20 @@ export function scenarios(catalog: SeededCatalog, commonWordMatches: number): Sc
     {
       name: `search "service", distinct pages (${commonWordMatches} matches)`,
       cachedPath: "/discovery/search?query=service",
-      nextPath: () => `/discovery/search?query=service&limit=${int(1, 20)}&offset=${int(0, Math.max(0, commonWordMatches - 1))}`,
+      nextPath: () =>
+        `/discovery/search?query=service&limit=${int(1, 20)}&offset=${int(0, Math.max(0, commonWordMatches - 1))}`,
     },
     {
       name: "resources sort=popular, health=healthy, distinct pages",
       cachedPath: "/discovery/resources?sort=popular&health=healthy",
-      nextPath: () => `/discovery/resources?sort=popular&health=healthy&limit=${int(1, 20)}&offset=${int(0, Math.min(size - 1, 5_000))}`,
+      nextPath: () =>
+        `/discovery/resources?sort=popular&health=healthy&limit=${int(1, 20)}&offset=${int(0, Math.min(size - 1, 5_000))}`,
     },
     {
       name: "resources sort=price, verified=true, distinct pages",
       cachedPath: "/discovery/resources?sort=price&verified=true",
-      nextPath: () => `/discovery/resources?sort=price&verified=true&limit=${int(1, 20)}&offset=${int(0, Math.min(Math.floor(size * 0.4) - 1, 5_000))}`,
+      nextPath: () =>
+        `/discovery/resources?sort=price&verified=true&limit=${int(1, 20)}&offset=${int(0, Math.min(Math.floor(size * 0.4) - 1, 5_000))}`,
     },
     {
       name: "search sort=price, distinct queries (seller-address substrings)",
@@ -116,7 +127,8 @@ export function scenarios(catalog: SeededCatalog, commonWordMatches: number): Sc
     {
       name: "feed.json, since a random instant of the seeded range",
       cachedPath: "/feed.json",
-      nextPath: () => `/feed.json?since=${new Date(int(catalog.oldest.getTime(), catalog.newest.getTime())).toISOString()}`,
+      nextPath: () =>
+        `/feed.json?since=${new Date(int(catalog.oldest.getTime(), catalog.newest.getTime())).toISOString()}`,
     },
     {
       name: "status.json (uncached: '?' + 0..2999 '&')",

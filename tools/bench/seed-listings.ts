@@ -118,9 +118,14 @@ export async function insertListingRows(databaseUrl: string, rows: Iterable<List
   if (target.kind === "sqlite") {
     const sqlite = new Sqlite(target.file);
     try {
-      const insert = sqlite.prepare(`INSERT INTO "Listing" (${columnList}) VALUES (${columns.map(() => "?").join(", ")})`);
+      const insert = sqlite.prepare(
+        `INSERT INTO "Listing" (${columnList}) VALUES (${columns.map(() => "?").join(", ")})`,
+      );
       const write = (row: ListingRow) => insert.run(...columns.map((column) => sqliteValue(row[column])));
-      const trigger = sqlite.prepare(`SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'Listing_search_insert'`).pluck().get() as string;
+      const trigger = sqlite
+        .prepare(`SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'Listing_search_insert'`)
+        .pluck()
+        .get() as string;
       sqlite.transaction(() => {
         sqlite.exec(`DROP TRIGGER "Listing_search_insert"`);
         write(first.value);

@@ -13,7 +13,9 @@ import Koa from "koa";
 
 const kind = process.argv[2];
 const body = process.argv[3] ? readFileSync(process.argv[3]) : Buffer.from("{}");
-const headers = process.argv[4] ? (JSON.parse(readFileSync(process.argv[4], "utf8")) as Record<"200" | "304", Record<string, string>>) : undefined;
+const headers = process.argv[4]
+  ? (JSON.parse(readFileSync(process.argv[4], "utf8")) as Record<"200" | "304", Record<string, string>>)
+  : undefined;
 const etag = headers?.["200"].etag;
 
 async function listen(listener: RequestListener): Promise<string> {
@@ -30,7 +32,11 @@ if (kind === "node") {
       res.end();
       return;
     }
-    res.writeHead(200, { "content-type": "application/json; charset=utf-8", ...headers?.["200"], "content-length": body.length });
+    res.writeHead(200, {
+      "content-type": "application/json; charset=utf-8",
+      ...headers?.["200"],
+      "content-length": body.length,
+    });
     res.end(body);
   });
 } else if (kind === "koa") {

@@ -56,8 +56,14 @@ async function firstLine(child: ChildProcess, matches: (line: string) => boolean
 }
 
 /** Starts a server in its own process: bare node:http or Koa (tools/bench/serve.ts), or the service as `npm start` runs it. */
-export async function serve(kind: "node" | "koa" | "app", args: string[] = [], env: Record<string, string> = {}, cwd = process.cwd()): Promise<BenchServer> {
-  const start = kind === "app" ? startCommand(cwd) : { args: ["--import", "tsx", "tools/bench/serve.ts", kind, ...args], env: {} };
+export async function serve(
+  kind: "node" | "koa" | "app",
+  args: string[] = [],
+  env: Record<string, string> = {},
+  cwd = process.cwd(),
+): Promise<BenchServer> {
+  const start =
+    kind === "app" ? startCommand(cwd) : { args: ["--import", "tsx", "tools/bench/serve.ts", kind, ...args], env: {} };
   const child = spawn(process.execPath, start.args, {
     cwd,
     stdio: ["ignore", "pipe", "inherit"],
@@ -94,7 +100,10 @@ export async function serve(kind: "node" | "koa" | "app", args: string[] = [], e
       const byName = new Map<string, number>();
       for (const tid of readdirSync(`/proc/${pid}/task`)) {
         try {
-          const name = Number(tid) === pid ? "main" : `other threads (${readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim()})`;
+          const name =
+            Number(tid) === pid
+              ? "main"
+              : `other threads (${readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim()})`;
           const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ");
           byName.set(name, (byName.get(name) ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS);
         } catch {
@@ -128,7 +137,8 @@ export function baselineCheckout(): { ref: string; dir: string; remove(): void }
   if (!ref) return null;
   const dir = join(mkdtempSync(join(tmpdir(), "bench-baseline-")), "tree");
   execFileSync("git", ["worktree", "add", "--detach", dir, ref], { stdio: "ignore" });
-  if (!existsSync(join(dir, "node_modules"))) symlinkSync(join(process.cwd(), "node_modules"), join(dir, "node_modules"), "dir");
+  if (!existsSync(join(dir, "node_modules")))
+    symlinkSync(join(process.cwd(), "node_modules"), join(dir, "node_modules"), "dir");
   return {
     ref,
     dir,

@@ -35,7 +35,13 @@ async function once() {
   const dir = mkdtempSync(join(tmpdir(), "start-bench-"));
   const started = performance.now();
   const child = spawn(command[0], command.slice(1), {
-    env: { ...process.env, PORT: "0", DATABASE_URL: `file:${join(dir, "m.db")}`, DEV_CHAIN_FILE: join(dir, "chain.json"), LOG_LEVEL: "info" },
+    env: {
+      ...process.env,
+      PORT: "0",
+      DATABASE_URL: `file:${join(dir, "m.db")}`,
+      DEV_CHAIN_FILE: join(dir, "chain.json"),
+      LOG_LEVEL: "info",
+    },
     stdio: ["ignore", "pipe", "inherit"],
     detached: true,
   });
@@ -43,7 +49,9 @@ async function once() {
     let pending = "";
     child.stdout.on("data", (chunk) => {
       pending += chunk;
-      const match = /"url":"([^"]+)"[^\n]*marketplace listening|marketplace listening[^\n]*"url":"([^"]+)"/.exec(pending);
+      const match = /"url":"([^"]+)"[^\n]*marketplace listening|marketplace listening[^\n]*"url":"([^"]+)"/.exec(
+        pending,
+      );
       if (match) resolve(match[1] ?? match[2]);
     });
     child.on("exit", (code) => reject(new Error(`exited ${code}`)));
@@ -62,6 +70,8 @@ for (let i = 0; i < runs; i++) results.push(await once());
 const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
 console.log(`command: ${command.join(" ")}`);
 console.log(`runs: ${runs}`);
-console.log(`start to listening, median: ${Math.round(median(results.map((r) => r.ms)))} ms (all: ${results.map((r) => Math.round(r.ms)).join(", ")})`);
+console.log(
+  `start to listening, median: ${Math.round(median(results.map((r) => r.ms)))} ms (all: ${results.map((r) => Math.round(r.ms)).join(", ")})`,
+);
 console.log(`service RSS at listening, median: ${median(results.map((r) => r.rssReady))} MiB`);
 console.log(`service RSS after 200 catalog reads, median: ${median(results.map((r) => r.rssWarm))} MiB`);

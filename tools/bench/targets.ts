@@ -18,11 +18,16 @@ export function targets(rows: Row[], sizes: number[]): Check[] {
   const checks: Check[] = [];
   const smallest = Math.min(...sizes);
   const largest = Math.max(...sizes);
-  const services = new Set(rows.map((row) => `${row.database}\n${/ \[baseline [^\]]+\]$/.exec(String(row.scenario))?.[0] ?? ""}`));
+  const services = new Set(
+    rows.map((row) => `${row.database}\n${/ \[baseline [^\]]+\]$/.exec(String(row.scenario))?.[0] ?? ""}`),
+  );
   for (const key of services) {
     const [database, label] = key.split("\n") as [string, string];
     const mine = rows.filter(
-      (row) => row.database === database && String(row.scenario).endsWith(label) && (label !== "" || !/\[baseline /.test(String(row.scenario))),
+      (row) =>
+        row.database === database &&
+        String(row.scenario).endsWith(label) &&
+        (label !== "" || !/\[baseline /.test(String(row.scenario))),
     );
     const find = (size: number, scenario: string, urls: string) =>
       mine.find((row) => row.listings === size && String(row.scenario).startsWith(scenario) && row.URLs === urls);
@@ -48,7 +53,8 @@ export function targets(rows: Row[], sizes: number[]): Check[] {
     );
 
     const search10k = find(10_000, SEARCH, "distinct");
-    const searchCpu = num(search10k?.["service CPU ms/req"]) + (database === "postgres" ? num(search10k?.["DB ms/req"]) || 0 : 0);
+    const searchCpu =
+      num(search10k?.["service CPU ms/req"]) + (database === "postgres" ? num(search10k?.["DB ms/req"]) || 0 : 0);
     add(
       `uncached search CPU <= 0.35 ms/request at 10000${database === "postgres" ? " (service + backends)" : ""}`,
       search10k ? `${searchCpu.toFixed(3)} ms` : "10000 not run",
@@ -72,7 +78,11 @@ export function targets(rows: Row[], sizes: number[]): Check[] {
     );
 
     const rss = num(find(largest, "service resident memory", "")?.rssPeakMiB);
-    add(`service RSS < 250 MB at ${largest} under the uncached loads`, `${rss} MiB (${(rss * 1.048576).toFixed(0)} MB)`, rss * 1.048576 < 250);
+    add(
+      `service RSS < 250 MB at ${largest} under the uncached loads`,
+      `${rss} MiB (${(rss * 1.048576).toFixed(0)} MB)`,
+      rss * 1.048576 < 250,
+    );
 
     const errors = mine.reduce((sum, row) => sum + (num(row.errors) || 0), 0);
     const serverErrors = mine.reduce((sum, row) => sum + (num(row["5xx"]) || 0), 0);

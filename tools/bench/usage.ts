@@ -24,7 +24,17 @@ import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 import Sqlite from "better-sqlite3";
 import solc from "solc";
-import { createTestClient, createWalletClient, getAddress, http, keccak256, toHex, type Abi, type Address, type Hex } from "viem";
+import {
+  createTestClient,
+  createWalletClient,
+  getAddress,
+  http,
+  keccak256,
+  toHex,
+  type Abi,
+  type Address,
+  type Hex,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ANVIL_MNEMONIC, deriveAccounts, startLocalChain } from "../../src/chain/local-chain.js";
 import { benchSeller, seedListings } from "./seed-listings.js";
@@ -54,7 +64,10 @@ function compileEmitter(): { abi: Abi; bytecode: Hex } {
   const input = {
     language: "Solidity",
     sources: { "E.sol": { content: EMITTER } },
-    settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } },
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
+    },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
     contracts: { "E.sol": { TransferEmitter: { abi: Abi; evm: { bytecode: { object: string } } } } };
@@ -64,7 +77,9 @@ function compileEmitter(): { abi: Abi; bytecode: Hex } {
 }
 
 /** A JSON-RPC proxy that counts calls by method (each element of a batch is a call). */
-async function countingProxy(upstream: string): Promise<{ url: string; calls: Map<string, number>; close(): Promise<void> }> {
+async function countingProxy(
+  upstream: string,
+): Promise<{ url: string; calls: Map<string, number>; close(): Promise<void> }> {
   const calls = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -73,12 +88,17 @@ async function countingProxy(upstream: string): Promise<{ url: string; calls: Ma
       const body = Buffer.concat(chunks);
       try {
         const parsed = JSON.parse(body.toString("utf8")) as { method: string } | { method: string }[];
-        for (const call of Array.isArray(parsed) ? parsed : [parsed]) calls.set(call.method, (calls.get(call.method) ?? 0) + 1);
+        for (const call of Array.isArray(parsed) ? parsed : [parsed])
+          calls.set(call.method, (calls.get(call.method) ?? 0) + 1);
       } catch {
         // forwarded as is
       }
       fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body })
-        .then(async (answer) => res.writeHead(answer.status, { "content-type": "application/json" }).end(Buffer.from(await answer.arrayBuffer())))
+        .then(async (answer) =>
+          res
+            .writeHead(answer.status, { "content-type": "application/json" })
+            .end(Buffer.from(await answer.arrayBuffer())),
+        )
         .catch(() => res.writeHead(502).end());
     });
   });
@@ -98,11 +118,22 @@ interface Service {
 
 /** The service from its sources (as `npm start` runs it, through tsx: the working tree's code). */
 async function startService(env: Record<string, string>): Promise<Service> {
-  const child = spawn(process.execPath, ["--max-semi-space-size=4", "--max-old-space-size=384", "--import", "tsx", "src/main.ts"], {
-    stdio: ["ignore", "pipe", "inherit"],
-    // The reads come from one address: the per-client query limit is put out of reach.
-    env: { ...process.env, PORT: "0", LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info", LOAD_SEED: "false", QUERY_RATE_PER_CLIENT: "1000000", ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    ["--max-semi-space-size=4", "--max-old-space-size=384", "--import", "tsx", "src/main.ts"],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+      // The reads come from one address: the per-client query limit is put out of reach.
+      env: {
+        ...process.env,
+        PORT: "0",
+        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
+        LOAD_SEED: "false",
+        QUERY_RATE_PER_CLIENT: "1000000",
+        ...env,
+      },
+    },
+  );
   const lines = createInterface({ input: child.stdout! });
   let url = "";
   for await (const line of lines) {
@@ -155,13 +186,18 @@ async function readWindow(service: Service): Promise<{ requests: number; latenci
       },
     ],
   });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`catalog reads failed: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { requests: result.requests.total, latencies: [result.latency.mean, result.latency.p50, result.latency.p97_5] };
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`catalog reads failed: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return {
+    requests: result.requests.total,
+    latencies: [result.latency.mean, result.latency.p50, result.latency.p97_5],
+  };
 }
 
 function summarise(windows: { requests: number; latencies: number[] }[]) {
   const total = windows.reduce((sum, window) => sum + window.requests, 0);
-  const weighted = (index: number) => windows.reduce((sum, window) => sum + window.latencies[index]! * window.requests, 0) / Math.max(1, total);
+  const weighted = (index: number) =>
+    windows.reduce((sum, window) => sum + window.latencies[index]! * window.requests, 0) / Math.max(1, total);
   return { windows: windows.length, requests: total, meanMs: weighted(0), p50Ms: weighted(1), p97_5Ms: weighted(2) };
 }
 
@@ -176,22 +212,33 @@ async function main(): Promise<void> {
     const catalog = await seedListings(databaseUrl, Math.ceil(SELLERS * 1.3));
     const sqlite = new Sqlite(join(work, "bench.db"), { readonly: true });
     const prices = new Map<string, string>();
-    for (const row of sqlite.prepare(`SELECT "sellerPayTo", "priceAtomic" FROM "Listing" ORDER BY "listedAt"`).all() as {
+    for (const row of sqlite
+      .prepare(`SELECT "sellerPayTo", "priceAtomic" FROM "Listing" ORDER BY "listedAt"`)
+      .all() as {
       sellerPayTo: string;
       priceAtomic: string;
     }[]) {
       if (!prices.has(row.sellerPayTo)) prices.set(row.sellerPayTo, row.priceAtomic);
     }
     sqlite.close();
-    const sellers = Array.from({ length: Math.min(SELLERS, catalog.sellers) }, (_, index) => benchSeller(index + 1) as Address);
+    const sellers = Array.from(
+      { length: Math.min(SELLERS, catalog.sellers) },
+      (_, index) => benchSeller(index + 1) as Address,
+    );
 
     // The transfers, in bulk.
     const [deployer] = deriveAccounts(ANVIL_MNEMONIC, 1);
-    const wallet = createWalletClient({ account: privateKeyToAccount(deployer!.privateKey), chain: chain.chain, transport: http(chain.rpcUrl) });
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(deployer!.privateKey),
+      chain: chain.chain,
+      transport: http(chain.rpcUrl),
+    });
     const testClient = createTestClient({ mode: "anvil", chain: chain.chain, transport: http(chain.rpcUrl) });
     const emitter = compileEmitter();
     const deployHash = await wallet.deployContract({ abi: emitter.abi, bytecode: emitter.bytecode });
-    const token = getAddress((await chain.publicClient.waitForTransactionReceipt({ hash: deployHash })).contractAddress!);
+    const token = getAddress(
+      (await chain.publicClient.waitForTransactionReceipt({ hash: deployHash })).contractAddress!,
+    );
     const payerBase = BigInt(keccak256(toHex("bench payers")).slice(0, 34));
     const started = Date.now();
     for (let offset = 0; offset < TRANSFERS; offset += PER_TX) {
@@ -250,13 +297,16 @@ async function main(): Promise<void> {
     const idle: { requests: number; latencies: number[] }[] = [];
     proxy.calls.clear();
     const idleStarted = Date.now();
-    for (let window = 0; window < Math.min(Math.max(5, busy.length), 20); window++) idle.push(await readWindow(service));
+    for (let window = 0; window < Math.min(Math.max(5, busy.length), 20); window++)
+      idle.push(await readWindow(service));
     const idleSeconds = (Date.now() - idleStarted) / 1000;
     const rpcIdle = new Map(proxy.calls);
     const idleRss = service.rssMiB();
 
     const db = new Sqlite(join(work, "bench.db"), { readonly: true });
-    const counted = db.prepare(`SELECT SUM("calls30d") AS calls, COUNT(*) AS listings FROM "Listing" WHERE "usageSummary" IS NOT NULL`).get() as {
+    const counted = db
+      .prepare(`SELECT SUM("calls30d") AS calls, COUNT(*) AS listings FROM "Listing" WHERE "usageSummary" IS NOT NULL`)
+      .get() as {
       calls: number;
       listings: number;
     };
@@ -267,8 +317,12 @@ async function main(): Promise<void> {
     const busyReads = summarise(busy);
     const idleReads = summarise(idle);
     console.log(`\nusage indexer catch-up (service process, SQLite, ${sellers.length} sellers, confirmations 0)`);
-    console.log(`  transfers stored          ${storedRows} (listings with usage: ${counted.listings}, attributed calls: ${counted.calls})`);
-    console.log(`  catch-up time             ${(caughtUpMs / 1000).toFixed(1)} s from the service's start (${head} blocks)`);
+    console.log(
+      `  transfers stored          ${storedRows} (listings with usage: ${counted.listings}, attributed calls: ${counted.calls})`,
+    );
+    console.log(
+      `  catch-up time             ${(caughtUpMs / 1000).toFixed(1)} s from the service's start (${head} blocks)`,
+    );
     console.log(`  events/s                  ${Math.round(TRANSFERS / (caughtUpMs / 1000))}`);
     console.log(
       `  RPC calls                 ${rpcTotal} (${[...rpcWhileCatchingUp]
@@ -283,8 +337,12 @@ async function main(): Promise<void> {
         .map(([method, n]) => `${method} ${(n / idleSeconds).toFixed(1)}`)
         .join(", ")})`,
     );
-    console.log(`  service RSS               peak ${peakRss.toFixed(0)} MiB while catching up, ${idleRss.toFixed(0)} MiB idle`);
-    console.log(`\nuncached catalog reads (${CONNECTIONS} connections, distinct URLs: searches and resources pages), latency in ms`);
+    console.log(
+      `  service RSS               peak ${peakRss.toFixed(0)} MiB while catching up, ${idleRss.toFixed(0)} MiB idle`,
+    );
+    console.log(
+      `\nuncached catalog reads (${CONNECTIONS} connections, distinct URLs: searches and resources pages), latency in ms`,
+    );
     console.log(
       `  while catching up  ${busyReads.requests} reads in ${busyReads.windows} s   mean ${busyReads.meanMs.toFixed(2)}  p50 ${busyReads.p50Ms.toFixed(2)}  p97.5 ${busyReads.p97_5Ms.toFixed(2)}`,
     );
@@ -292,7 +350,9 @@ async function main(): Promise<void> {
       `  idle               ${idleReads.requests} reads in ${idleReads.windows} s   mean ${idleReads.meanMs.toFixed(2)}  p50 ${idleReads.p50Ms.toFixed(2)}  p97.5 ${idleReads.p97_5Ms.toFixed(2)}`,
     );
     const ratio = busyReads.meanMs / idleReads.meanMs;
-    console.log(`  mean while catching up / idle = ${ratio.toFixed(2)}  (target <= 1.20: ${ratio <= 1.2 ? "PASS" : "MISS"})`);
+    console.log(
+      `  mean while catching up / idle = ${ratio.toFixed(2)}  (target <= 1.20: ${ratio <= 1.2 ? "PASS" : "MISS"})`,
+    );
   } finally {
     await service?.stop();
     await proxy.close();

@@ -22,7 +22,11 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 type Row = Record<string, string | number>;
 
 /** `amount` requests, the k-th to `pathOf(k)`; each path distinct. */
-async function distinct(server: BenchServer, amount: number, pathOf: (k: number) => string): Promise<autocannon.Result> {
+async function distinct(
+  server: BenchServer,
+  amount: number,
+  pathOf: (k: number) => string,
+): Promise<autocannon.Result> {
   let k = 0;
   return autocannon({
     url: server.url,
@@ -58,7 +62,9 @@ async function measure(name: string, server: BenchServer, run: () => Promise<aut
 async function listingIds(server: BenchServer, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let offset = 0; ids.length < count; offset += 200) {
-    const page = (await (await fetch(`${server.url}/bazaar.json?limit=200&offset=${offset}`)).json()) as { items: Array<{ metadata: { listingId: string } }> };
+    const page = (await (await fetch(`${server.url}/bazaar.json?limit=200&offset=${offset}`)).json()) as {
+      items: Array<{ metadata: { listingId: string } }>;
+    };
     if (page.items.length === 0) break;
     ids.push(...page.items.map((item) => item.metadata.listingId));
   }
@@ -75,7 +81,8 @@ try {
   const ids = await listingIds(server, SIZE);
   const pages = SIZE - 30;
   // Distinct catalog pages: every offset once with limit 20, then again with 21, 22, ...
-  const catalogPage = (prefix: string) => (k: number) => `${prefix}?limit=${20 + Math.floor(k / pages)}&offset=${k % pages}`;
+  const catalogPage = (prefix: string) => (k: number) =>
+    `${prefix}?limit=${20 + Math.floor(k / pages)}&offset=${k % pages}`;
   const amount = Math.min(ids.length, pages);
   // Warm both code paths (JIT, prepared statements) on URLs the runs do not use.
   await distinct(server, 500, (k) => `/bazaar.json?limit=19&offset=${k}`);
@@ -84,11 +91,15 @@ try {
   await distinct(server, 300, (k) => `/listing/${ids[k]}`);
 
   const rows: Record<string, Row> = {};
-  rows["GET /bazaar.json?limit=20&offset=k (JSON, distinct)"] = await measure("GET /bazaar.json?limit=20&offset=k (JSON, distinct)", server, () =>
-    distinct(server, amount, catalogPage("/bazaar.json")),
+  rows["GET /bazaar.json?limit=20&offset=k (JSON, distinct)"] = await measure(
+    "GET /bazaar.json?limit=20&offset=k (JSON, distinct)",
+    server,
+    () => distinct(server, amount, catalogPage("/bazaar.json")),
   );
-  rows["GET /?limit=20&offset=k (HTML, distinct)"] = await measure("GET /?limit=20&offset=k (HTML, distinct)", server, () =>
-    distinct(server, amount, catalogPage("/")),
+  rows["GET /?limit=20&offset=k (HTML, distinct)"] = await measure(
+    "GET /?limit=20&offset=k (HTML, distinct)",
+    server,
+    () => distinct(server, amount, catalogPage("/")),
   );
   rows["GET /listings/{id} (JSON, distinct)"] = await measure("GET /listings/{id} (JSON, distinct)", server, () =>
     distinct(server, amount, (k) => `/listings/${ids[k % ids.length]}`),
@@ -96,23 +107,39 @@ try {
   rows["GET /listing/{id} (HTML, distinct)"] = await measure("GET /listing/{id} (HTML, distinct)", server, () =>
     distinct(server, amount, (k) => `/listing/${ids[k % ids.length]}`),
   );
-  rows["GET /bazaar.json (JSON, one URL: response cache)"] = await measure("GET /bazaar.json (JSON, one URL: response cache)", server, () =>
-    repeated(server, "/bazaar.json?limit=20"),
+  rows["GET /bazaar.json (JSON, one URL: response cache)"] = await measure(
+    "GET /bazaar.json (JSON, one URL: response cache)",
+    server,
+    () => repeated(server, "/bazaar.json?limit=20"),
   );
-  rows["GET / (HTML, one URL: response cache)"] = await measure("GET / (HTML, one URL: response cache)", server, () => repeated(server, "/?limit=20"));
-  rows["GET /sell.html (HTML, one URL: response cache)"] = await measure("GET /sell.html (HTML, one URL: response cache)", server, () =>
-    repeated(server, "/sell.html"),
+  rows["GET / (HTML, one URL: response cache)"] = await measure("GET / (HTML, one URL: response cache)", server, () =>
+    repeated(server, "/?limit=20"),
+  );
+  rows["GET /sell.html (HTML, one URL: response cache)"] = await measure(
+    "GET /sell.html (HTML, one URL: response cache)",
+    server,
+    () => repeated(server, "/sell.html"),
   );
 
-  console.log(`\nWeb pages beside their JSON twins: ${SIZE} listings (SQLite), ${CONNECTIONS} connections, ${amount} distinct URLs per distinct run`);
+  console.log(
+    `\nWeb pages beside their JSON twins: ${SIZE} listings (SQLite), ${CONNECTIONS} connections, ${amount} distinct URLs per distinct run`,
+  );
   console.table(rows);
   const ratio = (page: string, json: string) => Number(rows[page]!["req/s"]) / Number(rows[json]!["req/s"]);
   const checks = [
-    ["home page / catalog JSON", ratio("GET /?limit=20&offset=k (HTML, distinct)", "GET /bazaar.json?limit=20&offset=k (JSON, distinct)")],
+    [
+      "home page / catalog JSON",
+      ratio("GET /?limit=20&offset=k (HTML, distinct)", "GET /bazaar.json?limit=20&offset=k (JSON, distinct)"),
+    ],
     ["listing page / listing JSON", ratio("GET /listing/{id} (HTML, distinct)", "GET /listings/{id} (JSON, distinct)")],
   ] as const;
   console.table(
-    Object.fromEntries(checks.map(([name, value]) => [name, { "throughput ratio": value.toFixed(2), target: ">= 0.50", met: value >= 0.5 ? "yes" : "NO" }])),
+    Object.fromEntries(
+      checks.map(([name, value]) => [
+        name,
+        { "throughput ratio": value.toFixed(2), target: ">= 0.50", met: value >= 0.5 ? "yes" : "NO" },
+      ]),
+    ),
   );
   if (checks.some(([, value]) => value < 0.5)) process.exitCode = 1;
 } finally {

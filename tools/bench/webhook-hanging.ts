@@ -22,7 +22,8 @@ const HANGING = Number(process.env.HANGING ?? 40);
 const EVENTS = 8;
 const EVENT_GAP_MS = 3000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 
 async function main() {
   const databaseUrl = `file:${join(mkdtempSync(join(tmpdir(), "bench-webhook-hanging-")), "bench.db")}`;
@@ -36,9 +37,13 @@ async function main() {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { type: string; data: { challenge?: string } };
+      const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        type: string;
+        data: { challenge?: string };
+      };
       const hanging = request.url!.startsWith("/hang");
-      if (message.type === "webhook.verification") return void response.writeHead(200).end(JSON.stringify({ challenge: message.data.challenge }));
+      if (message.type === "webhook.verification")
+        return void response.writeHead(200).end(JSON.stringify({ challenge: message.data.challenge }));
       if (hanging) {
         hangingPosts++;
         if (hang) return void open.add(response);
@@ -71,7 +76,12 @@ async function main() {
     return (await response.json()) as { id: string };
   };
   const verified = async (count: number) => {
-    for (let i = 0; i < 100 && (await db.prisma.webhookSubscription.count({ where: { status: "active" } })) < count; i++) await sleep(200);
+    for (
+      let i = 0;
+      i < 100 && (await db.prisma.webhookSubscription.count({ where: { status: "active" } })) < count;
+      i++
+    )
+      await sleep(200);
   };
   /** Writes `EVENTS` changes of the listing, EVENT_GAP_MS apart; the genuine subscriber's delay for each. */
   const delays = async (): Promise<number[]> => {

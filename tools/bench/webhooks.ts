@@ -99,15 +99,20 @@ async function main() {
     const cpuBefore = server.cpuMs();
 
     const burstAt = Date.now();
-    const drafts = listings.map((listing) => listingEvent(listing, "listing.updated", new Date(burstAt), { by: "bench" }));
+    const drafts = listings.map((listing) =>
+      listingEvent(listing, "listing.updated", new Date(burstAt), { by: "bench" }),
+    );
     for (let i = 0; i < drafts.length; i += 1000) {
-      await store.transactions.write(new Date(burstAt), async () => ({ result: null, changed: false, events: drafts.slice(i, i + 1000) }));
+      await store.transactions.write(new Date(burstAt), async () => ({
+        result: null,
+        changed: false,
+        events: drafts.slice(i, i + 1000),
+      }));
     }
     const eventTimes = new Map(
-      (await db.prisma.listingEvent.findMany({ where: { type: "listing.updated" }, select: { id: true, at: true } })).map((event) => [
-        event.id,
-        event.at.getTime(),
-      ]),
+      (
+        await db.prisma.listingEvent.findMany({ where: { type: "listing.updated" }, select: { id: true, at: true } })
+      ).map((event) => [event.id, event.at.getTime()]),
     );
     const burst = () => [...eventTimes.keys()].filter((id) => arrivals.has(id)).length;
     const during = await readLatencies(server.url, () => burst() >= drafts.length, 0);
@@ -124,7 +129,10 @@ async function main() {
       ["service CPU per delivery (ms)", (cpuMs / Math.max(1, delays.length)).toFixed(2)],
       ["catalog read p50 idle (ms)", percentile(idle, 50).toFixed(2)],
       ["catalog read p50 during the burst (ms)", percentile(during, 50).toFixed(2)],
-      ["catalog read p99 idle / burst (ms)", `${percentile(idle, 99).toFixed(2)} / ${percentile(during, 99).toFixed(2)}`],
+      [
+        "catalog read p99 idle / burst (ms)",
+        `${percentile(idle, 99).toFixed(2)} / ${percentile(during, 99).toFixed(2)}`,
+      ],
       ["read p50 burst / idle (target <= 1.2x)", `${ratio.toFixed(2)}x ${ratio <= 1.2 ? "PASS" : "MISS"}`],
       ["service RSS (MiB)", server.rssMiB().toFixed(0)],
       ["load average (1 min) at the end", loadavg()[0]!.toFixed(2)],

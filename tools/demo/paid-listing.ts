@@ -23,11 +23,20 @@ const PRICE = { usdc: "0.02", atomic: "20000" };
 
 const reader = createPublicClient({ chain: chainForRpc(chain.rpcUrl), transport: http(chain.rpcUrl) });
 const balanceOf = async (address: Address) =>
-  formatUnits(await reader.readContract({ address: chain.asset, abi: testUsdcAbi, functionName: "balanceOf", args: [address] }), 6);
-const show = (title: string, value: unknown) => console.log(`\n== ${title}\n${typeof value === "string" ? value : JSON.stringify(value, null, 2)}`);
+  formatUnits(
+    await reader.readContract({ address: chain.asset, abi: testUsdcAbi, functionName: "balanceOf", args: [address] }),
+    6,
+  );
+const show = (title: string, value: unknown) =>
+  console.log(`\n== ${title}\n${typeof value === "string" ? value : JSON.stringify(value, null, 2)}`);
 
 // 1. The seller: an x402 endpoint that asks 0.02 paid to its own wallet (it never needs to settle here).
-const sellerServer = await startDemoSeller({ asset: chain.asset, payTo: seller.address, priceAtomic: PRICE.atomic, description: "Demo: a haiku about agents" });
+const sellerServer = await startDemoSeller({
+  asset: chain.asset,
+  payTo: seller.address,
+  priceAtomic: PRICE.atomic,
+  description: "Demo: a haiku about agents",
+});
 const resource = `${sellerServer.url}/haiku`;
 
 try {
@@ -40,7 +49,10 @@ try {
     network: "eip155:8453",
   };
   show("seller endpoint", resource);
-  show("the fee (GET /listings/challenge)", (await (await fetch(`${marketplace}/listings/challenge`)).json()) as unknown);
+  show(
+    "the fee (GET /listings/challenge)",
+    (await (await fetch(`${marketplace}/listings/challenge`)).json()) as unknown,
+  );
 
   // 2. The free dry run.
   const dryRun = await fetch(`${marketplace}/listings/validate`, {
@@ -51,9 +63,16 @@ try {
   show(`dry run (POST /listings/validate): ${dryRun.status}`, await dryRun.json());
 
   // 3. The paid listing, with the SDK's stock buyer.
-  const pay = wrapFetchWithPayment(fetch, createBuyerClient(payer.privateKey, { allowAssets: [{ asset: chain.asset }] }));
+  const pay = wrapFetchWithPayment(
+    fetch,
+    createBuyerClient(payer.privateKey, { allowAssets: [{ asset: chain.asset }] }),
+  );
   const before = await balanceOf(chain.marketplacePayTo);
-  const listed = await pay(`${marketplace}/listings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(listing) });
+  const listed = await pay(`${marketplace}/listings`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(listing),
+  });
   show(`paid listing (POST /listings): ${listed.status}`, await listed.json());
   const receipt = listed.headers.get("PAYMENT-RESPONSE");
   if (receipt) show("PAYMENT-RESPONSE", decodePaymentResponseHeader(receipt));

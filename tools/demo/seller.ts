@@ -4,14 +4,21 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
+import {
+  decodePaymentSignatureHeader,
+  encodePaymentRequiredHeader,
+  encodePaymentResponseHeader,
+} from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import type { Address, Hex } from "viem";
 import { createInProcessFacilitator } from "../../src/payments/facilitator.js";
 
 /** The certificate buyers must trust (NODE_EXTRA_CA_CERTS) to call the seller. */
 export const DEMO_SELLER_CERTIFICATE = new URL("tls/localhost.crt", import.meta.url);
-const TLS = { key: readFileSync(new URL("tls/localhost.key", import.meta.url)), cert: readFileSync(DEMO_SELLER_CERTIFICATE) };
+const TLS = {
+  key: readFileSync(new URL("tls/localhost.key", import.meta.url)),
+  cert: readFileSync(DEMO_SELLER_CERTIFICATE),
+};
 
 export interface DemoSellerOptions {
   asset: Address;
@@ -45,7 +52,11 @@ export async function startDemoSeller(options: DemoSellerOptions): Promise<DemoS
     extra: { name: "USD Coin", version: "2" },
   };
   const facilitator = options.settle
-    ? createInProcessFacilitator({ rpcUrl: options.settle.rpcUrl, settlerPrivateKey: options.settle.settlerKey, pollingIntervalMs: 50 }).facilitator
+    ? createInProcessFacilitator({
+        rpcUrl: options.settle.rpcUrl,
+        settlerPrivateKey: options.settle.settlerKey,
+        pollingIntervalMs: 50,
+      }).facilitator
     : null;
   const sales: string[] = [];
   const server: Server = createServer(TLS, (req, res) => {
@@ -62,7 +73,10 @@ export async function startDemoSeller(options: DemoSellerOptions): Promise<DemoS
         },
         accepts: [accepted],
       };
-      res.writeHead(402, { "content-type": "application/json", "PAYMENT-REQUIRED": encodePaymentRequiredHeader(challenge) });
+      res.writeHead(402, {
+        "content-type": "application/json",
+        "PAYMENT-REQUIRED": encodePaymentRequiredHeader(challenge),
+      });
       res.end("{}");
       return;
     }
@@ -71,12 +85,19 @@ export async function startDemoSeller(options: DemoSellerOptions): Promise<DemoS
       const verified = await facilitator.verify(payload, accepted);
       const settled = verified.isValid ? await facilitator.settle(payload, accepted) : null;
       if (!settled?.success) {
-        res.writeHead(402, { "content-type": "application/json" }).end(JSON.stringify({ error: settled?.errorReason ?? verified.invalidReason }));
+        res
+          .writeHead(402, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: settled?.errorReason ?? verified.invalidReason }));
         return;
       }
       sales.push(settled.transaction);
       const answer = options.answer?.(req.url ?? "/") ?? { ok: true };
-      res.writeHead(200, { "content-type": "application/json", "PAYMENT-RESPONSE": encodePaymentResponseHeader(settled) }).end(JSON.stringify(answer));
+      res
+        .writeHead(200, {
+          "content-type": "application/json",
+          "PAYMENT-RESPONSE": encodePaymentResponseHeader(settled),
+        })
+        .end(JSON.stringify(answer));
     })().catch((error: Error) => res.writeHead(500).end(error.message));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -27,7 +27,15 @@ export interface StoryResult {
   before: Record<"buyer" | "seller" | "marketplace", bigint>;
   after: Record<"buyer" | "seller" | "marketplace", bigint>;
   /** The listing's metadata.usage after the sale was indexed. */
-  usage?: { l30DaysTotalCalls: number; l30DaysUniquePayers: number; l30DaysVolumeUsdc: string; provenance: string; currentToBlock: string } | undefined;
+  usage?:
+    | {
+        l30DaysTotalCalls: number;
+        l30DaysUniquePayers: number;
+        l30DaysVolumeUsdc: string;
+        provenance: string;
+        currentToBlock: string;
+      }
+    | undefined;
 }
 
 /** Runs the CLI as a separate process (as a user would) and parses its --json output. */
@@ -59,12 +67,25 @@ export async function runStory(log: (line: string) => void = console.log): Promi
     });
     server = await startServer(config, createLogger(config.logLevel));
     const chain = JSON.parse(readFileSync(chainFile, "utf8")) as ChainFile;
-    const [buyer, sellerAccount, facilitatorAccount] = chain.buyers as [ChainFile["buyers"][number], ChainFile["buyers"][number], ChainFile["buyers"][number]];
+    const [buyer, sellerAccount, facilitatorAccount] = chain.buyers as [
+      ChainFile["buyers"][number],
+      ChainFile["buyers"][number],
+      ChainFile["buyers"][number],
+    ];
     const reader = createPublicClient({ chain: chainForRpc(chain.rpcUrl), transport: http(chain.rpcUrl) });
-    const wallets = { buyer: buyer.address, seller: sellerAccount.address, marketplace: chain.marketplacePayTo } satisfies Record<string, Address>;
+    const wallets = {
+      buyer: buyer.address,
+      seller: sellerAccount.address,
+      marketplace: chain.marketplacePayTo,
+    } satisfies Record<string, Address>;
     const balances = async () => {
-      const read = (address: Address) => reader.readContract({ address: chain.asset, abi: testUsdcAbi, functionName: "balanceOf", args: [address] });
-      return { buyer: await read(wallets.buyer), seller: await read(wallets.seller), marketplace: await read(wallets.marketplace) };
+      const read = (address: Address) =>
+        reader.readContract({ address: chain.asset, abi: testUsdcAbi, functionName: "balanceOf", args: [address] });
+      return {
+        buyer: await read(wallets.buyer),
+        seller: await read(wallets.seller),
+        marketplace: await read(wallets.marketplace),
+      };
     };
     log(`  marketplace ${server.url}, chain ${chain.rpcUrl}, token ${chain.asset}`);
 
@@ -102,12 +123,19 @@ export async function runStory(log: (line: string) => void = console.log): Promi
       ],
       log,
     )) as { listing: { id: string; expiresAt: string; transaction?: string } };
-    log(`  listed ${listed.listing.id} until ${listed.listing.expiresAt}, fee transaction ${listed.listing.transaction ?? "?"}`);
-    const found = (await cli(["search", "haiku", "--url", server.url], log)) as { items: Array<{ resource: string; metadata: { listingId: string } }> };
+    log(
+      `  listed ${listed.listing.id} until ${listed.listing.expiresAt}, fee transaction ${listed.listing.transaction ?? "?"}`,
+    );
+    const found = (await cli(["search", "haiku", "--url", server.url], log)) as {
+      items: Array<{ resource: string; metadata: { listingId: string } }>;
+    };
     const item = found.items.find((candidate) => candidate.resource === resource);
     if (!item) throw new Error(`search did not find ${resource}`);
     log(`  found listing ${item.metadata.listingId}`);
-    const bought = (await cli(["buy", item.metadata.listingId, ...common, "--buyer", "0", "--max", "0.05", "--yes"], log)) as { answer: unknown };
+    const bought = (await cli(
+      ["buy", item.metadata.listingId, ...common, "--buyer", "0", "--max", "0.05", "--yes"],
+      log,
+    )) as { answer: unknown };
     log(`  the seller's answer: ${JSON.stringify(bought.answer)}`);
 
     // The sale, as the chain shows it: the usage indexer reads the transfer and publishes the counts.
@@ -122,7 +150,9 @@ export async function runStory(log: (line: string) => void = console.log): Promi
     const after = await balances();
     log("\nTest USDC balances   before  ->  after");
     for (const role of ["buyer", "seller", "marketplace"] as const) {
-      log(`  ${role.padEnd(12)} ${formatUnits(before[role], 6).padStart(10)}  -> ${formatUnits(after[role], 6).padStart(10)}   (${wallets[role]})`);
+      log(
+        `  ${role.padEnd(12)} ${formatUnits(before[role], 6).padStart(10)}  -> ${formatUnits(after[role], 6).padStart(10)}   (${wallets[role]})`,
+      );
     }
     log("The seller paid the 0.10 listing fee to the marketplace and earned 0.02 from the buyer, paid directly.");
     return { listingId: item.metadata.listingId, answer: bought.answer, before, after, usage };

@@ -44,7 +44,8 @@ const cacheFolder = process.env.DISTILL_CACHE;
 
 /** The model's vectors of the texts, from the cache folder when it has them. */
 async function embed(texts: string[]): Promise<Float32Array[]> {
-  const file = cacheFolder && join(cacheFolder, `${createHash("sha256").update(texts.join("\n")).digest("hex").slice(0, 16)}.f32`);
+  const file =
+    cacheFolder && join(cacheFolder, `${createHash("sha256").update(texts.join("\n")).digest("hex").slice(0, 16)}.f32`);
   if (file && existsSync(file)) {
     const all = new Float32Array(readFileSync(file).buffer.slice(0));
     return texts.map((_, n) => all.subarray(n * DIMENSIONS, (n + 1) * DIMENSIONS));
@@ -66,7 +67,9 @@ log(`${pieceVectors.length} pieces embedded`);
 // 2. Fit texts: prose sentences of the READMEs, and short phrases cut from them (queries are short).
 const readmes: string[] = [];
 for (const entry of readdirSync(join(root, "node_modules"))) {
-  const folders = entry.startsWith("@") ? readdirSync(join(root, "node_modules", entry)).map((name) => join(entry, name)) : [entry];
+  const folders = entry.startsWith("@")
+    ? readdirSync(join(root, "node_modules", entry)).map((name) => join(entry, name))
+    : [entry];
   for (const folder of folders) {
     const path = join(root, "node_modules", folder, "README.md");
     try {
@@ -87,7 +90,10 @@ const sentences = [
           .replace(/\s+/g, " ")
           .trim(),
       )
-      .filter((line) => /^[A-Za-z][A-Za-z ,'-]+[.!?]?$/.test(line) && line.split(" ").length >= 5 && line.split(" ").length <= 25),
+      .filter(
+        (line) =>
+          /^[A-Za-z][A-Za-z ,'-]+[.!?]?$/.test(line) && line.split(" ").length >= 5 && line.split(" ").length <= 25,
+      ),
   ),
 ]
   .sort(() => random() - 0.5)
@@ -106,7 +112,8 @@ log("fit texts embedded");
 // 3. Whole words the pieces split: the word list, and words the READMEs use often.
 const piecesOnly = new QueryEncoder(vocabulary, { vectors: quantized(pieceVectors), words: [] });
 const seen = new Map<string, number>();
-for (const text of readmes) for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) seen.set(word, (seen.get(word) ?? 0) + 1);
+for (const text of readmes)
+  for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) seen.set(word, (seen.get(word) ?? 0) + 1);
 const listed = readFileSync(WORD_LIST, "utf8").split("\n");
 const words = [...new Set([...listed, ...[...seen].filter(([, count]) => count >= 5).map(([word]) => word)])]
   .filter((word) => /^[a-z]{3,16}$/.test(word) && piecesOnly.tokenize(word).length > 1)
@@ -213,7 +220,10 @@ writeFileSync(join(out, "words.txt"), `${words.join("\n")}\n`);
 const fitted = QueryEncoder.fromFolder(out);
 const agreement = (encoder: QueryEncoder, from: number, to: number) => {
   const held = texts.map((text, n) => [text, n] as const).filter(([, n]) => n >= from && n < to && n % 10 === 0);
-  return (held.reduce((sum, [text, n]) => sum + dot(encoder.encode(text) ?? new Float32Array(D), targets[n]!), 0) / held.length).toFixed(3);
+  return (
+    held.reduce((sum, [text, n]) => sum + dot(encoder.encode(text) ?? new Float32Array(D), targets[n]!), 0) /
+    held.length
+  ).toFixed(3);
 };
 log(
   `mean cosine to the model on held-out texts: sentences ${agreement(raw, 0, sentences.length)} -> ${agreement(fitted, 0, sentences.length)}, phrases ${agreement(raw, sentences.length, texts.length)} -> ${agreement(fitted, sentences.length, texts.length)}`,

@@ -72,7 +72,8 @@ interface Round extends ReadFigures {
 }
 
 /** A share of sorted values (0.5: the median). */
-const quantile = (sorted: number[], share: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!);
+const quantile = (sorted: number[], share: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!;
 
 async function readFor(url: string, kind: Kind, seconds: number): Promise<ReadFigures> {
   // Each response's own time (autocannon's histogram keeps whole milliseconds: at a 3 ms p50 one step is 33%).
@@ -83,7 +84,11 @@ async function readFor(url: string, kind: Kind, seconds: number): Promise<ReadFi
         url,
         connections: 2,
         duration: seconds,
-        requests: [{ setupRequest: (request) => ({ ...request, path: kind === "page" ? readPath("page", SIZE) : searchPath() }) }],
+        requests: [
+          {
+            setupRequest: (request) => ({ ...request, path: kind === "page" ? readPath("page", SIZE) : searchPath() }),
+          },
+        ],
       },
       (error, finished) => (error ? reject(error) : resolve(finished)),
     );
@@ -99,11 +104,17 @@ async function readFor(url: string, kind: Kind, seconds: number): Promise<ReadFi
   };
 }
 
-const modelThreads = (pid: number) => threadStats(pid).filter((thread) => thread.tid !== pid && thread.nice >= MODEL_NICE);
+const modelThreads = (pid: number) =>
+  threadStats(pid).filter((thread) => thread.tid !== pid && thread.nice >= MODEL_NICE);
 const modelCpuMs = (pid: number) => modelThreads(pid).reduce((total, thread) => total + thread.cpuMs, 0);
 
 async function measure(server: BenchServer, file: string, kind: Kind, state: State): Promise<Round> {
-  const before = { request: threadStat(server.pid, server.pid).cpuMs, process: server.cpuMs(), model: modelCpuMs(server.pid), count: embeddingCount(file) };
+  const before = {
+    request: threadStat(server.pid, server.pid).cpuMs,
+    process: server.cpuMs(),
+    model: modelCpuMs(server.pid),
+    count: embeddingCount(file),
+  };
   const started = performance.now();
   const figures = await readFor(server.url, kind, ROUND_SECONDS);
   const seconds = (performance.now() - started) / 1000;
@@ -125,7 +136,12 @@ async function measure(server: BenchServer, file: string, kind: Kind, state: Sta
  * `kind` meanwhile when given (unmeasured): a round after an idle wait ran about 1.5x the request-thread
  * CPU per read of a round right after another (a first run of this bench), whatever the backfill did.
  */
-async function storedBatches(file: string, batches: number, timeoutMs: number, warm?: { url: string; kind: Kind }): Promise<void> {
+async function storedBatches(
+  file: string,
+  batches: number,
+  timeoutMs: number,
+  warm?: { url: string; kind: Kind },
+): Promise<void> {
   const until = performance.now() + timeoutMs;
   let seen = embeddingCount(file);
   let stored = 0;
@@ -167,7 +183,9 @@ async function started(file: string, env: Record<string, string>): Promise<Bench
         break;
       } catch (error) {
         if (!(error instanceof TypeError) || attempt >= 5) throw error;
-        console.error(`readiness ask failed (${String((error.cause as { code?: string } | undefined)?.code)}), asking again`);
+        console.error(
+          `readiness ask failed (${String((error.cause as { code?: string } | undefined)?.code)}), asking again`,
+        );
         await sleep(2000);
       }
     }
@@ -175,7 +193,9 @@ async function started(file: string, env: Record<string, string>): Promise<Bench
     await server.stop();
     throw error;
   }
-  console.error(`${JSON.stringify(env)}: engine ready after ${((performance.now() - start) / 1000).toFixed(0)} s (load ${load()})`);
+  console.error(
+    `${JSON.stringify(env)}: engine ready after ${((performance.now() - start) / 1000).toFixed(0)} s (load ${load()})`,
+  );
   return server;
 }
 
@@ -212,7 +232,9 @@ async function pairs(server: BenchServer, file: string): Promise<Array<[Round, R
           await storedBatches(file, 2, RESUME_TIMEOUT_MS, { url: server.url, kind });
         }
         rounds[state] = await measure(server, file, kind, state);
-        console.error(`pair ${i + 1}/${PAIRS} ${kind} ${state}: p50 ${rounds[state].p50} ms, ${rounds[state].embedded} embedded (load ${load()})`);
+        console.error(
+          `pair ${i + 1}/${PAIRS} ${kind} ${state}: p50 ${rounds[state].p50} ms, ${rounds[state].embedded} embedded (load ${load()})`,
+        );
       }
       out.push([rounds.paused!, rounds.running!]);
     }
@@ -268,13 +290,16 @@ try {
     const rate = embedded / running.reduce((total, round) => total + round.seconds, 0);
     const pageRunning = running.filter((round) => round.kind === "page");
     const pageEmbedded = pageRunning.reduce((total, round) => total + round.embedded, 0);
-    const modelMsPerListing = pageEmbedded > 0 ? pageRunning.reduce((total, round) => total + round.modelCpuMs, 0) / pageEmbedded : NaN;
+    const modelMsPerListing =
+      pageEmbedded > 0 ? pageRunning.reduce((total, round) => total + round.modelCpuMs, 0) / pageEmbedded : NaN;
     const dutyShare = duty === "" ? DEFAULT_BACKFILL_DUTY : Number(duty);
     const ratios: Record<Kind, number[]> = { page: [], search: [] };
     const cpuRatios: Record<Kind, number[]> = { page: [], search: [] };
     for (const [paused, run] of measured) {
       ratios[paused.kind].push(run.p50 / paused.p50);
-      cpuRatios[paused.kind].push(perRead(run.requestCpuMs, run.requests) / perRead(paused.requestCpuMs, paused.requests));
+      cpuRatios[paused.kind].push(
+        perRead(run.requestCpuMs, run.requests) / perRead(paused.requestCpuMs, paused.requests),
+      );
     }
     const pageRatio = median(ratios.page);
     const searchRatio = median(ratios.search);

@@ -16,10 +16,14 @@ export async function writeCatalog(file: string, size: number): Promise<void> {
   try {
     const now = Date.now();
     const iso = (ms: number) => new Date(ms).toISOString().replace("Z", "+00:00");
-    const insertListing = sqlite.prepare(`INSERT INTO "Listing" ("id", "resource", "method", "priceUsdc", "priceAtomic", "priceMicros",
+    const insertListing =
+      sqlite.prepare(`INSERT INTO "Listing" ("id", "resource", "method", "priceUsdc", "priceAtomic", "priceMicros",
       "healthStatus", "ownerVerified", "calls30d", "description", "serviceName", "tags", "sellerPayTo", "network", "state", "leftoverSeed",
       "listedAt", "expiresAt", "updatedAt") VALUES (?, ?, 'GET', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'eip155:8453', 'active', 0, ?, ?, ?)`);
-    const trigger = sqlite.prepare(`SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'Listing_search_insert'`).pluck().get() as string;
+    const trigger = sqlite
+      .prepare(`SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'Listing_search_insert'`)
+      .pluck()
+      .get() as string;
     sqlite.transaction(() => {
       sqlite.exec(`DROP TRIGGER "Listing_search_insert"`);
       listings.forEach((listing, n) => {

@@ -44,7 +44,15 @@ const slug = (text: string) =>
 
 const BRAND_SELLERS = new Set<string>(BRANDS.map((brand) => brand.seller));
 
-function listing(random: () => number, id: string, category: Category, seller: string, description: string, path: string, listedAt: number): BenchListing {
+function listing(
+  random: () => number,
+  id: string,
+  category: Category,
+  seller: string,
+  description: string,
+  path: string,
+  listedAt: number,
+): BenchListing {
   const health = random();
   return {
     id,
@@ -71,9 +79,20 @@ export function benchCatalog(): BenchListing[] {
     for (let i = 0; i < PER_CATEGORY; i++) {
       const seller = category.sellers[i % category.sellers.length]!;
       const base = category.descriptions[i % category.descriptions.length]!;
-      const extra = i >= category.descriptions.length || random() < 0.3 ? ` ${category.extras[i % category.extras.length]}` : "";
+      const extra =
+        i >= category.descriptions.length || random() < 0.3 ? ` ${category.extras[i % category.extras.length]}` : "";
       const description = BRAND_SELLERS.has(seller) && i === 0 ? `${seller}: ${base}${extra}` : `${base}${extra}`;
-      listings.push(listing(random, `${category.key}-${i}`, category, seller, description, category.paths[i % category.paths.length]!, (at += 3_600_000)));
+      listings.push(
+        listing(
+          random,
+          `${category.key}-${i}`,
+          category,
+          seller,
+          description,
+          category.paths[i % category.paths.length]!,
+          (at += 3_600_000),
+        ),
+      );
     }
   }
   for (const brand of BRANDS) {
@@ -90,13 +109,36 @@ export function benchCatalog(): BenchListing[] {
         (at += 3_600_000),
       );
       // An impersonator is fresh, cheap and unverified, and often looks busy.
-      listings.push({ ...fake, verified: false, health: "healthy", priceMicros: 500, calls30d: 900, copies: brand.seller });
+      listings.push({
+        ...fake,
+        verified: false,
+        health: "healthy",
+        priceMicros: 500,
+        calls30d: 900,
+        copies: brand.seller,
+      });
     });
   }
   return listings;
 }
 
-const PAD_WORDS = ["Prime", "Hub", "Go", "Max", "Labs", "Cloud", "Direct", "Express", "Nova", "Zen", "One", "Edge", "Core", "Wave", "Stack"];
+const PAD_WORDS = [
+  "Prime",
+  "Hub",
+  "Go",
+  "Max",
+  "Labs",
+  "Cloud",
+  "Direct",
+  "Express",
+  "Nova",
+  "Zen",
+  "One",
+  "Edge",
+  "Core",
+  "Wave",
+  "Stack",
+];
 
 /** `count` padding listings, one at a time (none kept): the categories' material recombined under new sellers (not graded). */
 export function* paddingListings(count: number, seed = 7): Generator<BenchListing> {
@@ -107,6 +149,9 @@ export function* paddingListings(count: number, seed = 7): Generator<BenchListin
     const category = pick(CATEGORIES);
     const seller = `${pick(PAD_WORDS)}${pick(PAD_WORDS)} ${Math.floor(random() * 5000)}`;
     const description = `${pick(category.descriptions)} ${pick(category.extras)}`;
-    yield { ...listing(random, `pad-${i}`, category, seller, description, `${pick(category.paths)}/${i}`, (at += 60_000)), category: "" };
+    yield {
+      ...listing(random, `pad-${i}`, category, seller, description, `${pick(category.paths)}/${i}`, (at += 60_000)),
+      category: "",
+    };
   }
 }

@@ -20,7 +20,15 @@ import type { HeldoutQuestion, QuestionKind } from "./heldout/model.js";
 import { DEV_QUESTIONS } from "./heldout/questions-dev.js";
 import { TEST_QUESTIONS } from "./heldout/questions-test.js";
 import { mean, ndcg } from "./metrics.js";
-import { defaultSystem, engineSystem, listingEmbeddingText, miniSearchSystem, modelAloneSystem, questionEmbeddingText, type SearchSystem } from "./systems.js";
+import {
+  defaultSystem,
+  engineSystem,
+  listingEmbeddingText,
+  miniSearchSystem,
+  modelAloneSystem,
+  questionEmbeddingText,
+  type SearchSystem,
+} from "./systems.js";
 
 const SPLIT = process.env.SEARCH_BENCH_SPLIT ?? "both";
 if (!["dev", "test", "both"].includes(SPLIT)) throw new Error("SEARCH_BENCH_SPLIT is dev, test or both");
@@ -33,7 +41,9 @@ const results: Record<string, unknown> = {};
 const ALL = [...DEV_QUESTIONS, ...TEST_QUESTIONS];
 const byId = new Map(LISTINGS.map((listing) => [listing.id, listing]));
 const gradesByQuestion = new Map(ALL.map((question) => [question, gradesOf(question, LISTINGS)]));
-const noSharedWord = new Set(ALL.filter((question) => sharedWords(question, LISTINGS, gradesByQuestion.get(question))?.length === 0));
+const noSharedWord = new Set(
+  ALL.filter((question) => sharedWords(question, LISTINGS, gradesByQuestion.get(question))?.length === 0),
+);
 const kinds = [...new Set(ALL.map((question) => question.kind))];
 const problems = datasetProblems(ALL, LISTINGS);
 if (problems.length > 0) throw new Error(`the held-out set has mistakes:\n${problems.join("\n")}`);
@@ -63,7 +73,9 @@ results.dataset = dataset;
 
 // The model's vectors, once per distinct text.
 type Cache = { model: string; vectors: Record<string, string> };
-const cache: Cache = existsSync(CACHE) ? (JSON.parse(readFileSync(CACHE, "utf8")) as Cache) : { model: EMBEDDING_MODEL, vectors: {} };
+const cache: Cache = existsSync(CACHE)
+  ? (JSON.parse(readFileSync(CACHE, "utf8")) as Cache)
+  : { model: EMBEDDING_MODEL, vectors: {} };
 if (cache.model !== EMBEDDING_MODEL) Object.assign(cache, { model: EMBEDDING_MODEL, vectors: {} });
 const hashOf = (text: string) => createHash("sha256").update(text).digest("base64url");
 async function embedAll(texts: string[]): Promise<Float32Array[]> {
@@ -74,11 +86,18 @@ async function embedAll(texts: string[]): Promise<Float32Array[]> {
     const vectors = await pool.embed(missing);
     await pool.close();
     missing.forEach(
-      (text, i) => (cache.vectors[hashOf(text)] = Buffer.from(vectors[i]!.buffer, vectors[i]!.byteOffset, vectors[i]!.byteLength).toString("base64")),
+      (text, i) =>
+        (cache.vectors[hashOf(text)] = Buffer.from(
+          vectors[i]!.buffer,
+          vectors[i]!.byteOffset,
+          vectors[i]!.byteLength,
+        ).toString("base64")),
     );
     mkdirSync(new URL(".", CACHE), { recursive: true });
     writeFileSync(CACHE, JSON.stringify(cache));
-    console.log(`model: ${missing.length} texts embedded in ${round((performance.now() - started) / 1000, 1)} s (cached for next time)`);
+    console.log(
+      `model: ${missing.length} texts embedded in ${round((performance.now() - started) / 1000, 1)} s (cached for next time)`,
+    );
   }
   return texts.map((text) => {
     const bytes = Buffer.from(cache.vectors[hashOf(text)]!, "base64");
@@ -137,8 +156,17 @@ function judge(question: HeldoutQuestion, ranked: string[]): Row {
   };
 }
 
-const share = (rows: Row[], test: (row: Row) => boolean) => (rows.length ? round(rows.filter(test).length / rows.length) : NaN);
-const answeredKinds: QuestionKind[] = ["paraphrase", "keyword", "brand", "constraint", "typo", "lookalike", "nonenglish"];
+const share = (rows: Row[], test: (row: Row) => boolean) =>
+  rows.length ? round(rows.filter(test).length / rows.length) : NaN;
+const answeredKinds: QuestionKind[] = [
+  "paraphrase",
+  "keyword",
+  "brand",
+  "constraint",
+  "typo",
+  "lookalike",
+  "nonenglish",
+];
 
 function measure(rows: Row[]) {
   const answered = rows.filter((row) => row.question.kind !== "offcatalog");
@@ -171,7 +199,10 @@ for (const split of splits) {
   for (const system of systems) {
     const rows = questions.map((question) => judge(question, system.search(question.q, PAGE)));
     const byKind = Object.fromEntries(
-      answeredKinds.map((kind) => [kind, round(mean(rows.filter((row) => row.question.kind === kind).map((row) => row.ndcg)))]),
+      answeredKinds.map((kind) => [
+        kind,
+        round(mean(rows.filter((row) => row.question.kind === kind).map((row) => row.ndcg))),
+      ]),
     );
     table[system.name] = { ...measure(rows), byKind };
   }
@@ -210,17 +241,36 @@ const firstAsk = judged["default, first ask (query encoder)"]!;
 console.log(
   `\nfirst ask vs repeated ask (${judgedOn}): default nDCG@10 ${firstAsk["nDCG@10"]} with the query encoder, ${main["nDCG@10"]} with the model's query vector`,
 );
-const baseline = Math.max(judged["baseline: model alone (cosine)"]!["nDCG@10"], judged["baseline: MiniSearch (fuzzy+prefix)"]!["nDCG@10"]);
+const baseline = Math.max(
+  judged["baseline: model alone (cosine)"]!["nDCG@10"],
+  judged["baseline: MiniSearch (fuzzy+prefix)"]!["nDCG@10"],
+);
 const targets = [
   {
     target: "default nDCG@10 >= 1.10x the better baseline",
     measured: `${round(main["nDCG@10"] / baseline, 2)}x (${main["nDCG@10"]} vs ${baseline})`,
     pass: main["nDCG@10"] >= 1.1 * baseline,
   },
-  { target: "hit@3 on no-shared-word questions >= 0.70", measured: String(main["hit@3 no shared word"]), pass: main["hit@3 no shared word"] >= 0.7 },
-  { target: "keyword and brand hit@3 >= 0.90", measured: String(main["hit@3 keyword+brand"]), pass: main["hit@3 keyword+brand"] >= 0.9 },
-  { target: "off-catalog questions with zero results >= 90%", measured: String(main["off-catalog empty"]), pass: main["off-catalog empty"] >= 0.9 },
-  { target: "no look-alike above its verified original", measured: String(main["look-alikes above original"]), pass: main["look-alikes above original"] === 0 },
+  {
+    target: "hit@3 on no-shared-word questions >= 0.70",
+    measured: String(main["hit@3 no shared word"]),
+    pass: main["hit@3 no shared word"] >= 0.7,
+  },
+  {
+    target: "keyword and brand hit@3 >= 0.90",
+    measured: String(main["hit@3 keyword+brand"]),
+    pass: main["hit@3 keyword+brand"] >= 0.9,
+  },
+  {
+    target: "off-catalog questions with zero results >= 90%",
+    measured: String(main["off-catalog empty"]),
+    pass: main["off-catalog empty"] >= 0.9,
+  },
+  {
+    target: "no look-alike above its verified original",
+    measured: String(main["look-alikes above original"]),
+    pass: main["look-alikes above original"] === 0,
+  },
   {
     target: "no seller more than 3 times in a page of 10 unless named",
     measured: `max ${main["max per seller in 10"]}`,

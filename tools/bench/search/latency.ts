@@ -36,7 +36,8 @@ const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const CLOCK_TICKS = 100;
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 /** The request thread's CPU so far (ms): the main thread's own /proc entry, not its workers'. */
 function requestThreadCpuMs(pid: number): number {
@@ -46,7 +47,8 @@ function requestThreadCpuMs(pid: number): number {
 
 const SUFFIXES = ["please", "for my agent", "fast", "cheap", "api", "today", "now", "service"];
 /** Question i: the bench's buyer queries, then the same with a distinct tail, so no answer is cached. */
-const question = (i: number) => `${QUERIES[i % QUERIES.length]!.q} ${SUFFIXES[Math.floor(i / QUERIES.length) % SUFFIXES.length]} ${i}`;
+const question = (i: number) =>
+  `${QUERIES[i % QUERIES.length]!.q} ${SUFFIXES[Math.floor(i / QUERIES.length) % SUFFIXES.length]} ${i}`;
 
 interface Answer {
   searchMode?: string;
@@ -55,7 +57,9 @@ interface Answer {
 }
 
 async function ask(server: BenchServer, query: string, offset = 0): Promise<Answer> {
-  const response = await fetch(`${server.url}/discovery/search?query=${encodeURIComponent(query)}&limit=20${offset ? `&offset=${offset}` : ""}`);
+  const response = await fetch(
+    `${server.url}/discovery/search?query=${encodeURIComponent(query)}&limit=20${offset ? `&offset=${offset}` : ""}`,
+  );
   if (response.status !== 200) throw new Error(`search answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as Answer;
 }
@@ -65,8 +69,10 @@ async function engineReady(server: BenchServer): Promise<number> {
   const started = performance.now();
   for (;;) {
     const answer = await ask(server, `weather forecast ${Math.random()}`);
-    if (answer.searchMode === "hybrid" && answer.searchModeReason === undefined) return (performance.now() - started) / 1000;
-    if (performance.now() - started > 600_000) throw new Error(`the engine was not ready after 10 minutes (${answer.searchModeReason})`);
+    if (answer.searchMode === "hybrid" && answer.searchModeReason === undefined)
+      return (performance.now() - started) / 1000;
+    if (performance.now() - started > 600_000)
+      throw new Error(`the engine was not ready after 10 minutes (${answer.searchModeReason})`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
@@ -151,7 +157,8 @@ for (const size of SIZES) {
           DATABASE_URL: `file:${own}`,
           DEV_CHAIN_FILE: join(folder, `chain-${copy}.json`),
           SEARCH_SEMANTIC: semantic,
-          ...(PROFILE_DIR && semantic === "on" && { NODE_OPTIONS: `--import ${new URL("../cpu-profile.mjs", import.meta.url).href}` }),
+          ...(PROFILE_DIR &&
+            semantic === "on" && { NODE_OPTIONS: `--import ${new URL("../cpu-profile.mjs", import.meta.url).href}` }),
         },
         cwd,
       );
@@ -177,12 +184,16 @@ for (const size of SIZES) {
       await today.stop();
     }
     // Hybrid at the baseline and here, both running on the same catalog, asked in turn.
-    const hybrids = [...(baseline ? [{ cwd: baseline.dir, label: HYBRID_BASELINE }] : []), { cwd: process.cwd(), label: HYBRID }];
+    const hybrids = [
+      ...(baseline ? [{ cwd: baseline.dir, label: HYBRID_BASELINE }] : []),
+      { cwd: process.cwd(), label: HYBRID },
+    ];
     const servers: BenchServer[] = [];
     try {
       for (const [n, { cwd }] of hybrids.entries()) servers.push(await start("on", cwd, n + 1));
       const readyAfter = await Promise.all(servers.map((server) => engineReady(server)));
-      for (const server of servers) console.log(`a hybrid service settled ${round(await atRest(server), 0)} s after its engine was ready`);
+      for (const server of servers)
+        console.log(`a hybrid service settled ${round(await atRest(server), 0)} s after its engine was ready`);
       const measured = await measure(servers, questions, true);
       hybrids.forEach(({ label }, n) => {
         const row = { listings: size, search: label, "engine ready after s": round(readyAfter[n]!, 1), ...measured[n] };
@@ -193,7 +204,9 @@ for (const size of SIZES) {
       for (const server of servers) await server.stop();
     }
     for (const { pid, window } of pendingProfiles.splice(0)) {
-      console.log(`request thread of ${hybrids[servers.findIndex((server) => server.pid === pid)]?.label} (pid ${pid}, ${window.fromUs}-${window.toUs} us):`);
+      console.log(
+        `request thread of ${hybrids[servers.findIndex((server) => server.pid === pid)]?.label} (pid ${pid}, ${window.fromUs}-${window.toUs} us):`,
+      );
       printProfile(PROFILE_DIR!, pid, window, COUNT, "question");
     }
   } finally {
@@ -221,13 +234,23 @@ for (const [against, label] of [
 }
 for (const size of SIZES) {
   const cpu = rowOf(size, HYBRID)["request-thread CPU ms/query"] as number;
-  const before = baseline ? ` (${rowOf(size, HYBRID_BASELINE)["request-thread CPU ms/query"]} ms at ${baseline.ref})` : "";
-  targets.push({ target: `request-thread CPU at ${size} <= 5 ms`, measured: `${cpu} ms${before}`, result: verdict(cpu <= 5) });
+  const before = baseline
+    ? ` (${rowOf(size, HYBRID_BASELINE)["request-thread CPU ms/query"]} ms at ${baseline.ref})`
+    : "";
+  targets.push({
+    target: `request-thread CPU at ${size} <= 5 ms`,
+    measured: `${cpu} ms${before}`,
+    result: verdict(cpu <= 5),
+  });
 }
 const largest = Math.max(...SIZES);
 if (largest !== base) {
   const growth = (rowOf(largest, HYBRID)["p50 ms"] as number) / (hybrid["p50 ms"] as number);
-  targets.push({ target: `p50 at ${largest} within 2x of ${base}`, measured: `${round(growth)}x`, result: verdict(growth <= 2) });
+  targets.push({
+    target: `p50 at ${largest} within 2x of ${base}`,
+    measured: `${round(growth)}x`,
+    result: verdict(growth <= 2),
+  });
   const rss = rowOf(largest, HYBRID)["RSS MiB"] as number;
   targets.push({
     target: `service RSS at ${largest} with the model loaded < 400 MB`,
@@ -236,4 +259,5 @@ if (largest !== base) {
   });
 }
 console.table(targets);
-if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify({ loadavg: loadavg(), rows, targets }, null, 2));
+if (process.env.BENCH_OUT)
+  writeFileSync(process.env.BENCH_OUT, JSON.stringify({ loadavg: loadavg(), rows, targets }, null, 2));

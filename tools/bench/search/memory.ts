@@ -30,7 +30,8 @@ const UNEMBEDDED = 24;
 
 /** Distinct searches, one after another. */
 async function searches(server: BenchServer, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) await fetch(`${server.url}${readPath("search", SIZE)}`).then((reply) => reply.arrayBuffer());
+  for (let i = 0; i < count; i++)
+    await fetch(`${server.url}${readPath("search", SIZE)}`).then((reply) => reply.arrayBuffer());
 }
 
 /**
@@ -49,7 +50,12 @@ async function readyDespiteResets(url: string, timeoutMs = 1_800_000): Promise<n
   }
 }
 
-async function measure(file: string, env: Record<string, string>, label: string, cwd?: string): Promise<Record<string, string | number>> {
+async function measure(
+  file: string,
+  env: Record<string, string>,
+  label: string,
+  cwd?: string,
+): Promise<Record<string, string | number>> {
   const server = await serve("app", [], { DATABASE_URL: `file:${file}`, ...env }, cwd);
   // Listening, the service has not started the model's thread yet (the backfill starts it once the catalog is in).
   const threadsWithoutModel = status(server.pid).threads;
@@ -99,18 +105,25 @@ try {
   // (one just paid for or changed). A few such listings start it as a new listing would; it stays
   // loaded for MODEL_IDLE_MS (2 min) after their last batch, longer than the searches below take.
   const waiting = new Sqlite(file);
-  waiting.exec(`DELETE FROM "ListingEmbedding" WHERE "listingId" IN (SELECT "listingId" FROM "ListingEmbedding" LIMIT ${UNEMBEDDED})`);
+  waiting.exec(
+    `DELETE FROM "ListingEmbedding" WHERE "listingId" IN (SELECT "listingId" FROM "ListingEmbedding" LIMIT ${UNEMBEDDED})`,
+  );
   waiting.close();
-  console.error(`stored ${filled} encoder vectors in ${((performance.now() - filling) / 1000).toFixed(0)} s, ${UNEMBEDDED} left for the model`);
+  console.error(
+    `stored ${filled} encoder vectors in ${((performance.now() - filling) / 1000).toFixed(0)} s, ${UNEMBEDDED} left for the model`,
+  );
   console.log(`listings: ${SIZE}, load average at the start ${load()}`);
   const rows = [];
-  if (process.env.SEARCH_MEMORY_BASE !== "off") rows.push(await measure(file, { SEARCH_SEMANTIC: "off" }, "SEARCH_SEMANTIC=off"));
+  if (process.env.SEARCH_MEMORY_BASE !== "off")
+    rows.push(await measure(file, { SEARCH_SEMANTIC: "off" }, "SEARCH_SEMANTIC=off"));
   const runs = [measure(file, {}, "engine + model worker")];
   if (baseline) {
     runs.push(measure(copy(), {}, `baseline ${baseline.ref}`, baseline.dir));
     const extra = process.env.BENCH_BASELINE_ENV;
     if (extra) {
-      const env = Object.fromEntries(extra.split(",").map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]));
+      const env = Object.fromEntries(
+        extra.split(",").map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+      );
       runs.push(measure(copy(), env, `baseline ${baseline.ref} + ${extra}`, baseline.dir));
     }
   }
@@ -121,8 +134,12 @@ try {
   for (const row of measured) {
     const rss = row["RSS after 200 searches (MB)"] as number;
     // The thread stops after MODEL_IDLE_MS without a text: read after that, the figure is not the target's.
-    if (row["model's thread up when read"] === "no") console.log(`${row.service}: ${rss} MB RSS, but the model's thread had stopped: no verdict`);
-    else console.log(`${row.service}: ${rss} MB RSS with the model loaded, target < ${TARGET_MB} MB: ${rss < TARGET_MB ? "PASS" : "MISS"}`);
+    if (row["model's thread up when read"] === "no")
+      console.log(`${row.service}: ${rss} MB RSS, but the model's thread had stopped: no verdict`);
+    else
+      console.log(
+        `${row.service}: ${rss} MB RSS with the model loaded, target < ${TARGET_MB} MB: ${rss < TARGET_MB ? "PASS" : "MISS"}`,
+      );
   }
 } finally {
   baseline?.remove();

@@ -96,10 +96,20 @@ export const QUERIES: BenchQuery[] = [
   q("short", "aqi", { airquality: 3 }),
   q("short", "whois", { whois: 3 }),
   // Long, with context an agent adds.
-  q("long", "I am an agent booking deliveries and need to confirm a customer's shipping address actually exists before dispatch", { address: 3, geocoding: 1 }),
-  q("long", "our support team receives tickets in Japanese and Korean, we need them in English automatically", { translation: 3 }),
+  q(
+    "long",
+    "I am an agent booking deliveries and need to confirm a customer's shipping address actually exists before dispatch",
+    { address: 3, geocoding: 1 },
+  ),
+  q("long", "our support team receives tickets in Japanese and Korean, we need them in English automatically", {
+    translation: 3,
+  }),
   q("long", "I have a folder of scanned contracts and need their content searchable", { ocr: 3, pdf: 2 }),
-  q("long", "for an accounting workflow, check that the supplier on this invoice is a real registered business with a valid tax id", { vat: 3, sanctions: 1 }),
+  q(
+    "long",
+    "for an accounting workflow, check that the supplier on this invoice is a real registered business with a valid tax id",
+    { vat: 3, sanctions: 1 },
+  ),
   q("long", "record sales calls and produce a written log of who said what", { transcription: 3 }),
   q("long", "a trading bot that needs the dollar value of tokens on Base every few seconds", { crypto: 3 }),
   q("long", "we are building a travel app that tells users about delays and which gate to go to", { flights: 3 }),

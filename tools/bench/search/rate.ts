@@ -62,7 +62,10 @@ const SUFFIXES = ["please", "for my agent", "fast", "cheap", "api", "today", "no
 /** Question i: a buyer question with a distinct tail (no answer cached, no model vector known). */
 const question = (i: number) => {
   const asked = QUERIES[i % QUERIES.length]!;
-  return { text: `${asked.q} ${SUFFIXES[Math.floor(i / QUERIES.length) % SUFFIXES.length]} ${i}`, matchable: asked.kind !== "none" };
+  return {
+    text: `${asked.q} ${SUFFIXES[Math.floor(i / QUERIES.length) % SUFFIXES.length]} ${i}`,
+    matchable: asked.kind !== "none",
+  };
 };
 
 interface Answer {
@@ -76,7 +79,11 @@ interface Answer {
 async function ask(server: BenchServer, query: string, limit = 20, scheduled = performance.now()): Promise<Answer> {
   try {
     const response = await fetch(`${server.url}/discovery/search?query=${encodeURIComponent(query)}&limit=${limit}`);
-    const body = (await response.json()) as { searchMode?: string; searchModeReason?: string; items?: Array<{ metadata?: { listingId?: string } }> };
+    const body = (await response.json()) as {
+      searchMode?: string;
+      searchModeReason?: string;
+      items?: Array<{ metadata?: { listingId?: string } }>;
+    };
     const items = body.items ?? [];
     return {
       status: response.status,
@@ -87,12 +94,22 @@ async function ask(server: BenchServer, query: string, limit = 20, scheduled = p
     };
   } catch (error) {
     const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
-    return { status: 0, mode: `error (${cause?.code ?? cause?.message ?? (error as Error).message})`, items: 0, ids: [], ms: performance.now() - scheduled };
+    return {
+      status: 0,
+      mode: `error (${cause?.code ?? cause?.message ?? (error as Error).message})`,
+      items: 0,
+      ids: [],
+      ms: performance.now() - scheduled,
+    };
   }
 }
 
 /** Sends `count` questions at `rate` a second, each at its scheduled time; resolves with every answer, in order. */
-async function openLoop(rate: number, count: number, send: (i: number, scheduled: number) => Promise<Answer>): Promise<{ answers: Answer[]; lagMs: number }> {
+async function openLoop(
+  rate: number,
+  count: number,
+  send: (i: number, scheduled: number) => Promise<Answer>,
+): Promise<{ answers: Answer[]; lagMs: number }> {
   const started = performance.now();
   const pending: Array<Promise<Answer>> = [];
   let lagMs = 0;
@@ -112,7 +129,10 @@ function threads(pid: number): Map<number, { cpuMs: number; startTicks: number }
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      byTid.set(Number(tid), { cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS, startTicks: Number(fields[19]) });
+      byTid.set(Number(tid), {
+        cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS,
+        startTicks: Number(fields[19]),
+      });
     } catch {
       // The thread ended between the listing and the read.
     }
@@ -121,7 +141,12 @@ function threads(pid: number): Map<number, { cpuMs: number; startTicks: number }
 }
 
 /** CPU used between two snapshots: the request thread, threads started after boot (the model's), the rest. */
-function cpuSplit(pid: number, boot: Set<number>, before: Map<number, { cpuMs: number }>, after: Map<number, { cpuMs: number }>) {
+function cpuSplit(
+  pid: number,
+  boot: Set<number>,
+  before: Map<number, { cpuMs: number }>,
+  after: Map<number, { cpuMs: number }>,
+) {
   const split = { request: 0, model: 0, rest: 0 };
   for (const [tid, { cpuMs }] of after) {
     const used = cpuMs - (before.get(tid)?.cpuMs ?? 0);
@@ -165,7 +190,9 @@ async function embedGradedWithModel(file: string): Promise<void> {
   const sqlite = new Sqlite(file);
   const pool = new EmbeddingPool({ threads: 1, maxQueue: 1000 });
   try {
-    const rows = sqlite.prepare(`SELECT "id", "serviceName", "description" FROM "Listing" ORDER BY "id" LIMIT ?`).all(catalog.length) as Array<{
+    const rows = sqlite
+      .prepare(`SELECT "id", "serviceName", "description" FROM "Listing" ORDER BY "id" LIMIT ?`)
+      .all(catalog.length) as Array<{
       id: string;
       serviceName: string | null;
       description: string;
@@ -184,8 +211,10 @@ async function engineReady(server: BenchServer): Promise<number> {
   const started = performance.now();
   for (let n = 0; ; n++) {
     const answer = await ask(server, `weather forecast ready ${n}`);
-    if (answer.status === 200 && !answer.mode.includes("not-ready") && !answer.mode.startsWith("substring")) return (performance.now() - started) / 1000;
-    if (performance.now() - started > 600_000) throw new Error(`the engine was not ready after 10 minutes (${answer.mode})`);
+    if (answer.status === 200 && !answer.mode.includes("not-ready") && !answer.mode.startsWith("substring"))
+      return (performance.now() - started) / 1000;
+    if (performance.now() - started > 600_000)
+      throw new Error(`the engine was not ready after 10 minutes (${answer.mode})`);
     await sleep(500);
   }
 }
@@ -194,7 +223,9 @@ const baseline = baselineCheckout();
 const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
 const rows: Array<Record<string, number | string>> = [];
 const qualityRows: Array<Record<string, number | string>> = [];
-console.log(`${new Date().toISOString()}, load average ${load()}; this tree at ${head}${baseline ? `, beside ${baseline.ref}` : ""}`);
+console.log(
+  `${new Date().toISOString()}, load average ${load()}; this tree at ${head}${baseline ? `, beside ${baseline.ref}` : ""}`,
+);
 let asked = 1_000_000;
 
 for (const size of SIZES) {
@@ -204,8 +235,13 @@ for (const size of SIZES) {
     let started = performance.now();
     await writeCatalog(file, size);
     await embedGradedWithModel(file);
-    console.log(`${size} listings written (the graded ${catalog.length} with the model's vectors) in ${round((performance.now() - started) / 1000, 1)} s`);
-    const trees = [...(baseline ? [{ cwd: baseline.dir, label: baseline.ref }] : []), { cwd: process.cwd(), label: `${head} (this tree)` }];
+    console.log(
+      `${size} listings written (the graded ${catalog.length} with the model's vectors) in ${round((performance.now() - started) / 1000, 1)} s`,
+    );
+    const trees = [
+      ...(baseline ? [{ cwd: baseline.dir, label: baseline.ref }] : []),
+      { cwd: process.cwd(), label: `${head} (this tree)` },
+    ];
     for (const [n, tree] of trees.entries()) {
       const own = join(folder, `catalog-${n}.db`);
       copyFileSync(file, own);
@@ -226,7 +262,9 @@ for (const size of SIZES) {
         started = performance.now();
         const ready = await engineReady(server);
         const settled = await atRest(server);
-        console.log(`${tree.label} at ${size}: engine ready after ${round(ready, 1)} s, settled ${round(settled, 0)} s later`);
+        console.log(
+          `${tree.label} at ${size}: engine ready after ${round(ready, 1)} s, settled ${round(settled, 0)} s later`,
+        );
         for (let i = 0; i < WARM_UP; i++) await ask(server, question(asked++).text);
         await sleep(1000);
 
@@ -234,7 +272,8 @@ for (const size of SIZES) {
         const first = await openLoop(QUALITY_RATE, GRADED.length, (i, at) => ask(server, GRADED[i]!.q, 20, at));
         await sleep(2000);
         const repeat = await openLoop(QUALITY_RATE, GRADED.length, (i, at) => ask(server, GRADED[i]!.q, 10, at));
-        const ndcgOf = (answers: Answer[]) => round(mean(answers.map((answer, i) => ndcg(answer.ids, gradesOf(GRADED[i]!, catalog)))), 3);
+        const ndcgOf = (answers: Answer[]) =>
+          round(mean(answers.map((answer, i) => ndcg(answer.ids, gradesOf(GRADED[i]!, catalog)))), 3);
         const quality = {
           listings: size,
           service: tree.label,
@@ -259,7 +298,9 @@ for (const size of SIZES) {
           asked += count;
           const sent = performance.now();
           const fromUs = monotonicUs();
-          const { answers, lagMs } = await openLoop(rate, count, (i, at) => ask(server, question(from + i).text, 20, at));
+          const { answers, lagMs } = await openLoop(rate, count, (i, at) =>
+            ask(server, question(from + i).text, 20, at),
+          );
           const tookS = (performance.now() - sent) / 1000;
           profiled ??= { fromUs, toUs: monotonicUs(), count };
           const cpu = cpuSplit(server.pid, boot, cpu0, threads(server.pid));
@@ -268,7 +309,8 @@ for (const size of SIZES) {
           const emptied = answers.flatMap((answer, i) =>
             question(from + i).matchable && answer.items === 0 ? [`${question(from + i).text} [${answer.mode}]`] : [],
           );
-          if (emptied.length) console.log(`empty answers to questions with a match (first 5): ${JSON.stringify(emptied.slice(0, 5))}`);
+          if (emptied.length)
+            console.log(`empty answers to questions with a match (first 5): ${JSON.stringify(emptied.slice(0, 5))}`);
           const embedded = answers.filter((answer) => answer.status === 200 && answer.mode === "hybrid").length;
           const row = {
             listings: size,
@@ -310,4 +352,7 @@ baseline?.remove();
 console.table(qualityRows);
 console.table(rows);
 if (process.env.BENCH_OUT)
-  writeFileSync(process.env.BENCH_OUT, JSON.stringify({ at: new Date().toISOString(), loadavg: loadavg(), head, quality: qualityRows, rows }, null, 2));
+  writeFileSync(
+    process.env.BENCH_OUT,
+    JSON.stringify({ at: new Date().toISOString(), loadavg: loadavg(), head, quality: qualityRows, rows }, null, 2),
+  );

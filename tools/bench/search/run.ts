@@ -51,11 +51,15 @@ const encoder = loadQueryEncoder();
 const codebook = loadCodebook();
 const pool = new EmbeddingPool({ threads: 1 });
 
-console.log(`graded catalog: ${catalog.length} listings, ${QUERIES.length} queries (${QUERIES.filter((q) => q.kind !== "none").length} with an answer)`);
+console.log(
+  `graded catalog: ${catalog.length} listings, ${QUERIES.length} queries (${QUERIES.filter((q) => q.kind !== "none").length} with an answer)`,
+);
 let started = performance.now();
 const listingVectors = await pool.embed(catalog.map(documentText));
 const queryModelVectors = await pool.embed(QUERIES.map((query) => query.q.toLowerCase()));
-console.log(`model: ${catalog.length + QUERIES.length} texts embedded in ${round((performance.now() - started) / 1000, 1)} s on a worker thread`);
+console.log(
+  `model: ${catalog.length + QUERIES.length} texts embedded in ${round((performance.now() - started) / 1000, 1)} s on a worker thread`,
+);
 
 // How often a query shares a word with a listing it wants (the benchmark is about meaning, not words).
 const overlapping = QUERIES.filter((query) => {
@@ -63,7 +67,10 @@ const overlapping = QUERIES.filter((query) => {
   const grades = gradesOf(query);
   return [...grades].some(
     ([id, grade]) =>
-      grade === 3 && terms(`${byId.get(id)!.serviceName} ${byId.get(id)!.description} ${byId.get(id)!.tags.join(" ")}`).some((t) => asked.has(t)),
+      grade === 3 &&
+      terms(`${byId.get(id)!.serviceName} ${byId.get(id)!.description} ${byId.get(id)!.tags.join(" ")}`).some((t) =>
+        asked.has(t),
+      ),
   );
 }).length;
 results.wordOverlap = { queriesSharingAWordWithAGrade3Listing: overlapping, of: QUERIES.length };
@@ -82,7 +89,8 @@ const engine = engineWith("model");
 const warm = engineWith("model");
 const encoderOnly = engineWith("encoder");
 QUERIES.forEach((query, i) => warm.rememberQueryVector(query.q, queryModelVectors[i]!));
-const fromEngine = (e: SearchEngine, mode: SearchMode) => (query: BenchQuery) => e.search(query.q, { mode, limit: 20 }).hits.map((hit) => hit.id);
+const fromEngine = (e: SearchEngine, mode: SearchMode) => (query: BenchQuery) =>
+  e.search(query.q, { mode, limit: 20 }).hits.map((hit) => hit.id);
 const variants: Variant[] = [
   { name: "today (substring)", run: (query) => todaysSearch(catalog, query.q).slice(0, 20) },
   { name: "lexical (BM25, typo-tolerant)", run: fromEngine(engine, "lexical") },
@@ -120,9 +128,14 @@ for (const variant of variants) {
       brandFirst: query.brand ? byId.get(ranked[0] ?? "")?.serviceName === query.brand : undefined,
     };
   });
-  const none = QUERIES.filter((query) => query.kind === "none").map((query) => variant.run(query, QUERIES.indexOf(query)).length);
+  const none = QUERIES.filter((query) => query.kind === "none").map(
+    (query) => variant.run(query, QUERIES.indexOf(query)).length,
+  );
   const byKind = Object.fromEntries(
-    [...new Set(rows.map((r) => r.kind))].map((kind) => [kind, round(mean(rows.filter((r) => r.kind === kind).map((r) => r.ndcg)))]),
+    [...new Set(rows.map((r) => r.kind))].map((kind) => [
+      kind,
+      round(mean(rows.filter((r) => r.kind === kind).map((r) => r.ndcg))),
+    ]),
   );
   quality.push({
     variant: variant.name,
@@ -198,7 +211,8 @@ console.table(
     ...Object.fromEntries(Object.entries(sides).map(([name, entry]) => [name, entry[measure]])),
   })),
 );
-const costOf = (listings: number, mode: string) => scale.find((entry) => entry.listings === listings && entry.mode === mode);
+const costOf = (listings: number, mode: string) =>
+  scale.find((entry) => entry.listings === listings && entry.mode === mode);
 const cpuOf = (listings: number) => costOf(listings, "hybrid")?.["CPU ms/query"] as number | undefined;
 const firstAsk = ndcgOf("hybrid (query encoder)") / lexical;
 const targets: Array<{ target: string; measured: string; pass: boolean | undefined }> = [
@@ -210,14 +224,27 @@ const targets: Array<{ target: string; measured: string; pass: boolean | undefin
   },
   {
     target: "no look-alike above its original",
-    measured: String(quality.reduce((sum, entry) => sum + (entry.variant === "today (substring)" ? 0 : (entry.lookalikesAboveOriginal as number)), 0)),
+    measured: String(
+      quality.reduce(
+        (sum, entry) => sum + (entry.variant === "today (substring)" ? 0 : (entry.lookalikesAboveOriginal as number)),
+        0,
+      ),
+    ),
     pass: quality.every((entry) => entry.variant === "today (substring)" || entry.lookalikesAboveOriginal === 0),
   },
-  ...SIZES.map((size) => ({ target: `hybrid <= 5 ms CPU per distinct query at ${size}`, measured: `${cpuOf(size)} ms`, pass: (cpuOf(size) ?? Infinity) <= 5 })),
+  ...SIZES.map((size) => ({
+    target: `hybrid <= 5 ms CPU per distinct query at ${size}`,
+    measured: `${cpuOf(size)} ms`,
+    pass: (cpuOf(size) ?? Infinity) <= 5,
+  })),
 ];
 if (SIZES.length > 1) {
   const [small, large] = [cpuOf(SIZES[0]!)!, cpuOf(SIZES.at(-1)!)!];
-  targets.push({ target: `${SIZES.at(-1)} within 2x of ${SIZES[0]} (hybrid CPU)`, measured: `${round(large / small, 2)}x`, pass: large <= 2 * small });
+  targets.push({
+    target: `${SIZES.at(-1)} within 2x of ${SIZES[0]} (hybrid CPU)`,
+    measured: `${round(large / small, 2)}x`,
+    pass: large <= 2 * small,
+  });
 }
 console.table(targets.map(({ target, measured, pass }) => ({ target, measured, result: pass ? "PASS" : "MISS" })));
 // This process holds every size's generated catalog and engine beside the model: not the service's

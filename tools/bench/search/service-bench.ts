@@ -39,7 +39,9 @@ export function fillEmbeddings(file: string): number {
         `SELECT l."id", l."serviceName", l."description" FROM "Listing" l LEFT JOIN "ListingEmbedding" e ON e."listingId" = l."id" WHERE e."listingId" IS NULL`,
       )
       .all() as Array<{ id: string; serviceName: string | null; description: string }>;
-    const insert = sqlite.prepare(`INSERT INTO "ListingEmbedding" ("listingId", "model", "textHash", "vector", "embeddedAt") VALUES (?, ?, ?, ?, ?)`);
+    const insert = sqlite.prepare(
+      `INSERT INTO "ListingEmbedding" ("listingId", "model", "textHash", "vector", "embeddedAt") VALUES (?, ?, ?, ?, ?)`,
+    );
     const now = new Date().toISOString().replace("Z", "+00:00");
     sqlite.transaction(() => {
       for (const row of rows) {
@@ -67,7 +69,9 @@ export function embeddingCount(file: string): number {
 export async function engineReady(url: string, timeoutMs = 600_000): Promise<number> {
   const started = performance.now();
   for (;;) {
-    const reply = (await (await fetch(`${url}/discovery/search?query=weather%20forecast&mode=hybrid&limit=1`)).json()) as { searchModeReason?: string };
+    const reply = (await (
+      await fetch(`${url}/discovery/search?query=weather%20forecast&mode=hybrid&limit=1`)
+    ).json()) as { searchModeReason?: string };
     if (reply.searchModeReason !== "semantic-not-ready") return performance.now() - started;
     if (performance.now() - started > timeoutMs) throw new Error("the search engine did not get ready");
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -81,12 +85,26 @@ export async function atRest(server: BenchServer, msPerSecond = 50, maxSeconds =
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const now = server.cpuMs();
-    if ((now - before) / 2 < msPerSecond || performance.now() - started > maxSeconds * 1000) return (performance.now() - started) / 1000;
+    if ((now - before) / 2 < msPerSecond || performance.now() - started > maxSeconds * 1000)
+      return (performance.now() - started) / 1000;
     before = now;
   }
 }
 
-export const WORDS = ["weather", "translate", "invoice", "audio", "geocode", "stock", "news", "sentiment", "route", "resize", "price", "ocr"];
+export const WORDS = [
+  "weather",
+  "translate",
+  "invoice",
+  "audio",
+  "geocode",
+  "stock",
+  "news",
+  "sentiment",
+  "route",
+  "resize",
+  "price",
+  "ocr",
+];
 const EXTRA = ["fast", "global", "hourly", "cached", "private", "historical", "daily", "premium", "open", "batch"];
 let distinct = 0;
 
@@ -107,7 +125,13 @@ export interface ReadFigures {
 }
 
 /** `seconds` of uncached reads of one kind under autocannon. */
-export async function reads(url: string, kind: "page" | "search", size: number, seconds: number, connections = 2): Promise<ReadFigures> {
+export async function reads(
+  url: string,
+  kind: "page" | "search",
+  size: number,
+  seconds: number,
+  connections = 2,
+): Promise<ReadFigures> {
   const result = await autocannon({
     url,
     connections,

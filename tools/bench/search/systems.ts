@@ -16,7 +16,8 @@ export interface SearchSystem {
 /** What the model embeds for a listing: the service's own text (its name and description). */
 export const listingEmbeddingText = (listing: SearchDocument) => embeddingText(listing);
 /** What the model embeds for a question (the engine's normalizeQuery: the key its remembered vectors go by). */
-export const questionEmbeddingText = (question: string) => question.normalize("NFKC").toLowerCase().trim().replace(/\s+/g, " ").slice(0, 300);
+export const questionEmbeddingText = (question: string) =>
+  question.normalize("NFKC").toLowerCase().trim().replace(/\s+/g, " ").slice(0, 300);
 
 export interface EngineInputs {
   listings: SearchDocument[];
@@ -28,7 +29,11 @@ export interface EngineInputs {
 
 function loadedEngine(inputs: EngineInputs): SearchEngine {
   // No CPU budget: quality is measured with the semantic side always answering.
-  const engine = new SearchEngine({ encoder: loadQueryEncoder(), codebook: loadCodebook(), semanticBudgetMs: Infinity });
+  const engine = new SearchEngine({
+    encoder: loadQueryEncoder(),
+    codebook: loadCodebook(),
+    semanticBudgetMs: Infinity,
+  });
   engine.reserve(inputs.listings.length);
   inputs.listings.forEach((listing, i) => engine.upsert(listing, inputs.listingVectors[i]));
   engine.markReady();
@@ -73,7 +78,10 @@ export function modelAloneSystem(inputs: Required<EngineInputs>): SearchSystem {
       if (!asked) throw new Error(`no model vector for the question "${question}"`);
       const askedNorm = norm(asked);
       return inputs.listings
-        .map((listing, i) => ({ id: listing.id, score: dot(asked, inputs.listingVectors[i]!) / (askedNorm * norms[i]!) }))
+        .map((listing, i) => ({
+          id: listing.id,
+          score: dot(asked, inputs.listingVectors[i]!) / (askedNorm * norms[i]!),
+        }))
         .sort((a, b) => b.score - a.score)
         .slice(0, limit)
         .map((hit) => hit.id);
@@ -88,7 +96,12 @@ export function miniSearchSystem(listings: SearchDocument[]): SearchSystem {
     searchOptions: { fuzzy: 0.2, prefix: true },
   });
   index.addAll(
-    listings.map((listing) => ({ id: listing.id, serviceName: listing.serviceName ?? "", description: listing.description, tags: listing.tags.join(" ") })),
+    listings.map((listing) => ({
+      id: listing.id,
+      serviceName: listing.serviceName ?? "",
+      description: listing.description,
+      tags: listing.tags.join(" "),
+    })),
   );
   return {
     name: "baseline: MiniSearch (fuzzy+prefix)",

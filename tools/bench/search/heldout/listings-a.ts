@@ -61,7 +61,15 @@ export const ROWS_A: Record<string, ListingRow[]> = {
       "weather",
       1_500,
     ],
-    ["wx-apiverse-3", "current", "Apiverse", "Apiverse Weather: current", "Current temperature, humidity and wind for a city.", "weather", 1_000],
+    [
+      "wx-apiverse-3",
+      "current",
+      "Apiverse",
+      "Apiverse Weather: current",
+      "Current temperature, humidity and wind for a city.",
+      "weather",
+      1_000,
+    ],
     [
       "wx-apiverse-4",
       "historical",
@@ -100,7 +108,12 @@ export const ROWS_A: Record<string, ListingRow[]> = {
       800,
       {
         in: { q: "city or 'lat,lon'" },
-        out: { temp_c: "air temperature in Celsius", rh: "relative humidity %", wind_kph: "wind speed", cond: "sky condition text" },
+        out: {
+          temp_c: "air temperature in Celsius",
+          rh: "relative humidity %",
+          wind_kph: "wind speed",
+          cond: "sky condition text",
+        },
       },
     ],
     [
@@ -302,7 +315,10 @@ export const ROWS_A: Record<string, ListingRow[]> = {
       "POST JSON.",
       "",
       1_500,
-      { in: { text: "source string", target: "ISO 639-1 code" }, out: { translated: "result string", source_lang: "detected language" } },
+      {
+        in: { text: "source string", target: "ISO 639-1 code" },
+        out: { translated: "result string", source_lang: "detected language" },
+      },
     ],
   ],
   kyc: [
@@ -466,7 +482,15 @@ export const ROWS_A: Record<string, ListingRow[]> = {
       "instagram,social",
       5_000,
     ],
-    ["scr-dataforge-5", "ecommerce", "DataForge", "DataForge: eBay listings", "eBay listing data: price, bids, seller, shipping.", "ebay,ecommerce", 3_000],
+    [
+      "scr-dataforge-5",
+      "ecommerce",
+      "DataForge",
+      "DataForge: eBay listings",
+      "eBay listing data: price, bids, seller, shipping.",
+      "ebay,ecommerce",
+      3_000,
+    ],
     ["scr-terse", "render", "getpage", "getpage", "url -> html", "", 500],
     [
       "scr-markdown",
@@ -548,10 +572,26 @@ export const ROWS_A: Record<string, ListingRow[]> = {
       "transcripción,voz",
       4_000,
     ],
-    ["stt-music", "music-id", "Tunefinder", "Tunefinder", "Identify a song from a short audio clip: title, artist, album, ISRC.", "music recognition", 2_000],
+    [
+      "stt-music",
+      "music-id",
+      "Tunefinder",
+      "Tunefinder",
+      "Identify a song from a short audio clip: title, artist, album, ISRC.",
+      "music recognition",
+      2_000,
+    ],
   ],
   tts: [
-    ["tts-voxforge", "", "VoxForge", "VoxForge Voices", "Lifelike text to speech: 300 voices, 50 languages, SSML, MP3 or WAV output.", "tts,voice", 4_000],
+    [
+      "tts-voxforge",
+      "",
+      "VoxForge",
+      "VoxForge Voices",
+      "Lifelike text to speech: 300 voices, 50 languages, SSML, MP3 or WAV output.",
+      "tts,voice",
+      4_000,
+    ],
     [
       "tts-clone",
       "clone",
@@ -571,7 +611,15 @@ export const ROWS_A: Record<string, ListingRow[]> = {
       "narration,audiobook",
       6_000,
     ],
-    ["tts-fr", "", "VoixClaire", "VoixClaire", "Synthèse vocale en français naturelle, voix masculines et féminines, export MP3.", "synthèse vocale", 3_000],
+    [
+      "tts-fr",
+      "",
+      "VoixClaire",
+      "VoixClaire",
+      "Synthèse vocale en français naturelle, voix masculines et féminines, export MP3.",
+      "synthèse vocale",
+      3_000,
+    ],
   ],
   embeddings: [
     [
@@ -672,7 +720,15 @@ export const ROWS_A: Record<string, ListingRow[]> = {
     ],
   ],
   ipgeo: [
-    ["ip-locator", "", "IPLocator", "IPLocator", "IP address to country, region, city, ASN and ISP. IPv4 and IPv6. Updated daily.", "ip,geolocation", 100],
+    [
+      "ip-locator",
+      "",
+      "IPLocator",
+      "IPLocator",
+      "IP address to country, region, city, ASN and ISP. IPv4 and IPv6. Updated daily.",
+      "ip,geolocation",
+      100,
+    ],
     [
       "ip-fraud",
       "risk",
@@ -770,7 +826,15 @@ export const ROWS_A: Record<string, ListingRow[]> = {
       "isochrone,geojson",
       2_000,
     ],
-    ["rt-tiles", "tiles", "Tilery", "Tilery Static Maps", "Static map images (PNG) centred on a point with markers and paths.", "maps,static map", 500],
+    [
+      "rt-tiles",
+      "tiles",
+      "Tilery",
+      "Tilery Static Maps",
+      "Static map images (PNG) centred on a point with markers and paths.",
+      "maps,static map",
+      500,
+    ],
   ],
   fx: [
     [
@@ -802,7 +866,15 @@ export const ROWS_A: Record<string, ListingRow[]> = {
       { copies: "fx-ledgerly", day: 126, calls: 3500 },
     ],
     ["fx-terse", "", "fxq", "fxq", "EURUSD etc. spot.", "", 100],
-    ["fx-ecb", "", "Eurofix", "Eurofix Reference Rates", "The European Central Bank's daily reference rates, cached and served as JSON.", "ecb,euro", 0],
+    [
+      "fx-ecb",
+      "",
+      "Eurofix",
+      "Eurofix Reference Rates",
+      "The European Central Bank's daily reference rates, cached and served as JSON.",
+      "ecb,euro",
+      0,
+    ],
     [
       "fx-schema",
       "",
@@ -811,7 +883,10 @@ export const ROWS_A: Record<string, ListingRow[]> = {
       "Query-string API.",
       "",
       200,
-      { in: { from: "ISO 4217 code", to: "ISO 4217 code", amount: "number" }, out: { result: "converted amount", rate: "rate used", date: "rate date" } },
+      {
+        in: { from: "ISO 4217 code", to: "ISO 4217 code", amount: "number" },
+        out: { result: "converted amount", rate: "rate used", date: "rate date" },
+      },
     ],
     ["fx-apiverse", "", "Apiverse", "Apiverse Finance: currency", "Currency conversion.", "finance", 300],
     [
@@ -913,7 +988,15 @@ export const ROWS_A: Record<string, ListingRow[]> = {
     ],
     ["stk-terse", "", "qt", "qt", "NYSE/NASDAQ last trade.", "", 300],
     ["stk-apiverse", "", "Apiverse", "Apiverse Finance: stock quote", "Stock quote by ticker.", "finance", 500],
-    ["stk-earnings", "calendar", "Streetcal", "Streetcal", "Upcoming earnings dates, dividends, splits and IPOs.", "earnings,dividends", 1_000],
+    [
+      "stk-earnings",
+      "calendar",
+      "Streetcal",
+      "Streetcal",
+      "Upcoming earnings dates, dividends, splits and IPOs.",
+      "earnings,dividends",
+      1_000,
+    ],
     [
       "stk-commod",
       "commodities",
@@ -935,7 +1018,15 @@ export const ROWS_A: Record<string, ListingRow[]> = {
       2_000,
     ],
     ["nw-terse", "", "hdl", "headlines", "top stories, json", "", 500],
-    ["nw-finance", "finance", "Marketbeat Wire", "Marketbeat Wire", "Finance and company news tagged with tickers and sentiment.", "financial news", 3_000],
+    [
+      "nw-finance",
+      "finance",
+      "Marketbeat Wire",
+      "Marketbeat Wire",
+      "Finance and company news tagged with tickers and sentiment.",
+      "financial news",
+      3_000,
+    ],
     ["nw-apiverse", "", "Apiverse", "Apiverse News", "Latest news articles.", "news", 1_000],
     [
       "nw-local",
@@ -946,7 +1037,15 @@ export const ROWS_A: Record<string, ListingRow[]> = {
       "local news",
       1_500,
     ],
-    ["nw-es", "", "Noticias Ya", "Noticias Ya", "Titulares y noticias de última hora de medios de España y América Latina.", "noticias", 1_000],
+    [
+      "nw-es",
+      "",
+      "Noticias Ya",
+      "Noticias Ya",
+      "Titulares y noticias de última hora de medios de España y América Latina.",
+      "noticias",
+      1_000,
+    ],
   ],
   email: [
     [
@@ -997,9 +1096,25 @@ export const ROWS_A: Record<string, ListingRow[]> = {
       "phone,carrier,hlr",
       500,
     ],
-    ["ph-callerid", "callerid", "Whocalled", "Whocalled", "Caller name (CNAM) and spam likelihood for US and Canadian numbers.", "cnam,spam calls", 1_000],
+    [
+      "ph-callerid",
+      "callerid",
+      "Whocalled",
+      "Whocalled",
+      "Caller name (CNAM) and spam likelihood for US and Canadian numbers.",
+      "cnam,spam calls",
+      1_000,
+    ],
     ["ph-terse", "", "e164", "e164", "normalize + validate numbers", "", 100],
-    ["ph-sms", "sms", "Textbeam", "Textbeam SMS", "Send SMS and one-time passcodes to 200 countries. Delivery receipts included.", "sms,otp", 8_000],
+    [
+      "ph-sms",
+      "sms",
+      "Textbeam",
+      "Textbeam SMS",
+      "Send SMS and one-time passcodes to 200 countries. Delivery receipts included.",
+      "sms,otp",
+      8_000,
+    ],
   ],
   company: [
     [
@@ -1029,7 +1144,15 @@ export const ROWS_A: Record<string, ListingRow[]> = {
       "enrichment,b2b",
       10_000,
     ],
-    ["co-lei", "lei", "LEI Lookup", "LEI Lookup", "Legal Entity Identifier records from GLEIF: parent and child relationships.", "lei,gleif", 500],
+    [
+      "co-lei",
+      "lei",
+      "LEI Lookup",
+      "LEI Lookup",
+      "Legal Entity Identifier records from GLEIF: parent and child relationships.",
+      "lei,gleif",
+      500,
+    ],
     ["co-terse", "", "coreg", "coreg", "search cos by name/number", "", 2_000],
   ],
   vat: [

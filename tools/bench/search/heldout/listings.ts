@@ -69,7 +69,8 @@ export const VERIFIED_SELLERS: ReadonlySet<string> = new Set([
 function build(): HeldoutListing[] {
   const listings: HeldoutListing[] = [];
   for (const rows of [ROWS_A, ROWS_B, ROWS_C, ROWS_D] as Array<Record<string, ListingRow[]>>) {
-    for (const [name, kindRows] of Object.entries(rows)) listings.push(...kind(name, kindRows, VERIFIED_SELLERS, listings.length));
+    for (const [name, kindRows] of Object.entries(rows))
+      listings.push(...kind(name, kindRows, VERIFIED_SELLERS, listings.length));
   }
   const byId = new Map(listings.map((listing) => [listing.id, listing]));
   for (const repeat of REPEATS) {

@@ -43,7 +43,8 @@ export type ListingRow = [
   extras?: ListingExtras,
 ];
 
-export type QuestionKind = "paraphrase" | "keyword" | "brand" | "constraint" | "typo" | "lookalike" | "offcatalog" | "nonenglish";
+export type QuestionKind =
+  "paraphrase" | "keyword" | "brand" | "constraint" | "typo" | "lookalike" | "offcatalog" | "nonenglish";
 
 export interface HeldoutQuestion {
   q: string;
@@ -85,10 +86,20 @@ const START = Date.UTC(2026, 5, 1);
 
 /** Field names and descriptions as the JSON Schema a seller's 402 would declare them in. */
 const asSchema = (fields: SchemaFields | undefined) =>
-  fields && { type: "object", properties: Object.fromEntries(Object.entries(fields).map(([name, description]) => [name, { type: "string", description }])) };
+  fields && {
+    type: "object",
+    properties: Object.fromEntries(
+      Object.entries(fields).map(([name, description]) => [name, { type: "string", description }]),
+    ),
+  };
 
 /** Listings of one kind of service from their rows. */
-export function kind(name: string, rows: ListingRow[], verifiedSellers: ReadonlySet<string>, offset: number): HeldoutListing[] {
+export function kind(
+  name: string,
+  rows: ListingRow[],
+  verifiedSellers: ReadonlySet<string>,
+  offset: number,
+): HeldoutListing[] {
   return rows.map(([id, variety, seller, serviceName, description, tags, priceMicros, extras = {}], i) => {
     const h = parseInt(hex(id, 8), 16);
     return {
@@ -97,7 +108,9 @@ export function kind(name: string, rows: ListingRow[], verifiedSellers: Readonly
       seller,
       serviceName,
       description,
-      resource: extras.path?.startsWith("https://") ? extras.path : `https://api.${slug(seller)}.example/${extras.path ?? `v1/${slug(variety || name)}`}`,
+      resource: extras.path?.startsWith("https://")
+        ? extras.path
+        : `https://api.${slug(seller)}.example/${extras.path ?? `v1/${slug(variety || name)}`}`,
       tags: tags ? tags.split(",").map((tag) => tag.trim()) : [],
       payTo: payToOf(seller),
       priceMicros,
@@ -114,7 +127,12 @@ export function kind(name: string, rows: ListingRow[], verifiedSellers: Readonly
   });
 }
 
-export const q = (kind: QuestionKind, text: string, rel: Record<string, number>, extra: Omit<HeldoutQuestion, "q" | "kind" | "rel"> = {}): HeldoutQuestion => ({
+export const q = (
+  kind: QuestionKind,
+  text: string,
+  rel: Record<string, number>,
+  extra: Omit<HeldoutQuestion, "q" | "kind" | "rel"> = {},
+): HeldoutQuestion => ({
   q: text,
   kind,
   rel,
