@@ -5,7 +5,7 @@ import { decodePaymentSignatureHeader, encodePaymentSignatureHeader, type Facili
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { authorizationTypes, type ExactEIP3009Payload } from "@x402/evm";
 import { wrapFetchWithPayment } from "@x402/fetch";
-import { toHex, type Address, type Hex } from "viem";
+import { createWalletClient, http, parseAbi, toHex, type Address, type Hex, type TransactionReceipt } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createBuyerClient } from "../../src/payments/buyer.js";
 import { deriveAccounts, ANVIL_MNEMONIC, type LocalChain } from "../../src/chain/local-chain.js";
@@ -80,6 +80,42 @@ export async function sdkPaymentHeader(chain: LocalChain, key: Hex, paymentRequi
     allowAssets: [{ asset: chain.asset, network: paymentRequired.accepts[0]!.network }],
   });
   return encodePaymentSignatureHeader(await client.createPaymentPayload(paymentRequired));
+}
+
+const TRANSFER_WITH_AUTHORIZATION = parseAbi([
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
+]);
+
+/**
+ * Sends a signed payload's EIP-3009 authorization on chain from `senderKey` (the payer itself, or a
+ * third party as a facilitator would), and waits for its receipt.
+ */
+export async function submitAuthorization(
+  chain: LocalChain,
+  senderKey: Hex,
+  payload: PaymentPayload,
+): Promise<TransactionReceipt> {
+  const { authorization, signature } = payload.payload as { authorization: Record<string, string>; signature: Hex };
+  const sender = createWalletClient({
+    account: privateKeyToAccount(senderKey),
+    chain: chain.chain,
+    transport: http(chain.rpcUrl),
+  });
+  const hash = await sender.writeContract({
+    address: chain.asset,
+    abi: TRANSFER_WITH_AUTHORIZATION,
+    functionName: "transferWithAuthorization",
+    args: [
+      authorization.from as Address,
+      authorization.to as Address,
+      BigInt(authorization.value!),
+      BigInt(authorization.validAfter!),
+      BigInt(authorization.validBefore!),
+      authorization.nonce as Hex,
+      signature,
+    ],
+  });
+  return chain.publicClient.waitForTransactionReceipt({ hash });
 }
 
 /** A payload signed by hand, for authorizations the SDK buyer would never produce. */

@@ -3,21 +3,12 @@
 // chain of the seller's own wallets does not make that payer count; a buyer whose window funding is
 // all old money does. The chain is moved 31 days ahead between the old funding and the sales, and the
 // sales are EIP-3009 authorizations a third party submits (a facilitator's view), valid at chain time.
-import {
-  createTestClient,
-  createWalletClient,
-  erc20Abi,
-  http,
-  parseAbi,
-  parseEther,
-  type Address,
-  type Hex,
-} from "viem";
+import { createTestClient, createWalletClient, erc20Abi, http, parseEther, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
 import type { Payments } from "../../src/payments/setup.js";
-import { chainPayments, handSignedPayload } from "../support/payments.js";
+import { chainPayments, handSignedPayload, submitAuthorization } from "../support/payments.js";
 import { runUsagePass } from "../support/harness.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { listingInput } from "../storage/fixtures.js";
@@ -25,9 +16,6 @@ import { testDatabaseKinds, type TestDatabase } from "../storage/databases.js";
 
 const DAY_MS = 86_400_000;
 const PRICE = 10_000n;
-const TRANSFER_WITH_AUTHORIZATION = parseAbi([
-  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
-]);
 
 let offset = 0;
 const now = () => new Date(Date.now() + offset);
@@ -96,27 +84,7 @@ describe.each(testDatabaseKinds())("money older than the usage window ($kind)", 
       },
       { validAfter: "0", validBefore: String(block.timestamp + 3600n) },
     );
-    const { authorization, signature } = payload.payload as { authorization: Record<string, string>; signature: Hex };
-    const facilitator = createWalletClient({
-      account: privateKeyToAccount(chain.buyers[0]!.privateKey),
-      chain: chain.chain,
-      transport: http(chain.rpcUrl),
-    });
-    const hash = await facilitator.writeContract({
-      address: chain.asset,
-      abi: TRANSFER_WITH_AUTHORIZATION,
-      functionName: "transferWithAuthorization",
-      args: [
-        authorization.from as Address,
-        authorization.to as Address,
-        BigInt(authorization.value!),
-        BigInt(authorization.validAfter!),
-        BigInt(authorization.validBefore!),
-        authorization.nonce as Hex,
-        signature,
-      ],
-    });
-    expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");
+    expect((await submitAuthorization(chain, chain.buyers[0]!.privateKey, payload)).status).toBe("success");
   };
 
   it("counts a buyer paying with money older than the window, not one unit of it dropped into the seller's own chain", async () => {

@@ -4,21 +4,12 @@
 // source (one hop or two back) that sends to nobody else are one ring and not counted, while a
 // common source that deals with others only collapses its payers into one; genuine buyers beside
 // sybils still count. Every removed call is published by reason next to `raw`.
-import {
-  createTestClient,
-  createWalletClient,
-  erc20Abi,
-  http,
-  parseAbi,
-  parseEther,
-  type Address,
-  type Hex,
-} from "viem";
+import { createTestClient, createWalletClient, erc20Abi, http, parseEther, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
 import type { Payments } from "../../src/payments/setup.js";
-import { chainPayments, handSignedPayload, payingFetch } from "../support/payments.js";
+import { chainPayments, handSignedPayload, payingFetch, submitAuthorization } from "../support/payments.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { listingInput } from "../storage/fixtures.js";
 import { startPaidSeller, type PaidSeller } from "./paid-seller.js";
@@ -28,9 +19,6 @@ import type { PassReport } from "../../src/usage/indexer.js";
 
 const ENV = { USAGE_INTERVAL_SECONDS: "0", USAGE_CONFIRMATIONS: "0" };
 const PRICE = 10_000n;
-const TRANSFER_WITH_AUTHORIZATION = parseAbi([
-  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
-]);
 
 type Usage = Record<string, unknown> & {
   l30DaysTotalCalls: number;
@@ -203,27 +191,7 @@ describe.each(testDatabaseKinds())("usage that costs real money to fake ($kind)"
       maxTimeoutSeconds: 300,
       extra: { name: "USD Coin", version: "2" },
     });
-    const { authorization, signature } = payload.payload as { authorization: Record<string, string>; signature: Hex };
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(payerKey),
-      chain: chain.chain,
-      transport: http(chain.rpcUrl),
-    });
-    const hash = await wallet.writeContract({
-      address: chain.asset,
-      abi: TRANSFER_WITH_AUTHORIZATION,
-      functionName: "transferWithAuthorization",
-      args: [
-        authorization.from as Address,
-        authorization.to as Address,
-        BigInt(authorization.value!),
-        BigInt(authorization.validAfter!),
-        BigInt(authorization.validBefore!),
-        authorization.nonce as Hex,
-        signature,
-      ],
-    });
-    expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");
+    expect((await submitAuthorization(chain, payerKey, payload)).status).toBe("success");
     // And one genuine sale, settled by a facilitator.
     await buy(target.shop, await minted(PRICE));
     await indexed();
