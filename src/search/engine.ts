@@ -22,7 +22,7 @@ import {
   trustFactor,
   type QueryShape,
 } from "./relevance.js";
-import { brandKey, listingText, normalizeQuery, words } from "./text.js";
+import { brandKey, isTerse, listingText, normalizeQuery, words } from "./text.js";
 import type { RankReasons, SearchDocument, SearchFilters, SearchHit, SearchMode, SearchOutcome } from "./types.js";
 import { SCAN_BUDGET, VectorIndex } from "./vector-index.js";
 import { quantize, type VectorRows } from "./vector-file.js";
@@ -109,7 +109,8 @@ export class SearchEngine {
     this.remove(doc.id);
     this.lookalikesChecked = false;
     const vector = modelVector ?? this.options.encoder?.encode(listingText(doc)) ?? null;
-    const slot = this.table.add(doc, modelVector !== undefined, stuffed(words(doc.description)));
+    const descriptionWords = words(doc.description);
+    const slot = this.table.add(doc, modelVector !== undefined, stuffed(descriptionWords), isTerse(descriptionWords));
     this.lexical.add(slot, {
       name: doc.serviceName ?? "",
       tags: doc.tags,
@@ -287,7 +288,6 @@ export class SearchEngine {
   ): SearchOutcome {
     const asked = options.mode ?? "hybrid";
     const limit = options.limit ?? 20;
-    const accept = this.accepts(options.filters ?? {});
     let mode = asked;
     let degraded: SearchOutcome["degraded"];
     // Past the semantic side's CPU budget in this second, it still answers, scanning an eighth of the
@@ -325,7 +325,7 @@ export class SearchEngine {
     const pools =
       filters.source === undefined
         ? [this.accepts({ ...filters, source: "listed" }), this.accepts({ ...filters, source: "indexed" })]
-        : [accept];
+        : [this.accepts(filters)];
     let alsoBest: number[] = [];
     for (const admits of pools) {
       const lexical =

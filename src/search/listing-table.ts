@@ -5,7 +5,6 @@
 // map at 80,000 sellers, against 2 MB), in lower case otherwise. A slot's texts are dropped when it
 // dies; its number is not reused (the indexes still name it).
 import type { BrandClaim } from "./brands.js";
-import { listingText } from "./text.js";
 import type { HealthStatus, SearchDocument, TrustFilter } from "./types.js";
 
 const HEALTH: readonly HealthStatus[] = ["unknown", "healthy", "unhealthy", "drifted"];
@@ -143,7 +142,8 @@ export class ListingTable {
   }
 
   /** A new slot for a listing (the caller has removed any earlier one). */
-  add(doc: SearchDocument, modelVector: boolean, isStuffed = false): number {
+  /** `terse`: the description is too short for the model alone (text.ts isTerse): the declared fields are kept for listingText. */
+  add(doc: SearchDocument, modelVector: boolean, isStuffed = false, terse = false): number {
     const slot = this.ids.length;
     this.growColumns(slot + 1, false);
     this.ids.push(doc.id);
@@ -151,9 +151,7 @@ export class ListingTable {
     this.descriptions.push(doc.description);
     this.tagLists.push(this.sharedTagList(doc.tags));
     this.extensionKeys.push(this.shared(doc.extensions ?? ""));
-    const text = listingText(doc);
-    if (doc.declared && text.length > (doc.serviceName ?? "").length + doc.description.length + 2)
-      this.terseDeclared.set(slot, doc.declared);
+    if (terse && doc.declared) this.terseDeclared.set(slot, doc.declared);
     this.resourceKeys[slot] = hashText(otherText(doc));
     this.originKeys[slot] = hashText(originOf(doc.resource));
     this.listedAts[slot] = doc.listedAt;

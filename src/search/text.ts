@@ -48,6 +48,9 @@ export const terms = (text: string): string[] => words(text).map(stem);
 /** A description this short says too little for the model alone: the seller's declared fields join it. */
 const SHORT_DESCRIPTION = 12;
 
+/** Whether a description (its words) is too short for the model alone (listingText). */
+export const isTerse = (descriptionWords: readonly string[]) => descriptionWords.length < SHORT_DESCRIPTION;
+
 /**
  * The text the sentence model reads for a listing: its name and description, and for a terse
  * description (fewer than SHORT_DESCRIPTION words) the fields it declares (its schema's property
@@ -59,9 +62,7 @@ export function listingText(doc: {
   declared?: string | undefined;
 }): string {
   const base = `${doc.serviceName ?? ""}. ${doc.description}`;
-  return doc.declared && words(doc.description).length < SHORT_DESCRIPTION
-    ? `${base} ${doc.declared.slice(0, 300)}`
-    : base;
+  return doc.declared && isTerse(words(doc.description)) ? `${base} ${doc.declared.slice(0, 300)}` : base;
 }
 
 /** The padded trigrams of a term ("^ab", "abc", ..., "yz$"), for near-spelling lookups. */
