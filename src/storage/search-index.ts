@@ -58,3 +58,15 @@ INSERT INTO "ListingSearch" ("ListingSearch") VALUES ('rebuild');
 export const POSTGRES_SEARCH_SQL = `-- Search: pg_trgm backs the GIN trigram indexes on Listing.
 CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
 `;
+
+/**
+ * Listing's own GIN trigram indexes, by name and definition. Found through `pg_index.indrelid`, not
+ * the `pg_indexes` view: a filter on the view's `indexdef` runs `pg_get_indexdef` on every index of
+ * the database, and one that another session drops meanwhile fails the query ("could not open
+ * relation with OID"). Keep the rows whose definition names `gin_trgm_ops`.
+ */
+export const LISTING_INDEXES_SQL = `SELECT i.relname AS name, pg_get_indexdef(i.oid) AS definition
+  FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+  WHERE x.indrelid = '"Listing"'::regclass ORDER BY i.relname`;
+
+export const isTrigramIndex = (index: { definition: string }): boolean => index.definition.includes("gin_trgm_ops");

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
 import { openDatabase, type Database } from "../../src/storage/database.js";
 import { applyMigrations, diffMigration, migrationsDir, schemaPath } from "../../src/storage/migrate.js";
+import { isTrigramIndex, LISTING_INDEXES_SQL } from "../../src/storage/search-index.js";
 import { testDatabaseKinds, type TestDatabase } from "./databases.js";
 
 /**
@@ -78,8 +79,11 @@ describe.each(testDatabaseKinds())("migrations on $kind", ({ kind, create }) => 
     const sql =
       kind === "sqlite"
         ? `SELECT name FROM sqlite_master WHERE name IN ('ListingSearch', 'Listing_search_insert', 'Listing_search_update', 'Listing_search_delete') ORDER BY name`
-        : `SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND indexdef LIKE '%gin_trgm_ops%' ORDER BY indexname`;
-    const names = (await db!.prisma.$queryRawUnsafe<{ name: string }[]>(sql)).map((r) => r.name);
+        : LISTING_INDEXES_SQL;
+    const rows = await db!.prisma.$queryRawUnsafe<{ name: string; definition?: string }[]>(sql);
+    const names = (
+      kind === "sqlite" ? rows : rows.filter((row) => isTrigramIndex({ definition: row.definition! }))
+    ).map((r) => r.name);
     expect(names).toEqual(
       kind === "sqlite"
         ? ["ListingSearch", "Listing_search_delete", "Listing_search_insert", "Listing_search_update"]

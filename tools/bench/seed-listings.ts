@@ -7,6 +7,7 @@ import { sqliteValue } from "../../src/storage/catalog-reader.js";
 import { applyMigrations } from "../../src/storage/migrate.js";
 import { openDatabase } from "../../src/storage/database.js";
 import { ListingStore } from "../../src/storage/listing-store.js";
+import { isTrigramIndex, LISTING_INDEXES_SQL } from "../../src/storage/search-index.js";
 
 /** What sellers sell; each description draws a subject and a few details from these. */
 const SUBJECTS = [
@@ -149,11 +150,10 @@ export async function insertListingRows(databaseUrl: string, rows: Iterable<List
       );
     };
     await client.query("BEGIN");
-    const trigramIndexes = await client.query<{ name: string; definition: string }>(
-      `SELECT indexname AS name, indexdef AS definition FROM pg_indexes
-         WHERE schemaname = current_schema() AND tablename = 'Listing' AND indexdef LIKE '%gin_trgm_ops%'`,
+    const trigramIndexes = (await client.query<{ name: string; definition: string }>(LISTING_INDEXES_SQL)).rows.filter(
+      isTrigramIndex,
     );
-    for (const index of trigramIndexes.rows) await client.query(`DROP INDEX ${quoteIdent(index.name)}`);
+    for (const index of trigramIndexes) await client.query(`DROP INDEX ${quoteIdent(index.name)}`);
     let batch: ListingRow[] = [first.value];
     for (const row of rest) {
       if (batch.length === PG_ROWS_PER_INSERT) {
@@ -163,7 +163,7 @@ export async function insertListingRows(databaseUrl: string, rows: Iterable<List
       batch.push(row);
     }
     await flush(batch);
-    for (const index of trigramIndexes.rows) await client.query(index.definition);
+    for (const index of trigramIndexes) await client.query(index.definition);
     await client.query("COMMIT");
   } finally {
     await client.end();
