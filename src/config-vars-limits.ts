@@ -90,7 +90,7 @@ export const LIMIT_VARIABLES = [
     kind: "fraction",
     default: 0.5,
     meaning:
-      "the share of the request thread uncached catalog work may take (over 0, up to 1): after each turn the instance rests for the request thread's busy time during it (the event loop's active time: the model's and the engine's threads do not count) times (1 - share) / share, so many addresses each under their limit cannot starve cached reads; `1`: no rest",
+      "the share of the request thread uncached catalog work may take (over 0, up to 1): after each turn the instance rests for the request thread's busy time during it (the event loop's active time: the model's and the engine's threads do not count) times (1 - share) / share, so many addresses each under their limit cannot starve cached reads; work still starts at once while under 250 ms of rest is owed, so light traffic never waits; `1`: no rest",
   },
   {
     name: "WORKER_THREADS",

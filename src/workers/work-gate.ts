@@ -13,6 +13,14 @@ export interface WorkGateOptions {
   share: number;
 }
 
+/**
+ * Rest owed below which work still starts at once. Light traffic owes a little after each unit and
+ * pays it back between units, so it never waits; a unit that ran long on a loaded machine (a cold
+ * first page: 100-400 ms) no longer makes the next request wait out its whole rest and meet 503.
+ * A flood owes more than this at once and is paced at `share` as before, after one allowance.
+ */
+export const REST_ALLOWANCE_MS = 250;
+
 /** Seconds a refused client is asked to wait: the queue drains in well under a second when it can. */
 const RETRY_AFTER_SECONDS = 1;
 const BUSY_MESSAGE = `The catalog is answering too many uncached requests right now; retry in ${RETRY_AFTER_SECONDS} s. Cached pages are not affected.`;
@@ -36,9 +44,10 @@ interface Waiter {
  * taking the request thread from the cached reads, which the response cache answers without a turn.
  *  - at most `concurrency` units run at once; the others wait in order, at most `maxWaitMs`, then
  *    are refused with 503 busy (at once when `maxWaiting` already wait);
- *  - after each unit the gate rests so that uncached work keeps to `share` of the request thread: the
- *    rest is the time the thread was busy during the unit (its wall time times the event loop's
- *    utilisation, so time spent waiting for PostgreSQL does not count) times (1 - share) / share.
+ *  - after each unit the gate owes a rest so that uncached work keeps to `share` of the request thread:
+ *    the time the thread was busy during the unit (its wall time times the event loop's utilisation,
+ *    so time spent waiting for PostgreSQL does not count) times (1 - share) / share. The rest owed
+ *    runs down with wall time, and new work starts while it is under REST_ALLOWANCE_MS.
  */
 export class WorkGate {
   private running = 0;
@@ -51,6 +60,8 @@ export class WorkGate {
   async run<T>(work: () => Promise<T>): Promise<T> {
     await this.turn();
     const loop = performance.eventLoopUtilization();
+    // Rest still owed when the unit starts (within the allowance) is not paid back while it runs.
+    const owedAtStart = Math.max(0, this.restUntil - performance.now());
     try {
       // SQLite reads are synchronous: work that began at once would run to its end before the next
       // socket is read, so the cached reads that arrived with it would wait behind it. Starting after
@@ -63,7 +74,8 @@ export class WorkGate {
       // rested the gate long enough that light traffic (4 requests a second) met 503 busy.
       const busyMs = performance.eventLoopUtilization(loop).active;
       const share = this.options.share;
-      if (share < 1) this.restUntil = Math.max(this.restUntil, performance.now()) + (busyMs * (1 - share)) / share;
+      if (share < 1)
+        this.restUntil = Math.max(this.restUntil, performance.now() + owedAtStart) + (busyMs * (1 - share)) / share;
       this.running--;
       this.grantNext();
     }
@@ -83,7 +95,7 @@ export class WorkGate {
   }
 
   private turn(): Promise<void> {
-    if (this.running < this.options.concurrency && this.waiting.length === 0 && performance.now() >= this.restUntil) {
+    if (this.running < this.options.concurrency && this.waiting.length === 0 && this.restOwed() <= 0) {
       this.running++;
       return Promise.resolve();
     }
@@ -108,10 +120,15 @@ export class WorkGate {
     });
   }
 
+  /** How long new work must still wait for the rest: the rest owed beyond the allowance. */
+  private restOwed(): number {
+    return this.restUntil - REST_ALLOWANCE_MS - performance.now();
+  }
+
   /** Gives free turns to the longest waiting, now or when the rest is over. */
   private grantNext(): void {
     while (this.waiting.length > 0 && this.running < this.options.concurrency) {
-      const wait = this.restUntil - performance.now();
+      const wait = this.restOwed();
       if (wait > 0) {
         this.wakeUp ??= setTimeout(() => {
           this.wakeUp = undefined;
