@@ -56,6 +56,17 @@ export const LIMIT_VARIABLES = [
       "units of catalog work per minute per client address: each catalog page or feed the response cache has not answered (`/discovery/resources`, `/bazaar.json`, `/feed.json`, their aliases, whatever their filters or `since`; `/status.json`, `/foreign.json`, the Atom/RSS and seller feeds, `GET /listings`, the web catalog `/`), each uncached search, each `POST /a2a`, and **each request of a `POST /mcp` batch**. Over it, 429 `rate_limited` with `Retry-After`, decided before the request is read (for a batch: one unit before its body is read, the rest before any member runs). A batch larger than the budget left is refused whole, nothing of it runs and its units are given back; a batch larger than the whole budget is refused saying so. Notifications in a batch are free. A cached answer is sent before the limit is looked at and is not counted. Shared by every instance through Redis when `REDIS_URL` is set, per instance otherwise",
   },
   {
+    name: "QUERY_BURST_PER_CLIENT",
+    area: "work",
+    kind: "integer",
+    default: 100,
+    min: 1,
+    max: 1000000,
+    defaultText: "a third of `QUERY_RATE_PER_CLIENT` (100)",
+    meaning:
+      "the most of the same units of catalog work (`QUERY_RATE_PER_CLIENT`) one client address may spend in 10 s: a client that spends its minute in one second takes a core for that second, so the minute's budget comes in at most this many at a time. It is also the largest `POST /mcp` batch that can run (a larger one is refused whole, saying so). Over it, 429 `rate_limited` with `Retry-After`; shared through Redis like the minute's budget",
+  },
+  {
     name: "UNCACHED_CONCURRENCY",
     area: "work",
     kind: "integer",

@@ -104,6 +104,8 @@ export interface WorkConfig {
    * Redis when REDIS_URL is set, per instance otherwise.
    */
   queryPerClientPerMinute: number;
+  /** The most of those units one client address may spend in 10 s (QUERY_BURST_PER_CLIENT). */
+  queryBurstPerClient: number;
   /** Uncached catalog work (the operations above) running at once in this instance, at most. */
   uncachedConcurrency: number;
   /** Uncached requests waiting for a turn, at most; more are refused at once with 503 busy. */
@@ -165,6 +167,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** The window of QUERY_BURST_PER_CLIENT. */
+export const QUERY_BURST_WINDOW_SECONDS = 10;
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 /** Reads and validates the environment, reporting every problem at once. */
@@ -217,12 +222,15 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
   const ops = parseOps(read, problems);
+  const queryPerClientPerMinute = integer("QUERY_RATE_PER_CLIENT");
   const work: WorkConfig = {
     ownerPerClientPerMinute: integer("OWNER_RATE_PER_CLIENT"),
     paymentPerClientPerMinute: integer("PAYMENT_RATE_PER_CLIENT"),
     webhookPerClientPerMinute: integer("WEBHOOK_RATE_PER_CLIENT"),
     syncPerClientPerMinute: integer("SYNC_RATE_PER_CLIENT"),
-    queryPerClientPerMinute: integer("QUERY_RATE_PER_CLIENT"),
+    queryPerClientPerMinute,
+    // By default a third of the minute's budget in any 10 s.
+    queryBurstPerClient: integer("QUERY_BURST_PER_CLIENT", Math.ceil(queryPerClientPerMinute / 3)),
     uncachedConcurrency: integer("UNCACHED_CONCURRENCY"),
     uncachedMaxWaiting: integer("UNCACHED_MAX_WAITING"),
     uncachedWaitMs: integer("UNCACHED_WAIT_MS"),

@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { createServer, type RequestListener, type Server } from "node:http";
-import type { Config } from "./config.js";
+import { QUERY_BURST_WINDOW_SECONDS, type Config } from "./config.js";
 import { handlers } from "./handlers/index.js";
 import { CatalogFreshness } from "./catalog/freshness.js";
 import { catalogChangeFeedFor } from "./storage/catalog-notices.js";
@@ -16,7 +16,7 @@ import { createRouter, type Router } from "./http/router.js";
 import type { Logger } from "./logger.js";
 import { marketFactsFor, setupPayments, type Payments } from "./payments/setup.js";
 import { SellerProbe } from "./probe/seller-probe.js";
-import { createProbeLimits } from "./probe/rate-limiter.js";
+import { bothLimits, createProbeLimits } from "./probe/rate-limiter.js";
 import { createDocumentPool, createWorkPool } from "./workers/pool.js";
 import { collectProcessMetrics } from "./metrics.js";
 import { createReadiness } from "./readiness.js";
@@ -129,7 +129,10 @@ export async function startServer(
     paymentPerClient: probeLimits.limit("payment:client", config.work.paymentPerClientPerMinute),
     webhookPerClient: probeLimits.limit("webhook:client", config.work.webhookPerClientPerMinute),
     syncPerClient: probeLimits.limit("sync:client", config.work.syncPerClientPerMinute),
-    queryPerClient: probeLimits.limit("query:client", config.work.queryPerClientPerMinute),
+    queryPerClient: bothLimits(
+      probeLimits.limit("query:client", config.work.queryPerClientPerMinute),
+      probeLimits.limit("query:burst", config.work.queryBurstPerClient, QUERY_BURST_WINDOW_SECONDS),
+    ),
     pool: createWorkPool(config.work),
   };
   // A snapshot's text, its parsed items and their canonical form fit in about four times its size.

@@ -18,6 +18,7 @@ import {
   SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ZodType } from "zod";
+import { QUERY_BURST_WINDOW_SECONDS } from "../config.js";
 import { HttpError } from "../contract/errors.js";
 import type { components } from "../../generated/openapi.js";
 import type { Input, Reply } from "../contract/typed-handlers.js";
@@ -148,12 +149,12 @@ const isRequestShaped = (message: unknown): boolean =>
 async function takeBatch(body: unknown, clientIp: string, services: McpServices): Promise<void> {
   const requests = Array.isArray(body) ? body.filter(isRequestShaped).length : 1;
   if (requests <= 1) return;
-  const budget = services.config.work.queryPerClientPerMinute;
-  if (requests > budget) {
+  const { queryPerClientPerMinute: budget, queryBurstPerClient: burst } = services.config.work;
+  if (requests > Math.min(budget, burst)) {
     throw new HttpError(
       429,
       "rate_limited",
-      `This batch holds ${requests} requests; each is one unit of the query budget of ${budget} a minute per client. Send smaller batches. Nothing of it ran.`,
+      `This batch holds ${requests} requests; each is one unit of the query budget of ${budget} a minute per client, at most ${burst} in ${QUERY_BURST_WINDOW_SECONDS} s. Send smaller batches. Nothing of it ran.`,
     );
   }
   const seconds = await services.queryLimit.take(clientIp, requests - 1);
@@ -161,7 +162,7 @@ async function takeBatch(body: unknown, clientIp: string, services: McpServices)
     throw new HttpError(
       429,
       "rate_limited",
-      `This batch holds ${requests} requests, more than the query budget ${clientIp} has left (each request is one unit, ${budget} a minute); retry in ${seconds} s or send fewer. Nothing of it ran.`,
+      `This batch holds ${requests} requests, more than the query budget ${clientIp} has left (each request is one unit, ${budget} a minute, at most ${burst} in ${QUERY_BURST_WINDOW_SECONDS} s); retry in ${seconds} s or send fewer. Nothing of it ran.`,
       undefined,
       { "Retry-After": String(seconds) },
     );

@@ -4,8 +4,9 @@ import type { Logger } from "../logger.js";
 import { metrics } from "../metrics.js";
 
 /**
- * Token buckets in memory, one per key: `perMinute` tokens, refilled continuously. Per instance:
- * N instances behind a load balancer allow up to N times the rate (see {@link SharedLimits}).
+ * Token buckets in memory, one per key: `perMinute` tokens (per `windowMs`, a minute by default),
+ * refilled continuously. Per instance: N instances behind a load balancer allow up to N times the
+ * rate (see {@link SharedLimits}).
  */
 export class TokenBuckets {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
@@ -14,8 +15,9 @@ export class TokenBuckets {
   constructor(
     private readonly perMinute: number,
     private readonly maxKeys = 50_000,
+    windowMs = 60_000,
   ) {
-    this.refillPerMs = perMinute / 60_000;
+    this.refillPerMs = perMinute / windowMs;
   }
 
   /**
@@ -44,10 +46,10 @@ export class TokenBuckets {
     return tokens >= 1 ? 0 : Math.ceil((1 - tokens) / this.refillPerMs / 1000);
   }
 
-  /** Gives back a token taken by {@link take} (the request did not go out after all). */
-  refund(key: string): void {
+  /** Gives back tokens taken by {@link take} (the request did not go out after all). */
+  refund(key: string, points = 1): void {
     const bucket = this.buckets.get(key);
-    if (bucket) bucket.tokens = Math.min(this.perMinute, bucket.tokens + 1);
+    if (bucket) bucket.tokens = Math.min(this.perMinute, bucket.tokens + points);
   }
 
   /** A bucket that has refilled completely is the same as no bucket. */
@@ -63,7 +65,29 @@ export interface Limit {
   /** Takes `points` (default 1) units of work at once, all or none. */
   take(key: string, points?: number): Promise<number>;
   wait(key: string): Promise<number>;
-  refund(key: string): Promise<void>;
+  /** Gives back `points` (default 1) units taken. */
+  refund(key: string, points?: number): Promise<void>;
+}
+
+/**
+ * Two limits on the same work, both checked, all or none: `first` (a minute's budget, say) and
+ * `second` (the most of it in a short burst). Units taken from the first are given back when the
+ * second refuses.
+ */
+export function bothLimits(first: Limit, second: Limit): Limit {
+  return {
+    take: async (key, points = 1) => {
+      const wait = await first.take(key, points);
+      if (wait > 0) return wait;
+      const burstWait = await second.take(key, points);
+      if (burstWait > 0) await first.refund(key, points);
+      return burstWait;
+    },
+    wait: async (key) => Math.max(await first.wait(key), await second.wait(key)),
+    refund: async (key, points) => {
+      await Promise.all([first.refund(key, points), second.refund(key, points)]);
+    },
+  };
 }
 
 /** The seller probe's two limits: per client address and per target host. */
@@ -72,18 +96,21 @@ export interface ProbeLimits {
   perHost: Limit;
   /** Where the counts live, for logs and tests. */
   kind: "memory" | "redis";
-  /** Another limit kept where these are (the owner routes' per-client limit): `name` is its key prefix. */
-  limit(name: string, perMinute: number): Limit;
+  /**
+   * Another limit kept where these are (the owner routes' per-client limit): `name` is its key
+   * prefix; `points` per `windowSeconds` (a minute by default).
+   */
+  limit(name: string, points: number, windowSeconds?: number): Limit;
   close(): Promise<void>;
 }
 
 /** A limit counted in this instance's memory only (no Redis): for reads, where a round trip would cost about what it guards. */
-export function memoryLimit(perMinute: number): Limit {
-  const buckets = new TokenBuckets(perMinute);
+export function memoryLimit(points: number, windowSeconds = 60): Limit {
+  const buckets = new TokenBuckets(points, undefined, windowSeconds * 1000);
   return {
-    take: async (key, points) => buckets.take(key, points),
+    take: async (key, taken) => buckets.take(key, taken),
     wait: async (key) => buckets.wait(key),
-    refund: async (key) => buckets.refund(key),
+    refund: async (key, given) => buckets.refund(key, given),
   };
 }
 
@@ -93,7 +120,7 @@ export function memoryProbeLimits(rates: { perClientPerMinute: number; perHostPe
     perClient: memoryLimit(rates.perClientPerMinute),
     perHost: memoryLimit(rates.perHostPerMinute),
     kind: "memory",
-    limit: (_name, perMinute) => memoryLimit(perMinute),
+    limit: (_name, points, windowSeconds) => memoryLimit(points, windowSeconds),
     close: async () => {},
   };
 }
@@ -147,20 +174,20 @@ class SharedLimits implements ProbeLimits {
     this.perHost = this.shared(`${keyPrefix}probe:host`, rates.perHostPerMinute);
   }
 
-  limit(name: string, perMinute: number): Limit {
-    return this.shared(`${this.keyPrefix}${name}`, perMinute);
+  limit(name: string, points: number, windowSeconds = 60): Limit {
+    return this.shared(`${this.keyPrefix}${name}`, points, windowSeconds);
   }
 
-  private shared(keyPrefix: string, perMinute: number): Limit {
+  private shared(keyPrefix: string, perMinute: number, windowSeconds = 60): Limit {
     const { RateLimiterRedis: Limiter, RateLimiterRes: Refusal } = this.library;
     const shared = new Limiter({
       storeClient: this.redis,
       keyPrefix,
       points: perMinute,
-      duration: 60,
+      duration: windowSeconds,
       rejectIfRedisNotReady: true,
     });
-    const local = new TokenBuckets(perMinute);
+    const local = new TokenBuckets(perMinute, undefined, windowSeconds * 1000);
     return {
       take: async (key, points = 1) => {
         try {
@@ -185,12 +212,12 @@ class SharedLimits implements ProbeLimits {
           return local.wait(key);
         }
       },
-      refund: async (key) => {
+      refund: async (key, points = 1) => {
         try {
-          await withinDecisionTimeout(shared.reward(key, 1));
+          await withinDecisionTimeout(shared.reward(key, points));
         } catch (error) {
           this.fellBack(error);
-          local.refund(key);
+          local.refund(key, points);
         }
       },
     };

@@ -19,16 +19,20 @@ const listMarket = (id: number, query: string) => ({
 describe.each(databaseKinds)("query limit per client ($name)", (kind) => {
   let limited: CatalogServer;
   let batched: CatalogServer;
+  let bursty: CatalogServer;
 
   beforeAll(async () => {
-    [limited, batched] = await Promise.all([
-      startCatalogServer(kind, { QUERY_RATE_PER_CLIENT: "3" }),
-      startCatalogServer(kind, { QUERY_RATE_PER_CLIENT: "150" }),
+    // The first two set the burst to the whole minute, so that only the minute's budget counts.
+    [limited, batched, bursty] = await Promise.all([
+      startCatalogServer(kind, { QUERY_RATE_PER_CLIENT: "3", QUERY_BURST_PER_CLIENT: "3" }),
+      startCatalogServer(kind, { QUERY_RATE_PER_CLIENT: "150", QUERY_BURST_PER_CLIENT: "150" }),
+      // The defaults: 300 a minute, at most a third of it (100) in 10 s.
+      startCatalogServer(kind, { QUERY_RATE_PER_CLIENT: "300" }),
     ]);
-    await limited.list({ description: "Hourly weather forecasts for any city" });
-    await batched.list({ description: "Hourly weather forecasts for any city" });
+    for (const server of [limited, batched, bursty])
+      await server.list({ description: "Hourly weather forecasts for any city" });
   });
-  afterAll(async () => Promise.all([limited?.close(), batched?.close()]));
+  afterAll(async () => Promise.all([limited?.close(), batched?.close(), bursty?.close()]));
 
   it("refuses distinct searches past the limit with 429 and Retry-After, serves a cached one; the agent endpoints share the count", async () => {
     const client = clientAt(limited.server.url, "127.0.0.2");
@@ -98,6 +102,32 @@ describe.each(databaseKinds)("query limit per client ($name)", (kind) => {
     expect(Number(second.headers["retry-after"])).toBeGreaterThan(0);
     // The refused batch took only its POST's unit: a single search still fits.
     expect((await client("/discovery/search?query=forecast")).status).toBe(200);
+  });
+
+  it("spends the minute's budget at most a third at a time: a batch of 100 runs, then the burst is spent", async () => {
+    const client = clientAt(bursty.server.url, "127.0.0.7");
+    const batch = (offset: number, length: number) =>
+      JSON.stringify(Array.from({ length }, (_, i) => listMarket(offset + i, `city ${offset + i}`)));
+    const tooLarge = await client("/mcp", { method: "POST", headers: MCP_HEADERS, body: batch(0, 101) });
+    expect(tooLarge.status).toBe(429);
+    expect(tooLarge.json().message).toMatch(/101 requests.*at most 100 in 10 s.*smaller batches/);
+    const first = await client("/mcp", { method: "POST", headers: MCP_HEADERS, body: batch(200, 99) });
+    expect(first.status).toBe(200);
+    expect(first.json<unknown[]>()).toHaveLength(99);
+    // The burst is spent (the refused batch's POST took one unit too) while 200 of the minute are left:
+    // distinct searches meet 429 long before those 200, told to wait seconds, not the minute. (The
+    // burst refills at 10 a second meanwhile, so a few may pass first.)
+    let answered = 0;
+    let refused: Awaited<ReturnType<typeof client>> | undefined;
+    while (!refused && answered < 100) {
+      const answer = await client(`/discovery/search?query=hourly${answered}`);
+      if (answer.status === 429) refused = answer;
+      else answered++;
+    }
+    expect(refused?.json().error).toBe("rate_limited");
+    expect(answered).toBeLessThan(50);
+    expect(Number(refused!.headers["retry-after"])).toBeGreaterThan(0);
+    expect(Number(refused!.headers["retry-after"])).toBeLessThanOrEqual(10);
   });
 
   it("refuses a batch larger than the whole budget, saying so", async () => {

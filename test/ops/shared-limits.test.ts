@@ -184,7 +184,7 @@ describe("query limit (QUERY_RATE_PER_CLIENT) across two instances", () => {
     async () => {
       const prefix = uniquePrefix();
       const { pages, batch } = await withInstances(
-        { REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: prefix, QUERY_RATE_PER_CLIENT: "6" },
+        { REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: prefix, QUERY_RATE_PER_CLIENT: "6", QUERY_BURST_PER_CLIENT: "6" },
         pagesThenBatch,
       );
       // 6 a minute over both instances: the pages take them all, so the batch of 3 is refused.
@@ -195,9 +195,24 @@ describe("query limit (QUERY_RATE_PER_CLIENT) across two instances", () => {
   );
 
   it("without REDIS_URL, each instance counts its own", async () => {
-    const { pages, batch } = await withInstances({ QUERY_RATE_PER_CLIENT: "6" }, pagesThenBatch);
+    const { pages, batch } = await withInstances(
+      { QUERY_RATE_PER_CLIENT: "6", QUERY_BURST_PER_CLIENT: "6" },
+      pagesThenBatch,
+    );
     // Three pages on each: instance 0 has 3 units left, the batch of 3 takes them.
     expect(pages).toEqual([200, 200, 200, 200, 200, 200]);
     expect(batch).toBe(200);
+  });
+
+  it.skipIf(!REDIS_URL)("with REDIS_URL, the 10 s burst (QUERY_BURST_PER_CLIENT) is shared too", async () => {
+    const prefix = uniquePrefix();
+    const { pages, batch } = await withInstances(
+      { REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: prefix, QUERY_RATE_PER_CLIENT: "60", QUERY_BURST_PER_CLIENT: "4" },
+      pagesThenBatch,
+    );
+    // 60 a minute leaves plenty, but at most 4 in 10 s over both instances.
+    expect(pages).toEqual([200, 200, 200, 200, 429, 429]);
+    expect(batch).toBe(429);
+    expect((await redis!.keys(`${prefix}query:burst*`)).length).toBe(1);
   });
 });
