@@ -78,9 +78,16 @@ export class BrandRegistry {
   }
 
   /** The brand's established owner (its earliest listing) when that is another payTo, at another origin, listed before `listedAt`. */
-  private ownedElsewhere(key: string, payTo: string, origin: number, listedAt: number): BrandClaim | undefined {
+  private ownedElsewhere(
+    key: string,
+    payTo: string,
+    origin: number,
+    listedAt: number,
+    whole = false,
+  ): BrandClaim | undefined {
     let first: Owner | undefined;
-    for (const owner of this.owners.get(key) ?? []) if (!first || owner.since < first.since) first = owner;
+    for (const owner of this.owners.get(key) ?? [])
+      if ((!first || owner.since < first.since) && (!whole || brandKey(owner.brand) === key)) first = owner;
     if (!first || first.payTo === payTo || first.since >= listedAt || (origin !== 0 && first.origin === origin))
       return undefined;
     return { brand: first.brand, payTo: first.payTo };
@@ -125,17 +132,20 @@ export class BrandRegistry {
     }
     // The description's runs of one to three words, as brand keys (a run's key is its words' keys
     // joined; runs shorter than a brand are not looked up).
+    for (const key of candidates) {
+      const claim = this.ownedElsewhere(key, seller, origin, listedAt);
+      if (claim) return claim;
+    }
+    // A description names a brand by its whole name: "registrar" in a sentence is not "Registrar Hub".
     const keys = words(description.slice(0, 300)).map(brandKey);
     for (let i = 0; i < keys.length; i++) {
       let key = "";
       for (let n = 0; n < 3 && i + n < keys.length; n++) {
         key += keys[i + n]!;
-        if (key.length >= MIN_BRAND && this.owners.has(key)) candidates.add(key);
+        const claim =
+          key.length >= MIN_BRAND && this.owners.has(key) && this.ownedElsewhere(key, seller, origin, listedAt, true);
+        if (claim) return claim;
       }
-    }
-    for (const key of candidates) {
-      const claim = this.ownedElsewhere(key, seller, origin, listedAt);
-      if (claim) return claim;
     }
     return undefined;
   }
