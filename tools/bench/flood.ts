@@ -13,7 +13,7 @@
  *  3. cached catalog reads during floods of uncached catalog work (pages, searches, MCP batches) from
  *     one address and from 50, each beside a 404 flood of the same shape (tools/bench/catalog-work-flood.ts).
  *   BENCH_SECONDS=5  FLOOD_CONNECTIONS=50  BENCH_BASELINE=<git revision> (that revision too)
- *   FLOOD_PART=owner|catalog (only that part; both by default)
+ *   FLOOD_PART=owner|catalog (only that part; both by default)  FLOOD_ROUNDS=3 (catalog floods: rounds summed)
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
