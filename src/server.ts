@@ -6,7 +6,8 @@ import { CatalogFreshness } from "./catalog/freshness.js";
 import { catalogChangeFeedFor } from "./storage/catalog-notices.js";
 import { createApp } from "./http/app.js";
 import { createEntry } from "./http/entry.js";
-import { GATED_CATALOG_WORK, routeMiddleware } from "./handlers/route-middleware.js";
+import { CATALOG_WORK, GATED_CATALOG_WORK, routeMiddleware } from "./handlers/route-middleware.js";
+import { RefusedClients } from "./http/refused-clients.js";
 import { WorkGate } from "./workers/work-gate.js";
 import { answerFramingErrorsWithJson, refuseMissingHost } from "./http/framing-errors.js";
 import { ResponseCache } from "./http/response-cache.js";
@@ -225,19 +226,30 @@ export async function startServer(
     );
   const router = await createRouter(contract, handlers, contexts);
   const responseCache = new ResponseCache(freshness, { now });
+  const refused = new RefusedClients(CATALOG_WORK, config.trustProxy);
   const app = createApp({
     router,
     logger,
     maxBodyBytes: config.maxBodyBytes,
     responseCache,
-    routeMiddleware: routeMiddleware({ probe, work }, ranker ? (text) => ranker.service.embedQuery(text) : undefined),
+    routeMiddleware: routeMiddleware(
+      { probe, work },
+      ranker ? (text) => ranker.service.embedQuery(text) : undefined,
+      refused,
+    ),
     uncachedWork: {
       gate: uncachedWork,
       operations: GATED_CATALOG_WORK,
     },
     trustProxy: config.trustProxy,
   }).callback();
-  listener.current = createEntry({ logger, responseCache, app, accessLogSample: config.ops.accessLogSample });
+  listener.current = createEntry({
+    logger,
+    responseCache,
+    app,
+    refused,
+    accessLogSample: config.ops.accessLogSample,
+  });
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   return {

@@ -1,6 +1,7 @@
 import type { Context, Middleware } from "koa";
 import { HttpError } from "../contract/errors.js";
 import type { CanonicalOperationId } from "../../generated/operations.js";
+import { queryRefusal, type RefusedClients } from "../http/refused-clients.js";
 import type { RouteMiddleware } from "../http/routes.js";
 import { searchQuestion, type SearchQuery } from "../queries/catalog.js";
 import type { ListingsAreaContext } from "../services.js";
@@ -91,6 +92,7 @@ function questionReader(read: (text: string) => Promise<void>): Middleware {
 export function routeMiddleware(
   services: Pick<ListingsAreaContext, "probe" | "work">,
   readQuestion?: ((text: string) => Promise<void>) | undefined,
+  refused?: RefusedClients,
 ): RouteMiddleware {
   const { work, probe } = services;
   // The owner routes cost a signature recovery (5-15 ms of CPU, in the worker pool) or a probe each,
@@ -131,11 +133,12 @@ export function routeMiddleware(
   // of request-thread CPU for a search at 100k listings), an A2A message, each request of an MCP batch
   // (the handler takes the rest of the batch: src/mcp/http-transport.ts). Cached answers are sent
   // before route middleware runs, so they are never counted.
-  const queryLimit = limitedBy(
-    (ip) => work.queryPerClient.take(ip),
-    (ip, s) =>
-      `too many uncached catalog reads, searches and agent requests (MCP, A2A) from ${ip}; retry in ${s} s (answers already given are cached and free).`,
-  );
+  // A client refused one unit would be refused again until its Retry-After: the entry answers it then.
+  const queryLimit = limitedBy(async (ip) => {
+    const seconds = await work.queryPerClient.take(ip);
+    if (seconds > 0) refused?.refuse(ip, seconds);
+    return seconds;
+  }, queryRefusal);
   const reader = readQuestion && questionReader(readQuestion);
   const catalogWork = Object.fromEntries(
     [...CATALOG_WORK].map((operation) => [

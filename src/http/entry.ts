@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import type { Logger } from "../logger.js";
 import { metrics, secondsSince } from "../metrics.js";
 import { requestIdFrom, runInRequest, type RequestContext } from "../request-context.js";
+import type { RefusedClients } from "./refused-clients.js";
 import type { ResponseCache } from "./response-cache.js";
 
 export interface EntryOptions {
@@ -10,6 +11,8 @@ export interface EntryOptions {
   app: RequestListener;
   /** Share of requests written to the access log, 0 to 1; a 5xx answer is always written. */
   accessLogSample?: number;
+  /** Clients the query budget refused, answered 429 here until their Retry-After is over. */
+  refused?: RefusedClients;
 }
 
 /** The label of a request no route matched (404, 405, framing refusals answered by the app). */
@@ -19,21 +22,27 @@ const UNROUTED = "none";
  * The one entry of every request, cached or not:
  *   1. the request context: its id (X-Request-Id, echoed) for every log line made on its behalf
  *   2. the response cache: a repeated catalog read, or its 304, is answered here
- *   3. the Koa app (src/http/app.ts): errors, CORS, @koa/router, validation, the handler
+ *   3. a client the query budget refused, still within its Retry-After: 429 (refused-clients.ts)
+ *   4. the Koa app (src/http/app.ts): errors, CORS, @koa/router, validation, the handler
  * and, once the response is done, the access log line and the request metrics (operation, status,
  * cached, latency). Anything that must see every request (logging, counting, tracing) belongs
  * here, not in Koa: a cached answer never reaches Koa.
  */
 export function createEntry(options: EntryOptions): RequestListener {
-  const { logger, responseCache, app } = options;
+  const { logger, responseCache, app, refused } = options;
   const sample = options.accessLogSample ?? 1;
+  const uncached = (req: IncomingMessage, res: ServerResponse, context: RequestContext) => {
+    const operation = refused?.tryRefuse(req, res);
+    if (operation) context.operation = operation;
+    else void app(req, res);
+  };
   /** True when the cache answered; the app answers otherwise. */
-  const answer = (req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> => {
+  const answer = (req: IncomingMessage, res: ServerResponse, context: RequestContext): boolean | Promise<boolean> => {
     const served = responseCache.tryServe(req, res);
-    if (served === false) void app(req, res);
+    if (served === false) uncached(req, res, context);
     if (typeof served === "boolean") return served;
     return served.then((done) => {
-      if (!done) void app(req, res);
+      if (!done) uncached(req, res, context);
       return done;
     });
   };
@@ -64,7 +73,7 @@ export function createEntry(options: EntryOptions): RequestListener {
       }
     });
     runInRequest(context, () => {
-      const answered = answer(req, res);
+      const answered = answer(req, res, context);
       if (answered === true) cached = true;
       else if (answered !== false) void answered.then((done) => (cached = done));
     });
