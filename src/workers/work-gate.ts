@@ -15,11 +15,18 @@ export interface WorkGateOptions {
 
 /**
  * Rest owed below which work still starts at once. Light traffic owes a little after each unit and
- * pays it back between units, so it never waits; a unit that ran long on a loaded machine (a cold
- * first page: 100-400 ms) no longer makes the next request wait out its whole rest and meet 503.
- * A flood owes more than this at once and is paced at `share` as before, after one allowance.
+ * pays it back between units, so it never waits; a flood owes more than this after a few units and
+ * is paced at `share` as before, after one allowance.
  */
 export const REST_ALLOWANCE_MS = 250;
+
+/**
+ * The most of a unit's busy time that counts. It is the thread's busy time during the unit, so a
+ * job's batch, a cold compile or another process holding the core while the unit ran counted as the
+ * unit's; an uncached page or search costs a few ms. Past this, one request alone made the next,
+ * sent after it, wait out its rest and meet 503 on a loaded machine.
+ */
+export const MAX_UNIT_BUSY_MS = 100;
 
 /** Seconds a refused client is asked to wait: the queue drains in well under a second when it can. */
 const RETRY_AFTER_SECONDS = 1;
@@ -75,7 +82,9 @@ export class WorkGate {
       const busyMs = performance.eventLoopUtilization(loop).active;
       const share = this.options.share;
       if (share < 1)
-        this.restUntil = Math.max(this.restUntil, performance.now() + owedAtStart) + (busyMs * (1 - share)) / share;
+        this.restUntil =
+          Math.max(this.restUntil, performance.now() + owedAtStart) +
+          (Math.min(busyMs, MAX_UNIT_BUSY_MS) * (1 - share)) / share;
       this.running--;
       this.grantNext();
     }

@@ -1,7 +1,7 @@
 // The uncached-work gate's rest (src/workers/work-gate.ts): light traffic never waits for the rest it
 // owes, a flood is paced at its share. maxWaitMs 0 turns "would have to wait" into an immediate 503.
 import { describe, expect, it } from "vitest";
-import { isBusy, REST_ALLOWANCE_MS, WorkGate } from "../../src/workers/work-gate.js";
+import { isBusy, MAX_UNIT_BUSY_MS, REST_ALLOWANCE_MS, WorkGate } from "../../src/workers/work-gate.js";
 
 /** Keeps the request thread busy for `ms` (what an uncached page or search costs it). */
 const busyFor = async (ms: number) => {
@@ -18,9 +18,16 @@ describe("the uncached-work gate", () => {
     await expect(work.run(async () => "answered")).resolves.toBe("answered");
   });
 
+  it("counts at most MAX_UNIT_BUSY_MS of a unit: one long unit alone does not make the next wait", async () => {
+    const work = gate();
+    await work.run(() => busyFor(MAX_UNIT_BUSY_MS * 4));
+    await expect(work.run(async () => "answered")).resolves.toBe("answered");
+  });
+
   it("still refuses a unit that would have to wait out a rest beyond the allowance (a flood)", async () => {
     const work = gate();
-    await work.run(() => busyFor(REST_ALLOWANCE_MS * 2));
+    // Each owes its 100 ms again: the third leaves 300 ms owed, past the 250 ms allowance.
+    for (let unit = 0; unit < 3; unit++) await work.run(() => busyFor(MAX_UNIT_BUSY_MS));
     const refused = await work.run(async () => "answered").catch((error: unknown) => error);
     expect(isBusy(refused)).toBe(true);
   });
