@@ -6,8 +6,8 @@
 const LAYERS = [
   {
     name: "composition",
-    label: "composition (src/main.ts, src/server.ts, src/readiness.ts, src/background-jobs.ts)",
-    path: "^src/(main|server|readiness|background-jobs)\\.ts$",
+    label: "composition (src/main.ts, src/server.ts, src/readiness.ts, src/background-jobs.ts, src/repositories.ts)",
+    path: "^src/(main|server|readiness|background-jobs|repositories)\\.ts$",
   },
   { name: "handlers", label: "src/handlers/", path: "^src/handlers/" },
   { name: "services", label: "src/services.ts", path: "^src/services\\.ts$" },

@@ -22,7 +22,7 @@ import { collectProcessMetrics } from "./metrics.js";
 import { createReadiness } from "./readiness.js";
 import { redact } from "./storage/connection.js";
 import { openDatabase, type Database } from "./storage/database.js";
-import { createRepositories, type Repositories } from "./storage/repositories.js";
+import { createRepositories, type Repositories } from "./repositories.js";
 import { generatePrivateKey } from "viem/accounts";
 import type { Hex } from "viem";
 import { snapshotSigner } from "./market/snapshot-signing.js";
@@ -44,7 +44,7 @@ export interface RunningServer {
   server: Server;
   router: Router;
   contexts: AreaContexts;
-  /** Every store, built once (src/storage/repositories.ts). */
+  /** Every store, built once (src/repositories.ts). */
   repositories: Repositories;
   /** The background jobs (src/background-jobs.ts), started with the server and stopped by close(). */
   jobs: JobRegistry;

@@ -34,7 +34,7 @@ export interface UsageService {
 }
 
 export interface UsageServiceOptions {
-  /** The usage tables (src/storage/repositories.ts). */
+  /** The usage tables (src/repositories.ts). */
   store: UsageStore;
   config: UsageConfig;
   /** CHAIN_RPC_URL, or the embedded chain's; null: no indexer. */

@@ -3,16 +3,16 @@
 // Listing health's store belongs to src/health/ (a layer above storage): createHealth builds it once
 // on these listings' transactions.
 import { randomUUID } from "node:crypto";
-import { INSTANCE_ID, JobLeases } from "./job-leases.js";
-import type { Database } from "./database.js";
-import { ListingEventStore } from "./listing-event-store.js";
-import { ListingStore } from "./listing-store.js";
-import { OwnerStore } from "./owner-store.js";
-import { PaymentIdempotencyStore } from "./payment-idempotency-store.js";
-import { UsageStore } from "./usage-store.js";
-import { WebhookStore } from "./webhook-store.js";
-import { ServiceKeyStore } from "./service-keys.js";
-import { IndexStore } from "./index-store.js";
+import { INSTANCE_ID, JobLeases } from "./storage/job-leases.js";
+import type { Database } from "./storage/database.js";
+import { ListingEventStore } from "./storage/listing-event-store.js";
+import { ListingStore } from "./storage/listing-store.js";
+import { OwnerStore } from "./storage/owner-store.js";
+import { PaymentIdempotencyStore } from "./storage/payment-idempotency-store.js";
+import { UsageStore } from "./storage/usage-store.js";
+import { WebhookStore } from "./storage/webhook-store.js";
+import { ServiceKeyStore } from "./storage/service-keys.js";
+import { IndexStore } from "./storage/index-store.js";
 
 export interface Repositories {
   /** Listings, payments and the catalog reads; its `transactions` is the one write path the others share. */
