@@ -1,7 +1,7 @@
 import type { BackgroundJob, JobBasics } from "../jobs/job.js";
 import type { Payments } from "../payments/setup.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
-import type { IndexStore } from "../storage/index-store.js";
+import type { IndexStore } from "./index-store.js";
 import type { DocumentPool } from "../workers/pool.js";
 import { IndexCrawler } from "./crawler.js";
 

@@ -1,7 +1,7 @@
 // Reads of the change log for people and agents: one listing's status with its transitions
 // (GET /listings/{id}/status, the listing document) and one seller's events (its feeds).
 import type { components } from "../../generated/openapi.js";
-import type { ListingEvent, ListingEventStore } from "../storage/listing-event-store.js";
+import type { ListingEvent, ListingEventStore } from "./listing-event-store.js";
 import { listingStatus } from "../storage/listing-status.js";
 
 export type ListingEventRecord = components["schemas"]["ListingEventRecord"];

@@ -22,9 +22,9 @@ import { listingEvent, termChanges } from "./listing-status.js";
 import { healthCounts, type HealthCounts } from "./health-counts.js";
 import { tidyReadPaths } from "./read-path-upkeep.js";
 import { readCatalogStamp, type FeedQuery } from "./listing-reads.js";
-import { indexedKeyOf } from "./index-store.js";
 import {
   DuplicatePaymentError,
+  indexedKeyOf,
   ListingStateError,
   normalizePaymentKey,
   normalizePrice,

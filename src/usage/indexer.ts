@@ -8,7 +8,7 @@ import type { Address } from "viem";
 import { DAY_MS, HOUR_MS } from "../constants.js";
 import { metrics } from "../metrics.js";
 import type { Logger } from "../logger.js";
-import type { SellerBook, TransferRow, UsageStore } from "../storage/usage-store.js";
+import type { SellerBook, TransferRow, UsageStore } from "./usage-store.js";
 import type { UsageChain } from "./chain-source.js";
 import { DEFAULT_FUNDING_CALLS_PER_PASS, DEFAULT_RECEIPTS_PER_PASS, FundingReader } from "./funding.js";
 import { rollUp } from "./rollup.js";

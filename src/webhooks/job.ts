@@ -1,6 +1,6 @@
 import type { BackgroundJob, JobBasics } from "../jobs/job.js";
-import type { ListingEventStore } from "../storage/listing-event-store.js";
-import type { WebhookStore } from "../storage/webhook-store.js";
+import type { ListingEventStore } from "../queries/listing-event-store.js";
+import type { WebhookStore } from "./webhook-store.js";
 import { WebhookDeliverer } from "./deliverer.js";
 
 /** Webhook delivery on one instance at a time (a lease): it takes over within a lease time when that instance dies. */

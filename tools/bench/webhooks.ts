@@ -16,7 +16,7 @@ import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../../src/storage/database.js";
 import { ListingStore } from "../../src/storage/listing-store.js";
-import { WebhookStore } from "../../src/storage/webhook-store.js";
+import { WebhookStore } from "../../src/webhooks/webhook-store.js";
 import { listingEvent } from "../../src/storage/listing-status.js";
 import { newChallenge, newSecret, secretHash } from "../../src/webhooks/signing.js";
 import { MAX_PER_ENDPOINT } from "../../src/webhooks/subscriptions.js";
