@@ -3,7 +3,7 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import { QUERY_BURST_WINDOW_SECONDS, type Config } from "./config.js";
 import { handlers } from "./handlers/index.js";
 import { CatalogFreshness } from "./catalog/freshness.js";
-import { catalogChangeFeedFor } from "./storage/catalog-notices.js";
+import { catalogChangeFeedFor } from "./storage/catalog/catalog-notices.js";
 import { createApp } from "./http/app.js";
 import { createEntry } from "./http/entry.js";
 import { GATED_CATALOG_WORK, routeMiddleware } from "./handlers/route-middleware.js";

@@ -3,7 +3,7 @@
 import { HOUR_MS } from "../constants.js";
 import type { BackgroundJob, JobBasics } from "../jobs/job.js";
 import type { MarketFacts } from "../market/facts.js";
-import type { ListingStore } from "../storage/listing-store.js";
+import type { ListingStore } from "../storage/listing/listing-store.js";
 import { loadSeedInventory } from "./seed-loader.js";
 
 /** Expired rows stay stored (and counted in sellerListingCountRawKv) this long before cleanup. */

@@ -10,7 +10,7 @@ import { bodyRouteDiscovery, queryRouteDiscovery, type RouteDiscovery } from "..
 import type { Charge } from "../payments/payment-gate.js";
 import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } from "../payments/replies.js";
 import type { DemoAreaContext, Handler } from "../services.js";
-import { normalizePrice } from "../storage/listing-store.js";
+import { normalizePrice } from "../storage/listing/listing-store.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
 const FORTUNES = [

@@ -7,7 +7,7 @@ import { sellerEvents } from "../queries/listing-events.js";
 import { sellerAtomFeed, sellerFeedDocument } from "../documents/seller-feeds.js";
 import type { CatalogAreaContext, Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
-import type { FeedQuery } from "../storage/listing-reads.js";
+import type { FeedQuery } from "../storage/catalog/listing-reads.js";
 
 async function newestForeign(
   services: CatalogAreaContext,

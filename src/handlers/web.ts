@@ -18,7 +18,7 @@ import {
 } from "../queries/catalog.js";
 import { listingDocumentOf } from "../queries/listing-document.js";
 import { RANKED_HITS } from "../queries/ranked-search.js";
-import type { Listing } from "../storage/listing-store.js";
+import type { Listing } from "../storage/listing/listing-store.js";
 import { contentSecurityPolicy } from "../web/assets.js";
 import { pathWithQuery } from "../web/format.js";
 import { homePage, isUnfiltered, type HomeFilters } from "../web/home-page.js";

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { formatUnits } from "viem";
 import { DAY_MS, NETWORK } from "../constants.js";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import type { CatalogTransactions, Tx } from "../storage/catalog-transactions.js";
+import type { CatalogTransactions, Tx } from "../storage/catalog/catalog-transactions.js";
 import { indexedKeyOf } from "../storage/listing-types.js";
 
 /** A row not seen again in its source for this long expires (and a complete pass removes it sooner). */

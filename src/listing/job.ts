@@ -2,8 +2,8 @@
 // term milestones' events.
 import type { BackgroundJob, JobBasics } from "../jobs/job.js";
 import type { Payments } from "../payments/setup.js";
-import type { ListingStore } from "../storage/listing-store.js";
-import { recordTermMilestones } from "../storage/term-milestones.js";
+import type { ListingStore } from "../storage/listing/listing-store.js";
+import { recordTermMilestones } from "../storage/listing/term-milestones.js";
 import { reconcilerJob } from "./reconciler.js";
 
 /** The reconciler (src/listing/reconciler.ts) every RECONCILE_INTERVAL_SECONDS; off without a chain or with 0. */
@@ -20,7 +20,7 @@ export const paymentReconcilerJob: BackgroundJob<ListingJobServices & { payments
   },
 };
 
-/** listing.expiring (7 days and 1 day ahead) and listing.expired, each once per term (storage/term-milestones.ts). */
+/** listing.expiring (7 days and 1 day ahead) and listing.expired, each once per term (storage/listing/term-milestones.ts). */
 export const listingTermsJob: BackgroundJob<ListingJobServices> = {
   name: "listing-terms",
   create: ({ config, repositories, now }) => {

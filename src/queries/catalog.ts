@@ -9,8 +9,14 @@ import { isDefaultSeedView, showsSeed } from "../catalog/seed-filter.js";
 import type { ListView, SearchView } from "../documents/discovery.js";
 import { FOREIGN_PAGE_SIZE } from "../documents/foreign.js";
 import type { ListingEventStore } from "./listing-event-store.js";
-import type { CatalogFilters } from "../storage/catalog-filters.js";
-import { EMPTY_PAGE, catalogView, type FeedQuery, type Listing, type ListingStore } from "../storage/listing-store.js";
+import type { CatalogFilters } from "../storage/catalog/catalog-filters.js";
+import {
+  EMPTY_PAGE,
+  catalogView,
+  type FeedQuery,
+  type Listing,
+  type ListingStore,
+} from "../storage/listing/listing-store.js";
 import { readConstraints } from "./question-constraints.js";
 import { rankedPage, type CatalogRanker, type SearchRanking } from "./ranked-search.js";
 

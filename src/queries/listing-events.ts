@@ -2,7 +2,7 @@
 // (GET /listings/{id}/status, the listing document) and one seller's events (its feeds).
 import type { components } from "../../generated/openapi.js";
 import type { ListingEvent, ListingEventStore } from "./listing-event-store.js";
-import { listingStatus } from "../storage/listing-status.js";
+import { listingStatus } from "../storage/listing/listing-status.js";
 
 export type ListingEventRecord = components["schemas"]["ListingEventRecord"];
 export type ListingStatus = components["schemas"]["ListingStatus"];

@@ -5,7 +5,7 @@
 // catalog version bump per pass, and only when something shown changed).
 import { setImmediate } from "node:timers/promises";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import type { CatalogTransactions, Tx } from "../storage/catalog-transactions.js";
+import type { CatalogTransactions, Tx } from "../storage/catalog/catalog-transactions.js";
 import { bookEvents, liveListings, READ_PAGE, rollupListings, sellerBook, sellerBookStamp } from "./usage-listings.js";
 import type {
   Checkpoint,

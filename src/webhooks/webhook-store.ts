@@ -1,7 +1,7 @@
 // Webhook subscriptions and their deliveries (src/webhooks/). Not catalog writes (nothing a catalog
 // read shows changes), so they go through the database directly, on SQLite's one connection too.
 import { Prisma, type WebhookDelivery, type WebhookSubscription } from "../../generated/prisma/sqlite/client.js";
-import type { CatalogTransactions } from "../storage/catalog-transactions.js";
+import type { CatalogTransactions } from "../storage/catalog/catalog-transactions.js";
 import { isUniqueViolation } from "../storage/database.js";
 
 export type { WebhookDelivery, WebhookSubscription };

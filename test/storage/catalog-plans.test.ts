@@ -21,8 +21,8 @@ import {
   viewCountSql,
   valueFreePlan,
   type CatalogView,
-} from "../../src/storage/catalog-sql.js";
-import { catalogStampSql } from "../../src/storage/listing-store.js";
+} from "../../src/storage/catalog/catalog-sql.js";
+import { catalogStampSql } from "../../src/storage/listing/listing-store.js";
 import { refreshPlannerStatistics } from "../../src/storage/migrate.js";
 import { isTrigramIndex, LISTING_INDEXES_SQL } from "../../src/storage/search-index.js";
 import { parseDatabaseUrl, pgSessionOptions } from "../../src/storage/connection.js";

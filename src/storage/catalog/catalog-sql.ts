@@ -4,11 +4,11 @@
 // (INDEXED BY: the plan does not depend on statistics, and a query that could not use it fails
 // instead of scanning); PostgreSQL's planner picks it from fresh statistics (migrate.ts, maintenance)
 // and test/storage/catalog-plans.test.ts asserts the plans on both.
-import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import { CATALOG_SORTS, DEFAULT_SORT, type CatalogSort, type SortRow } from "../contract/catalog-sorts.js";
-import type { DatabaseKind } from "./connection.js";
+import { Prisma } from "../../../generated/prisma/sqlite/client.js";
+import { CATALOG_SORTS, DEFAULT_SORT, type CatalogSort, type SortRow } from "../../contract/catalog-sorts.js";
+import type { DatabaseKind } from "../connection.js";
 import { LISTING_COLUMNS } from "./listing-row.js";
-import { SEARCHED_COLUMNS } from "./search-index.js";
+import { SEARCHED_COLUMNS } from "../search-index.js";
 
 /** Which rows a catalog read shows. Filters that every row passes or none can pass are settled before SQL. */
 export interface CatalogView {
@@ -40,7 +40,7 @@ export type CatalogSource = "listed" | "indexed" | "all";
 const SOURCE_STATES = { listed: ["active"], indexed: ["indexed"], all: ["active", "indexed"] } as const;
 const statesOf = (view: CatalogView): readonly string[] => SOURCE_STATES[view.source ?? "listed"];
 
-export type { CatalogSort } from "../contract/catalog-sorts.js";
+export type { CatalogSort } from "../../contract/catalog-sorts.js";
 
 /** A listing's health status (healthStatus). */
 export type HealthGroup = "healthy" | "unknown" | "unhealthy" | "drifted";

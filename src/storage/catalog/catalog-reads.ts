@@ -9,10 +9,10 @@
 // - "Catalog state" is the freshness token (version and next expiry, src/catalog/freshness.ts): a
 //   write or an expiry changes it, so totals stay exact to the instant a listing expires. Without a
 //   token nothing is cached (each call reads afresh).
-import type { Prisma } from "../../generated/prisma/sqlite/client.js";
-import type { DatabaseKind } from "./connection.js";
-import { toCount, toDate, type CatalogReader, type SqlRow } from "./catalog-reader.js";
-import { DEFAULT_SORT, fullOrder, type SortFields } from "../contract/catalog-sorts.js";
+import type { Prisma } from "../../../generated/prisma/sqlite/client.js";
+import type { DatabaseKind } from "../connection.js";
+import { toCount, toDate, type CatalogReader, type SqlRow } from "../catalog-reader.js";
+import { DEFAULT_SORT, fullOrder, type SortFields } from "../../contract/catalog-sorts.js";
 import { toListing } from "./listing-row.js";
 import {
   MATCH_CLASSES,
@@ -38,7 +38,7 @@ import {
   type CatalogView,
   type SeekKey,
 } from "./catalog-sql.js";
-import type { Listing, Page } from "./listing-types.js";
+import type { Listing, Page } from "../listing-types.js";
 import type { StateMemo } from "./state-memo.js";
 
 export type { CatalogView } from "./catalog-sql.js";
