@@ -130,6 +130,14 @@ module.exports = {
       to: { path: "^src/storage/" },
     },
     {
+      name: "handlers-import-storage",
+      comment:
+        "src/handlers/ may not import src/storage/, types included: a handler gets its stores and reads through its area's context (src/services.ts) and the queries (src/queries/); row types come from src/catalog/rows.ts.",
+      severity: "error",
+      from: { path: "^src/handlers/" },
+      to: { path: "^src/storage/" },
+    },
+    {
       name: "a2a-imports-mcp",
       comment:
         "src/a2a/ answers with the market tools (src/market-tools/), never through src/mcp/ or the MCP SDK: no protocol's server is built to answer another protocol.",

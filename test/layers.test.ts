@@ -128,6 +128,8 @@ describe.concurrent("npm run check:layers", { timeout: 60_000 }, () => {
       "src/documents/upward.ts": 'import { create } from "../listing/create.js";\nexport const again = create;\n',
       // a document on storage, below it but not its to read
       "src/documents/stored.ts": 'import type { db } from "../storage/db.js";\nexport type Stored = typeof db;\n',
+      // a handler on storage, below it but reached only through its context and the queries
+      "src/handlers/stored.ts": 'import type { db } from "../storage/db.js";\nexport type Stored = typeof db;\n',
       // http/ on the domain below it
       "src/http/search.ts": 'import { items } from "../catalog/items.js";\nexport const search = items;\n',
       // catalog/ and probe/, payments/ and catalog/
@@ -146,6 +148,7 @@ describe.concurrent("npm run check:layers", { timeout: 60_000 }, () => {
     for (const line of [
       /error upward-from-documents: src\/documents\/upward\.ts → src\/listing\/create\.ts\n/,
       /error documents-or-web-imports-storage: src\/documents\/stored\.ts → src\/storage\/db\.ts\n/,
+      /error handlers-import-storage: src\/handlers\/stored\.ts → src\/storage\/db\.ts\n/,
       /error http-imports-beyond-contract: src\/http\/search\.ts → src\/catalog\/items\.ts\n/,
       /error catalog-imports-payments-or-probe: src\/catalog\/probed\.ts → src\/probe\/probe\.ts\n/,
       /error payments-or-probe-imports-catalog: src\/payments\/priced\.ts → src\/catalog\/items\.ts\n/,

@@ -20,6 +20,9 @@ import {
 import { readConstraints } from "./question-constraints.js";
 import { rankedPage, type CatalogRanker, type SearchRanking } from "./ranked-search.js";
 
+/** The feed read's parameters (its health and source filters are the feeds' query). */
+export type { FeedQuery };
+
 /** What the catalog queries read from. */
 export interface CatalogQueryContext {
   store: ListingStore;
