@@ -1,11 +1,8 @@
 // The catalog's data layer. Every read takes `now` and returns only rows with state
 // "active" and expiresAt > now, so a listing disappears the instant it expires.
 // Every listing write bumps CatalogState in the same transaction.
-import { isDeepStrictEqual } from "node:util";
-import { getAddress } from "viem";
 import { Prisma } from "../../../generated/prisma/sqlite/client.js";
 import { isUniqueViolation, type Database } from "../database.js";
-import { BAZAAR_EXTENSION } from "../catalog/catalog-filters.js";
 import { CatalogReads } from "../catalog/catalog-reads.js";
 import { CatalogTransactions, type RawTx, type Tx, type WriteOutcome } from "../catalog/catalog-transactions.js";
 import {
@@ -21,23 +18,20 @@ import {
 import { listingEvent, termChanges } from "./listing-status.js";
 import { healthCounts, type HealthCounts } from "../catalog/health-counts.js";
 import { tidyReadPaths } from "../catalog/read-path-upkeep.js";
+import { listingFields, listingState, paymentState } from "./listing-fields.js";
+import { upsertSeedRows } from "./seed-rows.js";
 import { readCatalogStamp, type FeedQuery } from "../catalog/listing-reads.js";
 import {
   DuplicatePaymentError,
   indexedKeyOf,
   ListingStateError,
   normalizePaymentKey,
-  normalizePrice,
   type CatalogStamp,
   type Listing,
   type ListingInput,
-  type ListingState,
   type Payment,
   type PaymentInput,
-  type MetadataColumn,
-  type SellerMetadata,
   type PaymentKey,
-  type PaymentState,
   type SeedListingInput,
 } from "../listing-types.js";
 import { LISTING_TTL_MS } from "../../constants.js";
@@ -46,38 +40,6 @@ export * from "../listing-types.js";
 export { catalogStampSql, type FeedQuery } from "../catalog/listing-reads.js";
 export type { CatalogView } from "../catalog/catalog-reads.js";
 export { catalogView, ITEM_SCHEME, ITEM_TYPE, type CatalogFilters } from "../catalog/catalog-filters.js";
-
-/** The Listing columns of the seller metadata a probe read (listing time and POST /listings/{id}/refresh). */
-export function metadataFields(metadata: SellerMetadata = {}) {
-  return {
-    mimeType: metadata.mimeType ?? null,
-    serviceName: metadata.serviceName ?? null,
-    tags: metadata.tags?.length ? JSON.stringify(metadata.tags) : null,
-    iconUrl: metadata.iconUrl ?? null,
-    bazaar: metadata.bazaar ?? Prisma.DbNull,
-    extensionKeys: metadata.bazaar ? BAZAAR_EXTENSION : "",
-  } satisfies Record<MetadataColumn, unknown>;
-}
-
-function listingFields(input: ListingInput) {
-  const price = normalizePrice(input.priceUsdc);
-  return {
-    resource: input.resource,
-    method: input.method,
-    ...price,
-    priceMicros: BigInt(price.priceAtomic),
-    description: input.description,
-    sellerPayTo: getAddress(input.sellerPayTo),
-    inputSchema: input.inputSchema ?? Prisma.DbNull,
-    network: input.network,
-    ...metadataFields(input.metadata),
-  };
-}
-
-// Prisma sees the state columns as plain strings: every state the store writes or filters on goes
-// through these, so the compiler accepts only a declared state.
-const listingState = (state: ListingState) => ({ state });
-const paymentState = (state: PaymentState) => ({ state });
 
 /** A fee paid by the listing's sellerPayTo itself proves its owner listed it. */
 const paidByOwner = (listing: { sellerPayTo: string }, payer: string | undefined) =>
@@ -352,39 +314,7 @@ export class ListingStore {
     now: Date,
   ): Promise<{ created: number; updated: number; unchanged: number }> {
     return this.write(now, async (tx) => {
-      const counts = { created: 0, updated: 0, unchanged: 0 };
-      for (const row of rows) {
-        const data = {
-          ...listingFields(row),
-          ...listingState("active"),
-          leftoverSeed: true,
-          listedAt: row.listedAt,
-          expiresAt: row.expiresAt,
-        };
-        const existing = await tx.listing.findFirst({
-          where: row.id
-            ? { id: row.id, leftoverSeed: true }
-            : { resource: row.resource, method: row.method, leftoverSeed: true },
-          orderBy: { id: "asc" },
-        });
-        if (!existing) {
-          await tx.listing.create({ data: row.id ? { id: row.id, ...data } : data });
-          counts.created++;
-        } else if (
-          (Object.keys(data) as (keyof typeof data)[]).every((k) => {
-            const want = data[k] === Prisma.DbNull ? null : data[k];
-            return isDeepStrictEqual(
-              existing[k] instanceof Date ? existing[k].getTime() : existing[k],
-              want instanceof Date ? want.getTime() : want,
-            );
-          })
-        ) {
-          counts.unchanged++;
-        } else {
-          await tx.listing.update({ where: { id: existing.id }, data });
-          counts.updated++;
-        }
-      }
+      const counts = await upsertSeedRows(tx, rows);
       return { result: counts, changed: counts.created + counts.updated > 0 };
     });
   }

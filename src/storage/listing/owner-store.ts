@@ -8,13 +8,8 @@ import type { CatalogTransactions, Tx } from "../catalog/catalog-transactions.js
 import { HOUR_MS } from "../../constants.js";
 import { listingEvent, termChanges } from "./listing-status.js";
 import { METADATA_COLUMNS, type ListingEventDraft, type MetadataColumn } from "../listing-types.js";
-import {
-  metadataFields,
-  normalizePrice,
-  type Listing,
-  type ListingMethod,
-  type SellerMetadata,
-} from "./listing-store.js";
+import { metadataFields } from "./listing-fields.js";
+import { normalizePrice, type Listing, type ListingMethod, type SellerMetadata } from "./listing-store.js";
 import { isUniqueViolation } from "../database.js";
 
 /** The nonce was spent already (by this operation sent twice, or by another). */
