@@ -6,8 +6,8 @@
 const LAYERS = [
   {
     name: "composition",
-    label: "composition (src/main.ts, src/server.ts, src/readiness.ts, src/background-jobs.ts)",
-    path: "^src/(main|server|readiness|background-jobs)\\.ts$",
+    label: "composition (src/main.ts, src/server.ts, src/readiness.ts, src/background-jobs.ts, src/repositories.ts)",
+    path: "^src/(main|server|readiness|background-jobs|repositories)\\.ts$",
   },
   { name: "handlers", label: "src/handlers/", path: "^src/handlers/" },
   { name: "services", label: "src/services.ts", path: "^src/services\\.ts$" },
@@ -127,6 +127,14 @@ module.exports = {
         "src/documents/ and src/web/ only render what they are given: they may not import src/storage/, types included (the catalog's queries in src/queries/ read it; row types come from src/catalog/rows.ts).",
       severity: "error",
       from: { path: "^src/(documents|web)/" },
+      to: { path: "^src/storage/" },
+    },
+    {
+      name: "handlers-import-storage",
+      comment:
+        "src/handlers/ may not import src/storage/, types included: a handler gets its stores and reads through its area's context (src/services.ts) and the queries (src/queries/); row types come from src/catalog/rows.ts.",
+      severity: "error",
+      from: { path: "^src/handlers/" },
       to: { path: "^src/storage/" },
     },
     {

@@ -13,6 +13,7 @@ import { createJobRegistry, type JobRegistry } from "./jobs/registry.js";
 import { listingTermsJob, paymentReconcilerJob } from "./listing/job.js";
 import type { MarketFacts } from "./market/facts.js";
 import type { Payments } from "./payments/setup.js";
+import type { Repositories } from "./repositories.js";
 import type { SellerProbe } from "./probe/seller-probe.js";
 import { searchBackfillJob, searchFollowJob } from "./search/job.js";
 import type { SearchService } from "./search/service.js";
@@ -23,6 +24,8 @@ import type { DocumentPool } from "./workers/pool.js";
 
 /** What the jobs may use: the basics (configuration, logger, clock, every store) and the areas' services. */
 export interface JobServices extends JobBasics {
+  /** Every store, built once (src/repositories.ts): each job names the ones it uses. */
+  repositories: Repositories;
   market: MarketFacts;
   /** The chain the reconciler reads (null: no reconciler) and the asset indexed rows are priced in. */
   payments: Pick<Payments, "chain" | "asset">;

@@ -3,7 +3,7 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import { QUERY_BURST_WINDOW_SECONDS, type Config } from "./config.js";
 import { handlers } from "./handlers/index.js";
 import { CatalogFreshness } from "./catalog/freshness.js";
-import { catalogChangeFeedFor } from "./storage/catalog-notices.js";
+import { catalogChangeFeedFor } from "./storage/catalog/catalog-notices.js";
 import { createApp } from "./http/app.js";
 import { createEntry } from "./http/entry.js";
 import { CATALOG_WORK, GATED_CATALOG_WORK, routeMiddleware } from "./handlers/route-middleware.js";
@@ -23,7 +23,7 @@ import { collectProcessMetrics } from "./metrics.js";
 import { createReadiness } from "./readiness.js";
 import { redact } from "./storage/connection.js";
 import { openDatabase, type Database } from "./storage/database.js";
-import { createRepositories, type Repositories } from "./storage/repositories.js";
+import { createRepositories, type Repositories } from "./repositories.js";
 import { generatePrivateKey } from "viem/accounts";
 import type { Hex } from "viem";
 import { snapshotSigner } from "./market/snapshot-signing.js";
@@ -45,7 +45,7 @@ export interface RunningServer {
   server: Server;
   router: Router;
   contexts: AreaContexts;
-  /** Every store, built once (src/storage/repositories.ts). */
+  /** Every store, built once (src/repositories.ts). */
   repositories: Repositories;
   /** The background jobs (src/background-jobs.ts), started with the server and stopped by close(). */
   jobs: JobRegistry;

@@ -13,9 +13,9 @@ import type { Payments } from "./payments/setup.js";
 import type { SellerProbe } from "./probe/seller-probe.js";
 import type { CatalogQueryContext } from "./queries/catalog.js";
 import type { ListingHistorySources } from "./queries/listing-document.js";
-import type { ListingStore } from "./storage/listing-store.js";
-import type { OwnerStore } from "./storage/owner-store.js";
-import type { PaymentIdempotencyStore } from "./storage/payment-idempotency-store.js";
+import type { ListingStore } from "./storage/listing/listing-store.js";
+import type { OwnerStore } from "./storage/listing/owner-store.js";
+import type { PaymentIdempotencyStore } from "./storage/listing/payment-idempotency-store.js";
 import type { UsageService } from "./usage/service.js";
 import type { Limit } from "./probe/rate-limiter.js";
 import type { WorkPool } from "./workers/pool.js";
@@ -39,7 +39,7 @@ export interface ListingsAreaContext extends ListingReadContext {
   config: Config;
   logger: Logger;
   store: ListingStore;
-  /** The owner's self-service writes (src/storage/owner-store.ts). */
+  /** The owner's self-service writes (src/storage/listing/owner-store.ts). */
   owners: OwnerStore;
   /** Listing-fee payments: the x402 gate, the facilitator, the chain. */
   payments: Pick<Payments, "gate" | "chain" | "facilitator">;

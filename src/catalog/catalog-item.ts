@@ -1,6 +1,6 @@
 import type { components } from "../../generated/openapi.js";
 import { isJsonObject } from "../contract/json.js";
-import { ITEM_SCHEME, ITEM_TYPE, type Listing } from "../storage/listing-store.js";
+import { ITEM_SCHEME, ITEM_TYPE, type Listing } from "../storage/listing/listing-store.js";
 import type { MarketFacts } from "../market/facts.js";
 
 export type CatalogItem = components["schemas"]["CatalogItem"];

@@ -1,6 +1,6 @@
-import type { CatalogChangeFeed } from "../storage/catalog-notices.js";
-import type { CatalogStamp, ListingStore } from "../storage/listing-store.js";
-import { StateMemo } from "../storage/state-memo.js";
+import type { CatalogChangeFeed } from "../storage/catalog/catalog-notices.js";
+import type { CatalogStamp, ListingStore } from "../storage/listing/listing-store.js";
+import { StateMemo } from "../storage/catalog/state-memo.js";
 import { metrics } from "../metrics.js";
 
 export interface Freshness {
@@ -33,7 +33,7 @@ interface KeptStamp {
  * - SQLite is one process's file: the stamp is kept in memory, re-read after this process writes
  *   or when the next expiry passes. No query per request.
  * - PostgreSQL is shared by many instances, each writing. While the change feed is live (LISTEN,
- *   src/storage/catalog-notices.ts) the stamp is kept like SQLite's, dropped on any instance's
+ *   src/storage/catalog/catalog-notices.ts) the stamp is kept like SQLite's, dropped on any instance's
  *   change notice, and in any case after SHARED_STAMP_MAX_AGE_MS: every instance serves the same
  *   ETag within milliseconds of a commit, and within that bound should a notice be lost. While the
  *   feed is down the stamp is read on every check (one indexed statement), so a request that

@@ -3,6 +3,7 @@
 import { HOUR_MS } from "../constants.js";
 import type { BackgroundJob, JobBasics } from "../jobs/job.js";
 import type { MarketFacts } from "../market/facts.js";
+import type { ListingStore } from "../storage/listing/listing-store.js";
 import { loadSeedInventory } from "./seed-loader.js";
 
 /** Expired rows stay stored (and counted in sellerListingCountRawKv) this long before cleanup. */
@@ -14,7 +15,10 @@ export const EXPIRED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
  * Idempotent, so every instance sharing one PostgreSQL may run it. Its first run completes before
  * the server takes traffic (the seed rows are there).
  */
-export const catalogUpkeepJob: BackgroundJob<JobBasics & { market: MarketFacts }> = {
+/** The catalog's jobs use the listings' store of `repositories` (src/repositories.ts). */
+type CatalogJobServices = JobBasics & { repositories: { listings: ListingStore } };
+
+export const catalogUpkeepJob: BackgroundJob<CatalogJobServices & { market: MarketFacts }> = {
   name: "catalog-upkeep",
   create: ({ repositories, market, logger, config, now }) => {
     const store = repositories.listings;
@@ -41,7 +45,7 @@ export const READ_PATH_UPKEEP_DELAY_MS = 5_000;
  * Not awaited at start: reads are right without it, only slower, and on a catalog just loaded in
  * bulk SQLite's merge took 29 s at 100k listings, which kept the first start from listening.
  */
-export const readPathUpkeepJob: BackgroundJob = {
+export const readPathUpkeepJob: BackgroundJob<CatalogJobServices> = {
   name: "read-path-upkeep",
   create: ({ repositories, logger }) => ({
     intervalMs: HOUR_MS,

@@ -1,4 +1,4 @@
-import type { ListingStore } from "../storage/listing-store.js";
+import type { ListingStore } from "../storage/listing/listing-store.js";
 import type { MarketFacts } from "../market/facts.js";
 import { linkTo } from "../market/links.js";
 import { SEED_INVENTORY, seedListingId } from "./seed-inventory.js";

@@ -1,7 +1,7 @@
 // The catalog's orders, one row each, keyed by the contract's CatalogSort: a sort the contract
 // gains fails `npm run typecheck` here until it has a row. Every reader takes its part from the
-// row: the SQL (index, ORDER BY, keyset seek: storage/catalog-sql.ts), the few matches a search
-// ranks in memory (storage/catalog-reads.ts), the ranking engine's hits (queries/ranked-search.ts)
+// row: the SQL (index, ORDER BY, keyset seek: storage/catalog/catalog-sql.ts), the few matches a search
+// ranks in memory (storage/catalog/catalog-reads.ts), the ranking engine's hits (queries/ranked-search.ts)
 // and the web page's order menu (web/home-page.tsx). It lives with the contract, below all of them.
 import type { components } from "../../generated/openapi.js";
 import type { Listing } from "../../generated/prisma/sqlite/client.js";

@@ -3,6 +3,7 @@
 // passes, and a buyer can buy.
 import { randomInt } from "node:crypto";
 import { routeTable } from "../../generated/operations.js";
+import { normalizePrice } from "../catalog/rows.js";
 import { DEMO_RESOURCES, type DemoPath, type SeedResource } from "../catalog/seed-inventory.js";
 import type { Reply } from "../contract/typed-handlers.js";
 import { linkTo } from "../market/links.js";
@@ -10,7 +11,6 @@ import { bodyRouteDiscovery, queryRouteDiscovery, type RouteDiscovery } from "..
 import type { Charge } from "../payments/payment-gate.js";
 import { facilitatorUnavailableReply, paymentRequiredReply, unavailableReply } from "../payments/replies.js";
 import type { DemoAreaContext, Handler } from "../services.js";
-import { normalizePrice } from "../storage/listing-store.js";
 import type { AreaHandlers } from "./area-handlers.js";
 
 const FORTUNES = [

@@ -2,12 +2,11 @@
 import { SYNDICATION_SIZE, atomFeed, feedDocument, rssFeed } from "../documents/feeds.js";
 import { taggedJson, taggedText } from "../contract/rendered.js";
 import { HttpError } from "../contract/errors.js";
-import { catalogState, feedRows } from "../queries/catalog.js";
+import { catalogState, feedRows, type FeedQuery } from "../queries/catalog.js";
 import { sellerEvents } from "../queries/listing-events.js";
 import { sellerAtomFeed, sellerFeedDocument } from "../documents/seller-feeds.js";
 import type { CatalogAreaContext, Handler } from "../services.js";
 import type { AreaHandlers } from "./area-handlers.js";
-import type { FeedQuery } from "../storage/listing-reads.js";
 
 async function newestForeign(
   services: CatalogAreaContext,

@@ -2,6 +2,7 @@
 // (the catalog and search documents, the listing document, the sell playbook and fee card), with
 // the same ETag/304 and response cache as those documents.
 import type { operations } from "../../generated/openapi.js";
+import type { Listing } from "../catalog/rows.js";
 import { taggedText } from "../contract/rendered.js";
 import { listDocument, searchDocument } from "../documents/discovery.js";
 import { feeCard } from "../documents/listing-fee.js";
@@ -18,7 +19,6 @@ import {
 } from "../queries/catalog.js";
 import { listingDocumentOf } from "../queries/listing-document.js";
 import { RANKED_HITS } from "../queries/ranked-search.js";
-import type { Listing } from "../storage/listing-store.js";
 import { contentSecurityPolicy } from "../web/assets.js";
 import { pathWithQuery } from "../web/format.js";
 import { homePage, isUnfiltered, type HomeFilters } from "../web/home-page.js";

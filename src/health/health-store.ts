@@ -29,9 +29,9 @@ import {
   type ProbeSample,
 } from "./health-rules.js";
 import { toDate, toDateOrNull, type SqlRow } from "../storage/catalog-reader.js";
-import type { CatalogTransactions, RawTx, WriteOutcome } from "../storage/catalog-transactions.js";
-import { healthCounts, type HealthCounts } from "../storage/health-counts.js";
-import { listingEvent } from "../storage/listing-status.js";
+import type { CatalogTransactions, RawTx, WriteOutcome } from "../storage/catalog/catalog-transactions.js";
+import { healthCounts, type HealthCounts } from "../storage/catalog/health-counts.js";
+import { listingEvent } from "../storage/listing/listing-status.js";
 import type { ListingEventDraft } from "../storage/listing-types.js";
 import {
   insertMissingHealthRowsSql,

@@ -5,7 +5,7 @@ import type { Logger } from "../logger.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
 import { HealthStore } from "./health-store.js";
 import type { ProbeOutcome } from "./health-rules.js";
-import type { ListingStore } from "../storage/listing-store.js";
+import type { ListingStore } from "../storage/listing/listing-store.js";
 import { HealthProber } from "./prober.js";
 
 export interface Health {

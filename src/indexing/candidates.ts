@@ -6,7 +6,7 @@
 import { getAddress, isAddress } from "viem";
 import { NETWORK } from "../constants.js";
 import { judgeAddress } from "../probe/address-policy.js";
-import type { IndexedResource } from "../storage/index-store.js";
+import type { IndexedResource } from "./index-store.js";
 import { isIP } from "node:net";
 
 export const REFUSALS = [

@@ -1,11 +1,11 @@
 // The index crawler (issue 28): reads every configured source in turn, one pass each run, and keeps
-// what they declare as indexed rows (src/storage/index-store.ts). Bounded per source (items, bytes,
+// what they declare as indexed rows (src/indexing/index-store.ts). Bounded per source (items, bytes,
 // time per request), polite per host (a gap between requests), SSRF-safe (fetch-document.ts), and
 // resumable: where it is in a source is saved after every page, so a restart, a kill -9 or another
 // instance taking the lease goes on from there. A row is shown only once the health prober, which
 // takes indexed rows on like listings, has confirmed its 402.
 import { BARE_DOMAIN, type IndexSource } from "../config.js";
-import type { IndexedResource } from "../storage/index-store.js";
+import type { IndexedResource } from "./index-store.js";
 import { declaredText, MAX_DESCRIPTION, resourceProblem } from "./candidates.js";
 import { HostGap } from "./fetch-document.js";
 import { mirrorPass, type RefusedSnapshots } from "./mirror.js";

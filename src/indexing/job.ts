@@ -1,10 +1,13 @@
 import type { BackgroundJob, JobBasics } from "../jobs/job.js";
 import type { Payments } from "../payments/setup.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
+import type { IndexStore } from "./index-store.js";
 import type { DocumentPool } from "../workers/pool.js";
 import { IndexCrawler } from "./crawler.js";
 
 type CrawlerServices = JobBasics & {
+  /** Its store out of `repositories` (src/repositories.ts). */
+  repositories: { index: IndexStore };
   probe: Pick<SellerProbe, "check">;
   documents: DocumentPool;
   payments: Pick<Payments, "asset">;

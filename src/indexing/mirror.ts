@@ -4,7 +4,7 @@
 // later pass follows its change log (/sync/listings from the last pass's updatedUntil, cursor saved
 // after each page): live items are upserted and tombstones removed. Rows keep the source's listing ids.
 import { isAddress } from "viem";
-import type { Checkpoint } from "../storage/index-store.js";
+import type { Checkpoint } from "./index-store.js";
 import { moduleBeside, type TaskModule } from "../workers/pool.js";
 import type { Validators } from "./fetch-document.js";
 import { documentOf, REMOTE_PATHS, remoteUrl, type Pass, type PassOutcome } from "./pass.js";

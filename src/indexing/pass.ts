@@ -3,7 +3,7 @@
 import type { IndexingConfig, IndexSource } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { SellerProbe } from "../probe/seller-probe.js";
-import type { IndexedResource, IndexStore } from "../storage/index-store.js";
+import type { IndexedResource, IndexStore } from "./index-store.js";
 import { candidatesOf, type CandidateRules } from "./candidates.js";
 import type { DocumentPool } from "../workers/pool.js";
 import {

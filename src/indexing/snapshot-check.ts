@@ -4,7 +4,7 @@
 // at most INDEX_MAX_ITEMS items. Plain data in and out; nothing here touches the database or network.
 import { createHash } from "node:crypto";
 import { snapshotProblem, type SignedSnapshotLike } from "../market/snapshot-signing.js";
-import type { IndexedResource } from "../storage/index-store.js";
+import type { IndexedResource } from "./index-store.js";
 import { candidatesOf, type CandidateRules, type Refusal } from "./candidates.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -3,7 +3,6 @@
 // names one, timed and counted in /metrics; stop() waits for the run in progress.
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
-import type { Repositories } from "../storage/repositories.js";
 
 export interface JobContext {
   /**
@@ -53,15 +52,15 @@ export interface JobStatus {
 
 /**
  * What every job may use, given once by src/background-jobs.ts (the composition). A job that needs
- * more (an area's service) names it beside these in its own `BackgroundJob<...>` type.
+ * more (an area's service, or the stores it uses out of `repositories`, src/repositories.ts) names
+ * it beside these in its own `BackgroundJob<...>` type: jobs/ sits below the areas whose stores
+ * those are, so it names none of them.
  */
 export interface JobBasics {
   config: Config;
   logger: Logger;
   /** The clock every read and write uses (tests move it). */
   now(): Date;
-  /** Every store, built once (src/storage/repositories.ts). */
-  repositories: Repositories;
 }
 
 /**

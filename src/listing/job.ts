@@ -2,11 +2,15 @@
 // term milestones' events.
 import type { BackgroundJob, JobBasics } from "../jobs/job.js";
 import type { Payments } from "../payments/setup.js";
-import { recordTermMilestones } from "../storage/term-milestones.js";
+import type { ListingStore } from "../storage/listing/listing-store.js";
+import { recordTermMilestones } from "../storage/listing/term-milestones.js";
 import { reconcilerJob } from "./reconciler.js";
 
 /** The reconciler (src/listing/reconciler.ts) every RECONCILE_INTERVAL_SECONDS; off without a chain or with 0. */
-export const paymentReconcilerJob: BackgroundJob<JobBasics & { payments: Pick<Payments, "chain"> }> = {
+/** The listing area's jobs use the listings' store of `repositories` (src/repositories.ts). */
+type ListingJobServices = JobBasics & { repositories: { listings: ListingStore } };
+
+export const paymentReconcilerJob: BackgroundJob<ListingJobServices & { payments: Pick<Payments, "chain"> }> = {
   name: "reconciler",
   create: ({ config, repositories, payments: { chain }, logger, now }) => {
     const intervalMs = config.payments.reconcileIntervalMs;
@@ -16,8 +20,8 @@ export const paymentReconcilerJob: BackgroundJob<JobBasics & { payments: Pick<Pa
   },
 };
 
-/** listing.expiring (7 days and 1 day ahead) and listing.expired, each once per term (storage/term-milestones.ts). */
-export const listingTermsJob: BackgroundJob = {
+/** listing.expiring (7 days and 1 day ahead) and listing.expired, each once per term (storage/listing/term-milestones.ts). */
+export const listingTermsJob: BackgroundJob<ListingJobServices> = {
   name: "listing-terms",
   create: ({ config, repositories, now }) => {
     const intervalMs = config.events.termIntervalMs;

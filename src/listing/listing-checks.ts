@@ -5,7 +5,7 @@ import type { components } from "../../generated/openapi.js";
 import { HttpError, type FieldError } from "../contract/errors.js";
 import type { ProbeAttempt, ProbeResult } from "../probe/seller-probe.js";
 import { describeMetadata } from "../probe/seller-metadata.js";
-import { normalizePrice, type ListingInput } from "../storage/listing-store.js";
+import { normalizePrice, type ListingInput } from "../storage/listing/listing-store.js";
 import { NETWORK } from "../constants.js";
 
 export type ListingRequest = components["schemas"]["ListingRequest"];

@@ -14,14 +14,14 @@ import { HttpError } from "../contract/errors.js";
 import type { MarketFacts } from "../market/facts.js";
 import { linkWithParams } from "../market/links.js";
 import type { ProbeAttempt, SellerProbe } from "../probe/seller-probe.js";
-import { normalizePrice, type Listing } from "../storage/listing-store.js";
+import { normalizePrice, type Listing } from "../storage/listing/listing-store.js";
 import {
   ListingConflictError,
   NonceUsedError,
   type OwnerStore,
   type SpentNonce,
   type StoredChanges,
-} from "../storage/owner-store.js";
+} from "../storage/listing/owner-store.js";
 import { CHAIN_ID } from "../constants.js";
 import { WorkBusyError, type WorkPool } from "../workers/pool.js";
 import { checkListingBody, fieldErrorsOf, probeCheck, reportOf } from "./listing-checks.js";

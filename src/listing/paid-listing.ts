@@ -39,8 +39,8 @@ import {
   type ListingInput,
   type ListingStore,
   type Payment,
-} from "../storage/listing-store.js";
-import type { PaymentIdempotencyStore } from "../storage/payment-idempotency-store.js";
+} from "../storage/listing/listing-store.js";
+import type { PaymentIdempotencyStore } from "../storage/listing/payment-idempotency-store.js";
 import {
   checkListingBody,
   fieldErrorsOf,

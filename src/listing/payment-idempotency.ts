@@ -17,7 +17,7 @@ import type { Reply } from "../contract/typed-handlers.js";
 import type { Logger } from "../logger.js";
 import type { RouteDiscovery } from "../payments/bazaar.js";
 import type { SentPayment } from "../payments/payment-gate.js";
-import type { PaymentIdempotencyStore } from "../storage/payment-idempotency-store.js";
+import type { PaymentIdempotencyStore } from "../storage/listing/payment-idempotency-store.js";
 import { DAY_MS } from "../constants.js";
 import { canonicalJson } from "./owner-typed-data.js";
 

@@ -9,7 +9,7 @@ import { metrics } from "../metrics.js";
 import type { ChainReader } from "../payments/chain-reader.js";
 import { settlementVerdict } from "../payments/settlement-verdict.js";
 import { AUTHORIZATION_LIFETIME_LIMIT_MS } from "../payments/payment-gate.js";
-import type { ListingStore, Payment } from "../storage/listing-store.js";
+import type { ListingStore, Payment } from "../storage/listing/listing-store.js";
 
 export interface ReconcilerDeps {
   store: ListingStore;

@@ -10,7 +10,7 @@ import { searchDocument } from "../documents/discovery.js";
 import { buyPlaybook, sellPlaybook } from "../documents/playbooks.js";
 import { linkTo, linkWithParams } from "../market/links.js";
 import { catalogState, liveListing, searchPage } from "../queries/catalog.js";
-import { listingStatus } from "../storage/listing-status.js";
+import { listingStatus } from "../storage/listing/listing-status.js";
 import type { McpServices } from "./context.js";
 import { UNBOUNDED, type CatalogTurn } from "../market-tools/context.js";
 import { guarded } from "./failures.js";

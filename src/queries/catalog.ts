@@ -8,11 +8,20 @@ import { decodeCursor, type CursorScope } from "../catalog/search-cursor.js";
 import { isDefaultSeedView, showsSeed } from "../catalog/seed-filter.js";
 import type { ListView, SearchView } from "../documents/discovery.js";
 import { FOREIGN_PAGE_SIZE } from "../documents/foreign.js";
-import type { ListingEventStore } from "../storage/listing-event-store.js";
-import type { CatalogFilters } from "../storage/catalog-filters.js";
-import { EMPTY_PAGE, catalogView, type FeedQuery, type Listing, type ListingStore } from "../storage/listing-store.js";
+import type { ListingEventStore } from "./listing-event-store.js";
+import type { CatalogFilters } from "../storage/catalog/catalog-filters.js";
+import {
+  EMPTY_PAGE,
+  catalogView,
+  type FeedQuery,
+  type Listing,
+  type ListingStore,
+} from "../storage/listing/listing-store.js";
 import { readConstraints } from "./question-constraints.js";
 import { rankedPage, type CatalogRanker, type SearchRanking } from "./ranked-search.js";
+
+/** The feed read's parameters (its health and source filters are the feeds' query). */
+export type { FeedQuery };
 
 /** What the catalog queries read from. */
 export interface CatalogQueryContext {

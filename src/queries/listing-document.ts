@@ -2,8 +2,8 @@
 // listing with its health and usage history, the three read in parallel.
 import { listingDocument, type ListingDocument, type ListingHistory } from "../documents/listing-document.js";
 import type { MarketFacts } from "../market/facts.js";
-import type { Listing } from "../storage/listing-store.js";
-import { listingStatus } from "../storage/listing-status.js";
+import type { Listing } from "../storage/listing/listing-store.js";
+import { listingStatus } from "../storage/listing/listing-status.js";
 import { DOCUMENT_HISTORY, listingHistory, type ListingEventsContext, type ListingStatus } from "./listing-events.js";
 
 /** Where a listing's history is read: the health store and the usage service (only the reads this needs). */

@@ -1,8 +1,8 @@
 // Reads of the change log for people and agents: one listing's status with its transitions
 // (GET /listings/{id}/status, the listing document) and one seller's events (its feeds).
 import type { components } from "../../generated/openapi.js";
-import type { ListingEvent, ListingEventStore } from "../storage/listing-event-store.js";
-import { listingStatus } from "../storage/listing-status.js";
+import type { ListingEvent, ListingEventStore } from "./listing-event-store.js";
+import { listingStatus } from "../storage/listing/listing-status.js";
 
 export type ListingEventRecord = components["schemas"]["ListingEventRecord"];
 export type ListingStatus = components["schemas"]["ListingStatus"];

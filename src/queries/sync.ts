@@ -7,8 +7,8 @@ import { toCatalogItem } from "../catalog/catalog-item.js";
 import { HttpError } from "../contract/errors.js";
 import type { MarketFacts } from "../market/facts.js";
 import { snapshotContentHash, type SnapshotSigner } from "../market/snapshot-signing.js";
-import type { ListingEventStore } from "../storage/listing-event-store.js";
-import type { Listing } from "../storage/listing-store.js";
+import type { ListingEventStore } from "./listing-event-store.js";
+import type { Listing } from "../storage/listing/listing-store.js";
 import type { CatalogQueryContext } from "./catalog.js";
 
 type Schemas = components["schemas"];

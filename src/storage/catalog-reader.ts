@@ -1,4 +1,4 @@
-// Runs catalog reads (catalog-sql.ts). On SQLite they go to a read-only connection of their own,
+// Runs catalog reads (catalog/catalog-sql.ts, catalog/catalog-match-sql.ts). On SQLite they go to a read-only connection of their own,
 // with prepared statements kept: a read through Prisma cost about 1.2 ms for 20 rows, the same
 // statement on the driver 0.12 ms. In WAL mode that connection never waits for the writer, and it
 // sees each commit as soon as it is made. On PostgreSQL they go to a pg pool of their own (pg-reader.ts).
@@ -9,7 +9,7 @@ export type SqlRow = Record<string, unknown>;
 
 export interface ReadOptions {
   /**
-   * The best plan of the statement is the same for any values (catalog-sql.ts valueFreePlan): PostgreSQL
+   * The best plan of the statement is the same for any values (catalog/catalog-sql.ts valueFreePlan): PostgreSQL
    * may plan it once per connection instead of on every run. SQLite plans once per statement anyway.
    */
   onePlan?: boolean;

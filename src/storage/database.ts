@@ -29,7 +29,7 @@ export interface Database {
    * must not interleave with a transaction.
    */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
-  /** Catalog reads (catalog-sql.ts), outside Prisma where the driver allows. */
+  /** Catalog reads (catalog/catalog-sql.ts, catalog/catalog-match-sql.ts), outside Prisma where the driver allows. */
   reader: CatalogReader;
   /**
    * SQLite: the better-sqlite3 connection Prisma's adapter writes through (one per process), for

@@ -158,3 +158,10 @@ export function normalizePaymentKey(key: PaymentKey): PaymentKey {
     nonce: key.nonce.toLowerCase(),
   };
 }
+
+/**
+ * A Listing row's indexedKey: one indexed row per METHOD + resource across every source. The index
+ * store (src/indexing/index-store.ts) writes it; the listing store deletes the indexed row by it
+ * when someone lists that resource.
+ */
+export const indexedKeyOf = (method: string, resource: string) => `${method} ${resource}`;

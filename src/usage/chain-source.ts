@@ -13,7 +13,7 @@ import {
   type Transport,
 } from "viem";
 import { chainForRpc } from "../chain/viem-chain.js";
-import type { TransferRow } from "../storage/usage-store.js";
+import type { TransferRow } from "./usage-store.js";
 
 const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 const TRANSFER_TOPIC = toEventSelector(TRANSFER);

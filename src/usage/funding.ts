@@ -5,10 +5,10 @@
 // hops back), read from the window's first block to the checkpoint, then forward every pass.
 import type { Address } from "viem";
 import type { Logger } from "../logger.js";
-import { FUNDING_PREFIX, type TransferRow, type UsageStore } from "../storage/usage-store.js";
+import { FUNDING_PREFIX, type TransferRow, type UsageStore } from "./usage-store.js";
 import type { UsageChain } from "./chain-source.js";
 import { HUB_FANOUT, TRAIL_HOPS, transferReason, WashRules } from "./wash.js";
-import type { SellerPrices } from "../storage/usage-store.js";
+import type { SellerPrices } from "./usage-store.js";
 
 /** Transactions read per pass (one eth_getTransactionReceipt each). */
 export const DEFAULT_RECEIPTS_PER_PASS = 2_000;

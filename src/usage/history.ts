@@ -2,7 +2,7 @@
 // published counts, read around its seller only (the seller, its payers, their funding two hops back).
 import { USAGE_WINDOW_MS } from "./indexer.js";
 import type { Listing } from "../storage/listing-types.js";
-import type { UsageStore } from "../storage/usage-store.js";
+import type { UsageStore } from "./usage-store.js";
 import { attribute, dailyUsage, pricesBySeller, type UsageDay } from "./rollup.js";
 import { WashRules } from "./wash.js";
 

@@ -3,21 +3,21 @@
 // listings' published usage. One pass: check the checkpoint's block hash (a reorg rewinds to the
 // fork), start tracking new sellers (backfilled from the block before they were listed), read
 // forward to head - confirmations in chunks (each chunk's rows and checkpoint in one transaction),
-// roll up, prune. The README's "Usage from the chain" states the rules.
+// roll up, prune. The README's "Usage from the chain" states the rules. Where it stands on the chain
+// (blocks by number and time, the fork point, the sellers' logs) is read in chain-blocks.ts.
 import type { Address } from "viem";
 import { DAY_MS, HOUR_MS } from "../constants.js";
 import { metrics } from "../metrics.js";
 import type { Logger } from "../logger.js";
-import type { SellerBook, TransferRow, UsageStore } from "../storage/usage-store.js";
+import type { SellerBook, TransferRow, UsageStore } from "./usage-store.js";
 import type { UsageChain } from "./chain-source.js";
+import { CLOCK_SKEW_MS, blockBefore, findFork, minBig, mustBlock, transfersOf } from "./chain-blocks.js";
 import { DEFAULT_FUNDING_CALLS_PER_PASS, DEFAULT_RECEIPTS_PER_PASS, FundingReader } from "./funding.js";
 import { rollUp } from "./rollup.js";
 
 /** The window the counts cover, and how long transfers are kept (a day more, for the daily history's edges). */
 export const USAGE_WINDOW_MS = 30 * DAY_MS;
 const KEEP_MS = 31 * DAY_MS;
-/** Listing time vs block time: a seller is read from a block this much before its listedAt. */
-const CLOCK_SKEW_MS = 5 * 60_000;
 /** The seller book's stamp is compared at least this often while the catalog version moves (a write with no change-log event). */
 const STAMP_CHECK_MS = 10 * 60_000;
 /** Aim for at most this many logs per eth_getLogs answer (the range shrinks above it, grows below a quarter). */
@@ -161,14 +161,14 @@ export class UsageIndexer {
     let checkpoint = await store.checkpoint();
     let rewound = 0;
     if (!checkpoint) {
-      const first = sellers.size ? await this.blockBefore(new Date(book.firstListedAt), safe) : safe;
-      const ref = await this.mustBlock(first);
+      const first = sellers.size ? await blockBefore(this.options.chain, new Date(book.firstListedAt), safe) : safe;
+      const ref = await mustBlock(this.options.chain, first);
       await store.start({ blockNumber: ref.number, blockHash: ref.hash }, [...sellers.keys()], now());
       checkpoint = { blockNumber: ref.number, blockHash: ref.hash, updatedAt: now() };
     } else {
       const atCheckpoint = checkpoint.blockNumber <= head ? await chain.block(checkpoint.blockNumber) : null;
       if (atCheckpoint?.hash !== checkpoint.blockHash) {
-        const fork = await this.findFork(checkpoint.blockNumber, head);
+        const fork = await findFork(this.options, checkpoint.blockNumber, head);
         rewound = await store.rewind({ blockNumber: fork.number, blockHash: fork.hash }, now());
         this.options.logger.warn(
           { from: checkpoint.blockNumber.toString(), to: fork.number.toString(), transfersRemoved: rewound },
@@ -180,7 +180,7 @@ export class UsageIndexer {
     }
     const cp = checkpoint.blockNumber;
 
-    const checkpointTime = (await this.mustBlock(cp)).timestamp * 1000;
+    const checkpointTime = (await mustBlock(this.options.chain, cp)).timestamp * 1000;
     this.checkpointTime = checkpointTime / 1000;
     // The tracked sellers are compared with the book only when either may have moved: a new book,
     // or a checkpoint this instance did not leave (another instance indexed meanwhile).
@@ -196,7 +196,10 @@ export class UsageIndexer {
       dropped = [...coverage.keys()].filter((seller) => !sellers.has(seller));
       for (const [seller, listedAt] of sellers) {
         if (coverage.has(seller)) continue;
-        const from = listedAt - CLOCK_SKEW_MS > checkpointTime ? cp : await this.blockBefore(new Date(listedAt), cp);
+        const from =
+          listedAt - CLOCK_SKEW_MS > checkpointTime
+            ? cp
+            : await blockBefore(this.options.chain, new Date(listedAt), cp);
         added.set(seller, from);
       }
       await store.syncSellers(added, dropped, now());
@@ -264,7 +267,7 @@ export class UsageIndexer {
   private async windowStartBlock(since: Date, ceiling: bigint): Promise<bigint> {
     const cached = this.windowStart;
     if (cached && since.getTime() - cached.at < HOUR_MS && cached.block <= ceiling) return cached.block;
-    const block = await this.blockBefore(new Date(since.getTime() + CLOCK_SKEW_MS), ceiling);
+    const block = await blockBefore(this.options.chain, new Date(since.getTime() + CLOCK_SKEW_MS), ceiling);
     this.windowStart = { at: since.getTime(), block };
     return block;
   }
@@ -285,7 +288,7 @@ export class UsageIndexer {
       const end = minBig(start + this.range - 1n, to);
       let rows: TransferRow[];
       try {
-        rows = (await this.logs(sellers, start, end)).map((row) => ({
+        rows = (await transfersOf(this.options, sellers, start, end)).map((row) => ({
           ...row,
           kind: this.trackedSellers.has(row.payTo) ? "pending" : "skip",
         }));
@@ -302,7 +305,7 @@ export class UsageIndexer {
         throw new Error("usage indexer: the lease went to another instance; this pass stops");
       let checkpoint: { blockNumber: bigint; blockHash: string } | undefined;
       if (forward) {
-        const ref = await this.mustBlock(end);
+        const ref = await mustBlock(this.options.chain, end);
         checkpoint = { blockNumber: end, blockHash: ref.hash };
         this.checkpointTime = ref.timestamp;
       }
@@ -323,63 +326,11 @@ export class UsageIndexer {
       await new Promise((resolve) => (start <= to && rest >= 1 ? setTimeout(resolve, rest) : setImmediate(resolve)));
     }
     if (forward && sellers.length === 0 && to > from && !signal?.aborted) {
-      const ref = await this.mustBlock(to);
+      const ref = await mustBlock(this.options.chain, to);
       await store.advance({ blockNumber: to, blockHash: ref.hash }, now());
       this.checkpointTime = ref.timestamp;
     }
     return inserted;
-  }
-
-  private async logs(sellers: Address[], fromBlock: bigint, toBlock: bigint): Promise<TransferRow[]> {
-    const rows: TransferRow[] = [];
-    for (let index = 0; index < sellers.length; index += this.options.addressBatch) {
-      const batch = sellers.slice(index, index + this.options.addressBatch);
-      const [to, from] = await Promise.all([
-        this.options.chain.transfers({ fromBlock, toBlock }, "to", batch),
-        this.options.chain.transfers({ fromBlock, toBlock }, "from", batch),
-      ]);
-      rows.push(...to, ...from);
-    }
-    return rows;
-  }
-
-  /**
-   * The highest block at or below the old checkpoint whose stored transfers still carry the chain's
-   * hash (everything below a matching block is canonical); at most reorgWindowBlocks back.
-   */
-  private async findFork(checkpoint: bigint, head: bigint): Promise<{ number: bigint; hash: string }> {
-    const floor = maxBig(0n, minBig(checkpoint, head) - BigInt(this.options.reorgWindowBlocks));
-    let fork = floor;
-    for (const stored of await this.options.store.storedBlocks(floor, checkpoint)) {
-      if (stored.blockNumber > head) continue;
-      const onChain = await this.options.chain.block(stored.blockNumber);
-      if (onChain?.hash === stored.blockHash) {
-        fork = stored.blockNumber;
-        break;
-      }
-    }
-    const ref = await this.mustBlock(fork);
-    return { number: ref.number, hash: ref.hash };
-  }
-
-  /** The last block whose time is before `time` minus the clock skew (binary search on block times), at most `ceiling`. */
-  private async blockBefore(time: Date, ceiling: bigint): Promise<bigint> {
-    const target = (time.getTime() - CLOCK_SKEW_MS) / 1000;
-    let low = 0n;
-    let high = ceiling;
-    if ((await this.mustBlock(high)).timestamp < target) return high;
-    while (low < high) {
-      const middle = (low + high + 1n) / 2n;
-      if ((await this.mustBlock(middle)).timestamp < target) low = middle;
-      else high = middle - 1n;
-    }
-    return low;
-  }
-
-  private async mustBlock(number: bigint) {
-    const ref = await this.options.chain.block(number);
-    if (!ref) throw new Error(`block ${number} is not on the chain (a reorg in progress?); the pass runs again`);
-    return ref;
   }
 
   /**
@@ -456,6 +407,3 @@ export class UsageIndexer {
     metrics.usageCheckpoint.set(Number(checkpoint));
   }
 }
-
-const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
-const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);

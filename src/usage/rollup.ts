@@ -2,7 +2,7 @@
 // both stated in the README ("Usage from the chain"). Pure functions over the 30-day window's
 // transfer groups.
 import { formatUnits } from "viem";
-import type { LiveListing, SellerPrices, TransferGroup, UsageUpdate } from "../storage/usage-store.js";
+import type { LiveListing, SellerPrices, TransferGroup, UsageUpdate } from "./usage-store.js";
 import { WashRules, ZERO_ADDRESS, type ExclusionReason, type FundingCoverage, type TransferFacts } from "./wash.js";
 
 const USDC_DECIMALS = 6;

@@ -5,7 +5,7 @@ import type { Address, Transport } from "viem";
 import type { UsageConfig } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { Listing } from "../storage/listing-types.js";
-import { USAGE_CHECKPOINT, USAGE_HEAD, type UsageStore } from "../storage/usage-store.js";
+import { USAGE_CHECKPOINT, USAGE_HEAD, type UsageStore } from "./usage-store.js";
 import { createUsageChain } from "./chain-source.js";
 import { UsageIndexer } from "./indexer.js";
 import { listingHistory } from "./history.js";
@@ -34,7 +34,7 @@ export interface UsageService {
 }
 
 export interface UsageServiceOptions {
-  /** The usage tables (src/storage/repositories.ts). */
+  /** The usage tables (src/repositories.ts). */
   store: UsageStore;
   config: UsageConfig;
   /** CHAIN_RPC_URL, or the embedded chain's; null: no indexer. */

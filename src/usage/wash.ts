@@ -1,7 +1,7 @@
 // Which transfers to a seller are sales, and which payers are one buyer: the wash rules the README
 // states ("Wash filtering, exactly"). Pure functions over the window's transfer groups (sales,
 // the funding read behind payers, and the funders' own transfers) and the funding readers' cursors.
-import type { TransferGroup } from "../storage/usage-store.js";
+import type { TransferGroup } from "./usage-store.js";
 
 export const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 /** A funder seen sending to more than this many addresses is a hub (an exchange, a bridge): not a common source. */

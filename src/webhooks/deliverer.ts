@@ -7,14 +7,14 @@
 import { safeReason } from "../jobs/registry.js";
 import type { Logger } from "../logger.js";
 import { eventRecord } from "../queries/listing-events.js";
-import type { ListingEventStore } from "../storage/listing-event-store.js";
+import type { ListingEventStore } from "../queries/listing-event-store.js";
 import {
   REFUSED_HELD_MS,
   type NewDelivery,
   type WebhookDelivery,
   type WebhookStore,
   type WebhookSubscription,
-} from "../storage/webhook-store.js";
+} from "./webhook-store.js";
 import { AttemptsInFlight } from "./attempts.js";
 import { SubscriptionIndex } from "./matching.js";
 import { eventPayload, signedHeaders } from "./signing.js";

@@ -1,8 +1,13 @@
-import type { BackgroundJob } from "../jobs/job.js";
+import type { BackgroundJob, JobBasics } from "../jobs/job.js";
+import type { ListingEventStore } from "../queries/listing-event-store.js";
+import type { WebhookStore } from "./webhook-store.js";
 import { WebhookDeliverer } from "./deliverer.js";
 
 /** Webhook delivery on one instance at a time (a lease): it takes over within a lease time when that instance dies. */
-export const webhookDeliveryJob: BackgroundJob = {
+/** Its stores out of `repositories` (src/repositories.ts): the subscriptions and the change log. */
+type DeliveryServices = JobBasics & { repositories: { webhooks: WebhookStore; events: ListingEventStore } };
+
+export const webhookDeliveryJob: BackgroundJob<DeliveryServices> = {
   name: "webhook-delivery",
   create: ({ config, repositories, logger, now }) => {
     const { events } = config;

@@ -2,8 +2,8 @@
 // saved search's (a new or updated listing whose text has every word of the query, within its price
 // and tag filters). Built once per delivery pass from the subscriptions that follow the log.
 import type { Listing } from "../../generated/prisma/sqlite/client.js";
-import type { ListingEvent } from "../storage/listing-event-store.js";
-import type { WebhookSubscription } from "../storage/webhook-store.js";
+import type { ListingEvent } from "../queries/listing-event-store.js";
+import type { WebhookSubscription } from "./webhook-store.js";
 
 export interface SavedSearch {
   q: string;

@@ -10,7 +10,7 @@ import { nonceUsed, recovered, refuseBadDeadline, type OwnershipDeps } from "../
 import { freshAuthorization, webhookSubscriptionTypedData } from "../listing/owner-typed-data.js";
 import type { MarketFacts } from "../market/facts.js";
 import { linkTo, linkWithParams } from "../market/links.js";
-import type { ListingEventStore } from "../storage/listing-event-store.js";
+import type { ListingEventStore } from "../queries/listing-event-store.js";
 import {
   EndpointFullError,
   NonceSpentError,
@@ -18,7 +18,7 @@ import {
   type WebhookDelivery,
   type WebhookStore,
   type WebhookSubscription,
-} from "../storage/webhook-store.js";
+} from "./webhook-store.js";
 import { newChallenge, newSecret, secretHash } from "./signing.js";
 import { endpointProblem } from "./transport.js";
 

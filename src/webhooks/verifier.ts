@@ -2,7 +2,7 @@
 // Endpoints are taken round-robin (the longest due first, a page per pass), each waits longer after
 // every request it left unanswered, and one that answered without the challenge is refused at once:
 // the marketplace's address cannot be made to send POSTs, again and again, wherever anyone likes.
-import { CHALLENGE_NOT_ECHOED, type WebhookStore, type WebhookSubscription } from "../storage/webhook-store.js";
+import { CHALLENGE_NOT_ECHOED, type WebhookStore, type WebhookSubscription } from "./webhook-store.js";
 import type { AttemptsInFlight } from "./attempts.js";
 import { eventPayload, signedHeaders } from "./signing.js";
 import { post, type TransportOptions } from "./transport.js";

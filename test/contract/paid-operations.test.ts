@@ -7,7 +7,7 @@ import { discoverOriginSchema, getWarningsForOpenAPI, getOpenAPI } from "@agentc
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BASE_USDC, NETWORK } from "../../src/constants.js";
-import { normalizePrice } from "../../src/storage/listing-store.js";
+import { normalizePrice } from "../../src/storage/listing/listing-store.js";
 import { rawContract } from "../support/raw-contract.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 

@@ -4,7 +4,7 @@
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED_INVENTORY } from "../../src/catalog/seed-inventory.js";
-import { normalizePrice } from "../../src/storage/listing-store.js";
+import { normalizePrice } from "../../src/storage/listing/listing-store.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { callRoute, describeAreaRoutes, jsonOf, routesOf, type RouteAnswer } from "./area-routes.js";
 

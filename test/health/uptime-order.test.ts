@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HealthStore } from "../../src/health/health-store.js";
 import type { HealthRules } from "../../src/health/health-rules.js";
-import { catalogView } from "../../src/storage/catalog-filters.js";
+import { catalogView } from "../../src/storage/catalog/catalog-filters.js";
 import { testDatabaseKinds } from "../storage/databases.js";
 import { at, listingInput, openStore, type StoreContext } from "../storage/fixtures.js";
 

@@ -4,7 +4,7 @@
 import { parseFeed } from "@rowanmanning/feed-parser";
 import { SaxesParser } from "saxes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Listing, ListingInput } from "../../src/storage/listing-store.js";
+import type { Listing, ListingInput } from "../../src/storage/listing/listing-store.js";
 import { databaseKinds, startCatalogServer, type CatalogServer } from "../support/catalog.js";
 
 interface XmlElement {

@@ -9,7 +9,7 @@ import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js
 import { loadConfig } from "../../src/config.js";
 import type { Payments } from "../../src/payments/setup.js";
 import { SellerProbe } from "../../src/probe/seller-probe.js";
-import { normalizePrice } from "../../src/storage/listing-store.js";
+import { normalizePrice } from "../../src/storage/listing/listing-store.js";
 import { chainPayments, payingFetch, sdkPaymentHeader } from "../support/payments.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 

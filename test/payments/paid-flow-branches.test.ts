@@ -12,7 +12,7 @@ import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js
 import { reconcilePending } from "../../src/listing/reconciler.js";
 import { createLogger } from "../../src/logger.js";
 import type { Payments } from "../../src/payments/setup.js";
-import type { ListingStore } from "../../src/storage/listing-store.js";
+import type { ListingStore } from "../../src/storage/listing/listing-store.js";
 import { chainPayments, handSignedHeader, paymentKeyOf } from "../support/payments.js";
 import { actingOnceWhenProbed, SELLER_PAY_TO, type Seller, type SellerAnswer } from "../support/sellers.js";
 import { startTestServer, type TestServer } from "../support/server.js";

@@ -9,9 +9,9 @@ import {
   catalogChangeFeedFor,
   listenerApplicationName,
   type CatalogChangeFeed,
-} from "../../src/storage/catalog-notices.js";
+} from "../../src/storage/catalog/catalog-notices.js";
 import { openDatabase, type Database } from "../../src/storage/database.js";
-import { ListingStore } from "../../src/storage/listing-store.js";
+import { ListingStore } from "../../src/storage/listing/listing-store.js";
 import { testDatabaseKinds } from "./databases.js";
 import { listingInput, openStore, type StoreContext } from "./fixtures.js";
 

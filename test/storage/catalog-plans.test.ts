@@ -11,18 +11,20 @@ import {
   inViewByIdsSql,
   keyAtSql,
   listedAfterSql,
-  matchCountsSql,
-  matchRowsSql,
-  matchPageSql,
   pageSql,
-  sortedMatchPageSql,
   sortedKeyAtSql,
   sortedPageSql,
   viewCountSql,
   valueFreePlan,
   type CatalogView,
-} from "../../src/storage/catalog-sql.js";
-import { catalogStampSql } from "../../src/storage/listing-store.js";
+} from "../../src/storage/catalog/catalog-sql.js";
+import {
+  matchCountsSql,
+  matchRowsSql,
+  matchPageSql,
+  sortedMatchPageSql,
+} from "../../src/storage/catalog/catalog-match-sql.js";
+import { catalogStampSql } from "../../src/storage/listing/listing-store.js";
 import { refreshPlannerStatistics } from "../../src/storage/migrate.js";
 import { isTrigramIndex, LISTING_INDEXES_SQL } from "../../src/storage/search-index.js";
 import { parseDatabaseUrl, pgSessionOptions } from "../../src/storage/connection.js";

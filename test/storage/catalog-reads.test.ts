@@ -4,8 +4,8 @@
 // with few matches (one query) and with many (counted per class, paged by slices).
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FEW_MATCHES, SEEK_STRIDE } from "../../src/storage/catalog-reads.js";
-import type { Listing } from "../../src/storage/listing-store.js";
+import { FEW_MATCHES, SEEK_STRIDE } from "../../src/storage/catalog/catalog-reads.js";
+import type { Listing } from "../../src/storage/listing/listing-store.js";
 import { testDatabaseKinds } from "./databases.js";
 import { at, listingInput, openStore, type StoreContext } from "./fixtures.js";
 

@@ -10,7 +10,7 @@ import {
   type ListingInput,
   type Page,
   type PaymentInput,
-} from "../../src/storage/listing-store.js";
+} from "../../src/storage/listing/listing-store.js";
 import type { TestDatabaseKind, TestDatabase } from "./databases.js";
 
 export const T0 = new Date("2030-01-01T00:00:00.000Z");

@@ -1,7 +1,7 @@
 // The change log is an outbox: events a write returns are committed with it or not at all, and
 // their seq order is the order the writes committed in, also when writers race.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ListingEventStore } from "../../src/storage/listing-event-store.js";
+import { ListingEventStore } from "../../src/queries/listing-event-store.js";
 import type { ListingEventDraft } from "../../src/storage/listing-types.js";
 import { testDatabaseKinds } from "./databases.js";
 import { at, listingInput, openStore, type StoreContext } from "./fixtures.js";

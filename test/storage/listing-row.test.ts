@@ -1,11 +1,11 @@
 // The raw read path (catalog-sql.ts and better-sqlite3 / $queryRaw) returns each listing exactly as
 // Prisma does: every column of the model, decoded to the same value. A field added to the Listing
 // model that the raw path did not select or decode fails here (and `npm run typecheck` fails in
-// src/storage/listing-row.ts until the field has a decoder and a renewal rule).
+// src/storage/catalog/listing-row.ts until the field has a decoder and a renewal rule).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import { LISTING_COLUMNS, RENEWED_COLUMNS } from "../../src/storage/listing-row.js";
-import type { Listing } from "../../src/storage/listing-store.js";
+import { LISTING_COLUMNS, RENEWED_COLUMNS } from "../../src/storage/catalog/listing-row.js";
+import type { Listing } from "../../src/storage/listing/listing-store.js";
 import { testDatabaseKinds } from "./databases.js";
 import {
   at,

@@ -1,6 +1,6 @@
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Listing } from "../../src/storage/listing-store.js";
+import type { Listing } from "../../src/storage/listing/listing-store.js";
 import { testDatabaseKinds } from "./databases.js";
 import { at, catalogPage, catalogSearch, listingInput, openStore, type StoreContext } from "./fixtures.js";
 

@@ -6,7 +6,7 @@ import {
   ListingStore,
   ListingStateError,
   type SeedListingInput,
-} from "../../src/storage/listing-store.js";
+} from "../../src/storage/listing/listing-store.js";
 import { testDatabaseKinds } from "./databases.js";
 import {
   T0,

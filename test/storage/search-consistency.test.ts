@@ -5,9 +5,9 @@
 // filter of every row, PostgreSQL included.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CatalogReader } from "../../src/storage/catalog-reader.js";
-import { CatalogReads } from "../../src/storage/catalog-reads.js";
-import type { Listing } from "../../src/storage/listing-store.js";
-import { StateMemo } from "../../src/storage/state-memo.js";
+import { CatalogReads } from "../../src/storage/catalog/catalog-reads.js";
+import type { Listing } from "../../src/storage/listing/listing-store.js";
+import { StateMemo } from "../../src/storage/catalog/state-memo.js";
 import { testDatabaseKinds } from "./databases.js";
 import { at, catalogSearch, listingInput, openStore, type StoreContext } from "./fixtures.js";
 

@@ -1,10 +1,10 @@
-// The usage indexer's seller book (src/storage/usage-listings.ts sellerBook): every live third-party
+// The usage indexer's seller book (src/usage/usage-listings.ts sellerBook): every live third-party
 // seller with its earliest listing and its live prices, read in pages. Rows that are not live (another
 // state, expired, a leftover seed row) and the marketplace's own listings stay out of it.
 import { randomUUID } from "node:crypto";
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { READ_PAGE, sellerBook } from "../../src/storage/usage-listings.js";
+import { READ_PAGE, sellerBook } from "../../src/usage/usage-listings.js";
 import { insertListingRows, type ListingRow } from "../../tools/bench/seed-listings.js";
 import { testDatabaseKinds } from "./databases.js";
 import { address, at, listingInput, MARKET, openStore, type StoreContext } from "./fixtures.js";

@@ -15,7 +15,7 @@ import {
   type Listing,
   type Payment,
   type PaymentInput,
-} from "../../src/storage/listing-store.js";
+} from "../../src/storage/listing/listing-store.js";
 import { applyMigrations, migrationsDir } from "../../src/storage/migrate.js";
 import { SQLITE_STATE_CHECK_SQL } from "../../src/storage/state-checks.js";
 import { testDatabaseKinds, type TestDatabase } from "./databases.js";

@@ -3,7 +3,7 @@
 // served until every batch was done (the listing-terms job's first pass at 100k: 3-5 s).
 import { setImmediate } from "node:timers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordTermMilestones } from "../../src/storage/term-milestones.js";
+import { recordTermMilestones } from "../../src/storage/listing/term-milestones.js";
 import { testDatabaseKinds } from "./databases.js";
 import { at, listingInput, openStore, type StoreContext } from "./fixtures.js";
 

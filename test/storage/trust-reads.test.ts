@@ -3,9 +3,9 @@
 // matches (ranked in memory) and with many (walking the sort index), and the feed.
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FEW_MATCHES, SEEK_STRIDE } from "../../src/storage/catalog-reads.js";
-import { catalogView } from "../../src/storage/catalog-filters.js";
-import type { CatalogView, Listing } from "../../src/storage/listing-store.js";
+import { FEW_MATCHES, SEEK_STRIDE } from "../../src/storage/catalog/catalog-reads.js";
+import { catalogView } from "../../src/storage/catalog/catalog-filters.js";
+import type { CatalogView, Listing } from "../../src/storage/listing/listing-store.js";
 import { testDatabaseKinds } from "./databases.js";
 import { at, listingInput, openStore, type StoreContext } from "./fixtures.js";
 

@@ -1,5 +1,5 @@
 import { getAddress } from "viem";
-import type { ListingInput } from "../../src/storage/listing-store.js";
+import type { ListingInput } from "../../src/storage/listing/listing-store.js";
 import { listingInput } from "../storage/fixtures.js";
 import { testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from "../storage/databases.js";
 import { startTestServer, type TestServer } from "./server.js";

@@ -7,7 +7,7 @@ import { createContractBackend } from "../../src/http/router.js";
 import type { RunningServer } from "../../src/server.js";
 import type { JobRun } from "../../src/jobs/job.js";
 import type { PassReport } from "../../src/usage/indexer.js";
-import type { UsageStore } from "../../src/storage/usage-store.js";
+import type { UsageStore } from "../../src/usage/usage-store.js";
 
 /** Runs the declared job `name` once now (after its run in progress) and returns how it went; a failed run does not throw. */
 export function runJob<Result = unknown>(server: RunningServer, name: string): Promise<JobRun<Result>> {

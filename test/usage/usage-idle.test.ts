@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalChain, type LocalChain } from "../../src/chain/local-chain.js";
 import { HealthStore } from "../../src/health/health-store.js";
 import { createLogger } from "../../src/logger.js";
-import { UsageStore } from "../../src/storage/usage-store.js";
+import { UsageStore } from "../../src/usage/usage-store.js";
 import { createUsageChain } from "../../src/usage/chain-source.js";
 import { UsageIndexer } from "../../src/usage/indexer.js";
 import { testDatabaseKinds } from "../storage/databases.js";

@@ -7,9 +7,9 @@
 //   would need shared_preload_libraries, which a shared server seldom has.
 import { readFileSync } from "node:fs";
 import pg from "pg";
-import { CatalogReads } from "../../src/storage/catalog-reads.js";
+import { CatalogReads } from "../../src/storage/catalog/catalog-reads.js";
 import { openSqliteReader, type CatalogReader } from "../../src/storage/catalog-reader.js";
-import { StateMemo } from "../../src/storage/state-memo.js";
+import { StateMemo } from "../../src/storage/catalog/state-memo.js";
 import { readOf, type Scenario } from "./scenarios.js";
 
 const CLOCK_TICKS = 100;

@@ -27,7 +27,7 @@ import { HealthProber } from "../../src/health/prober.js";
 import { SellerProbe } from "../../src/probe/seller-probe.js";
 import { openDatabase } from "../../src/storage/database.js";
 import { HealthStore } from "../../src/health/health-store.js";
-import { ListingStore } from "../../src/storage/listing-store.js";
+import { ListingStore } from "../../src/storage/listing/listing-store.js";
 import { applyMigrations } from "../../src/storage/migrate.js";
 import { serve, type BenchServer } from "./servers.js";
 

@@ -38,7 +38,7 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { startLocalChain } from "../../src/chain/local-chain.js";
 import { HealthStore } from "../../src/health/health-store.js";
-import { CatalogTransactions } from "../../src/storage/catalog-transactions.js";
+import { CatalogTransactions } from "../../src/storage/catalog/catalog-transactions.js";
 import { openDatabase } from "../../src/storage/database.js";
 import { benchSeller, COMMON_WORDS, seedListings } from "./seed-listings.js";
 import { baselineCheckout, serve, type BenchServer, settlingOn } from "./servers.js";

@@ -1,9 +1,9 @@
 // What the catalog bench asks for: each read as users send it, once with one URL repeated (the
 // response cache answers) and once with a distinct URL per request (the handler and the database
-// answer). Each scenario also knows the catalog read (src/storage/catalog-reads.ts) its URL makes,
+// answer). Each scenario also knows the catalog read (src/storage/catalog/catalog-reads.ts) its URL makes,
 // so the bench can time that read's SQL on its own (db-share.ts).
-import type { CatalogReads } from "../../src/storage/catalog-reads.js";
-import { catalogView } from "../../src/storage/catalog-filters.js";
+import type { CatalogReads } from "../../src/storage/catalog/catalog-reads.js";
+import { catalogView } from "../../src/storage/catalog/catalog-filters.js";
 import { benchSeller, COMMON_WORDS, type SeededCatalog } from "./seed-listings.js";
 
 export interface Scenario {

@@ -6,7 +6,7 @@ import { parseDatabaseUrl, pgSessionOptions, quoteIdent } from "../../src/storag
 import { sqliteValue } from "../../src/storage/catalog-reader.js";
 import { applyMigrations } from "../../src/storage/migrate.js";
 import { openDatabase } from "../../src/storage/database.js";
-import { ListingStore } from "../../src/storage/listing-store.js";
+import { ListingStore } from "../../src/storage/listing/listing-store.js";
 import { isTrigramIndex, LISTING_INDEXES_SQL } from "../../src/storage/search-index.js";
 
 /** What sellers sell; each description draws a subject and a few details from these. */

@@ -13,8 +13,8 @@ import { loadavg, tmpdir } from "node:os";
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../../src/storage/database.js";
-import { ListingStore } from "../../src/storage/listing-store.js";
-import { listingEvent } from "../../src/storage/listing-status.js";
+import { ListingStore } from "../../src/storage/listing/listing-store.js";
+import { listingEvent } from "../../src/storage/listing/listing-status.js";
 import { seedListings } from "./seed-listings.js";
 import { serve } from "./servers.js";
 

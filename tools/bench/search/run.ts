@@ -2,7 +2,7 @@
  * `npm run bench:search`: search quality and cost, one run.
  * - Quality on the graded catalog (catalog.ts: 300+ listings) and queries.ts (80+ buyer questions):
  *   nDCG@10, MRR, recall@20, zero-result rate, look-alikes above their original, for today's search
- *   (the whole query as one substring, rank classes then newest: src/storage/catalog-sql.ts), BM25
+ *   (the whole query as one substring, rank classes then newest: src/storage/catalog/catalog-match-sql.ts), BM25
  *   lexical, semantic and hybrid; semantic and hybrid twice: the request thread's query encoder
  *   (a query asked for the first time) and the model's query vector (asked before: cached).
  * - Cost at 10k and 100k listings (padded, catalog.ts): the request thread's CPU per distinct query,

@@ -5,8 +5,9 @@
 // catalog version bump per pass, and only when something shown changed).
 import { setImmediate } from "node:timers/promises";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
+import type { CatalogTransactions, Tx } from "../storage/catalog/catalog-transactions.js";
 import { bookEvents, liveListings, READ_PAGE, rollupListings, sellerBook, sellerBookStamp } from "./usage-listings.js";
+import { groupsAround, groupsSince, INSERT_BATCH, pendingTransfers, transfersTo } from "./usage-transfers.js";
 import type {
   Checkpoint,
   LiveListing,
@@ -29,8 +30,6 @@ export const FUNDING_PREFIX = { to: "usage:fund:to:", from: "usage:fund:from:" }
 
 /** Listings whose published usage one transaction writes. */
 const PUBLISH_CHUNK = 200;
-
-const INSERT_BATCH = 500;
 
 export class UsageStore {
   constructor(private readonly transactions: CatalogTransactions) {}
@@ -282,92 +281,28 @@ export class UsageStore {
     return row?.version ?? 0;
   }
 
-  private async groups(where: Prisma.UsageTransferWhereInput): Promise<TransferGroup[]> {
-    const rows = await this.read(() =>
-      this.prisma.usageTransfer.groupBy({
-        by: ["payTo", "payer", "amount", "kind", "sender"],
-        where,
-        _count: { _all: true },
-        _min: { at: true },
-        _max: { at: true },
-      }),
-    );
-    return rows.map((row) => ({
-      payTo: row.payTo,
-      payer: row.payer,
-      amount: row.amount,
-      kind: row.kind,
-      sender: row.sender,
-      count: row._count._all,
-      firstAt: row._min.at!,
-      lastAt: row._max.at!,
-    }));
+  /** Every transfer since `since`, grouped by (payTo, payer, amount, kind, sender): the wash rules' input. */
+  groupsSince(since: Date): Promise<TransferGroup[]> {
+    return groupsSince(this.transactions, since);
   }
 
-  /** Every transfer since `since`, grouped by (payTo, payer, amount, kind, sender). */
-  async groupsSince(since: Date): Promise<TransferGroup[]> {
-    return this.groups({ at: { gte: since } });
-  }
-
-  /**
-   * The groups a listing's daily history needs: transfers to and from its seller and its payers, and
-   * to and from every address of their funding trails (wash.ts TRAIL_HOPS back, and the funders of
-   * the last hop, where the seller may show). Mints are not followed (the zero address funds everyone).
-   */
-  async groupsAround(seller: string, since: Date): Promise<TransferGroup[]> {
-    const found = new Map<string, TransferGroup>();
-    const around = async (addresses: string[]) => {
-      const groups: TransferGroup[] = [];
-      for (let index = 0; index < addresses.length; index += INSERT_BATCH) {
-        const batch = addresses.slice(index, index + INSERT_BATCH);
-        groups.push(
-          ...(await this.groups({ at: { gte: since }, OR: [{ payTo: { in: batch } }, { payer: { in: batch } }] })),
-        );
-      }
-      for (const group of groups)
-        found.set(`${group.payTo}|${group.payer}|${group.amount}|${group.kind}|${group.sender}`, group);
-      return groups;
-    };
-    const seen = new Set([seller, "0x0000000000000000000000000000000000000000"]);
-    let level = [seller];
-    // The seller, its payers, then each hop back: the payers' funders (1) to the trail's last hop's (4).
-    for (let hop = -1; hop <= 3 && level.length > 0; hop++) {
-      const inside = new Set(level);
-      const groups = await around(level);
-      level = [...new Set(groups.filter((group) => inside.has(group.payTo)).map((group) => group.payer))].filter(
-        (address) => !seen.has(address),
-      );
-      for (const address of level) seen.add(address);
-    }
-    return [...found.values()];
+  /** The groups a listing's daily history needs: around its seller, along the funding trails (usage-transfers.ts). */
+  groupsAround(seller: string, since: Date): Promise<TransferGroup[]> {
+    return groupsAround(this.transactions, seller, since);
   }
 
   /** One listing's transfers of one amount since `since`, for its daily history. */
-  async transfersTo(
+  transfersTo(
     seller: string,
     amount: string,
     since: Date,
   ): Promise<{ payer: string; amount: string; kind: string; sender: string | null; at: Date }[]> {
-    return this.read(() =>
-      this.prisma.usageTransfer.findMany({
-        where: { payTo: seller, amount, at: { gte: since } },
-        select: { payer: true, amount: true, kind: true, sender: true, at: true },
-        orderBy: { at: "asc" },
-        take: 100_000,
-      }),
-    );
+    return transfersTo(this.transactions, seller, amount, since);
   }
 
   /** Transfers to sellers whose transaction is not read yet, oldest first. */
-  async pendingTransfers(since: Date, limit: number): Promise<PendingTransfer[]> {
-    return this.read(() =>
-      this.prisma.usageTransfer.findMany({
-        where: { kind: "pending", at: { gte: since } },
-        select: { id: true, txHash: true, logIndex: true, payer: true, payTo: true, amount: true },
-        orderBy: { blockNumber: "asc" },
-        take: limit,
-      }),
-    );
+  pendingTransfers(since: Date, limit: number): Promise<PendingTransfer[]> {
+    return pendingTransfers(this.transactions, since, limit);
   }
 
   /** What the transactions showed: each transfer's kind ("x402" or "plain") and its transaction's sender. */

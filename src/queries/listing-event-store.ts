@@ -1,7 +1,7 @@
 // Reads of the catalog's change log (ListingEvent): written only by CatalogTransactions.write, in the
 // transaction of the change it records. Pages go by seq, which is commit order (see the model).
 import type { Listing, ListingEvent } from "../../generated/prisma/sqlite/client.js";
-import type { CatalogTransactions } from "./catalog-transactions.js";
+import type { CatalogTransactions } from "../storage/catalog/catalog-transactions.js";
 
 export type { ListingEvent };
 

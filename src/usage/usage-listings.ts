@@ -4,8 +4,8 @@
 import { setImmediate } from "node:timers/promises";
 import { getAddress } from "viem";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import { toDate } from "./catalog-reader.js";
-import type { CatalogTransactions } from "./catalog-transactions.js";
+import { toDate } from "../storage/catalog-reader.js";
+import type { CatalogTransactions } from "../storage/catalog/catalog-transactions.js";
 import type { LiveListing, SellerBook } from "./usage-types.js";
 
 /** Rows a paged read takes at once before it yields to requests (about 10 ms of work each). */

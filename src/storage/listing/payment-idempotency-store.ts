@@ -2,9 +2,9 @@
 // (status null) and, once answered 200, stores that answer; a resend of the same payload gets it
 // back, another payload under the same id is refused. Nothing here is shown by the catalog, so it
 // is written without a catalog version bump.
-import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import type { CatalogTransactions } from "./catalog-transactions.js";
-import { isUniqueViolation } from "./database.js";
+import { Prisma } from "../../../generated/prisma/sqlite/client.js";
+import type { CatalogTransactions } from "../catalog/catalog-transactions.js";
+import { isUniqueViolation } from "../database.js";
 
 /** An answer as it was sent: status, the headers that matter (PAYMENT-RESPONSE) and the JSON body. */
 export interface StoredAnswer {

@@ -5,40 +5,42 @@
 //   the nearest key already known; a page at offset o then seeks to key o / SEEK_STRIDE and steps at
 //   most SEEK_STRIDE - 1 index entries. Totals are one index-only count per catalog state.
 // - A search counts its matches per rank class once per catalog state; a page then reads only the
-//   class slices it shows, each by the cheaper of two index paths (catalog-sql.ts matchPageSql).
+//   class slices it shows, each by the cheaper of two index paths (catalog-match-sql.ts matchPageSql).
 // - "Catalog state" is the freshness token (version and next expiry, src/catalog/freshness.ts): a
 //   write or an expiry changes it, so totals stay exact to the instant a listing expires. Without a
 //   token nothing is cached (each call reads afresh).
-import type { Prisma } from "../../generated/prisma/sqlite/client.js";
-import type { DatabaseKind } from "./connection.js";
-import { toCount, toDate, type CatalogReader, type SqlRow } from "./catalog-reader.js";
-import { DEFAULT_SORT, fullOrder, type SortFields } from "../contract/catalog-sorts.js";
+import type { Prisma } from "../../../generated/prisma/sqlite/client.js";
+import type { DatabaseKind } from "../connection.js";
+import { toCount, toDate, type CatalogReader, type SqlRow } from "../catalog-reader.js";
+import { DEFAULT_SORT, fullOrder, type SortFields } from "../../contract/catalog-sorts.js";
 import { toListing } from "./listing-row.js";
 import {
-  MATCH_CLASSES,
   keyAtSql,
   liveByIdSql,
   idsInViewSql,
   inViewByIdsSql,
-  matchKeyAtSql,
-  matchRowsSql,
-  rowsByKeySql,
   listedAfterSql,
-  matchCountsSql,
-  matchPageSql,
   pageSql,
   rawCountSql,
-  hasTrigrams,
   isSorted,
   valueFreePlan,
-  sortedMatchPageSql,
   sortedKeyAtSql,
   sortedPageSql,
   viewCountSql,
   type CatalogView,
   type SeekKey,
 } from "./catalog-sql.js";
-import type { Listing, Page } from "./listing-types.js";
+import {
+  MATCH_CLASSES,
+  matchKeyAtSql,
+  matchRowsSql,
+  rowsByKeySql,
+  matchCountsSql,
+  matchPageSql,
+  hasTrigrams,
+  sortedMatchPageSql,
+} from "./catalog-match-sql.js";
+import type { Listing, Page } from "../listing-types.js";
 import type { StateMemo } from "./state-memo.js";
 
 export type { CatalogView } from "./catalog-sql.js";

@@ -1,8 +1,8 @@
 // The catalog stamp, and the shape of the feed read the store offers (catalog-reads.ts runs it).
 import type { CatalogSource } from "./catalog-sql.js";
-import { Prisma, type PrismaClient } from "../../generated/prisma/sqlite/client.js";
-import { toDateOrNull } from "./catalog-reader.js";
-import type { CatalogStamp } from "./listing-types.js";
+import { Prisma, type PrismaClient } from "../../../generated/prisma/sqlite/client.js";
+import { toDateOrNull } from "../catalog-reader.js";
+import type { CatalogStamp } from "../listing-types.js";
 
 export interface FeedQuery {
   /** Exclusive lower bound on listedAt. */

@@ -1,4 +1,4 @@
-// The shapes the usage store reads and writes (src/storage/usage-store.ts), for the usage indexer and its tests.
+// The shapes the usage store reads and writes (src/usage/usage-store.ts), for the usage indexer and its tests.
 import type { Prisma } from "../../generated/prisma/sqlite/client.js";
 
 export interface Checkpoint {

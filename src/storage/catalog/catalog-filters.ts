@@ -1,7 +1,7 @@
 // The Bazaar list filters (type, payTo, network, scheme, extensions) and the trust filters (health,
 // verified, minCalls) and order (sort) as the rows a read shows.
 import { getAddress, isAddress } from "viem";
-import { NETWORK } from "../constants.js";
+import { NETWORK } from "../../constants.js";
 import type { CatalogSort, CatalogSource, CatalogView, HealthGroup } from "./catalog-sql.js";
 
 /**

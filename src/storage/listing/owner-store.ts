@@ -3,19 +3,14 @@
 // key makes a nonce usable once across every instance, and a replay changes nothing. Every change is
 // published through CatalogTransactions.write, so the catalog version moves with it.
 import { isDeepStrictEqual } from "node:util";
-import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
-import { HOUR_MS } from "../constants.js";
+import { Prisma } from "../../../generated/prisma/sqlite/client.js";
+import type { CatalogTransactions, Tx } from "../catalog/catalog-transactions.js";
+import { HOUR_MS } from "../../constants.js";
 import { listingEvent, termChanges } from "./listing-status.js";
-import { METADATA_COLUMNS, type ListingEventDraft, type MetadataColumn } from "./listing-types.js";
-import {
-  metadataFields,
-  normalizePrice,
-  type Listing,
-  type ListingMethod,
-  type SellerMetadata,
-} from "./listing-store.js";
-import { isUniqueViolation } from "./database.js";
+import { METADATA_COLUMNS, type ListingEventDraft, type MetadataColumn } from "../listing-types.js";
+import { metadataFields } from "./listing-fields.js";
+import { normalizePrice, type Listing, type ListingMethod, type SellerMetadata } from "./listing-store.js";
+import { isUniqueViolation } from "../database.js";
 
 /** The nonce was spent already (by this operation sent twice, or by another). */
 export class NonceUsedError extends Error {

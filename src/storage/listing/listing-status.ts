@@ -1,9 +1,9 @@
 // Why a listing is where it is: one status (a state a seller or buyer can act on) and every reason
 // that applies, each a stable code with words and the evidence behind it. GET /listings/{id}/status,
 // the listing document, the change log's events and their webhooks all say it this way.
-import type { Listing } from "../../generated/prisma/sqlite/client.js";
-import { DAY_MS } from "../constants.js";
-import type { ListingEventDraft, ListingEventType, ListingReason } from "./listing-types.js";
+import type { Listing } from "../../../generated/prisma/sqlite/client.js";
+import { DAY_MS } from "../../constants.js";
+import type { ListingEventDraft, ListingEventType, ListingReason } from "../listing-types.js";
 
 /** What a listing's status can be, most pressing first when several apply. */
 export const LISTING_STATUSES = [

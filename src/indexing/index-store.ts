@@ -6,7 +6,8 @@ import { randomUUID } from "node:crypto";
 import { formatUnits } from "viem";
 import { DAY_MS, NETWORK } from "../constants.js";
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import type { CatalogTransactions, Tx } from "./catalog-transactions.js";
+import type { CatalogTransactions, Tx } from "../storage/catalog/catalog-transactions.js";
+import { indexedKeyOf } from "../storage/listing-types.js";
 
 /** A row not seen again in its source for this long expires (and a complete pass removes it sooner). */
 export const INDEXED_ROW_TTL_MS = 7 * DAY_MS;
@@ -52,8 +53,6 @@ export interface Checkpoint {
   lastCompletedAt: Date | null;
   lastProblem: string | null;
 }
-
-export const indexedKeyOf = (method: string, resource: string) => `${method} ${resource}`;
 
 /** What is stored of where a row came from; its last sighting is the row's updatedAt. */
 interface Provenance {

@@ -4,11 +4,11 @@
 // running it at once record nothing twice. No catalog version bump: reads already hide an expired
 // listing the instant it expires.
 import { setImmediate } from "node:timers/promises";
-import type { Listing } from "../../generated/prisma/sqlite/client.js";
-import { DAY_MS } from "../constants.js";
-import type { CatalogTransactions } from "./catalog-transactions.js";
+import type { Listing } from "../../../generated/prisma/sqlite/client.js";
+import { DAY_MS } from "../../constants.js";
+import type { CatalogTransactions } from "../catalog/catalog-transactions.js";
 import { listingEvent } from "./listing-status.js";
-import type { ListingEventDraft } from "./listing-types.js";
+import type { ListingEventDraft } from "../listing-types.js";
 
 /** Before the term ends: how long ahead each warning goes out. */
 export const EXPIRING_MILESTONES = [

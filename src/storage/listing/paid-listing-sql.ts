@@ -3,10 +3,10 @@
 // queries on PostgreSQL, whose parameters are typed by the column they meet. Rows come back as the
 // driver gives them and are decoded by listing-row.ts (a Listing) and toPayment here.
 import { randomUUID } from "node:crypto";
-import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import { toDate, toDateOrNull, type SqlRow } from "./catalog-reader.js";
-import { JSON_COLUMNS, RENEWED_COLUMNS, toListing } from "./listing-row.js";
-import type { Listing, Payment, PaymentKey } from "./listing-types.js";
+import { Prisma } from "../../../generated/prisma/sqlite/client.js";
+import { toDate, toDateOrNull, type SqlRow } from "../catalog-reader.js";
+import { JSON_COLUMNS, RENEWED_COLUMNS, toListing } from "../catalog/listing-row.js";
+import type { Listing, Payment, PaymentKey } from "../listing-types.js";
 
 type Query = (sql: Prisma.Sql) => Promise<SqlRow[]>;
 

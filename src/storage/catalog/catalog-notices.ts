@@ -8,9 +8,9 @@
 // is down `live` is false (readers then read the stamp per request) and it is opened again with a
 // growing delay. Going live or down is itself reported as a change: notices may have been missed.
 import pg from "pg";
-import type { Logger } from "../logger.js";
-import { metrics } from "../metrics.js";
-import { parseDatabaseUrl, pgSessionOptions, type DatabaseTarget } from "./connection.js";
+import type { Logger } from "../../logger.js";
+import { metrics } from "../../metrics.js";
+import { parseDatabaseUrl, pgSessionOptions, type DatabaseTarget } from "../connection.js";
 
 export const CATALOG_CHANNEL = "x402_catalog";
 

@@ -1,18 +1,19 @@
 // Every store, one per table group, built once per database in the composition root (src/server.ts)
 // and handed to the areas that use them: no handler or domain module builds a store of its own.
-// Listing health's store belongs to src/health/ (a layer above storage): createHealth builds it once
-// on these listings' transactions.
+// A store lives with the area that owns its tables (usage/, webhooks/, indexing/, queries/ for the
+// change log's reads); what several areas share stays in src/storage/. Listing health's store
+// (src/health/) is built once by createHealth on these listings' transactions.
 import { randomUUID } from "node:crypto";
-import { INSTANCE_ID, JobLeases } from "./job-leases.js";
-import type { Database } from "./database.js";
-import { ListingEventStore } from "./listing-event-store.js";
-import { ListingStore } from "./listing-store.js";
-import { OwnerStore } from "./owner-store.js";
-import { PaymentIdempotencyStore } from "./payment-idempotency-store.js";
-import { UsageStore } from "./usage-store.js";
-import { WebhookStore } from "./webhook-store.js";
-import { ServiceKeyStore } from "./service-keys.js";
-import { IndexStore } from "./index-store.js";
+import { INSTANCE_ID, JobLeases } from "./storage/job-leases.js";
+import type { Database } from "./storage/database.js";
+import { ListingEventStore } from "./queries/listing-event-store.js";
+import { ListingStore } from "./storage/listing/listing-store.js";
+import { OwnerStore } from "./storage/listing/owner-store.js";
+import { PaymentIdempotencyStore } from "./storage/listing/payment-idempotency-store.js";
+import { UsageStore } from "./usage/usage-store.js";
+import { WebhookStore } from "./webhooks/webhook-store.js";
+import { ServiceKeyStore } from "./storage/service-keys.js";
+import { IndexStore } from "./indexing/index-store.js";
 
 export interface Repositories {
   /** Listings, payments and the catalog reads; its `transactions` is the one write path the others share. */

@@ -1,7 +1,7 @@
 // Live third-party listings by published health status (the status document's byHealth). A read of
 // the catalog's own columns, so it sits with the catalog's storage; listing health itself (rules,
 // store, re-prober) lives in src/health/.
-import { Prisma } from "../../generated/prisma/sqlite/client.js";
+import { Prisma } from "../../../generated/prisma/sqlite/client.js";
 import type { CatalogTransactions } from "./catalog-transactions.js";
 
 export type HealthCounts = Record<"healthy" | "unhealthy" | "drifted" | "unknown", number>;

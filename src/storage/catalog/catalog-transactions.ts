@@ -3,13 +3,13 @@
 // ListingStore and the trust stores (health, ownership, usage) all write through one instance.
 import { randomUUID } from "node:crypto";
 import type Sqlite from "better-sqlite3";
-import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import { sqliteValue, type SqlRow } from "./catalog-reader.js";
-import { metrics } from "../metrics.js";
-import type { Database } from "./database.js";
+import { Prisma } from "../../../generated/prisma/sqlite/client.js";
+import { sqliteValue, type SqlRow } from "../catalog-reader.js";
+import { metrics } from "../../metrics.js";
+import type { Database } from "../database.js";
 import { CATALOG_CHANNEL } from "./catalog-notices.js";
 import { EPOCH } from "./listing-reads.js";
-import type { ListingEventDraft } from "./listing-types.js";
+import type { ListingEventDraft } from "../listing-types.js";
 import { StateMemo } from "./state-memo.js";
 
 export type Tx = Prisma.TransactionClient;

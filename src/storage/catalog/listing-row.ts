@@ -3,9 +3,9 @@
 // numbers) becomes the Listing Prisma returns, and which columns a renewal copies from the payment's
 // pending row. Each table below is typed against the Prisma model: a field added to Listing in
 // prisma/schema*.prisma fails `npm run typecheck` here until it is given a decoder and a renewal rule.
-import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import { toDate, toDateOrNull, type SqlRow } from "./catalog-reader.js";
-import type { Listing } from "./listing-types.js";
+import { Prisma } from "../../../generated/prisma/sqlite/client.js";
+import { toDate, toDateOrNull, type SqlRow } from "../catalog-reader.js";
+import type { Listing } from "../listing-types.js";
 
 type Decoders = { [K in keyof Listing]-?: (value: unknown) => Listing[K] };
 

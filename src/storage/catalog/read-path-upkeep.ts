@@ -1,4 +1,4 @@
-import type { Database } from "./database.js";
+import type { Database } from "../database.js";
 
 /** The search index's merge, in steps of this many pages written (about 10 ms each at 10k listings), at most this many steps a run. */
 const MERGE_PAGES_PER_STEP = 32;
