@@ -204,18 +204,23 @@ export class SearchService {
       this.again = now;
       return this.syncing;
     }
-    const syncing = (async () => {
-      let taken = 0;
+    this.syncing = this.syncWhileNoticed(now);
+    return this.syncing;
+  }
+
+  /** Syncs until no notice came during the last one. */
+  private async syncWhileNoticed(now: Date): Promise<number> {
+    let taken = 0;
+    try {
       for (let at: Date | null = now; at; at = this.again) {
         this.again = null;
         taken += await this.syncOnce(at);
       }
-      return taken;
-    })().finally(() => {
-      if (this.syncing === syncing) this.syncing = null;
-    });
-    this.syncing = syncing;
-    return syncing;
+    } finally {
+      // In the same turn as the loop's last look at `again`: a notice after it starts a sync of its own.
+      this.syncing = null;
+    }
+    return taken;
   }
 
   /**
