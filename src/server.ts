@@ -153,6 +153,9 @@ export async function startServer(
   // The ranking engine loads the catalog in the background: searches answer with substring matching
   // (searchModeReason "semantic-not-ready") until it is in, and the request thread never waits on the model.
   const ranker = config.semanticSearch ? new CatalogRanker(new SearchService(database, { log: logger })) : null;
+  // The engine follows the catalog by notices: this instance's writes at their commit, other
+  // instances' by LISTEN (PostgreSQL); the follow job's poll catches whatever no notice told of.
+  ranker?.follow(store, catalogChanges, now);
   // Every instance signs snapshots with the same key: configured, or generated once into the database.
   const signer = snapshotSigner(
     config.discovery.signingKey ??

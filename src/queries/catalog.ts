@@ -39,11 +39,13 @@ export interface CatalogState {
   token: string;
   /** When the catalog last changed (documents show it as updatedAt). */
   changedAt: Date;
+  /** The catalog version (bumped by every catalog write): what the ranking engine is compared to. */
+  version: number;
 }
 
 export async function catalogState(context: CatalogQueryContext): Promise<CatalogState> {
   const { token, stamp } = await context.freshness.current();
-  return { token, changedAt: stamp.changedAt };
+  return { token, changedAt: stamp.changedAt, version: stamp.version };
 }
 
 /**
@@ -137,9 +139,18 @@ export async function searchPage(
   let unranked: SearchRanking["reason"] = ranker ? "semantic-not-ready" : "semantic-off";
   if (text && asked !== "substring" && ranker?.ready) {
     const now = context.now();
-    await ranker.syncTo(state.token, now);
+    // No read to sync: this instance's writes started a sync at their commit (awaited here if it
+    // still runs); another instance's the follow job's poll or a change notice brings in.
+    const behind = !(await ranker.caughtUp(state.version));
     const ranked = await rankedPage(ranker, context.store, view, text, asked, { limit, offset, now });
-    if (ranked) return { page: ranked.page, limit, offset, scope, ranking: { ...ranked.ranking, interpreted: echo } };
+    if (ranked)
+      return {
+        page: ranked.page,
+        limit,
+        offset,
+        scope,
+        ranking: { ...ranked.ranking, interpreted: echo, ...(behind && { behind }) },
+      };
     unranked = "semantic-saturated";
   }
   // The whole question as one substring: asked for (mode=substring), or the engine could not answer.
@@ -156,10 +167,14 @@ export async function searchPage(
 }
 
 /**
- * Whether a search was answered without the engine (or without the model's vector) because it was loading or busy: such an answer
- * changes without a catalog write, so it is never reused under the catalog's freshness token.
+ * Whether a search was answered without the engine (or without the model's vector) because it was loading or busy, or by an
+ * engine behind the catalog state: such an answer changes without a catalog write, so it is never reused under the catalog's
+ * freshness token.
  */
-export const passingAnswer = (ranking: { reason?: string | undefined } | undefined): boolean =>
+export const passingAnswer = (
+  ranking: { reason?: string | undefined; behind?: boolean | undefined } | undefined,
+): boolean =>
+  ranking?.behind === true ||
   ranking?.reason === "semantic-not-ready" ||
   ranking?.reason === "semantic-saturated" ||
   ranking?.reason === "model-busy";

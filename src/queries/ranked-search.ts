@@ -4,7 +4,8 @@
 import type { SearchService } from "../search/service.js";
 import type { RankReasons, SearchDegraded, SearchFilters, SearchMode, TrustFilter } from "../search/types.js";
 import { DEFAULT_SORT, firstKeyOrder } from "../contract/catalog-sorts.js";
-import type { CatalogView, Listing, ListingStore, Page } from "../storage/listing-store.js";
+import type { CatalogChangeFeed } from "../storage/catalog/catalog-notices.js";
+import type { CatalogView, Listing, ListingStore, Page } from "../storage/listing/listing-store.js";
 
 /** Which matching answered a search, and why it is not the one asked when it is not. */
 export interface SearchRanking {
@@ -16,15 +17,19 @@ export interface SearchRanking {
   nearMisses?: Listing[] | undefined;
   /** Constraints read from the question's words (question-constraints.ts). */
   interpreted?: Record<string, string> | undefined;
+  /**
+   * The engine had not yet taken in every write of the reply's catalog state (another instance's,
+   * until the next poll): the answer is right for now but not kept under the state's token.
+   */
+  behind?: boolean | undefined;
 }
 
 /**
- * The search service as the catalog queries use it: the engine is brought up to the catalog state
- * a reply is read at (a read of the changed rows, never the model) before it ranks.
+ * The search service as the catalog queries use it. The engine is kept up to date by the follow
+ * job and by change notices (src/search/service.ts changed()), never by a search: a search only
+ * asks whether it holds the catalog state the reply is read at, awaiting a sync already running.
  */
 export class CatalogRanker {
-  private syncedToken: string | null = null;
-  private syncing: Promise<void> | null = null;
   private started = false;
 
   constructor(readonly service: SearchService) {}
@@ -40,17 +45,24 @@ export class CatalogRanker {
     return this.started && this.service.usable;
   }
 
-  async syncTo(token: string, now: Date): Promise<void> {
-    if (this.syncedToken === token) return;
-    this.syncing ??= this.service
-      .refresh(now)
-      .then(() => {
-        this.syncedToken = token;
-      })
-      .finally(() => {
-        this.syncing = null;
-      });
-    await this.syncing;
+  /**
+   * Syncs the engine on every catalog change notice: this instance's writes at their commit (the one
+   * write path, catalog-transactions.ts), and on PostgreSQL other instances' by LISTEN (the feed;
+   * when it is down the follow job's poll alone brings them). Returns the unsubscribe.
+   */
+  follow(store: Pick<ListingStore, "onChange">, feed: CatalogChangeFeed | undefined, now: () => Date): () => void {
+    const changed = () => this.service.changed(now());
+    const stops = [store.onChange(changed), feed?.onChange(changed)];
+    return () => stops.forEach((stop) => stop?.());
+  }
+
+  /**
+   * Whether the engine holds every write of the catalog at `version` (a search's catalog state),
+   * once the sync running, if any, is done. No database read: false means another instance's write
+   * the next poll brings in (docs/catalog.md, search).
+   */
+  caughtUp(version: number): Promise<boolean> {
+    return this.service.caughtUp(version);
   }
 }
 

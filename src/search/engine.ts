@@ -1,29 +1,17 @@
 // The search engine the catalog's reads ask, on its own thread (engine-worker.ts): both sides in memory,
 // each listing a side finds scored on both, combined and ranked here within a few milliseconds of CPU.
 // The view's filters (price, tags, trust, source, seed rows, extension, expiry) are tests of a slot
-// that both sides apply while they pick candidates, never after. relevance.ts says how the score is made.
+// that both sides apply while they pick candidates, never after. relevance.ts says how the score is made,
+// answer.ts how the scored candidates become the answer.
 import { LRUCache } from "lru-cache";
 import { BrandRegistry, type BrandClaim } from "./brands.js";
 import { LexicalIndex, type ExpandedQuery } from "./lexical-index.js";
 import type { QueryEncoder } from "./query-encoder.js";
 import { ListingTable, stuffed } from "./listing-table.js";
-import {
-  calibrated,
-  capSellers,
-  LOOKALIKE,
-  meaningScore,
-  relevanceOf,
-  NEAR_MISSES,
-  FLOOR,
-  ANSWER_FLOOR,
-  strength,
-  textScore,
-  textTrust,
-  trustFactor,
-  type QueryShape,
-} from "./relevance.js";
-import { brandKey, isTerse, listingText, normalizeQuery, words } from "./text.js";
-import type { RankReasons, SearchDocument, SearchFilters, SearchHit, SearchMode, SearchOutcome } from "./types.js";
+import { calibrated, meaningScore, relevanceOf, textScore, textTrust, type QueryShape } from "./relevance.js";
+import { rankedAnswer, scoredHit, type ScoredHit } from "./answer.js";
+import { isTerse, listingText, normalizeQuery, words } from "./text.js";
+import type { SearchDocument, SearchFilters, SearchMode, SearchOutcome } from "./types.js";
 import { SCAN_BUDGET, VectorIndex } from "./vector-index.js";
 import { quantize, type VectorRows } from "./vector-file.js";
 
@@ -354,99 +342,37 @@ export class SearchEngine {
     if (!fromModel && sides !== "lexical" && degraded === undefined)
       degraded = this.options.encoder ? "model-busy" : "model-not-loaded";
 
-    const scored: Array<
-      SearchHit & {
-        relevance: number;
-        claim?: BrandClaim | undefined;
-        payTo: string;
-        capped?: boolean;
-        name: string | null;
-      }
-    > = [];
+    const scored: ScoredHit[] = [];
     for (const [slot, { textRank, meaningRank }] of candidates) {
       const text = this.lexical.features(expanded, slot);
       const raw = queryValues ? this.vectors.similarity(slot, queryValues) : null;
       const similarity = raw === null ? null : calibrated(raw, fromModel, this.table.hasModelVector(slot));
-      const isStuffed = this.table.isStuffed(slot);
+      const stuffed = this.table.isStuffed(slot);
       const relevance = relevanceOf(
         meaningScore(similarity),
-        textScore(text.coverage, text.normalized, isStuffed),
+        textScore(text.coverage, text.normalized, stuffed),
         trustInText,
         sides,
       );
-      const facts = this.table.trust(slot);
-      const claim = this.claimOf(slot);
-      const factor = trustFactor(facts);
-      const reasons: RankReasons = {
-        relevance: round(relevance),
-        match: strength(relevance),
-        ...(text.terms.length
-          ? {
-              textMatch: {
-                terms: [...new Set(text.terms)],
-                score: round(text.score),
-                coverage: round(text.coverage),
-                rank: textRank ?? 0,
-              },
-            }
-          : {}),
-        ...(similarity !== null && sides !== "lexical"
-          ? { meaningMatch: { similarity: round(similarity), rank: meaningRank ?? 0 } }
-          : {}),
-        trust: {
-          healthy: facts.health === "healthy",
-          verifiedOwner: facts.verified,
-          calls30d: facts.calls30d,
-          indexed: facts.indexed,
-          factor: round(factor),
-        },
-        ...(claim ? { lookalikeOf: claim } : {}),
-        ...(isStuffed ? { stuffing: true as const } : {}),
-      };
-      const score = relevance * factor * (claim ? LOOKALIKE : 1);
-      scored.push({
-        id: this.table.id(slot),
-        score: round(score * 1000, 4),
-        reasons,
-        relevance,
-        claim,
-        payTo: this.table.payTo(slot),
-        name: this.table.name(slot),
-      });
+      scored.push(
+        scoredHit(
+          {
+            id: this.table.id(slot),
+            relevance,
+            text,
+            similarity,
+            textRank,
+            meaningRank,
+            facts: this.table.trust(slot),
+            claim: this.claimOf(slot),
+            stuffed,
+            payTo: this.table.payTo(slot),
+            name: this.table.name(slot),
+          },
+          sides,
+        ),
+      );
     }
-    scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-    const answered = scored.some((hit) => hit.relevance >= ANSWER_FLOOR);
-    const shown = answered ? scored.filter((hit) => hit.relevance >= FLOOR) : [];
-    const nearMisses = (answered ? scored.filter((hit) => hit.relevance < FLOOR) : scored)
-      .filter((hit) => !hit.claim)
-      .slice(0, NEAR_MISSES);
-    const queryKey = brandKey(query);
-    const named = (hit: { name: string | null }) => {
-      const key = brandKey(hit.name ?? "");
-      return key.length >= 4 && queryKey.includes(key);
-    };
-    const ranked = capSellers(placeLookalikesBelowOriginals(shown), named);
-    const out = ({ id, score, reasons, capped }: (typeof scored)[number]): SearchHit => ({
-      id,
-      score,
-      reasons: capped ? { ...reasons, sellerCapped: true } : reasons,
-    });
-    return { hits: ranked.slice(0, limit).map(out), nearMisses: nearMisses.map(out), mode, degraded };
+    return { ...rankedAnswer(scored, query, limit), mode, degraded };
   }
-}
-
-/** Rounded for the answer (arithmetic, not toFixed: a string per number, hundreds per query). */
-const round = (value: number, digits = 3) => {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
-};
-
-/**
- * Moves each look-alike below every listing that is not one (so below the brand it copies whenever
- * that is in the answer): a copy is never offered before an original. Most answers hold no
- * look-alike: those are returned as they are.
- */
-function placeLookalikesBelowOriginals<T extends { claim?: BrandClaim | undefined }>(hits: T[]): T[] {
-  if (!hits.some((hit) => hit.claim)) return hits;
-  return [...hits.filter((hit) => !hit.claim), ...hits.filter((hit) => hit.claim)];
 }

@@ -4,7 +4,11 @@
 // - start(): every live listing with its stored embedding (ListingEmbedding) goes into the engine;
 //   a listing without one (or with one of an older text) takes the query encoder's vector for now
 //   and waits for the backfill.
-// - refresh(): the listings changed since the last look (updatedAt), so writes on any instance show.
+// - changed() and refresh(): a sync, the listings changed since the last look (updatedAt), one at a
+//   time. changed() is the notice of a catalog write (this instance's, at its commit; another's by
+//   LISTEN on PostgreSQL) and starts one at once; refresh() is the follow job's poll, which catches
+//   writes no notice told of. Neither is ever started by a search: caughtUp() only awaits a sync
+//   already running, so a search reads nothing to bring the engine up to date.
 // - backfill(): embeds the listings still on a stand-in vector with the model, on the worker, a
 //   batch at a time, storing each batch, and pausing after each batch so that it works only a
 //   `duty` share of the time (SEARCH_BACKFILL_DUTY, src/config.ts): catalog reads keep the rest.
@@ -98,6 +102,11 @@ export class SearchService {
   private lastSeen = new Date(0);
   /** Set once start() has loaded the catalog: refresh() follows changes from then on. */
   private started = false;
+  /** The catalog version (CatalogState) whose every write the engine holds: read before the rows it took (-1: none yet). */
+  private syncedVersion = -1;
+  /** The sync running now, one at a time; `again` when a notice came during it (the changes it told of may be past its read). */
+  private syncing: Promise<number> | null = null;
+  private again: Date | null = null;
 
   constructor(
     db: Database,
@@ -154,27 +163,93 @@ export class SearchService {
   async start(now: Date = new Date()): Promise<void> {
     // updatedAt is the database's wall clock (Prisma's @updatedAt), whatever `now` says about expiry.
     const started = new Date();
+    const version = await this.store.catalogVersion();
     await this.engine.call("reserve", { listings: await this.store.countLive(now) });
     const count = await this.store.eachLive(now, (rows) => this.takeAll(rows, false));
     this.lastSeen = new Date(started.getTime() - 1000);
+    this.syncedVersion = version;
     this.started = true;
+    // A notice that came while the catalog loaded: its write may be past the load's reads.
+    const noticed = this.again;
+    this.again = null;
+    if (noticed) this.changed(noticed);
     await this.engine.call("markReady", {});
     while (!(await this.engine.call("checkLookalikes", { budgetMs: LOOKALIKE_SLICE_MS })));
     const { pending } = await this.stats();
     this.options.log?.info({ listings: count, waitingForModel: pending }, "search: catalog indexed");
   }
 
-  /** Takes in the listings changed since the last look (a write on any instance; an expiry is seen by the caller's visibility check). */
-  async refresh(now: Date = new Date()): Promise<number> {
+  /**
+   * A catalog write was committed (this instance's, or another's told by LISTEN): a sync starts now,
+   * or right after the one running. Before start() is done it is remembered for start() to follow.
+   */
+  changed(now: Date = new Date()): void {
+    if (!this.started) {
+      this.again = now;
+      return;
+    }
+    this.refresh(now).catch((error: unknown) =>
+      this.options.log?.warn({ err: error }, "search: following a catalog change failed; the follow job tries again"),
+    );
+  }
+
+  /**
+   * Takes in the listings changed since the last look (a write on any instance; an expiry is seen by
+   * the caller's visibility check). One sync at a time: called while one runs, it runs once more
+   * after it, and answers for both. The follow job's poll and every change notice come here.
+   */
+  refresh(now: Date = new Date()): Promise<number> {
+    if (!this.started) return Promise.resolve(0);
+    if (this.syncing) {
+      this.again = now;
+      return this.syncing;
+    }
+    this.syncing = this.syncWhileNoticed(now);
+    return this.syncing;
+  }
+
+  /** Syncs until no notice came during the last one. */
+  private async syncWhileNoticed(now: Date): Promise<number> {
+    let taken = 0;
+    try {
+      for (let at: Date | null = now; at; at = this.again) {
+        this.again = null;
+        taken += await this.syncOnce(at);
+      }
+    } finally {
+      // In the same turn as the loop's last look at `again`: a notice after it starts a sync of its own.
+      this.syncing = null;
+    }
+    return taken;
+  }
+
+  /**
+   * Whether the engine holds every write up to catalog version `version` (a search's catalog state).
+   * It awaits the sync running, if any (a notice of that write started it), and never starts one:
+   * a search reads nothing to bring the engine up to date. False: a write the follow job's next poll
+   * (or a notice on its way) brings in; the caller answers with the engine as it is.
+   */
+  async caughtUp(version: number): Promise<boolean> {
+    // Bounded: a sync that keeps failing while notices keep coming must not hold a search.
+    for (let waits = 0; this.syncedVersion < version && this.syncing && waits < 3; waits++)
+      await this.syncing.catch(() => {});
+    return this.syncedVersion >= version;
+  }
+
+  private async syncOnce(now: Date): Promise<number> {
     // Before start() is done there is nothing to follow: "changed since 1970" read every listing a
     // second time, into one array (at 100k listings the 384 MB heap of npm start ran out).
     // Nor once the engine's thread has died (logged once): each run would fail the same way.
     if (!this.started || !this.engine.usable) return 0;
-    const since = this.lastSeen;
-    // Rows written during this read are seen again next time (a second of overlap).
-    this.lastSeen = new Date(Date.now() - 1000);
-    const rows = await this.store.changedSince(since, now);
+    // Read first: every write up to it is committed, so the rows read next hold it.
+    const version = await this.store.catalogVersion();
+    // Rows written during this read are seen again next time (a second of overlap); a read that
+    // failed is made again from the same moment.
+    const next = new Date(Date.now() - 1000);
+    const rows = await this.store.changedSince(this.lastSeen, now);
     await this.takeAll(rows, true);
+    this.lastSeen = next;
+    this.syncedVersion = Math.max(this.syncedVersion, version);
     // A slice each time, so checks a change left are done here rather than by the searches (at once when none are left).
     await this.engine.call("checkLookalikes", { budgetMs: LOOKALIKE_SLICE_MS });
     return rows.length;
@@ -255,6 +330,8 @@ export class SearchService {
   }
 
   async close(): Promise<void> {
+    // A notice's sync still reading: done before the database it reads is closed after this.
+    await this.syncing?.catch(() => {});
     await this.pool?.close();
     this.pool = null;
     await this.engine.close();

@@ -24,6 +24,7 @@ import {
   matchPageSql,
   sortedMatchPageSql,
 } from "../../src/storage/catalog/catalog-match-sql.js";
+import { changedSinceSql } from "../../src/storage/embedding-store.js";
 import { catalogStampSql } from "../../src/storage/listing/listing-store.js";
 import { refreshPlannerStatistics } from "../../src/storage/migrate.js";
 import { isTrigramIndex, LISTING_INDEXES_SQL } from "../../src/storage/search-index.js";
@@ -223,6 +224,20 @@ describe.each(testDatabaseKinds())("catalog read plans on $kind", (kind) => {
     if (kind.kind === "sqlite") expect(plan).toMatch(/USING COVERING INDEX Listing_state_leftoverSeed_expiresAt_idx/);
     else expect(plan).toMatch(/Index Only Scan using "Listing_state_leftoverSeed_expiresAt_idx"/);
     expect(plan).not.toMatch(/Seq Scan|SCAN (l|Listing)\b|TEMP B-TREE|Sort\b/);
+  });
+
+  it("the search engine's look for changes walks Listing_updatedAt_idx from its moment: at rest it reads no row", async () => {
+    const writtenAt = (await ctx.db.prisma.listing.findFirstOrThrow({ select: { updatedAt: true } })).updatedAt;
+    for (const plan of [
+      // The follow job's poll at rest: nothing changed since its last look.
+      await explain(changedSinceSql({ since: new Date(writtenAt.getTime() + 1000) })),
+      // A later page of many changes, after the last row of the page before.
+      await explain(changedSinceSql({ after: { updatedAt: writtenAt, id: SOME_ID } })),
+    ]) {
+      if (kind.kind === "sqlite") expect(plan).toMatch(/SEARCH l USING INDEX Listing_updatedAt_idx \(/);
+      else expect(plan).toMatch(/Index Scan using "Listing_updatedAt_idx" on "Listing" l/);
+      expect(plan).not.toMatch(/Seq Scan on "Listing"|SCAN (l|Listing)\b|TEMP B-TREE|Sort\b/);
+    }
   });
 
   it("a ranked search's rows are looked up by id, not found by walking every live row", async () => {

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Listing_updatedAt_idx" ON "Listing"("updatedAt", "id");
