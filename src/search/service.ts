@@ -19,7 +19,7 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Database } from "../storage/database.js";
-import { EmbeddingStore, type StoredSearchRow } from "../storage/embedding-store.js";
+import { EmbeddingStore, type StoredSearchRow } from "./embedding-store.js";
 import type { Change, EngineStats, PendingText } from "./engine-protocol.js";
 import { EngineThread } from "./engine-thread.js";
 import { BATCH, EmbeddingPool } from "./embedding-pool.js";

@@ -12,7 +12,7 @@ import { FOLLOW_INTERVAL_MS, searchFollowJob } from "../../src/search/job.js";
 import { SearchService } from "../../src/search/service.js";
 import { listenForCatalogChanges } from "../../src/storage/catalog/catalog-notices.js";
 import { parseDatabaseUrl } from "../../src/storage/connection.js";
-import { EmbeddingStore } from "../../src/storage/embedding-store.js";
+import { EmbeddingStore } from "../../src/search/embedding-store.js";
 import { ListingEventStore } from "../../src/queries/listing-event-store.js";
 import { testDatabaseKinds } from "../storage/databases.js";
 import { at, listingInput, openStore, paymentInput, type StoreContext } from "../storage/fixtures.js";

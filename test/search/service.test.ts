@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { MAX_WAITING_SEARCHES, type EngineThread } from "../../src/search/engine-thread.js";
 import { WAIT_MS } from "../../src/search/query-vectors.js";
 import { SearchService, searchDocumentOf } from "../../src/search/service.js";
-import { EmbeddingStore } from "../../src/storage/embedding-store.js";
+import { EmbeddingStore } from "../../src/search/embedding-store.js";
 import { testDatabaseKinds } from "../storage/databases.js";
 import { at, listingInput, openStore, paymentInput, type StoreContext } from "../storage/fixtures.js";
 

@@ -24,7 +24,7 @@ import {
   matchPageSql,
   sortedMatchPageSql,
 } from "../../src/storage/catalog/catalog-match-sql.js";
-import { changedSinceSql } from "../../src/storage/embedding-store.js";
+import { changedSinceSql } from "../../src/search/embedding-store.js";
 import { catalogStampSql } from "../../src/storage/listing/listing-store.js";
 import { refreshPlannerStatistics } from "../../src/storage/migrate.js";
 import { isTrigramIndex, LISTING_INDEXES_SQL } from "../../src/storage/search-index.js";

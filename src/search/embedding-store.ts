@@ -4,8 +4,8 @@
 // updatedAt and id), so loading 100k listings never holds one huge result, and a look for changes
 // at rest reads an empty range of Listing_updatedAt_idx, not every row.
 import { Prisma } from "../../generated/prisma/sqlite/client.js";
-import type { Database } from "./database.js";
-import { toDate } from "./catalog-reader.js";
+import type { Database } from "../storage/database.js";
+import { toDate } from "../storage/catalog-reader.js";
 
 export interface StoredSearchRow {
   id: string;
