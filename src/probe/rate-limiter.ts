@@ -4,8 +4,8 @@ import type { Logger } from "../logger.js";
 import { metrics } from "../metrics.js";
 
 /**
- * Token buckets in memory, one per key: `perMinute` tokens (per `windowMs`, a minute by default),
- * refilled continuously. Per instance: N instances behind a load balancer allow up to N times the
+ * Token buckets in memory, one per key: `capacity` tokens, refilled continuously over `windowMs` (a
+ * minute by default). Per instance: N instances behind a load balancer allow up to N times the
  * rate (see {@link SharedLimits}).
  */
 export class TokenBuckets {
@@ -13,11 +13,11 @@ export class TokenBuckets {
   private readonly refillPerMs: number;
 
   constructor(
-    private readonly perMinute: number,
+    private readonly capacity: number,
     private readonly maxKeys = 50_000,
     windowMs = 60_000,
   ) {
-    this.refillPerMs = perMinute / windowMs;
+    this.refillPerMs = capacity / windowMs;
   }
 
   /**
@@ -25,12 +25,12 @@ export class TokenBuckets {
    * available (a full bucket's refill when more than a bucket holds are asked for).
    */
   take(key: string, points = 1, nowMs = Date.now()): number {
-    const bucket = this.buckets.get(key) ?? { tokens: this.perMinute, at: nowMs };
-    bucket.tokens = Math.min(this.perMinute, bucket.tokens + (nowMs - bucket.at) * this.refillPerMs);
+    const bucket = this.buckets.get(key) ?? { tokens: this.capacity, at: nowMs };
+    bucket.tokens = Math.min(this.capacity, bucket.tokens + (nowMs - bucket.at) * this.refillPerMs);
     bucket.at = nowMs;
     if (bucket.tokens < points) {
       this.buckets.set(key, bucket);
-      return Math.ceil((Math.min(points, this.perMinute) - bucket.tokens) / this.refillPerMs / 1000);
+      return Math.ceil((Math.min(points, this.capacity) - bucket.tokens) / this.refillPerMs / 1000);
     }
     bucket.tokens -= points;
     this.buckets.set(key, bucket);
@@ -42,20 +42,20 @@ export class TokenBuckets {
   wait(key: string, nowMs = Date.now()): number {
     const bucket = this.buckets.get(key);
     if (!bucket) return 0;
-    const tokens = Math.min(this.perMinute, bucket.tokens + (nowMs - bucket.at) * this.refillPerMs);
+    const tokens = Math.min(this.capacity, bucket.tokens + (nowMs - bucket.at) * this.refillPerMs);
     return tokens >= 1 ? 0 : Math.ceil((1 - tokens) / this.refillPerMs / 1000);
   }
 
   /** Gives back tokens taken by {@link take} (the request did not go out after all). */
   refund(key: string, points = 1): void {
     const bucket = this.buckets.get(key);
-    if (bucket) bucket.tokens = Math.min(this.perMinute, bucket.tokens + points);
+    if (bucket) bucket.tokens = Math.min(this.capacity, bucket.tokens + points);
   }
 
   /** A bucket that has refilled completely is the same as no bucket. */
   private forgetFull(nowMs: number): void {
     for (const [key, bucket] of this.buckets) {
-      if (bucket.tokens + (nowMs - bucket.at) * this.refillPerMs >= this.perMinute) this.buckets.delete(key);
+      if (bucket.tokens + (nowMs - bucket.at) * this.refillPerMs >= this.capacity) this.buckets.delete(key);
     }
   }
 }
@@ -178,16 +178,16 @@ class SharedLimits implements ProbeLimits {
     return this.shared(`${this.keyPrefix}${name}`, points, windowSeconds);
   }
 
-  private shared(keyPrefix: string, perMinute: number, windowSeconds = 60): Limit {
+  private shared(keyPrefix: string, capacity: number, windowSeconds = 60): Limit {
     const { RateLimiterRedis: Limiter, RateLimiterRes: Refusal } = this.library;
     const shared = new Limiter({
       storeClient: this.redis,
       keyPrefix,
-      points: perMinute,
+      points: capacity,
       duration: windowSeconds,
       rejectIfRedisNotReady: true,
     });
-    const local = new TokenBuckets(perMinute, undefined, windowSeconds * 1000);
+    const local = new TokenBuckets(capacity, undefined, windowSeconds * 1000);
     return {
       take: async (key, points = 1) => {
         try {
@@ -206,7 +206,7 @@ class SharedLimits implements ProbeLimits {
       wait: async (key) => {
         try {
           const state = await withinDecisionTimeout(shared.get(key));
-          return state && state.consumedPoints >= perMinute ? secondsOf(state.msBeforeNext) : 0;
+          return state && state.consumedPoints >= capacity ? secondsOf(state.msBeforeNext) : 0;
         } catch (error) {
           this.fellBack(error);
           return local.wait(key);

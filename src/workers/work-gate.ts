@@ -53,7 +53,8 @@ interface Waiter {
  *    are refused with 503 busy (at once when `maxWaiting` already wait);
  *  - after each unit the gate owes a rest so that uncached work keeps to `share` of the request thread:
  *    the time the thread was busy during the unit (its wall time times the event loop's utilisation,
- *    so time spent waiting for PostgreSQL does not count) times (1 - share) / share. The rest owed
+ *    so time spent waiting for PostgreSQL does not count; at most MAX_UNIT_BUSY_MS) times
+ *    (1 - share) / share. The rest owed
  *    runs down with wall time, and new work starts while it is under REST_ALLOWANCE_MS.
  */
 export class WorkGate {
